@@ -1,0 +1,400 @@
+//! The flock: every fish's state as contiguous arrays, and the tick as five
+//! ordered passes over them.
+//!
+//! Fish live in *slots* (indices into the arrays), stable until a fish is
+//! removed. A tick is:
+//!
+//! 1. [`Flock::rebuild_index`]: counting-sort the fish into the grid and take
+//!    sorted copies of position and velocity — the previous tick's state,
+//!    which is all that the force pass reads (double buffering).
+//! 2. [`Flock::accumulate_forces`]: for every fish, in parallel, sum its
+//!    neighbourhood and weight the rules into one acceleration.
+//! 3. [`Flock::clamp_forces`]: one clamp of that total to `max_force`.
+//! 4. [`Flock::integrate`]: semi-implicit Euler (`v += a·dt`, speed clamp,
+//!    `p += v·dt`), advance the wander phase.
+//! 5. [`Flock::apply_boundary`]: wrap, bounce or contain.
+//!
+//! Each pass writes only its own fish's entries and reads only what earlier
+//! passes finished, so the result does not depend on iteration order or on
+//! the number of threads: the same seed gives the same bits.
+
+use std::sync::Arc;
+
+use glam::Vec2;
+use rayon::prelude::*;
+
+use crate::boundary;
+use crate::grid::{SpatialGrid, offset};
+use crate::noise::{self, Stream};
+use crate::params::{BoundaryMode, FlockParams, ParamError, Tank, validate_dt};
+use crate::rules::{self, Neighbourhood, RuleForces};
+
+/// Fish per parallel work item: large enough to amortise scheduling, small
+/// enough to balance two to a few dozen threads at 10k fish and up.
+const CHUNK: usize = 1024;
+
+/// How neighbours are found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NeighbourSearch {
+    /// The uniform grid: 3 × 3 cells around each fish (O(n)).
+    #[default]
+    Grid,
+    /// Every fish against every other (O(n²)); the reference the grid is
+    /// tested and benchmarked against.
+    BruteForce,
+}
+
+/// What the force pass learnt about one fish, kept for observation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ForceSample {
+    /// The weighted rule forces (accelerations, before the clamp).
+    pub rules: RuleForces,
+    /// Neighbours within the perception radius.
+    pub neighbours: u32,
+}
+
+/// All fish of a simulation, structure-of-arrays, plus the buffers the tick
+/// reuses.
+#[derive(Clone, Debug, Default)]
+pub struct Flock {
+    position: Vec<Vec2>,
+    velocity: Vec<Vec2>,
+    wander_phase: Vec<f32>,
+    /// Clamped acceleration applied in the last tick, by slot.
+    steering: Vec<Vec2>,
+    grid: SpatialGrid,
+    /// Force pass output, in sorted order.
+    sorted_acceleration: Vec<Vec2>,
+    sorted_samples: Vec<ForceSample>,
+    search: NeighbourSearch,
+    seed: u64,
+    tick: u64,
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl Flock {
+    /// An empty flock whose noise is drawn from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self { seed, ..Self::default() }
+    }
+
+    /// Runs the parallel passes on `pool` instead of rayon's global pool
+    /// (e.g. a one-thread pool to compare thread counts).
+    pub fn with_thread_pool(mut self, pool: Arc<rayon::ThreadPool>) -> Self {
+        self.pool = Some(pool);
+        self
+    }
+
+    /// Chooses how neighbours are found.
+    pub fn set_neighbour_search(&mut self, search: NeighbourSearch) {
+        self.search = search;
+    }
+
+    /// Adds a fish and returns its slot.
+    pub fn push(&mut self, position: Vec2, velocity: Vec2, wander_phase: f32) -> usize {
+        self.position.push(position);
+        self.velocity.push(velocity);
+        self.wander_phase.push(wander_phase);
+        self.steering.push(Vec2::ZERO);
+        self.position.len() - 1
+    }
+
+    /// Removes the fish in `slot`; the last fish moves into it (its old slot
+    /// is returned, if it moved), exactly like [`Vec::swap_remove`].
+    pub fn swap_remove(&mut self, slot: usize) -> Option<usize> {
+        let last = self.len() - 1;
+        self.position.swap_remove(slot);
+        self.velocity.swap_remove(slot);
+        self.wander_phase.swap_remove(slot);
+        self.steering.swap_remove(slot);
+        (slot != last).then_some(last)
+    }
+
+    /// Removes every fish.
+    pub fn clear(&mut self) {
+        self.position.clear();
+        self.velocity.clear();
+        self.wander_phase.clear();
+        self.steering.clear();
+    }
+
+    /// Number of fish.
+    pub fn len(&self) -> usize {
+        self.position.len()
+    }
+
+    /// Whether there are no fish.
+    pub fn is_empty(&self) -> bool {
+        self.position.is_empty()
+    }
+
+    /// Positions by slot.
+    pub fn positions(&self) -> &[Vec2] {
+        &self.position
+    }
+
+    /// Velocities by slot.
+    pub fn velocities(&self) -> &[Vec2] {
+        &self.velocity
+    }
+
+    /// Wander phases (radians) by slot.
+    pub fn wander_phases(&self) -> &[f32] {
+        &self.wander_phase
+    }
+
+    /// The clamped acceleration each fish applied in the last tick.
+    pub fn steering(&self) -> &[Vec2] {
+        &self.steering
+    }
+
+    /// Sets the state of one fish (e.g. from the ECS before a tick).
+    pub fn set(&mut self, slot: usize, position: Vec2, velocity: Vec2, wander_phase: f32) {
+        self.position[slot] = position;
+        self.velocity[slot] = velocity;
+        self.wander_phase[slot] = wander_phase;
+    }
+
+    /// The force-pass observation of the fish in `slot`, from the last tick.
+    pub fn sample(&self, slot: usize) -> Option<ForceSample> {
+        let s = *self.grid.rank().get(slot)? as usize;
+        self.sorted_samples.get(s).copied()
+    }
+
+    /// Force-pass observations of every fish, in grid order (for statistics
+    /// that do not care which fish is which).
+    pub fn samples(&self) -> &[ForceSample] {
+        &self.sorted_samples
+    }
+
+    /// The neighbour index built by the last [`Flock::rebuild_index`].
+    pub fn grid(&self) -> &SpatialGrid {
+        &self.grid
+    }
+
+    /// Ticks stepped so far.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// The seed of the per-tick noise.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Heap bytes held by the flock (state and reused buffers).
+    pub fn heap_bytes(&self) -> usize {
+        (self.position.capacity() + self.velocity.capacity() + self.steering.capacity()) * 8
+            + self.wander_phase.capacity() * 4
+            + self.sorted_acceleration.capacity() * 8
+            + self.sorted_samples.capacity() * core::mem::size_of::<ForceSample>()
+            + self.grid.heap_bytes()
+    }
+
+    /// Validates the inputs, then runs one whole tick (all five passes).
+    pub fn step(&mut self, params: &FlockParams, tank: &Tank, dt: f32) -> Result<(), ParamError> {
+        params.validate()?;
+        tank.validate()?;
+        validate_dt(dt)?;
+        self.rebuild_index(params, tank);
+        self.accumulate_forces(params, tank);
+        self.clamp_forces(params);
+        self.integrate(params, dt);
+        self.apply_boundary(tank);
+        Ok(())
+    }
+
+    /// Pass 1: sorts the fish into the grid (cells at least the interaction
+    /// radius wide) and snapshots position and velocity.
+    pub fn rebuild_index(&mut self, params: &FlockParams, tank: &Tank) {
+        let wrap = tank.boundary == BoundaryMode::Wrap;
+        self.grid.rebuild(&self.position, &self.velocity, tank, params.interaction_radius(), wrap);
+    }
+
+    /// Pass 2: the rules' weighted sum for every fish, as an unclamped
+    /// acceleration. Reads only the snapshot taken by pass 1.
+    pub fn accumulate_forces(&mut self, params: &FlockParams, tank: &Tank) {
+        let n = self.len();
+        self.sorted_acceleration.resize(n, Vec2::ZERO);
+        self.sorted_samples.resize(n, ForceSample::default());
+        let kernel = ForceKernel {
+            grid: &self.grid,
+            wander_phase: &self.wander_phase,
+            params,
+            tank,
+            search: self.search,
+            seed: self.seed,
+            tick: self.tick,
+        };
+        let (acc, samples) = (&mut self.sorted_acceleration, &mut self.sorted_samples);
+        let work = || {
+            acc.par_chunks_mut(CHUNK).zip(samples.par_chunks_mut(CHUNK)).enumerate().for_each(
+                |(chunk, (acc, samples))| {
+                    let base = chunk * CHUNK;
+                    for (k, (a, sample)) in acc.iter_mut().zip(samples.iter_mut()).enumerate() {
+                        (*a, *sample) = kernel.fish(base + k);
+                    }
+                },
+            );
+        };
+        run(self.pool.as_deref(), work);
+    }
+
+    /// Pass 3: one clamp of each fish's total acceleration to `max_force`.
+    pub fn clamp_forces(&mut self, params: &FlockParams) {
+        let max = params.max_force;
+        let acc = &mut self.sorted_acceleration;
+        run(self.pool.as_deref(), || {
+            acc.par_chunks_mut(CHUNK)
+                .for_each(|chunk| chunk.iter_mut().for_each(|a| *a = rules::clamp_length(*a, max)));
+        });
+    }
+
+    /// Pass 4: semi-implicit Euler. Velocity first (`v += a·dt`, clamped to
+    /// `max_speed`), then position with the new velocity (`p += v·dt`).
+    /// The force limit is never scaled by `dt`: it bounds the acceleration.
+    pub fn integrate(&mut self, params: &FlockParams, dt: f32) {
+        let rank = self.grid.rank();
+        let acc = &self.sorted_acceleration;
+        let (max_speed, turn) = (params.max_speed, params.wander_rate * dt);
+        let chunks = (
+            self.position.par_chunks_mut(CHUNK),
+            self.velocity.par_chunks_mut(CHUNK),
+            self.wander_phase.par_chunks_mut(CHUNK),
+            self.steering.par_chunks_mut(CHUNK),
+        );
+        run(self.pool.as_deref(), || {
+            chunks.into_par_iter().enumerate().for_each(|(chunk, (p, v, phase, steer))| {
+                let base = chunk * CHUNK;
+                for k in 0..p.len() {
+                    let a = acc[rank[base + k] as usize];
+                    steer[k] = a;
+                    v[k] = rules::clamp_length(v[k] + a * dt, max_speed);
+                    p[k] += v[k] * dt;
+                    phase[k] = (phase[k] + turn).rem_euclid(core::f32::consts::TAU);
+                }
+            });
+        });
+    }
+
+    /// Pass 5: the walls. Every fish ends inside the tank.
+    pub fn apply_boundary(&mut self, tank: &Tank) {
+        let (seed, tick) = (self.seed, self.tick);
+        let chunks = (self.position.par_chunks_mut(CHUNK), self.velocity.par_chunks_mut(CHUNK));
+        run(self.pool.as_deref(), || {
+            chunks.into_par_iter().enumerate().for_each(|(chunk, (p, v))| {
+                let base = chunk * CHUNK;
+                for k in 0..p.len() {
+                    match tank.boundary {
+                        BoundaryMode::Wrap => p[k] = boundary::wrap(p[k], tank),
+                        BoundaryMode::Bounce => {
+                            if !tank.contains(p[k]) {
+                                let slot = (base + k) as u64;
+                                let scatter = noise::in_unit_disc(seed, tick, slot, Stream::Bounce).x;
+                                (p[k], v[k]) = boundary::bounce(p[k], v[k], tank, scatter);
+                            }
+                        }
+                        // The soft margin steers in the force pass; this hard
+                        // wall only catches fish too fast to turn in time.
+                        BoundaryMode::SoftMargin => (p[k], v[k]) = boundary::bounce(p[k], v[k], tank, 0.0),
+                    }
+                }
+            });
+        });
+        self.tick += 1;
+    }
+
+    /// Slots of the neighbours of `slot` within `radius`, found through the
+    /// grid built by the last [`Flock::rebuild_index`], sorted ascending.
+    pub fn grid_neighbours(&self, slot: usize, radius: f32) -> Vec<u32> {
+        let g = &self.grid;
+        let me = g.rank()[slot] as usize;
+        let p = g.sorted_position()[me];
+        let size = g.tank_size();
+        let mut out = Vec::new();
+        g.for_each_candidate_run(p, |run| {
+            for j in run {
+                let d = offset(p, g.sorted_position()[j], size, g.wraps());
+                if j != me && d.length_squared() < radius * radius {
+                    out.push(g.order()[j]);
+                }
+            }
+        });
+        out.sort_unstable();
+        out
+    }
+
+    /// Slots of the neighbours of `slot` within `radius` by brute force over
+    /// every fish, sorted ascending: the grid's reference.
+    pub fn brute_force_neighbours(&self, slot: usize, radius: f32, tank: &Tank) -> Vec<u32> {
+        let wrap = tank.boundary == BoundaryMode::Wrap;
+        let p = self.position[slot];
+        (0..self.len())
+            .filter(|&j| j != slot && offset(p, self.position[j], tank.size(), wrap).length_squared() < radius * radius)
+            .map(|j| j as u32)
+            .collect()
+    }
+}
+
+/// Everything the force pass reads, shared by all threads.
+struct ForceKernel<'a> {
+    grid: &'a SpatialGrid,
+    wander_phase: &'a [f32],
+    params: &'a FlockParams,
+    tank: &'a Tank,
+    search: NeighbourSearch,
+    seed: u64,
+    tick: u64,
+}
+
+impl ForceKernel<'_> {
+    /// The unclamped acceleration and observation of the fish at sorted
+    /// index `s`.
+    #[inline]
+    fn fish(&self, s: usize) -> (Vec2, ForceSample) {
+        let g = self.grid;
+        let (pos, vel, order) = (g.sorted_position(), g.sorted_velocity(), g.order());
+        let (p, v, slot) = (pos[s], vel[s], order[s]);
+        let params = self.params;
+        let radii2 = (params.perception_radius.powi(2), params.separation_radius.powi(2));
+        let reach2 = radii2.0.max(radii2.1);
+        let size = self.tank.size();
+        let wrap = g.wraps();
+
+        let mut hood = Neighbourhood::default();
+        let mut scan = |run: core::ops::Range<usize>| {
+            for j in run {
+                let d = offset(p, pos[j], size, wrap);
+                let d2 = d.length_squared();
+                if d2 < reach2 && j != s {
+                    hood.add(d, d2, vel[j], radii2, params.separation_floor, || {
+                        // Exactly coincident: part along a direction fixed by
+                        // the pair, opposite for the two fish.
+                        -noise::pair_direction(self.seed, slot, order[j])
+                    });
+                }
+            }
+        };
+        match self.search {
+            NeighbourSearch::Grid => g.for_each_candidate_run(p, &mut scan),
+            NeighbourSearch::BruteForce => scan(0..pos.len()),
+        }
+
+        let mut forces = RuleForces::evaluate(&hood, v, self.wander_phase[slot as usize], params);
+        if self.tank.boundary == BoundaryMode::SoftMargin {
+            forces.boundary = boundary::soft_margin_steer(p, self.tank, params) * self.tank.boundary_weight;
+        }
+        let jitter = noise::in_unit_disc(self.seed, self.tick, u64::from(slot), Stream::Jitter)
+            * (params.jitter * params.max_force);
+        let acceleration = forces.acceleration(params) + jitter;
+        (acceleration, ForceSample { rules: forces, neighbours: hood.count })
+    }
+}
+
+/// Runs `work` on `pool`, or on rayon's global pool.
+fn run(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() + Send) {
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}

@@ -1,0 +1,317 @@
+//! The uniform-grid neighbour index, rebuilt from scratch every tick by a
+//! stable counting sort.
+//!
+//! Cells are at least the interaction radius wide, so every neighbour of a
+//! fish lies in its own cell or one of the eight around it (3 × 3). After the
+//! sort, fish of one cell are contiguous, and the cells of one grid row are
+//! contiguous too: a 3 × 3 scan is at most three contiguous runs of the
+//! sorted arrays (six across a wrap seam), which is what makes the force
+//! kernel cache-friendly.
+//!
+//! Cell coordinates are clamped (walls) or wrapped (torus), so a fish on the
+//! border never indexes outside the grid and no cell is scanned twice.
+
+use core::ops::Range;
+
+use glam::Vec2;
+
+use crate::params::Tank;
+
+/// Fewest cells the grid may use per fish before it coarsens: a tiny radius
+/// in a huge tank must not allocate millions of empty cells.
+const MAX_CELLS_PER_FISH: usize = 4;
+/// Cells always allowed, whatever the fish count.
+const MIN_CELL_BUDGET: usize = 4096;
+/// Extra cell width per unit of tank side, far above the relative rounding
+/// error (~1e-7) of computing a cell coordinate in `f32`.
+const CELL_SLACK: f32 = 1.0e-6;
+
+/// A uniform grid over the tank, with the fish sorted by cell.
+#[derive(Clone, Debug, Default)]
+pub struct SpatialGrid {
+    origin: Vec2,
+    size: Vec2,
+    inv_cell: Vec2,
+    cols: u32,
+    rows: u32,
+    wrap: bool,
+    /// `cell_start[c]..cell_start[c + 1]` are the sorted indices of cell `c`.
+    cell_start: Vec<u32>,
+    /// Scratch for the counting sort's scatter.
+    cursor: Vec<u32>,
+    /// Cell of each fish, by slot.
+    cell_of: Vec<u32>,
+    /// Sorted index → slot.
+    order: Vec<u32>,
+    /// Slot → sorted index.
+    rank: Vec<u32>,
+    /// Positions in sorted order.
+    sorted_position: Vec<Vec2>,
+    /// Velocities in sorted order.
+    sorted_velocity: Vec<Vec2>,
+}
+
+impl SpatialGrid {
+    /// Rebuilds the index for `position`/`velocity` (indexed by slot) with
+    /// cells at least `radius` wide. Reuses its buffers: no allocation once
+    /// the fish count has stopped growing.
+    pub fn rebuild(&mut self, position: &[Vec2], velocity: &[Vec2], tank: &Tank, radius: f32, wrap: bool) {
+        debug_assert_eq!(position.len(), velocity.len());
+        let n = position.len();
+        self.layout(tank, radius, wrap, n);
+
+        // Histogram of cell occupancy; `cell_of` is kept for the scatter.
+        let cells = (self.cols * self.rows) as usize;
+        self.cell_start.clear();
+        self.cell_start.resize(cells + 1, 0);
+        self.cell_of.clear();
+        for &p in position {
+            let (x, y) = self.cell_coords(p);
+            let c = y * self.cols + x;
+            self.cell_of.push(c);
+            self.cell_start[c as usize + 1] += 1;
+        }
+        for c in 0..cells {
+            self.cell_start[c + 1] += self.cell_start[c];
+        }
+
+        // Stable scatter: within a cell, fish keep their slot order, so the
+        // sorted order (and every neighbour sum) is a function of the state
+        // alone, never of thread scheduling.
+        self.cursor.clear();
+        self.cursor.extend_from_slice(&self.cell_start[..cells]);
+        self.order.resize(n, 0);
+        self.rank.resize(n, 0);
+        for (slot, &c) in self.cell_of.iter().enumerate() {
+            let s = self.cursor[c as usize];
+            self.cursor[c as usize] = s + 1;
+            self.order[s as usize] = slot as u32;
+            self.rank[slot] = s;
+        }
+
+        self.sorted_position.clear();
+        self.sorted_velocity.clear();
+        self.sorted_position.extend(self.order.iter().map(|&i| position[i as usize]));
+        self.sorted_velocity.extend(self.order.iter().map(|&i| velocity[i as usize]));
+    }
+
+    /// Chooses the cell counts: `floor(side / radius)` per axis (so cells
+    /// are at least `radius` wide and tile the tank exactly, which the wrap
+    /// seam needs), coarsened if that would be far more cells than fish.
+    fn layout(&mut self, tank: &Tank, radius: f32, wrap: bool, n: usize) {
+        let size = tank.size();
+        // The cell is made a hair wider than the radius: a point within
+        // rounding error of a cell border may land in the next cell, and the
+        // slack keeps its true neighbours inside the 3 × 3 scan.
+        let per_axis = |side: f32| {
+            let cell = radius + side * CELL_SLACK;
+            ((side / cell).floor() as u64).clamp(1, u32::MAX as u64)
+        };
+        let (mut cols, mut rows) = (per_axis(size.x), per_axis(size.y));
+        let budget = (n * MAX_CELLS_PER_FISH).max(MIN_CELL_BUDGET) as u64;
+        if cols.saturating_mul(rows) > budget {
+            let shrink = ((cols as f64 * rows as f64) / budget as f64).sqrt();
+            cols = ((cols as f64 / shrink).floor() as u64).max(1);
+            rows = ((rows as f64 / shrink).floor() as u64).max(1);
+        }
+        self.origin = tank.min;
+        self.size = size;
+        self.cols = cols as u32;
+        self.rows = rows as u32;
+        self.inv_cell = Vec2::new(cols as f32, rows as f32) / size;
+        self.wrap = wrap;
+    }
+
+    /// The cell of a point, clamped into the grid.
+    #[inline]
+    pub fn cell_coords(&self, p: Vec2) -> (u32, u32) {
+        let c = (p - self.origin) * self.inv_cell;
+        // `as` saturates (and maps NaN to 0), and the clamp keeps points on
+        // the far wall in the last cell.
+        let x = (c.x as i64).clamp(0, self.cols as i64 - 1) as u32;
+        let y = (c.y as i64).clamp(0, self.rows as i64 - 1) as u32;
+        (x, y)
+    }
+
+    /// Calls `visit` with each run of sorted indices that covers the 3 × 3
+    /// cells around `p`. Runs are disjoint and, except across a wrap seam,
+    /// in ascending order.
+    #[inline]
+    pub fn for_each_candidate_run(&self, p: Vec2, mut visit: impl FnMut(Range<usize>)) {
+        let (cx, cy) = self.cell_coords(p);
+        let (row_spans, nr) = axis_spans(cy, self.rows, self.wrap);
+        let (col_spans, nc) = axis_spans(cx, self.cols, self.wrap);
+        for &(y0, y1) in &row_spans[..nr] {
+            for y in y0..=y1 {
+                let row = (y * self.cols) as usize;
+                for &(x0, x1) in &col_spans[..nc] {
+                    let start = self.cell_start[row + x0 as usize] as usize;
+                    let end = self.cell_start[row + x1 as usize + 1] as usize;
+                    if start < end {
+                        visit(start..end);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Number of columns and rows.
+    pub fn dimensions(&self) -> (u32, u32) {
+        (self.cols, self.rows)
+    }
+
+    /// Width and height of one cell.
+    pub fn cell_size(&self) -> Vec2 {
+        self.size / Vec2::new(self.cols as f32, self.rows as f32)
+    }
+
+    /// Size of the tank the grid covers.
+    pub fn tank_size(&self) -> Vec2 {
+        self.size
+    }
+
+    /// Sorted index → slot.
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// Slot → sorted index.
+    pub fn rank(&self) -> &[u32] {
+        &self.rank
+    }
+
+    /// Positions in sorted order.
+    pub fn sorted_position(&self) -> &[Vec2] {
+        &self.sorted_position
+    }
+
+    /// Velocities in sorted order.
+    pub fn sorted_velocity(&self) -> &[Vec2] {
+        &self.sorted_velocity
+    }
+
+    /// Whether the grid wraps around (torus).
+    pub fn wraps(&self) -> bool {
+        self.wrap
+    }
+
+    /// Heap bytes held by the index's buffers.
+    pub fn heap_bytes(&self) -> usize {
+        let u32s = self.cell_start.capacity()
+            + self.cursor.capacity()
+            + self.cell_of.capacity()
+            + self.order.capacity()
+            + self.rank.capacity();
+        u32s * 4 + (self.sorted_position.capacity() + self.sorted_velocity.capacity()) * 8
+    }
+}
+
+/// The indices `c - 1, c, c + 1` on an axis of `n` cells, as at most two
+/// inclusive spans without repeats: clamped to the grid for walls, taken
+/// modulo `n` for a torus (where an axis of three cells or fewer is scanned
+/// whole, so that no cell is visited twice).
+#[inline]
+fn axis_spans(c: u32, n: u32, wrap: bool) -> ([(u32, u32); 2], usize) {
+    let last = n - 1;
+    if !wrap {
+        return ([(c.saturating_sub(1), (c + 1).min(last)), (0, 0)], 1);
+    }
+    if n <= 3 {
+        ([(0, last), (0, 0)], 1)
+    } else if c == 0 {
+        ([(0, 1), (last, last)], 2)
+    } else if c == last {
+        ([(last - 1, last), (0, 0)], 2)
+    } else {
+        ([(c - 1, c + 1), (0, 0)], 1)
+    }
+}
+
+/// The shortest offset from `from` to `to`: plain difference for walls, the
+/// nearest image across the seam for a torus of size `size`.
+#[inline]
+pub fn offset(from: Vec2, to: Vec2, size: Vec2, wrap: bool) -> Vec2 {
+    let d = to - from;
+    if !wrap {
+        return d;
+    }
+    let half = size * 0.5;
+    Vec2::new(wrap_component(d.x, half.x, size.x), wrap_component(d.y, half.y, size.y))
+}
+
+#[inline]
+fn wrap_component(d: f32, half: f32, size: f32) -> f32 {
+    if d > half {
+        d - size
+    } else if d < -half {
+        d + size
+    } else {
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_cover_three_distinct_cells() {
+        let expand = |c, n, wrap| {
+            let (spans, k) = axis_spans(c, n, wrap);
+            let mut v: Vec<u32> = spans[..k].iter().flat_map(|&(a, b)| a..=b).collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(expand(0, 10, false), vec![0, 1]);
+        assert_eq!(expand(9, 10, false), vec![8, 9]);
+        assert_eq!(expand(4, 10, false), vec![3, 4, 5]);
+        assert_eq!(expand(0, 10, true), vec![0, 1, 9]);
+        assert_eq!(expand(9, 10, true), vec![0, 8, 9]);
+        assert_eq!(expand(1, 2, true), vec![0, 1]);
+        assert_eq!(expand(0, 1, true), vec![0]);
+        assert_eq!(expand(0, 1, false), vec![0]);
+    }
+
+    #[test]
+    fn offsets_take_the_nearest_image() {
+        let size = Vec2::new(100.0, 50.0);
+        let d = offset(Vec2::new(99.0, 1.0), Vec2::new(1.0, 49.0), size, true);
+        assert!((d - Vec2::new(2.0, -2.0)).length() < 1e-5, "{d}");
+        let d = offset(Vec2::new(99.0, 1.0), Vec2::new(1.0, 49.0), size, false);
+        assert_eq!(d, Vec2::new(-98.0, 48.0));
+    }
+
+    #[test]
+    fn sort_is_stable_and_consistent() {
+        let tank = Tank::centered(Vec2::new(100.0, 100.0));
+        let pos: Vec<Vec2> = (0..50).map(|i| Vec2::new((i * 37 % 100) as f32 - 50.0, (i * 11 % 100) as f32 - 50.0)).collect();
+        let vel = vec![Vec2::ZERO; pos.len()];
+        let mut g = SpatialGrid::default();
+        g.rebuild(&pos, &vel, &tank, 10.0, false);
+        assert_eq!(g.dimensions(), (9, 9), "cells a hair wider than the radius");
+        assert!(g.cell_size().min_element() >= 10.0);
+        for (s, &slot) in g.order().iter().enumerate() {
+            assert_eq!(g.rank()[slot as usize] as usize, s);
+            assert_eq!(g.sorted_position()[s], pos[slot as usize]);
+        }
+        // Cells ascend along the sorted order, slots ascend within a cell.
+        let cell = |p: Vec2| {
+            let (x, y) = g.cell_coords(p);
+            y * 9 + x
+        };
+        for w in g.order().windows(2) {
+            let (a, b) = (w[0] as usize, w[1] as usize);
+            assert!(cell(pos[a]) < cell(pos[b]) || (cell(pos[a]) == cell(pos[b]) && a < b));
+        }
+    }
+
+    #[test]
+    fn tiny_radius_in_a_huge_tank_stays_within_budget() {
+        let tank = Tank::centered(Vec2::new(1.0e6, 1.0e6));
+        let mut g = SpatialGrid::default();
+        g.rebuild(&[Vec2::ZERO], &[Vec2::ZERO], &tank, 1.0e-3, true);
+        let (c, r) = g.dimensions();
+        assert!((c as usize) * (r as usize) <= MIN_CELL_BUDGET);
+        assert!(g.cell_size().min_element() >= 1.0e-3);
+    }
+}

@@ -1,0 +1,79 @@
+//! Observations of a flock: the state hash that proves determinism, and the
+//! first order parameters.
+
+use glam::Vec2;
+
+use crate::flock::Flock;
+
+/// FNV-1a over the bits of every position, velocity and wander phase, in
+/// slot order. Equal hashes mean bit-identical states (up to the 2⁻⁶⁴
+/// chance of a collision); one flipped bit anywhere changes it.
+pub fn state_hash(flock: &Flock) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h = OFFSET;
+    let mut eat = |word: u32| {
+        for byte in word.to_le_bytes() {
+            h = (h ^ u64::from(byte)).wrapping_mul(PRIME);
+        }
+    };
+    for ((p, v), phase) in flock.positions().iter().zip(flock.velocities()).zip(flock.wander_phases()) {
+        for x in [p.x, p.y, v.x, v.y, *phase] {
+            eat(x.to_bits());
+        }
+    }
+    h
+}
+
+/// Polarization order parameter: the length of the mean unit heading, 1 when
+/// all fish swim the same way, near 0 when headings are disordered. Fish at
+/// rest contribute no heading; an empty flock gives 0.
+pub fn polarization(velocities: &[Vec2]) -> f32 {
+    if velocities.is_empty() {
+        return 0.0;
+    }
+    let sum: Vec2 = velocities.iter().map(|v| v.normalize_or_zero()).sum();
+    sum.length() / velocities.len() as f32
+}
+
+/// Mean speed; 0 for an empty flock.
+pub fn mean_speed(velocities: &[Vec2]) -> f32 {
+    if velocities.is_empty() {
+        return 0.0;
+    }
+    velocities.iter().map(|v| v.length()).sum::<f32>() / velocities.len() as f32
+}
+
+/// Mean number of neighbours within the perception radius, from the last
+/// tick's force pass; 0 for an empty flock.
+pub fn mean_neighbours(flock: &Flock) -> f32 {
+    let samples = flock.samples();
+    if samples.is_empty() {
+        return 0.0;
+    }
+    samples.iter().map(|s| s.neighbours as f32).sum::<f32>() / samples.len() as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polarization_of_aligned_and_opposed_fish() {
+        assert_eq!(polarization(&[]), 0.0);
+        assert!((polarization(&[Vec2::X * 3.0, Vec2::X, Vec2::X * 0.1]) - 1.0).abs() < 1e-6);
+        assert!(polarization(&[Vec2::X, -Vec2::X, Vec2::Y, -Vec2::Y]) < 1e-6);
+        assert!((polarization(&[Vec2::X, Vec2::ZERO]) - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn hash_sees_one_bit() {
+        let mut a = Flock::new(1);
+        a.push(Vec2::new(1.0, 2.0), Vec2::new(3.0, 4.0), 0.5);
+        let mut b = a.clone();
+        assert_eq!(state_hash(&a), state_hash(&b));
+        b.set(0, Vec2::new(f32::from_bits(1.0f32.to_bits() + 1), 2.0), Vec2::new(3.0, 4.0), 0.5);
+        assert_ne!(state_hash(&a), state_hash(&b));
+        assert!((mean_speed(a.velocities()) - 5.0).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,355 @@
+//! Flock and tank parameters, and their validation.
+//!
+//! Every number a user can type passes through [`FlockParams::validate`] or
+//! [`Tank::validate`] before the simulation sees it. Validation rejects what
+//! cannot mean anything (a negative radius, a NaN weight) with an error that
+//! names the field; odd but meaningful combinations (a separation radius larger
+//! than the perception radius, `max_force = 0`, zero weights) are accepted,
+//! because the kernel is written to stay finite for all of them.
+//!
+//! Units: lengths are world units, speeds world units per second and forces
+//! (accelerations) world units per second². The seeds quote their values per
+//! frame at 60 fps; [`FlockParams::from_per_frame`] converts.
+
+use core::fmt;
+
+use glam::Vec2;
+
+/// Largest radius or speed accepted. Beyond it `f32` positions lose the
+/// precision that the distance tests need.
+pub const MAX_LENGTH: f32 = 1.0e6;
+/// Largest absolute rule weight accepted; keeps weighted sums far from `f32`
+/// overflow.
+pub const MAX_WEIGHT: f32 = 1.0e3;
+/// Largest acceleration (`max_force`) accepted.
+pub const MAX_ACCELERATION: f32 = 1.0e9;
+/// Largest tank side accepted.
+pub const MAX_TANK_SIDE: f32 = 1.0e7;
+/// The frame rate the seeds' per-frame numbers assume.
+pub const SEED_FRAME_RATE: f32 = 60.0;
+
+/// The parameters of one school: radii, limits and the weight of each rule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlockParams {
+    /// Radius within which neighbours count for alignment and cohesion
+    /// (world units). Also the grid's cell size.
+    pub perception_radius: f32,
+    /// Radius within which neighbours push a fish away (world units). The
+    /// seeds advise 1/2.5–1/3 of the perception radius.
+    pub separation_radius: f32,
+    /// Distances below this count as this distance in the 1/r separation
+    /// falloff, so coincident fish get a large but finite push.
+    pub separation_floor: f32,
+    /// Speed limit (world units per second).
+    pub max_speed: f32,
+    /// Limit of the total steering acceleration (world units per second²),
+    /// applied once to the weighted sum of all rules.
+    pub max_force: f32,
+    /// Weight of separation.
+    pub separation_weight: f32,
+    /// Weight of alignment.
+    pub alignment_weight: f32,
+    /// Weight of cohesion.
+    pub cohesion_weight: f32,
+    /// Weight of the wander force (seeds: 0.15–0.3).
+    pub wander_weight: f32,
+    /// How fast each fish's wander direction turns (radians per second).
+    pub wander_rate: f32,
+    /// Bounded random acceleration added before the clamp, as a fraction of
+    /// `max_force` (0–1). Breaks the symmetry of perfectly ordered starts.
+    pub jitter: f32,
+    /// Time over which a desired velocity change is made (seconds): a rule's
+    /// velocity difference divided by it is the acceleration it asks for.
+    /// The seeds apply steering once per 60 Hz frame, i.e. 1/60 s.
+    pub reaction_time: f32,
+}
+
+impl Default for FlockParams {
+    /// Seed 003's reference start: separation radius 12, view (perception)
+    /// 45, weights 1.6 / 1.0 / 0.8, speed 3.0 and force 0.15 per frame.
+    fn default() -> Self {
+        Self::from_per_frame(PerFrame {
+            perception_radius: 45.0,
+            separation_radius: 12.0,
+            max_speed: 3.0,
+            max_force: 0.15,
+            separation_weight: 1.6,
+            alignment_weight: 1.0,
+            cohesion_weight: 0.8,
+            wander_weight: 0.15,
+        })
+    }
+}
+
+/// Parameters as the seeds quote them: speeds in units per frame and forces
+/// in units per frame², at [`SEED_FRAME_RATE`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PerFrame {
+    /// Perception radius (units).
+    pub perception_radius: f32,
+    /// Separation radius (units).
+    pub separation_radius: f32,
+    /// Speed limit (units per frame).
+    pub max_speed: f32,
+    /// Steering limit (units per frame²).
+    pub max_force: f32,
+    /// Weight of separation.
+    pub separation_weight: f32,
+    /// Weight of alignment.
+    pub alignment_weight: f32,
+    /// Weight of cohesion.
+    pub cohesion_weight: f32,
+    /// Weight of wander.
+    pub wander_weight: f32,
+}
+
+impl FlockParams {
+    /// Converts per-frame numbers (as the seeds quote them) to per-second
+    /// units. Wander turns 0.035 rad per frame, the seeds' value.
+    pub fn from_per_frame(p: PerFrame) -> Self {
+        let f = SEED_FRAME_RATE;
+        Self {
+            perception_radius: p.perception_radius,
+            separation_radius: p.separation_radius,
+            separation_floor: 2.0,
+            max_speed: p.max_speed * f,
+            max_force: p.max_force * f * f,
+            separation_weight: p.separation_weight,
+            alignment_weight: p.alignment_weight,
+            cohesion_weight: p.cohesion_weight,
+            wander_weight: p.wander_weight,
+            wander_rate: 0.035 * f,
+            jitter: 0.1,
+            reaction_time: 1.0 / f,
+        }
+    }
+
+    /// The radius the neighbour grid must cover: the larger of the two radii.
+    pub fn interaction_radius(&self) -> f32 {
+        self.perception_radius.max(self.separation_radius)
+    }
+
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check("perception_radius", self.perception_radius, Range::Positive(MAX_LENGTH))?;
+        check("separation_radius", self.separation_radius, Range::NonNegative(MAX_LENGTH))?;
+        check("separation_floor", self.separation_floor, Range::Positive(MAX_LENGTH))?;
+        check("max_speed", self.max_speed, Range::NonNegative(MAX_LENGTH))?;
+        check("max_force", self.max_force, Range::NonNegative(MAX_ACCELERATION))?;
+        check("separation_weight", self.separation_weight, Range::Symmetric(MAX_WEIGHT))?;
+        check("alignment_weight", self.alignment_weight, Range::Symmetric(MAX_WEIGHT))?;
+        check("cohesion_weight", self.cohesion_weight, Range::Symmetric(MAX_WEIGHT))?;
+        check("wander_weight", self.wander_weight, Range::Symmetric(MAX_WEIGHT))?;
+        check("wander_rate", self.wander_rate, Range::Symmetric(MAX_WEIGHT))?;
+        check("jitter", self.jitter, Range::Closed(0.0, 1.0))?;
+        check("reaction_time", self.reaction_time, Range::Closed(1.0e-4, 1.0e3))?;
+        Ok(())
+    }
+}
+
+/// What happens at the walls of the tank.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BoundaryMode {
+    /// A torus: leaving on one side re-enters on the other, and neighbours
+    /// are found across the seam.
+    Wrap,
+    /// Hard walls: the normal component of the velocity is reversed, with a
+    /// little tangential jitter so fish do not line up along the glass.
+    Bounce,
+    /// An inward steering force that ramps up linearly over a margin near
+    /// each wall (the seeds' recommendation), backed by a hard wall.
+    #[default]
+    SoftMargin,
+}
+
+/// The rectangle fish live in and how its walls behave.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tank {
+    /// Lower-left corner (inclusive).
+    pub min: Vec2,
+    /// Upper-right corner (exclusive).
+    pub max: Vec2,
+    /// Behaviour at the walls.
+    pub boundary: BoundaryMode,
+    /// Width of the soft margin as a fraction of the tank's short side
+    /// (seeds: 0.08–0.12).
+    pub margin_fraction: f32,
+    /// Weight of the soft-margin steering force.
+    pub boundary_weight: f32,
+}
+
+impl Default for Tank {
+    /// The seeds' 1280 × 720 screen, centred on the origin, soft walls.
+    fn default() -> Self {
+        Self::centered(Vec2::new(1280.0, 720.0))
+    }
+}
+
+impl Tank {
+    /// A tank of the given size centred on the origin, with soft walls.
+    pub fn centered(size: Vec2) -> Self {
+        Self {
+            min: -size * 0.5,
+            max: size * 0.5,
+            boundary: BoundaryMode::SoftMargin,
+            margin_fraction: 0.1,
+            boundary_weight: 1.6,
+        }
+    }
+
+    /// The same tank with another boundary mode.
+    pub fn with_boundary(mut self, boundary: BoundaryMode) -> Self {
+        self.boundary = boundary;
+        self
+    }
+
+    /// Width and height.
+    pub fn size(&self) -> Vec2 {
+        self.max - self.min
+    }
+
+    /// Width of the soft margin in world units.
+    pub fn margin(&self) -> f32 {
+        self.size().min_element() * self.margin_fraction
+    }
+
+    /// Whether `p` lies inside `[min, max)` on both axes.
+    pub fn contains(&self, p: Vec2) -> bool {
+        p.x >= self.min.x && p.x < self.max.x && p.y >= self.min.y && p.y < self.max.y
+    }
+
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        for (field, v) in [
+            ("tank.min.x", self.min.x),
+            ("tank.min.y", self.min.y),
+            ("tank.max.x", self.max.x),
+            ("tank.max.y", self.max.y),
+        ] {
+            check(field, v, Range::Symmetric(MAX_TANK_SIDE))?;
+        }
+        let size = self.size();
+        check("tank width (max.x - min.x)", size.x, Range::Positive(MAX_TANK_SIDE))?;
+        check("tank height (max.y - min.y)", size.y, Range::Positive(MAX_TANK_SIDE))?;
+        check("tank.margin_fraction", self.margin_fraction, Range::Closed(0.0, 0.5))?;
+        check("tank.boundary_weight", self.boundary_weight, Range::Closed(0.0, MAX_WEIGHT))?;
+        Ok(())
+    }
+}
+
+/// Checks a fixed time step (seconds).
+pub fn validate_dt(dt: f32) -> Result<(), ParamError> {
+    check("dt", dt, Range::Closed(1.0e-6, 1.0))
+}
+
+/// A rejected parameter: which field, its value and what it must be.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamError {
+    /// Name of the offending field.
+    pub field: &'static str,
+    /// The value that was rejected.
+    pub value: f32,
+    /// What the field must be.
+    pub expected: String,
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid `{}` = {}: must be {}", self.field, self.value, self.expected)
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+/// The admissible range of one field.
+#[derive(Clone, Copy)]
+enum Range {
+    /// `0 < v <= max`.
+    Positive(f32),
+    /// `0 <= v <= max`.
+    NonNegative(f32),
+    /// `-max <= v <= max`.
+    Symmetric(f32),
+    /// `lo <= v <= hi`.
+    Closed(f32, f32),
+}
+
+fn check(field: &'static str, value: f32, range: Range) -> Result<(), ParamError> {
+    let (ok, expected) = match range {
+        Range::Positive(max) => (value > 0.0 && value <= max, format!("finite, > 0 and <= {max}")),
+        Range::NonNegative(max) => {
+            (value >= 0.0 && value <= max, format!("finite, >= 0 and <= {max}"))
+        }
+        Range::Symmetric(max) => (value.abs() <= max, format!("finite, between -{max} and {max}")),
+        Range::Closed(lo, hi) => (value >= lo && value <= hi, format!("between {lo} and {hi}")),
+    };
+    // NaN fails every comparison above, so it is rejected too.
+    if ok { Ok(()) } else { Err(ParamError { field, value, expected }) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        FlockParams::default().validate().unwrap();
+        Tank::default().validate().unwrap();
+        validate_dt(1.0 / 60.0).unwrap();
+    }
+
+    #[test]
+    fn reference_start_converts_per_frame_units() {
+        let p = FlockParams::default();
+        assert_eq!(p.separation_radius, 12.0);
+        assert_eq!(p.perception_radius, 45.0);
+        assert!((p.max_speed - 180.0).abs() < 1e-4);
+        assert!((p.max_force - 540.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases: [(fn(&mut FlockParams), &str); 6] = [
+            (|p| p.perception_radius = -1.0, "perception_radius"),
+            (|p| p.perception_radius = 0.0, "perception_radius"),
+            (|p| p.separation_radius = f32::NAN, "separation_radius"),
+            (|p| p.max_speed = f32::INFINITY, "max_speed"),
+            (|p| p.cohesion_weight = 1.0e9, "cohesion_weight"),
+            (|p| p.jitter = 2.0, "jitter"),
+        ];
+        for (mutate, field) in cases {
+            let mut p = FlockParams::default();
+            mutate(&mut p);
+            let err = p.validate().unwrap_err();
+            assert_eq!(err.field, field);
+            assert!(err.to_string().contains(field), "{err}");
+        }
+    }
+
+    #[test]
+    fn odd_but_meaningful_values_are_accepted() {
+        let p = FlockParams {
+            separation_radius: 100.0,
+            max_force: 0.0,
+            max_speed: 0.0,
+            alignment_weight: 0.0,
+            ..FlockParams::default()
+        };
+        p.validate().unwrap();
+        assert_eq!(p.interaction_radius(), 100.0);
+    }
+
+    #[test]
+    fn tank_errors_name_the_field() {
+        let mut t = Tank::default();
+        t.max.x = t.min.x;
+        assert!(t.validate().unwrap_err().field.contains("width"));
+        let mut t = Tank::default();
+        t.min.y = f32::NAN;
+        assert_eq!(t.validate().unwrap_err().field, "tank.min.y");
+        let mut t = Tank::default();
+        t.margin_fraction = 0.9;
+        assert_eq!(t.validate().unwrap_err().field, "tank.margin_fraction");
+        assert_eq!(validate_dt(0.0).unwrap_err().field, "dt");
+    }
+}
