@@ -1,0 +1,153 @@
+//! Over thousands of ticks and hostile parameter sets, in all three boundary
+//! modes: no NaN or inf anywhere, no fish faster than `max_speed`, no fish
+//! outside the tank.
+
+use mirofish_sim::{BoundaryMode, FlockParams, Simulation, Tank, Vec2};
+use proptest::prelude::*;
+
+const MODES: [BoundaryMode; 3] = [BoundaryMode::Wrap, BoundaryMode::Bounce, BoundaryMode::SoftMargin];
+
+fn check(sim: &Simulation, label: &str) {
+    let max_speed = sim.params.max_speed;
+    for (i, (p, v)) in sim.flock.positions().iter().zip(sim.flock.velocities()).enumerate() {
+        assert!(p.is_finite() && v.is_finite(), "{label}: fish {i} not finite: {p} {v}");
+        assert!(sim.tank.contains(*p), "{label}: fish {i} outside the tank at {p}");
+        assert!(v.length() <= max_speed * (1.0 + 1e-5) + 1e-6, "{label}: fish {i} too fast: {}", v.length());
+    }
+    for (i, a) in sim.flock.steering().iter().enumerate() {
+        assert!(a.is_finite(), "{label}: steering of fish {i} not finite");
+        assert!(a.length() <= sim.params.max_force * (1.0 + 1e-5) + 1e-6, "{label}: force not clamped");
+    }
+    for s in sim.flock.samples() {
+        let r = s.rules;
+        for f in [r.separation, r.alignment, r.cohesion, r.wander, r.boundary] {
+            assert!(f.is_finite(), "{label}: a rule force is not finite");
+        }
+    }
+}
+
+/// Hand-picked hostile sets, each named for the failure it provokes.
+fn hostile() -> Vec<(&'static str, FlockParams)> {
+    let base = FlockParams::default();
+    vec![
+        ("reference", base),
+        ("all zeros", FlockParams {
+            separation_radius: 0.0,
+            max_speed: 0.0,
+            max_force: 0.0,
+            separation_weight: 0.0,
+            alignment_weight: 0.0,
+            cohesion_weight: 0.0,
+            wander_weight: 0.0,
+            wander_rate: 0.0,
+            jitter: 0.0,
+            ..base
+        }),
+        ("max_force 0", FlockParams { max_force: 0.0, ..base }),
+        ("huge weights", FlockParams {
+            separation_weight: 1000.0,
+            alignment_weight: 1000.0,
+            cohesion_weight: 1000.0,
+            wander_weight: 1000.0,
+            max_force: 1.0e9,
+            ..base
+        }),
+        ("negative weights", FlockParams { separation_weight: -1000.0, cohesion_weight: -1000.0, ..base }),
+        ("separation > perception", FlockParams { separation_radius: 200.0, perception_radius: 10.0, ..base }),
+        ("collapse: cohesion only, huge force", FlockParams {
+            separation_weight: 0.0,
+            alignment_weight: 0.0,
+            cohesion_weight: 1000.0,
+            max_force: 1.0e9,
+            max_speed: 1.0e6,
+            separation_floor: 1.0e-6,
+            ..base
+        }),
+        ("tiny radius", FlockParams { perception_radius: 1.0e-3, separation_radius: 1.0e-3, ..base }),
+        ("radius larger than tank", FlockParams { perception_radius: 1.0e6, separation_radius: 5.0e5, ..base }),
+        ("instant reaction", FlockParams { reaction_time: 1.0e-4, max_force: 1.0e9, max_speed: 1.0e6, ..base }),
+    ]
+}
+
+#[test]
+fn hostile_parameter_sets_stay_finite_bounded_and_inside() {
+    for (name, params) in hostile() {
+        params.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+        for mode in MODES {
+            let tank = Tank::centered(Vec2::new(400.0, 300.0)).with_boundary(mode);
+            let mut sim = Simulation::new(params, tank, 150, 11).unwrap();
+            let label = format!("{name} / {mode:?}");
+            for tick in 0..2000 {
+                sim.step().unwrap();
+                if tick % 100 == 99 {
+                    check(&sim, &label);
+                }
+            }
+            check(&sim, &label);
+        }
+    }
+}
+
+#[test]
+fn a_school_started_on_one_point_separates_without_nan() {
+    for mode in MODES {
+        let tank = Tank::centered(Vec2::new(300.0, 300.0)).with_boundary(mode);
+        let mut sim = Simulation::new(FlockParams::default(), tank, 0, 3).unwrap();
+        for _ in 0..200 {
+            sim.flock.push(Vec2::ZERO, Vec2::ZERO, 0.0);
+        }
+        sim.run(300).unwrap();
+        check(&sim, &format!("coincident start / {mode:?}"));
+        let spread = sim.flock.positions().iter().map(|p| p.length()).fold(0.0f32, f32::max);
+        assert!(spread > 10.0, "{mode:?}: fish did not separate ({spread})");
+    }
+}
+
+fn hostile_params() -> impl Strategy<Value = FlockParams> {
+    let weight = prop_oneof![Just(0.0f32), -1000.0f32..1000.0, 0.0f32..3.0];
+    let length = prop_oneof![Just(0.0f32), 1.0e-3f32..1.0, 1.0f32..500.0, Just(1.0e6f32)];
+    (
+        (prop_oneof![1.0e-3f32..1.0, 1.0f32..500.0, Just(1.0e6f32)], length.clone(), 1.0e-6f32..100.0),
+        (length, prop_oneof![Just(0.0f32), 0.0f32..1.0e4, Just(1.0e9f32)]),
+        (weight.clone(), weight.clone(), weight.clone(), weight),
+        (-1000.0f32..1000.0, 0.0f32..=1.0, 1.0e-4f32..10.0),
+    )
+        .prop_map(|((perception, separation, floor), (max_speed, max_force), (s, a, c, w), (rate, jitter, reaction))| {
+            FlockParams {
+                perception_radius: perception,
+                separation_radius: separation,
+                separation_floor: floor,
+                max_speed,
+                max_force,
+                separation_weight: s,
+                alignment_weight: a,
+                cohesion_weight: c,
+                wander_weight: w,
+                wander_rate: rate,
+                jitter,
+                reaction_time: reaction,
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn random_hostile_parameters_keep_the_invariants(
+        params in hostile_params(),
+        mode in prop_oneof![Just(BoundaryMode::Wrap), Just(BoundaryMode::Bounce), Just(BoundaryMode::SoftMargin)],
+        w in 1.0f32..2000.0,
+        h in 1.0f32..2000.0,
+        dt in prop_oneof![Just(1.0f32 / 60.0), 1.0e-6f32..1.0],
+        seed in any::<u64>(),
+    ) {
+        prop_assert!(params.validate().is_ok(), "{:?}", params.validate());
+        let tank = Tank::centered(Vec2::new(w, h)).with_boundary(mode);
+        let mut sim = Simulation::new(params, tank, 80, seed).unwrap().with_dt(dt).unwrap();
+        for _ in 0..300 {
+            sim.step().unwrap();
+        }
+        check(&sim, &format!("{params:?} / {mode:?} / dt {dt}"));
+    }
+}
