@@ -1,1 +1,105 @@
-fn main(){}
+//! Agent-updates per second for the full tick.
+//!
+//! ```text
+//! cargo bench --bench tick            # everything
+//! cargo bench --bench tick -- kernel  # one group
+//! ```
+//!
+//! Groups:
+//! - `kernel/{1k,10k,100k}`: the core's whole tick (index, forces, clamp,
+//!   integrate, boundary) at a realistic density (mean 6.5 neighbours).
+//! - `search/{grid,brute}/N`: grid against brute force at small sizes.
+//! - `threads/{1,2}/100k`: the same tick on one and on two threads.
+//! - `plugin/10k`: the whole Bevy fixed tick (gather, passes, write-back)
+//!   against `kernel/10k` shows what the ECS glue costs.
+//!
+//! Throughput is reported in elements per second, one element being one
+//! fish updated once: agent-updates per second.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use bevy::app::ScheduleRunnerPlugin;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use mirofish::prelude::*;
+use mirofish::sim::{NeighbourSearch, Simulation};
+
+/// A warmed-up simulation of `n` fish at mean 6.5 neighbours.
+fn simulation(n: usize, threads: Option<usize>) -> Simulation {
+    let params = FlockParams::default();
+    let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
+    let mut sim = Simulation::new(params, tank, n, 1).expect("valid parameters");
+    if let Some(t) = threads {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().expect("thread pool");
+        sim.flock = std::mem::take(&mut sim.flock).with_thread_pool(Arc::new(pool));
+    }
+    // A few ticks so buffers are allocated and the school has started to
+    // form: the measured ticks then allocate nothing.
+    sim.run(10).expect("valid parameters");
+    sim
+}
+
+fn kernel(c: &mut Criterion) {
+    let mut group = c.benchmark_group("kernel");
+    group.sample_size(20);
+    for (label, n) in [("1k", 1_000), ("10k", 10_000), ("100k", 100_000)] {
+        let mut sim = simulation(n, None);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(label, |b| b.iter(|| sim.step().expect("valid")));
+    }
+    group.finish();
+}
+
+fn search(c: &mut Criterion) {
+    let mut group = c.benchmark_group("search");
+    group.sample_size(10);
+    for n in [1_000usize, 4_000] {
+        for (label, mode) in [("grid", NeighbourSearch::Grid), ("brute", NeighbourSearch::BruteForce)] {
+            let mut sim = simulation(n, None);
+            sim.flock.set_neighbour_search(mode);
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_with_input(BenchmarkId::new(label, n), &n, |b, _| {
+                b.iter(|| sim.step().expect("valid"))
+            });
+        }
+    }
+    group.finish();
+}
+
+fn threads(c: &mut Criterion) {
+    let mut group = c.benchmark_group("threads");
+    group.sample_size(20);
+    for t in [1usize, 2] {
+        let mut sim = simulation(100_000, Some(t));
+        group.throughput(Throughput::Elements(100_000));
+        group.bench_with_input(BenchmarkId::new(t.to_string(), "100k"), &t, |b, _| {
+            b.iter(|| sim.step().expect("valid"))
+        });
+    }
+    group.finish();
+}
+
+fn plugin(c: &mut Criterion) {
+    let mut group = c.benchmark_group("plugin");
+    group.sample_size(20);
+    let n = 10_000;
+    let params = FlockParams::default();
+    let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+        .insert_resource(FlockConfig { params, tank, seed: 1 })
+        .add_plugins(MiroFishPlugin { interpolate: false, ..default() })
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app.world_mut().commands().queue(SpawnSchool::new(n));
+    for _ in 0..10 {
+        app.update();
+    }
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function("10k", |b| b.iter(|| black_box(&mut app).update()));
+    group.finish();
+}
+
+criterion_group!(benches, kernel, search, threads, plugin);
+criterion_main!(benches);

@@ -1,1 +1,5 @@
-pub fn x(){}
+#![doc = include_str!("../README.md")]
+
+pub use mirofish_bevy::*;
+/// The pure simulation core (no Bevy): rules, grid, flock, observations.
+pub use mirofish_sim as sim;

@@ -1,1 +1,164 @@
-pub fn x(){}
+//! The MiroFish Bevy plugin: fish schools (boids) as entities, stepped in
+//! ordered [`FixedUpdate`] sets by the deterministic core in
+//! [`mirofish_sim`].
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use mirofish_bevy::prelude::*;
+//!
+//! App::new()
+//!     .add_plugins((MinimalPlugins, MiroFishPlugin::default()))
+//!     .add_systems(Startup, |mut commands: Commands| commands.queue(SpawnSchool::new(500)))
+//!     .run();
+//! ```
+//!
+//! # How a tick runs
+//!
+//! The plugin runs the sets of [`BoidSystems`] in [`FixedUpdate`], chained:
+//! rebuild the spatial index → accumulate forces → clamp → integrate →
+//! boundary → write-back. Between ticks the entities' [`Position`],
+//! [`Velocity`] and [`WanderPhase`] are the truth; each tick copies them into
+//! contiguous arrays, runs the core's passes there (in parallel), and writes
+//! the result back. In variable-rate frames, [`interpolate_transforms`]
+//! blends each fish's `Transform` between its last two tick positions.
+//!
+//! # Why a fixed step, and why 60 Hz
+//!
+//! The rules are tuned per tick, and a step tied to the frame rate makes the
+//! school speed up or slow down with it (a pitfall the seeds name). The
+//! plugin sets `Time<Fixed>` to 60 Hz, the seeds' rate, unless told
+//! otherwise, and caps the catch-up after a long frame at three ticks by
+//! limiting `Time<Virtual>`'s maximum delta.
+//!
+//! # Determinism
+//!
+//! The same seed, the same spawns and the same configuration changes at the
+//! same ticks give bit-identical states, whatever the number of threads: the
+//! force pass reads only the previous tick, each fish's neighbours are
+//! summed in an order fixed by the state alone, and noise is a pure function
+//! of `(seed, tick, fish)`.
+
+mod components;
+mod config;
+pub mod interpolation;
+mod schedule;
+mod spawn;
+mod state;
+mod systems;
+
+use core::time::Duration;
+
+use bevy::app::{RunFixedMainLoop, RunFixedMainLoopSystems};
+use bevy::prelude::*;
+
+pub use components::{Boid, Position, PreviousPosition, Steering, Velocity, WanderPhase};
+pub use config::FlockConfig;
+pub use interpolation::interpolate_transforms;
+pub use mirofish_sim;
+pub use schedule::BoidSystems;
+pub use spawn::SpawnSchool;
+pub use state::FlockState;
+
+/// The types a game needs, in one `use`.
+pub mod prelude {
+    pub use crate::{
+        Boid, BoidSystems, FlockConfig, FlockState, MiroFishPlugin, Position, PreviousPosition, SpawnSchool,
+        Steering, Velocity, WanderPhase,
+    };
+    pub use mirofish_sim::{BoundaryMode, FlockParams, Tank};
+}
+
+/// Most fixed ticks run in one frame to catch up after a slow frame.
+pub const MAX_CATCH_UP_TICKS: u32 = 3;
+
+/// Adds the fish-school simulation to an app.
+///
+/// Inserts a default [`FlockConfig`] unless the app already has one, sets
+/// the fixed clock to [`MiroFishPlugin::tick_rate`], and schedules the
+/// [`BoidSystems`] sets. Works headless (`MinimalPlugins`, no window).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MiroFishPlugin {
+    /// Fixed ticks per second (default 60, the seeds' rate).
+    pub tick_rate: f64,
+    /// Whether to interpolate `Transform`s between ticks (default on; turn
+    /// it off to drive `Transform` yourself).
+    pub interpolate: bool,
+}
+
+impl Default for MiroFishPlugin {
+    fn default() -> Self {
+        Self { tick_rate: 60.0, interpolate: true }
+    }
+}
+
+impl MiroFishPlugin {
+    /// The plugin with another tick rate.
+    pub fn with_tick_rate(mut self, hz: f64) -> Self {
+        self.tick_rate = hz;
+        self
+    }
+}
+
+impl Plugin for MiroFishPlugin {
+    fn build(&self, app: &mut App) {
+        assert!(
+            self.tick_rate.is_finite() && self.tick_rate >= 1.0 && self.tick_rate <= 10_000.0,
+            "MiroFishPlugin: tick_rate must be between 1 and 10000 Hz, got {}",
+            self.tick_rate
+        );
+        let config = *app.world_mut().get_resource_or_insert_with(FlockConfig::default);
+        if let Err(err) = config.validate() {
+            panic!("MiroFishPlugin: the initial FlockConfig is invalid: {err}");
+        }
+        app.insert_resource(FlockState::new(config))
+            .insert_resource(Time::<Fixed>::from_hz(self.tick_rate))
+            .register_type::<Boid>()
+            .register_type::<Position>()
+            .register_type::<Velocity>()
+            .register_type::<Steering>()
+            .register_type::<WanderPhase>()
+            .register_type::<PreviousPosition>()
+            .configure_sets(
+                FixedUpdate,
+                (
+                    BoidSystems::SpatialIndex,
+                    BoidSystems::Forces,
+                    BoidSystems::Clamp,
+                    BoidSystems::Integrate,
+                    BoidSystems::Boundary,
+                    BoidSystems::Writeback,
+                )
+                    .chain(),
+            )
+            .add_systems(
+                FixedUpdate,
+                (
+                    (systems::gather, systems::rebuild_index).chain().in_set(BoidSystems::SpatialIndex),
+                    systems::accumulate_forces.in_set(BoidSystems::Forces),
+                    systems::clamp_forces.in_set(BoidSystems::Clamp),
+                    systems::integrate.in_set(BoidSystems::Integrate),
+                    systems::apply_boundary.in_set(BoidSystems::Boundary),
+                    systems::write_back.in_set(BoidSystems::Writeback),
+                ),
+            );
+        let tick = Duration::from_secs_f64(1.0 / self.tick_rate);
+        if let Some(mut virtual_time) = app.world_mut().get_resource_mut::<Time<Virtual>>() {
+            virtual_time.set_max_delta(tick * MAX_CATCH_UP_TICKS);
+        }
+        if self.interpolate {
+            app.add_systems(
+                RunFixedMainLoop,
+                interpolate_transforms.in_set(RunFixedMainLoopSystems::AfterFixedMainLoop),
+            );
+        }
+    }
+
+    fn finish(&self, app: &mut App) {
+        // TimePlugin may have been added after this plugin; cap catch-up now
+        // that every plugin has been built.
+        let tick = Duration::from_secs_f64(1.0 / self.tick_rate);
+        if let Some(mut virtual_time) = app.world_mut().get_resource_mut::<Time<Virtual>>() {
+            virtual_time.set_max_delta(tick * MAX_CATCH_UP_TICKS);
+        }
+    }
+}

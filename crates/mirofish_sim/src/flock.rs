@@ -330,7 +330,9 @@ impl Flock {
         let wrap = tank.boundary == BoundaryMode::Wrap;
         let p = self.position[slot];
         (0..self.len())
-            .filter(|&j| j != slot && offset(p, self.position[j], tank.size(), wrap).length_squared() < radius * radius)
+            .filter(|&j| {
+                j != slot && offset(p, self.position[j], tank.size(), wrap).length_squared() < radius * radius
+            })
             .map(|j| j as u32)
             .collect()
     }

@@ -284,7 +284,8 @@ mod tests {
     #[test]
     fn sort_is_stable_and_consistent() {
         let tank = Tank::centered(Vec2::new(100.0, 100.0));
-        let pos: Vec<Vec2> = (0..50).map(|i| Vec2::new((i * 37 % 100) as f32 - 50.0, (i * 11 % 100) as f32 - 50.0)).collect();
+        let pos: Vec<Vec2> =
+            (0..50).map(|i| Vec2::new((i * 37 % 100) as f32 - 50.0, (i * 11 % 100) as f32 - 50.0)).collect();
         let vel = vec![Vec2::ZERO; pos.len()];
         let mut g = SpatialGrid::default();
         g.rebuild(&pos, &vel, &tank, 10.0, false);

@@ -197,6 +197,16 @@ impl Tank {
         }
     }
 
+    /// A tank centred on the origin, of aspect `width / height`, sized so
+    /// that `count` fish spread uniformly have on average `neighbours`
+    /// others within `radius` (density × π r² = neighbours). Benchmarks and
+    /// examples use it to keep the density realistic (the seeds: 5–8).
+    pub fn for_mean_neighbours(count: usize, radius: f32, neighbours: f32, aspect: f32) -> Self {
+        let area = count.max(1) as f32 * core::f32::consts::PI * radius * radius / neighbours.max(1e-3);
+        let height = (area / aspect).sqrt();
+        Self::centered(Vec2::new(height * aspect, height))
+    }
+
     /// The same tank with another boundary mode.
     pub fn with_boundary(mut self, boundary: BoundaryMode) -> Self {
         self.boundary = boundary;
@@ -277,9 +287,7 @@ enum Range {
 fn check(field: &'static str, value: f32, range: Range) -> Result<(), ParamError> {
     let (ok, expected) = match range {
         Range::Positive(max) => (value > 0.0 && value <= max, format!("finite, > 0 and <= {max}")),
-        Range::NonNegative(max) => {
-            (value >= 0.0 && value <= max, format!("finite, >= 0 and <= {max}"))
-        }
+        Range::NonNegative(max) => (value >= 0.0 && value <= max, format!("finite, >= 0 and <= {max}")),
         Range::Symmetric(max) => (value.abs() <= max, format!("finite, between -{max} and {max}")),
         Range::Closed(lo, hi) => (value >= lo && value <= hi, format!("between {lo} and {hi}")),
     };
@@ -309,7 +317,8 @@ mod tests {
 
     #[test]
     fn errors_name_the_field() {
-        let cases: [(fn(&mut FlockParams), &str); 6] = [
+        type Mutation = fn(&mut FlockParams);
+        let cases: [(Mutation, &str); 6] = [
             (|p| p.perception_radius = -1.0, "perception_radius"),
             (|p| p.perception_radius = 0.0, "perception_radius"),
             (|p| p.separation_radius = f32::NAN, "separation_radius"),
@@ -340,6 +349,16 @@ mod tests {
     }
 
     #[test]
+    fn density_sizing_gives_the_asked_neighbour_count() {
+        let t = Tank::for_mean_neighbours(1000, 45.0, 6.5, 16.0 / 9.0);
+        let density = 1000.0 / (t.size().x * t.size().y);
+        let expected = density * core::f32::consts::PI * 45.0 * 45.0;
+        assert!((expected - 6.5).abs() < 1e-3, "{expected}");
+        assert!((t.size().x / t.size().y - 16.0 / 9.0).abs() < 1e-4);
+        t.validate().unwrap();
+    }
+
+    #[test]
     fn tank_errors_name_the_field() {
         let mut t = Tank::default();
         t.max.x = t.min.x;
@@ -347,8 +366,7 @@ mod tests {
         let mut t = Tank::default();
         t.min.y = f32::NAN;
         assert_eq!(t.validate().unwrap_err().field, "tank.min.y");
-        let mut t = Tank::default();
-        t.margin_fraction = 0.9;
+        let t = Tank { margin_fraction: 0.9, ..Tank::default() };
         assert_eq!(t.validate().unwrap_err().field, "tank.margin_fraction");
         assert_eq!(validate_dt(0.0).unwrap_err().field, "dt");
     }

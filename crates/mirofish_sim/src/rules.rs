@@ -69,11 +69,7 @@ pub fn separation_push(offset: Vec2, d2: f32, floor: f32, fallback: impl FnOnce(
     // Below `floor` (and in particular at 0) the magnitude is held at
     // 1/floor, so no division by a vanishing distance can occur.
     let inv = 1.0 / d.max(floor);
-    if d > f32::MIN_POSITIVE * 1.0e6 {
-        -offset / d * inv
-    } else {
-        fallback() * inv
-    }
+    if d > f32::MIN_POSITIVE * 1.0e6 { -offset / d * inv } else { fallback() * inv }
 }
 
 /// Separation: mean of the 1/r pushes, scaled so that a single neighbour
@@ -139,11 +135,7 @@ pub fn clamp_length(v: Vec2, max: f32) -> Vec2 {
         }
         return (v / scale).normalize_or_zero() * max;
     }
-    if len2 > max * max {
-        v * (max / len2.sqrt())
-    } else {
-        v
-    }
+    if len2 > max * max { v * (max / len2.sqrt()) } else { v }
 }
 
 /// The weighted sum of all rule outputs as an acceleration, before the

@@ -31,41 +31,59 @@ fn hostile() -> Vec<(&'static str, FlockParams)> {
     let base = FlockParams::default();
     vec![
         ("reference", base),
-        ("all zeros", FlockParams {
-            separation_radius: 0.0,
-            max_speed: 0.0,
-            max_force: 0.0,
-            separation_weight: 0.0,
-            alignment_weight: 0.0,
-            cohesion_weight: 0.0,
-            wander_weight: 0.0,
-            wander_rate: 0.0,
-            jitter: 0.0,
-            ..base
-        }),
+        (
+            "all zeros",
+            FlockParams {
+                separation_radius: 0.0,
+                max_speed: 0.0,
+                max_force: 0.0,
+                separation_weight: 0.0,
+                alignment_weight: 0.0,
+                cohesion_weight: 0.0,
+                wander_weight: 0.0,
+                wander_rate: 0.0,
+                jitter: 0.0,
+                ..base
+            },
+        ),
         ("max_force 0", FlockParams { max_force: 0.0, ..base }),
-        ("huge weights", FlockParams {
-            separation_weight: 1000.0,
-            alignment_weight: 1000.0,
-            cohesion_weight: 1000.0,
-            wander_weight: 1000.0,
-            max_force: 1.0e9,
-            ..base
-        }),
+        (
+            "huge weights",
+            FlockParams {
+                separation_weight: 1000.0,
+                alignment_weight: 1000.0,
+                cohesion_weight: 1000.0,
+                wander_weight: 1000.0,
+                max_force: 1.0e9,
+                ..base
+            },
+        ),
         ("negative weights", FlockParams { separation_weight: -1000.0, cohesion_weight: -1000.0, ..base }),
-        ("separation > perception", FlockParams { separation_radius: 200.0, perception_radius: 10.0, ..base }),
-        ("collapse: cohesion only, huge force", FlockParams {
-            separation_weight: 0.0,
-            alignment_weight: 0.0,
-            cohesion_weight: 1000.0,
-            max_force: 1.0e9,
-            max_speed: 1.0e6,
-            separation_floor: 1.0e-6,
-            ..base
-        }),
+        (
+            "separation > perception",
+            FlockParams { separation_radius: 200.0, perception_radius: 10.0, ..base },
+        ),
+        (
+            "collapse: cohesion only, huge force",
+            FlockParams {
+                separation_weight: 0.0,
+                alignment_weight: 0.0,
+                cohesion_weight: 1000.0,
+                max_force: 1.0e9,
+                max_speed: 1.0e6,
+                separation_floor: 1.0e-6,
+                ..base
+            },
+        ),
         ("tiny radius", FlockParams { perception_radius: 1.0e-3, separation_radius: 1.0e-3, ..base }),
-        ("radius larger than tank", FlockParams { perception_radius: 1.0e6, separation_radius: 5.0e5, ..base }),
-        ("instant reaction", FlockParams { reaction_time: 1.0e-4, max_force: 1.0e9, max_speed: 1.0e6, ..base }),
+        (
+            "radius larger than tank",
+            FlockParams { perception_radius: 1.0e6, separation_radius: 5.0e5, ..base },
+        ),
+        (
+            "instant reaction",
+            FlockParams { reaction_time: 1.0e-4, max_force: 1.0e9, max_speed: 1.0e6, ..base },
+        ),
     ]
 }
 
@@ -112,22 +130,29 @@ fn hostile_params() -> impl Strategy<Value = FlockParams> {
         (weight.clone(), weight.clone(), weight.clone(), weight),
         (-1000.0f32..1000.0, 0.0f32..=1.0, 1.0e-4f32..10.0),
     )
-        .prop_map(|((perception, separation, floor), (max_speed, max_force), (s, a, c, w), (rate, jitter, reaction))| {
-            FlockParams {
-                perception_radius: perception,
-                separation_radius: separation,
-                separation_floor: floor,
-                max_speed,
-                max_force,
-                separation_weight: s,
-                alignment_weight: a,
-                cohesion_weight: c,
-                wander_weight: w,
-                wander_rate: rate,
-                jitter,
-                reaction_time: reaction,
-            }
-        })
+        .prop_map(
+            |(
+                (perception, separation, floor),
+                (max_speed, max_force),
+                (s, a, c, w),
+                (rate, jitter, reaction),
+            )| {
+                FlockParams {
+                    perception_radius: perception,
+                    separation_radius: separation,
+                    separation_floor: floor,
+                    max_speed,
+                    max_force,
+                    separation_weight: s,
+                    alignment_weight: a,
+                    cohesion_weight: c,
+                    wander_weight: w,
+                    wander_rate: rate,
+                    jitter,
+                    reaction_time: reaction,
+                }
+            },
+        )
 }
 
 proptest! {

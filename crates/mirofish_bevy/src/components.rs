@@ -1,0 +1,45 @@
+//! The components of a fish.
+//!
+//! Simulation state ([`Position`], [`Velocity`], [`WanderPhase`]) is kept
+//! apart from [`Transform`]: the fixed-step simulation owns the former, and
+//! the rendered `Transform` is interpolated from it (see
+//! [`crate::interpolation`]). Game code may read all of them, and may write
+//! `Position` or `Velocity` to teleport or push a fish; the next tick picks
+//! the change up.
+
+use bevy::prelude::*;
+
+/// Marks an entity as a fish of the school. Inserting it brings every other
+/// simulation component with it.
+#[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq)]
+#[reflect(Component, Debug, Default, PartialEq)]
+#[require(Position, Velocity, Steering, WanderPhase, PreviousPosition, Transform)]
+pub struct Boid;
+
+/// Position in the tank (world units), as of the last fixed tick.
+#[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Debug, Default, PartialEq)]
+pub struct Position(pub Vec2);
+
+/// Velocity (world units per second), as of the last fixed tick.
+#[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Debug, Default, PartialEq)]
+pub struct Velocity(pub Vec2);
+
+/// The clamped steering acceleration (world units per second²) applied in
+/// the last fixed tick: the sum of all rules after the single `max_force`
+/// clamp. Written by the simulation; read it for debugging or effects.
+#[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Debug, Default, PartialEq)]
+pub struct Steering(pub Vec2);
+
+/// Phase (radians) of the fish's own slowly turning wander direction.
+#[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Debug, Default, PartialEq)]
+pub struct WanderPhase(pub f32);
+
+/// [`Position`] before the last fixed tick; the rendered `Transform` is
+/// interpolated between the two.
+#[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Debug, Default, PartialEq)]
+pub struct PreviousPosition(pub Vec2);

@@ -1,0 +1,26 @@
+//! The flock's configuration as a resource, validated before use.
+
+use bevy::prelude::*;
+use mirofish_sim::{FlockParams, ParamError, Tank};
+
+/// Everything that shapes the school: the rules' parameters, the tank and
+/// the seed. Change it at any time; the next tick validates it and either
+/// applies it or keeps the last valid one and reports the error (see
+/// [`FlockConfig::validate`] and [`crate::FlockState::rejected`]).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlockConfig {
+    /// Radii, limits and rule weights.
+    pub params: FlockParams,
+    /// The tank and its walls.
+    pub tank: Tank,
+    /// Seed of the initial scatter and of all per-tick noise.
+    pub seed: u64,
+}
+
+impl FlockConfig {
+    /// Checks the parameters and the tank; the error names the bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        self.params.validate()?;
+        self.tank.validate()
+    }
+}

@@ -1,0 +1,35 @@
+//! Rendered `Transform`s interpolated between the last two fixed ticks.
+//!
+//! The simulation ticks at a fixed rate while frames come as fast as the
+//! display allows. Drawing the raw tick state would stutter whenever a frame
+//! falls between ticks; instead each frame blends [`PreviousPosition`] and
+//! [`Position`] by how far the fixed clock has run into the next tick
+//! (`Time<Fixed>::overstep_fraction`), as Bevy's
+//! `physics_in_fixed_timestep` example does.
+
+use bevy::prelude::*;
+
+use crate::components::{Boid, Position, PreviousPosition, Velocity};
+use crate::state::FlockState;
+
+/// Sets every fish's `Transform` translation (x, y; z is left alone) and its
+/// rotation, so the sprite's +X axis points along the velocity.
+pub fn interpolate_transforms(
+    time: Res<Time<Fixed>>,
+    state: Res<FlockState>,
+    mut fish: Query<(&Position, &PreviousPosition, &Velocity, &mut Transform), With<Boid>>,
+) {
+    let alpha = time.overstep_fraction().clamp(0.0, 1.0);
+    let half = state.active.tank.size() * 0.5;
+    fish.par_iter_mut().for_each(|(p, prev, v, mut t)| {
+        let jump = (p.0 - prev.0).abs();
+        // A fish that wrapped across the tank is drawn where it is, not
+        // dragged across the screen.
+        let xy = if jump.x > half.x || jump.y > half.y { p.0 } else { prev.0.lerp(p.0, alpha) };
+        t.translation.x = xy.x;
+        t.translation.y = xy.y;
+        if v.0 != Vec2::ZERO {
+            t.rotation = Quat::from_rotation_z(v.0.to_angle());
+        }
+    });
+}

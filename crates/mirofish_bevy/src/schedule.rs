@@ -1,0 +1,45 @@
+//! The ordered system sets of one fixed tick.
+
+use bevy::prelude::*;
+
+/// The stages of one simulation tick, run in [`FixedUpdate`] in exactly this
+/// order (chained by [`crate::MiroFishPlugin`]). Put your own systems
+/// `.before(BoidSystems::SpatialIndex)` to act on the coming tick, or
+/// `.after(BoidSystems::Writeback)` to observe its result.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoidSystems {
+    /// Runs in [`FixedUpdate`]. Copies every fish's ECS state into the
+    /// flock's arrays (in query order, which is a deterministic function of
+    /// the spawn history), applies a changed [`crate::FlockConfig`] if it is
+    /// valid, and rebuilds the uniform-grid neighbour index.
+    SpatialIndex,
+    /// Runs in [`FixedUpdate`]. Sums every fish's neighbourhood and weights
+    /// separation, alignment, cohesion, wander and the soft margin into one
+    /// acceleration — in parallel, reading only the previous tick's state.
+    Forces,
+    /// Runs in [`FixedUpdate`]. Clamps each fish's total acceleration, once,
+    /// to `max_force`.
+    Clamp,
+    /// Runs in [`FixedUpdate`]. Semi-implicit Euler: velocity, speed clamp,
+    /// then position; advances the wander phase.
+    Integrate,
+    /// Runs in [`FixedUpdate`]. Applies the tank's walls (wrap, bounce or
+    /// soft margin's hard backstop).
+    Boundary,
+    /// Runs in [`FixedUpdate`]. Writes the new state back to
+    /// [`crate::Position`], [`crate::Velocity`], [`crate::Steering`],
+    /// [`crate::WanderPhase`] and [`crate::PreviousPosition`].
+    Writeback,
+}
+
+impl BoidSystems {
+    /// All sets in the order they run.
+    pub const ORDER: [BoidSystems; 6] = [
+        BoidSystems::SpatialIndex,
+        BoidSystems::Forces,
+        BoidSystems::Clamp,
+        BoidSystems::Integrate,
+        BoidSystems::Boundary,
+        BoidSystems::Writeback,
+    ];
+}

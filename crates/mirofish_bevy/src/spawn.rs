@@ -1,0 +1,63 @@
+//! Spawning a whole school with one command.
+
+use bevy::prelude::*;
+use mirofish_sim::noise::mix64;
+use mirofish_sim::spawn::scatter;
+
+use crate::components::{Boid, Position, PreviousPosition, Velocity, WanderPhase};
+use crate::config::FlockConfig;
+use crate::state::FlockState;
+
+/// A command that spawns `count` fish scattered over the tank with random
+/// headings, deterministically from [`FlockConfig::seed`] (and how many
+/// schools were spawned before, so two spawns differ).
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use mirofish_bevy::SpawnSchool;
+/// fn setup(mut commands: Commands) {
+///     commands.queue(SpawnSchool::new(500));
+/// }
+/// ```
+///
+/// To give the fish a look, observe their arrival:
+/// `app.add_observer(|add: On<Add, Boid>, mut commands: Commands| { ... })`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpawnSchool {
+    /// How many fish.
+    pub count: usize,
+}
+
+impl SpawnSchool {
+    /// A school of `count` fish.
+    pub fn new(count: usize) -> Self {
+        Self { count }
+    }
+}
+
+impl Command for SpawnSchool {
+    type Out = ();
+
+    fn apply(self, world: &mut World) {
+        let requested = *world.resource::<FlockConfig>();
+        let (config, batch) = {
+            let mut state = world.resource_mut::<FlockState>();
+            state.spawned_schools += 1;
+            // An invalid configuration must not place fish at NaN: scatter
+            // over the one in force instead.
+            let config = if requested.validate().is_ok() { requested } else { state.active };
+            (config, state.spawned_schools)
+        };
+        let starts = scatter(self.count, &config.tank, &config.params, mix64(config.seed ^ mix64(batch)));
+        world.spawn_batch(starts.into_iter().map(|f| {
+            (
+                Boid,
+                Position(f.position),
+                PreviousPosition(f.position),
+                Velocity(f.velocity),
+                WanderPhase(f.wander_phase),
+                Transform::from_translation(f.position.extend(0.0)),
+            )
+        }));
+    }
+}

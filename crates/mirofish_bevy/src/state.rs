@@ -1,0 +1,37 @@
+//! The flock's arrays as a resource: the bridge between entities and the
+//! pure simulation core.
+
+use bevy::prelude::*;
+use mirofish_sim::{Flock, ParamError};
+
+use crate::config::FlockConfig;
+
+/// The simulation core's view of the school, refreshed from the entities at
+/// the start of every tick and written back at its end.
+#[derive(Resource, Debug)]
+pub struct FlockState {
+    /// The flock's arrays, in the order of [`FlockState::entities`].
+    pub flock: Flock,
+    /// The entity of each slot of the flock, as gathered this tick.
+    pub entities: Vec<Entity>,
+    /// The configuration in force (the last one that validated).
+    pub active: FlockConfig,
+    /// Why the latest [`FlockConfig`] was refused, while it is.
+    pub rejected: Option<ParamError>,
+    /// Schools spawned so far; mixed into each [`crate::SpawnSchool`]'s seed
+    /// so that two spawns do not stack fish on the same points.
+    pub spawned_schools: u64,
+}
+
+impl FlockState {
+    /// A state for `config`, whose seed drives all per-tick noise.
+    pub fn new(config: FlockConfig) -> Self {
+        Self {
+            flock: Flock::new(config.seed),
+            entities: Vec::new(),
+            active: config,
+            rejected: None,
+            spawned_schools: 0,
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! App-level tests of the plugin: headless, stepped a known number of fixed
+//! ticks with `TimeUpdateStrategy`, in the documented order, deterministic.
+
+use bevy::app::ScheduleRunnerPlugin;
+use bevy::ecs::schedule::{LogLevel, ScheduleBuildSettings};
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use mirofish::prelude::*;
+use mirofish::sim::{BoundaryMode, observe};
+
+/// A headless app that runs exactly `ticks_per_update` fixed ticks on every
+/// `app.update()`, with ambiguity detection turned into an error for
+/// `FixedUpdate`.
+fn headless_app(config: FlockConfig, ticks_per_update: u32) -> App {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+        .insert_resource(config)
+        .add_plugins(MiroFishPlugin::default())
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(ticks_per_update))
+        .edit_schedule(FixedUpdate, |schedule| {
+            schedule.set_build_settings(ScheduleBuildSettings {
+                ambiguity_detection: LogLevel::Error,
+                ..default()
+            });
+        });
+    app
+}
+
+fn config(seed: u64) -> FlockConfig {
+    FlockConfig { seed, tank: Tank::centered(Vec2::new(800.0, 450.0)), ..default() }
+}
+
+fn spawn(app: &mut App, count: usize) {
+    app.world_mut().commands().queue(SpawnSchool::new(count));
+    app.world_mut().flush();
+}
+
+/// Hash of every fish's ECS position and velocity, in entity order.
+fn ecs_hash(app: &mut App) -> u64 {
+    let mut fish: Vec<(Entity, Position, Velocity)> = app
+        .world_mut()
+        .query::<(Entity, &Position, &Velocity)>()
+        .iter(app.world())
+        .map(|(e, p, v)| (e, *p, *v))
+        .collect();
+    fish.sort_by_key(|(e, ..)| *e);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (_, p, v) in fish {
+        for x in [p.x, p.y, v.x, v.y] {
+            h = (h ^ u64::from(x.to_bits())).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+#[derive(Resource, Default)]
+struct Trace(Vec<BoidSystems>);
+
+#[test]
+fn fixed_update_runs_the_sets_in_the_documented_order_without_ambiguity() {
+    let mut app = headless_app(config(1), 1);
+    app.init_resource::<Trace>();
+    for set in BoidSystems::ORDER {
+        app.add_systems(FixedUpdate, (move |mut t: ResMut<Trace>| t.0.push(set)).in_set(set));
+    }
+    spawn(&mut app, 50);
+    // `FixedTimesteps(1)`: each update advances the fixed clock by exactly
+    // one timestep, so FixedUpdate runs once per update — except the very
+    // first update, whose time delta Bevy makes zero. Four updates, three
+    // ticks.
+    for _ in 0..4 {
+        app.update();
+    }
+    let trace = &app.world().resource::<Trace>().0;
+    let expected: Vec<BoidSystems> = BoidSystems::ORDER.iter().copied().cycle().take(18).collect();
+    assert_eq!(app.world().resource::<FlockState>().flock.tick(), 3);
+    assert_eq!(trace, &expected);
+}
+
+#[test]
+fn several_fixed_ticks_per_update_are_all_run_up_to_the_catch_up_cap() {
+    // Three timesteps per update: the first update runs none (zero delta),
+    // each later one runs FixedUpdate three times.
+    let mut app = headless_app(config(1), 3);
+    spawn(&mut app, 20);
+    for _ in 0..3 {
+        app.update();
+    }
+    assert_eq!(app.world().resource::<FlockState>().flock.tick(), 6);
+
+    // Five timesteps per update exceed the cap of three catch-up ticks:
+    // the fixed clock only ever advances three.
+    let mut capped = headless_app(config(1), 5);
+    spawn(&mut capped, 20);
+    for _ in 0..3 {
+        capped.update();
+    }
+    assert_eq!(capped.world().resource::<FlockState>().flock.tick(), 6);
+}
+
+#[test]
+fn fish_move_and_stay_inside_headless() {
+    let mut app = headless_app(config(3), 1);
+    spawn(&mut app, 300);
+    let before = ecs_hash(&mut app);
+    for _ in 0..120 {
+        app.update();
+    }
+    assert_ne!(before, ecs_hash(&mut app), "nothing moved");
+    let tank = app.world().resource::<FlockState>().active.tank;
+    let mut q = app.world_mut().query::<(&Position, &Velocity, &Transform)>();
+    let mut n = 0;
+    for (p, v, t) in q.iter(app.world()) {
+        assert!(tank.contains(p.0) && v.0.is_finite() && t.translation.is_finite());
+        n += 1;
+    }
+    assert_eq!(n, 300);
+}
+
+#[test]
+fn same_seed_same_bits_other_seed_other_bits() {
+    let run = |seed| {
+        let mut app = headless_app(config(seed), 1);
+        spawn(&mut app, 400);
+        for _ in 0..200 {
+            app.update();
+        }
+        let state_hash = observe::state_hash(&app.world().resource::<FlockState>().flock);
+        (ecs_hash(&mut app), state_hash)
+    };
+    let a = run(11);
+    assert_eq!(a, run(11));
+    assert_ne!(a.0, run(12).0);
+}
+
+#[test]
+fn thread_count_does_not_change_the_app_state() {
+    // The force pass runs on rayon; a scoped pool stands in for the global
+    // one by installing the whole update loop into it.
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let mut app = headless_app(config(5), 1);
+            spawn(&mut app, 2000);
+            for _ in 0..100 {
+                app.update();
+            }
+            ecs_hash(&mut app)
+        })
+    };
+    assert_eq!(run(1), run(2));
+}
+
+#[test]
+fn invalid_config_is_refused_naming_the_field_and_the_last_valid_one_kept() {
+    let mut app = headless_app(config(1), 1);
+    spawn(&mut app, 30);
+    app.update();
+    app.world_mut().resource_mut::<FlockConfig>().params.perception_radius = -5.0;
+    app.update();
+    let state = app.world().resource::<FlockState>();
+    let err = state.rejected.as_ref().expect("the bad config was accepted");
+    assert_eq!(err.field, "perception_radius");
+    assert!(err.to_string().contains("perception_radius"));
+    assert_eq!(state.active.params.perception_radius, FlockParams::default().perception_radius);
+
+    // A valid change is applied and clears the error.
+    app.world_mut().resource_mut::<FlockConfig>().params.perception_radius = 60.0;
+    app.update();
+    let state = app.world().resource::<FlockState>();
+    assert!(state.rejected.is_none());
+    assert_eq!(state.active.params.perception_radius, 60.0);
+}
+
+#[test]
+#[should_panic(expected = "max_speed")]
+fn an_invalid_initial_config_stops_the_app_at_build() {
+    let mut bad = config(1);
+    bad.params.max_speed = f32::NAN;
+    let _ = headless_app(bad, 1);
+}
+
+#[test]
+fn despawning_and_spawning_between_ticks_keeps_everything_consistent() {
+    let mut app = headless_app(
+        FlockConfig {
+            tank: Tank::centered(Vec2::new(400.0, 400.0)).with_boundary(BoundaryMode::Wrap),
+            ..config(2)
+        },
+        1,
+    );
+    spawn(&mut app, 100);
+    app.update();
+    let victims: Vec<Entity> =
+        app.world_mut().query_filtered::<Entity, With<Boid>>().iter(app.world()).step_by(3).collect();
+    for e in victims {
+        app.world_mut().despawn(e);
+    }
+    spawn(&mut app, 10);
+    for _ in 0..30 {
+        app.update();
+    }
+    let state = app.world().resource::<FlockState>();
+    assert_eq!(state.flock.len(), 100 - 34 + 10);
+    // The ECS and the flock agree fish by fish.
+    let entities = state.entities.clone();
+    let positions = state.flock.positions().to_vec();
+    for (e, p) in entities.iter().zip(positions) {
+        assert_eq!(app.world().get::<Position>(*e).unwrap().0, p);
+    }
+}
+
+#[test]
+fn transforms_are_interpolated_between_the_last_two_ticks() {
+    let mut app = headless_app(config(4), 1);
+    spawn(&mut app, 50);
+    for _ in 0..5 {
+        app.update();
+    }
+    // Half a tick of virtual time: the next frame runs no fixed tick and
+    // draws each fish halfway between its last two positions.
+    let half = app.world().resource::<Time<Fixed>>().timestep() / 2;
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(half));
+    app.update();
+    let alpha = app.world().resource::<Time<Fixed>>().overstep_fraction();
+    assert!((alpha - 0.5).abs() < 1e-3, "overstep {alpha}");
+    let mut q = app.world_mut().query::<(&Position, &PreviousPosition, &Transform)>();
+    for (p, prev, t) in q.iter(app.world()) {
+        let expected = prev.0.lerp(p.0, alpha);
+        assert!((t.translation.truncate() - expected).length() < 1e-3);
+    }
+}
+
+#[test]
+fn a_frame_after_a_long_stall_catches_up_at_most_three_ticks() {
+    let mut app = headless_app(config(1), 1);
+    spawn(&mut app, 10);
+    app.update();
+    let before = app.world().resource::<FlockState>().flock.tick();
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(core::time::Duration::from_secs(2)));
+    app.update();
+    let ran = app.world().resource::<FlockState>().flock.tick() - before;
+    assert!(ran <= u64::from(mirofish::MAX_CATCH_UP_TICKS), "ran {ran} ticks in one frame");
+    assert!(ran >= 1);
+}
+
+/// The order test above relies on ambiguity detection failing the schedule;
+/// this proves the detector is armed: two unordered systems that both write
+/// one resource must stop the app.
+#[test]
+#[should_panic]
+fn ambiguity_detection_is_armed() {
+    let mut app = headless_app(config(1), 1);
+    app.init_resource::<Trace>();
+    app.add_systems(FixedUpdate, (|mut t: ResMut<Trace>| t.0.clear(), |mut t: ResMut<Trace>| t.0.clear()));
+    for _ in 0..3 {
+        app.update();
+    }
+}
