@@ -102,6 +102,13 @@ fn main() -> ExitCode {
     println!("polarization  {:.4}", observe::polarization(flock.velocities()));
     println!("mean speed    {:.3}", observe::mean_speed(flock.velocities()));
     println!("neighbours    {:.2}", observe::mean_neighbours(flock));
+    let nn = observe::mean_nearest_neighbour_distance(flock, params.perception_radius);
+    println!("nearest       {}", nn.map_or("none within perception".into(), |d| format!("{d:.2}")));
+    let f = observe::mean_rule_forces(flock);
+    println!(
+        "rule forces   separation {:.1}  alignment {:.1}  cohesion {:.1}  wander {:.1}  boundary {:.1}",
+        f.separation, f.alignment, f.cohesion, f.wander, f.boundary
+    );
     println!("state hash    {:016x}", observe::state_hash(flock));
     println!("ms per tick   {:.3}", elapsed.as_secs_f64() * 1e3 / f64::from(args.ticks.max(1)));
     ExitCode::SUCCESS

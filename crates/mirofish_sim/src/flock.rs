@@ -369,11 +369,19 @@ impl ForceKernel<'_> {
                 let d = offset(p, pos[j], size, wrap);
                 let d2 = d.length_squared();
                 if d2 < reach2 && j != s {
-                    hood.add(d, d2, vel[j], radii2, params.separation_floor, || {
-                        // Exactly coincident: part along a direction fixed by
-                        // the pair, opposite for the two fish.
-                        -noise::pair_direction(self.seed, slot, order[j])
-                    });
+                    hood.add(
+                        d,
+                        d2,
+                        vel[j],
+                        radii2,
+                        params.separation_radius,
+                        params.separation_floor,
+                        || {
+                            // Exactly coincident: part along a direction fixed by
+                            // the pair, opposite for the two fish.
+                            -noise::pair_direction(self.seed, slot, order[j])
+                        },
+                    );
                 }
             }
         };
@@ -384,11 +392,15 @@ impl ForceKernel<'_> {
 
         let mut forces = RuleForces::evaluate(&hood, v, self.wander_phase[slot as usize], params);
         if self.tank.boundary == BoundaryMode::SoftMargin {
-            forces.boundary = boundary::soft_margin_steer(p, self.tank, params) * self.tank.boundary_weight;
+            forces.boundary = rules::steer(
+                boundary::soft_margin_steer(p, self.tank, params),
+                self.tank.boundary_weight,
+                params,
+            );
         }
         let jitter = noise::in_unit_disc(self.seed, self.tick, u64::from(slot), Stream::Jitter)
             * (params.jitter * params.max_force);
-        let acceleration = forces.acceleration(params) + jitter;
+        let acceleration = forces.acceleration() + jitter;
         (acceleration, ForceSample { rules: forces, neighbours: hood.count })
     }
 }

@@ -54,6 +54,74 @@ pub fn mean_neighbours(flock: &Flock) -> f32 {
     samples.iter().map(|s| s.neighbours as f32).sum::<f32>() / samples.len() as f32
 }
 
+/// Mean magnitude of each weighted rule force over the flock, from the last
+/// tick's force pass (all zero for an empty flock). The seeds' health check:
+/// in a calm school the three rules are of the same order.
+pub fn mean_rule_forces(flock: &Flock) -> RuleForceMeans {
+    let samples = flock.samples();
+    let mut m = RuleForceMeans::default();
+    if samples.is_empty() {
+        return m;
+    }
+    for s in samples {
+        m.separation += s.rules.separation.length();
+        m.alignment += s.rules.alignment.length();
+        m.cohesion += s.rules.cohesion.length();
+        m.wander += s.rules.wander.length();
+        m.boundary += s.rules.boundary.length();
+    }
+    let n = samples.len() as f32;
+    RuleForceMeans {
+        separation: m.separation / n,
+        alignment: m.alignment / n,
+        cohesion: m.cohesion / n,
+        wander: m.wander / n,
+        boundary: m.boundary / n,
+    }
+}
+
+/// Mean magnitudes of the weighted rule forces (see [`mean_rule_forces`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RuleForceMeans {
+    /// Separation.
+    pub separation: f32,
+    /// Alignment.
+    pub alignment: f32,
+    /// Cohesion.
+    pub cohesion: f32,
+    /// Wander.
+    pub wander: f32,
+    /// Soft margin.
+    pub boundary: f32,
+}
+
+/// Mean distance from each fish to its nearest neighbour within `radius`
+/// (fish with none farther are left out), using the grid of the last tick.
+/// `None` when no fish has a neighbour that close.
+pub fn mean_nearest_neighbour_distance(flock: &Flock, radius: f32) -> Option<f32> {
+    let g = flock.grid();
+    let (pos, size, wrap) = (g.sorted_position(), g.tank_size(), g.wraps());
+    let (mut sum, mut count) = (0.0f64, 0usize);
+    for (s, &p) in pos.iter().enumerate() {
+        let mut best = radius * radius;
+        let mut found = false;
+        g.for_each_candidate_run(p, |run| {
+            for j in run {
+                let d2 = crate::grid::offset(p, pos[j], size, wrap).length_squared();
+                if j != s && d2 < best {
+                    best = d2;
+                    found = true;
+                }
+            }
+        });
+        if found {
+            sum += f64::from(best.sqrt());
+            count += 1;
+        }
+    }
+    (count > 0).then(|| (sum / count as f64) as f32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,10 +1,12 @@
 //! The steering rules as pure functions: a fish's own state plus sums over
 //! its neighbours in, a steering vector out. No side effects, no allocation.
 //!
-//! Every rule returns a *velocity-like* vector (world units per second); the
-//! flock turns the weighted sum into an acceleration by dividing by
-//! [`FlockParams::reaction_time`] and clamps that total once to
-//! [`FlockParams::max_force`].
+//! Every rule returns a *velocity change* (world units per second): desired
+//! velocity minus current velocity for alignment and cohesion, a push for
+//! separation, a wish for wander. [`steer`] turns one into an acceleration
+//! (divided by [`FlockParams::reaction_time`], truncated to
+//! [`FlockParams::max_force`], weighted); the flock sums them and clamps
+//! the total once more to `max_force`.
 //!
 //! The seeds' pitfalls guarded here: an empty neighbourhood (division by a
 //! zero count), coincident fish (1/r at r = 0) and the heading of a fish that
@@ -26,8 +28,7 @@ pub struct Neighbourhood {
     pub offset_sum: Vec2,
     /// Neighbours within the separation radius.
     pub separation_count: u32,
-    /// Sum of `away / max(distance, floor)` over those, `away` being the unit
-    /// vector from the neighbour to the fish.
+    /// Sum of their pushes ([`separation_push`]).
     pub separation_sum: Vec2,
 }
 
@@ -45,6 +46,7 @@ impl Neighbourhood {
         d2: f32,
         velocity: Vec2,
         radii2: (f32, f32),
+        separation_radius: f32,
         floor: f32,
         fallback: impl FnOnce() -> Vec2,
     ) {
@@ -56,31 +58,40 @@ impl Neighbourhood {
         }
         if d2 < separation2 {
             self.separation_count += 1;
-            self.separation_sum += separation_push(offset, d2, floor, fallback);
+            self.separation_sum += separation_push(offset, d2, separation_radius, floor, fallback);
         }
     }
 }
 
-/// The push one neighbour at `offset` gives: away from it, with magnitude
-/// `1 / max(distance, floor)`. At distance zero the direction is `fallback`.
+/// The push one neighbour at `offset` gives, for a separation radius whose
+/// square is `radius2`: away from it, with magnitude `radius / d - 1` where
+/// `d = max(distance, floor)` — zero at the radius (no jolt when a neighbour
+/// enters), 1 at half the radius, growing as 1/r closer in and capped at
+/// the floor. At distance zero the direction is `fallback`.
 #[inline]
-pub fn separation_push(offset: Vec2, d2: f32, floor: f32, fallback: impl FnOnce() -> Vec2) -> Vec2 {
+pub fn separation_push(
+    offset: Vec2,
+    d2: f32,
+    radius: f32,
+    floor: f32,
+    fallback: impl FnOnce() -> Vec2,
+) -> Vec2 {
     let d = d2.sqrt();
-    // Below `floor` (and in particular at 0) the magnitude is held at
-    // 1/floor, so no division by a vanishing distance can occur.
-    let inv = 1.0 / d.max(floor);
-    if d > f32::MIN_POSITIVE * 1.0e6 { -offset / d * inv } else { fallback() * inv }
+    // Below `floor` (and in particular at 0) the magnitude is held at its
+    // value at `floor`, so no division by a vanishing distance can occur.
+    let strength = (radius / d.max(floor) - 1.0).max(0.0);
+    if d > 0.0 { -offset / d * strength } else { fallback() * strength }
 }
 
-/// Separation: mean of the 1/r pushes, scaled so that a single neighbour
-/// exactly at the separation radius asks for `max_speed`. Grows as the
-/// neighbours come closer; zero without neighbours.
+/// Separation: the sum of the neighbours' pushes, scaled to a velocity
+/// (`max_speed` per unit of push). Grows as neighbours come closer and as
+/// more of them crowd in; zero without neighbours.
 #[inline]
 pub fn separation(n: &Neighbourhood, params: &FlockParams) -> Vec2 {
     if n.separation_count == 0 {
         return Vec2::ZERO;
     }
-    n.separation_sum / n.separation_count as f32 * params.separation_radius * params.max_speed
+    n.separation_sum * params.max_speed
 }
 
 /// Alignment: steer towards the neighbours' mean heading at full speed
@@ -138,41 +149,55 @@ pub fn clamp_length(v: Vec2, max: f32) -> Vec2 {
     if len2 > max * max { v * (max / len2.sqrt()) } else { v }
 }
 
-/// The weighted sum of all rule outputs as an acceleration, before the
-/// single clamp to `max_force`.
+/// Every rule's contribution for one fish, as accelerations: each rule's
+/// velocity change is divided by the reaction time, truncated to
+/// `max_force` and weighted. Their sum is clamped once more by the flock.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RuleForces {
-    /// Separation steering (weighted).
+    /// Separation (weighted).
     pub separation: Vec2,
-    /// Alignment steering (weighted).
+    /// Alignment (weighted).
     pub alignment: Vec2,
-    /// Cohesion steering (weighted).
+    /// Cohesion (weighted).
     pub cohesion: Vec2,
-    /// Wander steering (weighted).
+    /// Wander (weighted).
     pub wander: Vec2,
     /// Soft-margin steering (weighted).
     pub boundary: Vec2,
 }
 
+/// Turns one rule's velocity change into its weighted acceleration.
+///
+/// Truncating each rule to `max_force` before weighting is Reynolds'
+/// steering model, and what the seeds' tuned presets assume: rules then
+/// compete through their weights, not through raw magnitudes that depend on
+/// how many neighbours happen to be near. Without it cohesion, which asks
+/// for full speed towards the centre however close that centre is, packs a
+/// school to a third of its separation radius. The weighted *sum* is
+/// clamped once more (see [`crate::Flock::clamp_forces`]); that single clamp
+/// of the total is what bounds the velocity change per tick.
+#[inline]
+pub fn steer(velocity_change: Vec2, weight: f32, params: &FlockParams) -> Vec2 {
+    clamp_length(velocity_change / params.reaction_time, params.max_force) * weight
+}
+
 impl RuleForces {
-    /// Evaluates the three rules and wander for one fish and weights them.
+    /// Evaluates the three rules and wander for one fish.
     #[inline]
     pub fn evaluate(n: &Neighbourhood, velocity: Vec2, phase: f32, params: &FlockParams) -> Self {
         Self {
-            separation: separation(n, params) * params.separation_weight,
-            alignment: alignment(n, velocity, params) * params.alignment_weight,
-            cohesion: cohesion(n, velocity, params) * params.cohesion_weight,
-            wander: wander(phase, params) * params.wander_weight,
+            separation: steer(separation(n, params), params.separation_weight, params),
+            alignment: steer(alignment(n, velocity, params), params.alignment_weight, params),
+            cohesion: steer(cohesion(n, velocity, params), params.cohesion_weight, params),
+            wander: steer(wander(phase, params), params.wander_weight, params),
             boundary: Vec2::ZERO,
         }
     }
 
-    /// Sum of all parts, turned into an acceleration (velocity change over
-    /// the reaction time). Not yet clamped.
+    /// Sum of all parts: the fish's acceleration before the final clamp.
     #[inline]
-    pub fn acceleration(&self, params: &FlockParams) -> Vec2 {
-        (self.separation + self.alignment + self.cohesion + self.wander + self.boundary)
-            / params.reaction_time
+    pub fn acceleration(&self) -> Vec2 {
+        self.separation + self.alignment + self.cohesion + self.wander + self.boundary
     }
 }
 
@@ -192,7 +217,7 @@ mod tests {
         let p = params();
         let mut n = Neighbourhood::default();
         for &(o, v) in offsets {
-            n.add(o, o.length_squared(), v, radii2(&p), p.separation_floor, || Vec2::X);
+            n.add(o, o.length_squared(), v, radii2(&p), p.separation_radius, p.separation_floor, || Vec2::X);
         }
         n
     }
@@ -229,7 +254,7 @@ mod tests {
         // The rules themselves stay finite for a stopped fish.
         let n = hood(&[(Vec2::new(5.0, 0.0), Vec2::ZERO)]);
         let f = RuleForces::evaluate(&n, Vec2::ZERO, 0.0, &params());
-        assert!(f.acceleration(&params()).is_finite());
+        assert!(f.acceleration().is_finite());
     }
 
     #[test]
@@ -248,11 +273,16 @@ mod tests {
     }
 
     #[test]
-    fn separation_at_radius_asks_for_max_speed() {
+    fn separation_fades_to_zero_at_the_radius_and_adds_up() {
         let p = params();
-        let just_inside = p.separation_radius * 0.999;
-        let s = separation(&hood(&[(Vec2::new(0.0, just_inside), Vec2::ZERO)]), &p);
-        assert!((s.length() - p.max_speed / 0.999).abs() < 1e-2, "{s}");
+        let r = p.separation_radius;
+        let at = |d: f32| separation(&hood(&[(Vec2::new(0.0, d), Vec2::ZERO)]), &p);
+        assert!(at(r * 0.999).length() < p.max_speed * 0.01, "no jolt at the edge");
+        assert!((at(r * 0.5).length() - p.max_speed).abs() < 1e-2, "max_speed at half the radius");
+        // Two neighbours on the same side push twice as hard as one.
+        let one = at(r * 0.5);
+        let two = separation(&hood(&[(Vec2::new(0.0, r * 0.5), Vec2::ZERO); 2]), &p);
+        assert!((two - one * 2.0).length() < 1e-2);
     }
 
     #[test]
@@ -274,6 +304,18 @@ mod tests {
         assert!(cohesion(&n, Vec2::ZERO, &p).x > 0.0);
         let centred = hood(&[(Vec2::new(30.0, 0.0), Vec2::ZERO), (Vec2::new(-30.0, 0.0), Vec2::ZERO)]);
         assert_eq!(cohesion(&centred, Vec2::ZERO, &p), Vec2::ZERO);
+    }
+
+    #[test]
+    fn rules_compete_by_weight_not_by_raw_magnitude() {
+        let p = params();
+        // A crowd of close neighbours on one side: separation is huge in raw
+        // terms, but after truncation it is max_force times its weight.
+        let crowd = hood(&[(Vec2::new(3.0, 0.0), Vec2::ZERO); 40]);
+        let f = RuleForces::evaluate(&crowd, Vec2::ZERO, 0.0, &p);
+        assert!((f.separation.length() - p.max_force * p.separation_weight).abs() < 1e-2);
+        assert!(f.separation.x < 0.0);
+        assert!(f.cohesion.length() <= p.max_force * p.cohesion_weight + 1e-3);
     }
 
     #[test]
