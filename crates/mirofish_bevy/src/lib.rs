@@ -118,18 +118,6 @@ impl Plugin for MiroFishPlugin {
             .register_type::<Steering>()
             .register_type::<WanderPhase>()
             .register_type::<PreviousPosition>()
-            .configure_sets(
-                FixedUpdate,
-                (
-                    BoidSystems::SpatialIndex,
-                    BoidSystems::Forces,
-                    BoidSystems::Clamp,
-                    BoidSystems::Integrate,
-                    BoidSystems::Boundary,
-                    BoidSystems::Writeback,
-                )
-                    .chain(),
-            )
             .add_systems(
                 FixedUpdate,
                 (
@@ -141,9 +129,8 @@ impl Plugin for MiroFishPlugin {
                     systems::write_back.in_set(BoidSystems::Writeback),
                 ),
             );
-        let tick = Duration::from_secs_f64(1.0 / self.tick_rate);
-        if let Some(mut virtual_time) = app.world_mut().get_resource_mut::<Time<Virtual>>() {
-            virtual_time.set_max_delta(tick * MAX_CATCH_UP_TICKS);
+        for pair in BoidSystems::ORDER.windows(2) {
+            app.configure_sets(FixedUpdate, pair[1].after(pair[0]));
         }
         if self.interpolate {
             app.add_systems(
@@ -154,8 +141,8 @@ impl Plugin for MiroFishPlugin {
     }
 
     fn finish(&self, app: &mut App) {
-        // TimePlugin may have been added after this plugin; cap catch-up now
-        // that every plugin has been built.
+        // Capped here rather than in `build`: TimePlugin may be added after
+        // this plugin, and `finish` runs once every plugin is built.
         let tick = Duration::from_secs_f64(1.0 / self.tick_rate);
         if let Some(mut virtual_time) = app.world_mut().get_resource_mut::<Time<Virtual>>() {
             virtual_time.set_max_delta(tick * MAX_CATCH_UP_TICKS);

@@ -27,7 +27,7 @@ use crate::boundary;
 use crate::grid::{SpatialGrid, offset};
 use crate::noise::{self, Stream};
 use crate::params::{BoundaryMode, FlockParams, ParamError, Tank, validate_dt};
-use crate::rules::{self, Neighbourhood, RuleForces};
+use crate::rules::{self, Neighbourhood, Reach, RuleForces};
 
 /// Fish per parallel work item: large enough to amortise scheduling, small
 /// enough to balance two to a few dozen threads at 10k fish and up.
@@ -222,6 +222,7 @@ impl Flock {
             wander_phase: &self.wander_phase,
             params,
             tank,
+            reach: Reach::new(params),
             search: self.search,
             seed: self.seed,
             tick: self.tick,
@@ -344,6 +345,7 @@ struct ForceKernel<'a> {
     wander_phase: &'a [f32],
     params: &'a FlockParams,
     tank: &'a Tank,
+    reach: Reach,
     search: NeighbourSearch,
     seed: u64,
     tick: u64,
@@ -358,8 +360,8 @@ impl ForceKernel<'_> {
         let (pos, vel, order) = (g.sorted_position(), g.sorted_velocity(), g.order());
         let (p, v, slot) = (pos[s], vel[s], order[s]);
         let params = self.params;
-        let radii2 = (params.perception_radius.powi(2), params.separation_radius.powi(2));
-        let reach2 = radii2.0.max(radii2.1);
+        let reach = self.reach;
+        let reach2 = reach.max2();
         let size = self.tank.size();
         let wrap = g.wraps();
 
@@ -369,19 +371,11 @@ impl ForceKernel<'_> {
                 let d = offset(p, pos[j], size, wrap);
                 let d2 = d.length_squared();
                 if d2 < reach2 && j != s {
-                    hood.add(
-                        d,
-                        d2,
-                        vel[j],
-                        radii2,
-                        params.separation_radius,
-                        params.separation_floor,
-                        || {
-                            // Exactly coincident: part along a direction fixed by
-                            // the pair, opposite for the two fish.
-                            -noise::pair_direction(self.seed, slot, order[j])
-                        },
-                    );
+                    hood.add(d, d2, vel[j], &reach, || {
+                        // Exactly coincident: part along a direction fixed by
+                        // the pair, opposite for the two fish.
+                        -noise::pair_direction(self.seed, slot, order[j])
+                    });
                 }
             }
         };

@@ -32,6 +32,37 @@ pub struct Neighbourhood {
     pub separation_sum: Vec2,
 }
 
+/// The radii a neighbour is tested against, squared where the test is
+/// squared; computed once per tick rather than per pair.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reach {
+    /// Perception radius squared.
+    pub perception2: f32,
+    /// Separation radius.
+    pub separation: f32,
+    /// Separation radius squared.
+    pub separation2: f32,
+    /// The separation floor (see [`FlockParams::separation_floor`]).
+    pub floor: f32,
+}
+
+impl Reach {
+    /// The reach of a school with these parameters.
+    pub fn new(params: &FlockParams) -> Self {
+        Self {
+            perception2: params.perception_radius * params.perception_radius,
+            separation: params.separation_radius,
+            separation2: params.separation_radius * params.separation_radius,
+            floor: params.separation_floor,
+        }
+    }
+
+    /// The larger squared radius: candidates beyond it are skipped.
+    pub fn max2(&self) -> f32 {
+        self.perception2.max(self.separation2)
+    }
+}
+
 impl Neighbourhood {
     /// Adds one neighbour seen at `offset` (neighbour minus fish) and
     /// squared distance `d2`, moving with `velocity`.
@@ -45,20 +76,17 @@ impl Neighbourhood {
         offset: Vec2,
         d2: f32,
         velocity: Vec2,
-        radii2: (f32, f32),
-        separation_radius: f32,
-        floor: f32,
+        reach: &Reach,
         fallback: impl FnOnce() -> Vec2,
     ) {
-        let (perception2, separation2) = radii2;
-        if d2 < perception2 {
+        if d2 < reach.perception2 {
             self.count += 1;
             self.velocity_sum += velocity;
             self.offset_sum += offset;
         }
-        if d2 < separation2 {
+        if d2 < reach.separation2 {
             self.separation_count += 1;
-            self.separation_sum += separation_push(offset, d2, separation_radius, floor, fallback);
+            self.separation_sum += separation_push(offset, d2, reach.separation, reach.floor, fallback);
         }
     }
 }
@@ -94,26 +122,29 @@ pub fn separation(n: &Neighbourhood, params: &FlockParams) -> Vec2 {
     n.separation_sum * params.max_speed
 }
 
-/// Alignment: steer towards the neighbours' mean heading at full speed
-/// (desired velocity minus current velocity). Zero without neighbours.
+/// Alignment: steer towards the neighbours' mean heading at full speed.
+/// Zero without neighbours.
 #[inline]
 pub fn alignment(n: &Neighbourhood, velocity: Vec2, params: &FlockParams) -> Vec2 {
-    if n.count == 0 {
-        return Vec2::ZERO;
-    }
-    let mean = n.velocity_sum / n.count as f32;
-    mean.normalize_or_zero() * params.max_speed - velocity
+    steer_towards_mean(n.velocity_sum, n.count, velocity, params)
 }
 
 /// Cohesion: steer towards the neighbours' centre at full speed. Zero
 /// without neighbours, and no NaN when the fish sits exactly at the centre.
 #[inline]
 pub fn cohesion(n: &Neighbourhood, velocity: Vec2, params: &FlockParams) -> Vec2 {
-    if n.count == 0 {
+    steer_towards_mean(n.offset_sum, n.count, velocity, params)
+}
+
+/// Desired velocity (full speed along the mean of `count` vectors summing
+/// to `sum`) minus the current velocity: the line that gives boids their
+/// inertia. Zero when `count` is zero; a zero mean desires standing still.
+#[inline]
+fn steer_towards_mean(sum: Vec2, count: u32, velocity: Vec2, params: &FlockParams) -> Vec2 {
+    if count == 0 {
         return Vec2::ZERO;
     }
-    let centre = n.offset_sum / n.count as f32;
-    centre.normalize_or_zero() * params.max_speed - velocity
+    (sum / count as f32).normalize_or_zero() * params.max_speed - velocity
 }
 
 /// Wander: a desired velocity along the fish's own slowly turning phase.
@@ -209,15 +240,11 @@ mod tests {
         FlockParams::default()
     }
 
-    fn radii2(p: &FlockParams) -> (f32, f32) {
-        (p.perception_radius.powi(2), p.separation_radius.powi(2))
-    }
-
     fn hood(offsets: &[(Vec2, Vec2)]) -> Neighbourhood {
         let p = params();
         let mut n = Neighbourhood::default();
         for &(o, v) in offsets {
-            n.add(o, o.length_squared(), v, radii2(&p), p.separation_radius, p.separation_floor, || Vec2::X);
+            n.add(o, o.length_squared(), v, &Reach::new(&p), || Vec2::X);
         }
         n
     }
