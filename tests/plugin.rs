@@ -257,3 +257,14 @@ fn ambiguity_detection_is_armed() {
         app.update();
     }
 }
+
+#[test]
+fn the_catch_up_cap_holds_when_time_is_added_after_the_plugin() {
+    let mut app = App::new();
+    app.add_plugins(MiroFishPlugin::default())
+        .add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>());
+    app.finish();
+    let max_delta = app.world().resource::<Time<Virtual>>().max_delta();
+    let tick = app.world().resource::<Time<Fixed>>().timestep();
+    assert_eq!(max_delta, tick * mirofish::MAX_CATCH_UP_TICKS);
+}

@@ -132,6 +132,7 @@ impl Plugin for MiroFishPlugin {
         for pair in BoidSystems::ORDER.windows(2) {
             app.configure_sets(FixedUpdate, pair[1].after(pair[0]));
         }
+        cap_catch_up(app, self.tick_rate);
         if self.interpolate {
             app.add_systems(
                 RunFixedMainLoop,
@@ -141,11 +142,17 @@ impl Plugin for MiroFishPlugin {
     }
 
     fn finish(&self, app: &mut App) {
-        // Capped here rather than in `build`: TimePlugin may be added after
-        // this plugin, and `finish` runs once every plugin is built.
-        let tick = Duration::from_secs_f64(1.0 / self.tick_rate);
-        if let Some(mut virtual_time) = app.world_mut().get_resource_mut::<Time<Virtual>>() {
-            virtual_time.set_max_delta(tick * MAX_CATCH_UP_TICKS);
-        }
+        // Again here: TimePlugin may be added after this plugin, and
+        // `finish` runs once every plugin is built (`App::run` calls it).
+        cap_catch_up(app, self.tick_rate);
+    }
+}
+
+/// Limits `Time<Virtual>`'s maximum delta to [`MAX_CATCH_UP_TICKS`] ticks,
+/// so a slow frame is followed by at most that many fixed ticks.
+fn cap_catch_up(app: &mut App, tick_rate: f64) {
+    let tick = Duration::from_secs_f64(1.0 / tick_rate);
+    if let Some(mut virtual_time) = app.world_mut().get_resource_mut::<Time<Virtual>>() {
+        virtual_time.set_max_delta(tick * MAX_CATCH_UP_TICKS);
     }
 }
