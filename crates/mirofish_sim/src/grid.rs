@@ -14,6 +14,7 @@
 use core::ops::Range;
 
 use glam::Vec2;
+use rayon::prelude::*;
 
 use crate::params::Tank;
 
@@ -60,15 +61,22 @@ impl SpatialGrid {
         let n = position.len();
         self.layout(tank, radius, wrap, n);
 
-        // Histogram of cell occupancy; `cell_of` is kept for the scatter.
+        // Cell of every fish (parallel), then the histogram (sequential: a
+        // few hundred microseconds at 100k fish).
         let cells = (self.cols * self.rows) as usize;
+        let mut cell_of = core::mem::take(&mut self.cell_of);
+        let this = &*self;
+        position
+            .par_iter()
+            .map(|&p| {
+                let (x, y) = this.cell_coords(p);
+                y * this.cols + x
+            })
+            .collect_into_vec(&mut cell_of);
+        self.cell_of = cell_of;
         self.cell_start.clear();
         self.cell_start.resize(cells + 1, 0);
-        self.cell_of.clear();
-        for &p in position {
-            let (x, y) = self.cell_coords(p);
-            let c = y * self.cols + x;
-            self.cell_of.push(c);
+        for &c in &self.cell_of {
             self.cell_start[c as usize + 1] += 1;
         }
         for c in 0..cells {
@@ -89,10 +97,10 @@ impl SpatialGrid {
             self.rank[slot] = s;
         }
 
-        self.sorted_position.clear();
-        self.sorted_velocity.clear();
-        self.sorted_position.extend(self.order.iter().map(|&i| position[i as usize]));
-        self.sorted_velocity.extend(self.order.iter().map(|&i| velocity[i as usize]));
+        // The snapshot the force pass reads, gathered in sorted order.
+        let order = &self.order;
+        order.par_iter().map(|&i| position[i as usize]).collect_into_vec(&mut self.sorted_position);
+        order.par_iter().map(|&i| velocity[i as usize]).collect_into_vec(&mut self.sorted_velocity);
     }
 
     /// Chooses the cell counts: `floor(side / radius)` per axis (so cells
@@ -133,26 +141,41 @@ impl SpatialGrid {
         (x, y)
     }
 
-    /// Calls `visit` with each run of sorted indices that covers the 3 × 3
-    /// cells around `p`. Runs are disjoint and, except across a wrap seam,
-    /// in ascending order.
+    /// The runs of sorted indices that cover the 3 × 3 cells around `p`:
+    /// at most three rows of at most two runs each. Runs are disjoint and,
+    /// except across a wrap seam, in ascending order; some may be empty.
     #[inline]
-    pub fn for_each_candidate_run(&self, p: Vec2, mut visit: impl FnMut(Range<usize>)) {
+    pub fn candidate_runs(&self, p: Vec2) -> CandidateRuns {
         let (cx, cy) = self.cell_coords(p);
+        if !self.wrap {
+            // Walls: one run per row, clamped to the grid.
+            let (x0, x1) = (cx.saturating_sub(1), (cx + 1).min(self.cols - 1));
+            let mut out = CandidateRuns { runs: [(0, 0); 6], len: 0 };
+            for y in cy.saturating_sub(1)..=(cy + 1).min(self.rows - 1) {
+                let row = (y * self.cols) as usize;
+                out.runs[out.len] =
+                    (self.cell_start[row + x0 as usize], self.cell_start[row + x1 as usize + 1]);
+                out.len += 1;
+            }
+            return out;
+        }
         let (row_spans, nr) = axis_spans(cy, self.rows, self.wrap);
         let (col_spans, nc) = axis_spans(cx, self.cols, self.wrap);
+        let mut out = CandidateRuns { runs: [(0, 0); 6], len: 0 };
         for &(y0, y1) in &row_spans[..nr] {
             for y in y0..=y1 {
                 let row = (y * self.cols) as usize;
                 for &(x0, x1) in &col_spans[..nc] {
-                    let start = self.cell_start[row + x0 as usize] as usize;
-                    let end = self.cell_start[row + x1 as usize + 1] as usize;
-                    if start < end {
-                        visit(start..end);
+                    let start = self.cell_start[row + x0 as usize];
+                    let end = self.cell_start[row + x1 as usize + 1];
+                    if start < end && out.len < out.runs.len() {
+                        out.runs[out.len] = (start, end);
+                        out.len += 1;
                     }
                 }
             }
         }
+        out
     }
 
     /// Number of columns and rows.
@@ -203,6 +226,29 @@ impl SpatialGrid {
             + self.order.capacity()
             + self.rank.capacity();
         u32s * 4 + (self.sorted_position.capacity() + self.sorted_velocity.capacity()) * 8
+    }
+}
+
+/// Up to six runs of sorted indices (see [`SpatialGrid::candidate_runs`]),
+/// kept on the stack: the force kernel asks for one per fish.
+#[derive(Clone, Copy, Debug)]
+pub struct CandidateRuns {
+    runs: [(u32, u32); 6],
+    len: usize,
+}
+
+impl CandidateRuns {
+    /// One run covering `range` (brute force: every fish).
+    pub fn single(range: Range<usize>) -> Self {
+        let mut runs = [(0, 0); 6];
+        runs[0] = (range.start as u32, range.end as u32);
+        Self { runs, len: 1 }
+    }
+
+    /// The runs, as half-open `start..end` ranges of sorted indices.
+    #[inline]
+    pub fn iter(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        self.runs[..self.len].iter().map(|&(a, b)| a as usize..b as usize)
     }
 }
 

@@ -105,7 +105,7 @@ pub fn mean_nearest_neighbour_distance(flock: &Flock, radius: f32) -> Option<f32
     for (s, &p) in pos.iter().enumerate() {
         let mut best = radius * radius;
         let mut found = false;
-        g.for_each_candidate_run(p, |run| {
+        for run in g.candidate_runs(p).iter() {
             for j in run {
                 let d2 = crate::grid::offset(p, pos[j], size, wrap).length_squared();
                 if j != s && d2 < best {
@@ -113,7 +113,7 @@ pub fn mean_nearest_neighbour_distance(flock: &Flock, radius: f32) -> Option<f32
                     found = true;
                 }
             }
-        });
+        }
         if found {
             sum += f64::from(best.sqrt());
             count += 1;

@@ -70,6 +70,9 @@ impl Neighbourhood {
     /// `fallback` is the unit direction to flee along when the two fish
     /// coincide exactly; callers derive it from the pair's identities so
     /// the two fish are pushed apart in opposite directions.
+    ///
+    /// This is the reference form; the flock's force kernel does the same
+    /// sums branch-free on packed vectors, and a test holds the two equal.
     #[inline]
     pub fn add(
         &mut self,
@@ -209,7 +212,7 @@ pub struct RuleForces {
 /// of the total is what bounds the velocity change per tick.
 #[inline]
 pub fn steer(velocity_change: Vec2, weight: f32, params: &FlockParams) -> Vec2 {
-    clamp_length(velocity_change / params.reaction_time, params.max_force) * weight
+    clamp_length(velocity_change * (1.0 / params.reaction_time), params.max_force) * weight
 }
 
 impl RuleForces {

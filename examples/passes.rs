@@ -1,0 +1,75 @@
+//! Times each pass of the core's tick separately (no Bevy): where does a
+//! tick go? Prints milliseconds per pass, averaged over the ticks.
+//!
+//! ```text
+//! cargo run --release --example passes -- --fish 100000 --ticks 50 --threads 2
+//! ```
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use mirofish::sim::{FlockParams, Simulation, Tank, observe};
+
+fn main() -> ExitCode {
+    let mut fish = 100_000usize;
+    let mut ticks = 50u32;
+    let mut threads: Option<usize> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().and_then(|v| v.parse::<u64>().ok());
+        match (flag.as_str(), value) {
+            ("--fish", Some(v)) => fish = v as usize,
+            ("--ticks", Some(v)) => ticks = v.max(1) as u32,
+            ("--threads", Some(v)) => threads = Some(v as usize),
+            _ => {
+                eprintln!("usage: passes [--fish N] [--ticks N] [--threads N]");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if let Some(n) = threads
+        && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global()
+    {
+        eprintln!("--threads: {e}");
+        return ExitCode::FAILURE;
+    }
+    let params = FlockParams::default();
+    let tank = Tank::for_mean_neighbours(fish, params.perception_radius, 6.5, 16.0 / 9.0);
+    let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");
+    sim.run(5).expect("valid parameters");
+    let start = sim.clone();
+
+    let mut spent = [Duration::ZERO; 5];
+    let names = ["rebuild_index", "accumulate_forces", "clamp_forces", "integrate", "apply_boundary"];
+    let mut neighbours = 0.0;
+    for _ in 0..ticks {
+        // Every tick from the same state, so the density stays the one named.
+        sim = start.clone();
+        let (p, t, dt) = (sim.params, sim.tank, sim.dt);
+        let f = &mut sim.flock;
+        let mut timed = |i: usize, pass: &mut dyn FnMut()| {
+            let t0 = Instant::now();
+            pass();
+            spent[i] += t0.elapsed();
+        };
+        timed(0, &mut || f.rebuild_index(&p, &t));
+        timed(1, &mut || f.accumulate_forces(&p, &t));
+        timed(2, &mut || f.clamp_forces(&p));
+        timed(3, &mut || f.integrate(&p, dt));
+        timed(4, &mut || f.apply_boundary(&t));
+        neighbours = observe::mean_neighbours(f);
+    }
+    let per_tick = |d: Duration| d.as_secs_f64() * 1e3 / f64::from(ticks);
+    let total: Duration = spent.iter().sum();
+    println!("fish {fish}, threads {}, mean neighbours {neighbours:.2}", rayon::current_num_threads());
+    for (name, d) in names.iter().zip(spent) {
+        println!("{name:<18} {:>8.3} ms", per_tick(d));
+    }
+    println!(
+        "{:<18} {:>8.3} ms  ({:.2} M agent-updates/s)",
+        "tick",
+        per_tick(total),
+        fish as f64 / per_tick(total) / 1e3
+    );
+    ExitCode::SUCCESS
+}
