@@ -268,3 +268,17 @@ fn the_catch_up_cap_holds_when_time_is_added_after_the_plugin() {
     let tick = app.world().resource::<Time<Fixed>>().timestep();
     assert_eq!(max_delta, tick * mirofish::MAX_CATCH_UP_TICKS);
 }
+
+#[test]
+fn a_leader_component_reaches_the_flock() {
+    let mut app = headless_app(config(1), 1);
+    spawn(&mut app, 5);
+    let first = app.world_mut().query_filtered::<Entity, With<Boid>>().iter(app.world()).next().unwrap();
+    app.world_mut().entity_mut(first).insert(Leader);
+    app.update();
+    app.update();
+    let state = app.world().resource::<FlockState>();
+    let slot = state.entities.iter().position(|&e| e == first).unwrap();
+    assert!(state.flock.leaders()[slot]);
+    assert_eq!(state.flock.leaders().iter().filter(|&&l| l).count(), 1);
+}

@@ -43,3 +43,10 @@ pub struct WanderPhase(pub f32);
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Debug, Default, PartialEq)]
 pub struct PreviousPosition(pub Vec2);
+
+/// Marks a fish as a leader: its neighbours weigh it
+/// [`FlockParams::leader_weight`](mirofish_sim::FlockParams::leader_weight)
+/// times more in alignment and cohesion.
+#[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq)]
+#[reflect(Component, Debug, Default, PartialEq)]
+pub struct Leader;

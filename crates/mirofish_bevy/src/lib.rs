@@ -51,7 +51,7 @@ use core::time::Duration;
 use bevy::app::{RunFixedMainLoop, RunFixedMainLoopSystems};
 use bevy::prelude::*;
 
-pub use components::{Boid, Position, PreviousPosition, Steering, Velocity, WanderPhase};
+pub use components::{Boid, Leader, Position, PreviousPosition, Steering, Velocity, WanderPhase};
 pub use config::FlockConfig;
 pub use interpolation::interpolate_transforms;
 pub use mirofish_sim;
@@ -62,8 +62,8 @@ pub use state::FlockState;
 /// The types a game needs, in one `use`.
 pub mod prelude {
     pub use crate::{
-        Boid, BoidSystems, FlockConfig, FlockState, MiroFishPlugin, Position, PreviousPosition, SpawnSchool,
-        Steering, Velocity, WanderPhase,
+        Boid, BoidSystems, FlockConfig, FlockState, Leader, MiroFishPlugin, Position, PreviousPosition,
+        SpawnSchool, Steering, Velocity, WanderPhase,
     };
     pub use mirofish_sim::{BoundaryMode, FlockParams, Tank};
 }
@@ -118,6 +118,7 @@ impl Plugin for MiroFishPlugin {
             .register_type::<Steering>()
             .register_type::<WanderPhase>()
             .register_type::<PreviousPosition>()
+            .register_type::<Leader>()
             .add_systems(
                 FixedUpdate,
                 (

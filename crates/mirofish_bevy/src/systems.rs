@@ -5,7 +5,7 @@
 
 use bevy::prelude::*;
 
-use crate::components::{Boid, Position, PreviousPosition, Steering, Velocity, WanderPhase};
+use crate::components::{Boid, Leader, Position, PreviousPosition, Steering, Velocity, WanderPhase};
 use crate::config::FlockConfig;
 use crate::state::FlockState;
 
@@ -14,7 +14,7 @@ use crate::state::FlockState;
 pub(crate) fn gather(
     config: Res<FlockConfig>,
     mut state: ResMut<FlockState>,
-    fish: Query<(Entity, &Position, &Velocity, &WanderPhase), With<Boid>>,
+    fish: Query<(Entity, &Position, &Velocity, &WanderPhase, Has<Leader>), With<Boid>>,
 ) {
     let state = &mut *state;
     if config.is_changed() && *config != state.active {
@@ -33,8 +33,11 @@ pub(crate) fn gather(
     }
     state.flock.clear();
     state.entities.clear();
-    for (entity, position, velocity, phase) in &fish {
-        state.flock.push(position.0, velocity.0, phase.0);
+    for (entity, position, velocity, phase, leads) in &fish {
+        let slot = state.flock.push(position.0, velocity.0, phase.0);
+        if leads {
+            state.flock.set_leader(slot, true);
+        }
         state.entities.push(entity);
     }
 }

@@ -32,6 +32,7 @@ pub mod params;
 pub mod rules;
 pub mod simulation;
 pub mod spawn;
+pub mod view;
 
 pub use flock::{Flock, ForceSample, NeighbourSearch};
 pub use observe::state_hash;

@@ -62,6 +62,23 @@ pub struct FlockParams {
     /// velocity difference divided by it is the acceleration it asks for.
     /// The seeds apply steering once per 60 Hz frame, i.e. 1/60 s.
     pub reaction_time: f32,
+    /// Full view angle (radians, 0–2π). Neighbours in the blind spot behind
+    /// take no part in alignment and cohesion; 2π (the default) sees all
+    /// round. Many fish see about 300° (seed 003).
+    pub view_angle: f32,
+    /// Weight of seen neighbours within ±45° of the heading.
+    pub front_weight: f32,
+    /// Weight of seen neighbours between ±45° and ±135°.
+    pub side_weight: f32,
+    /// Weight of seen neighbours beyond ±135° (seed 003: front 1.0, side
+    /// 0.5, back 0.2; the default weighs all alike).
+    pub back_weight: f32,
+    /// Distance weighting (0–1): a neighbour at distance `d` counts
+    /// `1 - distance_falloff · d / perception_radius`. 0 weighs all alike.
+    pub distance_falloff: f32,
+    /// How much more a leader counts for its followers' alignment and
+    /// cohesion.
+    pub leader_weight: f32,
 }
 
 impl Default for FlockParams {
@@ -121,6 +138,12 @@ impl FlockParams {
             wander_rate: 0.035 * f,
             jitter: 0.1,
             reaction_time: 1.0 / f,
+            view_angle: core::f32::consts::TAU,
+            front_weight: 1.0,
+            side_weight: 1.0,
+            back_weight: 1.0,
+            distance_falloff: 0.0,
+            leader_weight: 3.0,
         }
     }
 
@@ -143,6 +166,12 @@ impl FlockParams {
         check("wander_rate", self.wander_rate, Range::Symmetric(MAX_WEIGHT))?;
         check("jitter", self.jitter, Range::Closed(0.0, 1.0))?;
         check("reaction_time", self.reaction_time, Range::Closed(1.0e-4, 1.0e3))?;
+        check("view_angle", self.view_angle, Range::Closed(0.0, core::f32::consts::TAU))?;
+        check("front_weight", self.front_weight, Range::NonNegative(MAX_WEIGHT))?;
+        check("side_weight", self.side_weight, Range::NonNegative(MAX_WEIGHT))?;
+        check("back_weight", self.back_weight, Range::NonNegative(MAX_WEIGHT))?;
+        check("distance_falloff", self.distance_falloff, Range::Closed(0.0, 1.0))?;
+        check("leader_weight", self.leader_weight, Range::NonNegative(MAX_WEIGHT))?;
         Ok(())
     }
 }

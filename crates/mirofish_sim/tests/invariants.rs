@@ -129,6 +129,11 @@ fn hostile_params() -> impl Strategy<Value = FlockParams> {
         (length, prop_oneof![Just(0.0f32), 0.0f32..1.0e4, Just(1.0e9f32)]),
         (weight.clone(), weight.clone(), weight.clone(), weight),
         (-1000.0f32..1000.0, 0.0f32..=1.0, 1.0e-4f32..10.0),
+        (
+            prop_oneof![Just(0.0f32), Just(core::f32::consts::TAU), 0.0f32..core::f32::consts::TAU],
+            prop_oneof![Just(1.0f32), 0.0f32..1000.0],
+            0.0f32..=1.0,
+        ),
     )
         .prop_map(
             |(
@@ -136,6 +141,7 @@ fn hostile_params() -> impl Strategy<Value = FlockParams> {
                 (max_speed, max_force),
                 (s, a, c, w),
                 (rate, jitter, reaction),
+                (view, zone, falloff),
             )| {
                 FlockParams {
                     perception_radius: perception,
@@ -150,6 +156,12 @@ fn hostile_params() -> impl Strategy<Value = FlockParams> {
                     wander_rate: rate,
                     jitter,
                     reaction_time: reaction,
+                    view_angle: view,
+                    front_weight: zone,
+                    side_weight: 1.0,
+                    back_weight: zone * 0.5,
+                    distance_falloff: falloff,
+                    leader_weight: zone,
                 }
             },
         )
