@@ -94,7 +94,7 @@ fn plugin(c: &mut Criterion) {
     let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
-        .insert_resource(FlockConfig { params, tank, seed: 1 })
+        .insert_resource(FlockConfig { params, tank, seed: 1, ..default() })
         .add_plugins(MiroFishPlugin { interpolate: false, ..default() })
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app.world_mut().commands().queue(SpawnSchool::new(n));

@@ -75,7 +75,7 @@ fn main() -> ExitCode {
     let params = FlockParams::default();
     let tank = Tank::for_mean_neighbours(args.fish, params.perception_radius, 6.5, 16.0 / 9.0)
         .with_boundary(args.boundary);
-    let config = FlockConfig { params, tank, seed: args.seed };
+    let config = FlockConfig { params, tank, seed: args.seed, ..default() };
 
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())

@@ -46,17 +46,17 @@ fn main() -> ExitCode {
         // Every tick from the same state, so the density stays the one named.
         sim = start.clone();
         let (p, t, dt) = (sim.params, sim.tank, sim.dt);
-        let f = &mut sim.flock;
+        let (f, scene) = (&mut sim.flock, &sim.scene);
         let mut timed = |i: usize, pass: &mut dyn FnMut()| {
             let t0 = Instant::now();
             pass();
             spent[i] += t0.elapsed();
         };
         timed(0, &mut || f.rebuild_index(&p, &t));
-        timed(1, &mut || f.accumulate_forces(&p, &t));
+        timed(1, &mut || f.accumulate_forces(&p, &t, scene));
         timed(2, &mut || f.clamp_forces(&p));
         timed(3, &mut || f.integrate(&p, dt));
-        timed(4, &mut || f.apply_boundary(&t));
+        timed(4, &mut || f.apply_boundary(&t, scene));
         neighbours = observe::mean_neighbours(f);
     }
     let per_tick = |d: Duration| d.as_secs_f64() * 1e3 / f64::from(ticks);

@@ -50,3 +50,36 @@ pub struct PreviousPosition(pub Vec2);
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq)]
 #[reflect(Component, Debug, Default, PartialEq)]
 pub struct Leader;
+
+/// A circular obstacle at its [`Position`]: fish steer around it and never
+/// end a tick inside it.
+#[derive(Reflect, Clone, Copy, Component, Debug, PartialEq)]
+#[reflect(Component, Debug, PartialEq)]
+#[require(Position, Transform)]
+pub struct Obstacle {
+    /// Radius (world units).
+    pub radius: f32,
+}
+
+/// A predator at its [`Position`], moving with its [`Velocity`]: fish within
+/// `fear_radius` flee. With `chase`, it hunts the nearest fish on its own.
+#[derive(Reflect, Clone, Copy, Component, Debug, PartialEq)]
+#[reflect(Component, Debug, PartialEq)]
+#[require(Position, Velocity, PreviousPosition, Transform)]
+pub struct Predator {
+    /// Fish closer than this are afraid.
+    pub fear_radius: f32,
+    /// Its own speed limit.
+    pub max_speed: f32,
+    /// Its own steering limit.
+    pub max_force: f32,
+    /// Whether it hunts the nearest fish.
+    pub chase: bool,
+}
+
+impl Default for Predator {
+    fn default() -> Self {
+        let p = mirofish_sim::Predator::new(Vec2::ZERO, 150.0);
+        Self { fear_radius: p.fear_radius, max_speed: p.max_speed, max_force: p.max_force, chase: p.chase }
+    }
+}

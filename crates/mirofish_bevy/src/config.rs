@@ -1,7 +1,7 @@
 //! The flock's configuration as a resource, validated before use.
 
 use bevy::prelude::*;
-use mirofish_sim::{FlockParams, ParamError, Tank};
+use mirofish_sim::{Attractor, FlockParams, Goal, ParamError, Scene, Tank};
 
 /// Everything that shapes the school: the rules' parameters, the tank and
 /// the seed. Change it at any time; the next tick validates it and either
@@ -15,12 +15,17 @@ pub struct FlockConfig {
     pub tank: Tank,
     /// Seed of the initial scatter and of all per-tick noise.
     pub seed: u64,
+    /// A point the school heads for (or flees), if any.
+    pub goal: Option<Goal>,
+    /// An attract/repel point (e.g. under the mouse), if any.
+    pub attractor: Option<Attractor>,
 }
 
 impl FlockConfig {
     /// Checks the parameters and the tank; the error names the bad field.
     pub fn validate(&self) -> Result<(), ParamError> {
         self.params.validate()?;
-        self.tank.validate()
+        self.tank.validate()?;
+        Scene { goal: self.goal, attractor: self.attractor, ..Scene::default() }.validate()
     }
 }

@@ -9,15 +9,20 @@
 
 use bevy::prelude::*;
 
-use crate::components::{Boid, Position, PreviousPosition, Velocity};
+use crate::components::{Boid, Obstacle, Position, Predator, PreviousPosition, Velocity};
 use crate::state::FlockState;
 
-/// Sets every fish's `Transform` translation (x, y; z is left alone) and its
-/// rotation, so the sprite's +X axis points along the velocity.
+/// Sets every fish's and predator's `Transform` translation (x, y; z is left
+/// alone) and rotation, so the sprite's +X axis points along the velocity;
+/// obstacles' `Transform`s follow their `Position`.
 pub fn interpolate_transforms(
     time: Res<Time<Fixed>>,
     state: Res<FlockState>,
-    mut fish: Query<(&Position, &PreviousPosition, &Velocity, &mut Transform), With<Boid>>,
+    mut fish: Query<
+        (&Position, &PreviousPosition, &Velocity, &mut Transform),
+        Or<(With<Boid>, With<Predator>)>,
+    >,
+    mut obstacles: Query<(&Position, &mut Transform), (With<Obstacle>, Without<Boid>, Without<Predator>)>,
 ) {
     let alpha = time.overstep_fraction().clamp(0.0, 1.0);
     let half = state.active.tank.size() * 0.5;
@@ -32,4 +37,8 @@ pub fn interpolate_transforms(
             t.rotation = Quat::from_rotation_z(v.0.to_angle());
         }
     });
+    for (p, mut t) in &mut obstacles {
+        t.translation.x = p.x;
+        t.translation.y = p.y;
+    }
 }

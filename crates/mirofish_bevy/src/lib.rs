@@ -51,7 +51,9 @@ use core::time::Duration;
 use bevy::app::{RunFixedMainLoop, RunFixedMainLoopSystems};
 use bevy::prelude::*;
 
-pub use components::{Boid, Leader, Position, PreviousPosition, Steering, Velocity, WanderPhase};
+pub use components::{
+    Boid, Leader, Obstacle, Position, Predator, PreviousPosition, Steering, Velocity, WanderPhase,
+};
 pub use config::FlockConfig;
 pub use interpolation::interpolate_transforms;
 pub use mirofish_sim;
@@ -62,10 +64,10 @@ pub use state::FlockState;
 /// The types a game needs, in one `use`.
 pub mod prelude {
     pub use crate::{
-        Boid, BoidSystems, FlockConfig, FlockState, Leader, MiroFishPlugin, Position, PreviousPosition,
-        SpawnSchool, Steering, Velocity, WanderPhase,
+        Boid, BoidSystems, FlockConfig, FlockState, Leader, MiroFishPlugin, Obstacle, Position, Predator,
+        PreviousPosition, SpawnSchool, Steering, Velocity, WanderPhase,
     };
-    pub use mirofish_sim::{BoundaryMode, FlockParams, Tank};
+    pub use mirofish_sim::{Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Tank};
 }
 
 /// Most fixed ticks run in one frame to catch up after a slow frame.
@@ -119,6 +121,8 @@ impl Plugin for MiroFishPlugin {
             .register_type::<WanderPhase>()
             .register_type::<PreviousPosition>()
             .register_type::<Leader>()
+            .register_type::<Obstacle>()
+            .register_type::<Predator>()
             .add_systems(
                 FixedUpdate,
                 (
@@ -126,8 +130,10 @@ impl Plugin for MiroFishPlugin {
                     systems::accumulate_forces.in_set(BoidSystems::Forces),
                     systems::clamp_forces.in_set(BoidSystems::Clamp),
                     systems::integrate.in_set(BoidSystems::Integrate),
-                    systems::apply_boundary.in_set(BoidSystems::Boundary),
-                    systems::write_back.in_set(BoidSystems::Writeback),
+                    (systems::apply_boundary, systems::move_predators).chain().in_set(BoidSystems::Boundary),
+                    (systems::write_back, systems::write_back_predators)
+                        .chain()
+                        .in_set(BoidSystems::Writeback),
                 ),
             );
         for pair in BoidSystems::ORDER.windows(2) {

@@ -2,7 +2,7 @@
 //! pure simulation core.
 
 use bevy::prelude::*;
-use mirofish_sim::{Flock, ParamError};
+use mirofish_sim::{Flock, ParamError, Scene};
 
 use crate::config::FlockConfig;
 
@@ -14,6 +14,10 @@ pub struct FlockState {
     pub flock: Flock,
     /// The entity of each slot of the flock, as gathered this tick.
     pub entities: Vec<Entity>,
+    /// Obstacles, predators, goal and attractor, as gathered this tick.
+    pub scene: Scene,
+    /// The entity of each predator in [`FlockState::scene`].
+    pub predator_entities: Vec<Entity>,
     /// The configuration in force (the last one that validated).
     pub active: FlockConfig,
     /// Why the latest [`FlockConfig`] was refused, while it is.
@@ -29,6 +33,8 @@ impl FlockState {
         Self {
             flock: Flock::new(config.seed),
             entities: Vec::new(),
+            scene: Scene::default(),
+            predator_entities: Vec::new(),
             active: config,
             rejected: None,
             spawned_schools: 0,

@@ -5,16 +5,22 @@
 
 use bevy::prelude::*;
 
-use crate::components::{Boid, Leader, Position, PreviousPosition, Steering, Velocity, WanderPhase};
+use mirofish_sim as sim;
+
+use crate::components::{
+    Boid, Leader, Obstacle, Position, Predator, PreviousPosition, Steering, Velocity, WanderPhase,
+};
 use crate::config::FlockConfig;
 use crate::state::FlockState;
 
-/// Applies a changed configuration if it is valid, then copies every fish
-/// into the flock's arrays in query order.
+/// Applies a changed configuration if it is valid, then copies every fish,
+/// obstacle and predator into the flock's arrays in query order.
 pub(crate) fn gather(
     config: Res<FlockConfig>,
     mut state: ResMut<FlockState>,
     fish: Query<(Entity, &Position, &Velocity, &WanderPhase, Has<Leader>), With<Boid>>,
+    obstacles: Query<(&Obstacle, &Position), Without<Boid>>,
+    predators: Query<(Entity, &Predator, &Position, &Velocity), Without<Boid>>,
 ) {
     let state = &mut *state;
     if config.is_changed() && *config != state.active {
@@ -31,6 +37,7 @@ pub(crate) fn gather(
             }
         }
     }
+    gather_scene(state, &obstacles, &predators);
     state.flock.clear();
     state.entities.clear();
     for (entity, position, velocity, phase, leads) in &fish {
@@ -39,6 +46,51 @@ pub(crate) fn gather(
             state.flock.set_leader(slot, true);
         }
         state.entities.push(entity);
+    }
+}
+
+/// Copies obstacles, predators and the configured goal and attractor into
+/// the scene, dropping (with a warning) any element that is not valid.
+fn gather_scene(
+    state: &mut FlockState,
+    obstacles: &Query<(&Obstacle, &Position), Without<Boid>>,
+    predators: &Query<(Entity, &Predator, &Position, &Velocity), Without<Boid>>,
+) {
+    let scene = &mut state.scene;
+    scene.obstacles.clear();
+    scene.predators.clear();
+    state.predator_entities.clear();
+    scene.goal = state.active.goal;
+    scene.attractor = state.active.attractor;
+    for (o, p) in obstacles {
+        let obstacle = sim::Obstacle { centre: p.0, radius: o.radius };
+        if valid(&sim::Scene { obstacles: vec![obstacle], ..default() }) {
+            scene.obstacles.push(obstacle);
+        }
+    }
+    for (entity, pr, p, v) in predators {
+        let predator = sim::Predator {
+            position: p.0,
+            velocity: v.0,
+            fear_radius: pr.fear_radius,
+            max_speed: pr.max_speed,
+            max_force: pr.max_force,
+            chase: pr.chase,
+        };
+        if valid(&sim::Scene { predators: vec![predator], ..default() }) {
+            scene.predators.push(predator);
+            state.predator_entities.push(entity);
+        }
+    }
+}
+
+fn valid(scene: &sim::Scene) -> bool {
+    match scene.validate() {
+        Ok(()) => true,
+        Err(err) => {
+            log::warn!("MiroFish: ignoring an invalid scene element: {err}");
+            false
+        }
     }
 }
 
@@ -51,7 +103,7 @@ pub(crate) fn rebuild_index(mut state: ResMut<FlockState>) {
 /// Pass 2: the rules, in parallel.
 pub(crate) fn accumulate_forces(mut state: ResMut<FlockState>) {
     let state = &mut *state;
-    state.flock.accumulate_forces(&state.active.params, &state.active.tank);
+    state.flock.accumulate_forces(&state.active.params, &state.active.tank, &state.scene);
 }
 
 /// Pass 3: one clamp of the total.
@@ -69,7 +121,30 @@ pub(crate) fn integrate(mut state: ResMut<FlockState>, time: Res<Time<Fixed>>) {
 /// Pass 5: the walls.
 pub(crate) fn apply_boundary(mut state: ResMut<FlockState>) {
     let state = &mut *state;
-    state.flock.apply_boundary(&state.active.tank);
+    state.flock.apply_boundary(&state.active.tank, &state.scene);
+}
+
+/// After the walls: predators hunt and move.
+pub(crate) fn move_predators(mut state: ResMut<FlockState>, time: Res<Time<Fixed>>) {
+    let state = &mut *state;
+    state.flock.move_predators(&mut state.scene, &state.active.tank, time.timestep().as_secs_f32());
+}
+
+/// Writes the predators' new state back to their entities.
+pub(crate) fn write_back_predators(
+    state: Res<FlockState>,
+    mut predators: Query<
+        (&mut Position, &mut PreviousPosition, &mut Velocity),
+        (With<Predator>, Without<Boid>),
+    >,
+) {
+    for (predator, &entity) in state.scene.predators.iter().zip(&state.predator_entities) {
+        if let Ok((mut p, mut prev, mut v)) = predators.get_mut(entity) {
+            prev.0 = p.0;
+            p.0 = predator.position;
+            v.0 = predator.velocity;
+        }
+    }
 }
 
 /// Writes the tick's result back to the entities gathered at its start.

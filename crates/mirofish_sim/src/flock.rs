@@ -28,6 +28,7 @@ use crate::grid::{CandidateRuns, SpatialGrid, offset};
 use crate::noise::{self, Stream};
 use crate::params::{BoundaryMode, FlockParams, ParamError, Tank, validate_dt};
 use crate::rules::{self, Neighbourhood, Reach, RuleForces};
+use crate::scene::{self, Scene};
 use crate::view::View;
 
 /// Fish per parallel work item: large enough to amortise scheduling, small
@@ -52,6 +53,9 @@ pub struct ForceSample {
     pub rules: RuleForces,
     /// Neighbours within the perception radius.
     pub neighbours: u32,
+    /// Fear from the predators seen this tick (0–1), before it is merged
+    /// with the fish's lingering fear.
+    pub fright: f32,
 }
 
 /// All fish of a simulation, structure-of-arrays, plus the buffers the tick
@@ -63,6 +67,8 @@ pub struct Flock {
     wander_phase: Vec<f32>,
     /// Whether each fish leads (counts `leader_weight` for its neighbours).
     leader: Vec<bool>,
+    /// How afraid each fish is (0 calm – 1 panic), by slot.
+    fear: Vec<f32>,
     /// Leader flags in sorted order, gathered with the snapshot.
     sorted_leader: Vec<bool>,
     /// Clamped acceleration applied in the last tick, by slot.
@@ -101,6 +107,7 @@ impl Flock {
         self.velocity.push(velocity);
         self.wander_phase.push(wander_phase);
         self.leader.push(false);
+        self.fear.push(0.0);
         self.steering.push(Vec2::ZERO);
         self.position.len() - 1
     }
@@ -113,6 +120,7 @@ impl Flock {
         self.velocity.swap_remove(slot);
         self.wander_phase.swap_remove(slot);
         self.leader.swap_remove(slot);
+        self.fear.swap_remove(slot);
         self.steering.swap_remove(slot);
         (slot != last).then_some(last)
     }
@@ -123,6 +131,7 @@ impl Flock {
         self.velocity.clear();
         self.wander_phase.clear();
         self.leader.clear();
+        self.fear.clear();
         self.steering.clear();
     }
 
@@ -154,6 +163,16 @@ impl Flock {
     /// Whether each fish is a leader, by slot.
     pub fn leaders(&self) -> &[bool] {
         &self.leader
+    }
+
+    /// How afraid each fish is (0 calm – 1 panic), by slot.
+    pub fn fears(&self) -> &[f32] {
+        &self.fear
+    }
+
+    /// Sets how afraid the fish in `slot` is (clamped to 0–1).
+    pub fn set_fear(&mut self, slot: usize, fear: f32) {
+        self.fear[slot] = if fear.is_nan() { 0.0 } else { fear.clamp(0.0, 1.0) };
     }
 
     /// Makes the fish in `slot` a leader (or not).
@@ -209,16 +228,25 @@ impl Flock {
             + self.grid.heap_bytes()
     }
 
-    /// Validates the inputs, then runs one whole tick (all five passes).
-    pub fn step(&mut self, params: &FlockParams, tank: &Tank, dt: f32) -> Result<(), ParamError> {
+    /// Validates the inputs, then runs one whole tick: the five passes,
+    /// then the predators' move.
+    pub fn step(
+        &mut self,
+        params: &FlockParams,
+        tank: &Tank,
+        scene: &mut Scene,
+        dt: f32,
+    ) -> Result<(), ParamError> {
         params.validate()?;
         tank.validate()?;
+        scene.validate()?;
         validate_dt(dt)?;
         self.rebuild_index(params, tank);
-        self.accumulate_forces(params, tank);
+        self.accumulate_forces(params, tank, scene);
         self.clamp_forces(params);
         self.integrate(params, dt);
-        self.apply_boundary(tank);
+        self.apply_boundary(tank, scene);
+        self.move_predators(scene, tank, dt);
         Ok(())
     }
 
@@ -237,7 +265,7 @@ impl Flock {
 
     /// Pass 2: the rules' weighted sum for every fish, as an unclamped
     /// acceleration. Reads only the snapshot taken by pass 1.
-    pub fn accumulate_forces(&mut self, params: &FlockParams, tank: &Tank) {
+    pub fn accumulate_forces(&mut self, params: &FlockParams, tank: &Tank, scene: &Scene) {
         let n = self.len();
         self.sorted_acceleration.resize(n, Vec2::ZERO);
         self.sorted_samples.resize(n, ForceSample::default());
@@ -247,6 +275,8 @@ impl Flock {
             grid: &self.grid,
             wander_phase: &self.wander_phase,
             sorted_leader: &self.sorted_leader,
+            fear: &self.fear,
+            scene,
             view,
             shaped: view.is_shaped() || has_leaders,
             params,
@@ -285,21 +315,27 @@ impl Flock {
     /// The force limit is never scaled by `dt`: it bounds the acceleration.
     pub fn integrate(&mut self, params: &FlockParams, dt: f32) {
         let rank = self.grid.rank();
-        let acc = &self.sorted_acceleration;
+        let (acc, samples) = (&self.sorted_acceleration, &self.sorted_samples);
         let (max_speed, turn) = (params.max_speed, params.wander_rate * dt);
+        let (panic, calm) = (params.panic_speed - 1.0, (-params.calm_rate * dt).exp());
         let chunks = (
             self.position.par_chunks_mut(CHUNK),
             self.velocity.par_chunks_mut(CHUNK),
             self.wander_phase.par_chunks_mut(CHUNK),
             self.steering.par_chunks_mut(CHUNK),
+            self.fear.par_chunks_mut(CHUNK),
         );
         run(self.pool.as_deref(), || {
-            chunks.into_par_iter().enumerate().for_each(|(chunk, (p, v, phase, steer))| {
+            chunks.into_par_iter().enumerate().for_each(|(chunk, (p, v, phase, steer, fear))| {
                 let base = chunk * CHUNK;
                 for k in 0..p.len() {
-                    let a = acc[rank[base + k] as usize];
+                    let s = rank[base + k] as usize;
+                    let a = acc[s];
                     steer[k] = a;
-                    v[k] = rules::clamp_length(v[k] + a * dt, max_speed);
+                    // Fear jumps to what the fish sees now and fades slowly.
+                    fear[k] = samples[s].fright.max(fear[k] * calm).clamp(0.0, 1.0);
+                    let limit = max_speed * (1.0 + panic * fear[k]);
+                    v[k] = rules::clamp_length(v[k] + a * dt, limit);
                     p[k] += v[k] * dt;
                     phase[k] = wrap_angle(phase[k] + turn);
                 }
@@ -307,8 +343,10 @@ impl Flock {
         });
     }
 
-    /// Pass 5: the walls. Every fish ends inside the tank.
-    pub fn apply_boundary(&mut self, tank: &Tank) {
+    /// Pass 5: the walls and the obstacles. Every fish ends inside the tank
+    /// and outside every obstacle (an obstacle that covers the tank's edge
+    /// can leave a fish between the two only if it left no way out).
+    pub fn apply_boundary(&mut self, tank: &Tank, scene: &Scene) {
         let (seed, tick) = (self.seed, self.tick);
         let chunks = (self.position.par_chunks_mut(CHUNK), self.velocity.par_chunks_mut(CHUNK));
         run(self.pool.as_deref(), || {
@@ -328,10 +366,47 @@ impl Flock {
                         // wall only catches fish too fast to turn in time.
                         BoundaryMode::SoftMargin => (p[k], v[k]) = boundary::bounce(p[k], v[k], tank, 0.0),
                     }
+                    if !scene.obstacles.is_empty() {
+                        for o in &scene.obstacles {
+                            (p[k], v[k]) = scene::push_out(p[k], v[k], o);
+                        }
+                        if !tank.contains(p[k]) {
+                            p[k] = match tank.boundary {
+                                BoundaryMode::Wrap => boundary::wrap(p[k], tank),
+                                _ => boundary::bounce(p[k], v[k], tank, 0.0).0,
+                            };
+                        }
+                    }
                 }
             });
         });
         self.tick += 1;
+    }
+
+    /// After the fish: each chasing predator steers at the fish nearest to
+    /// it (ties go to the lowest slot), then every predator moves.
+    pub fn move_predators(&self, scene: &mut Scene, tank: &Tank, dt: f32) {
+        let wrap = tank.boundary == BoundaryMode::Wrap;
+        for predator in &mut scene.predators {
+            let prey =
+                predator.chase.then(|| self.nearest_fish(predator.position, tank.size(), wrap)).flatten();
+            let target = prey.map(|slot| {
+                predator.position + offset(predator.position, self.position[slot], tank.size(), wrap)
+            });
+            scene::move_predator(predator, target, tank, dt);
+        }
+    }
+
+    /// The slot of the fish nearest to `p` (wrap-aware), if any.
+    pub fn nearest_fish(&self, p: Vec2, size: Vec2, wrap: bool) -> Option<usize> {
+        let mut best: Option<(f32, usize)> = None;
+        for (slot, &q) in self.position.iter().enumerate() {
+            let d2 = offset(p, q, size, wrap).length_squared();
+            if best.is_none_or(|(b, _)| d2 < b) {
+                best = Some((d2, slot));
+            }
+        }
+        best.map(|(_, slot)| slot)
     }
 
     /// Slots of the neighbours of `slot` within `radius`, found through the
@@ -373,6 +448,9 @@ struct ForceKernel<'a> {
     grid: &'a SpatialGrid,
     wander_phase: &'a [f32],
     sorted_leader: &'a [bool],
+    /// Fear by slot, as of the previous tick.
+    fear: &'a [f32],
+    scene: &'a Scene,
     view: View,
     /// Whether neighbours need the view test and weights (else the plain
     /// scan runs).
@@ -427,6 +505,7 @@ impl ForceKernel<'_> {
         let hood = acc.finish();
 
         let mut forces = RuleForces::evaluate(&hood, v, phase, params);
+        let fright = self.react_to_scene(&mut forces, p, v, slot);
         if self.tank.boundary == BoundaryMode::SoftMargin {
             forces.boundary = rules::steer(
                 boundary::soft_margin_steer(p, self.tank, params),
@@ -437,7 +516,43 @@ impl ForceKernel<'_> {
         let jitter = noise::in_unit_disc(self.seed, self.tick, u64::from(slot), Stream::Jitter)
             * (params.jitter * params.max_force);
         let acceleration = forces.acceleration() + jitter;
-        (acceleration, ForceSample { rules: forces, neighbours: hood.count })
+        (acceleration, ForceSample { rules: forces, neighbours: hood.count, fright })
+    }
+}
+
+impl ForceKernel<'_> {
+    /// Adds obstacle avoidance, flight, the goal and the attract/repel point
+    /// to `forces`, and applies the previous tick's fear (separation grows
+    /// with it). Returns the fright predators cause this tick.
+    #[inline]
+    fn react_to_scene(&self, forces: &mut RuleForces, p: Vec2, v: Vec2, slot: u32) -> f32 {
+        let params = self.params;
+        let scene = self.scene;
+        let fear = self.fear[slot as usize];
+        forces.separation *= 1.0 + (params.panic_separation - 1.0) * fear;
+        let max_speed = params.max_speed * (1.0 + (params.panic_speed - 1.0) * fear);
+        if !scene.obstacles.is_empty() {
+            let away: Vec2 =
+                scene.obstacles.iter().map(|o| scene::avoid(p, o, params.obstacle_look, max_speed)).sum();
+            forces.obstacle = rules::steer(away, params.obstacle_weight, params);
+        }
+        let mut fright = 0.0f32;
+        if !scene.predators.is_empty() {
+            let mut flight = Vec2::ZERO;
+            for predator in &scene.predators {
+                let (f, change) = scene::flee(p, v, predator, max_speed);
+                fright = fright.max(f);
+                flight += change;
+            }
+            forces.flee = rules::steer(flight, params.flee_weight, params);
+        }
+        if let Some(goal) = &scene.goal {
+            forces.goal += rules::steer(scene::pursue(p, v, goal, params.max_speed), goal.weight, params);
+        }
+        if let Some(a) = &scene.attractor {
+            forces.goal += rules::steer(scene::attract(p, a, params.max_speed), a.strength.abs(), params);
+        }
+        fright
     }
 }
 
@@ -558,6 +673,8 @@ mod tests {
             grid: &flock.grid,
             wander_phase: &flock.wander_phase,
             sorted_leader: &flock.sorted_leader,
+            fear: &flock.fear,
+            scene: &Scene::default(),
             view: View::new(&params),
             shaped: false,
             params: &params,

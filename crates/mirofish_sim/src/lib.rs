@@ -30,6 +30,7 @@ pub mod noise;
 pub mod observe;
 pub mod params;
 pub mod rules;
+pub mod scene;
 pub mod simulation;
 pub mod spawn;
 pub mod view;
@@ -37,6 +38,7 @@ pub mod view;
 pub use flock::{Flock, ForceSample, NeighbourSearch};
 pub use observe::state_hash;
 pub use params::{BoundaryMode, FlockParams, ParamError, PerFrame, Tank};
+pub use scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Scene};
 pub use simulation::{DEFAULT_DT, Simulation};
 
 /// The vector type of the whole API (the same `glam` type Bevy uses).

@@ -79,6 +79,21 @@ pub struct FlockParams {
     /// How much more a leader counts for its followers' alignment and
     /// cohesion.
     pub leader_weight: f32,
+    /// Weight of obstacle avoidance.
+    pub obstacle_weight: f32,
+    /// Distance from an obstacle's surface at which avoidance starts
+    /// (world units).
+    pub obstacle_look: f32,
+    /// Weight of fleeing from predators.
+    pub flee_weight: f32,
+    /// Speed limit multiplier of a fully afraid fish (≥ 1).
+    pub panic_speed: f32,
+    /// Separation weight multiplier of a fully afraid fish (≥ 1): frightened
+    /// fish keep more distance.
+    pub panic_separation: f32,
+    /// How fast fear fades once the predator is gone (per second; fear is
+    /// multiplied by `exp(-calm_rate · dt)` each tick).
+    pub calm_rate: f32,
 }
 
 impl Default for FlockParams {
@@ -144,6 +159,12 @@ impl FlockParams {
             back_weight: 1.0,
             distance_falloff: 0.0,
             leader_weight: 3.0,
+            obstacle_weight: 4.0,
+            obstacle_look: 40.0,
+            flee_weight: 4.0,
+            panic_speed: 1.5,
+            panic_separation: 2.0,
+            calm_rate: 1.0,
         }
     }
 
@@ -172,6 +193,12 @@ impl FlockParams {
         check("back_weight", self.back_weight, Range::NonNegative(MAX_WEIGHT))?;
         check("distance_falloff", self.distance_falloff, Range::Closed(0.0, 1.0))?;
         check("leader_weight", self.leader_weight, Range::NonNegative(MAX_WEIGHT))?;
+        check("obstacle_weight", self.obstacle_weight, Range::NonNegative(MAX_WEIGHT))?;
+        check("obstacle_look", self.obstacle_look, Range::NonNegative(MAX_LENGTH))?;
+        check("flee_weight", self.flee_weight, Range::NonNegative(MAX_WEIGHT))?;
+        check("panic_speed", self.panic_speed, Range::Closed(1.0, 10.0))?;
+        check("panic_separation", self.panic_separation, Range::Closed(1.0, 100.0))?;
+        check("calm_rate", self.calm_rate, Range::NonNegative(MAX_WEIGHT))?;
         Ok(())
     }
 }

@@ -198,6 +198,12 @@ pub struct RuleForces {
     pub wander: Vec2,
     /// Soft-margin steering (weighted).
     pub boundary: Vec2,
+    /// Obstacle avoidance (weighted).
+    pub obstacle: Vec2,
+    /// Flight from predators (weighted).
+    pub flee: Vec2,
+    /// Goal and attract/repel point (weighted).
+    pub goal: Vec2,
 }
 
 /// Turns one rule's velocity change into its weighted acceleration.
@@ -224,14 +230,21 @@ impl RuleForces {
             alignment: steer(alignment(n, velocity, params), params.alignment_weight, params),
             cohesion: steer(cohesion(n, velocity, params), params.cohesion_weight, params),
             wander: steer(wander(phase, params), params.wander_weight, params),
-            boundary: Vec2::ZERO,
+            ..Self::default()
         }
     }
 
     /// Sum of all parts: the fish's acceleration before the final clamp.
     #[inline]
     pub fn acceleration(&self) -> Vec2 {
-        self.separation + self.alignment + self.cohesion + self.wander + self.boundary
+        self.separation
+            + self.alignment
+            + self.cohesion
+            + self.wander
+            + self.boundary
+            + self.obstacle
+            + self.flee
+            + self.goal
     }
 }
 

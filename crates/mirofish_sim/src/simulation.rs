@@ -2,6 +2,7 @@
 
 use crate::flock::Flock;
 use crate::params::{FlockParams, ParamError, Tank, validate_dt};
+use crate::scene::Scene;
 use crate::spawn;
 
 /// The seeds' fixed step: 60 ticks per second.
@@ -31,6 +32,8 @@ pub struct Simulation {
     pub params: FlockParams,
     /// The tank.
     pub tank: Tank,
+    /// Obstacles, predators, goal and attractor.
+    pub scene: Scene,
     /// Fixed time step (seconds).
     pub dt: f32,
 }
@@ -45,7 +48,7 @@ impl Simulation {
         for f in spawn::scatter(count, &tank, &params, seed) {
             flock.push(f.position, f.velocity, f.wander_phase);
         }
-        Ok(Self { flock, params, tank, dt: DEFAULT_DT })
+        Ok(Self { flock, params, tank, scene: Scene::default(), dt: DEFAULT_DT })
     }
 
     /// Sets the fixed time step.
@@ -57,7 +60,7 @@ impl Simulation {
 
     /// One tick.
     pub fn step(&mut self) -> Result<(), ParamError> {
-        self.flock.step(&self.params, &self.tank, self.dt)
+        self.flock.step(&self.params, &self.tank, &mut self.scene, self.dt)
     }
 
     /// `ticks` ticks.

@@ -1,7 +1,7 @@
 //! Behaviours beyond the three rules, checked through the whole tick:
 //! field of view and neighbour weighting.
 
-use mirofish_sim::{Flock, FlockParams, Tank, Vec2, observe};
+use mirofish_sim::{Flock, FlockParams, Scene, Tank, Vec2, observe};
 
 fn tank() -> Tank {
     Tank::centered(Vec2::new(400.0, 400.0))
@@ -14,7 +14,7 @@ fn neighbours_seen(params: &FlockParams, velocity: Vec2, other: Vec2) -> u32 {
     flock.push(Vec2::ZERO, velocity, 0.0);
     flock.push(other, Vec2::Y * 10.0, 0.0);
     flock.rebuild_index(params, &tank());
-    flock.accumulate_forces(params, &tank());
+    flock.accumulate_forces(params, &tank(), &Scene::default());
     flock.sample(0).expect("fish 0 was sampled").neighbours
 }
 
@@ -36,7 +36,7 @@ fn a_blind_spot_does_not_hide_a_neighbour_from_separation() {
     flock.push(Vec2::ZERO, Vec2::X * 100.0, 0.0);
     flock.push(Vec2::new(-5.0, 0.0), Vec2::X * 100.0, 0.0);
     flock.rebuild_index(&params, &tank());
-    flock.accumulate_forces(&params, &tank());
+    flock.accumulate_forces(&params, &tank(), &Scene::default());
     let sample = flock.sample(0).unwrap();
     assert_eq!(sample.neighbours, 0, "behind, so not seen");
     assert!(sample.rules.separation.x > 0.0, "but still pushed away");
@@ -52,7 +52,7 @@ fn a_fish_at_rest_has_a_heading_and_no_nan() {
     flock.push(Vec2::new(3.0, 3.0), Vec2::ZERO, 3.0);
     flock.set_leader(2, true);
     for _ in 0..50 {
-        flock.step(&params, &tank(), 1.0 / 60.0).unwrap();
+        flock.step(&params, &tank(), &mut Scene::default(), 1.0 / 60.0).unwrap();
     }
     assert!(flock.positions().iter().chain(flock.velocities()).all(|v| v.is_finite()));
     assert!(flock.steering().iter().all(|a| a.is_finite()));
@@ -71,7 +71,7 @@ fn leaders_pull_their_followers_harder() {
         flock.push(Vec2::new(0.0, -20.0), -Vec2::Y * 100.0, 0.0);
         flock.set_leader(1, true);
         flock.rebuild_index(&params, &tank());
-        flock.accumulate_forces(&params, &tank());
+        flock.accumulate_forces(&params, &tank(), &Scene::default());
         flock.sample(0).unwrap().rules.alignment.y
     };
     assert!(turn(1.0).abs() < 1e-3, "equal weights cancel: {}", turn(1.0));

@@ -2,16 +2,21 @@
 //! modes: no NaN or inf anywhere, no fish faster than `max_speed`, no fish
 //! outside the tank.
 
-use mirofish_sim::{BoundaryMode, FlockParams, Simulation, Tank, Vec2};
+use mirofish_sim::{
+    Attractor, BoundaryMode, FlockParams, Goal, Obstacle, Predator, Scene, Simulation, Tank, Vec2,
+};
 use proptest::prelude::*;
 
 const MODES: [BoundaryMode; 3] = [BoundaryMode::Wrap, BoundaryMode::Bounce, BoundaryMode::SoftMargin];
 
 fn check(sim: &Simulation, label: &str) {
-    let max_speed = sim.params.max_speed;
+    let max_speed = sim.params.max_speed * sim.params.panic_speed;
     for (i, (p, v)) in sim.flock.positions().iter().zip(sim.flock.velocities()).enumerate() {
         assert!(p.is_finite() && v.is_finite(), "{label}: fish {i} not finite: {p} {v}");
         assert!(sim.tank.contains(*p), "{label}: fish {i} outside the tank at {p}");
+        for o in &sim.scene.obstacles {
+            assert!(p.distance(o.centre) >= o.radius, "{label}: fish {i} inside an obstacle at {p}");
+        }
         assert!(v.length() <= max_speed * (1.0 + 1e-5) + 1e-6, "{label}: fish {i} too fast: {}", v.length());
     }
     for (i, a) in sim.flock.steering().iter().enumerate() {
@@ -20,9 +25,34 @@ fn check(sim: &Simulation, label: &str) {
     }
     for s in sim.flock.samples() {
         let r = s.rules;
-        for f in [r.separation, r.alignment, r.cohesion, r.wander, r.boundary] {
+        for f in [r.separation, r.alignment, r.cohesion, r.wander, r.boundary, r.obstacle, r.flee, r.goal] {
             assert!(f.is_finite(), "{label}: a rule force is not finite");
         }
+    }
+}
+
+/// Two obstacles (one across a wall), three predators (two chasing), a
+/// goal and a repeller, scaled to the tank.
+fn busy_scene(tank: &Tank) -> Scene {
+    let size = tank.size();
+    let at = |fx: f32, fy: f32| tank.min + size * Vec2::new(fx, fy);
+    let r = size.min_element();
+    Scene {
+        obstacles: vec![
+            Obstacle { centre: at(0.3, 0.5), radius: r * 0.1 },
+            Obstacle { centre: at(1.0, 0.2), radius: r * 0.15 },
+        ],
+        predators: vec![
+            Predator::new(at(0.7, 0.7), r * 0.3),
+            Predator::new(at(0.2, 0.2), r * 0.2),
+            Predator {
+                chase: false,
+                velocity: Vec2::new(50.0, -20.0),
+                ..Predator::new(at(0.5, 0.9), r * 0.25)
+            },
+        ],
+        goal: Some(Goal::seek(at(0.9, 0.9), 1.0)),
+        attractor: Some(Attractor { point: at(0.5, 0.5), strength: -2.0, radius: r * 0.3 }),
     }
 }
 
@@ -94,6 +124,7 @@ fn hostile_parameter_sets_stay_finite_bounded_and_inside() {
         for mode in MODES {
             let tank = Tank::centered(Vec2::new(400.0, 300.0)).with_boundary(mode);
             let mut sim = Simulation::new(params, tank, 150, 11).unwrap();
+            sim.scene = busy_scene(&tank);
             let label = format!("{name} / {mode:?}");
             for tick in 0..2000 {
                 sim.step().unwrap();
@@ -162,6 +193,12 @@ fn hostile_params() -> impl Strategy<Value = FlockParams> {
                     back_weight: zone * 0.5,
                     distance_falloff: falloff,
                     leader_weight: zone,
+                    obstacle_weight: zone,
+                    obstacle_look: falloff * 100.0,
+                    flee_weight: zone,
+                    panic_speed: 1.0 + falloff * 9.0,
+                    panic_separation: 1.0 + falloff * 99.0,
+                    calm_rate: zone,
                 }
             },
         )
@@ -182,6 +219,7 @@ proptest! {
         prop_assert!(params.validate().is_ok(), "{:?}", params.validate());
         let tank = Tank::centered(Vec2::new(w, h)).with_boundary(mode);
         let mut sim = Simulation::new(params, tank, 80, seed).unwrap().with_dt(dt).unwrap();
+        sim.scene = busy_scene(&tank);
         for _ in 0..300 {
             sim.step().unwrap();
         }
