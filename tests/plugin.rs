@@ -282,3 +282,38 @@ fn a_leader_component_reaches_the_flock() {
     assert!(state.flock.leaders()[slot]);
     assert_eq!(state.flock.leaders().iter().filter(|&&l| l).count(), 1);
 }
+
+#[test]
+fn predator_and_obstacle_entities_act_on_the_school() {
+    let mut app = headless_app(config(6), 1);
+    spawn(&mut app, 300);
+    let rock = app.world_mut().spawn((Obstacle { radius: 50.0 }, Position(Vec2::new(100.0, 0.0)))).id();
+    let shark = app.world_mut().spawn((Predator::default(), Position(Vec2::new(-200.0, 0.0)))).id();
+    for _ in 0..300 {
+        app.update();
+    }
+    // The predator hunted (it moved and has a velocity) and was drawn there.
+    let p = app.world().get::<Position>(shark).unwrap().0;
+    assert_ne!(p, Vec2::new(-200.0, 0.0));
+    assert!(app.world().get::<Velocity>(shark).unwrap().0.length() > 0.0);
+    assert!(app.world().get::<Transform>(shark).unwrap().translation.truncate().is_finite());
+    // Nobody inside the rock, and the rock's transform follows its position.
+    let mut q = app.world_mut().query_filtered::<&Position, With<Boid>>();
+    for fish in q.iter(app.world()) {
+        assert!(fish.0.distance(Vec2::new(100.0, 0.0)) >= 50.0);
+    }
+    assert_eq!(app.world().get::<Transform>(rock).unwrap().translation.truncate(), Vec2::new(100.0, 0.0));
+    let state = app.world().resource::<FlockState>();
+    assert_eq!((state.scene.obstacles.len(), state.scene.predators.len()), (1, 1));
+}
+
+#[test]
+fn an_invalid_obstacle_is_ignored_not_fatal() {
+    let mut app = headless_app(config(6), 1);
+    spawn(&mut app, 20);
+    app.world_mut().spawn((Obstacle { radius: f32::NAN }, Position(Vec2::ZERO)));
+    for _ in 0..5 {
+        app.update();
+    }
+    assert!(app.world().resource::<FlockState>().scene.obstacles.is_empty());
+}

@@ -14,7 +14,10 @@ pub struct FlockState {
     pub flock: Flock,
     /// The entity of each slot of the flock, as gathered this tick.
     pub entities: Vec<Entity>,
-    /// Obstacles, predators, goal and attractor, as gathered this tick.
+    /// Obstacles, predators, goal and attractor, as gathered this tick from
+    /// the [`crate::Obstacle`] and [`crate::Predator`] entities and the
+    /// [`FlockConfig`]. Its `route` (the leaders' waypoint path) is not
+    /// gathered but kept from tick to tick: set it here.
     pub scene: Scene,
     /// The entity of each predator in [`FlockState::scene`].
     pub predator_entities: Vec<Entity>,

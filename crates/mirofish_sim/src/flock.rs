@@ -28,7 +28,7 @@ use crate::grid::{CandidateRuns, SpatialGrid, offset};
 use crate::noise::{self, Stream};
 use crate::params::{BoundaryMode, FlockParams, ParamError, Tank, validate_dt};
 use crate::rules::{self, Neighbourhood, Reach, RuleForces};
-use crate::scene::{self, Scene};
+use crate::scene::{self, Goal, Route, Scene};
 use crate::view::View;
 
 /// Fish per parallel work item: large enough to amortise scheduling, small
@@ -276,6 +276,8 @@ impl Flock {
             wander_phase: &self.wander_phase,
             sorted_leader: &self.sorted_leader,
             fear: &self.fear,
+            leader: &self.leader,
+            leader_goal: scene.route.as_ref().and_then(Route::goal),
             scene,
             view,
             shaped: view.is_shaped() || has_leaders,
@@ -383,9 +385,15 @@ impl Flock {
         self.tick += 1;
     }
 
-    /// After the fish: each chasing predator steers at the fish nearest to
+    /// After the fish: the leaders' route moves on if they reached its
+    /// current waypoint; each chasing predator steers at the fish nearest to
     /// it (ties go to the lowest slot), then every predator moves.
     pub fn move_predators(&self, scene: &mut Scene, tank: &Tank, dt: f32) {
+        if let Some(route) = &mut scene.route
+            && let Some(centre) = self.leaders_centre()
+        {
+            route.advance(centre);
+        }
         let wrap = tank.boundary == BoundaryMode::Wrap;
         for predator in &mut scene.predators {
             let prey =
@@ -395,6 +403,17 @@ impl Flock {
             });
             scene::move_predator(predator, target, tank, dt);
         }
+    }
+
+    /// The mean position of the leaders, if there are any.
+    pub fn leaders_centre(&self) -> Option<Vec2> {
+        let (sum, n) = self
+            .position
+            .iter()
+            .zip(&self.leader)
+            .filter(|(_, l)| **l)
+            .fold((Vec2::ZERO, 0u32), |(s, n), (p, _)| (s + *p, n + 1));
+        (n > 0).then(|| sum / n as f32)
     }
 
     /// The slot of the fish nearest to `p` (wrap-aware), if any.
@@ -450,6 +469,10 @@ struct ForceKernel<'a> {
     sorted_leader: &'a [bool],
     /// Fear by slot, as of the previous tick.
     fear: &'a [f32],
+    /// Leader flags by slot.
+    leader: &'a [bool],
+    /// Where the route sends the leaders this tick.
+    leader_goal: Option<Goal>,
     scene: &'a Scene,
     view: View,
     /// Whether neighbours need the view test and weights (else the plain
@@ -551,6 +574,11 @@ impl ForceKernel<'_> {
         }
         if let Some(a) = &scene.attractor {
             forces.goal += rules::steer(scene::attract(p, a, params.max_speed), a.strength.abs(), params);
+        }
+        if let Some(goal) = self.leader_goal
+            && self.leader[slot as usize]
+        {
+            forces.goal += rules::steer(scene::pursue(p, v, &goal, params.max_speed), goal.weight, params);
         }
         fright
     }
@@ -674,6 +702,8 @@ mod tests {
             wander_phase: &flock.wander_phase,
             sorted_leader: &flock.sorted_leader,
             fear: &flock.fear,
+            leader: &flock.leader,
+            leader_goal: None,
             scene: &Scene::default(),
             view: View::new(&params),
             shaped: false,

@@ -38,7 +38,7 @@ pub mod view;
 pub use flock::{Flock, ForceSample, NeighbourSearch};
 pub use observe::state_hash;
 pub use params::{BoundaryMode, FlockParams, ParamError, PerFrame, Tank};
-pub use scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Scene};
+pub use scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Route, Scene};
 pub use simulation::{DEFAULT_DT, Simulation};
 
 /// The vector type of the whole API (the same `glam` type Bevy uses).

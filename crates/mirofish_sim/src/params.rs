@@ -329,7 +329,7 @@ impl std::error::Error for ParamError {}
 
 /// The admissible range of one field.
 #[derive(Clone, Copy)]
-enum Range {
+pub(crate) enum Range {
     /// `0 < v <= max`.
     Positive(f32),
     /// `0 <= v <= max`.
@@ -340,7 +340,8 @@ enum Range {
     Closed(f32, f32),
 }
 
-fn check(field: &'static str, value: f32, range: Range) -> Result<(), ParamError> {
+/// Checks one value against its range; the error names `field`.
+pub(crate) fn check(field: &'static str, value: f32, range: Range) -> Result<(), ParamError> {
     let (ok, expected) = match range {
         Range::Positive(max) => (value > 0.0 && value <= max, format!("finite, > 0 and <= {max}")),
         Range::NonNegative(max) => (value >= 0.0 && value <= max, format!("finite, >= 0 and <= {max}")),

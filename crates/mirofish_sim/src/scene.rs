@@ -8,7 +8,9 @@
 
 use glam::Vec2;
 
-use crate::params::{ParamError, Tank};
+use crate::params::{
+    MAX_ACCELERATION, MAX_LENGTH, MAX_TANK_SIDE, MAX_WEIGHT, ParamError, Range, Tank, check,
+};
 
 /// A circular rock, coral or wall post that fish steer around and never
 /// enter.
@@ -93,6 +95,52 @@ pub struct Attractor {
     pub radius: f32,
 }
 
+/// A waypoint path for the school's leaders: they seek the current
+/// waypoint and arrive at the last; once the leaders' centre comes within
+/// `reach` of a waypoint, the next one becomes current.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Route {
+    /// The waypoints, in order.
+    pub waypoints: Vec<Vec2>,
+    /// Index of the current waypoint.
+    pub next: usize,
+    /// How close the leaders' centre must come to pass a waypoint.
+    pub reach: f32,
+    /// Start over after the last waypoint instead of stopping there.
+    pub looping: bool,
+    /// Weight of the leaders' pull towards the current waypoint.
+    pub weight: f32,
+}
+
+impl Route {
+    /// A route through `waypoints`, passed within `reach`, pulling with
+    /// weight 2.
+    pub fn new(waypoints: Vec<Vec2>, reach: f32) -> Self {
+        Self { waypoints, next: 0, reach, looping: false, weight: 2.0 }
+    }
+
+    /// The goal the leaders steer for now, if the route has waypoints.
+    pub fn goal(&self) -> Option<Goal> {
+        let target = *self.waypoints.get(self.next.min(self.waypoints.len().checked_sub(1)?))?;
+        let last = self.next + 1 >= self.waypoints.len() && !self.looping;
+        let mode = if last { GoalMode::Arrive } else { GoalMode::Seek };
+        Some(Goal { target, mode, weight: self.weight, slowing_radius: self.reach.max(1.0) * 2.0 })
+    }
+
+    /// Moves on to the next waypoint if `centre` (of the leaders) has
+    /// reached the current one.
+    pub fn advance(&mut self, centre: Vec2) {
+        let Some(&target) = self.waypoints.get(self.next) else { return };
+        if centre.distance(target) <= self.reach {
+            if self.next + 1 < self.waypoints.len() {
+                self.next += 1;
+            } else if self.looping {
+                self.next = 0;
+            }
+        }
+    }
+}
+
 /// Everything in the tank besides the fish.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scene {
@@ -104,57 +152,45 @@ pub struct Scene {
     pub goal: Option<Goal>,
     /// The attract/repel point, if any.
     pub attractor: Option<Attractor>,
+    /// The leaders' waypoint path, if any (only fish marked as leaders
+    /// follow it; the rest follow them).
+    pub route: Option<Route>,
 }
 
 impl Scene {
-    /// Checks every element; the error names the bad field and its index.
+    /// Checks every element; the error names the bad field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        let bad = |field: &'static str, value: f32, expected: &str| {
-            Err(ParamError { field, value, expected: expected.into() })
+        let point = |field: &'static str, v: Vec2| {
+            check(field, v.x, Range::Symmetric(MAX_TANK_SIDE))?;
+            check(field, v.y, Range::Symmetric(MAX_TANK_SIDE))
         };
-        let finite = |v: Vec2| v.is_finite() && v.abs().max_element() <= crate::params::MAX_TANK_SIDE;
         for o in &self.obstacles {
-            if !finite(o.centre) {
-                return bad("obstacle.centre", o.centre.x, "finite");
-            }
-            if !(o.radius > 0.0 && o.radius <= crate::params::MAX_LENGTH) {
-                return bad("obstacle.radius", o.radius, "finite and > 0");
-            }
+            point("obstacle.centre", o.centre)?;
+            check("obstacle.radius", o.radius, Range::Positive(MAX_LENGTH))?;
         }
         for p in &self.predators {
-            if !finite(p.position) || !finite(p.velocity) {
-                return bad("predator.position / velocity", p.position.x, "finite");
-            }
-            for (field, v) in [("predator.fear_radius", p.fear_radius), ("predator.max_speed", p.max_speed)] {
-                if !(v >= 0.0 && v <= crate::params::MAX_LENGTH) {
-                    return bad(field, v, "finite and >= 0");
-                }
-            }
-            if !(p.max_force >= 0.0 && p.max_force <= crate::params::MAX_ACCELERATION) {
-                return bad("predator.max_force", p.max_force, "finite and >= 0");
-            }
+            point("predator.position", p.position)?;
+            point("predator.velocity", p.velocity)?;
+            check("predator.fear_radius", p.fear_radius, Range::NonNegative(MAX_LENGTH))?;
+            check("predator.max_speed", p.max_speed, Range::NonNegative(MAX_LENGTH))?;
+            check("predator.max_force", p.max_force, Range::NonNegative(MAX_ACCELERATION))?;
         }
         if let Some(g) = &self.goal {
-            if !finite(g.target) {
-                return bad("goal.target", g.target.x, "finite");
+            point("goal.target", g.target)?;
+            check("goal.weight", g.weight, Range::Symmetric(MAX_WEIGHT))?;
+            check("goal.slowing_radius", g.slowing_radius, Range::Positive(MAX_LENGTH))?;
+        }
+        if let Some(r) = &self.route {
+            for &w in &r.waypoints {
+                point("route.waypoints", w)?;
             }
-            if !(g.weight.abs() <= crate::params::MAX_WEIGHT) {
-                return bad("goal.weight", g.weight, "finite, within ±1000");
-            }
-            if !(g.slowing_radius > 0.0 && g.slowing_radius <= crate::params::MAX_LENGTH) {
-                return bad("goal.slowing_radius", g.slowing_radius, "finite and > 0");
-            }
+            check("route.reach", r.reach, Range::Positive(MAX_LENGTH))?;
+            check("route.weight", r.weight, Range::Symmetric(MAX_WEIGHT))?;
         }
         if let Some(a) = &self.attractor {
-            if !finite(a.point) {
-                return bad("attractor.point", a.point.x, "finite");
-            }
-            if !(a.strength.abs() <= crate::params::MAX_WEIGHT) {
-                return bad("attractor.strength", a.strength, "finite, within ±1000");
-            }
-            if !(a.radius > 0.0 && a.radius <= crate::params::MAX_LENGTH) {
-                return bad("attractor.radius", a.radius, "finite and > 0");
-            }
+            point("attractor.point", a.point)?;
+            check("attractor.strength", a.strength, Range::Symmetric(MAX_WEIGHT))?;
+            check("attractor.radius", a.radius, Range::Positive(MAX_LENGTH))?;
         }
         Ok(())
     }
@@ -322,6 +358,20 @@ mod tests {
             move_predator(&mut shark, Some(prey), &tank, 1.0 / 60.0);
         }
         assert!(shark.position.x > 50.0 && shark.velocity.length() <= shark.max_speed + 1e-3);
+    }
+
+    #[test]
+    fn a_route_advances_and_arrives_at_its_end() {
+        let mut r = Route::new(vec![Vec2::new(100.0, 0.0), Vec2::new(100.0, 100.0)], 10.0);
+        assert_eq!(r.goal().unwrap().mode, GoalMode::Seek);
+        r.advance(Vec2::ZERO);
+        assert_eq!(r.next, 0);
+        r.advance(Vec2::new(95.0, 0.0));
+        assert_eq!(r.next, 1);
+        assert_eq!(r.goal().unwrap().mode, GoalMode::Arrive);
+        r.advance(Vec2::new(100.0, 100.0));
+        assert_eq!(r.next, 1, "stays on the last waypoint");
+        assert!(Route::new(vec![], 1.0).goal().is_none());
     }
 
     #[test]

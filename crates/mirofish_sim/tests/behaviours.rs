@@ -97,3 +97,85 @@ fn weighting_keeps_the_neighbour_count_and_stays_deterministic() {
     assert_eq!(a, run().0);
     assert!(n > 0.0);
 }
+
+/// The centre of the school.
+fn centre(sim: &mut mirofish_sim::Simulation) -> Vec2 {
+    sim.flock.positions().iter().copied().sum::<Vec2>() / sim.flock.len() as f32
+}
+
+#[test]
+fn a_school_driven_at_an_obstacle_never_enters_it() {
+    use mirofish_sim::{BoundaryMode, Goal, Obstacle, Simulation};
+    for boundary in [BoundaryMode::SoftMargin, BoundaryMode::Wrap] {
+        let tank = Tank::centered(Vec2::new(1200.0, 600.0)).with_boundary(boundary);
+        // Fast fish, a strong goal straight through the rock.
+        let params = FlockParams { max_speed: 400.0, max_force: 3000.0, ..FlockParams::default() };
+        let mut sim = Simulation::new(params, tank, 0, 8).unwrap();
+        for i in 0..300 {
+            let row = (i / 20) as f32;
+            let col = (i % 20) as f32;
+            sim.flock.push(Vec2::new(-550.0 + row * 6.0, -60.0 + col * 6.0), Vec2::new(400.0, 0.0), 0.0);
+        }
+        let rock = Obstacle { centre: Vec2::new(0.0, 0.0), radius: 80.0 };
+        sim.scene.obstacles.push(rock);
+        sim.scene.goal = Some(Goal::seek(Vec2::new(500.0, 0.0), 3.0));
+        for tick in 0..3000 {
+            sim.step().unwrap();
+            for (i, p) in sim.flock.positions().iter().enumerate() {
+                assert!(
+                    p.distance(rock.centre) >= rock.radius,
+                    "{boundary:?} tick {tick}: fish {i} inside at {p}"
+                );
+            }
+        }
+        // And they did get past it.
+        assert!(centre(&mut sim).x > 100.0, "{boundary:?}: the school never passed the rock");
+    }
+}
+
+#[test]
+fn fish_flee_a_predator_and_calm_down_after() {
+    use mirofish_sim::{Predator, Simulation};
+    let tank = Tank::centered(Vec2::new(1600.0, 900.0));
+    let mut sim = Simulation::new(FlockParams::default(), tank, 400, 21).unwrap();
+    sim.run(300).unwrap();
+    // A still predator appears in the middle of the school; follow the fish
+    // it frightens at once.
+    let at = centre(&mut sim);
+    let radius = 250.0;
+    let near: Vec<usize> =
+        (0..sim.flock.len()).filter(|&i| sim.flock.positions()[i].distance(at) < radius).collect();
+    assert!(near.len() > 20, "too few fish near the predator ({})", near.len());
+    let mean_distance = |sim: &Simulation| {
+        near.iter().map(|&i| sim.flock.positions()[i].distance(at)).sum::<f32>() / near.len() as f32
+    };
+    let before = mean_distance(&sim);
+    sim.scene.predators.push(Predator { chase: false, ..Predator::new(at, radius) });
+    sim.run(60).unwrap();
+    let after = mean_distance(&sim);
+    assert!(after > before * 1.3, "fish did not flee: {before} -> {after}");
+    let afraid = sim.flock.fears().iter().filter(|&&f| f > 0.1).count();
+    assert!(afraid > 0, "nobody is afraid");
+    // Gone again: fear fades.
+    sim.scene.predators.clear();
+    sim.run(600).unwrap();
+    let max_fear = sim.flock.fears().iter().copied().fold(0.0f32, f32::max);
+    assert!(max_fear < 0.01, "fear lingers: {max_fear}");
+}
+
+#[test]
+fn a_chasing_predator_makes_the_school_scatter_without_nan() {
+    use mirofish_sim::{Obstacle, Predator, Simulation};
+    let tank = Tank::centered(Vec2::new(1000.0, 700.0));
+    let mut sim = Simulation::new(FlockParams::default(), tank, 300, 5).unwrap();
+    sim.scene.predators =
+        vec![Predator::new(Vec2::new(-300.0, 0.0), 150.0), Predator::new(Vec2::new(300.0, 0.0), 150.0)];
+    sim.scene.obstacles = vec![Obstacle { centre: Vec2::ZERO, radius: 60.0 }];
+    sim.run(1500).unwrap();
+    for p in sim.flock.positions() {
+        assert!(p.is_finite() && tank.contains(*p) && p.length() >= 60.0);
+    }
+    for pr in &sim.scene.predators {
+        assert!(tank.contains(pr.position) && pr.velocity.length() <= pr.max_speed + 1e-3);
+    }
+}

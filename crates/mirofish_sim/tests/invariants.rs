@@ -3,7 +3,7 @@
 //! outside the tank.
 
 use mirofish_sim::{
-    Attractor, BoundaryMode, FlockParams, Goal, Obstacle, Predator, Scene, Simulation, Tank, Vec2,
+    Attractor, BoundaryMode, FlockParams, Goal, Obstacle, Predator, Route, Scene, Simulation, Tank, Vec2,
 };
 use proptest::prelude::*;
 
@@ -53,6 +53,15 @@ fn busy_scene(tank: &Tank) -> Scene {
         ],
         goal: Some(Goal::seek(at(0.9, 0.9), 1.0)),
         attractor: Some(Attractor { point: at(0.5, 0.5), strength: -2.0, radius: r * 0.3 }),
+        route: Some(Route { looping: true, ..Route::new(vec![at(0.1, 0.1), at(0.9, 0.5)], r * 0.1) }),
+    }
+}
+
+/// The busy scene, with the first five fish as leaders.
+fn crowd(sim: &mut Simulation) {
+    sim.scene = busy_scene(&sim.tank);
+    for slot in 0..sim.flock.len().min(5) {
+        sim.flock.set_leader(slot, true);
     }
 }
 
@@ -124,7 +133,7 @@ fn hostile_parameter_sets_stay_finite_bounded_and_inside() {
         for mode in MODES {
             let tank = Tank::centered(Vec2::new(400.0, 300.0)).with_boundary(mode);
             let mut sim = Simulation::new(params, tank, 150, 11).unwrap();
-            sim.scene = busy_scene(&tank);
+            crowd(&mut sim);
             let label = format!("{name} / {mode:?}");
             for tick in 0..2000 {
                 sim.step().unwrap();
@@ -219,7 +228,7 @@ proptest! {
         prop_assert!(params.validate().is_ok(), "{:?}", params.validate());
         let tank = Tank::centered(Vec2::new(w, h)).with_boundary(mode);
         let mut sim = Simulation::new(params, tank, 80, seed).unwrap().with_dt(dt).unwrap();
-        sim.scene = busy_scene(&tank);
+        crowd(&mut sim);
         for _ in 0..300 {
             sim.step().unwrap();
         }
