@@ -29,6 +29,7 @@ pub mod grid;
 pub mod noise;
 pub mod observe;
 pub mod params;
+pub mod preset;
 pub mod rules;
 pub mod scene;
 pub mod simulation;
@@ -38,6 +39,7 @@ pub mod view;
 pub use flock::{Flock, ForceSample, NeighbourSearch};
 pub use observe::state_hash;
 pub use params::{BoundaryMode, FlockParams, ParamError, PerFrame, Tank};
+pub use preset::Preset;
 pub use scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Route, Scene};
 pub use simulation::{DEFAULT_DT, Simulation};
 

@@ -179,3 +179,39 @@ fn a_chasing_predator_makes_the_school_scatter_without_nan() {
         assert!(tank.contains(pr.position) && pr.velocity.length() <= pr.max_speed + 1e-3);
     }
 }
+
+#[test]
+fn every_preset_runs_a_thousand_ticks_with_its_documented_values() {
+    use mirofish_sim::{Preset, Simulation};
+    for preset in Preset::all() {
+        let mut sim = Simulation::new(preset.params, preset.tank, preset.count, 1).unwrap();
+        sim.run(1000).unwrap();
+        assert_eq!(sim.flock.len(), preset.count);
+        assert_eq!(sim.params, preset.params, "{}: parameters changed while running", preset.name);
+        for (p, v) in sim.flock.positions().iter().zip(sim.flock.velocities()) {
+            assert!(preset.tank.contains(*p) && v.is_finite(), "{}", preset.name);
+            assert!(v.length() <= preset.params.max_speed * 1.0001, "{}", preset.name);
+        }
+        let order = observe::polarization(sim.flock.velocities());
+        assert!(order > 0.2, "{}: no school formed (polarization {order})", preset.name);
+    }
+}
+
+#[test]
+fn auto_radius_gives_five_to_eight_neighbours_at_three_densities() {
+    use mirofish_sim::preset::with_auto_radius;
+    use mirofish_sim::{BoundaryMode, Simulation};
+    // Wrap, so the walls do not thin the neighbourhoods at the edge.
+    let tank = Tank::centered(Vec2::new(1280.0, 720.0)).with_boundary(BoundaryMode::Wrap);
+    for count in [150usize, 600, 2400] {
+        let params = with_auto_radius(&FlockParams::default(), count, &tank, 6.5);
+        let mut sim = Simulation::new(params, tank, count, 9).unwrap();
+        sim.step().unwrap();
+        let measured = observe::mean_neighbours(&sim.flock);
+        assert!(
+            (5.0..=8.0).contains(&measured),
+            "{count} fish, radius {}: {measured}",
+            params.perception_radius
+        );
+    }
+}
