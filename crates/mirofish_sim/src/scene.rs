@@ -110,20 +110,23 @@ pub struct Route {
     pub looping: bool,
     /// Weight of the leaders' pull towards the current waypoint.
     pub weight: f32,
+    /// Slow down at the last waypoint (`Arrive`) rather than keep seeking
+    /// it (and circle it, as a school does around a reef).
+    pub arrive: bool,
 }
 
 impl Route {
     /// A route through `waypoints`, passed within `reach`, pulling with
-    /// weight 2.
+    /// weight 2, circling the last waypoint.
     pub fn new(waypoints: Vec<Vec2>, reach: f32) -> Self {
-        Self { waypoints, next: 0, reach, looping: false, weight: 2.0 }
+        Self { waypoints, next: 0, reach, looping: false, weight: 2.0, arrive: false }
     }
 
     /// The goal the leaders steer for now, if the route has waypoints.
     pub fn goal(&self) -> Option<Goal> {
         let target = *self.waypoints.get(self.next.min(self.waypoints.len().checked_sub(1)?))?;
         let last = self.next + 1 >= self.waypoints.len() && !self.looping;
-        let mode = if last { GoalMode::Arrive } else { GoalMode::Seek };
+        let mode = if last && self.arrive { GoalMode::Arrive } else { GoalMode::Seek };
         Some(Goal { target, mode, weight: self.weight, slowing_radius: self.reach.max(1.0) * 2.0 })
     }
 
@@ -368,7 +371,8 @@ mod tests {
         assert_eq!(r.next, 0);
         r.advance(Vec2::new(95.0, 0.0));
         assert_eq!(r.next, 1);
-        assert_eq!(r.goal().unwrap().mode, GoalMode::Arrive);
+        assert_eq!(r.goal().unwrap().mode, GoalMode::Seek);
+        assert_eq!(Route { arrive: true, ..r.clone() }.goal().unwrap().mode, GoalMode::Arrive);
         r.advance(Vec2::new(100.0, 100.0));
         assert_eq!(r.next, 1, "stays on the last waypoint");
         assert!(Route::new(vec![], 1.0).goal().is_none());
