@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example headless -- --fish 2000 --ticks 600 --seed 7
+//! cargo run --release --example headless -- --preset dense-sardines --ticks 1000
 //! ```
 //!
 //! Two runs with the same arguments print the same hash; `--threads 1`
@@ -15,10 +16,11 @@ use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use mirofish::prelude::*;
-use mirofish::sim::{BoundaryMode, observe};
+use mirofish::sim::{BoundaryMode, Preset, observe};
 
 struct Args {
-    fish: usize,
+    fish: Option<usize>,
+    preset: Option<Preset>,
     ticks: u32,
     seed: u64,
     threads: Option<usize>,
@@ -26,14 +28,26 @@ struct Args {
 }
 
 fn parse() -> Result<Args, String> {
-    let mut args =
-        Args { fish: 2000, ticks: 600, seed: 1, threads: None, boundary: BoundaryMode::SoftMargin };
+    let mut args = Args {
+        fish: None,
+        preset: None,
+        ticks: 600,
+        seed: 1,
+        threads: None,
+        boundary: BoundaryMode::SoftMargin,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
         let bad = |e: &dyn std::fmt::Display| format!("{flag}: {e}");
         match flag.as_str() {
-            "--fish" => args.fish = value()?.parse().map_err(|e| bad(&e))?,
+            "--fish" => args.fish = Some(value()?.parse().map_err(|e| bad(&e))?),
+            "--preset" => {
+                let name = value()?;
+                args.preset = Some(Preset::by_name(&name).ok_or_else(|| {
+                    format!("--preset: unknown preset {name}; known: {}", Preset::names().join(", "))
+                })?);
+            }
             "--ticks" => args.ticks = value()?.parse().map_err(|e| bad(&e))?,
             "--seed" => args.seed = value()?.parse().map_err(|e| bad(&e))?,
             "--threads" => args.threads = Some(value()?.parse().map_err(|e| bad(&e))?),
@@ -46,8 +60,8 @@ fn parse() -> Result<Args, String> {
                 }
             }
             "-h" | "--help" => {
-                return Err("usage: headless [--fish N] [--ticks N] [--seed N] [--threads N] \
-                            [--boundary wrap|bounce|soft]"
+                return Err("usage: headless [--preset NAME] [--fish N] [--ticks N] [--seed N] \
+                            [--threads N] [--boundary wrap|bounce|soft]"
                     .into());
             }
             other => return Err(format!("unknown argument {other} (try --help)")),
@@ -70,11 +84,18 @@ fn main() -> ExitCode {
         eprintln!("--threads: {e}");
         return ExitCode::FAILURE;
     }
-    // A realistic density for the reference parameters: mean 6.5
-    // neighbours at the start (the seeds aim for 5–8).
-    let params = FlockParams::default();
-    let tank = Tank::for_mean_neighbours(args.fish, params.perception_radius, 6.5, 16.0 / 9.0)
-        .with_boundary(args.boundary);
+    // A preset brings its own count and tank; otherwise the reference
+    // parameters at a realistic density: mean 6.5 neighbours at the start
+    // (the seeds aim for 5–8).
+    let (fish, params, tank) = match args.preset {
+        Some(p) => (args.fish.unwrap_or(p.count), p.params, p.tank),
+        None => {
+            let fish = args.fish.unwrap_or(2000);
+            let params = FlockParams::default();
+            (fish, params, Tank::for_mean_neighbours(fish, params.perception_radius, 6.5, 16.0 / 9.0))
+        }
+    };
+    let tank = tank.with_boundary(args.boundary);
     let config = FlockConfig { params, tank, seed: args.seed, ..default() };
 
     let mut app = App::new();
@@ -83,7 +104,7 @@ fn main() -> ExitCode {
         .add_plugins(MiroFishPlugin { interpolate: false, ..default() })
         // Exactly one fixed tick per update, whatever the wall clock does.
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
-    app.world_mut().commands().queue(SpawnSchool::new(args.fish));
+    app.world_mut().commands().queue(SpawnSchool::new(fish));
 
     // Bevy's first update has a zero time delta and runs no fixed tick;
     // count ticks, not updates.
