@@ -53,9 +53,18 @@ pub struct ForceSample {
     pub rules: RuleForces,
     /// Neighbours within the perception radius.
     pub neighbours: u32,
+}
+
+/// What the force pass hands the integrator for one fish: kept small and
+/// apart from [`ForceSample`], because the integrator reads it in slot
+/// order, i.e. at random places of the sorted arrays.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Kick {
+    /// Total acceleration (clamped by pass 3).
+    acceleration: Vec2,
     /// Fear from the predators seen this tick (0–1), before it is merged
     /// with the fish's lingering fear.
-    pub fright: f32,
+    fright: f32,
 }
 
 /// All fish of a simulation, structure-of-arrays, plus the buffers the tick
@@ -75,7 +84,7 @@ pub struct Flock {
     steering: Vec<Vec2>,
     grid: SpatialGrid,
     /// Force pass output, in sorted order.
-    sorted_acceleration: Vec<Vec2>,
+    sorted_kick: Vec<Kick>,
     sorted_samples: Vec<ForceSample>,
     search: NeighbourSearch,
     seed: u64,
@@ -223,7 +232,7 @@ impl Flock {
     pub fn heap_bytes(&self) -> usize {
         (self.position.capacity() + self.velocity.capacity() + self.steering.capacity()) * 8
             + self.wander_phase.capacity() * 4
-            + self.sorted_acceleration.capacity() * 8
+            + self.sorted_kick.capacity() * core::mem::size_of::<Kick>()
             + self.sorted_samples.capacity() * core::mem::size_of::<ForceSample>()
             + self.grid.heap_bytes()
     }
@@ -267,7 +276,7 @@ impl Flock {
     /// acceleration. Reads only the snapshot taken by pass 1.
     pub fn accumulate_forces(&mut self, params: &FlockParams, tank: &Tank, scene: &Scene) {
         let n = self.len();
-        self.sorted_acceleration.resize(n, Vec2::ZERO);
+        self.sorted_kick.resize(n, Kick::default());
         self.sorted_samples.resize(n, ForceSample::default());
         let has_leaders = params.leader_weight != 1.0 && self.leader.contains(&true);
         let view = View::new(params);
@@ -278,6 +287,12 @@ impl Flock {
             fear: &self.fear,
             leader: &self.leader,
             leader_goal: scene.route.as_ref().and_then(Route::goal),
+            quiet: scene.obstacles.is_empty()
+                && scene.predators.is_empty()
+                && scene.goal.is_none()
+                && scene.attractor.is_none()
+                && (scene.route.is_none() || !self.leader.contains(&true))
+                && self.fear.iter().all(|&f| f == 0.0),
             scene,
             view,
             shaped: view.is_shaped() || has_leaders,
@@ -288,7 +303,7 @@ impl Flock {
             seed: self.seed,
             tick: self.tick,
         };
-        let (acc, samples) = (&mut self.sorted_acceleration, &mut self.sorted_samples);
+        let (acc, samples) = (&mut self.sorted_kick, &mut self.sorted_samples);
         let work = || {
             acc.par_chunks_mut(CHUNK).zip(samples.par_chunks_mut(CHUNK)).enumerate().for_each(
                 |(chunk, (acc, samples))| {
@@ -305,10 +320,11 @@ impl Flock {
     /// Pass 3: one clamp of each fish's total acceleration to `max_force`.
     pub fn clamp_forces(&mut self, params: &FlockParams) {
         let max = params.max_force;
-        let acc = &mut self.sorted_acceleration;
+        let kicks = &mut self.sorted_kick;
         run(self.pool.as_deref(), || {
-            acc.par_chunks_mut(CHUNK)
-                .for_each(|chunk| chunk.iter_mut().for_each(|a| *a = rules::clamp_length(*a, max)));
+            kicks.par_chunks_mut(CHUNK).for_each(|chunk| {
+                chunk.iter_mut().for_each(|k| k.acceleration = rules::clamp_length(k.acceleration, max))
+            });
         });
     }
 
@@ -317,7 +333,7 @@ impl Flock {
     /// The force limit is never scaled by `dt`: it bounds the acceleration.
     pub fn integrate(&mut self, params: &FlockParams, dt: f32) {
         let rank = self.grid.rank();
-        let (acc, samples) = (&self.sorted_acceleration, &self.sorted_samples);
+        let kicks = &self.sorted_kick;
         let (max_speed, turn) = (params.max_speed, params.wander_rate * dt);
         let (panic, calm) = (params.panic_speed - 1.0, (-params.calm_rate * dt).exp());
         let chunks = (
@@ -332,10 +348,10 @@ impl Flock {
                 let base = chunk * CHUNK;
                 for k in 0..p.len() {
                     let s = rank[base + k] as usize;
-                    let a = acc[s];
+                    let Kick { acceleration: a, fright } = kicks[s];
                     steer[k] = a;
                     // Fear jumps to what the fish sees now and fades slowly.
-                    fear[k] = samples[s].fright.max(fear[k] * calm).clamp(0.0, 1.0);
+                    fear[k] = fright.max(fear[k] * calm).clamp(0.0, 1.0);
                     let limit = max_speed * (1.0 + panic * fear[k]);
                     v[k] = rules::clamp_length(v[k] + a * dt, limit);
                     p[k] += v[k] * dt;
@@ -473,6 +489,9 @@ struct ForceKernel<'a> {
     leader: &'a [bool],
     /// Where the route sends the leaders this tick.
     leader_goal: Option<Goal>,
+    /// Nothing in the scene and nobody afraid: the scene reactions are
+    /// skipped (the common case, and worth ~10 % of the pass).
+    quiet: bool,
     scene: &'a Scene,
     view: View,
     /// Whether neighbours need the view test and weights (else the plain
@@ -490,7 +509,7 @@ impl ForceKernel<'_> {
     /// The unclamped acceleration and observation of the fish at sorted
     /// index `s`.
     #[inline]
-    fn fish(&self, s: usize) -> (Vec2, ForceSample) {
+    fn fish(&self, s: usize) -> (Kick, ForceSample) {
         // Four copies of the scan, so the inner loop carries no mode test.
         match (self.grid.wraps(), self.shaped) {
             (true, true) => self.fish_with::<true, true>(s),
@@ -501,7 +520,7 @@ impl ForceKernel<'_> {
     }
 
     #[inline(always)]
-    fn fish_with<const WRAP: bool, const SHAPED: bool>(&self, s: usize) -> (Vec2, ForceSample) {
+    fn fish_with<const WRAP: bool, const SHAPED: bool>(&self, s: usize) -> (Kick, ForceSample) {
         let g = self.grid;
         let (pos, vel) = (g.sorted_position(), g.sorted_velocity());
         let (p, v, slot) = (pos[s], vel[s], g.order()[s]);
@@ -512,7 +531,8 @@ impl ForceKernel<'_> {
         };
         let phase = self.wander_phase[slot as usize];
         // A fish at rest looks where its wander points.
-        let heading = rules::heading(v, Vec2::from_angle(phase));
+        let heading =
+            if SHAPED { v.try_normalize().unwrap_or_else(|| Vec2::from_angle(phase)) } else { Vec2::X };
         let mut acc = Accumulator::default();
         for run in runs.iter() {
             // The fish itself is cut out of its own run rather than tested
@@ -528,7 +548,7 @@ impl ForceKernel<'_> {
         let hood = acc.finish();
 
         let mut forces = RuleForces::evaluate(&hood, v, phase, params);
-        let fright = self.react_to_scene(&mut forces, p, v, slot);
+        let fright = if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, p, v, slot) };
         if self.tank.boundary == BoundaryMode::SoftMargin {
             forces.boundary = rules::steer(
                 boundary::soft_margin_steer(p, self.tank, params),
@@ -539,7 +559,7 @@ impl ForceKernel<'_> {
         let jitter = noise::in_unit_disc(self.seed, self.tick, u64::from(slot), Stream::Jitter)
             * (params.jitter * params.max_force);
         let acceleration = forces.acceleration() + jitter;
-        (acceleration, ForceSample { rules: forces, neighbours: hood.count, fright })
+        (Kick { acceleration, fright }, ForceSample { rules: forces, neighbours: hood.count })
     }
 }
 
@@ -627,20 +647,20 @@ impl ForceKernel<'_> {
         let leaders = &self.sorted_leader[a..b];
         let size = self.tank.size();
         let reach = &self.reach;
-        for (k, ((&q, &w), &leads)) in pos.iter().zip(vel).zip(leaders).enumerate() {
+        let perception2 = Vec4::splat(reach.perception2);
+        for (k, (&q, &w)) in pos.iter().zip(vel).enumerate() {
             let d = if WRAP { offset(p, q, size, true) } else { q - p };
             let d2 = d.length_squared();
-            let mut seen = d2 < reach.perception2;
-            let mut weight = 1.0;
-            if SHAPED {
-                seen &= self.view.sees(heading, d, d2);
-                weight = self.view.weight(heading, d, d2.sqrt(), leads);
-            }
-            // A SIMD mask rather than a branch: about a third of the
+            // A SIMD compare rather than a branch: about a third of the
             // candidates of a 3 × 3 scan pass, which no predictor learns.
-            let mask = BVec4A::splat(seen);
-            acc.packed += Vec4::select(mask, Vec4::new(w.x, w.y, d.x, d.y) * weight, Vec4::ZERO);
-            acc.count += u32::from(seen);
+            let mut mask = Vec4::splat(d2).cmplt(perception2);
+            let mut lanes = Vec4::new(w.x, w.y, d.x, d.y);
+            if SHAPED {
+                mask &= BVec4A::splat(self.view.sees(heading, d, d2));
+                lanes *= self.view.weight(heading, d, d2.sqrt(), leaders[k]);
+            }
+            acc.packed += Vec4::select(mask, lanes, Vec4::ZERO);
+            acc.count += mask.bitmask() & 1;
             // Rare (the separation disc is a small part of the scan): a branch.
             if d2 < reach.separation2 {
                 acc.separation_count += 1;
@@ -704,6 +724,7 @@ mod tests {
             fear: &flock.fear,
             leader: &flock.leader,
             leader_goal: None,
+            quiet: true,
             scene: &Scene::default(),
             view: View::new(&params),
             shaped: false,
