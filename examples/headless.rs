@@ -105,6 +105,8 @@ fn main() -> ExitCode {
         // Exactly one fixed tick per update, whatever the wall clock does.
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app.world_mut().commands().queue(SpawnSchool::new(fish));
+    // Keep each rule's force, for the report below.
+    app.world_mut().resource_mut::<FlockState>().flock.set_record_rules(true);
 
     // Bevy's first update has a zero time delta and runs no fixed tick;
     // count ticks, not updates.
@@ -125,7 +127,7 @@ fn main() -> ExitCode {
     println!("neighbours    {:.2}", observe::mean_neighbours(flock));
     let nn = observe::mean_nearest_neighbour_distance(flock, params.perception_radius);
     println!("nearest       {}", nn.map_or("none within perception".into(), |d| format!("{d:.2}")));
-    let f = observe::mean_rule_forces(flock);
+    let f = observe::mean_rule_forces(flock).unwrap_or_default();
     println!(
         "rule forces   separation {:.1}  alignment {:.1}  cohesion {:.1}  wander {:.1}  boundary {:.1}",
         f.separation, f.alignment, f.cohesion, f.wander, f.boundary

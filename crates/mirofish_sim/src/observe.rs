@@ -47,21 +47,23 @@ pub fn mean_speed(velocities: &[Vec2]) -> f32 {
 /// Mean number of neighbours within the perception radius, from the last
 /// tick's force pass; 0 for an empty flock.
 pub fn mean_neighbours(flock: &Flock) -> f32 {
-    let samples = flock.samples();
-    if samples.is_empty() {
+    let counts = flock.neighbour_counts();
+    let n = counts.len();
+    if n == 0 {
         return 0.0;
     }
-    samples.iter().map(|s| s.neighbours as f32).sum::<f32>() / samples.len() as f32
+    counts.map(|c| c as f32).sum::<f32>() / n as f32
 }
 
 /// Mean magnitude of each weighted rule force over the flock, from the last
-/// tick's force pass (all zero for an empty flock). The seeds' health check:
-/// in a calm school the three rules are of the same order.
-pub fn mean_rule_forces(flock: &Flock) -> RuleForceMeans {
+/// tick's force pass. The seeds' health check: in a calm school the three
+/// rules are of the same order. `None` for an empty flock, or when the
+/// flock does not record rule forces ([`Flock::set_record_rules`]).
+pub fn mean_rule_forces(flock: &Flock) -> Option<RuleForceMeans> {
     let samples = flock.samples();
     let mut m = RuleForceMeans::default();
     if samples.is_empty() {
-        return m;
+        return None;
     }
     for s in samples {
         m.separation += s.rules.separation.length();
@@ -71,13 +73,13 @@ pub fn mean_rule_forces(flock: &Flock) -> RuleForceMeans {
         m.boundary += s.rules.boundary.length();
     }
     let n = samples.len() as f32;
-    RuleForceMeans {
+    Some(RuleForceMeans {
         separation: m.separation / n,
         alignment: m.alignment / n,
         cohesion: m.cohesion / n,
         wander: m.wander / n,
         boundary: m.boundary / n,
-    }
+    })
 }
 
 /// Mean magnitudes of the weighted rule forces (see [`mean_rule_forces`]).

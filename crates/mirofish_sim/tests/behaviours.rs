@@ -11,6 +11,7 @@ fn tank() -> Tank {
 /// neighbour at `other`, and returns how many neighbours it counted.
 fn neighbours_seen(params: &FlockParams, velocity: Vec2, other: Vec2) -> u32 {
     let mut flock = Flock::new(1);
+    flock.set_record_rules(true);
     flock.push(Vec2::ZERO, velocity, 0.0);
     flock.push(other, Vec2::Y * 10.0, 0.0);
     flock.rebuild_index(params, &tank());
@@ -33,6 +34,7 @@ fn a_neighbour_behind_is_ignored_one_in_front_is_counted() {
 fn a_blind_spot_does_not_hide_a_neighbour_from_separation() {
     let params = FlockParams { view_angle: 180f32.to_radians(), ..FlockParams::default() };
     let mut flock = Flock::new(1);
+    flock.set_record_rules(true);
     flock.push(Vec2::ZERO, Vec2::X * 100.0, 0.0);
     flock.push(Vec2::new(-5.0, 0.0), Vec2::X * 100.0, 0.0);
     flock.rebuild_index(&params, &tank());
@@ -47,6 +49,7 @@ fn a_fish_at_rest_has_a_heading_and_no_nan() {
     let params =
         FlockParams { view_angle: 200f32.to_radians(), leader_weight: 5.0, ..FlockParams::default() };
     let mut flock = Flock::new(1);
+    flock.set_record_rules(true);
     flock.push(Vec2::ZERO, Vec2::ZERO, 1.0);
     flock.push(Vec2::ZERO, Vec2::ZERO, 2.0);
     flock.push(Vec2::new(3.0, 3.0), Vec2::ZERO, 3.0);
@@ -66,6 +69,7 @@ fn leaders_pull_their_followers_harder() {
     let turn = |leader_weight: f32| {
         let params = FlockParams { leader_weight, ..FlockParams::default() };
         let mut flock = Flock::new(1);
+        flock.set_record_rules(true);
         flock.push(Vec2::ZERO, Vec2::X * 50.0, 0.0);
         flock.push(Vec2::new(0.0, 20.0), Vec2::Y * 100.0, 0.0);
         flock.push(Vec2::new(0.0, -20.0), -Vec2::Y * 100.0, 0.0);

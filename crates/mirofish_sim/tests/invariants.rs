@@ -23,6 +23,7 @@ fn check(sim: &Simulation, label: &str) {
         assert!(a.is_finite(), "{label}: steering of fish {i} not finite");
         assert!(a.length() <= sim.params.max_force * (1.0 + 1e-5) + 1e-6, "{label}: force not clamped");
     }
+    assert!(!sim.flock.records_rules() || sim.flock.samples().len() == sim.flock.len());
     for s in sim.flock.samples() {
         let r = s.rules;
         for f in [r.separation, r.alignment, r.cohesion, r.wander, r.boundary, r.obstacle, r.flee, r.goal] {
@@ -60,6 +61,7 @@ fn busy_scene(tank: &Tank) -> Scene {
 /// The busy scene, with the first five fish as leaders.
 fn crowd(sim: &mut Simulation) {
     sim.scene = busy_scene(&sim.tank);
+    sim.flock.set_record_rules(true);
     for slot in 0..sim.flock.len().min(5) {
         sim.flock.set_leader(slot, true);
     }
