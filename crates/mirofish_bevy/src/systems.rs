@@ -64,7 +64,7 @@ fn gather_scene(
     scene.attractor = state.active.attractor;
     for (o, p) in obstacles {
         let obstacle = sim::Obstacle { centre: p.0, radius: o.radius };
-        if valid(&sim::Scene { obstacles: vec![obstacle], ..default() }) {
+        if valid(obstacle.validate()) {
             scene.obstacles.push(obstacle);
         }
     }
@@ -77,15 +77,15 @@ fn gather_scene(
             max_force: pr.max_force,
             chase: pr.chase,
         };
-        if valid(&sim::Scene { predators: vec![predator], ..default() }) {
+        if valid(predator.validate()) {
             scene.predators.push(predator);
             state.predator_entities.push(entity);
         }
     }
 }
 
-fn valid(scene: &sim::Scene) -> bool {
-    match scene.validate() {
+fn valid(check: Result<(), sim::ParamError>) -> bool {
+    match check {
         Ok(()) => true,
         Err(err) => {
             log::warn!("MiroFish: ignoring an invalid scene element: {err}");

@@ -22,6 +22,21 @@ pub struct Obstacle {
     pub radius: f32,
 }
 
+impl Obstacle {
+    /// Checks the obstacle; the error names the bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        point("obstacle.centre", self.centre)?;
+        check("obstacle.radius", self.radius, Range::Positive(MAX_LENGTH))
+    }
+}
+
+/// Checks that both coordinates of a point are finite and within the
+/// largest admissible tank.
+fn point(field: &'static str, v: Vec2) -> Result<(), ParamError> {
+    check(field, v.x, Range::Symmetric(MAX_TANK_SIDE))?;
+    check(field, v.y, Range::Symmetric(MAX_TANK_SIDE))
+}
+
 /// A moving source of fear. Fish within its fear radius flee, swim faster
 /// and keep more distance from each other; a chasing predator steers at the
 /// nearest fish.
@@ -47,6 +62,15 @@ impl Predator {
     /// `fear_radius`, a little faster than the reference school.
     pub fn new(position: Vec2, fear_radius: f32) -> Self {
         Self { position, velocity: Vec2::ZERO, fear_radius, max_speed: 200.0, max_force: 400.0, chase: true }
+    }
+
+    /// Checks the predator; the error names the bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        point("predator.position", self.position)?;
+        point("predator.velocity", self.velocity)?;
+        check("predator.fear_radius", self.fear_radius, Range::NonNegative(MAX_LENGTH))?;
+        check("predator.max_speed", self.max_speed, Range::NonNegative(MAX_LENGTH))?;
+        check("predator.max_force", self.max_force, Range::NonNegative(MAX_ACCELERATION))
     }
 }
 
@@ -163,20 +187,11 @@ pub struct Scene {
 impl Scene {
     /// Checks every element; the error names the bad field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        let point = |field: &'static str, v: Vec2| {
-            check(field, v.x, Range::Symmetric(MAX_TANK_SIDE))?;
-            check(field, v.y, Range::Symmetric(MAX_TANK_SIDE))
-        };
         for o in &self.obstacles {
-            point("obstacle.centre", o.centre)?;
-            check("obstacle.radius", o.radius, Range::Positive(MAX_LENGTH))?;
+            o.validate()?;
         }
         for p in &self.predators {
-            point("predator.position", p.position)?;
-            point("predator.velocity", p.velocity)?;
-            check("predator.fear_radius", p.fear_radius, Range::NonNegative(MAX_LENGTH))?;
-            check("predator.max_speed", p.max_speed, Range::NonNegative(MAX_LENGTH))?;
-            check("predator.max_force", p.max_force, Range::NonNegative(MAX_ACCELERATION))?;
+            p.validate()?;
         }
         if let Some(g) = &self.goal {
             point("goal.target", g.target)?;
