@@ -317,3 +317,28 @@ fn an_invalid_obstacle_is_ignored_not_fatal() {
     }
     assert!(app.world().resource::<FlockState>().scene.obstacles.is_empty());
 }
+
+#[test]
+fn a_goal_and_an_attractor_in_the_config_are_validated_and_steer_the_school() {
+    let mut app = headless_app(config(3), 1);
+    spawn(&mut app, 200);
+    app.update();
+    // A NaN goal is refused, naming the field; the last valid config stays.
+    app.world_mut().resource_mut::<FlockConfig>().goal = Some(Goal::seek(Vec2::new(f32::NAN, 0.0), 1.0));
+    app.update();
+    let err = app.world().resource::<FlockState>().rejected.clone().expect("NaN goal accepted");
+    assert_eq!(err.field, "goal.target");
+    // A valid goal on the right pulls the school's centre that way.
+    let centre = |app: &mut App| {
+        let mut q = app.world_mut().query_filtered::<&Position, With<Boid>>();
+        let (sum, n) = q.iter(app.world()).fold((Vec2::ZERO, 0.0), |(s, n), p| (s + p.0, n + 1.0));
+        sum / n
+    };
+    let before = centre(&mut app);
+    app.world_mut().resource_mut::<FlockConfig>().goal = Some(Goal::seek(Vec2::new(350.0, 0.0), 3.0));
+    for _ in 0..180 {
+        app.update();
+    }
+    assert!(app.world().resource::<FlockState>().rejected.is_none());
+    assert!(centre(&mut app).x > before.x + 100.0, "the goal did not pull the school");
+}
