@@ -27,9 +27,9 @@ use crate::boundary;
 use crate::grid::{CandidateRuns, SpatialGrid, offset};
 use crate::noise::{self, Stream};
 use crate::params::{BoundaryMode, FlockParams, ParamError, Tank, validate_dt};
-use crate::rules::{self, Neighbourhood, Reach, RuleForces};
+use crate::rules::{self, Neighbourhood, RuleForces};
 use crate::scene::{self, Goal, Route, Scene};
-use crate::view::View;
+use crate::school::{self, SchoolCache, SchoolTable};
 
 /// Fish per parallel work item: large enough to amortise scheduling, small
 /// enough to balance two to a few dozen threads at 10k fish and up.
@@ -80,6 +80,15 @@ pub struct Flock {
     leader: Vec<bool>,
     /// How afraid each fish is (0 calm – 1 panic), by slot.
     fear: Vec<f32>,
+    /// The school of each fish, by slot.
+    school: Vec<u16>,
+    /// Schools in sorted order, gathered with the snapshot.
+    sorted_school: Vec<u16>,
+    /// Per-school constants of the force pass, rebuilt each tick.
+    school_caches: Vec<SchoolCache>,
+    /// Per-school `(max_speed, panic - 1, wander turn, calm factor)` of the
+    /// integrator, rebuilt each tick.
+    school_motion: Vec<[f32; 4]>,
     /// Leader flags in sorted order, gathered with the snapshot.
     sorted_leader: Vec<bool>,
     /// Wander phases in sorted order, gathered with the snapshot.
@@ -123,6 +132,7 @@ impl Flock {
         self.wander_phase.push(wander_phase);
         self.leader.push(false);
         self.fear.push(0.0);
+        self.school.push(0);
         self.steering.push(Vec2::ZERO);
         self.position.len() - 1
     }
@@ -136,6 +146,7 @@ impl Flock {
         self.wander_phase.swap_remove(slot);
         self.leader.swap_remove(slot);
         self.fear.swap_remove(slot);
+        self.school.swap_remove(slot);
         self.steering.swap_remove(slot);
         (slot != last).then_some(last)
     }
@@ -147,6 +158,7 @@ impl Flock {
         self.wander_phase.clear();
         self.leader.clear();
         self.fear.clear();
+        self.school.clear();
         self.steering.clear();
     }
 
@@ -188,6 +200,17 @@ impl Flock {
     /// Sets how afraid the fish in `slot` is (clamped to 0–1).
     pub fn set_fear(&mut self, slot: usize, fear: f32) {
         self.fear[slot] = if fear.is_nan() { 0.0 } else { fear.clamp(0.0, 1.0) };
+    }
+
+    /// The school of each fish, by slot.
+    pub fn school_indices(&self) -> &[u16] {
+        &self.school
+    }
+
+    /// Puts the fish in `slot` into school `school` (an index into the
+    /// school table the passes are given).
+    pub fn set_school(&mut self, slot: usize, school: u16) {
+        self.school[slot] = school;
     }
 
     /// Makes the fish in `slot` a leader (or not).
@@ -269,14 +292,28 @@ impl Flock {
 
     /// Validates the inputs, then runs one whole tick: the five passes,
     /// then the predators' move.
-    pub fn step(
+    pub fn step<S: SchoolTable + ?Sized>(
         &mut self,
-        params: &FlockParams,
+        schools: &S,
         tank: &Tank,
         scene: &mut Scene,
         dt: f32,
     ) -> Result<(), ParamError> {
-        params.validate()?;
+        let table = schools.table();
+        if table.is_empty() {
+            return Err(ParamError { field: "schools", value: 0.0, expected: "at least one school".into() });
+        }
+        for params in table {
+            params.validate()?;
+        }
+        if let Some(&bad) = self.school.iter().find(|&&k| k as usize >= table.len()) {
+            return Err(ParamError {
+                field: "school",
+                value: f32::from(bad),
+                expected: format!("an index below the {} schools given", table.len()),
+            });
+        }
+        let params = table;
         tank.validate()?;
         scene.validate()?;
         validate_dt(dt)?;
@@ -291,32 +328,37 @@ impl Flock {
 
     /// Pass 1: sorts the fish into the grid (cells at least the interaction
     /// radius wide) and snapshots position and velocity.
-    pub fn rebuild_index(&mut self, params: &FlockParams, tank: &Tank) {
+    pub fn rebuild_index<S: SchoolTable + ?Sized>(&mut self, schools: &S, tank: &Tank) {
         let wrap = tank.boundary == BoundaryMode::Wrap;
+        let radius = schools.table().iter().map(FlockParams::interaction_radius).fold(0.0f32, f32::max);
         let (grid, position, velocity) = (&mut self.grid, &self.position, &self.velocity);
-        run(self.pool.as_deref(), || {
-            grid.rebuild(position, velocity, tank, params.interaction_radius(), wrap)
-        });
+        run(self.pool.as_deref(), || grid.rebuild(position, velocity, tank, radius, wrap));
         // The per-fish inputs the force pass reads, in sorted order too: read
         // by slot they would be a cache miss per fish (the wander phase
         // alone cost a sixth of the pass).
-        let (order, leader, phase) = (self.grid.order(), &self.leader, &self.wander_phase);
-        let (sorted_leader, sorted_phase) = (&mut self.sorted_leader, &mut self.sorted_phase);
+        let (order, leader, phase, school) =
+            (self.grid.order(), &self.leader, &self.wander_phase, &self.school);
+        let (sorted_leader, sorted_phase, sorted_school) =
+            (&mut self.sorted_leader, &mut self.sorted_phase, &mut self.sorted_school);
         run(self.pool.as_deref(), || {
             order.par_iter().map(|&i| leader[i as usize]).collect_into_vec(sorted_leader);
             order.par_iter().map(|&i| phase[i as usize]).collect_into_vec(sorted_phase);
+            order.par_iter().map(|&i| school[i as usize]).collect_into_vec(sorted_school);
         });
     }
 
     /// Pass 2: the rules' weighted sum for every fish, as an unclamped
     /// acceleration. Reads only the snapshot taken by pass 1.
-    pub fn accumulate_forces(&mut self, params: &FlockParams, tank: &Tank, scene: &Scene) {
+    pub fn accumulate_forces<S: SchoolTable + ?Sized>(&mut self, schools: &S, tank: &Tank, scene: &Scene) {
+        let table = schools.table();
         let n = self.len();
         self.sorted_kick.resize(n, Kick::default());
         let record = self.record_rules;
         self.sorted_samples.resize(if record { n } else { 0 }, ForceSample::default());
-        let has_leaders = params.leader_weight != 1.0 && self.leader.contains(&true);
-        let view = View::new(params);
+        let has_leaders = self.leader.contains(&true);
+        let others = table.len() > 1;
+        self.school_caches.clear();
+        self.school_caches.extend(table.iter().map(|p| SchoolCache::new(p, others, has_leaders)));
         let kernel = ForceKernel {
             grid: &self.grid,
             sorted_phase: &self.sorted_phase,
@@ -331,11 +373,10 @@ impl Flock {
                 && (scene.route.is_none() || !self.leader.contains(&true))
                 && self.fear.iter().all(|&f| f == 0.0),
             scene,
-            view,
-            shaped: view.is_shaped() || has_leaders,
-            params,
+            table,
+            caches: &self.school_caches,
+            sorted_school: &self.sorted_school,
             tank,
-            reach: Reach::new(params),
             search: self.search,
             seed: self.seed,
             tick: self.tick,
@@ -364,12 +405,15 @@ impl Flock {
     }
 
     /// Pass 3: one clamp of each fish's total acceleration to `max_force`.
-    pub fn clamp_forces(&mut self, params: &FlockParams) {
-        let max = params.max_force;
-        let kicks = &mut self.sorted_kick;
+    pub fn clamp_forces<S: SchoolTable + ?Sized>(&mut self, schools: &S) {
+        let table = schools.table();
+        let (kicks, school) = (&mut self.sorted_kick, &self.sorted_school);
         run(self.pool.as_deref(), || {
-            kicks.par_chunks_mut(CHUNK).for_each(|chunk| {
-                chunk.iter_mut().for_each(|k| k.acceleration = rules::clamp_length(k.acceleration, max))
+            kicks.par_chunks_mut(CHUNK).zip(school.par_chunks(CHUNK)).for_each(|(chunk, school)| {
+                for (k, &i) in chunk.iter_mut().zip(school) {
+                    let max = table[school::clamp_index(i, table.len())].max_force;
+                    k.acceleration = rules::clamp_length(k.acceleration, max);
+                }
             });
         });
     }
@@ -377,11 +421,16 @@ impl Flock {
     /// Pass 4: semi-implicit Euler. Velocity first (`v += a·dt`, clamped to
     /// `max_speed`), then position with the new velocity (`p += v·dt`).
     /// The force limit is never scaled by `dt`: it bounds the acceleration.
-    pub fn integrate(&mut self, params: &FlockParams, dt: f32) {
-        let rank = self.grid.rank();
-        let kicks = &self.sorted_kick;
-        let (max_speed, turn) = (params.max_speed, params.wander_rate * dt);
-        let (panic, calm) = (params.panic_speed - 1.0, (-params.calm_rate * dt).exp());
+    pub fn integrate<S: SchoolTable + ?Sized>(&mut self, schools: &S, dt: f32) {
+        let table = schools.table();
+        self.school_motion.clear();
+        self.school_motion.extend(
+            table
+                .iter()
+                .map(|p| [p.max_speed, p.panic_speed - 1.0, p.wander_rate * dt, (-p.calm_rate * dt).exp()]),
+        );
+        let (rank, kicks, motion) = (self.grid.rank(), &self.sorted_kick, &self.school_motion);
+        let schools_of = &self.school;
         let chunks = (
             self.position.par_chunks_mut(CHUNK),
             self.velocity.par_chunks_mut(CHUNK),
@@ -394,6 +443,8 @@ impl Flock {
                 let base = chunk * CHUNK;
                 for k in 0..p.len() {
                     let s = rank[base + k] as usize;
+                    let [max_speed, panic, turn, calm] =
+                        motion[school::clamp_index(schools_of[base + k], motion.len())];
                     let Kick { acceleration: a, fright, .. } = kicks[s];
                     steer[k] = a;
                     // Fear jumps to what the fish sees now and fades slowly.
@@ -539,13 +590,13 @@ struct ForceKernel<'a> {
     /// skipped (the common case, and worth ~10 % of the pass).
     quiet: bool,
     scene: &'a Scene,
-    view: View,
-    /// Whether neighbours need the view test and weights (else the plain
-    /// scan runs).
-    shaped: bool,
-    params: &'a FlockParams,
+    /// Every school's parameters.
+    table: &'a [FlockParams],
+    /// Every school's precomputed radii, view and scan kind.
+    caches: &'a [SchoolCache],
+    /// Schools in sorted order.
+    sorted_school: &'a [u16],
     tank: &'a Tank,
-    reach: Reach,
     search: NeighbourSearch,
     seed: u64,
     tick: u64,
@@ -557,7 +608,8 @@ impl ForceKernel<'_> {
     #[inline]
     fn fish(&self, s: usize) -> (Kick, ForceSample) {
         // Four copies of the scan, so the inner loop carries no mode test.
-        match (self.grid.wraps(), self.shaped) {
+        let k = school::clamp_index(self.sorted_school[s], self.caches.len());
+        match (self.grid.wraps(), self.caches[k].shaped) {
             (true, true) => self.fish_with::<true, true>(s),
             (true, false) => self.fish_with::<true, false>(s),
             (false, true) => self.fish_with::<false, true>(s),
@@ -570,7 +622,8 @@ impl ForceKernel<'_> {
         let g = self.grid;
         let (pos, vel) = (g.sorted_position(), g.sorted_velocity());
         let (p, v, slot) = (pos[s], vel[s], g.order()[s]);
-        let params = self.params;
+        let school = school::clamp_index(self.sorted_school[s], self.table.len());
+        let params = &self.table[school];
         let runs = match self.search {
             NeighbourSearch::Grid => g.candidate_runs(p),
             NeighbourSearch::BruteForce => CandidateRuns::single(0..pos.len()),
@@ -585,16 +638,16 @@ impl ForceKernel<'_> {
             // for at every candidate.
             let (a, b) = (run.start, run.end);
             if run.contains(&s) {
-                self.scan::<WRAP, SHAPED>(&mut acc, a, s, p, heading, slot);
-                self.scan::<WRAP, SHAPED>(&mut acc, s + 1, b, p, heading, slot);
+                self.scan::<WRAP, SHAPED>(&mut acc, a, s, p, heading, slot, school);
+                self.scan::<WRAP, SHAPED>(&mut acc, s + 1, b, p, heading, slot, school);
             } else {
-                self.scan::<WRAP, SHAPED>(&mut acc, a, b, p, heading, slot);
+                self.scan::<WRAP, SHAPED>(&mut acc, a, b, p, heading, slot, school);
             }
         }
         let hood = acc.finish();
 
         let mut forces = RuleForces::evaluate(&hood, v, phase, params);
-        let fright = if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, p, v, slot) };
+        let fright = if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, params, p, v, slot) };
         if self.tank.boundary == BoundaryMode::SoftMargin {
             forces.boundary = rules::steer(
                 boundary::soft_margin_steer(p, self.tank, params),
@@ -617,8 +670,14 @@ impl ForceKernel<'_> {
     /// to `forces`, and applies the previous tick's fear (separation grows
     /// with it). Returns the fright predators cause this tick.
     #[inline]
-    fn react_to_scene(&self, forces: &mut RuleForces, p: Vec2, v: Vec2, slot: u32) -> f32 {
-        let params = self.params;
+    fn react_to_scene(
+        &self,
+        forces: &mut RuleForces,
+        params: &FlockParams,
+        p: Vec2,
+        v: Vec2,
+        slot: u32,
+    ) -> f32 {
         let scene = self.scene;
         let fear = self.fear[slot as usize];
         forces.separation *= 1.0 + (params.panic_separation - 1.0) * fear;
@@ -690,12 +749,15 @@ impl ForceKernel<'_> {
         p: Vec2,
         heading: Vec2,
         slot: u32,
+        school: usize,
     ) {
         let g = self.grid;
+        let (cache, params) = (&self.caches[school], &self.table[school]);
+        let schools = &self.sorted_school[a..b];
         let (pos, vel) = (&g.sorted_position()[a..b], &g.sorted_velocity()[a..b]);
         let leaders = &self.sorted_leader[a..b];
         let size = self.tank.size();
-        let reach = &self.reach;
+        let reach = &cache.reach;
         let perception2 = Vec4::splat(reach.perception2);
         for (k, (&q, &w)) in pos.iter().zip(vel).enumerate() {
             let d = if WRAP { offset(p, q, size, true) } else { q - p };
@@ -705,8 +767,12 @@ impl ForceKernel<'_> {
             let mut mask = Vec4::splat(d2).cmplt(perception2);
             let mut lanes = Vec4::new(w.x, w.y, d.x, d.y);
             if SHAPED {
-                mask &= BVec4A::splat(self.view.sees(heading, d, d2));
-                lanes *= self.view.weight(heading, d, d2.sqrt(), leaders[k]);
+                let mut seen = cache.view.sees(heading, d, d2);
+                if !params.sees_other_schools {
+                    seen &= school::clamp_index(schools[k], self.table.len()) == school;
+                }
+                mask &= BVec4A::splat(seen);
+                lanes *= cache.view.weight(heading, d, d2.sqrt(), leaders[k]);
             }
             acc.packed += Vec4::select(mask, lanes, Vec4::ZERO);
             acc.count += mask.bitmask() & 1;
@@ -766,6 +832,7 @@ mod tests {
         flock.push(Vec2::ZERO, Vec2::ZERO, 0.0);
         flock.push(Vec2::ZERO, Vec2::X, 0.0); // coincident pair
         flock.rebuild_index(&params, &tank);
+        let caches = [SchoolCache::new(&params, false, false)];
         let kernel = ForceKernel {
             grid: &flock.grid,
             sorted_phase: &flock.sorted_phase,
@@ -775,11 +842,10 @@ mod tests {
             leader_goal: None,
             quiet: true,
             scene: &Scene::default(),
-            view: View::new(&params),
-            shaped: false,
-            params: &params,
+            table: core::slice::from_ref(&params),
+            caches: &caches,
+            sorted_school: &flock.sorted_school,
             tank: &tank,
-            reach: Reach::new(&params),
             search: NeighbourSearch::BruteForce,
             seed: 3,
             tick: 0,
@@ -788,12 +854,12 @@ mod tests {
         let (pos, vel, order) = (g.sorted_position(), g.sorted_velocity(), g.order());
         for s in 0..pos.len() {
             let mut acc = Accumulator::default();
-            kernel.scan::<false, false>(&mut acc, 0, s, pos[s], Vec2::X, order[s]);
-            kernel.scan::<false, false>(&mut acc, s + 1, pos.len(), pos[s], Vec2::X, order[s]);
+            kernel.scan::<false, false>(&mut acc, 0, s, pos[s], Vec2::X, order[s], 0);
+            kernel.scan::<false, false>(&mut acc, s + 1, pos.len(), pos[s], Vec2::X, order[s], 0);
             let mut reference = Neighbourhood::default();
             for j in (0..pos.len()).filter(|&j| j != s) {
                 let d = pos[j] - pos[s];
-                reference.add(d, d.length_squared(), vel[j], &kernel.reach, || {
+                reference.add(d, d.length_squared(), vel[j], &caches[0].reach, || {
                     -noise::pair_direction(3, order[s], order[j])
                 });
             }

@@ -32,6 +32,7 @@ pub mod params;
 pub mod preset;
 pub mod rules;
 pub mod scene;
+pub mod school;
 pub mod simulation;
 pub mod spawn;
 pub mod view;
@@ -41,6 +42,7 @@ pub use observe::state_hash;
 pub use params::{BoundaryMode, FlockParams, ParamError, PerFrame, Tank};
 pub use preset::Preset;
 pub use scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Route, Scene};
+pub use school::SchoolTable;
 pub use simulation::{DEFAULT_DT, Simulation};
 
 /// The vector type of the whole API (the same `glam` type Bevy uses).

@@ -94,6 +94,9 @@ pub struct FlockParams {
     /// How fast fear fades once the predator is gone (per second; fear is
     /// multiplied by `exp(-calm_rate · dt)` each tick).
     pub calm_rate: f32,
+    /// Whether this school's fish align with and move towards fish of other
+    /// schools (separation from them applies regardless).
+    pub sees_other_schools: bool,
 }
 
 impl Default for FlockParams {
@@ -165,6 +168,7 @@ impl FlockParams {
             panic_speed: 1.5,
             panic_separation: 2.0,
             calm_rate: 1.0,
+            sees_other_schools: true,
         }
     }
 

@@ -210,6 +210,7 @@ fn hostile_params() -> impl Strategy<Value = FlockParams> {
                     panic_speed: 1.0 + falloff * 9.0,
                     panic_separation: 1.0 + falloff * 99.0,
                     calm_rate: zone,
+                    sees_other_schools: falloff > 0.5,
                 }
             },
         )
