@@ -632,16 +632,17 @@ impl ForceKernel<'_> {
         // A fish at rest looks where its wander points.
         let heading =
             if SHAPED { v.try_normalize().unwrap_or_else(|| Vec2::from_angle(phase)) } else { Vec2::X };
+        let me = Onlooker { p, heading, slot, school };
         let mut acc = Accumulator::default();
         for run in runs.iter() {
             // The fish itself is cut out of its own run rather than tested
             // for at every candidate.
             let (a, b) = (run.start, run.end);
             if run.contains(&s) {
-                self.scan::<WRAP, SHAPED>(&mut acc, a, s, p, heading, slot, school);
-                self.scan::<WRAP, SHAPED>(&mut acc, s + 1, b, p, heading, slot, school);
+                self.scan::<WRAP, SHAPED>(&mut acc, a, s, &me);
+                self.scan::<WRAP, SHAPED>(&mut acc, s + 1, b, &me);
             } else {
-                self.scan::<WRAP, SHAPED>(&mut acc, a, b, p, heading, slot, school);
+                self.scan::<WRAP, SHAPED>(&mut acc, a, b, &me);
             }
         }
         let hood = acc.finish();
@@ -712,6 +713,19 @@ impl ForceKernel<'_> {
     }
 }
 
+/// The fish whose neighbourhood a scan sums.
+#[derive(Clone, Copy)]
+struct Onlooker {
+    /// Its position.
+    p: Vec2,
+    /// Its heading (unit), for the view test.
+    heading: Vec2,
+    /// Its slot, for the coincident-pair direction.
+    slot: u32,
+    /// Its school (already clamped to the table).
+    school: usize,
+}
+
 /// The neighbourhood sums while a scan runs: velocity and offset packed in
 /// one 4-lane vector so the perception test is a SIMD mask, not a branch
 /// (about a third of the candidates pass it, which no predictor learns).
@@ -746,11 +760,9 @@ impl ForceKernel<'_> {
         acc: &mut Accumulator,
         a: usize,
         b: usize,
-        p: Vec2,
-        heading: Vec2,
-        slot: u32,
-        school: usize,
+        me: &Onlooker,
     ) {
+        let Onlooker { p, heading, slot, school } = *me;
         let g = self.grid;
         let (cache, params) = (&self.caches[school], &self.table[school]);
         let schools = &self.sorted_school[a..b];
@@ -854,8 +866,9 @@ mod tests {
         let (pos, vel, order) = (g.sorted_position(), g.sorted_velocity(), g.order());
         for s in 0..pos.len() {
             let mut acc = Accumulator::default();
-            kernel.scan::<false, false>(&mut acc, 0, s, pos[s], Vec2::X, order[s], 0);
-            kernel.scan::<false, false>(&mut acc, s + 1, pos.len(), pos[s], Vec2::X, order[s], 0);
+            let me = Onlooker { p: pos[s], heading: Vec2::X, slot: order[s], school: 0 };
+            kernel.scan::<false, false>(&mut acc, 0, s, &me);
+            kernel.scan::<false, false>(&mut acc, s + 1, pos.len(), &me);
             let mut reference = Neighbourhood::default();
             for j in (0..pos.len()).filter(|&j| j != s) {
                 let d = pos[j] - pos[s];
