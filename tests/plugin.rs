@@ -342,3 +342,30 @@ fn a_goal_and_an_attractor_in_the_config_are_validated_and_steer_the_school() {
     assert!(app.world().resource::<FlockState>().rejected.is_none());
     assert!(centre(&mut app).x > before.x + 100.0, "the goal did not pull the school");
 }
+
+#[test]
+fn schools_spawned_into_the_plugin_keep_their_own_parameters() {
+    let slow = FlockParams { max_speed: 60.0, ..FlockParams::default() };
+    let mut app = headless_app(FlockConfig { schools: vec![slow], ..config(8) }, 1);
+    app.world_mut().commands().queue(SpawnSchool::new(150));
+    app.world_mut().commands().queue(SpawnSchool::new(150).in_school(1));
+    app.world_mut().flush();
+    for _ in 0..120 {
+        app.update();
+    }
+    let mut q = app.world_mut().query::<(&Velocity, &School)>();
+    let (mut fast, mut slow_count) = (0, 0);
+    for (v, school) in q.iter(app.world()) {
+        match school.0 {
+            0 => fast += usize::from(v.0.length() > 61.0),
+            1 => {
+                assert!(v.0.length() <= 60.0 * 1.0001, "school 1 broke its speed limit");
+                slow_count += 1;
+            }
+            other => panic!("unexpected school {other}"),
+        }
+    }
+    assert_eq!(slow_count, 150);
+    assert!(fast > 100, "school 0 should swim faster than school 1's limit");
+    assert_eq!(app.world().resource::<FlockState>().schools.len(), 2);
+}

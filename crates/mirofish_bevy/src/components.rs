@@ -44,6 +44,13 @@ pub struct WanderPhase(pub f32);
 #[reflect(Component, Debug, Default, PartialEq)]
 pub struct PreviousPosition(pub Vec2);
 
+/// The school a fish belongs to: an index into
+/// [`FlockConfig::school_table`](crate::FlockConfig::school_table). Fish
+/// without it are in school 0.
+#[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Eq, Hash, Deref, DerefMut)]
+#[reflect(Component, Debug, Default, PartialEq)]
+pub struct School(pub u16);
+
 /// Marks a fish as a leader: its neighbours weigh it
 /// [`FlockParams::leader_weight`](mirofish_sim::FlockParams::leader_weight)
 /// times more in alignment and cohesion.

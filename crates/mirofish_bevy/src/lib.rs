@@ -52,7 +52,7 @@ use bevy::app::{RunFixedMainLoop, RunFixedMainLoopSystems};
 use bevy::prelude::*;
 
 pub use components::{
-    Boid, Leader, Obstacle, Position, Predator, PreviousPosition, Steering, Velocity, WanderPhase,
+    Boid, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering, Velocity, WanderPhase,
 };
 pub use config::FlockConfig;
 pub use interpolation::interpolate_transforms;
@@ -65,7 +65,7 @@ pub use state::FlockState;
 pub mod prelude {
     pub use crate::{
         Boid, BoidSystems, FlockConfig, FlockState, Leader, MiroFishPlugin, Obstacle, Position, Predator,
-        PreviousPosition, SpawnSchool, Steering, Velocity, WanderPhase,
+        PreviousPosition, School, SpawnSchool, Steering, Velocity, WanderPhase,
     };
     pub use mirofish_sim::{Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Tank};
 }
@@ -108,7 +108,7 @@ impl Plugin for MiroFishPlugin {
             "MiroFishPlugin: tick_rate must be between 1 and 10000 Hz, got {}",
             self.tick_rate
         );
-        let config = *app.world_mut().get_resource_or_insert_with(FlockConfig::default);
+        let config = app.world_mut().get_resource_or_insert_with(FlockConfig::default).clone();
         if let Err(err) = config.validate() {
             panic!("MiroFishPlugin: the initial FlockConfig is invalid: {err}");
         }
@@ -121,6 +121,7 @@ impl Plugin for MiroFishPlugin {
             .register_type::<WanderPhase>()
             .register_type::<PreviousPosition>()
             .register_type::<Leader>()
+            .register_type::<School>()
             .register_type::<Obstacle>()
             .register_type::<Predator>()
             .add_systems(

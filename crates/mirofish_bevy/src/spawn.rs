@@ -4,7 +4,7 @@ use bevy::prelude::*;
 use mirofish_sim::noise::mix64;
 use mirofish_sim::spawn::scatter;
 
-use crate::components::{Boid, Position, PreviousPosition, Velocity, WanderPhase};
+use crate::components::{Boid, Position, PreviousPosition, School, Velocity, WanderPhase};
 use crate::config::FlockConfig;
 use crate::state::FlockState;
 
@@ -26,12 +26,20 @@ use crate::state::FlockState;
 pub struct SpawnSchool {
     /// How many fish.
     pub count: usize,
+    /// Which school they join (see [`School`]).
+    pub school: u16,
 }
 
 impl SpawnSchool {
-    /// A school of `count` fish.
+    /// A school of `count` fish, in school 0.
     pub fn new(count: usize) -> Self {
-        Self { count }
+        Self { count, school: 0 }
+    }
+
+    /// The same fish, in school `school`.
+    pub fn in_school(mut self, school: u16) -> Self {
+        self.school = school;
+        self
     }
 }
 
@@ -39,16 +47,19 @@ impl Command for SpawnSchool {
     type Out = ();
 
     fn apply(self, world: &mut World) {
-        let requested = *world.resource::<FlockConfig>();
+        let requested = world.resource::<FlockConfig>().clone();
         let (config, batch) = {
             let mut state = world.resource_mut::<FlockState>();
             state.spawned_schools += 1;
             // An invalid configuration must not place fish at NaN: scatter
             // over the one in force instead.
-            let config = if requested.validate().is_ok() { requested } else { state.active };
+            let config = if requested.validate().is_ok() { requested } else { state.active.clone() };
             (config, state.spawned_schools)
         };
-        let starts = scatter(self.count, &config.tank, &config.params, mix64(config.seed ^ mix64(batch)));
+        let table = config.school_table();
+        let params = table[usize::from(self.school).min(table.len() - 1)];
+        let starts = scatter(self.count, &config.tank, &params, mix64(config.seed ^ mix64(batch)));
+        let school = School(self.school);
         world.spawn_batch(starts.into_iter().map(|f| {
             (
                 Boid,
@@ -57,6 +68,7 @@ impl Command for SpawnSchool {
                 Velocity(f.velocity),
                 WanderPhase(f.wander_phase),
                 Transform::from_translation(f.position.extend(0.0)),
+                school,
             )
         }));
     }

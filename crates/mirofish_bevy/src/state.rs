@@ -2,7 +2,7 @@
 //! pure simulation core.
 
 use bevy::prelude::*;
-use mirofish_sim::{Flock, ParamError, Scene};
+use mirofish_sim::{Flock, FlockParams, ParamError, Scene};
 
 use crate::config::FlockConfig;
 
@@ -23,6 +23,9 @@ pub struct FlockState {
     pub predator_entities: Vec<Entity>,
     /// The configuration in force (the last one that validated).
     pub active: FlockConfig,
+    /// Its school table ([`FlockConfig::school_table`]), kept so the tick
+    /// does not rebuild it.
+    pub schools: Vec<FlockParams>,
     /// Why the latest [`FlockConfig`] was refused, while it is.
     pub rejected: Option<ParamError>,
     /// Schools spawned so far; mixed into each [`crate::SpawnSchool`]'s seed
@@ -38,6 +41,7 @@ impl FlockState {
             entities: Vec::new(),
             scene: Scene::default(),
             predator_entities: Vec::new(),
+            schools: config.school_table(),
             active: config,
             rejected: None,
             spawned_schools: 0,

@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use mirofish_sim as sim;
 
 use crate::components::{
-    Boid, Leader, Obstacle, Position, Predator, PreviousPosition, Steering, Velocity, WanderPhase,
+    Boid, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::state::FlockState;
@@ -18,7 +18,7 @@ use crate::state::FlockState;
 pub(crate) fn gather(
     config: Res<FlockConfig>,
     mut state: ResMut<FlockState>,
-    fish: Query<(Entity, &Position, &Velocity, &WanderPhase, Has<Leader>), With<Boid>>,
+    fish: Query<(Entity, &Position, &Velocity, &WanderPhase, Has<Leader>, Option<&School>), With<Boid>>,
     obstacles: Query<(&Obstacle, &Position), Without<Boid>>,
     predators: Query<(Entity, &Predator, &Position, &Velocity), Without<Boid>>,
 ) {
@@ -26,7 +26,8 @@ pub(crate) fn gather(
     if config.is_changed() && *config != state.active {
         match config.validate() {
             Ok(()) => {
-                state.active = *config;
+                state.active = config.clone();
+                state.schools = config.school_table();
                 state.rejected = None;
             }
             Err(err) => {
@@ -40,10 +41,13 @@ pub(crate) fn gather(
     gather_scene(state, &obstacles, &predators);
     state.flock.clear();
     state.entities.clear();
-    for (entity, position, velocity, phase, leads) in &fish {
+    for (entity, position, velocity, phase, leads, school) in &fish {
         let slot = state.flock.push(position.0, velocity.0, phase.0);
         if leads {
             state.flock.set_leader(slot, true);
+        }
+        if let Some(school) = school {
+            state.flock.set_school(slot, school.0);
         }
         state.entities.push(entity);
     }
@@ -97,25 +101,25 @@ fn valid(check: Result<(), sim::ParamError>) -> bool {
 /// Pass 1: the neighbour grid.
 pub(crate) fn rebuild_index(mut state: ResMut<FlockState>) {
     let state = &mut *state;
-    state.flock.rebuild_index(&state.active.params, &state.active.tank);
+    state.flock.rebuild_index(&state.schools, &state.active.tank);
 }
 
 /// Pass 2: the rules, in parallel.
 pub(crate) fn accumulate_forces(mut state: ResMut<FlockState>) {
     let state = &mut *state;
-    state.flock.accumulate_forces(&state.active.params, &state.active.tank, &state.scene);
+    state.flock.accumulate_forces(&state.schools, &state.active.tank, &state.scene);
 }
 
 /// Pass 3: one clamp of the total.
 pub(crate) fn clamp_forces(mut state: ResMut<FlockState>) {
     let state = &mut *state;
-    state.flock.clamp_forces(&state.active.params);
+    state.flock.clamp_forces(&state.schools);
 }
 
 /// Pass 4: semi-implicit Euler with the fixed time step.
 pub(crate) fn integrate(mut state: ResMut<FlockState>, time: Res<Time<Fixed>>) {
     let state = &mut *state;
-    state.flock.integrate(&state.active.params, time.timestep().as_secs_f32());
+    state.flock.integrate(&state.schools, time.timestep().as_secs_f32());
 }
 
 /// Pass 5: the walls.
