@@ -5,14 +5,21 @@
 //! removed. A tick is:
 //!
 //! 1. [`Flock::rebuild_index`]: counting-sort the fish into the grid and take
-//!    sorted copies of position and velocity — the previous tick's state,
-//!    which is all that the force pass reads (double buffering).
+//!    sorted copies of position, velocity, wander phase, leader flag and
+//!    school — the previous tick's state, which is all that the force pass
+//!    reads (double buffering).
 //! 2. [`Flock::accumulate_forces`]: for every fish, in parallel, sum its
-//!    neighbourhood and weight the rules into one acceleration.
+//!    neighbourhood and weight the rules (and the scene's obstacles,
+//!    predators, goal and attractor) into one acceleration.
 //! 3. [`Flock::clamp_forces`]: one clamp of that total to `max_force`.
 //! 4. [`Flock::integrate`]: semi-implicit Euler (`v += a·dt`, speed clamp,
-//!    `p += v·dt`), advance the wander phase.
-//! 5. [`Flock::apply_boundary`]: wrap, bounce or contain.
+//!    `p += v·dt`), fear and wander phase.
+//! 5. [`Flock::apply_boundary`]: wrap, bounce or contain; push fish out of
+//!    obstacles.
+//!
+//! [`Flock::step`] runs the five, then moves the predators
+//! ([`Flock::move_predators`]). Every pass takes the school table
+//! ([`SchoolTable`]): one `FlockParams` for a single school.
 //!
 //! Each pass writes only its own fish's entries and reads only what earlier
 //! passes finished, so the result does not depend on iteration order or on
@@ -753,7 +760,7 @@ impl Accumulator {
 impl ForceKernel<'_> {
     /// Adds the candidates at sorted indices `a..b` to `acc`. With
     /// `SHAPED`, only neighbours inside the view count for alignment and
-    /// cohesion, each with its weight (see [`View`]).
+    /// cohesion, each with its weight (see [`crate::view::View`]).
     #[inline(always)]
     fn scan<const WRAP: bool, const SHAPED: bool>(
         &self,
