@@ -97,6 +97,11 @@ pub struct FlockParams {
     /// Whether this school's fish align with and move towards fish of other
     /// schools (separation from them applies regardless).
     pub sees_other_schools: bool,
+    /// Alignment matches the neighbours' mean velocity, speed included,
+    /// instead of only their heading at full speed. Off by default (the
+    /// seeds' form); turn it on for schools that must slow down with
+    /// arriving leaders.
+    pub match_speed: bool,
 }
 
 impl Default for FlockParams {
@@ -169,6 +174,7 @@ impl FlockParams {
             panic_separation: 2.0,
             calm_rate: 1.0,
             sees_other_schools: true,
+            match_speed: false,
         }
     }
 

@@ -125,10 +125,18 @@ pub fn separation(n: &Neighbourhood, params: &FlockParams) -> Vec2 {
     n.separation_sum * params.max_speed
 }
 
-/// Alignment: steer towards the neighbours' mean heading at full speed.
-/// Zero without neighbours.
+/// Alignment: steer towards the neighbours' mean heading at full speed
+/// (the seeds' form), or, with [`FlockParams::match_speed`], towards their
+/// mean velocity, speed included (Reynolds' velocity matching: a school can
+/// then slow down with its leaders). Zero without neighbours.
 #[inline]
 pub fn alignment(n: &Neighbourhood, velocity: Vec2, params: &FlockParams) -> Vec2 {
+    if params.match_speed {
+        if n.count == 0 {
+            return Vec2::ZERO;
+        }
+        return clamp_length(n.velocity_sum / n.count as f32, params.max_speed) - velocity;
+    }
     steer_towards_mean(n.velocity_sum, n.count, velocity, params)
 }
 
@@ -338,6 +346,17 @@ mod tests {
         let v = Vec2::new(p.max_speed, 0.0);
         let a = alignment(&n, v, &p);
         assert!((a - (Vec2::new(0.0, p.max_speed) - v)).length() < 1e-3, "{a}");
+    }
+
+    #[test]
+    fn speed_matching_alignment_follows_slow_neighbours() {
+        let p = FlockParams { match_speed: true, ..params() };
+        let n = hood(&[(Vec2::new(20.0, 0.0), Vec2::new(10.0, 0.0))]);
+        let v = Vec2::new(p.max_speed, 0.0);
+        // Heading-only alignment keeps full speed; matching asks to slow down.
+        assert!(alignment(&n, v, &params()).length() < 1e-3);
+        assert!((alignment(&n, v, &p) - Vec2::new(10.0 - p.max_speed, 0.0)).length() < 1e-3);
+        assert_eq!(alignment(&Neighbourhood::default(), v, &p), Vec2::ZERO);
     }
 
     #[test]

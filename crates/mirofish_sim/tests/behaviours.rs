@@ -298,3 +298,37 @@ fn a_fish_in_a_school_that_does_not_exist_is_refused_by_name() {
     let none: Vec<FlockParams> = Vec::new();
     assert_eq!(flock.step(&none, &tank(), &mut Scene::default(), 1.0 / 60.0).unwrap_err().field, "schools");
 }
+
+#[test]
+fn a_school_follows_its_leaders_along_a_path() {
+    use mirofish_sim::{Route, Simulation};
+    // Followers match their neighbours' velocity, so they slow down with
+    // leaders arriving at the last waypoint instead of overshooting them.
+    // (With heading-only alignment the school orbits the end 300–600 units
+    // out, or loses the stopped leaders: 0–1 of 6 seeds passed.)
+    let tank = Tank::centered(Vec2::new(1600.0, 1000.0));
+    let params = FlockParams { leader_weight: 8.0, match_speed: true, ..FlockParams::default() };
+    for seed in [1, 2, 3] {
+        let mut sim = Simulation::new(params, tank, 0, seed).unwrap();
+        // A compact school of 120 in the lower left, every twelfth a leader.
+        for i in 0..120 {
+            let p = Vec2::new(-650.0 + (i % 12) as f32 * 14.0, -400.0 + (i / 12) as f32 * 14.0);
+            let slot = sim.flock.push(p, Vec2::new(100.0, 0.0), i as f32 * 0.1);
+            sim.flock.set_leader(slot, i % 12 == 0);
+        }
+        let end = Vec2::new(500.0, 300.0);
+        let path = vec![Vec2::new(0.0, -300.0), Vec2::new(400.0, 0.0), end];
+        sim.scene.route = Some(Route { arrive: true, ..Route::new(path, 100.0) });
+        sim.run(2400).unwrap();
+        assert_eq!(
+            sim.scene.route.as_ref().unwrap().next,
+            2,
+            "seed {seed}: the leaders did not reach the end"
+        );
+        let c = centre(&mut sim);
+        assert!(
+            c.distance(end) < 200.0,
+            "seed {seed}: the school's centre {c} is far from the path's end {end}"
+        );
+    }
+}

@@ -211,6 +211,7 @@ fn hostile_params() -> impl Strategy<Value = FlockParams> {
                     panic_separation: 1.0 + falloff * 99.0,
                     calm_rate: zone,
                     sees_other_schools: falloff > 0.5,
+                    match_speed: falloff < 0.3,
                 }
             },
         )
