@@ -369,3 +369,12 @@ fn schools_spawned_into_the_plugin_keep_their_own_parameters() {
     assert!(fast > 100, "school 0 should swim faster than school 1's limit");
     assert_eq!(app.world().resource::<FlockState>().schools.len(), 2);
 }
+
+#[test]
+fn every_school_has_a_display_colour() {
+    let config = FlockConfig { colours: vec![[0.1, 0.2, 0.3]], ..default() };
+    assert_eq!(config.colour_of(0), [0.1, 0.2, 0.3]);
+    assert_eq!(config.colour_of(1), mirofish::SCHOOL_PALETTE[1]);
+    assert_eq!(config.colour_of(7), mirofish::SCHOOL_PALETTE[1], "the palette cycles");
+    assert_ne!(config.colour_of(1), config.colour_of(2));
+}

@@ -19,13 +19,39 @@ pub struct FlockConfig {
     pub tank: Tank,
     /// Seed of the initial scatter and of all per-tick noise.
     pub seed: u64,
-    /// A point the school heads for (or flees), if any.
+    /// A point every school heads for (or flees), if any.
     pub goal: Option<Goal>,
+    /// Goals per school (index = school number), overriding `goal` for
+    /// that school.
+    pub school_goals: Vec<Option<Goal>>,
     /// An attract/repel point (e.g. under the mouse), if any.
     pub attractor: Option<Attractor>,
+    /// Display colour of each school (index = school number) as sRGB
+    /// components in 0–1, for whatever draws the fish; the simulation
+    /// itself ignores it. Schools without an entry get
+    /// [`FlockConfig::colour_of`]'s palette colour.
+    pub colours: Vec<[f32; 3]>,
 }
 
+/// The palette [`FlockConfig::colour_of`] falls back on: warm orange, teal,
+/// pale yellow, coral pink, sky blue, lime.
+pub const SCHOOL_PALETTE: [[f32; 3]; 6] = [
+    [1.0, 0.62, 0.25],
+    [0.2, 0.78, 0.72],
+    [0.95, 0.9, 0.45],
+    [0.98, 0.45, 0.5],
+    [0.45, 0.7, 1.0],
+    [0.6, 0.9, 0.35],
+];
+
 impl FlockConfig {
+    /// The display colour of school `school` (sRGB, 0–1): its entry in
+    /// [`FlockConfig::colours`], else the palette's, cycling.
+    pub fn colour_of(&self, school: u16) -> [f32; 3] {
+        let i = usize::from(school);
+        self.colours.get(i).copied().unwrap_or(SCHOOL_PALETTE[i % SCHOOL_PALETTE.len()])
+    }
+
     /// Every school's parameters, school 0 first.
     pub fn school_table(&self) -> Vec<FlockParams> {
         core::iter::once(self.params).chain(self.schools.iter().copied()).collect()
@@ -38,6 +64,12 @@ impl FlockConfig {
             school.validate()?;
         }
         self.tank.validate()?;
-        Scene { goal: self.goal, attractor: self.attractor, ..Scene::default() }.validate()
+        Scene {
+            goal: self.goal,
+            school_goals: self.school_goals.clone(),
+            attractor: self.attractor,
+            ..Scene::default()
+        }
+        .validate()
     }
 }

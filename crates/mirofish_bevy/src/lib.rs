@@ -54,7 +54,7 @@ use bevy::prelude::*;
 pub use components::{
     Boid, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering, Velocity, WanderPhase,
 };
-pub use config::FlockConfig;
+pub use config::{FlockConfig, SCHOOL_PALETTE};
 pub use interpolation::interpolate_transforms;
 pub use mirofish_sim;
 pub use schedule::BoidSystems;

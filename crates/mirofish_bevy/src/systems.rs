@@ -65,6 +65,7 @@ fn gather_scene(
     scene.predators.clear();
     state.predator_entities.clear();
     scene.goal = state.active.goal;
+    scene.school_goals.clone_from(&state.active.school_goals);
     scene.attractor = state.active.attractor;
     for (o, p) in obstacles {
         let obstacle = sim::Obstacle { centre: p.0, radius: o.radius };

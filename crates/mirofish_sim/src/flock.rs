@@ -376,6 +376,7 @@ impl Flock {
             quiet: scene.obstacles.is_empty()
                 && scene.predators.is_empty()
                 && scene.goal.is_none()
+                && scene.school_goals.iter().all(Option::is_none)
                 && scene.attractor.is_none()
                 && (scene.route.is_none() || !self.leader.contains(&true))
                 && self.fear.iter().all(|&f| f == 0.0),
@@ -655,7 +656,7 @@ impl ForceKernel<'_> {
         let hood = acc.finish();
 
         let mut forces = RuleForces::evaluate(&hood, v, phase, params);
-        let fright = if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, params, p, v, slot) };
+        let fright = if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, params, &me, v) };
         if self.tank.boundary == BoundaryMode::SoftMargin {
             forces.boundary = rules::steer(
                 boundary::soft_margin_steer(p, self.tank, params),
@@ -678,14 +679,8 @@ impl ForceKernel<'_> {
     /// to `forces`, and applies the previous tick's fear (separation grows
     /// with it). Returns the fright predators cause this tick.
     #[inline]
-    fn react_to_scene(
-        &self,
-        forces: &mut RuleForces,
-        params: &FlockParams,
-        p: Vec2,
-        v: Vec2,
-        slot: u32,
-    ) -> f32 {
+    fn react_to_scene(&self, forces: &mut RuleForces, params: &FlockParams, me: &Onlooker, v: Vec2) -> f32 {
+        let Onlooker { p, slot, school, .. } = *me;
         let scene = self.scene;
         let fear = self.fear[slot as usize];
         forces.separation *= 1.0 + (params.panic_separation - 1.0) * fear;
@@ -705,8 +700,8 @@ impl ForceKernel<'_> {
             }
             forces.flee = rules::steer(flight, params.flee_weight, params);
         }
-        if let Some(goal) = &scene.goal {
-            forces.goal += rules::steer(scene::pursue(p, v, goal, params.max_speed), goal.weight, params);
+        if let Some(goal) = scene.goal_of(school) {
+            forces.goal += rules::steer(scene::pursue(p, v, &goal, params.max_speed), goal.weight, params);
         }
         if let Some(a) = &scene.attractor {
             forces.goal += rules::steer(scene::attract(p, a, params.max_speed), a.strength.abs(), params);

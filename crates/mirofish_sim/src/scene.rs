@@ -175,8 +175,11 @@ pub struct Scene {
     pub obstacles: Vec<Obstacle>,
     /// Predators.
     pub predators: Vec<Predator>,
-    /// The school's goal, if any.
+    /// The goal of every school, if any.
     pub goal: Option<Goal>,
+    /// Goals per school (index = school number); an entry overrides `goal`
+    /// for that school.
+    pub school_goals: Vec<Option<Goal>>,
     /// The attract/repel point, if any.
     pub attractor: Option<Attractor>,
     /// The leaders' waypoint path, if any (only fish marked as leaders
@@ -185,6 +188,12 @@ pub struct Scene {
 }
 
 impl Scene {
+    /// The goal that school `school` steers for: its own, else the shared
+    /// one.
+    pub fn goal_of(&self, school: usize) -> Option<Goal> {
+        self.school_goals.get(school).copied().flatten().or(self.goal)
+    }
+
     /// Checks every element; the error names the bad field.
     pub fn validate(&self) -> Result<(), ParamError> {
         for o in &self.obstacles {
@@ -193,7 +202,7 @@ impl Scene {
         for p in &self.predators {
             p.validate()?;
         }
-        if let Some(g) = &self.goal {
+        for g in self.goal.iter().chain(self.school_goals.iter().flatten()) {
             point("goal.target", g.target)?;
             check("goal.weight", g.weight, Range::Symmetric(MAX_WEIGHT))?;
             check("goal.slowing_radius", g.slowing_radius, Range::Positive(MAX_LENGTH))?;

@@ -332,3 +332,23 @@ fn a_school_follows_its_leaders_along_a_path() {
         );
     }
 }
+
+#[test]
+fn each_school_can_head_for_its_own_goal() {
+    use mirofish_sim::{Goal, Scene};
+    let (mut flock, schools, tank) = two_schools(5);
+    let (left, right) = (Vec2::new(-200.0, 0.0), Vec2::new(200.0, 0.0));
+    let mut scene = Scene {
+        goal: Some(Goal::seek(right, 3.0)),
+        school_goals: vec![Some(Goal::seek(left, 3.0))],
+        ..Scene::default()
+    };
+    for _ in 0..600 {
+        flock.step(&schools, &tank, &mut scene, 1.0 / 60.0).unwrap();
+    }
+    let mean = |fish: &[Vec2]| fish.iter().copied().sum::<Vec2>() / fish.len() as f32;
+    let (school0, school1) = flock.positions().split_at(300);
+    // School 0 has its own goal (left); school 1 falls back to the shared one.
+    assert!(mean(school0).distance(left) < 120.0, "school 0 at {}", mean(school0));
+    assert!(mean(school1).distance(right) < 120.0, "school 1 at {}", mean(school1));
+}

@@ -3,7 +3,8 @@
 //! outside the tank.
 
 use mirofish_sim::{
-    Attractor, BoundaryMode, FlockParams, Goal, Obstacle, Predator, Route, Scene, Simulation, Tank, Vec2,
+    Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Obstacle, Predator, Route, Scene, Simulation, Tank,
+    Vec2,
 };
 use proptest::prelude::*;
 
@@ -53,6 +54,7 @@ fn busy_scene(tank: &Tank) -> Scene {
             },
         ],
         goal: Some(Goal::seek(at(0.9, 0.9), 1.0)),
+        school_goals: vec![None, Some(Goal { mode: GoalMode::Flee, ..Goal::seek(at(0.1, 0.9), 2.0) })],
         attractor: Some(Attractor { point: at(0.5, 0.5), strength: -2.0, radius: r * 0.3 }),
         route: Some(Route { looping: true, ..Route::new(vec![at(0.1, 0.1), at(0.9, 0.5)], r * 0.1) }),
     }
