@@ -638,8 +638,7 @@ impl ForceKernel<'_> {
         };
         let phase = self.sorted_phase[s];
         // A fish at rest looks where its wander points.
-        let heading =
-            if SHAPED { v.try_normalize().unwrap_or_else(|| Vec2::from_angle(phase)) } else { Vec2::X };
+        let heading = if SHAPED { rules::heading(v, Vec2::from_angle(phase)) } else { Vec2::X };
         let me = Onlooker { p, heading, slot, school };
         let mut acc = Accumulator::default();
         for run in runs.iter() {

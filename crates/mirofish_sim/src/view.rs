@@ -6,8 +6,9 @@
 //! neighbours may also count differently: by where they are (front, side,
 //! back), by how far they are, and by whether they are a leader.
 //!
-//! The angle test comes after the cheap distance test and needs no
-//! trigonometry per pair: `cos θ ≥ c` is checked on squares.
+//! The angle test needs no trigonometry per pair: `cos θ ≥ c` is checked on
+//! squares. The force kernel evaluates it together with the distance mask
+//! (branch-free), and only for schools whose view is not all-round.
 
 use glam::Vec2;
 
