@@ -24,23 +24,33 @@
 //! ```
 
 pub mod boundary;
+pub mod command;
+pub mod config;
 pub mod flock;
 pub mod grid;
+pub mod metrics;
 pub mod noise;
 pub mod observe;
 pub mod params;
 pub mod preset;
+pub mod replay;
 pub mod rules;
 pub mod scene;
 pub mod school;
 pub mod simulation;
 pub mod spawn;
+pub mod stats;
+pub mod tuning;
 pub mod view;
 
+pub use command::{Command, CommandError, CommandQueue, Stamped};
+pub use config::{ConfigError, ExperimentConfig};
 pub use flock::{Flock, ForceSample, NeighbourSearch};
+pub use metrics::{Metrics, MetricsLog};
 pub use observe::state_hash;
 pub use params::{BoundaryMode, FlockParams, ParamError, PerFrame, Tank};
 pub use preset::Preset;
+pub use replay::{Recorder, Recording, ReplayError};
 pub use scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Route, Scene};
 pub use school::SchoolTable;
 pub use simulation::{DEFAULT_DT, Simulation};

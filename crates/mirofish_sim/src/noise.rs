@@ -20,6 +20,8 @@ pub enum Stream {
     Bounce = 2,
     /// Direction to separate two exactly coincident fish.
     Coincident = 3,
+    /// Place and heading of a fish added by a command.
+    Spawn = 4,
 }
 
 /// The SplitMix64 finaliser: a bijective 64-bit mixer with good avalanche.

@@ -29,7 +29,8 @@ pub const MAX_TANK_SIDE: f32 = 1.0e7;
 pub const SEED_FRAME_RATE: f32 = 60.0;
 
 /// The parameters of one school: radii, limits and the weight of each rule.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct FlockParams {
     /// Radius within which neighbours count for alignment and cohesion
     /// (world units). Also the grid's cell size.
@@ -214,7 +215,7 @@ impl FlockParams {
 }
 
 /// What happens at the walls of the tank.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum BoundaryMode {
     /// A torus: leaving on one side re-enters on the other, and neighbours
     /// are found across the seam.
@@ -229,7 +230,8 @@ pub enum BoundaryMode {
 }
 
 /// The rectangle fish live in and how its walls behave.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Tank {
     /// Lower-left corner (inclusive).
     pub min: Vec2,

@@ -14,7 +14,8 @@ use crate::params::{
 
 /// A circular rock, coral or wall post that fish steer around and never
 /// enter.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Obstacle {
     /// Centre (world units).
     pub centre: Vec2,
@@ -32,7 +33,7 @@ impl Obstacle {
 
 /// Checks that both coordinates of a point are finite and within the
 /// largest admissible tank.
-fn point(field: &'static str, v: Vec2) -> Result<(), ParamError> {
+pub(crate) fn point(field: &'static str, v: Vec2) -> Result<(), ParamError> {
     check(field, v.x, Range::Symmetric(MAX_TANK_SIDE))?;
     check(field, v.y, Range::Symmetric(MAX_TANK_SIDE))
 }
@@ -40,7 +41,8 @@ fn point(field: &'static str, v: Vec2) -> Result<(), ParamError> {
 /// A moving source of fear. Fish within its fear radius flee, swim faster
 /// and keep more distance from each other; a chasing predator steers at the
 /// nearest fish.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Predator {
     /// Position (world units).
     pub position: Vec2,
@@ -75,7 +77,7 @@ impl Predator {
 }
 
 /// How a school relates to its goal point.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum GoalMode {
     /// Head for the point at full speed.
     #[default]
@@ -88,7 +90,8 @@ pub enum GoalMode {
 
 /// A point the school as a whole is drawn to (or away from): a waypoint, the
 /// cursor, a decision maker's answer.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Goal {
     /// The point.
     pub target: Vec2,
@@ -101,6 +104,13 @@ pub struct Goal {
 }
 
 impl Goal {
+    /// Checks the goal; the error names the bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        point("goal.target", self.target)?;
+        check("goal.weight", self.weight, Range::Symmetric(MAX_WEIGHT))?;
+        check("goal.slowing_radius", self.slowing_radius, Range::Positive(MAX_LENGTH))
+    }
+
     /// Seek `target` with weight `weight`.
     pub fn seek(target: Vec2, weight: f32) -> Self {
         Self { target, mode: GoalMode::Seek, weight, slowing_radius: 100.0 }
@@ -109,7 +119,8 @@ impl Goal {
 
 /// A point force within a radius: positive strength attracts, negative
 /// repels (e.g. dragging the mouse through the tank).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Attractor {
     /// The point.
     pub point: Vec2,
@@ -119,10 +130,20 @@ pub struct Attractor {
     pub radius: f32,
 }
 
+impl Attractor {
+    /// Checks the attractor; the error names the bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        point("attractor.point", self.point)?;
+        check("attractor.strength", self.strength, Range::Symmetric(MAX_WEIGHT))?;
+        check("attractor.radius", self.radius, Range::Positive(MAX_LENGTH))
+    }
+}
+
 /// A waypoint path for the school's leaders: they seek the current
 /// waypoint and arrive at the last; once the leaders' centre comes within
 /// `reach` of a waypoint, the next one becomes current.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Route {
     /// The waypoints, in order.
     pub waypoints: Vec<Vec2>,
@@ -140,6 +161,15 @@ pub struct Route {
 }
 
 impl Route {
+    /// Checks the route; the error names the bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        for &w in &self.waypoints {
+            point("route.waypoints", w)?;
+        }
+        check("route.reach", self.reach, Range::Positive(MAX_LENGTH))?;
+        check("route.weight", self.weight, Range::Symmetric(MAX_WEIGHT))
+    }
+
     /// A route through `waypoints`, passed within `reach`, pulling with
     /// weight 2, circling the last waypoint.
     pub fn new(waypoints: Vec<Vec2>, reach: f32) -> Self {
@@ -169,7 +199,8 @@ impl Route {
 }
 
 /// Everything in the tank besides the fish.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Scene {
     /// Obstacles.
     pub obstacles: Vec<Obstacle>,
@@ -203,21 +234,13 @@ impl Scene {
             p.validate()?;
         }
         for g in self.goal.iter().chain(self.school_goals.iter().flatten()) {
-            point("goal.target", g.target)?;
-            check("goal.weight", g.weight, Range::Symmetric(MAX_WEIGHT))?;
-            check("goal.slowing_radius", g.slowing_radius, Range::Positive(MAX_LENGTH))?;
+            g.validate()?;
         }
         if let Some(r) = &self.route {
-            for &w in &r.waypoints {
-                point("route.waypoints", w)?;
-            }
-            check("route.reach", r.reach, Range::Positive(MAX_LENGTH))?;
-            check("route.weight", r.weight, Range::Symmetric(MAX_WEIGHT))?;
+            r.validate()?;
         }
         if let Some(a) = &self.attractor {
-            point("attractor.point", a.point)?;
-            check("attractor.strength", a.strength, Range::Symmetric(MAX_WEIGHT))?;
-            check("attractor.radius", a.radius, Range::Positive(MAX_LENGTH))?;
+            a.validate()?;
         }
         Ok(())
     }

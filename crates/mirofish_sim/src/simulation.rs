@@ -1,5 +1,7 @@
 //! A flock together with its parameters: the headless entry point.
 
+use crate::command::{Command, CommandError, CommandQueue, Stamped};
+use crate::config::{ConfigError, ExperimentConfig};
 use crate::flock::Flock;
 use crate::params::{FlockParams, ParamError, Tank, validate_dt};
 use crate::scene::Scene;
@@ -36,6 +38,11 @@ pub struct Simulation {
     pub scene: Scene,
     /// Fixed time step (seconds).
     pub dt: f32,
+    /// Commands waiting for their tick.
+    commands: CommandQueue,
+    /// Commands applied so far, in the order they were applied: with the
+    /// configuration, this reproduces the run.
+    applied: Vec<Stamped>,
 }
 
 impl Simulation {
@@ -48,7 +55,26 @@ impl Simulation {
         for f in spawn::scatter(count, &tank, &params, seed) {
             flock.push(f.position, f.velocity, f.wander_phase);
         }
-        Ok(Self { flock, params, tank, scene: Scene::default(), dt: DEFAULT_DT })
+        Ok(Self {
+            flock,
+            params,
+            tank,
+            scene: Scene::default(),
+            dt: DEFAULT_DT,
+            commands: CommandQueue::new(),
+            applied: Vec::new(),
+        })
+    }
+
+    /// Builds the run a configuration describes: its fish, seed, time step,
+    /// parameters, tank and starting scene.
+    pub fn from_config(config: &ExperimentConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let mut sim = Self::new(config.params, config.tank, config.fish, config.seed)
+            .and_then(|s| s.with_dt(config.dt))
+            .map_err(|error| ConfigError::Invalid { section: "", error })?;
+        sim.scene = config.scene.clone();
+        Ok(sim)
     }
 
     /// Sets the fixed time step.
@@ -58,8 +84,38 @@ impl Simulation {
         Ok(self)
     }
 
-    /// One tick.
+    /// The next tick to be simulated (ticks completed so far).
+    pub fn tick(&self) -> u64 {
+        self.flock.tick()
+    }
+
+    /// Queues `command` for the start of `tick`. Refused, and not queued,
+    /// if the command holds an invalid number or `tick` is already past.
+    pub fn schedule(&mut self, tick: u64, command: Command) -> Result<(), CommandError> {
+        self.commands.schedule(self.tick(), tick, command)
+    }
+
+    /// Queues `command` for the start of the next tick.
+    pub fn submit(&mut self, command: Command) -> Result<(), CommandError> {
+        self.schedule(self.tick(), command)
+    }
+
+    /// Commands waiting for their tick.
+    pub fn pending(&self) -> &CommandQueue {
+        &self.commands
+    }
+
+    /// Commands applied so far, in order.
+    pub fn applied(&self) -> &[Stamped] {
+        &self.applied
+    }
+
+    /// One tick: the due commands first, then the flock's passes.
     pub fn step(&mut self) -> Result<(), ParamError> {
+        for stamped in self.commands.take_due(self.flock.tick()) {
+            stamped.command.apply(&mut self.flock, &mut self.params, &mut self.tank, &mut self.scene);
+            self.applied.push(stamped);
+        }
         self.flock.step(&self.params, &self.tank, &mut self.scene, self.dt)
     }
 

@@ -241,3 +241,53 @@ proptest! {
         check(&sim, &format!("{params:?} / {mode:?} / dt {dt}"));
     }
 }
+
+/// Runs the busy scene with `params` in every boundary mode.
+fn survive(params: FlockParams, label: &str, ticks: u32) {
+    for mode in MODES {
+        let tank = Tank::default().with_boundary(mode);
+        let mut sim = Simulation::new(params, tank, 150, 5).unwrap();
+        crowd(&mut sim);
+        for _ in 0..ticks {
+            sim.step().unwrap();
+        }
+        check(&sim, &format!("{label} / {mode:?}"));
+    }
+}
+
+/// The aquarium's sliders are the knobs of `tuning::KNOBS`: every knob at
+/// each end of its range, alone and all together, keeps the invariants.
+#[test]
+fn every_slider_extreme_is_safe() {
+    use mirofish_sim::tuning::KNOBS;
+    for knob in &KNOBS {
+        for value in [knob.min, knob.max] {
+            let mut params = FlockParams::default();
+            (knob.set)(&mut params, value);
+            survive(params, &format!("{} = {value}", knob.name), 200);
+        }
+    }
+    for pick_max in [false, true] {
+        let mut params = FlockParams::default();
+        for knob in &KNOBS {
+            (knob.set)(&mut params, if pick_max { knob.max } else { knob.min });
+        }
+        survive(params, &format!("every knob at its {}", if pick_max { "max" } else { "min" }), 400);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Random corners of the slider box: each knob at its minimum or its
+    /// maximum.
+    #[test]
+    fn random_slider_corners_are_safe(corner in proptest::collection::vec(any::<bool>(), 24)) {
+        use mirofish_sim::tuning::KNOBS;
+        let mut params = FlockParams::default();
+        for (knob, &hi) in KNOBS.iter().zip(&corner) {
+            (knob.set)(&mut params, if hi { knob.max } else { knob.min });
+        }
+        survive(params, &format!("corner {corner:?}"), 200);
+    }
+}
