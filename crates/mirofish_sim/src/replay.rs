@@ -82,6 +82,12 @@ impl Recorder {
         &self.sim
     }
 
+    /// Whether the flock keeps every fish's rule forces (for metrics). An
+    /// observation switch only: it does not change the state.
+    pub fn record_rules(&mut self, record: bool) {
+        self.sim.flock.set_record_rules(record);
+    }
+
     /// Queues a command; see [`Simulation::schedule`].
     pub fn schedule(&mut self, tick: u64, command: Command) -> Result<(), CommandError> {
         self.sim.schedule(tick, command)

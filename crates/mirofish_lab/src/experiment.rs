@@ -1,0 +1,210 @@
+//! One run: a configuration, a command script, ticks, metrics and their
+//! summary.
+
+use std::path::Path;
+
+use mirofish_sim::command::Stamped;
+use mirofish_sim::metrics::COLUMNS;
+use mirofish_sim::replay::Recorder;
+use mirofish_sim::stats::Summary;
+use mirofish_sim::{ExperimentConfig, MetricsLog, Recording};
+
+use crate::Error;
+
+/// Columns of the metrics CSV that are bookkeeping, not measurements.
+const NOT_MEASURED: [&str; 1] = ["tick"];
+
+/// A run to perform.
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    /// The start.
+    pub config: ExperimentConfig,
+    /// Commands to apply during the run.
+    pub commands: Vec<Stamped>,
+    /// Ticks to simulate.
+    pub ticks: u64,
+    /// Ticks at the start left out of the summary (the transient).
+    pub warmup: u64,
+    /// Hash the state every this many ticks for the recording.
+    pub checkpoint_every: u64,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Every metrics sample.
+    pub log: MetricsLog,
+    /// The run as a replayable recording.
+    pub recording: Recording,
+}
+
+impl Experiment {
+    /// A run of `config` for `ticks` ticks, summarized after `warmup`.
+    pub fn new(config: ExperimentConfig, ticks: u64, warmup: u64) -> Self {
+        Self { config, commands: Vec::new(), ticks, warmup, checkpoint_every: 600 }
+    }
+
+    /// With a command script.
+    pub fn with_commands(mut self, commands: Vec<Stamped>) -> Self {
+        self.commands = commands;
+        self
+    }
+
+    /// Runs it, sampling metrics every `config.metrics_every` ticks
+    /// (including tick 0), and calls `progress` with the ticks done so far
+    /// every 1 % of the run.
+    pub fn run(&self, progress: impl FnMut(u64)) -> Result<MetricsLog, Error> {
+        Ok(self.run_recorded(progress)?.log)
+    }
+
+    /// Like [`Experiment::run`], also returning the recording.
+    pub fn run_recorded(&self, mut progress: impl FnMut(u64)) -> Result<Outcome, Error> {
+        let mut recorder = Recorder::new(self.config.clone(), self.checkpoint_every)?;
+        for stamped in &self.commands {
+            recorder.schedule(stamped.tick, stamped.command.clone())?;
+        }
+        // Rule forces are part of the metrics.
+        let mut log = MetricsLog::new(self.config.metrics_every);
+        let report_every = (self.ticks / 100).max(1);
+        let observe = |recorder: &Recorder, log: &mut MetricsLog| {
+            let sim = recorder.simulation();
+            log.observe(&sim.flock, &sim.params, &sim.tank);
+        };
+        recorder.record_rules(true);
+        observe(&recorder, &mut log);
+        for done in 1..=self.ticks {
+            recorder.step()?;
+            observe(&recorder, &mut log);
+            if done % report_every == 0 || done == self.ticks {
+                progress(done);
+            }
+        }
+        Ok(Outcome { log, recording: recorder.finish() })
+    }
+}
+
+/// The summary of one metric.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MetricSummary {
+    /// Column name (see `mirofish_sim::metrics::COLUMNS`).
+    pub name: String,
+    /// Mean, variance and autocorrelation time (in samples).
+    pub summary: Summary,
+    /// The autocorrelation time in ticks.
+    pub autocorrelation_ticks: f64,
+}
+
+/// The summary of a run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunSummary {
+    /// Ticks left out at the start.
+    pub warmup: u64,
+    /// The sampling interval.
+    pub every: u64,
+    /// One entry per metric column, in column order; metrics never
+    /// available in the run are left out.
+    pub metrics: Vec<MetricSummary>,
+}
+
+impl RunSummary {
+    /// The summary of one metric, by column name.
+    pub fn metric(&self, name: &str) -> Option<&MetricSummary> {
+        self.metrics.iter().find(|m| m.name == name)
+    }
+
+    /// Writes `metric,samples,mean,variance,std_error,autocorrelation_ticks`.
+    pub fn write_csv(&self, mut out: impl std::io::Write) -> std::io::Result<()> {
+        writeln!(out, "metric,samples,mean,variance,std_error,autocorrelation_ticks")?;
+        for m in &self.metrics {
+            let s = &m.summary;
+            writeln!(
+                out,
+                "{},{},{},{},{},{}",
+                m.name,
+                s.samples,
+                s.mean,
+                s.variance,
+                s.standard_error(),
+                m.autocorrelation_ticks
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Summarizes the samples taken at or after tick `warmup`.
+pub fn summarize(log: &MetricsLog, warmup: u64) -> RunSummary {
+    let rows: Vec<_> = log.rows().iter().filter(|r| r.tick >= warmup).collect();
+    let metrics = COLUMNS
+        .iter()
+        .enumerate()
+        .filter(|(_, name)| !NOT_MEASURED.contains(name))
+        .filter_map(|(i, name)| {
+            let series: Vec<f64> = rows.iter().filter_map(|r| r.values()[i]).collect();
+            (!series.is_empty()).then(|| {
+                let summary = Summary::of(&series);
+                MetricSummary {
+                    name: (*name).to_owned(),
+                    autocorrelation_ticks: summary.autocorrelation * log.every() as f64,
+                    summary,
+                }
+            })
+        })
+        .collect();
+    RunSummary { warmup, every: log.every(), metrics }
+}
+
+/// Writes a run's results into `dir` (created if needed):
+/// `config.ron` (the exact start, seed included), `metrics.csv`,
+/// `summary.csv`, `summary.ron` and `run.replay`.
+pub fn write_results(
+    dir: &Path,
+    experiment: &Experiment,
+    outcome: &Outcome,
+    summary: &RunSummary,
+) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let file = |name: &str| dir.join(name);
+    let create = |name: &str| {
+        std::fs::File::create(file(name))
+            .map(std::io::BufWriter::new)
+            .map_err(|e| format!("{}: {e}", file(name).display()))
+    };
+    experiment.config.save(file("config.ron"))?;
+    outcome.log.write_csv(create("metrics.csv")?)?;
+    summary.write_csv(create("summary.csv")?)?;
+    let pretty = ron::ser::PrettyConfig::new().struct_names(false);
+    std::fs::write(file("summary.ron"), ron::ser::to_string_pretty(summary, pretty)?)?;
+    outcome.recording.save(file("run.replay"))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mirofish_sim::command::Command;
+    use mirofish_sim::{Predator, Vec2};
+
+    #[test]
+    fn a_run_samples_summarizes_and_records() {
+        let config =
+            ExperimentConfig { fish: 120, seed: 4, metrics_every: 20, ..ExperimentConfig::default() };
+        let script =
+            vec![Stamped { tick: 50, command: Command::AddPredator(Predator::new(Vec2::ZERO, 100.0)) }];
+        let experiment = Experiment::new(config, 200, 100).with_commands(script);
+        let mut calls = Vec::new();
+        let outcome = experiment.run_recorded(|t| calls.push(t)).unwrap();
+        assert_eq!(calls.len(), 100);
+        assert_eq!(*calls.last().unwrap(), 200);
+        assert_eq!(outcome.log.rows().len(), 11, "ticks 0, 20, …, 200");
+        let summary = summarize(&outcome.log, 100);
+        let p = summary.metric("polarization").unwrap();
+        assert_eq!(p.summary.samples, 6);
+        assert!((0.0..=1.0).contains(&p.summary.mean));
+        assert!(summary.metric("force_flee").unwrap().summary.mean > 0.0, "the predator scared someone");
+        assert!(summary.metric("tick").is_none());
+        // The recording replays to the same end.
+        assert_eq!(outcome.recording.commands.len(), 1);
+        outcome.recording.replay().unwrap();
+    }
+}

@@ -1,0 +1,31 @@
+//! Headless MiroFish experiments (F17–F19): the library behind the
+//! `mirofish-lab` command.
+//!
+//! - [`experiment`]: run a configuration for a number of ticks, sample its
+//!   metrics, summarize them (mean, variance, autocorrelation time) and
+//!   write the results to a directory.
+//! - [`sweep`]: vary one parameter over a range with several seeds and plot
+//!   an order parameter against it.
+//! - [`baseline`]: a stored summary of a fixed run and the check that a new
+//!   build still lands inside its tolerance bands.
+//!
+//! ```
+//! use mirofish_lab::experiment::{Experiment, summarize};
+//! use mirofish_sim::ExperimentConfig;
+//!
+//! let config = ExperimentConfig { fish: 100, metrics_every: 10, ..ExperimentConfig::default() };
+//! let log = Experiment::new(config, 120, 60).run(|_| {})?;
+//! let summary = summarize(&log, 60);
+//! let polarization = summary.metric("polarization").unwrap();
+//! assert_eq!(polarization.summary.samples, 7); // ticks 60, 70, …, 120
+//! # Ok::<(), mirofish_lab::Error>(())
+//! ```
+
+pub mod baseline;
+pub mod experiment;
+pub mod plot;
+pub mod sweep;
+
+/// Errors of the lab: a bad configuration, a refused command, a file that
+/// could not be written.
+pub type Error = Box<dyn std::error::Error + Send + Sync>;

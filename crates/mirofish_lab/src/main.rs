@@ -1,0 +1,316 @@
+//! `mirofish-lab`: headless experiments from the command line.
+//!
+//! ```text
+//! mirofish-lab run --preset reference --seed 3 --ticks 3600 --out runs/ref
+//! mirofish-lab run --config my.ron --commands script.ron --ticks 3600 --out runs/mine
+//! mirofish-lab replay runs/ref/run.replay
+//! mirofish-lab sweep --param alignment_weight --from 0 --to 2 --steps 11 --seeds 4 --out runs/sweep
+//! mirofish-lab baseline            # check against assets/baselines/reference.ron
+//! mirofish-lab baseline --update   # re-measure it, on purpose
+//! mirofish-lab presets --out assets/presets
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use mirofish_lab::Error;
+use mirofish_lab::baseline::Baseline;
+use mirofish_lab::experiment::{Experiment, summarize, write_results};
+use mirofish_lab::plot::{Series, lines_with_errors};
+use mirofish_lab::sweep::{SWEEP_METRICS, Sweep, by_value, linspace, write_csv};
+use mirofish_sim::command::Stamped;
+use mirofish_sim::{ExperimentConfig, Preset, Recording, state_hash};
+
+#[derive(Parser)]
+#[command(
+    name = "mirofish-lab",
+    version,
+    about = "Headless MiroFish experiments: runs, replays, sweeps, baselines."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+/// Where a run's starting configuration comes from.
+#[derive(clap::Args)]
+struct Start {
+    /// A RON configuration file (see `assets/presets/*.ron`).
+    #[arg(long, conflicts_with = "preset")]
+    config: Option<PathBuf>,
+    /// A preset by name (gentle-cruise, compact-rush, loose-drift, dense-sardines, reference).
+    #[arg(long)]
+    preset: Option<String>,
+    /// Overrides the configuration's seed.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Overrides the configuration's fish count.
+    #[arg(long)]
+    fish: Option<usize>,
+    /// Overrides the metrics sampling interval (ticks).
+    #[arg(long)]
+    every: Option<u64>,
+}
+
+impl Start {
+    fn load(&self) -> Result<ExperimentConfig, Error> {
+        let mut config = match (&self.config, &self.preset) {
+            (Some(path), _) => ExperimentConfig::load(path)?,
+            (None, Some(name)) => {
+                let preset = Preset::by_name(name).ok_or_else(|| {
+                    let names: Vec<&str> = Preset::all().iter().map(|p| p.name).collect();
+                    format!("unknown preset `{name}`; one of: {}", names.join(", "))
+                })?;
+                ExperimentConfig::from(&preset)
+            }
+            (None, None) => ExperimentConfig::default(),
+        };
+        config.seed = self.seed.unwrap_or(config.seed);
+        config.fish = self.fish.unwrap_or(config.fish);
+        config.metrics_every = self.every.unwrap_or(config.metrics_every);
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run one experiment and write config.ron, metrics.csv, summary.csv/.ron and run.replay into --out.
+    Run {
+        #[command(flatten)]
+        start: Start,
+        /// A RON list of commands, `[(tick: 600, command: AddPredator((...))), ...]`.
+        #[arg(long)]
+        commands: Option<PathBuf>,
+        /// Ticks to simulate (60 per simulated second).
+        #[arg(long, default_value_t = 3600)]
+        ticks: u64,
+        /// Ticks left out of the summary.
+        #[arg(long, default_value_t = 600)]
+        warmup: u64,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Replay a recorded run and check every checkpoint's state hash.
+    Replay {
+        /// The `.replay` file.
+        file: PathBuf,
+    },
+    /// Vary one parameter over a range with several seeds; write sweep.csv and sweep.png into --out.
+    Sweep {
+        #[command(flatten)]
+        start: Start,
+        /// The parameter (a field of the configuration's `params`).
+        #[arg(long, default_value = "alignment_weight")]
+        param: String,
+        /// First value.
+        #[arg(long, default_value_t = 0.0)]
+        from: f32,
+        /// Last value.
+        #[arg(long, default_value_t = 2.0)]
+        to: f32,
+        /// Number of values.
+        #[arg(long, default_value_t = 11)]
+        steps: usize,
+        /// Seeds per value (1, 2, …).
+        #[arg(long, default_value_t = 4)]
+        seeds: u64,
+        /// Ticks per run.
+        #[arg(long, default_value_t = 2400)]
+        ticks: u64,
+        /// Ticks left out of each run's summary.
+        #[arg(long, default_value_t = 1200)]
+        warmup: u64,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Check the regression baseline, or re-measure it with --update.
+    Baseline {
+        /// The baseline file.
+        #[arg(long, default_value = "assets/baselines/reference.ron")]
+        file: PathBuf,
+        /// Re-measure and overwrite the file instead of checking it.
+        #[arg(long)]
+        update: bool,
+    },
+    /// Write every built-in preset as a configuration file into --out.
+    Presets {
+        /// Output directory.
+        #[arg(long, default_value = "assets/presets")]
+        out: PathBuf,
+    },
+}
+
+fn progress_bar(len: u64, what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} {per_sec} eta {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message(what.to_owned());
+    bar
+}
+
+fn run(cli: Cli) -> Result<(), Error> {
+    match cli.command {
+        Cmd::Run { start, commands, ticks, warmup, out, threads } => {
+            if let Some(n) = threads {
+                rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
+            }
+            let config = start.load()?;
+            let script: Vec<Stamped> = match &commands {
+                Some(path) => {
+                    let text =
+                        std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                    ron::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?
+                }
+                None => Vec::new(),
+            };
+            let experiment = Experiment::new(config, ticks, warmup).with_commands(script);
+            let bar = progress_bar(ticks, "ticks");
+            let clock = Instant::now();
+            let outcome = experiment.run_recorded(|t| bar.set_position(t))?;
+            bar.finish_and_clear();
+            let seconds = clock.elapsed().as_secs_f64();
+            let summary = summarize(&outcome.log, warmup);
+            write_results(&out, &experiment, &outcome, &summary)?;
+            println!(
+                "{} fish, {ticks} ticks in {seconds:.2} s ({:.2} ms/tick); results in {}",
+                experiment.config.fish,
+                seconds * 1e3 / ticks.max(1) as f64,
+                out.display()
+            );
+            for m in &summary.metrics {
+                println!(
+                    "  {:<20} mean {:>12.4}  sd {:>10.4}  tau {:>7.0} ticks",
+                    m.name,
+                    m.summary.mean,
+                    m.summary.variance.sqrt(),
+                    m.autocorrelation_ticks
+                );
+            }
+        }
+        Cmd::Replay { file } => {
+            let recording = Recording::load(&file)?;
+            let bar = progress_bar(recording.ticks, "replay");
+            let sim = recording.replay()?;
+            bar.finish_and_clear();
+            println!(
+                "{}: {} ticks, {} commands, {} checkpoints identical; final state hash {:016x}",
+                file.display(),
+                recording.ticks,
+                recording.commands.len(),
+                recording.checkpoints.len(),
+                state_hash(&sim.flock)
+            );
+        }
+        Cmd::Sweep { start, param, from, to, steps, seeds, ticks, warmup, out } => {
+            let sweep = Sweep {
+                base: start.load()?,
+                parameter: param,
+                values: linspace(from, to, steps),
+                seeds: (1..=seeds.max(1)).collect(),
+                ticks,
+                warmup,
+            };
+            sweep.knob()?;
+            let bar = progress_bar((sweep.values.len() * sweep.seeds.len()) as u64, "runs");
+            let rows = sweep.run(|done| bar.set_position(done as u64))?;
+            bar.finish_and_clear();
+            std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+            sweep.base.save(out.join("base-config.ron"))?;
+            write_csv(&sweep.parameter, &rows, std::fs::File::create(out.join("sweep.csv"))?)?;
+            let polarization = by_value(&rows, 0);
+            let milling = by_value(&rows, 1);
+            let title = format!(
+                "{} fish, {} seeds, ticks {warmup}-{ticks}: order vs {}",
+                sweep.base.fish,
+                sweep.seeds.len(),
+                sweep.parameter
+            );
+            lines_with_errors(
+                &out.join("sweep.png"),
+                (960, 600),
+                &title,
+                &sweep.parameter,
+                "order parameter (mean over run, ± sd over seeds)",
+                0.0..1.05,
+                &[
+                    Series {
+                        name: "polarization",
+                        colour: plotters::style::RGBColor(31, 119, 180),
+                        points: &polarization,
+                    },
+                    Series {
+                        name: "milling",
+                        colour: plotters::style::RGBColor(214, 39, 40),
+                        points: &milling,
+                    },
+                ],
+            )?;
+            println!("{:>10} {}", sweep.parameter, SWEEP_METRICS[..2].join("  "));
+            for ((v, p, ps), (_, m, ms)) in polarization.iter().zip(&milling) {
+                println!("{v:>10.3} {p:.3}±{ps:.3}  {m:.3}±{ms:.3}");
+            }
+            println!("wrote {} and {}", out.join("sweep.csv").display(), out.join("sweep.png").display());
+        }
+        Cmd::Baseline { file, update } => {
+            if update {
+                let old = Baseline::load(&file).ok();
+                let (preset, fish, ticks, warmup, seeds) = match &old {
+                    Some(b) => (b.preset.clone(), b.fish, b.ticks, b.warmup, b.seeds.clone()),
+                    None => ("reference".to_owned(), 400, 3600, 600, (1..=8).collect()),
+                };
+                let baseline = Baseline::measure(&preset, fish, ticks, warmup, seeds)?;
+                if let Some(dir) = file.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+                baseline.save(&file)?;
+                println!("wrote {}", file.display());
+                for b in &baseline.bands {
+                    println!("  {:<20} {:>12.4} ± {:.4}", b.metric, b.mean, b.tolerance);
+                }
+            } else {
+                let baseline = Baseline::load(&file)?;
+                let violations = baseline.check()?;
+                if !violations.is_empty() {
+                    let lines: Vec<String> = violations.iter().map(|v| format!("  {v}")).collect();
+                    return Err(format!("baseline {} violated:\n{}", file.display(), lines.join("\n")).into());
+                }
+                println!("{}: all {} metrics inside their bands", file.display(), baseline.bands.len());
+            }
+        }
+        Cmd::Presets { out } => write_presets(&out)?,
+    }
+    Ok(())
+}
+
+fn write_presets(out: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    for preset in Preset::all() {
+        let path = out.join(format!("{}.ron", preset.name));
+        ExperimentConfig::from(&preset).save(&path)?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The `mirofish-lab` command end to end: files written, errors refused with
+//! a message and a failing exit code, preset files in sync with the code.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use mirofish_sim::{ExperimentConfig, Preset};
+
+fn lab(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mirofish-lab")).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mirofish-lab-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn run_writes_its_results_and_the_replay_checks_out() {
+    let out = scratch("run");
+    let script = out.with_extension("commands.ron");
+    std::fs::write(
+        &script,
+        "[(tick: 20, command: AddPredator((position: (0.0, 0.0), velocity: (0.0, 0.0), \
+         fear_radius: 90.0, max_speed: 200.0, max_force: 400.0, chase: true))),\
+         (tick: 40, command: SpawnFish(count: 10, centre: (100.0, 0.0), radius: 30.0))]",
+    )
+    .unwrap();
+    let (ok, stdout, stderr) = lab(&[
+        "run",
+        "--preset",
+        "gentle-cruise",
+        "--seed",
+        "5",
+        "--ticks",
+        "90",
+        "--warmup",
+        "30",
+        "--every",
+        "15",
+        "--commands",
+        script.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}\n{stderr}");
+    for file in ["config.ron", "metrics.csv", "summary.csv", "summary.ron", "run.replay"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let config = ExperimentConfig::load(out.join("config.ron")).unwrap();
+    assert_eq!((config.seed, config.metrics_every, config.fish), (5, 15, 200));
+    let csv = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 7, "header + ticks 0, 15, …, 90");
+    assert!(csv.lines().last().unwrap().starts_with("90,210,"), "{csv}");
+    let (ok, stdout, stderr) = lab(&["replay", out.join("run.replay").to_str().unwrap()]);
+    assert!(ok && stdout.contains("2 commands"), "{stdout}\n{stderr}");
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_file(&script).unwrap();
+}
+
+#[test]
+fn bad_input_fails_with_a_message() {
+    let out = scratch("bad");
+    let bad = out.with_extension("bad.ron");
+    std::fs::write(&bad, "(params: (cohesion_weight: inf))").unwrap();
+    let (ok, _, stderr) = lab(&["run", "--config", bad.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(!ok && stderr.contains("params.cohesion_weight"), "{stderr}");
+    let (ok, _, stderr) = lab(&["run", "--preset", "sardine", "--out", out.to_str().unwrap()]);
+    assert!(!ok && stderr.contains("unknown preset `sardine`"), "{stderr}");
+    let (ok, _, stderr) = lab(&["sweep", "--param", "speed", "--out", out.to_str().unwrap()]);
+    assert!(!ok && stderr.contains("unknown parameter `speed`"), "{stderr}");
+    std::fs::write(&bad, "not a replay").unwrap();
+    let (ok, _, stderr) = lab(&["replay", bad.to_str().unwrap()]);
+    assert!(!ok && stderr.contains("not a MiroFish replay"), "{stderr}");
+    assert!(!out.exists(), "nothing may be written for a refused run");
+    std::fs::remove_file(&bad).unwrap();
+}
+
+#[test]
+fn a_small_sweep_writes_a_csv_and_a_png() {
+    let out = scratch("sweep");
+    let (ok, stdout, stderr) = lab(&[
+        "sweep",
+        "--fish",
+        "60",
+        "--steps",
+        "3",
+        "--seeds",
+        "2",
+        "--ticks",
+        "60",
+        "--warmup",
+        "30",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert_eq!(std::fs::read_to_string(out.join("sweep.csv")).unwrap().lines().count(), 7);
+    let png = std::fs::read(out.join("sweep.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(png.len() > 10_000, "a plot with axes, labels and lines: {} bytes", png.len());
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn preset_files_match_the_built_in_presets() {
+    let dir = repo().join("assets/presets");
+    for preset in Preset::all() {
+        let path = dir.join(format!("{}.ron", preset.name));
+        let loaded = ExperimentConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            loaded,
+            ExperimentConfig::from(&preset),
+            "{} is stale: run `mirofish-lab presets`",
+            path.display()
+        );
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), Preset::all().len());
+    assert!(Path::new(&dir).join("reference.ron").is_file());
+}
