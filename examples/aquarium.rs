@@ -1,1 +1,77 @@
-fn main() {}
+//! The aquarium: thousands of fish in two schools, an egui panel with every
+//! parameter, predators and obstacles under the mouse, a debug overlay.
+//!
+//! ```text
+//! cargo run --release --example aquarium
+//! cargo run --release --example aquarium -- --fish 10000 --seed 7
+//! cargo run --release --example aquarium -- --smoke shot.png   # CI's self-test
+//! cargo run --release --example aquarium -- --smoke shot.png --settle 20
+//! ```
+//!
+//! Controls: left click a predator, right click an obstacle, Shift + drag
+//! attracts (left) or repels (right), C clears, Space pauses, N steps,
+//! R resets, 1–4 toggle the overlay, M changes the colouring, H hides the
+//! panel.
+
+use bevy::prelude::*;
+use bevy::window::WindowResolution;
+use mirofish::aquarium::{AquariumPlugin, AquariumSettings, OverlaySettings, SmokeTest};
+
+fn main() -> AppExit {
+    let mut settings = AquariumSettings::default();
+    let mut smoke = None;
+    let mut overlay = OverlaySettings::default();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().unwrap_or_else(|| fail(&format!("{name} needs a value")));
+        match arg.as_str() {
+            "--fish" => {
+                settings.fish = value("--fish").parse().unwrap_or_else(|_| fail("--fish takes a count"))
+            }
+            "--seed" => {
+                settings.seed = value("--seed").parse().unwrap_or_else(|_| fail("--seed takes a number"))
+            }
+            "--smoke" => smoke = Some(SmokeTest::new(value("--smoke"))),
+            "--settle" => {
+                let seconds = value("--settle").parse().unwrap_or_else(|_| fail("--settle takes seconds"));
+                match smoke.as_mut() {
+                    Some(test) => test.settle_seconds = seconds,
+                    None => fail("--settle goes after --smoke"),
+                }
+            }
+            "--overlay" => {
+                overlay.neighbours = true;
+                overlay.forces = true;
+                overlay.radii = true;
+            }
+            "--help" | "-h" => {
+                println!(
+                    "usage: aquarium [--fish N] [--seed N] [--overlay] [--smoke OUT.png [--settle SECONDS]]"
+                );
+                return AppExit::Success;
+            }
+            other => fail(&format!("unknown argument `{other}` (try --help)")),
+        }
+    }
+    settings.fish = settings.fish.min(mirofish::aquarium::panel::MAX_FISH);
+    let mut app = App::new();
+    app.add_plugins(DefaultPlugins.set(WindowPlugin {
+        primary_window: Some(Window {
+            title: "MiroFish aquarium".into(),
+            resolution: WindowResolution::new(1280, 720),
+            ..default()
+        }),
+        ..default()
+    }))
+    .insert_resource(overlay)
+    .add_plugins(AquariumPlugin { settings });
+    if let Some(test) = smoke {
+        app.insert_resource(test);
+    }
+    app.run()
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("aquarium: {message}");
+    std::process::exit(2)
+}

@@ -15,7 +15,7 @@
 //! # How a tick runs
 //!
 //! The plugin runs the sets of [`BoidSystems`] in [`FixedUpdate`], chained:
-//! rebuild the spatial index → accumulate forces → clamp → integrate →
+//! apply the due [`FlockCommands`] → rebuild the spatial index → accumulate forces → clamp → integrate →
 //! boundary → write-back. Between ticks the entities' [`Position`],
 //! [`Velocity`] and [`WanderPhase`] are the truth; each tick copies them into
 //! contiguous arrays, runs the core's passes there (in parallel), and writes
@@ -38,9 +38,11 @@
 //! summed in an order fixed by the state alone, and noise is a pure function
 //! of `(seed, tick, fish)`.
 
+mod commands;
 mod components;
 mod config;
 pub mod interpolation;
+mod metrics;
 mod schedule;
 mod spawn;
 mod state;
@@ -51,21 +53,27 @@ use core::time::Duration;
 use bevy::app::{RunFixedMainLoop, RunFixedMainLoopSystems};
 use bevy::prelude::*;
 
+pub use commands::FlockCommands;
 pub use components::{
     Boid, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering, Velocity, WanderPhase,
 };
 pub use config::{FlockConfig, SCHOOL_PALETTE};
 pub use interpolation::interpolate_transforms;
+pub use metrics::FlockMetrics;
 pub use mirofish_sim;
+/// A change to the running school ([`mirofish_sim::Command`]), named apart
+/// from Bevy's own `Command` trait.
+pub use mirofish_sim::Command as FlockCommand;
 pub use schedule::BoidSystems;
 pub use spawn::SpawnSchool;
 pub use state::FlockState;
 
 /// The types a game needs, in one `use`.
 pub mod prelude {
+    pub use crate::FlockCommand;
     pub use crate::{
-        Boid, BoidSystems, FlockConfig, FlockState, Leader, MiroFishPlugin, Obstacle, Position, Predator,
-        PreviousPosition, School, SpawnSchool, Steering, Velocity, WanderPhase,
+        Boid, BoidSystems, FlockCommands, FlockConfig, FlockMetrics, FlockState, Leader, MiroFishPlugin,
+        Obstacle, Position, Predator, PreviousPosition, School, SpawnSchool, Steering, Velocity, WanderPhase,
     };
     pub use mirofish_sim::{Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Tank};
 }
@@ -113,6 +121,8 @@ impl Plugin for MiroFishPlugin {
             panic!("MiroFishPlugin: the initial FlockConfig is invalid: {err}");
         }
         app.insert_resource(FlockState::new(config))
+            .init_resource::<FlockCommands>()
+            .init_resource::<FlockMetrics>()
             .insert_resource(Time::<Fixed>::from_hz(self.tick_rate))
             .register_type::<Boid>()
             .register_type::<Position>()
@@ -127,12 +137,15 @@ impl Plugin for MiroFishPlugin {
             .add_systems(
                 FixedUpdate,
                 (
+                    // Right after the set, so systems placed in it can
+                    // still submit commands for this very tick.
+                    commands::apply_commands.after(BoidSystems::Commands).before(BoidSystems::SpatialIndex),
                     (systems::gather, systems::rebuild_index).chain().in_set(BoidSystems::SpatialIndex),
                     systems::accumulate_forces.in_set(BoidSystems::Forces),
                     systems::clamp_forces.in_set(BoidSystems::Clamp),
                     systems::integrate.in_set(BoidSystems::Integrate),
                     (systems::apply_boundary, systems::move_predators).chain().in_set(BoidSystems::Boundary),
-                    (systems::write_back, systems::write_back_predators)
+                    (systems::write_back, systems::write_back_predators, metrics::sample_metrics)
                         .chain()
                         .in_set(BoidSystems::Writeback),
                 ),

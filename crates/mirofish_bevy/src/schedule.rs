@@ -8,6 +8,10 @@ use bevy::prelude::*;
 /// `.after(BoidSystems::Writeback)` to observe its result.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BoidSystems {
+    /// Runs in [`FixedUpdate`], first: the place for systems that submit
+    /// [`crate::FlockCommands`] for this tick. Right after it the plugin
+    /// applies every command due this tick, in their fixed order.
+    Commands,
     /// Runs in [`FixedUpdate`]. Copies every fish's ECS state into the
     /// flock's arrays (in query order, which is a deterministic function of
     /// the spawn history), applies a changed [`crate::FlockConfig`] if it is
@@ -34,7 +38,8 @@ pub enum BoidSystems {
 
 impl BoidSystems {
     /// All sets in the order they run.
-    pub const ORDER: [BoidSystems; 6] = [
+    pub const ORDER: [BoidSystems; 7] = [
+        BoidSystems::Commands,
         BoidSystems::SpatialIndex,
         BoidSystems::Forces,
         BoidSystems::Clamp,

@@ -85,7 +85,7 @@ pub fn lines_with_errors(
         .label_font((FAMILY, 15))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
+        .position(SeriesLabelPosition::MiddleRight)
         .draw()?;
     root.present()?;
     Ok(())

@@ -28,8 +28,18 @@ pub const MAX_SPAWN: usize = 1_000_000;
 /// One change to a running simulation.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Command {
-    /// Replace the school's parameters.
+    /// Replace the parameters of school 0 (the only school of a
+    /// [`crate::Simulation`]).
     SetParams(FlockParams),
+    /// Replace the parameters of one school of several (the Bevy plugin's
+    /// `FlockConfig` table). A single-school simulation applies it only to
+    /// school 0 and ignores other schools.
+    SetSchoolParams {
+        /// The school.
+        school: u16,
+        /// Its new parameters.
+        params: FlockParams,
+    },
     /// Change what happens at the walls.
     SetBoundary(BoundaryMode),
     /// Add a predator.
@@ -52,7 +62,7 @@ pub enum Command {
     SetAttractor(Option<Attractor>),
     /// Set or clear the route the leaders follow.
     SetRoute(Option<Route>),
-    /// Add `count` fish spread uniformly over a disc (clipped to the tank),
+    /// Add `count` fish spread over a disc (clipped to the tank),
     /// with random headings at half the top speed. Where they go depends
     /// only on the seed, the tick and the fish count, never on threads.
     SpawnFish {
@@ -74,7 +84,7 @@ impl Command {
     /// Checks every number in the command; the error names the field.
     pub fn validate(&self) -> Result<(), ParamError> {
         match self {
-            Command::SetParams(p) => p.validate(),
+            Command::SetParams(p) | Command::SetSchoolParams { params: p, .. } => p.validate(),
             Command::AddPredator(p) => p.validate(),
             Command::AddObstacle(o) => o.validate(),
             Command::SetGoal(Some(g)) => g.validate(),
@@ -100,7 +110,8 @@ impl Command {
     /// Applies the command to a single-school simulation's state.
     pub fn apply(&self, flock: &mut Flock, params: &mut FlockParams, tank: &mut Tank, scene: &mut Scene) {
         match self {
-            Command::SetParams(p) => *params = *p,
+            Command::SetParams(p) | Command::SetSchoolParams { school: 0, params: p } => *params = *p,
+            Command::SetSchoolParams { .. } => {}
             Command::SetBoundary(b) => tank.boundary = *b,
             Command::AddPredator(p) => scene.predators.push(*p),
             Command::RemovePredator(i) => {
@@ -120,8 +131,9 @@ impl Command {
             Command::SetAttractor(a) => scene.attractor = *a,
             Command::SetRoute(r) => scene.route = r.clone(),
             Command::SpawnFish { count, centre, radius } => {
-                for start in spawn_disc(flock, *count, *centre, *radius, tank, params) {
-                    flock.push(start.0, start.1, start.2);
+                let key = SpawnKey { seed: flock.seed(), tick: flock.tick(), first_slot: flock.len() as u64 };
+                for (position, velocity, phase) in spawn_disc(key, *count, *centre, *radius, tank, params) {
+                    flock.push(position, velocity, phase);
                 }
             }
             Command::RemoveFish { count } => {
@@ -133,24 +145,35 @@ impl Command {
     }
 }
 
-/// `(position, velocity, wander phase)` of `count` new fish in a disc,
-/// drawn from counter-based noise keyed by the flock's seed, its tick and
-/// the slot each fish will take.
+/// What the noise of a spawn is keyed by: the seed, the tick and the slot
+/// the first new fish will take (so two spawns in one tick differ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpawnKey {
+    /// The run's seed.
+    pub seed: u64,
+    /// The tick of the spawn.
+    pub tick: u64,
+    /// Slot of the first new fish (the fish count before the spawn).
+    pub first_slot: u64,
+}
+
+/// `(position, velocity, wander phase)` of `count` new fish spread over
+/// a disc (clipped to the tank), heading randomly at half
+/// the top speed; a pure function of its arguments.
 pub fn spawn_disc(
-    flock: &Flock,
+    key: SpawnKey,
     count: usize,
     centre: Vec2,
     radius: f32,
     tank: &Tank,
     params: &FlockParams,
 ) -> Vec<(Vec2, Vec2, f32)> {
-    let first = flock.len() as u64;
     (0..count as u64)
         .map(|k| {
-            let slot = first + k;
-            let offset = noise::in_unit_disc(flock.seed(), flock.tick(), slot, Stream::Spawn) * radius;
+            let slot = key.first_slot + k;
+            let offset = noise::in_unit_disc(key.seed, key.tick, slot, Stream::Spawn) * radius;
             let position = (centre + offset).clamp(tank.min, tank.max.map(f32::next_down));
-            let turn = noise::signed_pair(noise::bits(flock.seed(), flock.tick(), !slot, Stream::Spawn));
+            let turn = noise::signed_pair(noise::bits(key.seed, key.tick, !slot, Stream::Spawn));
             let heading = Vec2::from_angle(turn.x * core::f32::consts::PI);
             let phase = turn.y * core::f32::consts::PI;
             (position, heading * params.max_speed * 0.5, phase)

@@ -43,7 +43,7 @@ pub mod stats;
 pub mod tuning;
 pub mod view;
 
-pub use command::{Command, CommandError, CommandQueue, Stamped};
+pub use command::{Command, CommandError, CommandQueue, SpawnKey, Stamped};
 pub use config::{ConfigError, ExperimentConfig};
 pub use flock::{Flock, ForceSample, NeighbourSearch};
 pub use metrics::{Metrics, MetricsLog};

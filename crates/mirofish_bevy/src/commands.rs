@@ -1,0 +1,170 @@
+//! The command queue (F15) of the plugin: every outside change to the
+//! school — predators, obstacles, parameters, goals, fish added or removed
+//! — as a [`Command`] stamped with the tick at which it applies.
+//!
+//! Game code and the aquarium's mouse call [`FlockCommands::submit`] (next
+//! tick) or [`FlockCommands::schedule`] (a given tick). At the start of that
+//! tick, right after [`BoidSystems::Commands`](crate::BoidSystems::Commands)
+//! — before the configuration is read and the neighbour index is rebuilt — the due
+//! commands are applied in a fixed order (by tick, then by submission), and
+//! noted in [`FlockCommands::applied`]. The same seed, spawns and command
+//! log therefore give the same states bit for bit.
+//!
+//! Direct changes to entities and to [`FlockConfig`] still work, but they
+//! happen whenever the game's systems run, outside the log: use commands for
+//! anything a replay must reproduce.
+
+use bevy::prelude::*;
+use mirofish_sim::command::{SpawnKey, spawn_disc};
+use mirofish_sim::{Command, CommandError, CommandQueue, Stamped};
+
+use crate::components::{Boid, Obstacle, Position, Predator, PreviousPosition, Velocity, WanderPhase};
+use crate::config::FlockConfig;
+use crate::state::FlockState;
+
+/// Commands waiting for their tick, and those already applied.
+#[derive(Resource, Debug, Default)]
+pub struct FlockCommands {
+    queue: CommandQueue,
+    applied: Vec<Stamped>,
+    /// The next tick to be simulated, as last seen.
+    now: u64,
+}
+
+impl FlockCommands {
+    /// Queues `command` for the start of `tick` (ticks count from 0 at the
+    /// plugin's start; [`FlockCommands::next_tick`] is the earliest).
+    /// Refused, and not queued, if it holds an invalid number or the tick
+    /// is past.
+    pub fn schedule(&mut self, tick: u64, command: Command) -> Result<(), CommandError> {
+        self.queue.schedule(self.now, tick, command)
+    }
+
+    /// Queues `command` for the next tick. Refused only if it holds an
+    /// invalid number (the error names the field).
+    pub fn submit(&mut self, command: Command) -> Result<(), CommandError> {
+        self.schedule(self.now, command)
+    }
+
+    /// The next tick to be simulated.
+    pub fn next_tick(&self) -> u64 {
+        self.now
+    }
+
+    /// Commands waiting.
+    pub fn pending(&self) -> &CommandQueue {
+        &self.queue
+    }
+
+    /// Every command applied so far, with its tick, in order: the run's
+    /// command log.
+    pub fn applied(&self) -> &[Stamped] {
+        &self.applied
+    }
+}
+
+/// Applies the commands due this tick (an exclusive system: entities spawned
+/// or despawned here are seen by the gather that follows).
+pub(crate) fn apply_commands(world: &mut World) {
+    let now = world.resource::<FlockState>().flock.tick();
+    let due = {
+        let mut commands = world.resource_mut::<FlockCommands>();
+        commands.now = now;
+        commands.queue.take_due(now)
+    };
+    for stamped in due {
+        apply(world, &stamped.command, now);
+        world.resource_mut::<FlockCommands>().applied.push(stamped);
+    }
+    // Commands submitted from now on are for the next tick.
+    world.resource_mut::<FlockCommands>().now = now + 1;
+}
+
+/// Entities with component `T`, in a deterministic order (by entity id,
+/// which follows the spawn history).
+fn sorted<T: Component>(world: &mut World) -> Vec<Entity> {
+    let mut entities: Vec<Entity> = world.query_filtered::<Entity, With<T>>().iter(world).collect();
+    entities.sort();
+    entities
+}
+
+fn apply(world: &mut World, command: &Command, tick: u64) {
+    match command {
+        Command::SetParams(p) | Command::SetSchoolParams { school: 0, params: p } => {
+            world.resource_mut::<FlockConfig>().params = *p;
+        }
+        Command::SetSchoolParams { school, params } => {
+            let mut config = world.resource_mut::<FlockConfig>();
+            if let Some(slot) = config.schools.get_mut(usize::from(*school) - 1) {
+                *slot = *params;
+            }
+        }
+        Command::SetBoundary(b) => world.resource_mut::<FlockConfig>().tank.boundary = *b,
+        Command::SetGoal(g) => world.resource_mut::<FlockConfig>().goal = *g,
+        Command::SetAttractor(a) => world.resource_mut::<FlockConfig>().attractor = *a,
+        Command::SetRoute(r) => world.resource_mut::<FlockState>().scene.route = r.clone(),
+        Command::AddPredator(p) => {
+            world.spawn((
+                Predator {
+                    fear_radius: p.fear_radius,
+                    max_speed: p.max_speed,
+                    max_force: p.max_force,
+                    chase: p.chase,
+                },
+                Position(p.position),
+                PreviousPosition(p.position),
+                Velocity(p.velocity),
+                Transform::from_translation(p.position.extend(0.0)),
+            ));
+        }
+        Command::AddObstacle(o) => {
+            world.spawn((
+                Obstacle { radius: o.radius },
+                Position(o.centre),
+                Transform::from_translation(o.centre.extend(0.0)),
+            ));
+        }
+        Command::RemovePredator(i) => {
+            if let Some(&e) = sorted::<Predator>(world).get(*i) {
+                world.despawn(e);
+            }
+        }
+        Command::RemoveObstacle(i) => {
+            if let Some(&e) = sorted::<Obstacle>(world).get(*i) {
+                world.despawn(e);
+            }
+        }
+        Command::ClearPredators => {
+            for e in sorted::<Predator>(world) {
+                world.despawn(e);
+            }
+        }
+        Command::ClearObstacles => {
+            for e in sorted::<Obstacle>(world) {
+                world.despawn(e);
+            }
+        }
+        Command::SpawnFish { count, centre, radius } => {
+            let config = world.resource::<FlockConfig>().clone();
+            let first_slot = world.query_filtered::<(), With<Boid>>().iter(world).count() as u64;
+            let key = SpawnKey { seed: config.seed, tick, first_slot };
+            let fish = spawn_disc(key, *count, *centre, *radius, &config.tank, &config.params);
+            world.spawn_batch(fish.into_iter().map(|(p, v, phase)| {
+                (
+                    Boid,
+                    Position(p),
+                    PreviousPosition(p),
+                    Velocity(v),
+                    WanderPhase(phase),
+                    Transform::from_translation(p.extend(0.0)),
+                )
+            }));
+        }
+        Command::RemoveFish { count } => {
+            let boids = sorted::<Boid>(world);
+            for &e in boids.iter().rev().take(*count) {
+                world.despawn(e);
+            }
+        }
+    }
+}

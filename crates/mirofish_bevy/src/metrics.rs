@@ -1,0 +1,87 @@
+//! Metrics (F17) as a resource: the school's order parameters sampled every
+//! N ticks, with their history, ready for an on-screen plot or a CSV.
+
+use bevy::prelude::*;
+use mirofish_sim::MetricsLog;
+use mirofish_sim::metrics::{DEFAULT_EVERY, Metrics};
+
+use crate::state::FlockState;
+
+/// The sampled metrics of the running school.
+///
+/// Sampled after the tick's write-back whenever the tick count is a
+/// multiple of [`FlockMetrics::every`]; the history keeps the latest
+/// [`FlockMetrics::capacity`] rows (the oldest are dropped). Write it out
+/// with [`MetricsLog::write_csv`] on [`FlockMetrics::log`].
+#[derive(Resource, Debug)]
+pub struct FlockMetrics {
+    log: MetricsLog,
+    /// Most rows kept.
+    pub capacity: usize,
+    /// Whether rule-force magnitudes are measured too (the force pass then
+    /// keeps each fish's per-rule forces, which costs a few per cent).
+    pub rule_forces: bool,
+}
+
+impl Default for FlockMetrics {
+    fn default() -> Self {
+        Self::new(DEFAULT_EVERY)
+    }
+}
+
+impl FlockMetrics {
+    /// Sampling every `every` ticks, keeping 2 000 rows, without rule forces.
+    pub fn new(every: u64) -> Self {
+        Self { log: MetricsLog::new(every), capacity: 2_000, rule_forces: false }
+    }
+
+    /// With rule-force magnitudes.
+    pub fn with_rule_forces(mut self) -> Self {
+        self.rule_forces = true;
+        self
+    }
+
+    /// The sampling interval in ticks.
+    pub fn every(&self) -> u64 {
+        self.log.every()
+    }
+
+    /// The history, oldest first.
+    pub fn log(&self) -> &MetricsLog {
+        &self.log
+    }
+
+    /// The latest sample.
+    pub fn latest(&self) -> Option<&Metrics> {
+        self.log.latest()
+    }
+
+    /// Forgets the history (e.g. after a reset).
+    pub fn clear(&mut self) {
+        self.log.clear();
+    }
+}
+
+/// Samples the flock when due; keeps the flock's rule recording in step
+/// with [`FlockMetrics::rule_forces`].
+pub(crate) fn sample_metrics(mut metrics: ResMut<FlockMetrics>, mut state: ResMut<FlockState>) {
+    let metrics = &mut *metrics;
+    if metrics.rule_forces && !state.flock.records_rules() {
+        state.flock.set_record_rules(true);
+    }
+    let tick = state.flock.tick();
+    if tick % metrics.log.every() != 0 || metrics.log.latest().is_some_and(|r| r.tick == tick) {
+        return;
+    }
+    let params = state.schools.first().copied().unwrap_or_default();
+    let row = Metrics::measure(&state.flock, &params, &state.active.tank);
+    if metrics.log.rows().len() >= metrics.capacity.max(1) {
+        // Drop the oldest half at once rather than shifting every tick.
+        let keep: Vec<Metrics> = metrics.log.rows()[metrics.log.rows().len() / 2..].to_vec();
+        metrics.log.clear();
+        for r in keep {
+            metrics.log.push(r);
+        }
+    }
+    metrics.log.push(row);
+}

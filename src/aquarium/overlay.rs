@@ -1,0 +1,97 @@
+//! The debug overlay (F22), drawn with gizmos: the tank, predators' fear
+//! radii and the attractor always; per toggle, neighbour lines and
+//! perception/separation circles for the first fish, per-rule force arrows,
+//! and the neighbour grid.
+
+use bevy::prelude::*;
+use mirofish_bevy::prelude::*;
+
+use super::visuals::{RULE_COLOURS, rule_parts};
+
+/// Which overlay items are drawn (keys 1–4, or the panel).
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OverlaySettings {
+    /// Lines from each of the first [`OverlaySettings::fish`] fish to its
+    /// neighbours within the perception radius.
+    pub neighbours: bool,
+    /// Arrows of each rule's force on those fish, one colour per rule.
+    pub forces: bool,
+    /// Their perception and separation circles.
+    pub radii: bool,
+    /// The uniform grid of the neighbour search.
+    pub grid: bool,
+    /// How many fish the per-fish items cover.
+    pub fish: usize,
+}
+
+impl Default for OverlaySettings {
+    fn default() -> Self {
+        Self { neighbours: false, forces: false, radii: false, grid: false, fish: 20 }
+    }
+}
+
+/// Length of a force arrow per unit of acceleration (world units per
+/// world unit/s²).
+pub const ARROW_SCALE: f32 = 0.06;
+
+pub(super) struct OverlayPlugin;
+
+impl Plugin for OverlayPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Update, draw_overlay);
+    }
+}
+
+fn draw_overlay(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<FlockState>) {
+    let tank = state.active.tank;
+    let centre = (tank.min + tank.max) * 0.5;
+    gizmos.rect_2d(centre, tank.size(), Color::srgba(0.5, 0.7, 0.9, 0.5));
+    for p in &state.scene.predators {
+        gizmos.circle_2d(p.position, p.fear_radius, Color::srgba(1.0, 0.2, 0.2, 0.35));
+    }
+    if let Some(a) = state.scene.attractor {
+        let colour = if a.strength >= 0.0 {
+            Color::srgba(0.3, 1.0, 0.5, 0.6)
+        } else {
+            Color::srgba(1.0, 0.4, 0.8, 0.6)
+        };
+        gizmos.circle_2d(a.point, a.radius, colour);
+        gizmos.circle_2d(a.point, 6.0, colour);
+    }
+    let flock = &state.flock;
+    let params = state.schools.first().copied().unwrap_or_default();
+    if overlay.grid && flock.len() > 0 {
+        let (cols, rows) = flock.grid().dimensions();
+        gizmos.grid_2d(
+            centre,
+            UVec2::new(cols, rows),
+            flock.grid().cell_size(),
+            Color::srgba(0.6, 0.6, 0.6, 0.18),
+        );
+    }
+    let shown = overlay.fish.min(flock.len());
+    for slot in 0..shown {
+        let p = flock.positions()[slot];
+        if overlay.radii {
+            gizmos.circle_2d(p, params.perception_radius, Color::srgba(0.4, 0.7, 1.0, 0.45));
+            gizmos.circle_2d(p, params.separation_radius, Color::srgba(1.0, 0.4, 0.4, 0.6));
+        }
+        if overlay.neighbours {
+            for n in flock.grid_neighbours(slot, params.perception_radius) {
+                let q = flock.positions()[n as usize];
+                // Across a wrapping seam, draw to the nearer image.
+                let d = mirofish_sim::grid::offset(p, q, tank.size(), tank.boundary == BoundaryMode::Wrap);
+                gizmos.line_2d(p, p + d, Color::srgba(1.0, 1.0, 1.0, 0.35));
+            }
+        }
+        if overlay.forces {
+            if let Some(sample) = flock.sample(slot) {
+                for (force, (_, colour)) in rule_parts(&sample.rules).into_iter().zip(RULE_COLOURS) {
+                    if force.length_squared() > 1e-6 {
+                        gizmos.arrow_2d(p, p + force * ARROW_SCALE, colour).with_tip_length(4.0);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! The egui panel (F21): statistics, run controls, every parameter of the
+//! selected school with safe ranges, tools, overlay toggles and live plots
+//! of the metrics.
+//!
+//! Parameter changes are sent as `SetSchoolParams` commands, so they enter
+//! the command log like every other input. The sliders' ranges are the
+//! knobs of [`mirofish_sim::tuning`], every extreme of which is tested to
+//! keep the simulation finite.
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, egui};
+use egui_plot::{Legend, Line, Plot, PlotPoints};
+use mirofish_bevy::prelude::*;
+use mirofish_bevy::{FlockCommands, FlockMetrics};
+use mirofish_sim::command::Command;
+use mirofish_sim::tuning::KNOBS;
+use mirofish_sim::{Preset, observe};
+
+use super::input::{PointerOverUi, ToolSettings};
+use super::overlay::OverlaySettings;
+use super::visuals::{ColourMode, RULE_COLOURS};
+use super::{AquariumSettings, TickStats};
+
+/// Most fish the count slider offers.
+pub const MAX_FISH: usize = 20_000;
+
+/// Draws the panel and notes whether the pointer is over it.
+#[allow(clippy::too_many_arguments, reason = "a panel shows many resources")]
+pub fn panel(
+    mut contexts: EguiContexts,
+    mut settings: ResMut<AquariumSettings>,
+    mut overlay: ResMut<OverlaySettings>,
+    mut tools: ResMut<ToolSettings>,
+    mut over_ui: ResMut<PointerOverUi>,
+    mut commands: ResMut<FlockCommands>,
+    config: Res<FlockConfig>,
+    state: Res<FlockState>,
+    metrics: Res<FlockMetrics>,
+    stats: Res<TickStats>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    over_ui.0 = ctx.is_pointer_over_egui() || ctx.egui_wants_pointer_input();
+    if !settings.show_panel {
+        return Ok(());
+    }
+    let mut send = |command: Command| {
+        if let Err(e) = commands.submit(command) {
+            warn!("aquarium: {e}");
+        }
+    };
+    egui::Window::new("MiroFish aquarium")
+        .default_pos([8.0, 8.0])
+        .default_width(290.0)
+        .default_height(680.0)
+        .vscroll(true)
+        .show(ctx, |ui| {
+            {
+                stats_grid(ui, &state, &stats);
+                if let Some(err) = &state.rejected {
+                    ui.colored_label(egui::Color32::LIGHT_RED, format!("rejected: {err}"));
+                }
+                ui.separator();
+                ui.horizontal(|ui| {
+                    let pause = if settings.paused { "▶ resume" } else { "⏸ pause" };
+                    if ui.button(pause).clicked() {
+                        settings.paused = !settings.paused;
+                    }
+                    if ui.add_enabled(settings.paused, egui::Button::new("step")).clicked() {
+                        settings.step = true;
+                    }
+                    if ui.button("reset").clicked() {
+                        settings.reset = true;
+                    }
+                });
+                ui.horizontal(|ui| {
+                    ui.label("seed");
+                    ui.add(egui::DragValue::new(&mut settings.seed));
+                    ui.label("(applies on reset)");
+                });
+                let mut fish = settings.fish;
+                let slider = ui.add(egui::Slider::new(&mut fish, 0..=MAX_FISH).text("fish"));
+                // Spawning thousands of fish per frame while dragging would be
+                // wasteful: apply when the drag ends.
+                if slider.drag_stopped() || (slider.changed() && !slider.dragged()) {
+                    settings.fish = fish;
+                }
+                ui.separator();
+                school_controls(ui, &mut settings, &config, &mut send);
+                ui.separator();
+                ui.label("colour fish by");
+                ui.horizontal(|ui| {
+                    for mode in ColourMode::ALL {
+                        ui.radio_value(&mut settings.colour_mode, mode, mode.label());
+                    }
+                });
+                ui.collapsing("debug overlay", |ui| {
+                    ui.checkbox(&mut overlay.neighbours, "1 neighbour lines");
+                    ui.checkbox(&mut overlay.forces, "2 rule force arrows");
+                    ui.checkbox(&mut overlay.radii, "3 perception / separation circles");
+                    ui.checkbox(&mut overlay.grid, "4 neighbour grid");
+                    ui.add(egui::Slider::new(&mut overlay.fish, 1..=200).text("fish shown"));
+                    ui.horizontal_wrapped(|ui| {
+                        for (name, colour) in RULE_COLOURS {
+                            let [r, g, b, _] = colour.to_srgba().to_u8_array();
+                            ui.colored_label(egui::Color32::from_rgb(r, g, b), name);
+                        }
+                    });
+                });
+                ui.collapsing("tools", |ui| {
+                    ui.add(
+                        egui::Slider::new(&mut tools.predator_fear_radius, 20.0..=400.0)
+                            .text("predator fear radius"),
+                    );
+                    ui.add(egui::Slider::new(&mut tools.predator_speed, 50.0..=500.0).text("predator speed"));
+                    ui.add(
+                        egui::Slider::new(&mut tools.obstacle_radius, 5.0..=200.0).text("obstacle radius"),
+                    );
+                    ui.add(egui::Slider::new(&mut tools.attract_strength, 0.1..=5.0).text("drag strength"));
+                    ui.add(egui::Slider::new(&mut tools.attract_radius, 50.0..=800.0).text("drag reach"));
+                    if ui.button("clear predators and obstacles (C)").clicked() {
+                        send(Command::ClearPredators);
+                        send(Command::ClearObstacles);
+                    }
+                });
+                ui.collapsing("metrics", |ui| metric_plots(ui, &metrics));
+                ui.collapsing("controls", |ui| {
+                    for line in CONTROLS {
+                        ui.label(*line);
+                    }
+                });
+            }
+        });
+    Ok(())
+}
+
+/// The mouse and keyboard controls, as the panel lists them.
+pub const CONTROLS: &[&str] = &[
+    "left click: predator",
+    "right click: obstacle",
+    "Shift + left drag: attract",
+    "Shift + right drag: repel",
+    "C: clear predators and obstacles",
+    "Space: pause · N: step · R: reset",
+    "1–4: overlay items · M: colour mode · H: panel",
+];
+
+fn stats_grid(ui: &mut egui::Ui, state: &FlockState, stats: &TickStats) {
+    let flock = &state.flock;
+    egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
+        let mut row = |name: &str, value: String| {
+            ui.label(name);
+            ui.label(value);
+            ui.end_row();
+        };
+        row("fish", flock.len().to_string());
+        row("tick", flock.tick().to_string());
+        row("mean neighbours", format!("{:.1}", observe::mean_neighbours(flock)));
+        row("mean speed", format!("{:.1}", observe::mean_speed(flock.velocities())));
+        row("polarization", format!("{:.2}", observe::polarization(flock.velocities())));
+        row("tick time", format!("{:.2} ms", stats.tick_ms));
+        row("frame rate", format!("{:.0} fps", stats.fps));
+    });
+}
+
+fn school_controls(
+    ui: &mut egui::Ui,
+    settings: &mut AquariumSettings,
+    config: &FlockConfig,
+    send: &mut impl FnMut(Command),
+) {
+    let table = config.school_table();
+    ui.horizontal(|ui| {
+        ui.label("school");
+        for school in 0..table.len() as u16 {
+            let [r, g, b] = config.colour_of(school).map(|c| (c * 255.0) as u8);
+            let text = egui::RichText::new(format!("● {school}")).color(egui::Color32::from_rgb(r, g, b));
+            ui.radio_value(&mut settings.school, school, text);
+        }
+    });
+    let school = settings.school.min(table.len() as u16 - 1);
+    let mut params = table[usize::from(school)];
+    let before = params;
+    egui::ComboBox::from_label("preset").selected_text("choose…").show_ui(ui, |ui| {
+        for preset in Preset::all() {
+            if ui.selectable_label(false, preset.name).on_hover_text(preset.description).clicked() {
+                params = preset.params;
+            }
+        }
+    });
+    let mut boundary = config.tank.boundary;
+    egui::ComboBox::from_label("walls").selected_text(format!("{boundary:?}")).show_ui(ui, |ui| {
+        for mode in [BoundaryMode::SoftMargin, BoundaryMode::Bounce, BoundaryMode::Wrap] {
+            ui.selectable_value(&mut boundary, mode, format!("{mode:?}"));
+        }
+    });
+    if boundary != config.tank.boundary {
+        send(Command::SetBoundary(boundary));
+    }
+    let mut group = "";
+    for knob in &KNOBS {
+        if knob.group != group {
+            group = knob.group;
+            ui.label(egui::RichText::new(group).strong());
+        }
+        let mut value = (knob.get)(&params);
+        if ui.add(egui::Slider::new(&mut value, knob.min..=knob.max).text(knob.name)).changed() {
+            knob.set_clamped(&mut params, value);
+        }
+    }
+    ui.checkbox(&mut params.match_speed, "alignment matches speed");
+    ui.checkbox(&mut params.sees_other_schools, "sees other schools");
+    if params != before {
+        send(Command::SetSchoolParams { school, params });
+    }
+}
+
+fn metric_plots(ui: &mut egui::Ui, metrics: &FlockMetrics) {
+    let log = metrics.log();
+    let series = |name: &str| -> Vec<[f64; 2]> {
+        let Some(column) = mirofish_sim::metrics::COLUMNS.iter().position(|c| *c == name) else {
+            return Vec::new();
+        };
+        log.rows().iter().filter_map(|row| Some([row.tick as f64 / 60.0, row.values()[column]?])).collect()
+    };
+    Plot::new("order").height(130.0).include_y(0.0).include_y(1.0).legend(Legend::default()).show(
+        ui,
+        |plot| {
+            plot.line(Line::new("polarization", PlotPoints::from(series("polarization"))));
+            plot.line(Line::new("milling", PlotPoints::from(series("milling"))));
+        },
+    );
+    Plot::new("spacing").height(110.0).include_y(0.0).legend(Legend::default()).show(ui, |plot| {
+        plot.line(Line::new("nearest neighbour", PlotPoints::from(series("nearest_neighbour"))));
+        plot.line(Line::new("neighbours", PlotPoints::from(series("mean_neighbours"))));
+    });
+    ui.label("time axis in seconds of simulation");
+}
