@@ -158,10 +158,11 @@ pub fn mouse_tools(
     }
     let (Some(at), false) = (cursor.0, over_ui.0) else { return };
     for button in [MouseButton::Left, MouseButton::Right] {
-        if buttons.just_pressed(button) && !shift {
-            if let Some(command) = click_command(button, at, &tools) {
-                send(command);
-            }
+        if buttons.just_pressed(button)
+            && !shift
+            && let Some(command) = click_command(button, at, &tools)
+        {
+            send(command);
         }
     }
 }

@@ -5,7 +5,7 @@
 //! debug overlay. `cargo run --release --example aquarium` shows it.
 //!
 //! Everything the mouse, the keyboard and the panel change goes through the
-//! plugin's [`FlockCommands`](crate::FlockCommands), so an aquarium session
+//! plugin's [`FlockCommands`], so an aquarium session
 //! is as reproducible as a scripted one.
 //!
 //! The module is part of the `render` feature.

@@ -60,7 +60,7 @@ fn draw_overlay(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<Fl
     }
     let flock = &state.flock;
     let params = state.schools.first().copied().unwrap_or_default();
-    if overlay.grid && flock.len() > 0 {
+    if overlay.grid && !flock.is_empty() {
         let (cols, rows) = flock.grid().dimensions();
         gizmos.grid_2d(
             centre,
@@ -84,12 +84,12 @@ fn draw_overlay(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<Fl
                 gizmos.line_2d(p, p + d, Color::srgba(1.0, 1.0, 1.0, 0.35));
             }
         }
-        if overlay.forces {
-            if let Some(sample) = flock.sample(slot) {
-                for (force, (_, colour)) in rule_parts(&sample.rules).into_iter().zip(RULE_COLOURS) {
-                    if force.length_squared() > 1e-6 {
-                        gizmos.arrow_2d(p, p + force * ARROW_SCALE, colour).with_tip_length(4.0);
-                    }
+        if overlay.forces
+            && let Some(sample) = flock.sample(slot)
+        {
+            for (force, (_, colour)) in rule_parts(&sample.rules).into_iter().zip(RULE_COLOURS) {
+                if force.length_squared() > 1e-6 {
+                    gizmos.arrow_2d(p, p + force * ARROW_SCALE, colour).with_tip_length(4.0);
                 }
             }
         }

@@ -25,7 +25,7 @@ use super::{AquariumSettings, TickStats};
 pub const MAX_FISH: usize = 20_000;
 
 /// Draws the panel and notes whether the pointer is over it.
-#[allow(clippy::too_many_arguments, reason = "a panel shows many resources")]
+#[expect(clippy::too_many_arguments, reason = "a panel shows many resources")]
 pub fn panel(
     mut contexts: EguiContexts,
     mut settings: ResMut<AquariumSettings>,

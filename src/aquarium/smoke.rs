@@ -112,6 +112,7 @@ fn colour_bytes(c: [f32; 3]) -> [u8; 3] {
     c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8)
 }
 
+#[expect(clippy::too_many_arguments, reason = "the script reads the clock, the scene and the queue")]
 fn drive(
     mut commands: Commands,
     test: Res<SmokeTest>,
@@ -150,10 +151,10 @@ fn drive(
     if progress.clicked_at.is_none() && progress.frames >= test.warmup_frames {
         // A left click a little right of the tank's centre, as a user would.
         let at = config.tank.min + config.tank.size() * Vec2::new(0.62, 0.55);
-        if let Some(command) = click_command(MouseButton::Left, at, &tools) {
-            if let Err(e) = flock_commands.submit(command) {
-                progress.verdict = Some(Err(e.to_string()));
-            }
+        if let Some(command) = click_command(MouseButton::Left, at, &tools)
+            && let Err(e) = flock_commands.submit(command)
+        {
+            progress.verdict = Some(Err(e.to_string()));
         }
         progress.clicked_at = Some(now);
     }

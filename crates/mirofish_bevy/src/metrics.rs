@@ -70,7 +70,7 @@ pub(crate) fn sample_metrics(mut metrics: ResMut<FlockMetrics>, mut state: ResMu
         state.flock.set_record_rules(true);
     }
     let tick = state.flock.tick();
-    if tick % metrics.log.every() != 0 || metrics.log.latest().is_some_and(|r| r.tick == tick) {
+    if !tick.is_multiple_of(metrics.log.every()) || metrics.log.latest().is_some_and(|r| r.tick == tick) {
         return;
     }
     let params = state.schools.first().copied().unwrap_or_default();

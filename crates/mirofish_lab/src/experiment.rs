@@ -75,7 +75,7 @@ impl Experiment {
         for done in 1..=self.ticks {
             recorder.step()?;
             observe(&recorder, &mut log);
-            if done % report_every == 0 || done == self.ticks {
+            if done.is_multiple_of(report_every) || done == self.ticks {
                 progress(done);
             }
         }

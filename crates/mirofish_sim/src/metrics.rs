@@ -143,7 +143,7 @@ impl MetricsLog {
     /// that tick is not already in the log. Returns whether it did.
     pub fn observe(&mut self, flock: &Flock, params: &FlockParams, tank: &Tank) -> bool {
         let tick = flock.tick();
-        let due = tick % self.every == 0 && self.rows.last().is_none_or(|r| r.tick != tick);
+        let due = tick.is_multiple_of(self.every) && self.rows.last().is_none_or(|r| r.tick != tick);
         if due {
             self.rows.push(Metrics::measure(flock, params, tank));
         }

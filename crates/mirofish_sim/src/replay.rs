@@ -97,7 +97,7 @@ impl Recorder {
     pub fn step(&mut self) -> Result<(), ParamError> {
         self.sim.step()?;
         let tick = self.sim.tick();
-        if tick % self.checkpoint_every == 0 {
+        if tick.is_multiple_of(self.checkpoint_every) {
             self.checkpoints.push(Checkpoint { tick, hash: state_hash(&self.sim.flock) });
         }
         Ok(())
