@@ -123,7 +123,7 @@ pub fn panel(
                     }
                 });
                 ui.collapsing("metrics", |ui| metric_plots(ui, &metrics));
-                ui.collapsing("controls", |ui| {
+                egui::CollapsingHeader::new("controls").default_open(true).show(ui, |ui| {
                     for line in CONTROLS {
                         ui.label(*line);
                     }
