@@ -103,6 +103,16 @@ pub struct FlockParams {
     /// seeds' form); turn it on for schools that must slow down with
     /// arriving leaders.
     pub match_speed: bool,
+    /// Crowding control: 0 (the default) considers every neighbour. Above
+    /// 0, a fish whose 3 × 3 block of grid cells holds more than
+    /// `3 × neighbour_cap` candidates looks at only every s-th of them
+    /// (s chosen so about `3 × neighbour_cap` are looked at) and scales the
+    /// sums by s: averages (alignment, cohesion) keep their expected value,
+    /// the separation push its expected size, and a tick in a dense ball
+    /// costs about what it costs at `neighbour_cap` neighbours. The price:
+    /// in a crowd, each fish sees a thinned, deterministic sample of its
+    /// neighbourhood instead of all of it.
+    pub neighbour_cap: u32,
 }
 
 impl Default for FlockParams {
@@ -176,6 +186,7 @@ impl FlockParams {
             calm_rate: 1.0,
             sees_other_schools: true,
             match_speed: false,
+            neighbour_cap: 0,
         }
     }
 
@@ -354,14 +365,25 @@ pub(crate) enum Range {
 
 /// Checks one value against its range; the error names `field`.
 pub(crate) fn check(field: &'static str, value: f32, range: Range) -> Result<(), ParamError> {
-    let (ok, expected) = match range {
-        Range::Positive(max) => (value > 0.0 && value <= max, format!("finite, > 0 and <= {max}")),
-        Range::NonNegative(max) => (value >= 0.0 && value <= max, format!("finite, >= 0 and <= {max}")),
-        Range::Symmetric(max) => (value.abs() <= max, format!("finite, between -{max} and {max}")),
-        Range::Closed(lo, hi) => (value >= lo && value <= hi, format!("between {lo} and {hi}")),
+    // NaN fails every comparison, so it is rejected too.
+    let ok = match range {
+        Range::Positive(max) => value > 0.0 && value <= max,
+        Range::NonNegative(max) => value >= 0.0 && value <= max,
+        Range::Symmetric(max) => value.abs() <= max,
+        Range::Closed(lo, hi) => value >= lo && value <= hi,
     };
-    // NaN fails every comparison above, so it is rejected too.
-    if ok { Ok(()) } else { Err(ParamError { field, value, expected }) }
+    if ok {
+        // No message is built on success: validation runs every tick and
+        // must not allocate.
+        return Ok(());
+    }
+    let expected = match range {
+        Range::Positive(max) => format!("finite, > 0 and <= {max}"),
+        Range::NonNegative(max) => format!("finite, >= 0 and <= {max}"),
+        Range::Symmetric(max) => format!("finite, between -{max} and {max}"),
+        Range::Closed(lo, hi) => format!("between {lo} and {hi}"),
+    };
+    Err(ParamError { field, value, expected })
 }
 
 #[cfg(test)]

@@ -53,7 +53,7 @@ macro_rules! knob {
 /// Every numeric parameter of [`FlockParams`], grouped as a panel shows
 /// them. (The two switches, `sees_other_schools` and `match_speed`, are not
 /// numbers and are not listed.)
-pub const KNOBS: [Knob; 24] = [
+pub const KNOBS: [Knob; 25] = [
     knob!(separation_weight, "rules", 0.0, 5.0),
     knob!(alignment_weight, "rules", 0.0, 5.0),
     knob!(cohesion_weight, "rules", 0.0, 5.0),
@@ -78,6 +78,14 @@ pub const KNOBS: [Knob; 24] = [
     knob!(panic_speed, "scene", 1.0, 3.0),
     knob!(panic_separation, "scene", 1.0, 5.0),
     knob!(calm_rate, "scene", 0.0, 5.0),
+    Knob {
+        name: "neighbour_cap",
+        group: "crowding",
+        min: 0.0,
+        max: 200.0,
+        get: |p| p.neighbour_cap as f32,
+        set: |p, v| p.neighbour_cap = v.round() as u32,
+    },
 ];
 
 /// The knob of a parameter, by its field name.

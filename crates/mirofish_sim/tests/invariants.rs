@@ -282,7 +282,7 @@ proptest! {
     /// Random corners of the slider box: each knob at its minimum or its
     /// maximum.
     #[test]
-    fn random_slider_corners_are_safe(corner in proptest::collection::vec(any::<bool>(), 24)) {
+    fn random_slider_corners_are_safe(corner in proptest::collection::vec(any::<bool>(), mirofish_sim::tuning::KNOBS.len())) {
         use mirofish_sim::tuning::KNOBS;
         let mut params = FlockParams::default();
         for (knob, &hi) in KNOBS.iter().zip(&corner) {

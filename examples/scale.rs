@@ -1,0 +1,193 @@
+//! The performance table (issue "performance at scale"): milliseconds per
+//! tick and agent-updates per second for 1k–1M fish, uniform and crowded
+//! (with and without the neighbour cap), grid against brute force, one
+//! thread against two, the bare kernel against the whole plugin tick, bytes
+//! per fish and heap allocations per warmed-up tick.
+//!
+//! ```text
+//! cargo run --release --example scale
+//! cargo run --release --example scale -- --sizes 1000,10000,100000 --ticks 10
+//! ```
+//!
+//! Every timed tick starts from the same warmed-up state (cloned outside
+//! the timing), so the density is the one named; the figure is the median.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use bevy::app::ScheduleRunnerPlugin;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use mirofish::prelude::*;
+use mirofish::sim::{NeighbourSearch, Simulation, observe};
+
+/// Counts heap allocations, to show the warmed-up tick makes none.
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+#[expect(unsafe_code, reason = "a global allocator must implement the unsafe GlobalAlloc trait")]
+// SAFETY: every call is forwarded unchanged to the system allocator.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on as is.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract is passed on as is.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on as is.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
+    Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool"))
+}
+
+/// A school of `n` at a start density of 6.5 neighbours, warmed `warm` ticks.
+fn school(n: usize, params: FlockParams, warm: u64) -> Simulation {
+    let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
+    let mut sim = Simulation::new(params, tank, n, 1).expect("valid parameters");
+    sim.run(warm).expect("valid parameters");
+    sim
+}
+
+/// Median milliseconds of one tick of `start` on `threads` threads.
+fn time_tick(start: &Simulation, threads: usize, ticks: usize) -> f64 {
+    let pool = pool(threads);
+    let mut times: Vec<f64> = (0..ticks)
+        .map(|_| {
+            let mut sim = start.clone();
+            sim.flock = sim.flock.with_thread_pool(pool.clone());
+            let t0 = Instant::now();
+            sim.step().expect("valid parameters");
+            t0.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn row(what: &str, n: usize, ms: f64, neighbours: f32) {
+    println!("| {what} | {n} | {neighbours:.1} | {ms:.3} | {:.2} |", n as f64 / ms / 1e3);
+}
+
+/// Milliseconds of one whole plugin fixed tick (commands, gather, passes,
+/// write-back, metrics) for `n` fish in a headless app.
+fn plugin_tick(n: usize, ticks: usize) -> f64 {
+    let params = FlockParams::default();
+    let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+        .insert_resource(FlockConfig { tank, seed: 1, ..default() })
+        .add_plugins(MiroFishPlugin::default())
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app.world_mut().commands().queue(SpawnSchool::new(n));
+    app.world_mut().flush();
+    for _ in 0..6 {
+        app.update();
+    }
+    let mut times: Vec<f64> = (0..ticks)
+        .map(|_| {
+            let t0 = Instant::now();
+            app.update();
+            t0.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn main() {
+    let mut sizes = vec![1_000usize, 10_000, 100_000, 1_000_000];
+    let mut ticks = 15usize;
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().unwrap_or_default();
+        match flag.as_str() {
+            "--sizes" => sizes = value.split(',').filter_map(|s| s.trim().parse().ok()).collect(),
+            "--ticks" => ticks = value.parse().unwrap_or(ticks).max(1),
+            _ => {
+                eprintln!("usage: scale [--sizes 1000,10000,...] [--ticks N]");
+                std::process::exit(2);
+            }
+        }
+    }
+    println!("machine: {} threads available", std::thread::available_parallelism().map_or(1, |n| n.get()));
+    println!("\n| case | fish | mean neighbours | ms per tick (median) | M agent-updates/s |");
+    println!("|---|---|---|---|---|");
+    let crowd = FlockParams { cohesion_weight: 3.0, separation_weight: 0.4, ..FlockParams::default() };
+    for &n in &sizes {
+        let t = if n >= 1_000_000 { ticks.min(5) } else { ticks };
+        let uniform = school(n, FlockParams::default(), 5);
+        let k = observe::mean_neighbours(&uniform.flock);
+        let one = time_tick(&uniform, 1, t);
+        let two = time_tick(&uniform, 2, t);
+        row("uniform, 1 thread", n, one, k);
+        row("uniform, 2 threads", n, two, k);
+        println!("| 1 → 2 threads speed-up | {n} | | {:.2}× | |", one / two);
+        println!("| bytes per fish (flock + grid) | {n} | | {} | |", uniform.flock.heap_bytes() / n.max(1));
+        if n <= 100_000 {
+            let crowded = school(n, crowd, 240);
+            let kc = observe::mean_neighbours(&crowded.flock);
+            let full = time_tick(&crowded, 2, t);
+            row("crowded, 2 threads, no cap", n, full, kc);
+            let mut capped = crowded.clone();
+            capped.params.neighbour_cap = 8;
+            let cap = time_tick(&capped, 2, t);
+            row("crowded, 2 threads, neighbour_cap 8", n, cap, kc);
+            println!(
+                "| crowded / uniform (no cap · cap 8) | {n} | | {:.2}× · {:.2}× | |",
+                full / two,
+                cap / two
+            );
+        }
+        if n <= 10_000 {
+            let mut brute = uniform.clone();
+            brute.flock.set_neighbour_search(NeighbourSearch::BruteForce);
+            let b = time_tick(&brute, 2, t.min(5));
+            row("brute force, 2 threads", n, b, k);
+            println!("| grid speed-up over brute force | {n} | | {:.1}× | |", b / two);
+        }
+        if n <= 100_000 {
+            let p = plugin_tick(n, t);
+            row("whole plugin tick (ECS), 2 threads", n, p, k);
+            println!("| plugin / kernel | {n} | | {:.2}× | |", p / two);
+        }
+        // Allocations in warmed-up ticks of the core: called from a thread
+        // of the pool (as `pool.install` does), and from outside it (then
+        // rayon's cold path hands every parallel pass over to the pool).
+        for (inside, label) in [(true, "inside the pool"), (false, "from outside the pool")] {
+            let pool = pool(2);
+            let mut sim = uniform.clone();
+            if !inside {
+                sim.flock = sim.flock.with_thread_pool(pool.clone());
+            }
+            let mut ticks = |k| {
+                if inside {
+                    pool.install(|| sim.run(k).expect("valid parameters"));
+                } else {
+                    sim.run(k).expect("valid parameters");
+                }
+            };
+            ticks(2);
+            let before = ALLOCATIONS.load(Ordering::Relaxed);
+            ticks(3);
+            let allocs = ALLOCATIONS.load(Ordering::Relaxed) - before;
+            println!(
+                "| heap allocations per warmed-up tick, {label} | {n} | | {:.1} | |",
+                allocs as f64 / 3.0
+            );
+        }
+    }
+}
