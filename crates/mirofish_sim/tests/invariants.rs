@@ -214,6 +214,8 @@ fn hostile_params() -> impl Strategy<Value = FlockParams> {
                     calm_rate: zone,
                     sees_other_schools: falloff > 0.5,
                     match_speed: falloff < 0.3,
+                    // Tiny caps thin a crowd hardest.
+                    neighbour_cap: if falloff > 0.6 { zone as u32 % 5 } else { 0 },
                 }
             },
         )
