@@ -120,23 +120,52 @@ impl Plugin for AquariumPlugin {
                     stats::tick_finished.after(BoidSystems::Writeback),
                 ),
             )
-            .add_systems(Update, (stats::frame_time, sync_fish_count, pause_and_step, reset).chain())
+            .add_systems(
+                Update,
+                (stats::frame_time, sync_fish_count, pause_and_step, reset, frame_tank).chain(),
+            )
             .add_systems(EguiPrimaryContextPass, panel::panel);
     }
 }
 
 fn setup(mut commands: Commands, config: Res<FlockConfig>, settings: Res<AquariumSettings>) {
-    let size = config.tank.size();
-    commands.spawn((
-        Camera2d,
-        Projection::Orthographic(OrthographicProjection {
-            // Fit the tank with a little water around it.
-            scaling_mode: ScalingMode::AutoMin { min_width: size.x * 1.04, min_height: size.y * 1.04 },
-            ..OrthographicProjection::default_2d()
-        }),
-        Transform::from_translation(((config.tank.min + config.tank.max) * 0.5).extend(0.0)),
-    ));
+    let (projection, transform) = framing(&config.tank, settings.show_panel);
+    commands.spawn((Camera2d, projection, transform));
     spawn_schools(&mut commands, &settings);
+}
+
+/// Share of the window's width the panel covers (290 px of 1280 plus
+/// margins).
+const PANEL_SHARE: f32 = 0.24;
+
+/// A projection and camera position that show the whole tank with a little
+/// water around it — right of the panel when it is shown.
+fn framing(tank: &Tank, panel: bool) -> (Projection, Transform) {
+    let size = tank.size() * 1.04;
+    let free = if panel { 1.0 - PANEL_SHARE } else { 1.0 };
+    let width = size.x / free;
+    let centre = (tank.min + tank.max) * 0.5 - Vec2::X * (width - size.x) * 0.5;
+    let projection = Projection::Orthographic(OrthographicProjection {
+        scaling_mode: ScalingMode::AutoMin { min_width: width, min_height: size.y },
+        ..OrthographicProjection::default_2d()
+    });
+    (projection, Transform::from_translation(centre.extend(0.0)))
+}
+
+/// Re-frames the tank when the panel is shown or hidden.
+fn frame_tank(
+    settings: Res<AquariumSettings>,
+    config: Res<FlockConfig>,
+    mut camera: Query<(&mut Projection, &mut Transform), With<Camera2d>>,
+    mut shown: Local<Option<bool>>,
+) {
+    if *shown == Some(settings.show_panel) {
+        return;
+    }
+    *shown = Some(settings.show_panel);
+    for (mut projection, mut transform) in &mut camera {
+        (*projection, *transform) = framing(&config.tank, settings.show_panel);
+    }
 }
 
 fn spawn_schools(commands: &mut Commands, settings: &AquariumSettings) {
