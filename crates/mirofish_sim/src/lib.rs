@@ -13,6 +13,12 @@
 //! seed gives bit-identical states, whatever the number of threads.
 //! The Bevy plugin (`mirofish_bevy`) is thin glue around it.
 //!
+//! Around the tick: [`command`] (outside changes stamped with the tick they
+//! apply at), [`replay`] (a run recorded as configuration + commands +
+//! state hashes, and replayed), [`config`] (experiment files in RON),
+//! [`metrics`] and [`stats`] (order parameters sampled over a run and their
+//! summary), and [`tuning`] (every parameter by name with a safe range).
+//!
 //! ```
 //! use mirofish_sim::{FlockParams, Simulation, Tank, observe};
 //!
