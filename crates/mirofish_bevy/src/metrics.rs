@@ -69,19 +69,11 @@ pub(crate) fn sample_metrics(mut metrics: ResMut<FlockMetrics>, mut state: ResMu
     if metrics.rule_forces && !state.flock.records_rules() {
         state.flock.set_record_rules(true);
     }
-    let tick = state.flock.tick();
-    if !tick.is_multiple_of(metrics.log.every()) || metrics.log.latest().is_some_and(|r| r.tick == tick) {
-        return;
-    }
     let params = state.schools.first().copied().unwrap_or_default();
-    let row = Metrics::measure(&state.flock, &params, &state.active.tank);
-    if metrics.log.rows().len() >= metrics.capacity.max(1) {
-        // Drop the oldest half at once rather than shifting every tick.
-        let keep: Vec<Metrics> = metrics.log.rows()[metrics.log.rows().len() / 2..].to_vec();
-        metrics.log.clear();
-        for r in keep {
-            metrics.log.push(r);
-        }
+    if metrics.log.observe(&state.flock, &params, &state.active.tank)
+        && metrics.log.rows().len() > metrics.capacity
+    {
+        // Drop the oldest half at once rather than shifting every sample.
+        metrics.log.keep_latest(metrics.capacity.max(1) / 2);
     }
-    metrics.log.push(row);
 }

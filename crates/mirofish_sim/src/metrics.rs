@@ -165,6 +165,12 @@ impl MetricsLog {
         self.rows.last()
     }
 
+    /// Keeps only the latest `keep` rows.
+    pub fn keep_latest(&mut self, keep: usize) {
+        let excess = self.rows.len().saturating_sub(keep);
+        self.rows.drain(..excess);
+    }
+
     /// Forgets every row.
     pub fn clear(&mut self) {
         self.rows.clear();
