@@ -142,9 +142,8 @@ impl Plugin for MiroFishPlugin {
                     commands::apply_commands.after(BoidSystems::Commands).before(BoidSystems::SpatialIndex),
                     (systems::gather, systems::rebuild_index).chain().in_set(BoidSystems::SpatialIndex),
                     systems::accumulate_forces.in_set(BoidSystems::Forces),
-                    systems::clamp_forces.in_set(BoidSystems::Clamp),
                     systems::integrate.in_set(BoidSystems::Integrate),
-                    (systems::apply_boundary, systems::move_predators).chain().in_set(BoidSystems::Boundary),
+                    systems::move_predators.in_set(BoidSystems::Predators),
                     (systems::write_back, systems::write_back_predators, metrics::sample_metrics)
                         .chain()
                         .in_set(BoidSystems::Writeback),

@@ -18,18 +18,18 @@ pub enum BoidSystems {
     /// valid, and rebuilds the uniform-grid neighbour index.
     SpatialIndex,
     /// Runs in [`FixedUpdate`]. Sums every fish's neighbourhood and weights
-    /// separation, alignment, cohesion, wander and the soft margin into one
-    /// acceleration — in parallel, reading only the previous tick's state.
+    /// separation, alignment, cohesion, wander, the soft margin and the
+    /// scene into one acceleration, clamped once to `max_force` — in
+    /// parallel, reading only the previous tick's state.
     Forces,
-    /// Runs in [`FixedUpdate`]. Clamps each fish's total acceleration, once,
-    /// to `max_force`.
-    Clamp,
     /// Runs in [`FixedUpdate`]. Semi-implicit Euler: velocity, speed clamp,
-    /// then position; advances the wander phase.
+    /// then position; advances the wander phase and fear; then applies the
+    /// tank's walls (wrap, bounce or the soft margin's hard backstop) and
+    /// pushes fish out of obstacles.
     Integrate,
-    /// Runs in [`FixedUpdate`]. Applies the tank's walls (wrap, bounce or
-    /// soft margin's hard backstop).
-    Boundary,
+    /// Runs in [`FixedUpdate`]. The leaders' route advances and predators
+    /// hunt and move.
+    Predators,
     /// Runs in [`FixedUpdate`]. Writes the new state back to
     /// [`crate::Position`], [`crate::Velocity`], [`crate::Steering`],
     /// [`crate::WanderPhase`] and [`crate::PreviousPosition`].
@@ -38,13 +38,12 @@ pub enum BoidSystems {
 
 impl BoidSystems {
     /// All sets in the order they run.
-    pub const ORDER: [BoidSystems; 7] = [
+    pub const ORDER: [BoidSystems; 6] = [
         BoidSystems::Commands,
         BoidSystems::SpatialIndex,
         BoidSystems::Forces,
-        BoidSystems::Clamp,
         BoidSystems::Integrate,
-        BoidSystems::Boundary,
+        BoidSystems::Predators,
         BoidSystems::Writeback,
     ];
 }

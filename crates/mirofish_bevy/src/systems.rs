@@ -105,28 +105,18 @@ pub(crate) fn rebuild_index(mut state: ResMut<FlockState>) {
     state.flock.rebuild_index(&state.schools, &state.active.tank);
 }
 
-/// Pass 2: the rules, in parallel.
+/// Pass 2: the rules, in parallel, each fish's total clamped once.
 pub(crate) fn accumulate_forces(mut state: ResMut<FlockState>) {
     let state = &mut *state;
     state.flock.accumulate_forces(&state.schools, &state.active.tank, &state.scene);
 }
 
-/// Pass 3: one clamp of the total.
-pub(crate) fn clamp_forces(mut state: ResMut<FlockState>) {
-    let state = &mut *state;
-    state.flock.clamp_forces(&state.schools);
-}
-
-/// Pass 4: semi-implicit Euler with the fixed time step.
+/// Pass 3: semi-implicit Euler with the fixed time step, then the walls and
+/// obstacles.
 pub(crate) fn integrate(mut state: ResMut<FlockState>, time: Res<Time<Fixed>>) {
     let state = &mut *state;
-    state.flock.integrate(&state.schools, time.timestep().as_secs_f32());
-}
-
-/// Pass 5: the walls.
-pub(crate) fn apply_boundary(mut state: ResMut<FlockState>) {
-    let state = &mut *state;
-    state.flock.apply_boundary(&state.active.tank, &state.scene);
+    let dt = time.timestep().as_secs_f32();
+    state.flock.integrate(&state.schools, &state.active.tank, &state.scene, dt);
 }
 
 /// After the walls: predators hunt and move.

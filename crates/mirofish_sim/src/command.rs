@@ -174,7 +174,7 @@ pub fn spawn_disc(
             let offset = noise::in_unit_disc(key.seed, key.tick, slot, Stream::Spawn) * radius;
             let position = (centre + offset).clamp(tank.min, tank.max.map(f32::next_down));
             let turn = noise::signed_pair(noise::bits(key.seed, key.tick, !slot, Stream::Spawn));
-            let heading = Vec2::from_angle(turn.x * core::f32::consts::PI);
+            let heading = crate::angle::unit(turn.x * core::f32::consts::PI);
             let phase = turn.y * core::f32::consts::PI;
             (position, heading * params.max_speed * 0.5, phase)
         })

@@ -21,6 +21,10 @@ use crate::params::Tank;
 /// Fewest cells the grid may use per fish before it coarsens: a tiny radius
 /// in a huge tank must not allocate millions of empty cells.
 const MAX_CELLS_PER_FISH: usize = 4;
+/// Fewest fish per stripe of the parallel counting sort.
+const MIN_STRIPE: usize = 16_384;
+/// Fish per work item of the snapshot gather.
+const GATHER_CHUNK: usize = 4096;
 /// Cells always allowed, whatever the fish count.
 const MIN_CELL_BUDGET: usize = 4096;
 /// Extra cell width per unit of tank side, far above the relative rounding
@@ -46,10 +50,24 @@ pub struct SpatialGrid {
     order: Vec<u32>,
     /// Slot → sorted index.
     rank: Vec<u32>,
-    /// Positions in sorted order.
-    sorted_position: Vec<Vec2>,
-    /// Velocities in sorted order.
-    sorted_velocity: Vec<Vec2>,
+    /// The snapshot in sorted order, one array per component.
+    lanes: SortedLanes,
+}
+
+/// Entries after the last fish in every sorted component array, so that the
+/// force kernel may load a whole block of [`PAD`] candidates at the end of a
+/// run without a bounds check failing; their values are never used.
+pub(crate) const PAD: usize = 4;
+
+/// Positions and velocities in sorted order, structure of arrays: the force
+/// kernel loads four candidates' `x` (or `y`, `vx`, `vy`) with one vector
+/// load. Each array holds the fish, then [`PAD`] zeros.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SortedLanes {
+    pub x: Vec<f32>,
+    pub y: Vec<f32>,
+    pub vx: Vec<f32>,
+    pub vy: Vec<f32>,
 }
 
 impl SpatialGrid {
@@ -61,8 +79,7 @@ impl SpatialGrid {
         let n = position.len();
         self.layout(tank, radius, wrap, n);
 
-        // Cell of every fish (parallel), then the histogram (sequential: a
-        // few hundred microseconds at 100k fish).
+        // Cell of every fish (parallel).
         let cells = (self.cols * self.rows) as usize;
         let mut cell_of = core::mem::take(&mut self.cell_of);
         let this = &*self;
@@ -74,33 +91,107 @@ impl SpatialGrid {
             })
             .collect_into_vec(&mut cell_of);
         self.cell_of = cell_of;
-        self.cell_start.clear();
-        self.cell_start.resize(cells + 1, 0);
-        for &c in &self.cell_of {
-            self.cell_start[c as usize + 1] += 1;
-        }
-        for c in 0..cells {
-            self.cell_start[c + 1] += self.cell_start[c];
-        }
+        self.count_and_scatter(cells, n);
 
-        // Stable scatter: within a cell, fish keep their slot order, so the
-        // sorted order (and every neighbour sum) is a function of the state
-        // alone, never of thread scheduling.
-        self.cursor.clear();
-        self.cursor.extend_from_slice(&self.cell_start[..cells]);
+        // The snapshot the force pass reads, gathered in sorted order, all
+        // four components in one pass (two random reads per fish).
+        let lanes = &mut self.lanes;
+        for component in [&mut lanes.x, &mut lanes.y, &mut lanes.vx, &mut lanes.vy] {
+            component.resize(n + PAD, 0.0);
+        }
+        let chunks = (
+            self.order.par_chunks(GATHER_CHUNK),
+            lanes.x[..n].par_chunks_mut(GATHER_CHUNK),
+            lanes.y[..n].par_chunks_mut(GATHER_CHUNK),
+            lanes.vx[..n].par_chunks_mut(GATHER_CHUNK),
+            lanes.vy[..n].par_chunks_mut(GATHER_CHUNK),
+        );
+        chunks.into_par_iter().for_each(|(order, x, y, vx, vy)| {
+            for (k, &i) in order.iter().enumerate() {
+                let (p, v) = (position[i as usize], velocity[i as usize]);
+                (x[k], y[k], vx[k], vy[k]) = (p.x, p.y, v.x, v.y);
+            }
+        });
+    }
+
+    /// The stable counting sort of `cell_of`: `cell_start`, `order` and
+    /// `rank`. The slots are cut into one stripe per thread; each stripe
+    /// counts its cells, an exclusive scan over (cell, stripe) gives every
+    /// stripe its first place in every cell, and the stripes scatter in
+    /// parallel. Within a cell, stripe order then slot order is slot order:
+    /// the result is the same for any number of stripes, so the sorted
+    /// order (and every neighbour sum) never depends on the thread count.
+    fn count_and_scatter(&mut self, cells: usize, n: usize) {
         self.order.resize(n, 0);
         self.rank.resize(n, 0);
-        for (slot, &c) in self.cell_of.iter().enumerate() {
-            let s = self.cursor[c as usize];
-            self.cursor[c as usize] = s + 1;
-            self.order[s as usize] = slot as u32;
-            self.rank[slot] = s;
+        self.cell_start.clear();
+        self.cell_start.resize(cells + 1, 0);
+        // A stripe per thread, but none shorter than a few thousand fish:
+        // below that the per-stripe cell counts cost more than they save.
+        let stripes = rayon::current_num_threads().min(n / MIN_STRIPE).max(1);
+        if stripes == 1 {
+            for &c in &self.cell_of {
+                self.cell_start[c as usize + 1] += 1;
+            }
+            for c in 0..cells {
+                self.cell_start[c + 1] += self.cell_start[c];
+            }
+            self.cursor.clear();
+            self.cursor.extend_from_slice(&self.cell_start[..cells]);
+            for (slot, &c) in self.cell_of.iter().enumerate() {
+                let s = self.cursor[c as usize];
+                self.cursor[c as usize] = s + 1;
+                self.order[s as usize] = slot as u32;
+                self.rank[slot] = s;
+            }
+            return;
         }
-
-        // The snapshot the force pass reads, gathered in sorted order.
-        let order = &self.order;
-        order.par_iter().map(|&i| position[i as usize]).collect_into_vec(&mut self.sorted_position);
-        order.par_iter().map(|&i| velocity[i as usize]).collect_into_vec(&mut self.sorted_velocity);
+        let stripe = n.div_ceil(stripes);
+        // cursor[t * cells + c]: how many fish of stripe t are in cell c,
+        // then (after the scan) where stripe t's first fish of cell c goes.
+        self.cursor.clear();
+        self.cursor.resize(stripes * cells, 0);
+        self.cursor.par_chunks_mut(cells).zip(self.cell_of.par_chunks(stripe)).for_each(
+            |(count, cell_of)| {
+                for &c in cell_of {
+                    count[c as usize] += 1;
+                }
+            },
+        );
+        let mut next = 0u32;
+        for c in 0..cells {
+            self.cell_start[c] = next;
+            for t in 0..stripes {
+                let k = &mut self.cursor[t * cells + c];
+                (*k, next) = (next, next + *k);
+            }
+        }
+        self.cell_start[cells] = next;
+        // Each stripe places its own fish, in slot order: `rank` is cut by
+        // stripe like the slots, and each stripe owns its row of cursors.
+        self.cursor
+            .par_chunks_mut(cells)
+            .zip(self.rank.par_chunks_mut(stripe))
+            .zip(self.cell_of.par_chunks(stripe))
+            .for_each(|((cursor, rank), cell_of)| {
+                for (r, &c) in rank.iter_mut().zip(cell_of) {
+                    *r = cursor[c as usize];
+                    cursor[c as usize] += 1;
+                }
+            });
+        // `order` is the inverse of `rank`: each stripe of sorted places is
+        // filled by one worker reading every rank (sequential reads, writes
+        // only to its own part), which needs no shared mutable state.
+        let rank = &self.rank;
+        self.order.par_chunks_mut(stripe).enumerate().for_each(|(t, order)| {
+            let lo = (t * stripe) as u32;
+            let hi = lo + order.len() as u32;
+            for (slot, &r) in rank.iter().enumerate() {
+                if (lo..hi).contains(&r) {
+                    order[(r - lo) as usize] = slot as u32;
+                }
+            }
+        });
     }
 
     /// Chooses the cell counts: `floor(side / radius)` per axis (so cells
@@ -146,7 +237,21 @@ impl SpatialGrid {
     /// except across a wrap seam, in ascending order; some may be empty.
     #[inline]
     pub fn candidate_runs(&self, p: Vec2) -> CandidateRuns {
+        self.cell_block(p).0
+    }
+
+    /// [`SpatialGrid::candidate_runs`] of `p`, and the end (one past the
+    /// last sorted index) of the cell `p` lies in: every fish sorted before
+    /// that end and no earlier than `p`'s own fish shares the same runs.
+    #[inline]
+    pub(crate) fn cell_block(&self, p: Vec2) -> (CandidateRuns, usize) {
         let (cx, cy) = self.cell_coords(p);
+        let end = self.cell_start[(cy * self.cols + cx) as usize + 1] as usize;
+        (self.runs_around(cx, cy), end)
+    }
+
+    #[inline]
+    fn runs_around(&self, cx: u32, cy: u32) -> CandidateRuns {
         if !self.wrap {
             // Walls: one run per row, clamped to the grid.
             let (x0, x1) = (cx.saturating_sub(1), (cx + 1).min(self.cols - 1));
@@ -203,14 +308,36 @@ impl SpatialGrid {
         &self.rank
     }
 
-    /// Positions in sorted order.
-    pub fn sorted_position(&self) -> &[Vec2] {
-        &self.sorted_position
+    /// Number of fish indexed.
+    pub fn len(&self) -> usize {
+        self.order.len()
     }
 
-    /// Velocities in sorted order.
-    pub fn sorted_velocity(&self) -> &[Vec2] {
-        &self.sorted_velocity
+    /// Whether no fish are indexed.
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// Position of the fish at sorted index `s`.
+    #[inline]
+    pub fn sorted_position(&self, s: usize) -> Vec2 {
+        Vec2::new(self.lanes.x[s], self.lanes.y[s])
+    }
+
+    /// Velocity of the fish at sorted index `s`.
+    #[inline]
+    pub fn sorted_velocity(&self, s: usize) -> Vec2 {
+        Vec2::new(self.lanes.vx[s], self.lanes.vy[s])
+    }
+
+    /// Positions in sorted order.
+    pub fn sorted_positions(&self) -> impl ExactSizeIterator<Item = Vec2> + '_ {
+        (0..self.len()).map(|s| self.sorted_position(s))
+    }
+
+    /// The sorted snapshot, component by component (with padding).
+    pub(crate) fn lanes(&self) -> &SortedLanes {
+        &self.lanes
     }
 
     /// Whether the grid wraps around (torus).
@@ -225,7 +352,9 @@ impl SpatialGrid {
             + self.cell_of.capacity()
             + self.order.capacity()
             + self.rank.capacity();
-        u32s * 4 + (self.sorted_position.capacity() + self.sorted_velocity.capacity()) * 8
+        let lanes = &self.lanes;
+        let f32s = lanes.x.capacity() + lanes.y.capacity() + lanes.vx.capacity() + lanes.vy.capacity();
+        (u32s + f32s) * 4
     }
 }
 
@@ -339,7 +468,7 @@ mod tests {
         assert!(g.cell_size().min_element() >= 10.0);
         for (s, &slot) in g.order().iter().enumerate() {
             assert_eq!(g.rank()[slot as usize] as usize, s);
-            assert_eq!(g.sorted_position()[s], pos[slot as usize]);
+            assert_eq!(g.sorted_position(s), pos[slot as usize]);
         }
         // Cells ascend along the sorted order, slots ascend within a cell.
         let cell = |p: Vec2| {

@@ -29,11 +29,13 @@
 //! # Ok::<(), mirofish_sim::ParamError>(())
 //! ```
 
+pub mod angle;
 pub mod boundary;
 pub mod command;
 pub mod config;
 pub mod flock;
 pub mod grid;
+mod kernel;
 pub mod metrics;
 pub mod noise;
 pub mod observe;

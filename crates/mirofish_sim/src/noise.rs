@@ -35,11 +35,36 @@ pub fn mix64(mut z: u64) -> u64 {
 /// 64 random bits for one `(seed, tick, fish, stream)`.
 #[inline]
 pub fn bits(seed: u64, tick: u64, fish: u64, stream: Stream) -> u64 {
-    const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut h = mix64(seed ^ GOLDEN);
-    h = mix64(h ^ tick.wrapping_mul(GOLDEN));
-    h = mix64(h ^ fish.wrapping_add(stream as u64).wrapping_mul(0xd6e8_feb8_6659_fd93));
-    mix64(h ^ stream as u64)
+    TickKey::new(seed, tick).bits(fish, stream)
+}
+
+/// The part of [`bits`] that depends on the seed and tick only, mixed once
+/// per tick instead of once per fish: the force pass draws a jitter for
+/// every fish. Gives exactly the bits [`bits`] gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TickKey(u64);
+
+const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
+
+impl TickKey {
+    /// The key of `tick` under `seed`.
+    #[inline]
+    pub fn new(seed: u64, tick: u64) -> Self {
+        Self(mix64(mix64(seed ^ GOLDEN) ^ tick.wrapping_mul(GOLDEN)))
+    }
+
+    /// 64 random bits for one `(fish, stream)` of this tick.
+    #[inline]
+    pub fn bits(self, fish: u64, stream: Stream) -> u64 {
+        let h = mix64(self.0 ^ fish.wrapping_add(stream as u64).wrapping_mul(0xd6e8_feb8_6659_fd93));
+        mix64(h ^ stream as u64)
+    }
+
+    /// [`in_unit_disc`] for one `(fish, stream)` of this tick.
+    #[inline]
+    pub fn in_unit_disc(self, fish: u64, stream: Stream) -> Vec2 {
+        fold_into_disc(signed_pair(self.bits(fish, stream)))
+    }
 }
 
 /// Two uniform numbers in `[-1, 1)` from 64 bits (24 bits of mantissa each).
@@ -53,9 +78,13 @@ pub fn signed_pair(bits: u64) -> Vec2 {
 /// `(seed, tick, fish, stream)`.
 #[inline]
 pub fn in_unit_disc(seed: u64, tick: u64, fish: u64, stream: Stream) -> Vec2 {
-    let v = signed_pair(bits(seed, tick, fish, stream));
-    // The square [-1,1)² is folded into the disc by clamping, which keeps
-    // the draw bounded without a rejection loop.
+    TickKey::new(seed, tick).in_unit_disc(fish, stream)
+}
+
+/// The square [-1,1)² folded into the unit disc by clamping the length,
+/// which keeps a draw bounded without a rejection loop.
+#[inline]
+fn fold_into_disc(v: Vec2) -> Vec2 {
     let len2 = v.length_squared();
     if len2 > 1.0 { v / len2.sqrt() } else { v }
 }
@@ -68,7 +97,7 @@ pub fn pair_direction(seed: u64, a: u32, b: u32) -> Vec2 {
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
     let key = (u64::from(lo) << 32) | u64::from(hi);
     let angle = signed_pair(bits(seed, 0, key, Stream::Coincident)).x * core::f32::consts::PI;
-    let dir = Vec2::from_angle(angle);
+    let dir = crate::angle::unit(angle);
     if a < b { dir } else { -dir }
 }
 
@@ -83,6 +112,15 @@ mod tests {
         assert_ne!(bits(7, 3, 11, Stream::Jitter), bits(7, 4, 11, Stream::Jitter));
         assert_ne!(bits(7, 3, 11, Stream::Jitter), bits(7, 3, 12, Stream::Jitter));
         assert_ne!(bits(7, 3, 11, Stream::Jitter), bits(7, 3, 11, Stream::Bounce));
+    }
+
+    #[test]
+    fn tick_keys_give_the_same_bits() {
+        let key = TickKey::new(7, 3);
+        for fish in 0..100 {
+            assert_eq!(key.bits(fish, Stream::Jitter), bits(7, 3, fish, Stream::Jitter));
+            assert_eq!(key.in_unit_disc(fish, Stream::Bounce), in_unit_disc(7, 3, fish, Stream::Bounce));
+        }
     }
 
     #[test]

@@ -180,14 +180,14 @@ pub struct RuleForceMeans {
 /// `None` when no fish has a neighbour that close.
 pub fn mean_nearest_neighbour_distance(flock: &Flock, radius: f32) -> Option<f32> {
     let g = flock.grid();
-    let (pos, size, wrap) = (g.sorted_position(), g.tank_size(), g.wraps());
+    let (size, wrap) = (g.tank_size(), g.wraps());
     let (mut sum, mut count) = (0.0f64, 0usize);
-    for (s, &p) in pos.iter().enumerate() {
+    for (s, p) in g.sorted_positions().enumerate() {
         let mut best = radius * radius;
         let mut found = false;
         for run in g.candidate_runs(p).iter() {
             for j in run {
-                let d2 = crate::grid::offset(p, pos[j], size, wrap).length_squared();
+                let d2 = crate::grid::offset(p, g.sorted_position(j), size, wrap).length_squared();
                 if j != s && d2 < best {
                     best = d2;
                     found = true;
@@ -219,7 +219,7 @@ mod tests {
         (0..n)
             .map(|i| {
                 let a = i as f32 / n as f32 * core::f32::consts::TAU;
-                let radial = Vec2::from_angle(a);
+                let radial = crate::angle::unit(a);
                 let tangent = if clockwise { -radial.perp() } else { radial.perp() };
                 (Vec2::new(300.0, -50.0) + radial * r, tangent * 100.0)
             })

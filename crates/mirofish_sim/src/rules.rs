@@ -161,7 +161,7 @@ fn steer_towards_mean(sum: Vec2, count: u32, velocity: Vec2, params: &FlockParam
 /// Wander: a desired velocity along the fish's own slowly turning phase.
 #[inline]
 pub fn wander(phase: f32, params: &FlockParams) -> Vec2 {
-    Vec2::from_angle(phase) * params.max_speed
+    crate::angle::unit(phase) * params.max_speed
 }
 
 /// The heading of a fish: its velocity direction, or `fallback` when it is
@@ -175,10 +175,14 @@ pub fn heading(velocity: Vec2, fallback: Vec2) -> Vec2 {
 /// also for an infinite or NaN input (which becomes zero).
 #[inline]
 pub fn clamp_length(v: Vec2, max: f32) -> Vec2 {
+    let len2 = v.length_squared();
+    // The common case first: short enough (false for NaN).
+    if len2 <= max * max {
+        return v;
+    }
     if v.is_nan() {
         return Vec2::ZERO;
     }
-    let len2 = v.length_squared();
     if !len2.is_finite() {
         // The square overflowed, so the vector is far longer than any
         // admissible limit: keep its direction, rescaled before normalising.
@@ -188,7 +192,7 @@ pub fn clamp_length(v: Vec2, max: f32) -> Vec2 {
         }
         return (v / scale).normalize_or_zero() * max;
     }
-    if len2 > max * max { v * (max / len2.sqrt()) } else { v }
+    v * (max / len2.sqrt())
 }
 
 /// Every rule's contribution for one fish, as accelerations: each rule's
@@ -222,22 +226,30 @@ pub struct RuleForces {
 /// how many neighbours happen to be near. Without it cohesion, which asks
 /// for full speed towards the centre however close that centre is, packs a
 /// school to a third of its separation radius. The weighted *sum* is
-/// clamped once more (see [`crate::Flock::clamp_forces`]); that single clamp
+/// clamped once more (see [`crate::Flock::accumulate_forces`]); that single clamp
 /// of the total is what bounds the velocity change per tick.
 #[inline]
 pub fn steer(velocity_change: Vec2, weight: f32, params: &FlockParams) -> Vec2 {
-    clamp_length(velocity_change * (1.0 / params.reaction_time), params.max_force) * weight
+    steer_with(velocity_change, weight, 1.0 / params.reaction_time, params.max_force)
+}
+
+/// [`steer`] with the reciprocal of the reaction time already taken (one
+/// division per fish instead of one per rule; the same bits).
+#[inline]
+fn steer_with(velocity_change: Vec2, weight: f32, inv_reaction_time: f32, max_force: f32) -> Vec2 {
+    clamp_length(velocity_change * inv_reaction_time, max_force) * weight
 }
 
 impl RuleForces {
     /// Evaluates the three rules and wander for one fish.
     #[inline]
     pub fn evaluate(n: &Neighbourhood, velocity: Vec2, phase: f32, params: &FlockParams) -> Self {
+        let (inv, max) = (1.0 / params.reaction_time, params.max_force);
         Self {
-            separation: steer(separation(n, params), params.separation_weight, params),
-            alignment: steer(alignment(n, velocity, params), params.alignment_weight, params),
-            cohesion: steer(cohesion(n, velocity, params), params.cohesion_weight, params),
-            wander: steer(wander(phase, params), params.wander_weight, params),
+            separation: steer_with(separation(n, params), params.separation_weight, inv, max),
+            alignment: steer_with(alignment(n, velocity, params), params.alignment_weight, inv, max),
+            cohesion: steer_with(cohesion(n, velocity, params), params.cohesion_weight, inv, max),
+            wander: steer_with(wander(phase, params), params.wander_weight, inv, max),
             ..Self::default()
         }
     }

@@ -31,7 +31,7 @@ pub fn scatter(count: usize, tank: &Tank, params: &FlockParams, seed: u64) -> Ve
             let heading = rng.random::<f32>() * core::f32::consts::TAU;
             let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>());
             let wander_phase = rng.random::<f32>() * core::f32::consts::TAU;
-            FishStart { position, velocity: Vec2::from_angle(heading) * speed, wander_phase }
+            FishStart { position, velocity: crate::angle::unit(heading) * speed, wander_phase }
         })
         .collect()
 }

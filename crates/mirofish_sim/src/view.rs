@@ -48,7 +48,7 @@ impl View {
             || params.back_weight != 1.0
             || params.distance_falloff != 0.0;
         Self {
-            cos_half: (params.view_angle * 0.5).cos(),
+            cos_half: crate::angle::sin_cos(params.view_angle * 0.5).1,
             all_round,
             shaped: weighted || !all_round,
             front: params.front_weight,

@@ -1,0 +1,657 @@
+//! The force kernel: one fish's neighbourhood sums and weighted rules, read
+//! from the grid's cell-sorted snapshot. The force pass
+//! ([`crate::Flock::accumulate_forces`]) runs it for every fish in parallel.
+//!
+//! The inner loop is where a tick's time goes (about 20 candidates per fish
+//! at the usual density), so it looks at four candidates at once: the
+//! snapshot is a structure of arrays ([`crate::grid::SortedLanes`]), four
+//! `x` (or `y`, `vx`, `vy`) are one vector load, the distance test is a
+//! vector compare and the sums are masked vector adds — `glam::Vec4`, which
+//! is SSE2 on x86-64, NEON on aarch64 and plain `f32` elsewhere. The sums
+//! are kept per lane and added up in a fixed order at the end, so the bits
+//! do not depend on the platform or the number of threads.
+//!
+//! Schools with a shaped view (blind spot, zone or distance weights,
+//! leaders, other schools ignored) take a per-candidate scan instead; it
+//! needs the heading, an angle test and a weight per pair.
+
+use glam::{BVec4A, Vec2, Vec4};
+
+use crate::boundary;
+use crate::grid::{CandidateRuns, PAD, SpatialGrid, offset};
+use crate::noise::{self, Stream, TickKey};
+use crate::params::{BoundaryMode, FlockParams, Tank};
+use crate::rules::{self, Neighbourhood, RuleForces};
+use crate::scene::{self, Goal, Scene};
+use crate::school::{self, SchoolCache};
+
+/// Candidates looked at together: one 4-lane vector.
+const LANES: usize = 4;
+const _: () = assert!(PAD >= LANES, "the snapshot must be padded by a whole block");
+
+/// Lane numbers, for the masks of a block's ends and of the fish itself.
+const LANE_INDEX: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
+/// Longest piece of a run scanned at once: lane positions within it are
+/// whole numbers that `f32` holds exactly.
+const MAX_PIECE: usize = 1 << 24;
+
+/// How neighbours are found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NeighbourSearch {
+    /// The uniform grid: 3 × 3 cells around each fish (O(n)).
+    #[default]
+    Grid,
+    /// Every fish against every other (O(n²)); the reference the grid is
+    /// tested and benchmarked against.
+    BruteForce,
+}
+
+/// What the force pass learnt about one fish, kept for observation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ForceSample {
+    /// The weighted rule forces (accelerations, before the clamp).
+    pub rules: RuleForces,
+    /// Neighbours within the perception radius.
+    pub neighbours: u32,
+}
+
+/// What the force pass hands the integrator for one fish: kept small and
+/// apart from [`ForceSample`], because the integrator reads it in slot
+/// order, i.e. at random places of the sorted arrays.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Kick {
+    /// Total acceleration, clamped to the school's `max_force`.
+    pub acceleration: Vec2,
+    /// Fear from the predators seen this tick (0–1), before it is merged
+    /// with the fish's lingering fear.
+    pub fright: f32,
+    /// Neighbours within the perception radius.
+    pub neighbours: u32,
+}
+
+/// Everything the force pass reads, shared by all threads.
+pub(crate) struct ForceKernel<'a> {
+    pub grid: &'a SpatialGrid,
+    pub sorted_phase: &'a [f32],
+    pub sorted_leader: &'a [bool],
+    /// Fear by slot, as of the previous tick.
+    pub fear: &'a [f32],
+    /// Leader flags by slot.
+    pub leader: &'a [bool],
+    /// Where the route sends the leaders this tick.
+    pub leader_goal: Option<Goal>,
+    /// Nothing in the scene and nobody afraid: the scene reactions are
+    /// skipped (the common case, and worth ~10 % of the pass).
+    pub quiet: bool,
+    pub scene: &'a Scene,
+    /// Every school's parameters.
+    pub table: &'a [FlockParams],
+    /// Every school's precomputed radii, view and scan kind.
+    pub caches: &'a [SchoolCache],
+    /// Schools in sorted order.
+    pub sorted_school: &'a [u16],
+    pub tank: &'a Tank,
+    pub search: NeighbourSearch,
+    pub seed: u64,
+    /// The noise of this tick.
+    pub key: TickKey,
+}
+
+/// The 3 × 3 runs of the cell the last fish was in, reused by the fish
+/// after it in the same cell. Start each work item with a fresh one.
+#[derive(Clone, Copy)]
+pub(crate) struct CellCache {
+    runs: CandidateRuns,
+    /// One past the cell's last sorted index; 0 before the first fish.
+    end: usize,
+}
+
+impl Default for CellCache {
+    fn default() -> Self {
+        Self { runs: CandidateRuns::single(0..0), end: 0 }
+    }
+}
+
+/// The fish whose neighbourhood a scan sums.
+#[derive(Clone, Copy)]
+struct Onlooker {
+    /// Its sorted index (left out of its own sums).
+    s: usize,
+    /// Its position.
+    p: Vec2,
+    /// Its heading (unit), for the view test.
+    heading: Vec2,
+    /// Its slot, for the coincident-pair direction.
+    slot: u32,
+    /// Its school (already clamped to the table).
+    school: usize,
+}
+
+impl ForceKernel<'_> {
+    /// The clamped acceleration of the fish at sorted index `s`. Fish are asked for in ascending order within a work
+    /// item, with one `cell` cache per item: fish of one cell share their
+    /// 3 × 3 runs.
+    /// With `sample`, the fish's rule forces are written there too.
+    #[inline]
+    pub fn fish(&self, s: usize, cell: &mut CellCache, sample: Option<&mut ForceSample>) -> Kick {
+        // Four copies of the scan, so the inner loop carries no mode test.
+        let k = school::clamp_index(self.sorted_school[s], self.caches.len());
+        match (self.grid.wraps(), self.caches[k].shaped) {
+            (true, true) => self.fish_with::<true, true>(s, cell, sample),
+            (true, false) => self.fish_with::<true, false>(s, cell, sample),
+            (false, true) => self.fish_with::<false, true>(s, cell, sample),
+            (false, false) => self.fish_with::<false, false>(s, cell, sample),
+        }
+    }
+
+    #[inline(always)]
+    fn fish_with<const WRAP: bool, const SHAPED: bool>(
+        &self,
+        s: usize,
+        cell: &mut CellCache,
+        sample: Option<&mut ForceSample>,
+    ) -> Kick {
+        let g = self.grid;
+        let (p, v, slot) = (g.sorted_position(s), g.sorted_velocity(s), g.order()[s]);
+        let school = school::clamp_index(self.sorted_school[s], self.table.len());
+        let params = &self.table[school];
+        let runs = match self.search {
+            NeighbourSearch::Grid => {
+                if s >= cell.end {
+                    (cell.runs, cell.end) = g.cell_block(p);
+                }
+                cell.runs
+            }
+            NeighbourSearch::BruteForce => CandidateRuns::single(0..g.len()),
+        };
+        let phase = self.sorted_phase[s];
+        // A fish at rest looks where its wander points.
+        let heading = if SHAPED { rules::heading(v, crate::angle::unit(phase)) } else { Vec2::X };
+        let me = Onlooker { s, p, heading, slot, school };
+        let hood = if SHAPED {
+            self.shaped_neighbourhood::<WRAP>(&runs, params.neighbour_cap, &me)
+        } else {
+            self.neighbourhood::<WRAP>(&runs, params.neighbour_cap, &me)
+        };
+
+        let mut forces = RuleForces::evaluate(&hood, v, phase, params);
+        let fright = if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, params, &me, v) };
+        if self.tank.boundary == BoundaryMode::SoftMargin {
+            forces.boundary = rules::steer(
+                boundary::soft_margin_steer(p, self.tank, params),
+                self.tank.boundary_weight,
+                params,
+            );
+        }
+        let jitter =
+            self.key.in_unit_disc(u64::from(slot), Stream::Jitter) * (params.jitter * params.max_force);
+        // One clamp of the total: what bounds the velocity change per tick.
+        let acceleration = rules::clamp_length(forces.acceleration() + jitter, params.max_force);
+        if let Some(sample) = sample {
+            *sample = ForceSample { rules: forces, neighbours: hood.count };
+        }
+        Kick { acceleration, fright, neighbours: hood.count }
+    }
+
+    /// Adds obstacle avoidance, flight, the goal and the attract/repel point
+    /// to `forces`, and applies the previous tick's fear (separation grows
+    /// with it). Returns the fright predators cause this tick.
+    #[inline]
+    fn react_to_scene(&self, forces: &mut RuleForces, params: &FlockParams, me: &Onlooker, v: Vec2) -> f32 {
+        let Onlooker { p, slot, school, .. } = *me;
+        let scene = self.scene;
+        let fear = self.fear[slot as usize];
+        forces.separation *= 1.0 + (params.panic_separation - 1.0) * fear;
+        let max_speed = params.max_speed * (1.0 + (params.panic_speed - 1.0) * fear);
+        if !scene.obstacles.is_empty() {
+            let away: Vec2 =
+                scene.obstacles.iter().map(|o| scene::avoid(p, o, params.obstacle_look, max_speed)).sum();
+            forces.obstacle = rules::steer(away, params.obstacle_weight, params);
+        }
+        let mut fright = 0.0f32;
+        if !scene.predators.is_empty() {
+            let mut flight = Vec2::ZERO;
+            for predator in &scene.predators {
+                let (f, change) = scene::flee(p, v, predator, max_speed);
+                fright = fright.max(f);
+                flight += change;
+            }
+            forces.flee = rules::steer(flight, params.flee_weight, params);
+        }
+        if let Some(goal) = scene.goal_of(school) {
+            forces.goal += rules::steer(scene::pursue(p, v, &goal, params.max_speed), goal.weight, params);
+        }
+        if let Some(a) = &scene.attractor {
+            forces.goal += rules::steer(scene::attract(p, a, params.max_speed), a.strength.abs(), params);
+        }
+        if let Some(goal) = self.leader_goal
+            && self.leader[slot as usize]
+        {
+            forces.goal += rules::steer(scene::pursue(p, v, &goal, params.max_speed), goal.weight, params);
+        }
+        fright
+    }
+
+    /// The neighbourhood sums of an all-round school, four candidates at a
+    /// time. Under a neighbour cap only every `step`-th candidate is looked
+    /// at, and the sums are scaled up by candidates over candidates looked
+    /// at.
+    #[inline(always)]
+    fn neighbourhood<const WRAP: bool>(
+        &self,
+        runs: &CandidateRuns,
+        cap: u32,
+        me: &Onlooker,
+    ) -> Neighbourhood {
+        let step = thinning_step(runs, cap);
+        let mut acc = Lanes::default();
+        if step == 1 {
+            for run in runs.iter() {
+                // Lane masks count in `f32`, exact below 2^24: a longer run
+                // (brute force over millions of fish) goes in pieces.
+                let mut a = run.start;
+                while a < run.end {
+                    let b = run.end.min(a - a % LANES + MAX_PIECE);
+                    self.scan_run::<WRAP>(&mut acc, a, b, me);
+                    a = b;
+                }
+            }
+            return acc.finish();
+        }
+        let mut looked = 0usize;
+        for run in runs.iter() {
+            looked += self.scan_strided::<WRAP>(&mut acc, run.start, run.end, step, me);
+        }
+        let mut hood = acc.finish();
+        scale(&mut hood, runs, looked);
+        hood
+    }
+
+    /// Adds the candidates at sorted indices `a..b`, less the fish itself,
+    /// to `acc`, four at a time: each four are one vector load of each
+    /// component.
+    ///
+    /// Blocks are aligned to multiples of four, so a candidate always lands
+    /// in the lane of its sorted index modulo four and each lane sums its
+    /// candidates in ascending order whatever the runs: the grid and brute
+    /// force agree to the bit. Lanes outside `a..b` (and the fish itself)
+    /// are masked off; the padding after the last fish keeps every load in
+    /// bounds.
+    #[inline(always)]
+    fn scan_run<const WRAP: bool>(&self, acc: &mut Lanes, a: usize, b: usize, me: &Onlooker) {
+        let lanes = self.grid.lanes();
+        // Slices of one length, checked once: the compiler can then drop
+        // the bounds checks of the loads below.
+        let len = b + PAD;
+        let (xs, ys, vxs, vys) = (&lanes.x[..len], &lanes.y[..len], &lanes.vx[..len], &lanes.vy[..len]);
+        let mut k = a - a % LANES;
+        // Each lane's index relative to `a`, stepped by four per block: the
+        // masks cost three compares instead of three conversions.
+        let mut at = LANE_INDEX - Vec4::splat((a - k) as f32);
+        let end = Vec4::splat((b - a) as f32);
+        let me_at = Vec4::splat(if (a..b).contains(&me.s) { (me.s - a) as f32 } else { -1.0 });
+        while k < b {
+            let valid = at.cmpge(Vec4::ZERO) & at.cmplt(end) & at.cmpne(me_at);
+            self.add_block::<WRAP>(
+                acc,
+                [load(xs, k), load(ys, k), load(vxs, k), load(vys, k)],
+                valid,
+                k,
+                1,
+                me,
+            );
+            k += LANES;
+            at += Vec4::splat(LANES as f32);
+        }
+    }
+
+    /// Adds every `step`-th candidate of `a..b`, less the fish itself, to
+    /// `acc`, four gathered into a vector at a time (a neighour cap thins
+    /// the scan). Returns how many candidates it looked at.
+    #[inline(always)]
+    fn scan_strided<const WRAP: bool>(
+        &self,
+        acc: &mut Lanes,
+        a: usize,
+        b: usize,
+        step: usize,
+        me: &Onlooker,
+    ) -> usize {
+        let lanes = self.grid.lanes();
+        let last = lanes.x.len().min(lanes.y.len()).min(lanes.vx.len()).min(lanes.vy.len()) - 1;
+        let mut looked = 0;
+        let mut k = a;
+        while k < b {
+            let at = |l: usize| (k + l * step).min(last);
+            let gather = |v: &[f32]| Vec4::new(v[at(0)], v[at(1)], v[at(2)], v[at(3)]);
+            let rest = (b - k).div_ceil(step).min(LANES);
+            let offset = me.s.wrapping_sub(k);
+            let me_lane = if offset.is_multiple_of(step) { (offset / step).min(LANES) } else { LANES };
+            let valid =
+                LANE_INDEX.cmplt(Vec4::splat(rest as f32)) & LANE_INDEX.cmpne(Vec4::splat(me_lane as f32));
+            looked += rest - usize::from(me_lane < rest);
+            let block = [gather(&lanes.x), gather(&lanes.y), gather(&lanes.vx), gather(&lanes.vy)];
+            self.add_block::<WRAP>(acc, block, valid, k, step, me);
+            k += LANES * step;
+        }
+        looked
+    }
+
+    /// Adds the `valid` lanes of one block of candidates (`[x, y, vx, vy]`;
+    /// lane `l` is the candidate at sorted index `k + l·step`) to `acc`.
+    #[inline(always)]
+    fn add_block<const WRAP: bool>(
+        &self,
+        acc: &mut Lanes,
+        [x, y, vx, vy]: [Vec4; 4],
+        valid: BVec4A,
+        k: usize,
+        step: usize,
+        me: &Onlooker,
+    ) {
+        let reach = &self.caches[me.school].reach;
+        let (mut dx, mut dy) = (x - Vec4::splat(me.p.x), y - Vec4::splat(me.p.y));
+        if WRAP {
+            let size = self.tank.size();
+            dx = nearest_image(dx, size.x * 0.5, size.x);
+            dy = nearest_image(dy, size.y * 0.5, size.y);
+        }
+        let d2 = dx * dx + dy * dy;
+        let seen = valid & d2.cmplt(Vec4::splat(reach.perception2));
+        acc.count += Vec4::select(seen, Vec4::ONE, Vec4::ZERO);
+        acc.vx += Vec4::select(seen, vx, Vec4::ZERO);
+        acc.vy += Vec4::select(seen, vy, Vec4::ZERO);
+        acc.dx += Vec4::select(seen, dx, Vec4::ZERO);
+        acc.dy += Vec4::select(seen, dy, Vec4::ZERO);
+        // Rare (the separation disc is a small part of the block): the
+        // square root and divisions only when a lane is that close. Each
+        // push is exactly what `rules::separation_push` computes.
+        let close = valid & d2.cmplt(Vec4::splat(reach.separation2));
+        if close.any() {
+            let d = d2.sqrt();
+            let strength =
+                (Vec4::splat(reach.separation) / d.max(Vec4::splat(reach.floor)) - Vec4::ONE).max(Vec4::ZERO);
+            let coincident = close & d2.cmpeq(Vec4::ZERO);
+            let apart = close & !coincident;
+            acc.separation_count += Vec4::select(close, Vec4::ONE, Vec4::ZERO);
+            acc.sx += Vec4::select(apart, -dx / d * strength, Vec4::ZERO);
+            acc.sy += Vec4::select(apart, -dy / d * strength, Vec4::ZERO);
+            if coincident.any() {
+                let [x, y] = self.part_coincident(coincident, strength, k, step, me);
+                acc.sx += x;
+                acc.sy += y;
+            }
+        }
+    }
+
+    /// Exactly coincident fish part along a direction fixed by the pair,
+    /// opposite for the two: the pushes of the `lanes` given. Returned
+    /// rather than added, so the caller's sums stay in registers.
+    #[cold]
+    #[inline(never)]
+    fn part_coincident(
+        &self,
+        lanes: BVec4A,
+        strength: Vec4,
+        k: usize,
+        step: usize,
+        me: &Onlooker,
+    ) -> [Vec4; 2] {
+        let (mut x, mut y) = ([0.0; LANES], [0.0; LANES]);
+        let strength = strength.to_array();
+        let order = self.grid.order();
+        for lane in (0..LANES).filter(|&l| lanes.test(l)) {
+            let push = -noise::pair_direction(self.seed, me.slot, order[k + lane * step]) * strength[lane];
+            (x[lane], y[lane]) = (push.x, push.y);
+        }
+        [Vec4::from_array(x), Vec4::from_array(y)]
+    }
+
+    /// The neighbourhood sums of a school with a shaped view, candidate by
+    /// candidate: only neighbours inside the view count for alignment and
+    /// cohesion, each with its weight (see [`crate::view::View`]).
+    #[inline(always)]
+    fn shaped_neighbourhood<const WRAP: bool>(
+        &self,
+        runs: &CandidateRuns,
+        cap: u32,
+        me: &Onlooker,
+    ) -> Neighbourhood {
+        let step = thinning_step(runs, cap);
+        let (g, lanes) = (self.grid, self.grid.lanes());
+        let (cache, params) = (&self.caches[me.school], &self.table[me.school]);
+        let size = self.tank.size();
+        let reach = &cache.reach;
+        let mut hood = Neighbourhood::default();
+        let mut looked = 0usize;
+        for run in runs.iter() {
+            for j in run.step_by(step) {
+                if j == me.s {
+                    continue;
+                }
+                looked += 1;
+                let q = Vec2::new(lanes.x[j], lanes.y[j]);
+                let d = offset(me.p, q, size, WRAP);
+                let d2 = d.length_squared();
+                let mut seen = d2 < reach.perception2 && cache.view.sees(me.heading, d, d2);
+                if !params.sees_other_schools {
+                    seen &= school::clamp_index(self.sorted_school[j], self.table.len()) == me.school;
+                }
+                if seen {
+                    let w = cache.view.weight(me.heading, d, d2.sqrt(), self.sorted_leader[j]);
+                    hood.count += 1;
+                    hood.velocity_sum += Vec2::new(lanes.vx[j], lanes.vy[j]) * w;
+                    hood.offset_sum += d * w;
+                }
+                if d2 < reach.separation2 {
+                    hood.separation_count += 1;
+                    hood.separation_sum +=
+                        rules::separation_push(d, d2, reach.separation, reach.floor, || {
+                            -noise::pair_direction(self.seed, me.slot, g.order()[j])
+                        });
+                }
+            }
+        }
+        if step > 1 {
+            scale(&mut hood, runs, looked);
+        }
+        hood
+    }
+}
+
+/// The four floats at `v[k..k + 4]`, as one unaligned vector load.
+#[inline(always)]
+fn load(v: &[f32], k: usize) -> Vec4 {
+    let block: &[f32; LANES] = v[k..k + LANES].try_into().expect("a slice of LANES floats");
+    Vec4::from(*block)
+}
+
+/// `d` brought to the nearest image on a torus axis of length `size`
+/// (`half` = `size / 2`), lane by lane, as [`offset`] does for one pair.
+#[inline(always)]
+fn nearest_image(d: Vec4, half: f32, size: f32) -> Vec4 {
+    let above = d.cmpgt(Vec4::splat(half));
+    let below = d.cmplt(Vec4::splat(-half));
+    Vec4::select(above, d - Vec4::splat(size), Vec4::select(below, d + Vec4::splat(size), d))
+}
+
+/// The neighbourhood sums while a scan runs, one partial sum per lane.
+#[derive(Clone, Copy, Default)]
+struct Lanes {
+    count: Vec4,
+    vx: Vec4,
+    vy: Vec4,
+    dx: Vec4,
+    dy: Vec4,
+    separation_count: Vec4,
+    sx: Vec4,
+    sy: Vec4,
+}
+
+/// The lanes of each of `a`, `b`, `c`, `d` added up, each in the order
+/// `(l0 + l1) + (l2 + l3)`: four sums for the shuffles of one.
+#[inline(always)]
+fn lane_sums(a: Vec4, b: Vec4, c: Vec4, d: Vec4) -> Vec4 {
+    // Pairs first: (a0+a1, b0+b1, c0+c1, d0+d1) and (a2+a3, …).
+    let (ab_lo, ab_hi) = (Vec4::new(a.x, b.x, a.z, b.z), Vec4::new(a.y, b.y, a.w, b.w));
+    let (cd_lo, cd_hi) = (Vec4::new(c.x, d.x, c.z, d.z), Vec4::new(c.y, d.y, c.w, d.w));
+    let (ab, cd) = (ab_lo + ab_hi, cd_lo + cd_hi);
+    Vec4::new(ab.x, ab.y, cd.x, cd.y) + Vec4::new(ab.z, ab.w, cd.z, cd.w)
+}
+
+impl Lanes {
+    fn finish(self) -> Neighbourhood {
+        let first = lane_sums(self.count, self.vx, self.vy, self.dx);
+        let second = lane_sums(self.dy, self.separation_count, self.sx, self.sy);
+        // Counts are small whole numbers: exact in `f32`.
+        Neighbourhood {
+            count: first.x as u32,
+            velocity_sum: Vec2::new(first.y, first.z),
+            offset_sum: Vec2::new(first.w, second.x),
+            separation_count: second.y as u32,
+            separation_sum: Vec2::new(second.z, second.w),
+        }
+    }
+}
+
+/// Candidates looked at per fish under a neighbour cap, per capped
+/// neighbour: in a uniform school about a third of the 3 × 3 block's
+/// candidates are within the perception radius.
+const CANDIDATES_PER_CAPPED_NEIGHBOUR: usize = 3;
+
+/// The stride of the candidate scan: 1 (every candidate) unless a cap is
+/// set and the 3 × 3 cells hold more than `3 × cap` candidates; then every
+/// `step`-th candidate of each run is looked at.
+#[inline]
+fn thinning_step(runs: &CandidateRuns, cap: u32) -> usize {
+    if cap == 0 {
+        return 1;
+    }
+    let budget = cap as usize * CANDIDATES_PER_CAPPED_NEIGHBOUR;
+    let total: usize = runs.iter().map(|r| r.len()).sum();
+    total.div_ceil(budget).max(1)
+}
+
+/// Scales a thinned neighbourhood by the candidates in `runs` (less the
+/// fish itself) over the `looked` at, so that means stay and sums and
+/// counts estimate the full neighbourhood's.
+fn scale(hood: &mut Neighbourhood, runs: &CandidateRuns, looked: usize) {
+    let total = runs.iter().map(|r| r.len()).sum::<usize>().saturating_sub(1);
+    let factor = total as f32 / looked.max(1) as f32;
+    let count = |c: u32| (c as f32 * factor).round() as u32;
+    hood.count = count(hood.count);
+    hood.separation_count = count(hood.separation_count);
+    hood.velocity_sum *= factor;
+    hood.offset_sum *= factor;
+    hood.separation_sum *= factor;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::BoundaryMode;
+
+    /// Positions and velocities spread over a 200 × 200 tank, plus an
+    /// exactly coincident pair.
+    fn fish() -> (Vec<Vec2>, Vec<Vec2>) {
+        let mut p: Vec<Vec2> = (0..300u64).map(|i| noise::signed_pair(noise::mix64(i)) * 99.0).collect();
+        let mut v: Vec<Vec2> =
+            (0..300u64).map(|i| noise::signed_pair(noise::mix64(i + 1000)) * 50.0).collect();
+        p.extend([Vec2::ZERO, Vec2::ZERO]);
+        v.extend([Vec2::ZERO, Vec2::X]);
+        (p, v)
+    }
+
+    fn close(a: Vec2, b: Vec2) -> bool {
+        (a - b).length() <= 1.0e-3 * (1.0 + a.length().max(b.length()))
+    }
+
+    /// The four-lane scans (plain and strided with stride 1) find exactly
+    /// the neighbours the reference `Neighbourhood::add` finds, with the
+    /// same sums up to the order of addition, in a walled tank and on a
+    /// torus.
+    #[test]
+    fn lane_scans_match_the_reference_neighbourhood() {
+        let params = FlockParams::default();
+        let caches = [SchoolCache::new(&params, false, false)];
+        let (position, velocity) = fish();
+        let n = position.len();
+        for mode in [BoundaryMode::SoftMargin, BoundaryMode::Wrap] {
+            let tank = Tank::centered(Vec2::new(200.0, 200.0)).with_boundary(mode);
+            let wrap = mode == BoundaryMode::Wrap;
+            let mut grid = SpatialGrid::default();
+            grid.rebuild(&position, &velocity, &tank, params.interaction_radius(), wrap);
+            let (phase, leader, school, fear) = (vec![0.0; n], vec![false; n], vec![0u16; n], vec![0.0; n]);
+            let kernel = ForceKernel {
+                grid: &grid,
+                sorted_phase: &phase,
+                sorted_leader: &leader,
+                fear: &fear,
+                leader: &leader,
+                leader_goal: None,
+                quiet: true,
+                scene: &Scene::default(),
+                table: core::slice::from_ref(&params),
+                caches: &caches,
+                sorted_school: &school,
+                tank: &tank,
+                search: NeighbourSearch::Grid,
+                seed: 3,
+                key: TickKey::new(3, 0),
+            };
+            let order = grid.order();
+            for s in 0..n {
+                let p = grid.sorted_position(s);
+                let me = Onlooker { s, p, heading: Vec2::X, slot: order[s], school: 0 };
+                let runs = grid.candidate_runs(p);
+                let mut reference = Neighbourhood::default();
+                for j in (0..n).filter(|&j| j != s) {
+                    let d = offset(p, grid.sorted_position(j), tank.size(), wrap);
+                    reference.add(d, d.length_squared(), grid.sorted_velocity(j), &caches[0].reach, || {
+                        -noise::pair_direction(3, order[s], order[j])
+                    });
+                }
+                for strided in [false, true] {
+                    let mut acc = Lanes::default();
+                    let mut looked = 0;
+                    for run in runs.iter() {
+                        looked += match (wrap, strided) {
+                            (false, false) => {
+                                kernel.scan_run::<false>(&mut acc, run.start, run.end, &me);
+                                run.len() - usize::from(run.contains(&s))
+                            }
+                            (true, false) => {
+                                kernel.scan_run::<true>(&mut acc, run.start, run.end, &me);
+                                run.len() - usize::from(run.contains(&s))
+                            }
+                            (false, true) => {
+                                kernel.scan_strided::<false>(&mut acc, run.start, run.end, 1, &me)
+                            }
+                            (true, true) => kernel.scan_strided::<true>(&mut acc, run.start, run.end, 1, &me),
+                        };
+                    }
+                    let total: usize = runs.iter().map(|r| r.len()).sum();
+                    assert_eq!(looked, total - 1, "every candidate but the fish itself");
+                    let hood = acc.finish();
+                    let what = format!("{mode:?}, strided {strided}, fish {s}");
+                    assert_eq!(hood.count, reference.count, "{what}");
+                    assert_eq!(hood.separation_count, reference.separation_count, "{what}");
+                    assert!(close(hood.velocity_sum, reference.velocity_sum), "{what}");
+                    assert!(close(hood.offset_sum, reference.offset_sum), "{what}");
+                    assert!(close(hood.separation_sum, reference.separation_sum), "{what}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_thinned_scan_is_scaled_to_the_whole() {
+        let runs = CandidateRuns::single(0..101);
+        let mut hood = Neighbourhood { count: 10, velocity_sum: Vec2::ONE, ..Neighbourhood::default() };
+        scale(&mut hood, &runs, 25);
+        assert_eq!(hood.count, 40);
+        assert_eq!(hood.velocity_sum, Vec2::splat(4.0));
+        assert_eq!(thinning_step(&runs, 0), 1);
+        assert_eq!(thinning_step(&runs, 8), 5, "101 candidates, a budget of 24");
+    }
+}
