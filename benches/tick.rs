@@ -45,9 +45,17 @@ fn simulation(n: usize, threads: Option<usize>) -> Simulation {
 /// Times one tick from the same warmed-up state every iteration. Stepping
 /// one simulation over and over would measure a school that keeps
 /// contracting (its neighbour count climbs from ~6 to over 50 within a few
-/// hundred ticks), not the density the benchmark names.
+/// hundred ticks), not the density the benchmark names. Each copy first
+/// runs one untimed tick: a fresh copy is fresh memory, cold in every
+/// cache, which a long run never is (it made the integrator look three
+/// times slower than it is).
 fn tick(b: &mut criterion::Bencher<'_>, sim: &Simulation) {
-    b.iter_batched_ref(|| sim.clone(), |s| s.step().expect("valid"), BatchSize::LargeInput);
+    let warm = || {
+        let mut s = sim.clone();
+        s.step().expect("valid");
+        s
+    };
+    b.iter_batched_ref(warm, |s| s.step().expect("valid"), BatchSize::LargeInput);
 }
 
 fn kernel(c: &mut Criterion) {

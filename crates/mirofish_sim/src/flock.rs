@@ -31,7 +31,7 @@ use rayon::prelude::*;
 
 use crate::boundary;
 use crate::grid::{SpatialGrid, offset};
-use crate::kernel::{CellCache, ForceKernel, Kick};
+use crate::kernel::{ForceKernel, Kick};
 pub use crate::kernel::{ForceSample, NeighbourSearch};
 use crate::noise::{Stream, TickKey};
 use crate::params::{BoundaryMode, FlockParams, ParamError, Tank, validate_dt};
@@ -370,25 +370,19 @@ impl Flock {
             key: TickKey::new(self.seed, self.tick),
         };
         let (kicks, samples) = (&mut self.sorted_kick, &mut self.sorted_samples);
-        let work = || {
-            if record {
-                kicks.par_chunks_mut(CHUNK).zip(samples.par_chunks_mut(CHUNK)).enumerate().for_each(
-                    |(chunk, (kicks, samples))| {
-                        let (base, mut cell) = (chunk * CHUNK, CellCache::default());
-                        for (k, (kick, sample)) in kicks.iter_mut().zip(samples.iter_mut()).enumerate() {
-                            *kick = kernel.fish(base + k, &mut cell, Some(sample));
-                        }
-                    },
-                );
-            } else {
-                kicks.par_chunks_mut(CHUNK).enumerate().for_each(|(chunk, kicks)| {
-                    let (base, mut cell) = (chunk * CHUNK, CellCache::default());
-                    for (k, kick) in kicks.iter_mut().enumerate() {
-                        *kick = kernel.fish(base + k, &mut cell, None);
-                    }
-                });
-            }
-        };
+        let work =
+            || {
+                if record {
+                    kicks.par_chunks_mut(CHUNK).zip(samples.par_chunks_mut(CHUNK)).enumerate().for_each(
+                        |(chunk, (kicks, samples))| kernel.run(chunk * CHUNK, kicks, Some(samples)),
+                    );
+                } else {
+                    kicks
+                        .par_chunks_mut(CHUNK)
+                        .enumerate()
+                        .for_each(|(chunk, kicks)| kernel.run(chunk * CHUNK, kicks, None));
+                }
+            };
         run(self.pool.as_deref(), work);
     }
 

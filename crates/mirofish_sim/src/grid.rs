@@ -13,7 +13,7 @@
 
 use core::ops::Range;
 
-use glam::Vec2;
+use glam::{Vec2, Vec4};
 use rayon::prelude::*;
 
 use crate::params::Tank;
@@ -50,25 +50,27 @@ pub struct SpatialGrid {
     order: Vec<u32>,
     /// Slot → sorted index.
     rank: Vec<u32>,
-    /// The snapshot in sorted order, one array per component.
-    lanes: SortedLanes,
+    /// The snapshot in sorted order, four fish to a block.
+    blocks: Vec<FishBlock>,
 }
 
-/// Entries after the last fish in every sorted component array, so that the
-/// force kernel may load a whole block of [`PAD`] candidates at the end of a
-/// run without a bounds check failing; their values are never used.
-pub(crate) const PAD: usize = 4;
-
-/// Positions and velocities in sorted order, structure of arrays: the force
-/// kernel loads four candidates' `x` (or `y`, `vx`, `vy`) with one vector
-/// load. Each array holds the fish, then [`PAD`] zeros.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct SortedLanes {
-    pub x: Vec<f32>,
-    pub y: Vec<f32>,
-    pub vx: Vec<f32>,
-    pub vy: Vec<f32>,
+/// Four consecutive fish of the sorted snapshot, component by component
+/// (structure of arrays within the block, array of structures between
+/// blocks): the force kernel loads four candidates' `x` (or `y`, `vx`,
+/// `vy`) with one aligned vector load, and a block is one 64-byte cache
+/// line. Sorted index `s` is lane `s % 4` of block `s / 4`; the lanes of
+/// the last block past the last fish are zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub(crate) struct FishBlock {
+    pub x: Vec4,
+    pub y: Vec4,
+    pub vx: Vec4,
+    pub vy: Vec4,
 }
+
+/// Fish per block of the sorted snapshot.
+pub(crate) const BLOCK: usize = 4;
 
 impl SpatialGrid {
     /// Rebuilds the index for `position`/`velocity` (indexed by slot) with
@@ -95,23 +97,20 @@ impl SpatialGrid {
 
         // The snapshot the force pass reads, gathered in sorted order, all
         // four components in one pass (two random reads per fish).
-        let lanes = &mut self.lanes;
-        for component in [&mut lanes.x, &mut lanes.y, &mut lanes.vx, &mut lanes.vy] {
-            component.resize(n + PAD, 0.0);
-        }
-        let chunks = (
-            self.order.par_chunks(GATHER_CHUNK),
-            lanes.x[..n].par_chunks_mut(GATHER_CHUNK),
-            lanes.y[..n].par_chunks_mut(GATHER_CHUNK),
-            lanes.vx[..n].par_chunks_mut(GATHER_CHUNK),
-            lanes.vy[..n].par_chunks_mut(GATHER_CHUNK),
+        self.blocks.resize(n.div_ceil(BLOCK), FishBlock::default());
+        self.blocks.par_chunks_mut(GATHER_CHUNK / BLOCK).zip(self.order.par_chunks(GATHER_CHUNK)).for_each(
+            |(blocks, order)| {
+                for (block, order) in blocks.iter_mut().zip(order.chunks(BLOCK)) {
+                    let mut lanes = [[0.0f32; BLOCK]; 4];
+                    for (l, &i) in order.iter().enumerate() {
+                        let (p, v) = (position[i as usize], velocity[i as usize]);
+                        (lanes[0][l], lanes[1][l], lanes[2][l], lanes[3][l]) = (p.x, p.y, v.x, v.y);
+                    }
+                    let [x, y, vx, vy] = lanes.map(Vec4::from_array);
+                    *block = FishBlock { x, y, vx, vy };
+                }
+            },
         );
-        chunks.into_par_iter().for_each(|(order, x, y, vx, vy)| {
-            for (k, &i) in order.iter().enumerate() {
-                let (p, v) = (position[i as usize], velocity[i as usize]);
-                (x[k], y[k], vx[k], vy[k]) = (p.x, p.y, v.x, v.y);
-            }
-        });
     }
 
     /// The stable counting sort of `cell_of`: `cell_start`, `order` and
@@ -321,13 +320,15 @@ impl SpatialGrid {
     /// Position of the fish at sorted index `s`.
     #[inline]
     pub fn sorted_position(&self, s: usize) -> Vec2 {
-        Vec2::new(self.lanes.x[s], self.lanes.y[s])
+        let block = &self.blocks[s / BLOCK];
+        Vec2::new(block.x[s % BLOCK], block.y[s % BLOCK])
     }
 
     /// Velocity of the fish at sorted index `s`.
     #[inline]
     pub fn sorted_velocity(&self, s: usize) -> Vec2 {
-        Vec2::new(self.lanes.vx[s], self.lanes.vy[s])
+        let block = &self.blocks[s / BLOCK];
+        Vec2::new(block.vx[s % BLOCK], block.vy[s % BLOCK])
     }
 
     /// Positions in sorted order.
@@ -335,9 +336,9 @@ impl SpatialGrid {
         (0..self.len()).map(|s| self.sorted_position(s))
     }
 
-    /// The sorted snapshot, component by component (with padding).
-    pub(crate) fn lanes(&self) -> &SortedLanes {
-        &self.lanes
+    /// The sorted snapshot, four fish to a block.
+    pub(crate) fn blocks(&self) -> &[FishBlock] {
+        &self.blocks
     }
 
     /// Whether the grid wraps around (torus).
@@ -352,9 +353,7 @@ impl SpatialGrid {
             + self.cell_of.capacity()
             + self.order.capacity()
             + self.rank.capacity();
-        let lanes = &self.lanes;
-        let f32s = lanes.x.capacity() + lanes.y.capacity() + lanes.vx.capacity() + lanes.vy.capacity();
-        (u32s + f32s) * 4
+        u32s * 4 + self.blocks.capacity() * core::mem::size_of::<FishBlock>()
     }
 }
 

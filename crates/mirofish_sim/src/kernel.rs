@@ -18,7 +18,7 @@
 use glam::{BVec4A, Vec2, Vec4};
 
 use crate::boundary;
-use crate::grid::{CandidateRuns, PAD, SpatialGrid, offset};
+use crate::grid::{BLOCK, CandidateRuns, FishBlock, SpatialGrid, offset};
 use crate::noise::{self, Stream, TickKey};
 use crate::params::{BoundaryMode, FlockParams, Tank};
 use crate::rules::{self, Neighbourhood, RuleForces};
@@ -27,7 +27,7 @@ use crate::school::{self, SchoolCache};
 
 /// Candidates looked at together: one 4-lane vector.
 const LANES: usize = 4;
-const _: () = assert!(PAD >= LANES, "the snapshot must be padded by a whole block");
+const _: () = assert!(BLOCK == LANES, "a block of the snapshot is one vector");
 
 /// Lane numbers, for the masks of a block's ends and of the fish itself.
 const LANE_INDEX: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
@@ -128,12 +128,41 @@ struct Onlooker {
 }
 
 impl ForceKernel<'_> {
+    /// The kicks of the fish at sorted indices `base..base + kicks.len()`
+    /// (and their samples, if asked for): one work item of the force pass.
+    /// With one school (the common case) the scan kind is chosen once for
+    /// the whole item, so each fish runs straight-line code.
+    pub fn run(&self, base: usize, kicks: &mut [Kick], mut samples: Option<&mut [ForceSample]>) {
+        let mut cell = CellCache::default();
+        if let [only] = self.caches {
+            macro_rules! each_fish {
+                ($wrap:literal, $shaped:literal) => {
+                    for (k, kick) in kicks.iter_mut().enumerate() {
+                        let sample = samples.as_deref_mut().map(|all| &mut all[k]);
+                        *kick = self.fish_with::<$wrap, $shaped>(base + k, &mut cell, sample);
+                    }
+                };
+            }
+            match (self.grid.wraps(), only.shaped) {
+                (true, true) => each_fish!(true, true),
+                (true, false) => each_fish!(true, false),
+                (false, true) => each_fish!(false, true),
+                (false, false) => each_fish!(false, false),
+            }
+        } else {
+            for (k, kick) in kicks.iter_mut().enumerate() {
+                let sample = samples.as_deref_mut().map(|all| &mut all[k]);
+                *kick = self.fish(base + k, &mut cell, sample);
+            }
+        }
+    }
+
     /// The clamped acceleration of the fish at sorted index `s`. Fish are asked for in ascending order within a work
     /// item, with one `cell` cache per item: fish of one cell share their
     /// 3 × 3 runs.
     /// With `sample`, the fish's rule forces are written there too.
     #[inline]
-    pub fn fish(&self, s: usize, cell: &mut CellCache, sample: Option<&mut ForceSample>) -> Kick {
+    fn fish(&self, s: usize, cell: &mut CellCache, sample: Option<&mut ForceSample>) -> Kick {
         // Four copies of the scan, so the inner loop carries no mode test.
         let k = school::clamp_index(self.sorted_school[s], self.caches.len());
         match (self.grid.wraps(), self.caches[k].shaped) {
@@ -177,11 +206,15 @@ impl ForceKernel<'_> {
         let mut forces = RuleForces::evaluate(&hood, v, phase, params);
         let fright = if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, params, &me, v) };
         if self.tank.boundary == BoundaryMode::SoftMargin {
-            forces.boundary = rules::steer(
-                boundary::soft_margin_steer(p, self.tank, params),
-                self.tank.boundary_weight,
-                params,
-            );
+            let (tank, margin) = (self.tank, self.tank.margin());
+            let clear = p.cmpge(tank.min + margin).all() && p.cmple(tank.max - margin).all();
+            forces.boundary = if clear {
+                // Most fish are clear of every wall: the steer would be
+                // exactly this zero (its sign included).
+                Vec2::ZERO * tank.boundary_weight
+            } else {
+                rules::steer(boundary::soft_margin_steer(p, tank, params), tank.boundary_weight, params)
+            };
         }
         let jitter =
             self.key.in_unit_disc(u64::from(slot), Stream::Jitter) * (params.jitter * params.max_force);
@@ -247,13 +280,13 @@ impl ForceKernel<'_> {
         let mut acc = Lanes::default();
         if step == 1 {
             for run in runs.iter() {
-                // Lane masks count in `f32`, exact below 2^24: a longer run
-                // (brute force over millions of fish) goes in pieces.
-                let mut a = run.start;
-                while a < run.end {
-                    let b = run.end.min(a - a % LANES + MAX_PIECE);
-                    self.scan_run::<WRAP>(&mut acc, a, b, me);
-                    a = b;
+                if run.len() <= MAX_PIECE {
+                    self.scan_run::<WRAP>(&mut acc, run.start, run.end, me);
+                } else {
+                    // Lane positions would no longer be exact in `f32`
+                    // (brute force over millions of fish): the gathering
+                    // scan with stride 1 counts in integers.
+                    self.scan_strided::<WRAP>(&mut acc, run.start, run.end, 1, me);
                 }
             }
             return acc.finish();
@@ -268,39 +301,28 @@ impl ForceKernel<'_> {
     }
 
     /// Adds the candidates at sorted indices `a..b`, less the fish itself,
-    /// to `acc`, four at a time: each four are one vector load of each
-    /// component.
+    /// to `acc`, a block of the snapshot (four fish) at a time.
     ///
-    /// Blocks are aligned to multiples of four, so a candidate always lands
-    /// in the lane of its sorted index modulo four and each lane sums its
-    /// candidates in ascending order whatever the runs: the grid and brute
-    /// force agree to the bit. Lanes outside `a..b` (and the fish itself)
-    /// are masked off; the padding after the last fish keeps every load in
-    /// bounds.
+    /// A candidate always lands in the lane of its sorted index modulo four,
+    /// and each lane sums its candidates in ascending order whatever the
+    /// runs: the grid and brute force agree to the bit. Lanes outside `a..b`
+    /// (and the fish itself) are masked off.
     #[inline(always)]
     fn scan_run<const WRAP: bool>(&self, acc: &mut Lanes, a: usize, b: usize, me: &Onlooker) {
-        let lanes = self.grid.lanes();
-        // Slices of one length, checked once: the compiler can then drop
-        // the bounds checks of the loads below.
-        let len = b + PAD;
-        let (xs, ys, vxs, vys) = (&lanes.x[..len], &lanes.y[..len], &lanes.vx[..len], &lanes.vy[..len]);
-        let mut k = a - a % LANES;
+        if a >= b {
+            return;
+        }
+        let first = a / BLOCK;
+        let blocks = &self.grid.blocks()[first..b.div_ceil(BLOCK)];
         // Each lane's index relative to `a`, stepped by four per block: the
         // masks cost three compares instead of three conversions.
-        let mut at = LANE_INDEX - Vec4::splat((a - k) as f32);
+        let mut at = LANE_INDEX - Vec4::splat((a % BLOCK) as f32);
         let end = Vec4::splat((b - a) as f32);
         let me_at = Vec4::splat(if (a..b).contains(&me.s) { (me.s - a) as f32 } else { -1.0 });
-        while k < b {
+        for (i, block) in blocks.iter().enumerate() {
             let valid = at.cmpge(Vec4::ZERO) & at.cmplt(end) & at.cmpne(me_at);
-            self.add_block::<WRAP>(
-                acc,
-                [load(xs, k), load(ys, k), load(vxs, k), load(vys, k)],
-                valid,
-                k,
-                1,
-                me,
-            );
-            k += LANES;
+            let lanes = [block.x, block.y, block.vx, block.vy];
+            self.add_block::<WRAP>(acc, lanes, valid, (first + i) * BLOCK, 1, me);
             at += Vec4::splat(LANES as f32);
         }
     }
@@ -317,20 +339,29 @@ impl ForceKernel<'_> {
         step: usize,
         me: &Onlooker,
     ) -> usize {
-        let lanes = self.grid.lanes();
-        let last = lanes.x.len().min(lanes.y.len()).min(lanes.vx.len()).min(lanes.vy.len()) - 1;
+        let blocks = self.grid.blocks();
+        let last = self.grid.len().saturating_sub(1);
         let mut looked = 0;
         let mut k = a;
         while k < b {
-            let at = |l: usize| (k + l * step).min(last);
-            let gather = |v: &[f32]| Vec4::new(v[at(0)], v[at(1)], v[at(2)], v[at(3)]);
+            let at = |l: usize| {
+                let j = (k + l * step).min(last);
+                (&blocks[j / BLOCK], j % BLOCK)
+            };
+            let gather = |component: fn(&FishBlock) -> Vec4| {
+                let lane = |l: usize| {
+                    let (block, i) = at(l);
+                    component(block)[i]
+                };
+                Vec4::new(lane(0), lane(1), lane(2), lane(3))
+            };
             let rest = (b - k).div_ceil(step).min(LANES);
             let offset = me.s.wrapping_sub(k);
             let me_lane = if offset.is_multiple_of(step) { (offset / step).min(LANES) } else { LANES };
             let valid =
                 LANE_INDEX.cmplt(Vec4::splat(rest as f32)) & LANE_INDEX.cmpne(Vec4::splat(me_lane as f32));
             looked += rest - usize::from(me_lane < rest);
-            let block = [gather(&lanes.x), gather(&lanes.y), gather(&lanes.vx), gather(&lanes.vy)];
+            let block = [gather(|b| b.x), gather(|b| b.y), gather(|b| b.vx), gather(|b| b.vy)];
             self.add_block::<WRAP>(acc, block, valid, k, step, me);
             k += LANES * step;
         }
@@ -418,7 +449,7 @@ impl ForceKernel<'_> {
         me: &Onlooker,
     ) -> Neighbourhood {
         let step = thinning_step(runs, cap);
-        let (g, lanes) = (self.grid, self.grid.lanes());
+        let g = self.grid;
         let (cache, params) = (&self.caches[me.school], &self.table[me.school]);
         let size = self.tank.size();
         let reach = &cache.reach;
@@ -430,8 +461,7 @@ impl ForceKernel<'_> {
                     continue;
                 }
                 looked += 1;
-                let q = Vec2::new(lanes.x[j], lanes.y[j]);
-                let d = offset(me.p, q, size, WRAP);
+                let d = offset(me.p, g.sorted_position(j), size, WRAP);
                 let d2 = d.length_squared();
                 let mut seen = d2 < reach.perception2 && cache.view.sees(me.heading, d, d2);
                 if !params.sees_other_schools {
@@ -440,7 +470,7 @@ impl ForceKernel<'_> {
                 if seen {
                     let w = cache.view.weight(me.heading, d, d2.sqrt(), self.sorted_leader[j]);
                     hood.count += 1;
-                    hood.velocity_sum += Vec2::new(lanes.vx[j], lanes.vy[j]) * w;
+                    hood.velocity_sum += g.sorted_velocity(j) * w;
                     hood.offset_sum += d * w;
                 }
                 if d2 < reach.separation2 {
@@ -457,13 +487,6 @@ impl ForceKernel<'_> {
         }
         hood
     }
-}
-
-/// The four floats at `v[k..k + 4]`, as one unaligned vector load.
-#[inline(always)]
-fn load(v: &[f32], k: usize) -> Vec4 {
-    let block: &[f32; LANES] = v[k..k + LANES].try_into().expect("a slice of LANES floats");
-    Vec4::from(*block)
 }
 
 /// `d` brought to the nearest image on a torus axis of length `size`

@@ -12,7 +12,7 @@
 //! zero count), coincident fish (1/r at r = 0) and the heading of a fish that
 //! is not moving (normalising a zero vector).
 
-use glam::Vec2;
+use glam::{Vec2, Vec4};
 
 use crate::params::FlockParams;
 
@@ -233,6 +233,25 @@ pub fn steer(velocity_change: Vec2, weight: f32, params: &FlockParams) -> Vec2 {
     steer_with(velocity_change, weight, 1.0 / params.reaction_time, params.max_force)
 }
 
+/// [`steer`] for four rules at once, one rule per vector lane: one square
+/// root and one division for all four. Every lane does exactly the scalar
+/// operations, so the bits are [`steer`]'s; a non-finite change (never seen
+/// with validated parameters) takes the scalar path.
+#[inline]
+fn steer_four(changes: [Vec2; 4], weights: [f32; 4], params: &FlockParams) -> [Vec2; 4] {
+    let (inv, max) = (1.0 / params.reaction_time, params.max_force);
+    let x = Vec4::new(changes[0].x, changes[1].x, changes[2].x, changes[3].x) * inv;
+    let y = Vec4::new(changes[0].y, changes[1].y, changes[2].y, changes[3].y) * inv;
+    let len2 = x * x + y * y;
+    if !len2.cmplt(Vec4::INFINITY).all() {
+        return core::array::from_fn(|k| steer_with(changes[k], weights[k], inv, max));
+    }
+    let scale = Vec4::select(len2.cmple(Vec4::splat(max * max)), Vec4::ONE, Vec4::splat(max) / len2.sqrt());
+    let w = Vec4::from_array(weights);
+    let (x, y) = ((x * scale * w).to_array(), (y * scale * w).to_array());
+    core::array::from_fn(|k| Vec2::new(x[k], y[k]))
+}
+
 /// [`steer`] with the reciprocal of the reaction time already taken (one
 /// division per fish instead of one per rule; the same bits).
 #[inline]
@@ -244,14 +263,16 @@ impl RuleForces {
     /// Evaluates the three rules and wander for one fish.
     #[inline]
     pub fn evaluate(n: &Neighbourhood, velocity: Vec2, phase: f32, params: &FlockParams) -> Self {
-        let (inv, max) = (1.0 / params.reaction_time, params.max_force);
-        Self {
-            separation: steer_with(separation(n, params), params.separation_weight, inv, max),
-            alignment: steer_with(alignment(n, velocity, params), params.alignment_weight, inv, max),
-            cohesion: steer_with(cohesion(n, velocity, params), params.cohesion_weight, inv, max),
-            wander: steer_with(wander(phase, params), params.wander_weight, inv, max),
-            ..Self::default()
-        }
+        let changes = [
+            separation(n, params),
+            alignment(n, velocity, params),
+            cohesion(n, velocity, params),
+            wander(phase, params),
+        ];
+        let weights =
+            [params.separation_weight, params.alignment_weight, params.cohesion_weight, params.wander_weight];
+        let [separation, alignment, cohesion, wander] = steer_four(changes, weights, params);
+        Self { separation, alignment, cohesion, wander, ..Self::default() }
     }
 
     /// Sum of all parts: the fish's acceleration before the final clamp.
@@ -390,6 +411,23 @@ mod tests {
         assert!((f.separation.length() - p.max_force * p.separation_weight).abs() < 1e-2);
         assert!(f.separation.x < 0.0);
         assert!(f.cohesion.length() <= p.max_force * p.cohesion_weight + 1e-3);
+    }
+
+    #[test]
+    fn four_rules_in_lanes_steer_like_one_rule_at_a_time() {
+        let p = params();
+        let changes = [Vec2::new(300.0, -40.0), Vec2::new(1.0e-3, 2.0), Vec2::ZERO, Vec2::new(-9.0, 9.0)];
+        let weights = [1.6, 1.0, 0.8, -0.5];
+        let four = steer_four(changes, weights, &p);
+        for k in 0..4 {
+            assert_eq!(four[k], steer(changes[k], weights[k], &p), "rule {k}");
+        }
+        let hostile = [Vec2::new(f32::MAX, f32::MAX), Vec2::new(f32::NAN, 1.0), Vec2::X, -Vec2::Y];
+        let four = steer_four(hostile, weights, &p);
+        for k in 0..4 {
+            assert_eq!(four[k], steer(hostile[k], weights[k], &p), "hostile rule {k}");
+            assert!(four[k].is_finite());
+        }
     }
 
     #[test]
