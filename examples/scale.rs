@@ -156,6 +156,26 @@ fn main() {
                 cap / two
             );
         }
+        if n == 10_000 {
+            // A ball far denser than any school keeps: about 500 neighbours
+            // each. Here the cap is what keeps a tick affordable.
+            let ball = |cap| {
+                let params = FlockParams { neighbour_cap: cap, ..FlockParams::default() };
+                let mut sim = Simulation::new(params, Tank::default(), 0, 1).expect("valid parameters");
+                for i in 0..n {
+                    let (a, r) = (i as f32 * 2.399_963, 200.0 * (i as f32 / n as f32).sqrt());
+                    sim.flock.push(Vec2::new(a.cos(), a.sin()) * r, Vec2::new(100.0, 30.0), 0.0);
+                }
+                sim.step().expect("valid parameters");
+                sim
+            };
+            let (full, capped) = (ball(0), ball(8));
+            let kb = observe::mean_neighbours(&full.flock);
+            let (f, c) = (time_tick(&full, 2, t), time_tick(&capped, 2, t));
+            row("dense ball, 2 threads, no cap", n, f, kb);
+            row("dense ball, 2 threads, neighbour_cap 8", n, c, kb);
+            println!("| dense ball: no cap / cap 8 | {n} | | {:.1}× | |", f / c);
+        }
         if n <= 10_000 {
             let mut brute = uniform.clone();
             brute.flock.set_neighbour_search(NeighbourSearch::BruteForce);

@@ -33,8 +33,11 @@ pub fn interpolate_transforms(
         let xy = if jump.x > half.x || jump.y > half.y { p.0 } else { prev.0.lerp(p.0, alpha) };
         t.translation.x = xy.x;
         t.translation.y = xy.y;
-        if v.0 != Vec2::ZERO {
-            t.rotation = Quat::from_rotation_z(v.0.to_angle());
+        // The turn from +X to the heading, without trigonometry: an arc
+        // tangent and a sine and cosine per fish and frame cost more than
+        // the rest of this system.
+        if let Some(heading) = v.0.try_normalize() {
+            t.rotation = Quat::from_rotation_arc_2d(Vec2::X, heading);
         }
     });
     for (p, mut t) in &mut obstacles {

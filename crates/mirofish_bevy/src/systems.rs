@@ -1,4 +1,5 @@
-//! The systems of one fixed tick: gather, the core's five passes, write-back.
+//! The systems of one fixed tick: gather, the core's three passes, the
+//! predators, write-back.
 //!
 //! Each system is a thin call into [`mirofish_sim::Flock`]; the work happens
 //! on its contiguous arrays, not through per-entity lookups.

@@ -8,7 +8,7 @@
 //!
 //! This crate is the part where speed and correctness live: the rules are
 //! pure functions ([`rules`]), the neighbour index is a uniform grid rebuilt
-//! every tick by counting sort ([`grid`]), and a tick is five ordered passes
+//! every tick by counting sort ([`grid`]), and a tick is three ordered passes
 //! over structure-of-arrays state ([`Flock`]). It is deterministic: the same
 //! seed gives bit-identical states, whatever the number of threads.
 //! The Bevy plugin (`mirofish_bevy`) is thin glue around it.
