@@ -1,12 +1,15 @@
 //! The uniform-grid neighbour index, rebuilt from scratch every tick by a
-//! stable counting sort.
+//! stable counting sort (in parallel stripes; the order is the same for
+//! any number of threads).
 //!
 //! Cells are at least the interaction radius wide, so every neighbour of a
 //! fish lies in its own cell or one of the eight around it (3 × 3). After the
 //! sort, fish of one cell are contiguous, and the cells of one grid row are
 //! contiguous too: a 3 × 3 scan is at most three contiguous runs of the
 //! sorted arrays (six across a wrap seam), which is what makes the force
-//! kernel cache-friendly.
+//! kernel cache-friendly. The sorted snapshot of positions and velocities
+//! is kept in 64-byte blocks of four fish (`FishBlock`), so the kernel
+//! reads four candidates per component with one aligned vector load.
 //!
 //! Cell coordinates are clamped (walls) or wrapped (torus), so a fish on the
 //! border never indexes outside the grid and no cell is scanned twice.
@@ -477,6 +480,44 @@ mod tests {
         for w in g.order().windows(2) {
             let (a, b) = (w[0] as usize, w[1] as usize);
             assert!(cell(pos[a]) < cell(pos[b]) || (cell(pos[a]) == cell(pos[b]) && a < b));
+        }
+    }
+
+    #[test]
+    fn the_parallel_sort_gives_the_same_order_on_any_number_of_threads() {
+        // Enough fish for several stripes of the parallel counting sort.
+        let n = 4 * MIN_STRIPE + 123;
+        let tank = Tank::centered(Vec2::new(3000.0, 2000.0));
+        let pos: Vec<Vec2> = (0..n as u64)
+            .map(|i| crate::noise::signed_pair(crate::noise::mix64(i)) * Vec2::new(1499.0, 999.0))
+            .collect();
+        let vel: Vec<Vec2> = pos.iter().map(|p| p.perp()).collect();
+        let sorted = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut g = SpatialGrid::default();
+            pool.install(|| g.rebuild(&pos, &vel, &tank, 45.0, false));
+            g
+        };
+        let one = sorted(1);
+        for threads in [2, 3, 5] {
+            let many = sorted(threads);
+            assert_eq!(one.order(), many.order(), "{threads} threads");
+            assert_eq!(one.rank(), many.rank(), "{threads} threads");
+            assert_eq!(one.cell_start, many.cell_start, "{threads} threads");
+            assert_eq!(one.blocks, many.blocks, "{threads} threads");
+        }
+        // And it is the stable sort: cells ascend, slots ascend within a cell.
+        let cell = |p: Vec2| {
+            let (x, y) = one.cell_coords(p);
+            y * one.cols + x
+        };
+        for w in one.order().windows(2) {
+            let (a, b) = (w[0] as usize, w[1] as usize);
+            assert!(cell(pos[a]) < cell(pos[b]) || (cell(pos[a]) == cell(pos[b]) && a < b));
+        }
+        for (s, &slot) in one.order().iter().enumerate() {
+            assert_eq!(one.sorted_position(s), pos[slot as usize]);
+            assert_eq!(one.sorted_velocity(s), vel[slot as usize]);
         }
     }
 

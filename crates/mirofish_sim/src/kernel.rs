@@ -4,12 +4,19 @@
 //!
 //! The inner loop is where a tick's time goes (about 20 candidates per fish
 //! at the usual density), so it looks at four candidates at once: the
-//! snapshot is a structure of arrays ([`crate::grid::SortedLanes`]), four
+//! snapshot comes in blocks of four fish ([`crate::grid::FishBlock`]), four
 //! `x` (or `y`, `vx`, `vy`) are one vector load, the distance test is a
 //! vector compare and the sums are masked vector adds — `glam::Vec4`, which
 //! is SSE2 on x86-64, NEON on aarch64 and plain `f32` elsewhere. The sums
 //! are kept per lane and added up in a fixed order at the end, so the bits
-//! do not depend on the platform or the number of threads.
+//! do not depend on the platform or the number of threads (nor on the
+//! instruction set: a build for AVX2 gives the same state hash).
+//!
+//! The per-fish part is kept lean too: one scan kind per work item for a
+//! single school, the four rules steered in one vector
+//! ([`RuleForces::evaluate`]), the soft margin skipped for fish clear of it,
+//! the jitter keyed once per tick, the total clamped here rather than in a
+//! pass of its own.
 //!
 //! Schools with a shaped view (blind spot, zone or distance weights,
 //! leaders, other schools ignored) take a per-candidate scan instead; it
