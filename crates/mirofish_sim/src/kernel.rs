@@ -284,25 +284,25 @@ impl ForceKernel<'_> {
         me: &Onlooker,
     ) -> Neighbourhood {
         let step = thinning_step(runs, cap);
-        let mut acc = Lanes::default();
+        let (mut acc, mut close) = (Lanes::default(), SeparationLanes::default());
         if step == 1 {
             for run in runs.iter() {
                 if run.len() <= MAX_PIECE {
-                    self.scan_run::<WRAP>(&mut acc, run.start, run.end, me);
+                    self.scan_run::<WRAP>((&mut acc, &mut close), run.start, run.end, me);
                 } else {
                     // Lane positions would no longer be exact in `f32`
                     // (brute force over millions of fish): the gathering
                     // scan with stride 1 counts in integers.
-                    self.scan_strided::<WRAP>(&mut acc, run.start, run.end, 1, me);
+                    self.scan_strided::<WRAP>((&mut acc, &mut close), run.start, run.end, 1, me);
                 }
             }
-            return acc.finish();
+            return acc.finish(&close);
         }
         let mut looked = 0usize;
         for run in runs.iter() {
-            looked += self.scan_strided::<WRAP>(&mut acc, run.start, run.end, step, me);
+            looked += self.scan_strided::<WRAP>((&mut acc, &mut close), run.start, run.end, step, me);
         }
-        let mut hood = acc.finish();
+        let mut hood = acc.finish(&close);
         scale(&mut hood, runs, looked);
         hood
     }
@@ -315,7 +315,13 @@ impl ForceKernel<'_> {
     /// runs: the grid and brute force agree to the bit. Lanes outside `a..b`
     /// (and the fish itself) are masked off.
     #[inline(always)]
-    fn scan_run<const WRAP: bool>(&self, acc: &mut Lanes, a: usize, b: usize, me: &Onlooker) {
+    fn scan_run<const WRAP: bool>(
+        &self,
+        (acc, close): (&mut Lanes, &mut SeparationLanes),
+        a: usize,
+        b: usize,
+        me: &Onlooker,
+    ) {
         if a >= b {
             return;
         }
@@ -329,7 +335,7 @@ impl ForceKernel<'_> {
         for (i, block) in blocks.iter().enumerate() {
             let valid = at.cmpge(Vec4::ZERO) & at.cmplt(end) & at.cmpne(me_at);
             let lanes = [block.x, block.y, block.vx, block.vy];
-            self.add_block::<WRAP>(acc, lanes, valid, (first + i) * BLOCK, 1, me);
+            self.add_block::<WRAP>(acc, close, lanes, valid, (first + i) * BLOCK, 1, me);
             at += Vec4::splat(LANES as f32);
         }
     }
@@ -340,7 +346,7 @@ impl ForceKernel<'_> {
     #[inline(always)]
     fn scan_strided<const WRAP: bool>(
         &self,
-        acc: &mut Lanes,
+        (acc, close): (&mut Lanes, &mut SeparationLanes),
         a: usize,
         b: usize,
         step: usize,
@@ -369,7 +375,7 @@ impl ForceKernel<'_> {
                 LANE_INDEX.cmplt(Vec4::splat(rest as f32)) & LANE_INDEX.cmpne(Vec4::splat(me_lane as f32));
             looked += rest - usize::from(me_lane < rest);
             let block = [gather(|b| b.x), gather(|b| b.y), gather(|b| b.vx), gather(|b| b.vy)];
-            self.add_block::<WRAP>(acc, block, valid, k, step, me);
+            self.add_block::<WRAP>(acc, close, block, valid, k, step, me);
             k += LANES * step;
         }
         looked
@@ -378,9 +384,11 @@ impl ForceKernel<'_> {
     /// Adds the `valid` lanes of one block of candidates (`[x, y, vx, vy]`;
     /// lane `l` is the candidate at sorted index `k + l·step`) to `acc`.
     #[inline(always)]
+    #[expect(clippy::too_many_arguments, reason = "the sums, one block's lanes and where they lie")]
     fn add_block<const WRAP: bool>(
         &self,
         acc: &mut Lanes,
+        close_sums: &mut SeparationLanes,
         [x, y, vx, vy]: [Vec4; 4],
         valid: BVec4A,
         k: usize,
@@ -396,29 +404,46 @@ impl ForceKernel<'_> {
         }
         let d2 = dx * dx + dy * dy;
         let seen = valid & d2.cmplt(Vec4::splat(reach.perception2));
-        acc.count += Vec4::select(seen, Vec4::ONE, Vec4::ZERO);
+        acc.count += u32::from(LANES_SET[seen.bitmask() as usize]);
         acc.vx += Vec4::select(seen, vx, Vec4::ZERO);
         acc.vy += Vec4::select(seen, vy, Vec4::ZERO);
         acc.dx += Vec4::select(seen, dx, Vec4::ZERO);
         acc.dy += Vec4::select(seen, dy, Vec4::ZERO);
         // Rare (the separation disc is a small part of the block): the
-        // square root and divisions only when a lane is that close. Each
-        // push is exactly what `rules::separation_push` computes.
+        // square root and divisions only when a lane is that close, in a
+        // function of their own whose sums stay in memory, so that the
+        // hot loop's stay in registers.
         let close = valid & d2.cmplt(Vec4::splat(reach.separation2));
         if close.any() {
-            let d = d2.sqrt();
-            let strength =
-                (Vec4::splat(reach.separation) / d.max(Vec4::splat(reach.floor)) - Vec4::ONE).max(Vec4::ZERO);
-            let coincident = close & d2.cmpeq(Vec4::ZERO);
-            let apart = close & !coincident;
-            acc.separation_count += Vec4::select(close, Vec4::ONE, Vec4::ZERO);
-            acc.sx += Vec4::select(apart, -dx / d * strength, Vec4::ZERO);
-            acc.sy += Vec4::select(apart, -dy / d * strength, Vec4::ZERO);
-            if coincident.any() {
-                let [x, y] = self.part_coincident(coincident, strength, k, step, me);
-                acc.sx += x;
-                acc.sy += y;
-            }
+            self.separate(close_sums, close, [dx, dy, d2], k, step, me);
+        }
+    }
+
+    /// Adds the separation pushes of the `close` lanes of one block, each
+    /// exactly what [`rules::separation_push`] computes.
+    #[inline(never)]
+    fn separate(
+        &self,
+        sums: &mut SeparationLanes,
+        close: BVec4A,
+        [dx, dy, d2]: [Vec4; 3],
+        k: usize,
+        step: usize,
+        me: &Onlooker,
+    ) {
+        let reach = &self.caches[me.school].reach;
+        let d = d2.sqrt();
+        let strength =
+            (Vec4::splat(reach.separation) / d.max(Vec4::splat(reach.floor)) - Vec4::ONE).max(Vec4::ZERO);
+        let coincident = close & d2.cmpeq(Vec4::ZERO);
+        let apart = close & !coincident;
+        sums.count += u32::from(LANES_SET[close.bitmask() as usize]);
+        sums.sx += Vec4::select(apart, -dx / d * strength, Vec4::ZERO);
+        sums.sy += Vec4::select(apart, -dy / d * strength, Vec4::ZERO);
+        if coincident.any() {
+            let [x, y] = self.part_coincident(coincident, strength, k, step, me);
+            sums.sx += x;
+            sums.sy += y;
         }
     }
 
@@ -505,15 +530,27 @@ fn nearest_image(d: Vec4, half: f32, size: f32) -> Vec4 {
     Vec4::select(above, d - Vec4::splat(size), Vec4::select(below, d + Vec4::splat(size), d))
 }
 
-/// The neighbourhood sums while a scan runs, one partial sum per lane.
+/// How many lanes a 4-bit lane mask sets.
+const LANES_SET: [u8; 16] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
+
+/// The neighbourhood sums while a scan runs, one partial sum per lane
+/// (counts as whole numbers). Twelve vector registers hold the hot loop:
+/// these four sums, the fish, the radii and the masks.
 #[derive(Clone, Copy, Default)]
 struct Lanes {
-    count: Vec4,
+    count: u32,
     vx: Vec4,
     vy: Vec4,
     dx: Vec4,
     dy: Vec4,
-    separation_count: Vec4,
+}
+
+/// The separation sums, updated only for blocks with a candidate that
+/// close. Kept apart from [`Lanes`] (a separate local): their address goes
+/// to an out-of-line function, which would keep the hot sums in memory too.
+#[derive(Clone, Copy, Default)]
+struct SeparationLanes {
+    count: u32,
     sx: Vec4,
     sy: Vec4,
 }
@@ -530,16 +567,15 @@ fn lane_sums(a: Vec4, b: Vec4, c: Vec4, d: Vec4) -> Vec4 {
 }
 
 impl Lanes {
-    fn finish(self) -> Neighbourhood {
-        let first = lane_sums(self.count, self.vx, self.vy, self.dx);
-        let second = lane_sums(self.dy, self.separation_count, self.sx, self.sy);
-        // Counts are small whole numbers: exact in `f32`.
+    fn finish(self, close: &SeparationLanes) -> Neighbourhood {
+        let sums = lane_sums(self.vx, self.vy, self.dx, self.dy);
+        let separation = lane_sums(close.sx, close.sy, Vec4::ZERO, Vec4::ZERO);
         Neighbourhood {
-            count: first.x as u32,
-            velocity_sum: Vec2::new(first.y, first.z),
-            offset_sum: Vec2::new(first.w, second.x),
-            separation_count: second.y as u32,
-            separation_sum: Vec2::new(second.z, second.w),
+            count: self.count,
+            velocity_sum: Vec2::new(sums.x, sums.y),
+            offset_sum: Vec2::new(sums.z, sums.w),
+            separation_count: close.count,
+            separation_sum: Vec2::new(separation.x, separation.y),
         }
     }
 }
@@ -592,7 +628,7 @@ mod tests {
         (p, v)
     }
 
-    fn close(a: Vec2, b: Vec2) -> bool {
+    fn near(a: Vec2, b: Vec2) -> bool {
         (a - b).length() <= 1.0e-3 * (1.0 + a.length().max(b.length()))
     }
 
@@ -642,33 +678,43 @@ mod tests {
                     });
                 }
                 for strided in [false, true] {
-                    let mut acc = Lanes::default();
+                    let (mut acc, mut close) = (Lanes::default(), SeparationLanes::default());
                     let mut looked = 0;
                     for run in runs.iter() {
                         looked += match (wrap, strided) {
                             (false, false) => {
-                                kernel.scan_run::<false>(&mut acc, run.start, run.end, &me);
+                                kernel.scan_run::<false>((&mut acc, &mut close), run.start, run.end, &me);
                                 run.len() - usize::from(run.contains(&s))
                             }
                             (true, false) => {
-                                kernel.scan_run::<true>(&mut acc, run.start, run.end, &me);
+                                kernel.scan_run::<true>((&mut acc, &mut close), run.start, run.end, &me);
                                 run.len() - usize::from(run.contains(&s))
                             }
-                            (false, true) => {
-                                kernel.scan_strided::<false>(&mut acc, run.start, run.end, 1, &me)
-                            }
-                            (true, true) => kernel.scan_strided::<true>(&mut acc, run.start, run.end, 1, &me),
+                            (false, true) => kernel.scan_strided::<false>(
+                                (&mut acc, &mut close),
+                                run.start,
+                                run.end,
+                                1,
+                                &me,
+                            ),
+                            (true, true) => kernel.scan_strided::<true>(
+                                (&mut acc, &mut close),
+                                run.start,
+                                run.end,
+                                1,
+                                &me,
+                            ),
                         };
                     }
                     let total: usize = runs.iter().map(|r| r.len()).sum();
                     assert_eq!(looked, total - 1, "every candidate but the fish itself");
-                    let hood = acc.finish();
+                    let hood = acc.finish(&close);
                     let what = format!("{mode:?}, strided {strided}, fish {s}");
                     assert_eq!(hood.count, reference.count, "{what}");
                     assert_eq!(hood.separation_count, reference.separation_count, "{what}");
-                    assert!(close(hood.velocity_sum, reference.velocity_sum), "{what}");
-                    assert!(close(hood.offset_sum, reference.offset_sum), "{what}");
-                    assert!(close(hood.separation_sum, reference.separation_sum), "{what}");
+                    assert!(near(hood.velocity_sum, reference.velocity_sum), "{what}");
+                    assert!(near(hood.offset_sum, reference.offset_sum), "{what}");
+                    assert!(near(hood.separation_sum, reference.separation_sum), "{what}");
                 }
             }
         }
