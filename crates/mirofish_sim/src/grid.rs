@@ -381,6 +381,18 @@ impl CandidateRuns {
     pub fn iter(&self) -> impl Iterator<Item = Range<usize>> + '_ {
         self.runs[..self.len].iter().map(|&(a, b)| a as usize..b as usize)
     }
+
+    /// Number of runs (some may be empty).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no runs at all.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 /// The indices `c - 1, c, c + 1` on an axis of `n` cells, as at most two

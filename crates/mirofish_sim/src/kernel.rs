@@ -104,18 +104,69 @@ pub(crate) struct ForceKernel<'a> {
     pub key: TickKey,
 }
 
-/// The 3 × 3 runs of the cell the last fish was in, reused by the fish
-/// after it in the same cell. Start each work item with a fresh one.
+/// The 3 × 3 runs of the cell the last fish was in, and what the scan needs
+/// of each, reused by the fish after it in the same cell. Start each work
+/// item with a fresh one.
 #[derive(Clone, Copy)]
 pub(crate) struct CellCache {
     runs: CandidateRuns,
+    blocks: [BlockRun; 6],
     /// One past the cell's last sorted index; 0 before the first fish.
     end: usize,
 }
 
 impl Default for CellCache {
     fn default() -> Self {
-        Self { runs: CandidateRuns::single(0..0), end: 0 }
+        Self { runs: CandidateRuns::single(0..0), blocks: [BlockRun::new(0..0); 6], end: 0 }
+    }
+}
+
+impl CellCache {
+    /// Points the cache at `runs`, the cell's (or brute force's) runs.
+    #[inline]
+    fn set(&mut self, runs: CandidateRuns) {
+        self.runs = runs;
+        for (block, run) in self.blocks.iter_mut().zip(runs.iter()) {
+            *block = BlockRun::new(run);
+        }
+    }
+
+    /// The prepared runs, as many as there are runs.
+    #[inline]
+    fn block_runs(&self) -> &[BlockRun] {
+        &self.blocks[..self.runs.len()]
+    }
+}
+
+/// A run of candidates as the four-lane scan walks it: the snapshot blocks
+/// it touches and each lane's index relative to the run's start, computed
+/// once per cell rather than per fish.
+#[derive(Clone, Copy)]
+struct BlockRun {
+    /// The run, `a..b` in sorted indices.
+    a: usize,
+    b: usize,
+    /// The blocks `first..last` of the snapshot that hold it.
+    first: usize,
+    last: usize,
+    /// Each lane's index minus `a` in the first block.
+    at: Vec4,
+    /// `b - a`, in every lane.
+    end: Vec4,
+}
+
+impl BlockRun {
+    #[inline]
+    fn new(run: core::ops::Range<usize>) -> Self {
+        let (a, b) = (run.start, run.end.max(run.start));
+        Self {
+            a,
+            b,
+            first: a / BLOCK,
+            last: b.div_ceil(BLOCK).max(a / BLOCK),
+            at: LANE_INDEX - Vec4::splat((a % BLOCK) as f32),
+            end: Vec4::splat((b - a) as f32),
+        }
     }
 }
 
@@ -191,15 +242,22 @@ impl ForceKernel<'_> {
         let (p, v, slot) = (g.sorted_position(s), g.sorted_velocity(s), g.order()[s]);
         let school = school::clamp_index(self.sorted_school[s], self.table.len());
         let params = &self.table[school];
-        let runs = match self.search {
+        match self.search {
             NeighbourSearch::Grid => {
                 if s >= cell.end {
-                    (cell.runs, cell.end) = g.cell_block(p);
+                    let (runs, end) = g.cell_block(p);
+                    cell.set(runs);
+                    cell.end = end;
                 }
-                cell.runs
             }
-            NeighbourSearch::BruteForce => CandidateRuns::single(0..g.len()),
-        };
+            NeighbourSearch::BruteForce => {
+                if cell.end == 0 {
+                    cell.set(CandidateRuns::single(0..g.len()));
+                    cell.end = usize::MAX;
+                }
+            }
+        }
+        let runs = cell.runs;
         let phase = self.sorted_phase[s];
         // A fish at rest looks where its wander points.
         let heading = if SHAPED { rules::heading(v, crate::angle::unit(phase)) } else { Vec2::X };
@@ -207,7 +265,7 @@ impl ForceKernel<'_> {
         let hood = if SHAPED {
             self.shaped_neighbourhood::<WRAP>(&runs, params.neighbour_cap, &me)
         } else {
-            self.neighbourhood::<WRAP>(&runs, params.neighbour_cap, &me)
+            self.neighbourhood::<WRAP>(cell, params.neighbour_cap, &me)
         };
 
         let mut forces = RuleForces::evaluate(&hood, v, phase, params);
@@ -277,23 +335,19 @@ impl ForceKernel<'_> {
     /// at, and the sums are scaled up by candidates over candidates looked
     /// at.
     #[inline(always)]
-    fn neighbourhood<const WRAP: bool>(
-        &self,
-        runs: &CandidateRuns,
-        cap: u32,
-        me: &Onlooker,
-    ) -> Neighbourhood {
+    fn neighbourhood<const WRAP: bool>(&self, cell: &CellCache, cap: u32, me: &Onlooker) -> Neighbourhood {
+        let runs = &cell.runs;
         let step = thinning_step(runs, cap);
         let (mut acc, mut close) = (Lanes::default(), SeparationLanes::default());
         if step == 1 {
-            for run in runs.iter() {
-                if run.len() <= MAX_PIECE {
-                    self.scan_run::<WRAP>((&mut acc, &mut close), run.start, run.end, me);
+            for run in cell.block_runs() {
+                if run.b - run.a <= MAX_PIECE {
+                    self.scan_run::<WRAP>((&mut acc, &mut close), run, me);
                 } else {
                     // Lane positions would no longer be exact in `f32`
                     // (brute force over millions of fish): the gathering
                     // scan with stride 1 counts in integers.
-                    self.scan_strided::<WRAP>((&mut acc, &mut close), run.start, run.end, 1, me);
+                    self.scan_strided::<WRAP>((&mut acc, &mut close), run.a, run.b, 1, me);
                 }
             }
             return acc.finish(&close);
@@ -318,24 +372,18 @@ impl ForceKernel<'_> {
     fn scan_run<const WRAP: bool>(
         &self,
         (acc, close): (&mut Lanes, &mut SeparationLanes),
-        a: usize,
-        b: usize,
+        run: &BlockRun,
         me: &Onlooker,
     ) {
-        if a >= b {
-            return;
-        }
-        let first = a / BLOCK;
-        let blocks = &self.grid.blocks()[first..b.div_ceil(BLOCK)];
-        // Each lane's index relative to `a`, stepped by four per block: the
-        // masks cost three compares instead of three conversions.
-        let mut at = LANE_INDEX - Vec4::splat((a % BLOCK) as f32);
-        let end = Vec4::splat((b - a) as f32);
-        let me_at = Vec4::splat(if (a..b).contains(&me.s) { (me.s - a) as f32 } else { -1.0 });
+        let blocks = &self.grid.blocks()[run.first..run.last];
+        // Each lane's index relative to the run's start, stepped by four per
+        // block: the masks cost three compares instead of three conversions.
+        let (mut at, end) = (run.at, run.end);
+        let me_at = Vec4::splat(if (run.a..run.b).contains(&me.s) { (me.s - run.a) as f32 } else { -1.0 });
         for (i, block) in blocks.iter().enumerate() {
             let valid = at.cmpge(Vec4::ZERO) & at.cmplt(end) & at.cmpne(me_at);
             let lanes = [block.x, block.y, block.vx, block.vy];
-            self.add_block::<WRAP>(acc, close, lanes, valid, (first + i) * BLOCK, 1, me);
+            self.add_block::<WRAP>(acc, close, lanes, valid, (run.first + i) * BLOCK, 1, me);
             at += Vec4::splat(LANES as f32);
         }
     }
@@ -683,11 +731,19 @@ mod tests {
                     for run in runs.iter() {
                         looked += match (wrap, strided) {
                             (false, false) => {
-                                kernel.scan_run::<false>((&mut acc, &mut close), run.start, run.end, &me);
+                                kernel.scan_run::<false>(
+                                    (&mut acc, &mut close),
+                                    &BlockRun::new(run.clone()),
+                                    &me,
+                                );
                                 run.len() - usize::from(run.contains(&s))
                             }
                             (true, false) => {
-                                kernel.scan_run::<true>((&mut acc, &mut close), run.start, run.end, &me);
+                                kernel.scan_run::<true>(
+                                    (&mut acc, &mut close),
+                                    &BlockRun::new(run.clone()),
+                                    &me,
+                                );
                                 run.len() - usize::from(run.contains(&s))
                             }
                             (false, true) => kernel.scan_strided::<false>(
