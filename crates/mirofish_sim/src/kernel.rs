@@ -352,9 +352,13 @@ impl ForceKernel<'_> {
             }
             return acc.finish(&close);
         }
+        // Each fish starts its stride elsewhere, so the fish of one cell look
+        // at different samples and their estimates' errors do not line up.
+        let offset = me.s % step;
         let mut looked = 0usize;
         for run in runs.iter() {
-            looked += self.scan_strided::<WRAP>((&mut acc, &mut close), run.start, run.end, step, me);
+            let a = (run.start + offset).min(run.end);
+            looked += self.scan_strided::<WRAP>((&mut acc, &mut close), a, run.end, step, me);
         }
         let mut hood = acc.finish(&close);
         scale(&mut hood, runs, looked);
@@ -536,7 +540,8 @@ impl ForceKernel<'_> {
         let mut hood = Neighbourhood::default();
         let mut looked = 0usize;
         for run in runs.iter() {
-            for j in run.step_by(step) {
+            // As in the all-round scan: each fish starts its stride elsewhere.
+            for j in ((run.start + me.s % step).min(run.end)..run.end).step_by(step) {
                 if j == me.s {
                     continue;
                 }

@@ -106,12 +106,15 @@ pub struct FlockParams {
     /// Crowding control: 0 (the default) considers every neighbour. Above
     /// 0, a fish whose 3 × 3 block of grid cells holds more than
     /// `3 × neighbour_cap` candidates looks at only every s-th of them
-    /// (s chosen so about `3 × neighbour_cap` are looked at) and scales the
-    /// sums by s: averages (alignment, cohesion) keep their expected value,
-    /// the separation push its expected size, and a tick in a dense ball
-    /// costs about what it costs at `neighbour_cap` neighbours. The price:
-    /// in a crowd, each fish sees a thinned, deterministic sample of its
-    /// neighbourhood instead of all of it.
+    /// (s chosen so about `3 × neighbour_cap` are looked at, from an offset
+    /// of its own) and scales the sums by candidates over candidates looked
+    /// at: averages (alignment, cohesion) keep their expected value, the
+    /// separation push its expected size, and a tick in a dense ball costs
+    /// a small multiple of a uniform one instead of growing with the
+    /// crowd. The price: in a crowd, each fish sees a thinned,
+    /// deterministic sample of its neighbourhood instead of all of it. With
+    /// the four-lane scan, a school of ~50 neighbours is cheaper uncapped;
+    /// the cap pays from a few hundred neighbours on.
     pub neighbour_cap: u32,
 }
 
