@@ -12,7 +12,7 @@
 //! zero count), coincident fish (1/r at r = 0) and the heading of a fish that
 //! is not moving (normalising a zero vector).
 
-use glam::{Vec2, Vec4};
+use glam::{Vec2, Vec4, Vec4Swizzles};
 
 use crate::params::FlockParams;
 
@@ -147,6 +147,28 @@ pub fn cohesion(n: &Neighbourhood, velocity: Vec2, params: &FlockParams) -> Vec2
     steer_towards_mean(n.offset_sum, n.count, velocity, params)
 }
 
+/// [`alignment`] and [`cohesion`] together, the two means normalised side
+/// by side in one vector (one square root and one division for both).
+/// Every lane does exactly the scalar operations: the same bits.
+#[inline]
+pub fn alignment_and_cohesion(n: &Neighbourhood, velocity: Vec2, params: &FlockParams) -> (Vec2, Vec2) {
+    if params.match_speed {
+        return (alignment(n, velocity, params), cohesion(n, velocity, params));
+    }
+    if n.count == 0 {
+        return (Vec2::ZERO, Vec2::ZERO);
+    }
+    let sums = Vec4::new(n.velocity_sum.x, n.velocity_sum.y, n.offset_sum.x, n.offset_sum.y);
+    let mean = sums / n.count as f32;
+    let squares = mean * mean;
+    // x² + y² in both lanes of each pair (addition commutes exactly).
+    let rcp = Vec4::ONE / (squares + squares.yxwz()).sqrt();
+    let usable = rcp.is_finite_mask() & rcp.cmpgt(Vec4::ZERO);
+    let desired = Vec4::select(usable, mean * rcp, Vec4::ZERO) * params.max_speed;
+    let change = desired - Vec4::new(velocity.x, velocity.y, velocity.x, velocity.y);
+    (change.xy(), change.zw())
+}
+
 /// Desired velocity (full speed along the mean of `count` vectors summing
 /// to `sum`) minus the current velocity: the line that gives boids their
 /// inertia. Zero when `count` is zero; a zero mean desires standing still.
@@ -261,14 +283,10 @@ fn steer_with(velocity_change: Vec2, weight: f32, inv_reaction_time: f32, max_fo
 
 impl RuleForces {
     /// Evaluates the three rules and wander for one fish.
-    #[inline]
+    #[inline(always)]
     pub fn evaluate(n: &Neighbourhood, velocity: Vec2, phase: f32, params: &FlockParams) -> Self {
-        let changes = [
-            separation(n, params),
-            alignment(n, velocity, params),
-            cohesion(n, velocity, params),
-            wander(phase, params),
-        ];
+        let (alignment, cohesion) = alignment_and_cohesion(n, velocity, params);
+        let changes = [separation(n, params), alignment, cohesion, wander(phase, params)];
         let weights =
             [params.separation_weight, params.alignment_weight, params.cohesion_weight, params.wander_weight];
         let [separation, alignment, cohesion, wander] = steer_four(changes, weights, params);
@@ -411,6 +429,24 @@ mod tests {
         assert!((f.separation.length() - p.max_force * p.separation_weight).abs() < 1e-2);
         assert!(f.separation.x < 0.0);
         assert!(f.cohesion.length() <= p.max_force * p.cohesion_weight + 1e-3);
+    }
+
+    #[test]
+    fn alignment_and_cohesion_together_match_each_alone() {
+        let p = params();
+        let v = Vec2::new(120.0, -33.0);
+        let hoods = [
+            Neighbourhood::default(),
+            hood(&[(Vec2::new(30.0, 0.0), Vec2::new(0.0, 50.0)), (Vec2::new(-30.0, 0.0), Vec2::ZERO)]),
+            hood(&[(Vec2::new(3.0, 4.0), Vec2::new(-7.0, 150.0))]),
+            hood(&[(Vec2::new(1.0e-30, 0.0), Vec2::new(1.0e-30, 0.0))]),
+        ];
+        for (k, n) in hoods.iter().enumerate() {
+            let pair = alignment_and_cohesion(n, v, &p);
+            assert_eq!(pair, (alignment(n, v, &p), cohesion(n, v, &p)), "neighbourhood {k}");
+            let m = FlockParams { match_speed: true, ..p };
+            assert_eq!(alignment_and_cohesion(n, v, &m), (alignment(n, v, &m), cohesion(n, v, &m)));
+        }
     }
 
     #[test]
