@@ -13,9 +13,7 @@
 //! one untimed tick so its buffers are warm, outside the timing), so the
 //! density is the one named; the figure is the median.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use bevy::app::ScheduleRunnerPlugin;
@@ -25,31 +23,8 @@ use mirofish::prelude::*;
 use mirofish::sim::{NeighbourSearch, Simulation, observe};
 
 /// Counts heap allocations, to show the warmed-up tick makes none.
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-#[expect(unsafe_code, reason = "a global allocator must implement the unsafe GlobalAlloc trait")]
-// SAFETY: every call is forwarded unchanged to the system allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller's contract is passed on as is.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: the caller's contract is passed on as is.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller's contract is passed on as is.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
     Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool"))
@@ -205,9 +180,9 @@ fn main() {
                 }
             };
             ticks(2);
-            let before = ALLOCATIONS.load(Ordering::Relaxed);
+            let before = alloc_counter::allocations();
             ticks(3);
-            let allocs = ALLOCATIONS.load(Ordering::Relaxed) - before;
+            let allocs = alloc_counter::allocations() - before;
             println!(
                 "| heap allocations per warmed-up tick, {label} | {n} | | {:.1} | |",
                 allocs as f64 / 3.0

@@ -1,37 +1,11 @@
 //! A warmed-up tick allocates nothing on the heap: every buffer (grid,
 //! sorted snapshot, kicks, samples) is reused, and validation builds no
 //! message unless it fails.
-#![expect(unsafe_code, reason = "a counting global allocator implements the unsafe GlobalAlloc trait")]
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mirofish_sim::{BoundaryMode, FlockParams, Obstacle, Predator, Simulation, Tank, Vec2};
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is forwarded unchanged to the system allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller's contract is passed on as is.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: the caller's contract is passed on as is.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller's contract is passed on as is.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 #[test]
 fn warmed_up_ticks_do_not_allocate() {
@@ -52,9 +26,9 @@ fn warmed_up_ticks_do_not_allocate() {
         }
         let allocations = pool.install(|| {
             sim.run(3).unwrap();
-            let before = ALLOCATIONS.load(Ordering::Relaxed);
+            let before = alloc_counter::allocations();
             sim.run(10).unwrap();
-            ALLOCATIONS.load(Ordering::Relaxed) - before
+            alloc_counter::allocations() - before
         });
         assert_eq!(allocations, 0, "record {record}, {mode:?}, scene {scene}");
     }
