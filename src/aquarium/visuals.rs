@@ -6,6 +6,7 @@
 //! fish's head; the plugin's interpolation turns it along the velocity, and
 //! [`stretch_and_colour`] stretches it with speed and recolours it.
 
+use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 use mirofish_bevy::prelude::*;
 use mirofish_sim::rules::RuleForces;
@@ -160,17 +161,19 @@ fn stretch_and_colour(
     state: Res<FlockState>,
     mut fish: Query<(Entity, &Velocity, Option<&School>, &mut Transform, &mut Sprite), With<Boid>>,
     mut last_mode: Local<Option<ColourMode>>,
+    mut slots: Local<EntityHashMap<usize>>,
 ) {
     let table = config.school_table();
     let mode = settings.colour_mode;
     let recolour = mode != ColourMode::School || *last_mode != Some(mode);
     *last_mode = Some(mode);
-    // The rule colouring reads the tick's per-fish samples, by slot.
-    let slots: std::collections::HashMap<Entity, usize> = if mode == ColourMode::Rule {
-        state.entities.iter().enumerate().map(|(i, e)| (*e, i)).collect()
-    } else {
-        Default::default()
-    };
+    // The rule colouring reads the tick's per-fish samples, by slot (the
+    // map is kept between frames, so refilling it allocates nothing).
+    slots.clear();
+    if mode == ColourMode::Rule {
+        slots.extend(state.entities.iter().enumerate().map(|(i, e)| (*e, i)));
+    }
+    let slots = &*slots;
     fish.par_iter_mut().for_each(|(entity, v, school, mut t, mut sprite)| {
         let params = table[usize::from(school.map_or(0, |s| s.0)).min(table.len() - 1)];
         let s = (v.0.length() / params.max_speed.max(1e-3)).clamp(0.0, 2.0);

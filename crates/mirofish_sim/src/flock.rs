@@ -358,7 +358,7 @@ impl Flock {
                 && scene.goal.is_none()
                 && scene.school_goals.iter().all(Option::is_none)
                 && scene.attractor.is_none()
-                && (scene.route.is_none() || !self.leader.contains(&true))
+                && (scene.route.is_none() || !has_leaders)
                 && self.fear.iter().all(|&f| f == 0.0),
             scene,
             table,

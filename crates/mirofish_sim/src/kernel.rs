@@ -63,8 +63,8 @@ pub struct ForceSample {
 }
 
 /// What the force pass hands the integrator for one fish: kept small and
-/// apart from [`ForceSample`], because the integrator reads it in slot
-/// order, i.e. at random places of the sorted arrays.
+/// apart from [`ForceSample`], because the integrator gathers it into slot
+/// order, i.e. from random places of the sorted arrays.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Kick {
     /// Total acceleration, clamped to the school's `max_force`.
@@ -734,37 +734,22 @@ mod tests {
                     let (mut acc, mut close) = (Lanes::default(), SeparationLanes::default());
                     let mut looked = 0;
                     for run in runs.iter() {
+                        let sums = (&mut acc, &mut close);
+                        let (a, b, block_run) = (run.start, run.end, BlockRun::new(run.clone()));
+                        let others = run.len() - usize::from(run.contains(&s));
                         looked += match (wrap, strided) {
+                            // The plain scan counts nothing: it looks at every
+                            // candidate but the fish itself.
                             (false, false) => {
-                                kernel.scan_run::<false>(
-                                    (&mut acc, &mut close),
-                                    &BlockRun::new(run.clone()),
-                                    &me,
-                                );
-                                run.len() - usize::from(run.contains(&s))
+                                kernel.scan_run::<false>(sums, &block_run, &me);
+                                others
                             }
                             (true, false) => {
-                                kernel.scan_run::<true>(
-                                    (&mut acc, &mut close),
-                                    &BlockRun::new(run.clone()),
-                                    &me,
-                                );
-                                run.len() - usize::from(run.contains(&s))
+                                kernel.scan_run::<true>(sums, &block_run, &me);
+                                others
                             }
-                            (false, true) => kernel.scan_strided::<false>(
-                                (&mut acc, &mut close),
-                                run.start,
-                                run.end,
-                                1,
-                                &me,
-                            ),
-                            (true, true) => kernel.scan_strided::<true>(
-                                (&mut acc, &mut close),
-                                run.start,
-                                run.end,
-                                1,
-                                &me,
-                            ),
+                            (false, true) => kernel.scan_strided::<false>(sums, a, b, 1, &me),
+                            (true, true) => kernel.scan_strided::<true>(sums, a, b, 1, &me),
                         };
                     }
                     let total: usize = runs.iter().map(|r| r.len()).sum();
