@@ -8,6 +8,15 @@ use mirofish_sim::{BoundaryMode, FlockParams, Obstacle, Predator, Simulation, Ta
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 #[test]
+fn the_counter_sees_allocations() {
+    // Otherwise the test below would pass with no counter installed.
+    let before = alloc_counter::allocations();
+    let v = std::hint::black_box(vec![1u8; 100]);
+    assert!(alloc_counter::allocations() > before);
+    drop(v);
+}
+
+#[test]
 fn warmed_up_ticks_do_not_allocate() {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     for (record, mode, scene) in [
