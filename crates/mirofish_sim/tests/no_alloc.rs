@@ -7,17 +7,16 @@ use mirofish_sim::{BoundaryMode, FlockParams, Obstacle, Predator, Simulation, Ta
 #[global_allocator]
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
-#[test]
-fn the_counter_sees_allocations() {
-    // Otherwise the test below would pass with no counter installed.
-    let before = alloc_counter::allocations();
-    let v = std::hint::black_box(vec![1u8; 100]);
-    assert!(alloc_counter::allocations() > before);
-    drop(v);
-}
-
+// One test only: tests of one binary run on parallel threads, and another
+// test's allocations would land in this one's count.
 #[test]
 fn warmed_up_ticks_do_not_allocate() {
+    // The counter is installed and counts (else this test would pass for
+    // nothing).
+    let before = alloc_counter::allocations();
+    let v = std::hint::black_box(vec![1u8; 100]);
+    assert!(alloc_counter::allocations() > before, "the counting allocator is installed");
+    drop(v);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     for (record, mode, scene) in [
         (false, BoundaryMode::SoftMargin, false),
