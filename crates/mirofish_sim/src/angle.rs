@@ -10,7 +10,7 @@
 
 use core::f32::consts::FRAC_2_PI;
 
-use glam::Vec2;
+use glam::{Vec2, Vec4};
 
 /// π/2 split in two, so that `x - k·π/2` keeps its precision for the
 /// angles a simulation sees (Cody–Waite reduction).
@@ -43,6 +43,37 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
     }
 }
 
+/// Largest angle [`sin_cos_lanes`] takes: its quadrant is then a small
+/// whole number in `f32` and the lanes round it exactly as [`sin_cos`]
+/// does.
+const LANE_LIMIT: f32 = 1.0e6;
+
+/// [`sin_cos`] of four angles at once, the same bits lane by lane: the
+/// force kernel's wander for four fish. `None` if an angle is non-finite or
+/// beyond ±10⁶ (the one-angle form handles those).
+#[inline]
+pub(crate) fn sin_cos_lanes(x: Vec4) -> Option<(Vec4, Vec4)> {
+    // NaN fails the comparison too.
+    if !x.abs().cmple(Vec4::splat(LANE_LIMIT)).all() {
+        return None;
+    }
+    let q = x * FRAC_2_PI;
+    // Round half away from zero, as the scalar form's `as i64` does.
+    let k = Vec4::select(q.cmpge(Vec4::ZERO), q + 0.5, q - 0.5).trunc();
+    let r = (x - k * HALF_PI_HI) - k * HALF_PI_LO;
+    let z = r * r;
+    let s = ((z * -1.951_529_6e-4 + 8.332_161e-3) * z - 1.666_665_5e-1) * z * r + r;
+    let c = ((z * 2.443_315_7e-5 - 1.388_731_6e-3) * z + 4.166_664_6e-2) * z * z - z * 0.5 + 1.0;
+    // The quadrant modulo 4, exact in `f32` for these magnitudes.
+    let quadrant = k - (k * 0.25).floor() * 4.0;
+    let one = quadrant.cmpeq(Vec4::ONE);
+    let swap = one | quadrant.cmpeq(Vec4::splat(3.0));
+    let (sin, cos) = (Vec4::select(swap, c, s), Vec4::select(swap, s, c));
+    let sin = Vec4::select(quadrant.cmpge(Vec4::splat(2.0)), -sin, sin);
+    let cos = Vec4::select(one | quadrant.cmpeq(Vec4::splat(2.0)), -cos, cos);
+    Some((sin, cos))
+}
+
 /// The unit vector at angle `x` (radians, counter-clockwise from +X):
 /// `(cos x, sin x)`.
 #[inline]
@@ -65,6 +96,23 @@ mod tests {
             worst = worst.max((f64::from(s) - es).abs()).max((f64::from(c) - ec).abs());
         }
         assert!(worst < 2.0e-7, "worst error {worst}");
+    }
+
+    #[test]
+    fn four_lanes_give_the_bits_of_one() {
+        let mut angles: Vec<f32> = (-4000..4000).map(|i| i as f32 * 0.0123).collect();
+        // Zeros, the limits, and the quadrant borders where the rounding turns.
+        let quarter = core::f32::consts::FRAC_PI_4;
+        angles.extend([0.0, -0.0, 1.0e6, -1.0e6, quarter, -quarter, 5.0 * quarter, quarter.next_up()]);
+        for x in angles.chunks(4).filter(|c| c.len() == 4) {
+            let (s, c) = sin_cos_lanes(Vec4::from_slice(x)).expect("within the limit");
+            for l in 0..4 {
+                let (es, ec) = sin_cos(x[l]);
+                assert_eq!((s[l].to_bits(), c[l].to_bits()), (es.to_bits(), ec.to_bits()), "{}", x[l]);
+            }
+        }
+        assert!(sin_cos_lanes(Vec4::new(0.0, 1.0, f32::NAN, 2.0)).is_none());
+        assert!(sin_cos_lanes(Vec4::new(0.0, 1.0, 2.0e6, 2.0)).is_none());
     }
 
     #[test]

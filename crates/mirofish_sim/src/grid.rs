@@ -60,16 +60,25 @@ pub struct SpatialGrid {
 /// Four consecutive fish of the sorted snapshot, component by component
 /// (structure of arrays within the block, array of structures between
 /// blocks): the force kernel loads four candidates' `x` (or `y`, `vx`,
-/// `vy`) with one aligned vector load, and a block is one 64-byte cache
-/// line. Sorted index `s` is lane `s % 4` of block `s / 4`; the lanes of
-/// the last block past the last fish are zero.
+/// `vy`) with one aligned vector load ([`FishBlock::lanes`]) or one of
+/// them with a scalar load, and a block is one 64-byte cache line. Sorted
+/// index `s` is lane `s % 4` of block `s / 4`; the lanes of the last block
+/// past the last fish are zero.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub(crate) struct FishBlock {
-    pub x: Vec4,
-    pub y: Vec4,
-    pub vx: Vec4,
-    pub vy: Vec4,
+    pub x: [f32; BLOCK],
+    pub y: [f32; BLOCK],
+    pub vx: [f32; BLOCK],
+    pub vy: [f32; BLOCK],
+}
+
+impl FishBlock {
+    /// The four components as vectors: `[x, y, vx, vy]`.
+    #[inline(always)]
+    pub fn lanes(&self) -> [Vec4; 4] {
+        [self.x, self.y, self.vx, self.vy].map(Vec4::from_array)
+    }
 }
 
 /// Fish per block of the sorted snapshot.
@@ -104,13 +113,12 @@ impl SpatialGrid {
         self.blocks.par_chunks_mut(GATHER_CHUNK / BLOCK).zip(self.order.par_chunks(GATHER_CHUNK)).for_each(
             |(blocks, order)| {
                 for (block, order) in blocks.iter_mut().zip(order.chunks(BLOCK)) {
-                    let mut lanes = [[0.0f32; BLOCK]; 4];
+                    let mut lanes = FishBlock::default();
                     for (l, &i) in order.iter().enumerate() {
                         let (p, v) = (position[i as usize], velocity[i as usize]);
-                        (lanes[0][l], lanes[1][l], lanes[2][l], lanes[3][l]) = (p.x, p.y, v.x, v.y);
+                        (lanes.x[l], lanes.y[l], lanes.vx[l], lanes.vy[l]) = (p.x, p.y, v.x, v.y);
                     }
-                    let [x, y, vx, vy] = lanes.map(Vec4::from_array);
-                    *block = FishBlock { x, y, vx, vy };
+                    *block = lanes;
                 }
             },
         );
@@ -254,10 +262,19 @@ impl SpatialGrid {
 
     #[inline]
     fn runs_around(&self, cx: u32, cy: u32) -> CandidateRuns {
+        self.runs_across(cx, cx, cy)
+    }
+
+    /// The runs of sorted indices that cover the cells around columns
+    /// `cx0..=cx1` of row `cy` (the 3 × 3 blocks of all of them), in
+    /// ascending order, also across a wrap seam: at most three rows of at
+    /// most two runs each, some maybe empty. `cx0 <= cx1 < cols`.
+    #[inline]
+    pub(crate) fn runs_across(&self, cx0: u32, cx1: u32, cy: u32) -> CandidateRuns {
+        let mut out = CandidateRuns { runs: [(0, 0); 6], len: 0 };
         if !self.wrap {
             // Walls: one run per row, clamped to the grid.
-            let (x0, x1) = (cx.saturating_sub(1), (cx + 1).min(self.cols - 1));
-            let mut out = CandidateRuns { runs: [(0, 0); 6], len: 0 };
+            let (x0, x1) = (cx0.saturating_sub(1), (cx1 + 1).min(self.cols - 1));
             for y in cy.saturating_sub(1)..=(cy + 1).min(self.rows - 1) {
                 let row = (y * self.cols) as usize;
                 out.runs[out.len] =
@@ -266,9 +283,8 @@ impl SpatialGrid {
             }
             return out;
         }
-        let (row_spans, nr) = axis_spans(cy, self.rows, self.wrap);
-        let (col_spans, nc) = axis_spans(cx, self.cols, self.wrap);
-        let mut out = CandidateRuns { runs: [(0, 0); 6], len: 0 };
+        let (row_spans, nr) = axis_spans(cy, cy, self.rows, self.wrap);
+        let (col_spans, nc) = axis_spans(cx0, cx1, self.cols, self.wrap);
         for &(y0, y1) in &row_spans[..nr] {
             for y in y0..=y1 {
                 let row = (y * self.cols) as usize;
@@ -395,24 +411,26 @@ impl CandidateRuns {
     }
 }
 
-/// The indices `c - 1, c, c + 1` on an axis of `n` cells, as at most two
-/// inclusive spans without repeats: clamped to the grid for walls, taken
-/// modulo `n` for a torus (where an axis of three cells or fewer is scanned
-/// whole, so that no cell is visited twice).
+/// The indices `c0 - 1 ..= c1 + 1` on an axis of `n` cells, as at most two
+/// inclusive spans without repeats, in ascending order: clamped to the grid
+/// for walls, taken modulo `n` for a torus (where a span that would cover
+/// the axis, or reach around it onto itself, is the whole axis, so that no
+/// cell is visited twice). Ascending spans give ascending runs of sorted
+/// indices, which the force kernel's sums rely on for their order.
 #[inline]
-fn axis_spans(c: u32, n: u32, wrap: bool) -> ([(u32, u32); 2], usize) {
+fn axis_spans(c0: u32, c1: u32, n: u32, wrap: bool) -> ([(u32, u32); 2], usize) {
     let last = n - 1;
     if !wrap {
-        return ([(c.saturating_sub(1), (c + 1).min(last)), (0, 0)], 1);
+        return ([(c0.saturating_sub(1), (c1 + 1).min(last)), (0, 0)], 1);
     }
-    if n <= 3 {
+    if c1 - c0 + 3 >= n {
         ([(0, last), (0, 0)], 1)
-    } else if c == 0 {
-        ([(0, 1), (last, last)], 2)
-    } else if c == last {
-        ([(last - 1, last), (0, 0)], 2)
+    } else if c0 == 0 {
+        ([(0, c1 + 1), (last, last)], 2)
+    } else if c1 == last {
+        ([(0, 0), (c0 - 1, last)], 2)
     } else {
-        ([(c - 1, c + 1), (0, 0)], 1)
+        ([(c0 - 1, c1 + 1), (0, 0)], 1)
     }
 }
 
@@ -446,9 +464,9 @@ mod tests {
     #[test]
     fn spans_cover_three_distinct_cells() {
         let expand = |c, n, wrap| {
-            let (spans, k) = axis_spans(c, n, wrap);
-            let mut v: Vec<u32> = spans[..k].iter().flat_map(|&(a, b)| a..=b).collect();
-            v.sort_unstable();
+            let (spans, k) = axis_spans(c, c, n, wrap);
+            let v: Vec<u32> = spans[..k].iter().flat_map(|&(a, b)| a..=b).collect();
+            assert!(v.is_sorted(), "ascending: {v:?}");
             v
         };
         assert_eq!(expand(0, 10, false), vec![0, 1]);
@@ -459,6 +477,59 @@ mod tests {
         assert_eq!(expand(1, 2, true), vec![0, 1]);
         assert_eq!(expand(0, 1, true), vec![0]);
         assert_eq!(expand(0, 1, false), vec![0]);
+    }
+
+    #[test]
+    fn spans_of_several_columns_ascend_and_never_repeat() {
+        let expand = |c0, c1, n, wrap| {
+            let (spans, k) = axis_spans(c0, c1, n, wrap);
+            let v: Vec<u32> = spans[..k].iter().flat_map(|&(a, b)| a..=b).collect();
+            assert!(v.is_sorted() && v.windows(2).all(|w| w[0] != w[1]), "{v:?}");
+            v
+        };
+        assert_eq!(expand(2, 4, 10, false), vec![1, 2, 3, 4, 5]);
+        assert_eq!(expand(0, 2, 10, false), vec![0, 1, 2, 3]);
+        assert_eq!(expand(7, 9, 10, false), vec![6, 7, 8, 9]);
+        assert_eq!(expand(2, 4, 10, true), vec![1, 2, 3, 4, 5]);
+        assert_eq!(expand(0, 2, 10, true), vec![0, 1, 2, 3, 9]);
+        assert_eq!(expand(7, 9, 10, true), vec![0, 6, 7, 8, 9]);
+        assert_eq!(expand(0, 6, 10, true), vec![0, 1, 2, 3, 4, 5, 6, 7, 9]);
+        assert_eq!(expand(1, 8, 10, true), (0..10).collect::<Vec<_>>(), "reaches around onto itself");
+    }
+
+    #[test]
+    fn runs_across_columns_cover_every_block_in_ascending_order() {
+        // Fish on a 10 × 6 torus and in a walled tank of the same size, one
+        // per cell: the runs across columns c0..=c1 hold exactly the cells
+        // of the 3 × 3 blocks of those columns, in ascending sorted order.
+        let tank = Tank::centered(Vec2::new(100.0, 60.0));
+        let position: Vec<Vec2> = (0..60)
+            .map(|i| tank.min + Vec2::new((i % 10) as f32 * 10.0 + 5.0, (i / 10) as f32 * 10.0 + 5.0))
+            .collect();
+        let velocity = vec![Vec2::ZERO; position.len()];
+        for wrap in [false, true] {
+            let mut grid = SpatialGrid::default();
+            grid.rebuild(&position, &velocity, &tank, 9.9, wrap);
+            assert_eq!(grid.dimensions(), (10, 6));
+            for (c0, c1, cy) in [(0, 0, 0), (0, 2, 0), (7, 9, 5), (3, 5, 2), (9, 9, 3)] {
+                let runs = grid.runs_across(c0, c1, cy);
+                let found: Vec<usize> = runs.iter().flatten().collect();
+                assert!(found.windows(2).all(|w| w[0] < w[1]), "{found:?}");
+                let cells: Vec<(u32, u32)> =
+                    found.iter().map(|&s| grid.cell_coords(grid.sorted_position(s))).collect();
+                let near = |c: u32, lo: u32, hi: u32, n: u32| {
+                    if wrap {
+                        (lo + n - 1..=hi + n + 1).any(|k| k % n == c)
+                    } else {
+                        c + 1 >= lo && c <= hi + 1
+                    }
+                };
+                let expected =
+                    (0..60u32).filter(|i| near(i % 10, c0, c1, 10) && near(i / 10, cy, cy, 6)).count();
+                assert_eq!(cells.len(), expected, "wrap {wrap}, columns {c0}..={c1}, row {cy}");
+                assert!(cells.iter().all(|&(x, y)| near(x, c0, c1, 10) && near(y, cy, cy, 6)));
+            }
+        }
     }
 
     #[test]

@@ -1,26 +1,26 @@
-//! The force kernel: one fish's neighbourhood sums and weighted rules, read
-//! from the grid's cell-sorted snapshot. The force pass
+//! The force kernel: every fish's neighbourhood sums and weighted rules,
+//! read from the grid's cell-sorted snapshot. The force pass
 //! ([`crate::Flock::accumulate_forces`]) runs it for every fish in parallel.
 //!
-//! The inner loop is where a tick's time goes (about 20 candidates per fish
-//! at the usual density), so it looks at four candidates at once: the
-//! snapshot comes in blocks of four fish ([`crate::grid::FishBlock`]), four
-//! `x` (or `y`, `vx`, `vy`) are one vector load, the distance test is a
-//! vector compare and the sums are masked vector adds — `glam::Vec4`, which
-//! is SSE2 on x86-64, NEON on aarch64 and plain `f32` elsewhere. The sums
-//! are kept per lane and added up in a fixed order at the end, so the bits
-//! do not depend on the platform or the number of threads (nor on the
-//! instruction set: a build for AVX2 gives the same state hash).
+//! The fish go by *quartets*, the four fish of one block of the snapshot
+//! ([`crate::grid::FishBlock`]), one fish per vector lane (`glam::Vec4`:
+//! SSE2 on x86-64, NEON on aarch64, plain `f32` elsewhere). Sorted fish
+//! four in a row live in the same or neighbouring cells, so the quartet
+//! walks the union of their 3 × 3 blocks once and tests each candidate
+//! against all four fish at the same time (`quartet.rs`); then the rules,
+//! the jitter, the soft margin and the final clamp run in the lanes too.
+//! Each lane adds its candidates in ascending sorted order, non-neighbours
+//! as exact zeros, so the bits depend neither on the platform nor on the
+//! number of threads, and the grid and brute force agree to the bit.
 //!
-//! The per-fish part is kept lean too: one scan kind per work item for a
-//! single school, the four rules steered in one vector
-//! ([`RuleForces::evaluate`]), the soft margin skipped for fish clear of it,
-//! the jitter keyed once per tick, the total clamped here rather than in a
-//! pass of its own.
-//!
-//! Schools with a shaped view (blind spot, zone or distance weights,
-//! leaders, other schools ignored) take a per-candidate scan instead; it
-//! needs the heading, an angle test and a weight per pair.
+//! Fish that need more go one at a time: a school with a shaped view
+//! (blind spot, zone or distance weights, leaders, other schools ignored)
+//! takes a per-candidate scan with the heading, an angle test and a weight
+//! per pair; a crowd thinned by a neighbour cap takes a scan of four
+//! candidates at a time (every `step`-th one); a scene with obstacles,
+//! predators or goals, or a quartet of several schools, evaluates its rules
+//! fish by fish. The lane and one-fish forms of the rules give the same
+//! bits (tests in `rules.rs` and `angle.rs`).
 
 use glam::{BVec4A, Vec2, Vec4};
 
@@ -31,6 +31,8 @@ use crate::params::{BoundaryMode, FlockParams, Tank};
 use crate::rules::{self, Neighbourhood, RuleForces};
 use crate::scene::{self, Goal, Scene};
 use crate::school::{self, SchoolCache};
+
+mod quartet;
 
 /// Candidates looked at together: one 4-lane vector.
 const LANES: usize = 4;
@@ -188,56 +190,56 @@ struct Onlooker {
 impl ForceKernel<'_> {
     /// The kicks of the fish at sorted indices `base..base + kicks.len()`
     /// (and their samples, if asked for): one work item of the force pass.
-    /// With one school (the common case) the scan kind is chosen once for
-    /// the whole item, so each fish runs straight-line code.
+    /// `base` is a multiple of four: the fish go by quartets, four fish of
+    /// one block of the snapshot, which share one scan of their
+    /// neighbourhood when they all see all round ([`quartet`]).
     pub fn run(&self, base: usize, kicks: &mut [Kick], mut samples: Option<&mut [ForceSample]>) {
+        debug_assert_eq!(base % BLOCK, 0, "work items start at a block");
         let mut cell = CellCache::default();
-        if let [only] = self.caches {
-            macro_rules! each_fish {
-                ($wrap:literal, $shaped:literal) => {
-                    for (k, kick) in kicks.iter_mut().enumerate() {
-                        let sample = samples.as_deref_mut().map(|all| &mut all[k]);
-                        *kick = self.fish_with::<$wrap, $shaped>(base + k, &mut cell, sample);
-                    }
-                };
-            }
-            match (self.grid.wraps(), only.shaped) {
-                (true, true) => each_fish!(true, true),
-                (true, false) => each_fish!(true, false),
-                (false, true) => each_fish!(false, true),
-                (false, false) => each_fish!(false, false),
-            }
-        } else {
-            for (k, kick) in kicks.iter_mut().enumerate() {
-                let sample = samples.as_deref_mut().map(|all| &mut all[k]);
-                *kick = self.fish(base + k, &mut cell, sample);
+        let all_round = !self.caches.iter().any(|c| c.shaped);
+        for (q, kicks) in kicks.chunks_mut(BLOCK).enumerate() {
+            let s = base + q * BLOCK;
+            let range = q * BLOCK..q * BLOCK + kicks.len();
+            let samples = samples.as_deref_mut().map(|all| &mut all[range]);
+            let plain = all_round
+                || (s..s + kicks.len()).all(|s| {
+                    !self.caches[school::clamp_index(self.sorted_school[s], self.caches.len())].shaped
+                });
+            match (plain, self.grid.wraps()) {
+                (true, true) => self.quartet::<true>(s, kicks, samples, &mut cell),
+                (true, false) => self.quartet::<false>(s, kicks, samples, &mut cell),
+                (false, _) => self.each_fish(s, kicks, samples, &mut cell),
             }
         }
     }
 
-    /// The clamped acceleration of the fish at sorted index `s`. Fish are asked for in ascending order within a work
-    /// item, with one `cell` cache per item: fish of one cell share their
-    /// 3 × 3 runs.
-    /// With `sample`, the fish's rule forces are written there too.
-    #[inline]
-    fn fish(&self, s: usize, cell: &mut CellCache, sample: Option<&mut ForceSample>) -> Kick {
-        // Four copies of the scan, so the inner loop carries no mode test.
-        let k = school::clamp_index(self.sorted_school[s], self.caches.len());
-        match (self.grid.wraps(), self.caches[k].shaped) {
-            (true, true) => self.fish_with::<true, true>(s, cell, sample),
-            (true, false) => self.fish_with::<true, false>(s, cell, sample),
-            (false, true) => self.fish_with::<false, true>(s, cell, sample),
-            (false, false) => self.fish_with::<false, false>(s, cell, sample),
-        }
-    }
-
-    #[inline(always)]
-    fn fish_with<const WRAP: bool, const SHAPED: bool>(
+    /// The kicks of fish `s..s + kicks.len()`, one at a time.
+    fn each_fish(
         &self,
         s: usize,
+        kicks: &mut [Kick],
+        mut samples: Option<&mut [ForceSample]>,
         cell: &mut CellCache,
-        sample: Option<&mut ForceSample>,
-    ) -> Kick {
+    ) {
+        for (k, kick) in kicks.iter_mut().enumerate() {
+            // Four copies of the scan, so the inner loop carries no mode test.
+            let school = school::clamp_index(self.sorted_school[s + k], self.caches.len());
+            let hood = match (self.grid.wraps(), self.caches[school].shaped) {
+                (true, true) => self.hood_of::<true, true>(s + k, cell),
+                (true, false) => self.hood_of::<true, false>(s + k, cell),
+                (false, true) => self.hood_of::<false, true>(s + k, cell),
+                (false, false) => self.hood_of::<false, false>(s + k, cell),
+            };
+            let sample = samples.as_deref_mut().map(|all| &mut all[k]);
+            *kick = self.kick(s + k, &hood, sample);
+        }
+    }
+
+    /// The neighbourhood of the fish at sorted index `s`, scanned alone.
+    /// Fish are asked for in ascending order within a work item, with one
+    /// `cell` cache per item: fish of one cell share their 3 × 3 runs.
+    #[inline(always)]
+    fn hood_of<const WRAP: bool, const SHAPED: bool>(&self, s: usize, cell: &mut CellCache) -> Neighbourhood {
         let g = self.grid;
         let (p, v, slot) = (g.sorted_position(s), g.sorted_velocity(s), g.order()[s]);
         let school = school::clamp_index(self.sorted_school[s], self.table.len());
@@ -257,19 +259,31 @@ impl ForceKernel<'_> {
                 }
             }
         }
-        let runs = cell.runs;
-        let phase = self.sorted_phase[s];
         // A fish at rest looks where its wander points.
-        let heading = if SHAPED { rules::heading(v, crate::angle::unit(phase)) } else { Vec2::X };
+        let heading =
+            if SHAPED { rules::heading(v, crate::angle::unit(self.sorted_phase[s])) } else { Vec2::X };
         let me = Onlooker { s, p, heading, slot, school };
-        let hood = if SHAPED {
-            self.shaped_neighbourhood::<WRAP>(&runs, params.neighbour_cap, &me)
+        if SHAPED {
+            self.shaped_neighbourhood::<WRAP>(&cell.runs, params.neighbour_cap, &me)
         } else {
             self.neighbourhood::<WRAP>(cell, params.neighbour_cap, &me)
-        };
+        }
+    }
 
-        let mut forces = RuleForces::evaluate(&hood, v, phase, params);
-        let fright = if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, params, &me, v) };
+    /// The clamped acceleration of the fish at sorted index `s`, whose
+    /// neighbourhood is `hood`: the rules, the scene, the soft margin and
+    /// the jitter. With `sample`, the fish's rule forces are written there
+    /// too.
+    #[inline(always)]
+    fn kick(&self, s: usize, hood: &Neighbourhood, sample: Option<&mut ForceSample>) -> Kick {
+        let g = self.grid;
+        let (p, v, slot) = (g.sorted_position(s), g.sorted_velocity(s), g.order()[s]);
+        let school = school::clamp_index(self.sorted_school[s], self.table.len());
+        let params = &self.table[school];
+        let phase = self.sorted_phase[s];
+        let mut forces = RuleForces::evaluate(hood, v, phase, params);
+        let fright =
+            if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, params, (p, slot, school), v) };
         if self.tank.boundary == BoundaryMode::SoftMargin {
             let (tank, margin) = (self.tank, self.tank.margin());
             let clear = p.cmpge(tank.min + margin).all() && p.cmple(tank.max - margin).all();
@@ -295,8 +309,13 @@ impl ForceKernel<'_> {
     /// to `forces`, and applies the previous tick's fear (separation grows
     /// with it). Returns the fright predators cause this tick.
     #[inline]
-    fn react_to_scene(&self, forces: &mut RuleForces, params: &FlockParams, me: &Onlooker, v: Vec2) -> f32 {
-        let Onlooker { p, slot, school, .. } = *me;
+    fn react_to_scene(
+        &self,
+        forces: &mut RuleForces,
+        params: &FlockParams,
+        (p, slot, school): (Vec2, u32, usize),
+        v: Vec2,
+    ) -> f32 {
         let scene = self.scene;
         let fear = self.fear[slot as usize];
         forces.separation *= 1.0 + (params.panic_separation - 1.0) * fear;
@@ -386,7 +405,7 @@ impl ForceKernel<'_> {
         let me_at = Vec4::splat(if (run.a..run.b).contains(&me.s) { (me.s - run.a) as f32 } else { -1.0 });
         for (i, block) in blocks.iter().enumerate() {
             let valid = at.cmpge(Vec4::ZERO) & at.cmplt(end) & at.cmpne(me_at);
-            let lanes = [block.x, block.y, block.vx, block.vy];
+            let lanes = block.lanes();
             self.add_block::<WRAP>(acc, close, lanes, valid, (run.first + i) * BLOCK, 1, me);
             at += Vec4::splat(LANES as f32);
         }
@@ -413,7 +432,7 @@ impl ForceKernel<'_> {
                 let j = (k + l * step).min(last);
                 (&blocks[j / BLOCK], j % BLOCK)
             };
-            let gather = |component: fn(&FishBlock) -> Vec4| {
+            let gather = |component: fn(&FishBlock) -> &[f32; BLOCK]| {
                 let lane = |l: usize| {
                     let (block, i) = at(l);
                     component(block)[i]
@@ -426,7 +445,7 @@ impl ForceKernel<'_> {
             let valid =
                 LANE_INDEX.cmplt(Vec4::splat(rest as f32)) & LANE_INDEX.cmpne(Vec4::splat(me_lane as f32));
             looked += rest - usize::from(me_lane < rest);
-            let block = [gather(|b| b.x), gather(|b| b.y), gather(|b| b.vx), gather(|b| b.vy)];
+            let block = [gather(|b| &b.x), gather(|b| &b.y), gather(|b| &b.vx), gather(|b| &b.vy)];
             self.add_block::<WRAP>(acc, close, block, valid, k, step, me);
             k += LANES * step;
         }
@@ -761,6 +780,79 @@ mod tests {
                     assert!(near(hood.velocity_sum, reference.velocity_sum), "{what}");
                     assert!(near(hood.offset_sum, reference.offset_sum), "{what}");
                     assert!(near(hood.separation_sum, reference.separation_sum), "{what}");
+                }
+            }
+        }
+    }
+
+    /// The quartets (fish four at a time, rules in lanes) find exactly the
+    /// neighbours the reference finds and weigh the rules as
+    /// [`RuleForces::evaluate`] does, on the grid and by brute force, in a
+    /// walled tank and on a torus, with and without a (slack) neighbour cap.
+    #[test]
+    fn quartets_match_the_reference_rules() {
+        let (position, velocity) = fish();
+        let n = position.len();
+        for (mode, cap) in
+            [(BoundaryMode::SoftMargin, 0), (BoundaryMode::Wrap, 0), (BoundaryMode::Wrap, 1000)]
+        {
+            let params = FlockParams { neighbour_cap: cap, ..FlockParams::default() };
+            let caches = [SchoolCache::new(&params, false, false)];
+            let tank = Tank::centered(Vec2::new(200.0, 200.0)).with_boundary(mode);
+            let wrap = mode == BoundaryMode::Wrap;
+            let mut grid = SpatialGrid::default();
+            grid.rebuild(&position, &velocity, &tank, params.interaction_radius(), wrap);
+            let phase: Vec<f32> = (0..n).map(|i| i as f32 * 0.1).collect();
+            let (leader, school, fear) = (vec![false; n], vec![0u16; n], vec![0.0; n]);
+            for search in [NeighbourSearch::Grid, NeighbourSearch::BruteForce] {
+                let kernel = ForceKernel {
+                    grid: &grid,
+                    sorted_phase: &phase,
+                    sorted_leader: &leader,
+                    fear: &fear,
+                    leader: &leader,
+                    leader_goal: None,
+                    quiet: true,
+                    scene: &Scene::default(),
+                    table: core::slice::from_ref(&params),
+                    caches: &caches,
+                    sorted_school: &school,
+                    tank: &tank,
+                    search,
+                    seed: 3,
+                    key: TickKey::new(3, 0),
+                };
+                let (mut kicks, mut samples) = (vec![Kick::default(); n], vec![ForceSample::default(); n]);
+                kernel.run(0, &mut kicks, Some(&mut samples));
+                let order = grid.order();
+                for s in 0..n {
+                    let p = grid.sorted_position(s);
+                    let mut reference = Neighbourhood::default();
+                    for j in (0..n).filter(|&j| j != s) {
+                        let d = offset(p, grid.sorted_position(j), tank.size(), wrap);
+                        reference.add(
+                            d,
+                            d.length_squared(),
+                            grid.sorted_velocity(j),
+                            &caches[0].reach,
+                            || -noise::pair_direction(3, order[s], order[j]),
+                        );
+                    }
+                    let expected =
+                        RuleForces::evaluate(&reference, grid.sorted_velocity(s), phase[s], &params);
+                    let what = format!("{mode:?}, cap {cap}, {search:?}, fish {s}");
+                    assert_eq!(samples[s].neighbours, reference.count, "{what}");
+                    assert_eq!(kicks[s].neighbours, reference.count, "{what}");
+                    let got = samples[s].rules;
+                    for (a, b) in [
+                        (got.separation, expected.separation),
+                        (got.alignment, expected.alignment),
+                        (got.cohesion, expected.cohesion),
+                        (got.wander, expected.wander),
+                    ] {
+                        assert!(near(a, b), "{what}: {a} vs {b}");
+                    }
+                    assert!(kicks[s].acceleration.length() <= params.max_force * (1.0 + 1.0e-6), "{what}");
                 }
             }
         }

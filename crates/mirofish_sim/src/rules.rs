@@ -307,6 +307,124 @@ impl RuleForces {
     }
 }
 
+/// The neighbourhoods of four fish, one per vector lane: what the force
+/// kernel's four-fish scan sums (counts as whole numbers in `f32`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct NeighbourhoodLanes {
+    /// Neighbours within the perception radius.
+    pub count: Vec4,
+    /// Sum of their velocities.
+    pub velocity: [Vec4; 2],
+    /// Sum of their offsets from the fish.
+    pub offset: [Vec4; 2],
+    /// Neighbours within the separation radius.
+    pub separation_count: Vec4,
+    /// Sum of their pushes.
+    pub separation: [Vec4; 2],
+}
+
+impl NeighbourhoodLanes {
+    /// Lane `l` as one fish's neighbourhood.
+    pub fn lane(&self, l: usize) -> Neighbourhood {
+        Neighbourhood {
+            count: self.count[l] as u32,
+            velocity_sum: Vec2::new(self.velocity[0][l], self.velocity[1][l]),
+            offset_sum: Vec2::new(self.offset[0][l], self.offset[1][l]),
+            separation_count: self.separation_count[l] as u32,
+            separation_sum: Vec2::new(self.separation[0][l], self.separation[1][l]),
+        }
+    }
+
+    /// Sets lane `l` to one fish's neighbourhood.
+    pub fn set_lane(&mut self, l: usize, n: &Neighbourhood) {
+        let set = |v: &mut Vec4, x: f32| v[l] = x;
+        set(&mut self.count, n.count as f32);
+        set(&mut self.velocity[0], n.velocity_sum.x);
+        set(&mut self.velocity[1], n.velocity_sum.y);
+        set(&mut self.offset[0], n.offset_sum.x);
+        set(&mut self.offset[1], n.offset_sum.y);
+        set(&mut self.separation_count, n.separation_count as f32);
+        set(&mut self.separation[0], n.separation_sum.x);
+        set(&mut self.separation[1], n.separation_sum.y);
+    }
+
+    /// `other`'s lanes where `lanes` is set, this one's elsewhere.
+    pub fn merge(&mut self, lanes: glam::BVec4A, other: &Self) {
+        let pick = |a: &mut Vec4, b: Vec4| *a = Vec4::select(lanes, b, *a);
+        pick(&mut self.count, other.count);
+        pick(&mut self.separation_count, other.separation_count);
+        for k in 0..2 {
+            pick(&mut self.velocity[k], other.velocity[k]);
+            pick(&mut self.offset[k], other.offset[k]);
+            pick(&mut self.separation[k], other.separation[k]);
+        }
+    }
+}
+
+/// [`RuleForces::evaluate`] for four fish, one per lane, with the same bits
+/// lane by lane: `[separation, alignment, cohesion, wander]`, each as
+/// `[x, y]` lanes. `None` where the one-fish form would take a special path
+/// (speed matching, a non-finite value, a huge phase): evaluate those fish
+/// one at a time.
+#[inline]
+pub(crate) fn evaluate_lanes(
+    n: &NeighbourhoodLanes,
+    [vx, vy]: [Vec4; 2],
+    phase: Vec4,
+    params: &FlockParams,
+) -> Option<[[Vec4; 2]; 4]> {
+    if params.match_speed {
+        return None;
+    }
+    let max_speed = Vec4::splat(params.max_speed);
+    let some = n.count.cmpgt(Vec4::ZERO);
+    // `alignment_and_cohesion`: full speed along the mean, minus the
+    // velocity; zero without neighbours.
+    let towards_mean = |[sx, sy]: [Vec4; 2]| {
+        let (mx, my) = (sx / n.count, sy / n.count);
+        let rcp = Vec4::ONE / (mx * mx + my * my).sqrt();
+        let usable = rcp.is_finite_mask() & rcp.cmpgt(Vec4::ZERO);
+        let change = |m: Vec4, v: Vec4| {
+            Vec4::select(some, Vec4::select(usable, m * rcp, Vec4::ZERO) * max_speed - v, Vec4::ZERO)
+        };
+        [change(mx, vx), change(my, vy)]
+    };
+    let pushed = n.separation_count.cmpgt(Vec4::ZERO);
+    let separation = n.separation.map(|s| Vec4::select(pushed, s * max_speed, Vec4::ZERO));
+    let (sin, cos) = crate::angle::sin_cos_lanes(phase)?;
+    let changes =
+        [separation, towards_mean(n.velocity), towards_mean(n.offset), [cos * max_speed, sin * max_speed]];
+    let weights =
+        [params.separation_weight, params.alignment_weight, params.cohesion_weight, params.wander_weight];
+    // `steer_four`, a rule at a time.
+    let (inv, max) = (1.0 / params.reaction_time, params.max_force);
+    let mut out = [[Vec4::ZERO; 2]; 4];
+    for ((out, [cx, cy]), weight) in out.iter_mut().zip(changes).zip(weights) {
+        let (x, y) = (cx * inv, cy * inv);
+        let len2 = x * x + y * y;
+        if !len2.cmplt(Vec4::INFINITY).all() {
+            return None;
+        }
+        let scale =
+            Vec4::select(len2.cmple(Vec4::splat(max * max)), Vec4::ONE, Vec4::splat(max) / len2.sqrt());
+        *out = [x * scale * weight, y * scale * weight];
+    }
+    Some(out)
+}
+
+/// [`clamp_length`] of four vectors, one per lane, with the same bits;
+/// `None` if one is non-finite (the one-vector form handles those).
+#[inline]
+pub(crate) fn clamp_length_lanes([x, y]: [Vec4; 2], max: f32) -> Option<[Vec4; 2]> {
+    let len2 = x * x + y * y;
+    if !len2.cmplt(Vec4::INFINITY).all() {
+        return None;
+    }
+    let short = len2.cmple(Vec4::splat(max * max));
+    let scale = Vec4::splat(max) / len2.sqrt();
+    Some([Vec4::select(short, x, x * scale), Vec4::select(short, y, y * scale)])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -464,6 +582,67 @@ mod tests {
             assert_eq!(four[k], steer(hostile[k], weights[k], &p), "hostile rule {k}");
             assert!(four[k].is_finite());
         }
+    }
+
+    #[test]
+    fn four_fish_in_lanes_evaluate_like_one_at_a_time() {
+        let p = FlockParams { separation_weight: 2.0, cohesion_weight: 0.7, ..params() };
+        // Neighbourhoods with none, one, coincident and crowded neighbours,
+        // and one whose mean offset is exactly zero.
+        let hoods = [
+            Neighbourhood::default(),
+            hood(&[(Vec2::new(3.0, 4.0), Vec2::new(1.0, -2.0))]),
+            hood(&[(Vec2::ZERO, Vec2::ZERO), (Vec2::new(0.5, 0.1), Vec2::new(9.0, 9.0))]),
+            hood(&[
+                (Vec2::new(-2.0, 1.0), Vec2::X),
+                (Vec2::new(2.0, -1.0), Vec2::Y),
+                (Vec2::new(0.1, 7.0), Vec2::ONE),
+            ]),
+            hood(
+                &(1..40)
+                    .map(|i| (Vec2::new(i as f32 * 0.3, -1.0), Vec2::new(40.0, i as f32)))
+                    .collect::<Vec<_>>(),
+            ),
+        ];
+        let velocities = [Vec2::ZERO, Vec2::new(30.0, -4.0), Vec2::new(-1.0e-3, 0.0), Vec2::new(80.0, 80.0)];
+        let phases = [0.0, 1.0, 4.5, 6.2];
+        for first in 0..hoods.len() {
+            let mut lanes = NeighbourhoodLanes::default();
+            let fish: [Neighbourhood; 4] = core::array::from_fn(|l| hoods[(first + l) % hoods.len()]);
+            for (l, n) in fish.iter().enumerate() {
+                lanes.set_lane(l, n);
+                assert_eq!(lanes.lane(l), *n);
+            }
+            let v = [
+                Vec4::new(velocities[0].x, velocities[1].x, velocities[2].x, velocities[3].x),
+                Vec4::new(velocities[0].y, velocities[1].y, velocities[2].y, velocities[3].y),
+            ];
+            let rules = evaluate_lanes(&lanes, v, Vec4::from_array(phases), &p).expect("finite");
+            for l in 0..4 {
+                let one = RuleForces::evaluate(&fish[l], velocities[l], phases[l], &p);
+                let bits = |r: usize| (rules[r][0][l].to_bits(), rules[r][1][l].to_bits());
+                let expect = |v: Vec2| (v.x.to_bits(), v.y.to_bits());
+                assert_eq!(bits(0), expect(one.separation), "separation, lane {l}");
+                assert_eq!(bits(1), expect(one.alignment), "alignment, lane {l}");
+                assert_eq!(bits(2), expect(one.cohesion), "cohesion, lane {l}");
+                assert_eq!(bits(3), expect(one.wander), "wander, lane {l}");
+            }
+            let totals = [rules[0][0] + rules[1][0] * 9.0, rules[0][1] - rules[2][1] * 9.0];
+            let clamped = clamp_length_lanes(totals, p.max_force).expect("finite");
+            for l in 0..4 {
+                let one = clamp_length(Vec2::new(totals[0][l], totals[1][l]), p.max_force);
+                assert_eq!(
+                    (clamped[0][l].to_bits(), clamped[1][l].to_bits()),
+                    (one.x.to_bits(), one.y.to_bits())
+                );
+            }
+        }
+        let speed_matching = FlockParams { match_speed: true, ..p };
+        assert!(
+            evaluate_lanes(&NeighbourhoodLanes::default(), [Vec4::ZERO; 2], Vec4::ZERO, &speed_matching)
+                .is_none()
+        );
+        assert!(clamp_length_lanes([Vec4::splat(f32::NAN), Vec4::ZERO], 1.0).is_none());
     }
 
     #[test]

@@ -1,0 +1,336 @@
+//! Four fish at once: the neighbourhood sums of a *quartet*, the four fish
+//! of one block of the sorted snapshot, one fish per vector lane.
+//!
+//! Fish sorted next to each other live in the same or neighbouring cells,
+//! so they share almost all their candidates. The quartet walks the union
+//! of its fish's 3 × 3 blocks once; each candidate's `x`, `y`, `vx`, `vy`
+//! is broadcast to the four lanes and tested against all four fish with the
+//! same vector operations. At the usual density that is about a quarter of
+//! the work per fish–candidate pair of testing one fish against four
+//! candidates (the kernel's other scan, kept for thinned and shaped
+//! scans), and none of the per-fish bookkeeping of finding its runs.
+//!
+//! Each lane adds its candidates one at a time, in ascending sorted order,
+//! and a candidate outside its perception radius adds exact zeros: a lane's
+//! sums do not depend on which superset of its neighbours was walked. The
+//! grid and brute force (one run over every fish) therefore agree to the
+//! bit, and so do all thread counts (quartets are fixed by sorted index).
+
+use glam::{BVec4A, Vec2, Vec4};
+
+use super::{ForceKernel, ForceSample, Kick, LANES, NeighbourSearch};
+use crate::boundary;
+use crate::grid::{BLOCK, CandidateRuns};
+use crate::noise::{self, Stream};
+use crate::params::BoundaryMode;
+use crate::rules::{self, NeighbourhoodLanes, RuleForces};
+use crate::school;
+
+/// Columns a quartet's scan may reach past its first fish's cell column:
+/// fish further along the row (or in another row) get a pass of their own,
+/// so that a sparse quartet does not walk a long stretch of empty row.
+const MAX_SPREAD: u32 = 2;
+
+/// Every lane but one, to take a fish out of its own sums.
+const NOT_LANE: [BVec4A; LANES] = [
+    BVec4A::new(false, true, true, true),
+    BVec4A::new(true, false, true, true),
+    BVec4A::new(true, true, false, true),
+    BVec4A::new(true, true, true, false),
+];
+
+/// The four fish whose neighbourhoods one scan sums, lane by lane.
+struct Quartet {
+    /// Sorted index of lane 0 (a multiple of four).
+    base: usize,
+    /// Positions.
+    x: Vec4,
+    y: Vec4,
+    /// `x` with one lane NaN: scanning its own block, lane `l` meets
+    /// itself as candidate `l` and must not count it.
+    x_without: [Vec4; LANES],
+    /// Each lane's school's radii.
+    perception2: Vec4,
+    separation: Vec4,
+    separation2: Vec4,
+    floor: Vec4,
+    /// Slots, for the direction coincident fish part along.
+    slot: [u32; LANES],
+}
+
+/// The sums of a quartet's scan, one fish per lane (counts are whole
+/// numbers, exact in `f32` up to 2²⁴ neighbours). Kept in registers.
+#[derive(Clone, Copy, Default)]
+struct QuartetSums {
+    count: Vec4,
+    vx: Vec4,
+    vy: Vec4,
+    dx: Vec4,
+    dy: Vec4,
+}
+
+/// The separation sums, updated only when a candidate is that close to one
+/// of the fish; kept apart so that the hot sums stay in registers.
+#[derive(Clone, Copy, Default)]
+struct QuartetSeparation {
+    count: Vec4,
+    sx: Vec4,
+    sy: Vec4,
+}
+
+impl ForceKernel<'_> {
+    /// The kicks of the quartet at sorted index `base` (a multiple of four;
+    /// `kicks.len()` fish, up to four), whose fish all use the all-round
+    /// scan. Fish whose pass a neighbour cap thins take the one-fish scan.
+    #[inline(always)]
+    pub(super) fn quartet<const WRAP: bool>(
+        &self,
+        base: usize,
+        kicks: &mut [Kick],
+        mut samples: Option<&mut [ForceSample]>,
+        cell: &mut super::CellCache,
+    ) {
+        let g = self.grid;
+        let m = kicks.len();
+        let block = &g.blocks()[base / BLOCK];
+        let [x, y, ..] = block.lanes();
+        let schools: [usize; LANES] = core::array::from_fn(|l| {
+            school::clamp_index(self.sorted_school.get(base + l).copied().unwrap_or(0), self.table.len())
+        });
+        let reach = |l: usize| &self.caches[schools[l]].reach;
+        let lanes = |f: &dyn Fn(usize) -> f32| Vec4::new(f(0), f(1), f(2), f(3));
+        let order = g.order();
+        let q = Quartet {
+            base,
+            x,
+            y,
+            x_without: core::array::from_fn(|l| Vec4::select(NOT_LANE[l], x, Vec4::NAN)),
+            perception2: lanes(&|l| reach(l).perception2),
+            separation: lanes(&|l| reach(l).separation),
+            separation2: lanes(&|l| reach(l).separation2),
+            floor: lanes(&|l| reach(l).floor),
+            slot: core::array::from_fn(|l| order.get(base + l).copied().unwrap_or(0)),
+        };
+        let mut hoods = NeighbourhoodLanes::default();
+        if self.search == NeighbourSearch::BruteForce {
+            let (sums, close) = self.scan_quartet::<WRAP>(&q, &CandidateRuns::single(0..g.len()));
+            hoods = lanes_of(&sums, &close);
+        } else {
+            let cells: [(u32, u32); LANES] = core::array::from_fn(|l| g.cell_coords(Vec2::new(x[l], y[l])));
+            let mut l = 0;
+            while l < m {
+                // Fish of one row, sorted by column: the pass covers the
+                // 3 × 3 blocks of all the fish from `l` to `end`.
+                let (cx0, cy) = cells[l];
+                let mut end = l + 1;
+                while end < m && cells[end].1 == cy && cells[end].0 - cx0 <= MAX_SPREAD {
+                    end += 1;
+                }
+                let runs = g.runs_across(cx0, cells[end - 1].0, cy);
+                let candidates: usize = runs.iter().map(|r| r.len()).sum();
+                let thinned = (l..end).any(|k| {
+                    let cap = self.table[schools[k]].neighbour_cap as usize;
+                    cap > 0 && candidates > cap * super::CANDIDATES_PER_CAPPED_NEIGHBOUR
+                });
+                if thinned {
+                    // Crowded: each fish scans its own 3 × 3 block, thinned
+                    // if that is crowded too.
+                    for k in l..end {
+                        hoods.set_lane(k, &self.hood_of::<WRAP, false>(base + k, cell));
+                    }
+                } else {
+                    let (sums, close) = self.scan_quartet::<WRAP>(&q, &runs);
+                    let lanes = super::LANE_INDEX.cmpge(Vec4::splat(l as f32))
+                        & super::LANE_INDEX.cmplt(Vec4::splat(end as f32));
+                    hoods.merge(lanes, &lanes_of(&sums, &close));
+                }
+                l = end;
+            }
+        }
+        let one_school = schools[1..m].iter().all(|&k| k == schools[0]);
+        let lanes =
+            if self.quiet && one_school { self.kicks_in_lanes(base, m, &hoods, schools[0]) } else { None };
+        match lanes {
+            Some((lane_kicks, rules)) => {
+                kicks.copy_from_slice(&lane_kicks[..m]);
+                if let Some(samples) = samples {
+                    for (l, sample) in samples.iter_mut().enumerate() {
+                        *sample = ForceSample { rules: rules[l], neighbours: lane_kicks[l].neighbours };
+                    }
+                }
+            }
+            None => {
+                for (k, kick) in kicks.iter_mut().enumerate() {
+                    let sample = samples.as_deref_mut().map(|all| &mut all[k]);
+                    *kick = self.kick(base + k, &hoods.lane(k), sample);
+                }
+            }
+        }
+    }
+
+    /// What [`ForceKernel::kick`] computes for the `m` fish of the quartet at
+    /// `base`, all of school `school`, in a quiet scene, four at once: the
+    /// same bits. `None` where a fish needs one of the one-fish special
+    /// paths.
+    #[inline(always)]
+    fn kicks_in_lanes(
+        &self,
+        base: usize,
+        m: usize,
+        hoods: &NeighbourhoodLanes,
+        school: usize,
+    ) -> Option<([Kick; LANES], [RuleForces; LANES])> {
+        let g = self.grid;
+        let params = &self.table[school];
+        let [x, y, vx, vy] = g.blocks()[base / BLOCK].lanes();
+        let mut phase = [0.0; LANES];
+        phase[..m].copy_from_slice(&self.sorted_phase[base..base + m]);
+        let [separation, alignment, cohesion, wander] =
+            rules::evaluate_lanes(hoods, [vx, vy], Vec4::from_array(phase), params)?;
+        let mut boundary = [Vec4::ZERO; 2];
+        if self.tank.boundary == BoundaryMode::SoftMargin {
+            let (tank, margin) = (self.tank, self.tank.margin());
+            let lanes_clear =
+                |p: Vec4, min: f32, max: f32| p.cmpge(Vec4::splat(min)) & p.cmple(Vec4::splat(max));
+            let clear = lanes_clear(x, tank.min.x + margin, tank.max.x - margin)
+                & lanes_clear(y, tank.min.y + margin, tank.max.y - margin);
+            // Clear of every wall: the one-fish steer's signed zero.
+            boundary = [Vec4::splat(0.0 * tank.boundary_weight); 2];
+            for l in (0..m).filter(|&l| !clear.test(l)) {
+                let p = Vec2::new(x[l], y[l]);
+                let steer =
+                    rules::steer(boundary::soft_margin_steer(p, tank, params), tank.boundary_weight, params);
+                (boundary[0][l], boundary[1][l]) = (steer.x, steer.y);
+            }
+        }
+        let slots = &self.grid.order()[base..base + m];
+        let (mut jx, mut jy) = ([0.0; LANES], [0.0; LANES]);
+        for (l, &slot) in slots.iter().enumerate() {
+            let j = self.key.in_unit_disc(u64::from(slot), Stream::Jitter);
+            (jx[l], jy[l]) = (j.x, j.y);
+        }
+        let amount = params.jitter * params.max_force;
+        // The one-fish sum's order, with its zero obstacle, flight and goal.
+        let total = |k: usize| {
+            let parts = separation[k] + alignment[k] + cohesion[k] + wander[k] + boundary[k];
+            parts + Vec4::ZERO + Vec4::ZERO + Vec4::ZERO
+        };
+        let jitter = [Vec4::from_array(jx) * amount, Vec4::from_array(jy) * amount];
+        let [ax, ay] =
+            rules::clamp_length_lanes([total(0) + jitter[0], total(1) + jitter[1]], params.max_force)?;
+        let pair = |v: [Vec4; 2], l: usize| Vec2::new(v[0][l], v[1][l]);
+        let kicks = core::array::from_fn(|l| Kick {
+            acceleration: Vec2::new(ax[l], ay[l]),
+            fright: 0.0,
+            neighbours: hoods.count[l] as u32,
+        });
+        let rules = core::array::from_fn(|l| RuleForces {
+            separation: pair(separation, l),
+            alignment: pair(alignment, l),
+            cohesion: pair(cohesion, l),
+            wander: pair(wander, l),
+            boundary: pair(boundary, l),
+            ..RuleForces::default()
+        });
+        Some((kicks, rules))
+    }
+
+    /// The sums of all four lanes over the candidates of `runs` (ascending
+    /// and disjoint), one candidate at a time.
+    #[inline(always)]
+    fn scan_quartet<const WRAP: bool>(
+        &self,
+        q: &Quartet,
+        runs: &CandidateRuns,
+    ) -> (QuartetSums, QuartetSeparation) {
+        let (mut acc, mut close) = (QuartetSums::default(), QuartetSeparation::default());
+        let own = q.base..q.base + LANES;
+        for run in runs.iter() {
+            let sums = (&mut acc, &mut close);
+            // The quartet's own fish apart: each must skip itself.
+            self.scan_candidates::<WRAP>(sums, run.start..run.end.min(own.start), |_| q.x, q);
+            let sums = (&mut acc, &mut close);
+            let mine = run.start.max(own.start)..run.end.min(own.end);
+            self.scan_candidates::<WRAP>(sums, mine, |j| q.x_without[j - q.base], q);
+            let sums = (&mut acc, &mut close);
+            self.scan_candidates::<WRAP>(sums, run.start.max(own.end)..run.end, |_| q.x, q);
+        }
+        (acc, close)
+    }
+
+    /// Adds the candidates at sorted indices `run` to the sums of every
+    /// lane, comparing candidate `j` with the fish at `fish_x(j)` (the
+    /// quartet's `x`, with a lane NaN where the candidate is that lane).
+    #[inline(always)]
+    fn scan_candidates<const WRAP: bool>(
+        &self,
+        (acc, close): (&mut QuartetSums, &mut QuartetSeparation),
+        run: core::ops::Range<usize>,
+        fish_x: impl Fn(usize) -> Vec4,
+        q: &Quartet,
+    ) {
+        let blocks = self.grid.blocks();
+        for j in run {
+            let (block, c) = (&blocks[j / BLOCK], j % BLOCK);
+            let (mut dx, mut dy) = (Vec4::splat(block.x[c]) - fish_x(j), Vec4::splat(block.y[c]) - q.y);
+            if WRAP {
+                let size = self.tank.size();
+                dx = super::nearest_image(dx, size.x * 0.5, size.x);
+                dy = super::nearest_image(dy, size.y * 0.5, size.y);
+            }
+            let d2 = dx * dx + dy * dy;
+            let seen = d2.cmplt(q.perception2);
+            acc.count += Vec4::select(seen, Vec4::ONE, Vec4::ZERO);
+            acc.vx += Vec4::select(seen, Vec4::splat(block.vx[c]), Vec4::ZERO);
+            acc.vy += Vec4::select(seen, Vec4::splat(block.vy[c]), Vec4::ZERO);
+            acc.dx += Vec4::select(seen, dx, Vec4::ZERO);
+            acc.dy += Vec4::select(seen, dy, Vec4::ZERO);
+            let near = d2.cmplt(q.separation2);
+            if near.any() {
+                self.separate_quartet(close, near, [dx, dy, d2], j, q);
+            }
+        }
+    }
+
+    /// Adds the separation pushes of candidate `j` on the `near` lanes,
+    /// each exactly what [`crate::rules::separation_push`] computes.
+    #[inline(never)]
+    fn separate_quartet(
+        &self,
+        sums: &mut QuartetSeparation,
+        near: BVec4A,
+        [dx, dy, d2]: [Vec4; 3],
+        j: usize,
+        q: &Quartet,
+    ) {
+        let d = d2.sqrt();
+        let strength = (q.separation / d.max(q.floor) - Vec4::ONE).max(Vec4::ZERO);
+        let coincident = near & d2.cmpeq(Vec4::ZERO);
+        let apart = near & !coincident;
+        sums.count += Vec4::select(near, Vec4::ONE, Vec4::ZERO);
+        sums.sx += Vec4::select(apart, -dx / d * strength, Vec4::ZERO);
+        sums.sy += Vec4::select(apart, -dy / d * strength, Vec4::ZERO);
+        if coincident.any() {
+            let (mut x, mut y) = (sums.sx.to_array(), sums.sy.to_array());
+            let strength = strength.to_array();
+            let other = self.grid.order()[j];
+            for l in (0..LANES).filter(|&l| coincident.test(l)) {
+                let push = -noise::pair_direction(self.seed, q.slot[l], other) * strength[l];
+                (x[l], y[l]) = (x[l] + push.x, y[l] + push.y);
+            }
+            (sums.sx, sums.sy) = (Vec4::from_array(x), Vec4::from_array(y));
+        }
+    }
+}
+
+/// A quartet's sums as four fish's neighbourhoods.
+#[inline(always)]
+fn lanes_of(sums: &QuartetSums, close: &QuartetSeparation) -> NeighbourhoodLanes {
+    NeighbourhoodLanes {
+        count: sums.count,
+        velocity: [sums.vx, sums.vy],
+        offset: [sums.dx, sums.dy],
+        separation_count: close.count,
+        separation: [close.sx, close.sy],
+    }
+}
