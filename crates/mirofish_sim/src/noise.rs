@@ -7,7 +7,7 @@
 //! mixer: the same inputs give the same bits on every platform and for any
 //! thread count, and no state has to be stored or replayed.
 
-use glam::Vec2;
+use glam::{Vec2, Vec4};
 
 /// Independent purposes of noise, so that two draws for the same fish and
 /// tick never share bits.
@@ -65,13 +65,34 @@ impl TickKey {
     pub fn in_unit_disc(self, fish: u64, stream: Stream) -> Vec2 {
         fold_into_disc(signed_pair(self.bits(fish, stream)))
     }
+
+    /// [`TickKey::in_unit_disc`] for four fish at once, `[x, y]` with one
+    /// fish per lane: the same bits. The hashing stays scalar (64-bit
+    /// products); the conversion and the fold into the disc, whose branch
+    /// would go either way for a fifth of the fish, run in the lanes.
+    #[inline]
+    pub(crate) fn in_unit_disc_lanes(self, fish: [u64; 4], stream: Stream) -> [Vec4; 2] {
+        let bits = fish.map(|f| self.bits(f, stream));
+        let (x, y) = (bits.map(|b| unit_24(b >> 40)), bits.map(|b| unit_24((b << 32) >> 40)));
+        let (x, y) = (Vec4::from_array(x) * 2.0 - 1.0, Vec4::from_array(y) * 2.0 - 1.0);
+        let len2 = x * x + y * y;
+        let outside = len2.cmpgt(Vec4::ONE);
+        let len = len2.sqrt();
+        [Vec4::select(outside, x / len, x), Vec4::select(outside, y / len, y)]
+    }
 }
 
 /// Two uniform numbers in `[-1, 1)` from 64 bits (24 bits of mantissa each).
 #[inline]
 pub fn signed_pair(bits: u64) -> Vec2 {
-    let unit = |b: u64| (b >> 40) as f32 * (1.0 / (1u64 << 24) as f32);
-    Vec2::new(unit(bits) * 2.0 - 1.0, unit(bits << 32) * 2.0 - 1.0)
+    Vec2::new(unit_24(bits >> 40) * 2.0 - 1.0, unit_24((bits << 32) >> 40) * 2.0 - 1.0)
+}
+
+/// A 24-bit whole number (the top bits of a draw) as a fraction in `[0, 1)`.
+#[inline]
+fn unit_24(b: u64) -> f32 {
+    // Through `u32`: one conversion instruction, where `u64` takes several.
+    (b as u32) as f32 * (1.0 / (1u64 << 24) as f32)
 }
 
 /// A random vector inside the unit disc (bounded by 1 in length), for
@@ -104,6 +125,19 @@ pub fn pair_direction(seed: u64, a: u32, b: u32) -> Vec2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn four_draws_in_lanes_are_the_draws_one_at_a_time() {
+        let key = TickKey::new(7, 12);
+        for first in (0..4000u64).step_by(4) {
+            let fish = [first, first + 1, first * 977 + 5, u64::from(u32::MAX) - first];
+            let [x, y] = key.in_unit_disc_lanes(fish, Stream::Jitter);
+            for (l, &f) in fish.iter().enumerate() {
+                let one = key.in_unit_disc(f, Stream::Jitter);
+                assert_eq!((x[l].to_bits(), y[l].to_bits()), (one.x.to_bits(), one.y.to_bits()), "fish {f}");
+            }
+        }
+    }
 
     #[test]
     fn draws_are_pure_functions_of_their_inputs() {

@@ -92,24 +92,30 @@ impl ForceKernel<'_> {
     ) {
         let g = self.grid;
         let m = kicks.len();
-        let block = &g.blocks()[base / BLOCK];
-        let [x, y, ..] = block.lanes();
+        let [x, y, ..] = g.blocks()[base / BLOCK].lanes();
         let schools: [usize; LANES] = core::array::from_fn(|l| {
             school::clamp_index(self.sorted_school.get(base + l).copied().unwrap_or(0), self.table.len())
         });
-        let reach = |l: usize| &self.caches[schools[l]].reach;
-        let lanes = |f: &dyn Fn(usize) -> f32| Vec4::new(f(0), f(1), f(2), f(3));
-        let order = g.order();
+        let one_school = schools[1..m].iter().all(|&k| k == schools[0]);
+        let reach = |f: fn(&rules::Reach) -> f32| {
+            if one_school {
+                Vec4::splat(f(&self.caches[schools[0]].reach))
+            } else {
+                Vec4::from_array(schools.map(|k| f(&self.caches[k].reach)))
+            }
+        };
+        let mut slot = [0; LANES];
+        slot[..m].copy_from_slice(&g.order()[base..base + m]);
         let q = Quartet {
             base,
             x,
             y,
             x_without: core::array::from_fn(|l| Vec4::select(NOT_LANE[l], x, Vec4::NAN)),
-            perception2: lanes(&|l| reach(l).perception2),
-            separation: lanes(&|l| reach(l).separation),
-            separation2: lanes(&|l| reach(l).separation2),
-            floor: lanes(&|l| reach(l).floor),
-            slot: core::array::from_fn(|l| order.get(base + l).copied().unwrap_or(0)),
+            perception2: reach(|r| r.perception2),
+            separation: reach(|r| r.separation),
+            separation2: reach(|r| r.separation2),
+            floor: reach(|r| r.floor),
+            slot,
         };
         let mut hoods = NeighbourhoodLanes::default();
         if self.search == NeighbourSearch::BruteForce {
@@ -140,22 +146,30 @@ impl ForceKernel<'_> {
                     }
                 } else {
                     let (sums, close) = self.scan_quartet::<WRAP>(&q, &runs);
-                    let lanes = super::LANE_INDEX.cmpge(Vec4::splat(l as f32))
-                        & super::LANE_INDEX.cmplt(Vec4::splat(end as f32));
-                    hoods.merge(lanes, &lanes_of(&sums, &close));
+                    if l == 0 && end == m {
+                        // One pass for the whole quartet (the usual case).
+                        hoods = lanes_of(&sums, &close);
+                    } else {
+                        let lanes = super::LANE_INDEX.cmpge(Vec4::splat(l as f32))
+                            & super::LANE_INDEX.cmplt(Vec4::splat(end as f32));
+                        hoods.merge(lanes, &lanes_of(&sums, &close));
+                    }
                 }
                 l = end;
             }
         }
-        let one_school = schools[1..m].iter().all(|&k| k == schools[0]);
         let lanes =
-            if self.quiet && one_school { self.kicks_in_lanes(base, m, &hoods, schools[0]) } else { None };
+            if self.quiet && one_school { self.kicks_in_lanes(&q, m, &hoods, schools[0]) } else { None };
         match lanes {
-            Some((lane_kicks, rules)) => {
-                kicks.copy_from_slice(&lane_kicks[..m]);
+            Some(([ax, ay], rules)) => {
+                let (ax, ay, count) = (ax.to_array(), ay.to_array(), hoods.count.to_array());
+                for (l, kick) in kicks.iter_mut().enumerate() {
+                    let neighbours = count[l] as u32;
+                    *kick = Kick { acceleration: Vec2::new(ax[l], ay[l]), fright: 0.0, neighbours };
+                }
                 if let Some(samples) = samples {
                     for (l, sample) in samples.iter_mut().enumerate() {
-                        *sample = ForceSample { rules: rules[l], neighbours: lane_kicks[l].neighbours };
+                        *sample = ForceSample { rules: rules[l], neighbours: count[l] as u32 };
                     }
                 }
             }
@@ -175,55 +189,54 @@ impl ForceKernel<'_> {
     #[inline(always)]
     fn kicks_in_lanes(
         &self,
-        base: usize,
+        q: &Quartet,
         m: usize,
         hoods: &NeighbourhoodLanes,
         school: usize,
-    ) -> Option<([Kick; LANES], [RuleForces; LANES])> {
-        let g = self.grid;
+    ) -> Option<([Vec4; 2], [RuleForces; LANES])> {
+        let (base, x, y) = (q.base, q.x, q.y);
         let params = &self.table[school];
-        let [x, y, vx, vy] = g.blocks()[base / BLOCK].lanes();
-        let mut phase = [0.0; LANES];
-        phase[..m].copy_from_slice(&self.sorted_phase[base..base + m]);
+        let [.., vx, vy] = self.grid.blocks()[base / BLOCK].lanes();
+        let phase = match self.sorted_phase.get(base..base + LANES) {
+            Some(four) => Vec4::from_slice(four),
+            None => {
+                let mut phase = [0.0; LANES];
+                phase[..m].copy_from_slice(&self.sorted_phase[base..base + m]);
+                Vec4::from_array(phase)
+            }
+        };
         let [separation, alignment, cohesion, wander] =
-            rules::evaluate_lanes(hoods, [vx, vy], Vec4::from_array(phase), params)?;
+            rules::evaluate_lanes(hoods, [vx, vy], phase, params)?;
         let mut boundary = [Vec4::ZERO; 2];
         if self.tank.boundary == BoundaryMode::SoftMargin {
             let (tank, margin) = (self.tank, self.tank.margin());
-            let lanes_clear =
-                |p: Vec4, min: f32, max: f32| p.cmpge(Vec4::splat(min)) & p.cmple(Vec4::splat(max));
-            let clear = lanes_clear(x, tank.min.x + margin, tank.max.x - margin)
-                & lanes_clear(y, tank.min.y + margin, tank.max.y - margin);
+            let within = |p: Vec4, min: f32, max: f32| p.cmpge(Vec4::splat(min)) & p.cmple(Vec4::splat(max));
+            let clear = within(x, tank.min.x + margin, tank.max.x - margin)
+                & within(y, tank.min.y + margin, tank.max.y - margin);
             // Clear of every wall: the one-fish steer's signed zero.
             boundary = [Vec4::splat(0.0 * tank.boundary_weight); 2];
-            for l in (0..m).filter(|&l| !clear.test(l)) {
-                let p = Vec2::new(x[l], y[l]);
-                let steer =
-                    rules::steer(boundary::soft_margin_steer(p, tank, params), tank.boundary_weight, params);
-                (boundary[0][l], boundary[1][l]) = (steer.x, steer.y);
+            if (clear.bitmask() | !0 << m) & 0b1111 != 0b1111 {
+                let (xs, ys) = (x.to_array(), y.to_array());
+                let (mut bx, mut by) = (boundary[0].to_array(), boundary[1].to_array());
+                for l in (0..m).filter(|&l| !clear.test(l)) {
+                    let p = Vec2::new(xs[l], ys[l]);
+                    let change = boundary::soft_margin_steer(p, tank, params);
+                    let steer = rules::steer(change, tank.boundary_weight, params);
+                    (bx[l], by[l]) = (steer.x, steer.y);
+                }
+                boundary = [Vec4::from_array(bx), Vec4::from_array(by)];
             }
         }
-        let slots = &self.grid.order()[base..base + m];
-        let (mut jx, mut jy) = ([0.0; LANES], [0.0; LANES]);
-        for (l, &slot) in slots.iter().enumerate() {
-            let j = self.key.in_unit_disc(u64::from(slot), Stream::Jitter);
-            (jx[l], jy[l]) = (j.x, j.y);
-        }
+        let [jx, jy] = self.key.in_unit_disc_lanes(q.slot.map(u64::from), Stream::Jitter);
         let amount = params.jitter * params.max_force;
         // The one-fish sum's order, with its zero obstacle, flight and goal.
         let total = |k: usize| {
             let parts = separation[k] + alignment[k] + cohesion[k] + wander[k] + boundary[k];
             parts + Vec4::ZERO + Vec4::ZERO + Vec4::ZERO
         };
-        let jitter = [Vec4::from_array(jx) * amount, Vec4::from_array(jy) * amount];
-        let [ax, ay] =
-            rules::clamp_length_lanes([total(0) + jitter[0], total(1) + jitter[1]], params.max_force)?;
-        let pair = |v: [Vec4; 2], l: usize| Vec2::new(v[0][l], v[1][l]);
-        let kicks = core::array::from_fn(|l| Kick {
-            acceleration: Vec2::new(ax[l], ay[l]),
-            fright: 0.0,
-            neighbours: hoods.count[l] as u32,
-        });
+        let acceleration =
+            rules::clamp_length_lanes([total(0) + jx * amount, total(1) + jy * amount], params.max_force)?;
+        let pair = |v: [Vec4; 2], l: usize| Vec2::new(v[0].to_array()[l], v[1].to_array()[l]);
         let rules = core::array::from_fn(|l| RuleForces {
             separation: pair(separation, l),
             alignment: pair(alignment, l),
@@ -232,7 +245,7 @@ impl ForceKernel<'_> {
             boundary: pair(boundary, l),
             ..RuleForces::default()
         });
-        Some((kicks, rules))
+        Some((acceleration, rules))
     }
 
     /// The sums of all four lanes over the candidates of `runs` (ascending
