@@ -1,6 +1,7 @@
 //! A fixed amount of kernel work on one thread, for instruction counts:
 //! `valgrind --tool=callgrind target/release/examples/kernel_ticks 20000 10`
-//! compares two versions of the hot path repeatably.
+//! compares two versions of the hot path repeatably (a third argument sets
+//! the mean neighbours per fish, 6.5 by default).
 
 use mirofish_sim::{FlockParams, Simulation, Tank, state_hash};
 
@@ -8,9 +9,11 @@ fn main() {
     let mut args = std::env::args().skip(1).map(|a| a.parse::<u64>().unwrap_or(0));
     let fish = args.next().filter(|&n| n > 0).unwrap_or(20_000) as usize;
     let ticks = args.next().filter(|&n| n > 0).unwrap_or(10);
+    // Mean neighbours per fish: 6.5 unless a third argument says otherwise.
+    let neighbours = args.next().filter(|&n| n > 0).map_or(6.5, |n| n as f32);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a thread pool");
     let params = FlockParams::default();
-    let tank = Tank::for_mean_neighbours(fish, params.perception_radius, 6.5, 16.0 / 9.0);
+    let tank = Tank::for_mean_neighbours(fish, params.perception_radius, neighbours, 16.0 / 9.0);
     let hash = pool.install(|| {
         let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");
         sim.run(ticks).expect("valid parameters");

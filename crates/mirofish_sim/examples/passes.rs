@@ -3,7 +3,12 @@
 //!
 //! ```text
 //! cargo run --release -p mirofish_sim --example passes -- --fish 100000 --ticks 50 --threads 2
+//! cargo run --release -p mirofish_sim --example passes -- --neighbours 50 --cap 8
 //! ```
+//!
+//! `--neighbours` sets the density (mean neighbours per fish, 6.5 by
+//! default; 50 is the performance table's crowded case), `--cap` the
+//! school's `neighbour_cap`.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -14,15 +19,19 @@ fn main() -> ExitCode {
     let mut fish = 100_000usize;
     let mut ticks = 50u32;
     let mut threads: Option<usize> = None;
+    let mut neighbours = 6.5f32;
+    let mut cap = 0u32;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
-        let value = args.next().and_then(|v| v.parse::<u64>().ok());
+        let value = args.next().and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0);
         match (flag.as_str(), value) {
             ("--fish", Some(v)) => fish = v as usize,
-            ("--ticks", Some(v)) => ticks = v.max(1) as u32,
+            ("--ticks", Some(v)) => ticks = (v as u32).max(1),
             ("--threads", Some(v)) => threads = Some(v as usize),
+            ("--neighbours", Some(v)) if v > 0.0 => neighbours = v as f32,
+            ("--cap", Some(v)) => cap = v as u32,
             _ => {
-                eprintln!("usage: passes [--fish N] [--ticks N] [--threads N]");
+                eprintln!("usage: passes [--fish N] [--ticks N] [--threads N] [--neighbours N] [--cap N]");
                 return ExitCode::FAILURE;
             }
         }
@@ -33,8 +42,8 @@ fn main() -> ExitCode {
         eprintln!("--threads: {e}");
         return ExitCode::FAILURE;
     }
-    let params = FlockParams::default();
-    let tank = Tank::for_mean_neighbours(fish, params.perception_radius, 6.5, 16.0 / 9.0);
+    let params = FlockParams { neighbour_cap: cap, ..FlockParams::default() };
+    let tank = Tank::for_mean_neighbours(fish, params.perception_radius, neighbours, 16.0 / 9.0);
     let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");
     sim.run(5).expect("valid parameters");
     let start = sim.clone();
