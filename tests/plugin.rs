@@ -285,6 +285,48 @@ fn a_leader_component_reaches_the_flock() {
 }
 
 #[test]
+fn fear_lingers_after_the_predator_leaves_and_survives_spawns() {
+    let mut app = headless_app(config(8), 1);
+    spawn(&mut app, 300);
+    let shark = app.world_mut().spawn((Predator::default(), Position(Vec2::ZERO))).id();
+    for _ in 0..20 {
+        app.update();
+    }
+    let afraid = |app: &App| -> Vec<(Entity, f32)> {
+        let state = app.world().resource::<FlockState>();
+        state
+            .entities
+            .iter()
+            .copied()
+            .zip(state.flock.fears().iter().copied())
+            .filter(|(_, f)| *f > 0.05)
+            .collect()
+    };
+    let before = afraid(&app);
+    assert!(before.len() > 10, "the predator frightened the school: {} afraid", before.len());
+    // The predator leaves and new fish arrive: the flock is gathered anew,
+    // and every frightened fish calms down from where it was.
+    app.world_mut().despawn(shark);
+    spawn(&mut app, 50);
+    app.update();
+    let state = app.world().resource::<FlockState>();
+    assert_eq!(state.flock.len(), 350);
+    let params = FlockParams::default();
+    let calm = (-params.calm_rate / 60.0).exp();
+    for (entity, fear) in before {
+        let slot = state.entities.iter().position(|&e| e == entity).expect("still gathered");
+        let now = state.flock.fears()[slot];
+        assert!(
+            (now - fear * calm).abs() <= 1.0e-6,
+            "{entity}: {fear} should decay to {}, is {now}",
+            fear * calm
+        );
+        // Each fish knows its slot in the flock.
+        assert_eq!(app.world().get::<FishSlot>(entity).and_then(|s| s.get()), Some(slot));
+    }
+}
+
+#[test]
 fn predator_and_obstacle_entities_act_on_the_school() {
     let mut app = headless_app(config(6), 1);
     spawn(&mut app, 300);

@@ -13,8 +13,28 @@ use bevy::prelude::*;
 /// simulation component with it.
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq)]
 #[reflect(Component, Debug, Default, PartialEq)]
-#[require(Position, Velocity, Steering, WanderPhase, PreviousPosition, Transform)]
+#[require(Position, Velocity, Steering, WanderPhase, PreviousPosition, Transform, FishSlot)]
 pub struct Boid;
+
+/// Where the plugin keeps a fish in the flock's arrays
+/// ([`FlockState::flock`](crate::FlockState)): its slot as of the last
+/// gather, which lets the write-back run in parallel and lets game code
+/// look a fish up in the flock. Kept up to date by the plugin.
+#[derive(Clone, Copy, Component, Debug, PartialEq, Eq)]
+pub struct FishSlot(pub(crate) u32);
+
+impl FishSlot {
+    /// The slot, or `None` before the fish is first gathered.
+    pub fn get(self) -> Option<usize> {
+        (self.0 != u32::MAX).then_some(self.0 as usize)
+    }
+}
+
+impl Default for FishSlot {
+    fn default() -> Self {
+        Self(u32::MAX)
+    }
+}
 
 /// Position in the tank (world units), as of the last fixed tick.
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]

@@ -55,7 +55,8 @@ use bevy::prelude::*;
 
 pub use commands::FlockCommands;
 pub use components::{
-    Boid, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering, Velocity, WanderPhase,
+    Boid, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering, Velocity,
+    WanderPhase,
 };
 pub use config::{FlockConfig, SCHOOL_PALETTE};
 pub use interpolation::interpolate_transforms;
@@ -72,8 +73,9 @@ pub use state::FlockState;
 pub mod prelude {
     pub use crate::FlockCommand;
     pub use crate::{
-        Boid, BoidSystems, FlockCommands, FlockConfig, FlockMetrics, FlockState, Leader, MiroFishPlugin,
-        Obstacle, Position, Predator, PreviousPosition, School, SpawnSchool, Steering, Velocity, WanderPhase,
+        Boid, BoidSystems, FishSlot, FlockCommands, FlockConfig, FlockMetrics, FlockState, Leader,
+        MiroFishPlugin, Obstacle, Position, Predator, PreviousPosition, School, SpawnSchool, Steering,
+        Velocity, WanderPhase,
     };
     pub use mirofish_sim::{Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Tank};
 }

@@ -8,18 +8,32 @@ use bevy::prelude::*;
 
 use mirofish_sim as sim;
 
+use bevy::ecs::entity::EntityHashMap;
+
 use crate::components::{
-    Boid, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering, Velocity, WanderPhase,
+    Boid, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering, Velocity,
+    WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::state::FlockState;
+
+/// What `gather` reads of a fish.
+type FishParts = (
+    Entity,
+    &'static Position,
+    &'static Velocity,
+    &'static WanderPhase,
+    Has<Leader>,
+    Option<&'static School>,
+);
 
 /// Applies a changed configuration if it is valid, then copies every fish,
 /// obstacle and predator into the flock's arrays in query order.
 pub(crate) fn gather(
     config: Res<FlockConfig>,
     mut state: ResMut<FlockState>,
-    fish: Query<(Entity, &Position, &Velocity, &WanderPhase, Has<Leader>, Option<&School>), With<Boid>>,
+    fish: Query<FishParts, With<Boid>>,
+    mut slots: Query<&mut FishSlot>,
     obstacles: Query<(&Obstacle, &Position), Without<Boid>>,
     predators: Query<(Entity, &Predator, &Position, &Velocity), Without<Boid>>,
 ) {
@@ -40,15 +54,51 @@ pub(crate) fn gather(
         }
     }
     gather_scene(state, &obstacles, &predators);
+    // The same fish in the same order as last tick (the usual case): their
+    // state is overwritten in place, and what only the flock carries from
+    // tick to tick (fear) stays with it.
+    let mut in_order = fish.iter().len() == state.entities.len() && state.flock.len() == state.entities.len();
+    if in_order {
+        for (slot, (entity, position, velocity, phase, leads, school)) in fish.iter().enumerate() {
+            if entity != state.entities[slot] {
+                in_order = false;
+                break;
+            }
+            state.flock.set_motion(slot, position.0, velocity.0, phase.0);
+            state.flock.set_leader(slot, leads);
+            state.flock.set_school(slot, school.map_or(0, |s| s.0));
+        }
+    }
+    if !in_order {
+        regather(state, &fish, &mut slots);
+    }
+}
+
+/// Fills the flock from scratch in query order (fish were spawned,
+/// despawned or moved between tables), carrying every remaining fish's
+/// fear over, and numbers each fish's [`FishSlot`].
+fn regather(state: &mut FlockState, fish: &Query<FishParts, With<Boid>>, slots: &mut Query<&mut FishSlot>) {
+    // Only afraid fish need remembering: usually none, and no allocation.
+    let afraid: EntityHashMap<f32> = state
+        .entities
+        .iter()
+        .zip(state.flock.fears())
+        .filter(|(_, fear)| **fear > 0.0)
+        .map(|(&entity, &fear)| (entity, fear))
+        .collect();
     state.flock.clear();
     state.entities.clear();
-    for (entity, position, velocity, phase, leads, school) in &fish {
+    for (entity, position, velocity, phase, leads, school) in fish {
         let slot = state.flock.push(position.0, velocity.0, phase.0);
-        if leads {
-            state.flock.set_leader(slot, true);
-        }
+        state.flock.set_leader(slot, leads);
         if let Some(school) = school {
             state.flock.set_school(slot, school.0);
+        }
+        if let Some(&fear) = afraid.get(&entity) {
+            state.flock.set_fear(slot, fear);
+        }
+        if let Ok(mut numbered) = slots.get_mut(entity) {
+            numbered.0 = slot as u32;
         }
         state.entities.push(entity);
     }
@@ -143,47 +193,34 @@ pub(crate) fn write_back_predators(
     }
 }
 
-/// Writes the tick's result back to the entities gathered at its start.
-pub(crate) fn write_back(
-    state: Res<FlockState>,
-    mut fish: Query<
-        (Entity, &mut Position, &mut PreviousPosition, &mut Velocity, &mut Steering, &mut WanderPhase),
-        With<Boid>,
-    >,
-) {
-    let flock = &state.flock;
-    let write = |slot: usize, (mut p, mut prev, mut v, mut s, mut w): Parts<'_>| {
+/// Writes the tick's result back to the entities gathered at its start, in
+/// parallel: each fish finds its slot in its [`FishSlot`]. A fish spawned
+/// during the tick (no slot yet, or another fish's copied slot) is left
+/// alone until the next tick gathers it.
+pub(crate) fn write_back(state: Res<FlockState>, mut fish: Query<FishWrite, With<Boid>>) {
+    let (flock, entities) = (&state.flock, &state.entities);
+    let (positions, velocities, steering, phases) =
+        (flock.positions(), flock.velocities(), flock.steering(), flock.wander_phases());
+    fish.par_iter_mut().for_each(|(entity, slot, mut p, mut prev, mut v, mut s, mut w)| {
+        let slot = slot.0 as usize;
+        if entities.get(slot) != Some(&entity) {
+            return;
+        }
         prev.0 = p.0;
-        p.0 = flock.positions()[slot];
-        v.0 = flock.velocities()[slot];
-        s.0 = flock.steering()[slot];
-        w.0 = flock.wander_phases()[slot];
-    };
-    // The query visits entities in the order `gather` saw them unless the
-    // world changed shape in between; then fall back to lookups.
-    let mut in_order = fish.iter().len() == state.entities.len();
-    if in_order {
-        for (slot, (entity, p, prev, v, s, w)) in fish.iter_mut().enumerate() {
-            if entity != state.entities[slot] {
-                in_order = false;
-                break;
-            }
-            write(slot, (p, prev, v, s, w));
-        }
-    }
-    if !in_order {
-        for (slot, &entity) in state.entities.iter().enumerate() {
-            if let Ok((_, p, prev, v, s, w)) = fish.get_mut(entity) {
-                write(slot, (p, prev, v, s, w));
-            }
-        }
-    }
+        p.0 = positions[slot];
+        v.0 = velocities[slot];
+        s.0 = steering[slot];
+        w.0 = phases[slot];
+    });
 }
 
-type Parts<'a> = (
-    Mut<'a, Position>,
-    Mut<'a, PreviousPosition>,
-    Mut<'a, Velocity>,
-    Mut<'a, Steering>,
-    Mut<'a, WanderPhase>,
+/// What `write_back` reads and writes of a fish.
+type FishWrite = (
+    Entity,
+    &'static FishSlot,
+    &'static mut Position,
+    &'static mut PreviousPosition,
+    &'static mut Velocity,
+    &'static mut Steering,
+    &'static mut WanderPhase,
 );

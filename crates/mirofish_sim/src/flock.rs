@@ -176,6 +176,16 @@ impl Flock {
         &self.fear
     }
 
+    /// Overwrites the position, velocity and wander phase of the fish in
+    /// `slot`, keeping everything else it carries from tick to tick (its
+    /// fear, school and leader flag). Panics if `slot` is out of range.
+    #[inline]
+    pub fn set_motion(&mut self, slot: usize, position: Vec2, velocity: Vec2, wander_phase: f32) {
+        self.position[slot] = position;
+        self.velocity[slot] = velocity;
+        self.wander_phase[slot] = wander_phase;
+    }
+
     /// Sets how afraid the fish in `slot` is (clamped to 0–1).
     pub fn set_fear(&mut self, slot: usize, fear: f32) {
         self.fear[slot] = if fear.is_nan() { 0.0 } else { fear.clamp(0.0, 1.0) };
