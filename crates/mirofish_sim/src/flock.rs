@@ -42,7 +42,7 @@ use crate::school::{self, SchoolCache, SchoolTable};
 /// Fish per parallel work item: large enough to amortise scheduling, small
 /// enough to balance two to a few dozen threads at 10k fish and up.
 const CHUNK: usize = 1024;
-const _: () = assert!(CHUNK.is_multiple_of(crate::grid::BLOCK), "force work items start at a block");
+const _: () = assert!(CHUNK.is_multiple_of(crate::grid::QUARTET), "force work items start at a quartet");
 
 /// All fish of a simulation, structure-of-arrays, plus the buffers the tick
 /// reuses.

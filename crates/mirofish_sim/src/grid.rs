@@ -7,16 +7,16 @@
 //! sort, fish of one cell are contiguous, and the cells of one grid row are
 //! contiguous too: a 3 × 3 scan is at most three contiguous runs of the
 //! sorted arrays (six across a wrap seam), which is what makes the force
-//! kernel cache-friendly. The sorted snapshot of positions and velocities
-//! is kept in 64-byte blocks of four fish (`FishBlock`), so the kernel
-//! reads four candidates per component with one aligned vector load.
+//! kernel cache-friendly. The sorted snapshot keeps each fish's position and
+//! velocity together in one 16-byte vector `[x, y, vx, vy]`, so the kernel
+//! reads a candidate with one aligned load.
 //!
 //! Cell coordinates are clamped (walls) or wrapped (torus), so a fish on the
 //! border never indexes outside the grid and no cell is scanned twice.
 
 use core::ops::Range;
 
-use glam::{Vec2, Vec4};
+use glam::{Vec2, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use crate::params::Tank;
@@ -53,36 +53,14 @@ pub struct SpatialGrid {
     order: Vec<u32>,
     /// Slot → sorted index.
     rank: Vec<u32>,
-    /// The snapshot in sorted order, four fish to a block.
-    blocks: Vec<FishBlock>,
+    /// The snapshot in sorted order: `[x, y, vx, vy]` per fish, padded with
+    /// zeros to a whole number of quartets.
+    snapshot: Vec<Vec4>,
 }
 
-/// Four consecutive fish of the sorted snapshot, component by component
-/// (structure of arrays within the block, array of structures between
-/// blocks): the force kernel loads four candidates' `x` (or `y`, `vx`,
-/// `vy`) with one aligned vector load ([`FishBlock::lanes`]) or one of
-/// them with a scalar load, and a block is one 64-byte cache line. Sorted
-/// index `s` is lane `s % 4` of block `s / 4`; the lanes of the last block
-/// past the last fish are zero.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[repr(C, align(64))]
-pub(crate) struct FishBlock {
-    pub x: [f32; BLOCK],
-    pub y: [f32; BLOCK],
-    pub vx: [f32; BLOCK],
-    pub vy: [f32; BLOCK],
-}
-
-impl FishBlock {
-    /// The four components as vectors: `[x, y, vx, vy]`.
-    #[inline(always)]
-    pub fn lanes(&self) -> [Vec4; 4] {
-        [self.x, self.y, self.vx, self.vy].map(Vec4::from_array)
-    }
-}
-
-/// Fish per block of the sorted snapshot.
-pub(crate) const BLOCK: usize = 4;
+/// Fish per quartet: the force kernel takes the fish four at a time, one
+/// per vector lane, starting at multiples of four in sorted order.
+pub(crate) const QUARTET: usize = 4;
 
 impl SpatialGrid {
     /// Rebuilds the index for `position`/`velocity` (indexed by slot) with
@@ -109,16 +87,13 @@ impl SpatialGrid {
 
         // The snapshot the force pass reads, gathered in sorted order, all
         // four components in one pass (two random reads per fish).
-        self.blocks.resize(n.div_ceil(BLOCK), FishBlock::default());
-        self.blocks.par_chunks_mut(GATHER_CHUNK / BLOCK).zip(self.order.par_chunks(GATHER_CHUNK)).for_each(
-            |(blocks, order)| {
-                for (block, order) in blocks.iter_mut().zip(order.chunks(BLOCK)) {
-                    let mut lanes = FishBlock::default();
-                    for (l, &i) in order.iter().enumerate() {
-                        let (p, v) = (position[i as usize], velocity[i as usize]);
-                        (lanes.x[l], lanes.y[l], lanes.vx[l], lanes.vy[l]) = (p.x, p.y, v.x, v.y);
-                    }
-                    *block = lanes;
+        self.snapshot.clear();
+        self.snapshot.resize(n.next_multiple_of(QUARTET), Vec4::ZERO);
+        self.snapshot.par_chunks_mut(GATHER_CHUNK).zip(self.order.par_chunks(GATHER_CHUNK)).for_each(
+            |(snapshot, order)| {
+                for (fish, &i) in snapshot.iter_mut().zip(order) {
+                    let (p, v) = (position[i as usize], velocity[i as usize]);
+                    *fish = Vec4::new(p.x, p.y, v.x, v.y);
                 }
             },
         );
@@ -339,25 +314,36 @@ impl SpatialGrid {
     /// Position of the fish at sorted index `s`.
     #[inline]
     pub fn sorted_position(&self, s: usize) -> Vec2 {
-        let block = &self.blocks[s / BLOCK];
-        Vec2::new(block.x[s % BLOCK], block.y[s % BLOCK])
+        self.snapshot[s].xy()
     }
 
     /// Velocity of the fish at sorted index `s`.
     #[inline]
     pub fn sorted_velocity(&self, s: usize) -> Vec2 {
-        let block = &self.blocks[s / BLOCK];
-        Vec2::new(block.vx[s % BLOCK], block.vy[s % BLOCK])
+        self.snapshot[s].zw()
     }
 
     /// Positions in sorted order.
     pub fn sorted_positions(&self) -> impl ExactSizeIterator<Item = Vec2> + '_ {
-        (0..self.len()).map(|s| self.sorted_position(s))
+        self.snapshot[..self.len()].iter().map(|f| f.xy())
     }
 
-    /// The sorted snapshot, four fish to a block.
-    pub(crate) fn blocks(&self) -> &[FishBlock] {
-        &self.blocks
+    /// The sorted snapshot, `[x, y, vx, vy]` per fish, padded with zeros to
+    /// a whole number of quartets.
+    #[inline]
+    pub(crate) fn snapshot(&self) -> &[Vec4] {
+        &self.snapshot
+    }
+
+    /// The quartet of fish at sorted indices `base..base + 4` (`base` a
+    /// multiple of four) component by component, one fish per lane:
+    /// `[x, y, vx, vy]`. Lanes past the last fish are zero.
+    #[inline]
+    pub(crate) fn quartet(&self, base: usize) -> [Vec4; 4] {
+        let [a, b, c, d] =
+            <[Vec4; QUARTET]>::try_from(&self.snapshot[base..base + QUARTET]).expect("four fish");
+        let m = glam::Mat4::from_cols(a, b, c, d).transpose();
+        [m.x_axis, m.y_axis, m.z_axis, m.w_axis]
     }
 
     /// Whether the grid wraps around (torus).
@@ -372,7 +358,7 @@ impl SpatialGrid {
             + self.cell_of.capacity()
             + self.order.capacity()
             + self.rank.capacity();
-        u32s * 4 + self.blocks.capacity() * core::mem::size_of::<FishBlock>()
+        u32s * 4 + self.snapshot.capacity() * core::mem::size_of::<Vec4>()
     }
 }
 
@@ -587,7 +573,7 @@ mod tests {
             assert_eq!(one.order(), many.order(), "{threads} threads");
             assert_eq!(one.rank(), many.rank(), "{threads} threads");
             assert_eq!(one.cell_start, many.cell_start, "{threads} threads");
-            assert_eq!(one.blocks, many.blocks, "{threads} threads");
+            assert_eq!(one.snapshot, many.snapshot, "{threads} threads");
         }
         // And it is the stable sort: cells ascend, slots ascend within a cell.
         let cell = |p: Vec2| {

@@ -104,17 +104,18 @@ pub struct FlockParams {
     /// arriving leaders.
     pub match_speed: bool,
     /// Crowding control: 0 (the default) considers every neighbour. Above
-    /// 0, a fish whose 3 × 3 block of grid cells holds more than
-    /// `3 × neighbour_cap` candidates looks at only every s-th of them
-    /// (s chosen so about `3 × neighbour_cap` are looked at, from an offset
-    /// of its own) and scales the sums by candidates over candidates looked
-    /// at: averages (alignment, cohesion) keep their expected value, the
-    /// separation push its expected size, and a tick in a dense ball costs
-    /// a small multiple of a uniform one instead of growing with the
-    /// crowd. The price: in a crowd, each fish sees a thinned,
-    /// deterministic sample of its neighbourhood instead of all of it. With
-    /// the four-lane scan, a school of ~50 neighbours is cheaper uncapped;
-    /// the cap pays from a few hundred neighbours on.
+    /// 0, when the cells a quartet of fish (four fish next to each other in
+    /// the grid's order, whose neighbourhoods are scanned together) share
+    /// hold more than `3 × neighbour_cap` candidates, the quartet looks at
+    /// only every s-th of them (s chosen so about `3 × neighbour_cap` are
+    /// looked at, from an offset of the quartet's own) and scales each
+    /// fish's sums by candidates over candidates looked at: averages
+    /// (alignment, cohesion) keep their expected value, the separation push
+    /// its expected size, and a tick in a dense ball costs about what a
+    /// uniform one costs instead of growing with the crowd. The price: in a
+    /// crowd, each fish sees a thinned, deterministic sample of its
+    /// neighbourhood instead of all of it. A cap of 8 halves the force pass
+    /// at 50 neighbours per fish and changes nothing at the usual 5–8.
     pub neighbour_cap: u32,
 }
 

@@ -1,14 +1,15 @@
-//! Four fish at once: the neighbourhood sums of a *quartet*, the four fish
-//! of one block of the sorted snapshot, one fish per vector lane.
+//! Four fish at once: the neighbourhood sums of a *quartet*, four fish in a
+//! row of the sorted snapshot (from a multiple of four), one fish per
+//! vector lane.
 //!
 //! Fish sorted next to each other live in the same or neighbouring cells,
 //! so they share almost all their candidates. The quartet walks the union
-//! of its fish's 3 × 3 blocks once; each candidate's `x`, `y`, `vx`, `vy`
-//! is broadcast to the four lanes and tested against all four fish with the
-//! same vector operations. At the usual density that is about a quarter of
-//! the work per fish–candidate pair of testing one fish against four
-//! candidates (the kernel's other scan, kept for thinned and shaped
-//! scans), and none of the per-fish bookkeeping of finding its runs.
+//! of its fish's 3 × 3 blocks once; each candidate (`[x, y, vx, vy]`, one
+//! load) is broadcast to the four lanes and tested against all four fish
+//! with the same vector operations: about ten instructions per fish and
+//! candidate, and none of the per-fish bookkeeping of finding its runs.
+//! Under a neighbour cap the quartet looks at every `step`-th candidate of
+//! the union only, and scales each fish's sums up.
 //!
 //! Each lane adds its candidates one at a time, in ascending sorted order,
 //! and a candidate outside its perception radius adds exact zeros: a lane's
@@ -20,7 +21,7 @@ use glam::{BVec4A, Vec2, Vec4};
 
 use super::{ForceKernel, ForceSample, Kick, LANES, NeighbourSearch};
 use crate::boundary;
-use crate::grid::{BLOCK, CandidateRuns};
+use crate::grid::CandidateRuns;
 use crate::noise::{self, Stream};
 use crate::params::BoundaryMode;
 use crate::rules::{self, NeighbourhoodLanes, RuleForces};
@@ -80,19 +81,17 @@ struct QuartetSeparation {
 
 impl ForceKernel<'_> {
     /// The kicks of the quartet at sorted index `base` (a multiple of four;
-    /// `kicks.len()` fish, up to four), whose fish all use the all-round
-    /// scan. Fish whose pass a neighbour cap thins take the one-fish scan.
+    /// `kicks.len()` fish, up to four), whose fish all see all round.
     #[inline(always)]
     pub(super) fn quartet<const WRAP: bool>(
         &self,
         base: usize,
         kicks: &mut [Kick],
         mut samples: Option<&mut [ForceSample]>,
-        cell: &mut super::CellCache,
     ) {
         let g = self.grid;
         let m = kicks.len();
-        let [x, y, ..] = g.blocks()[base / BLOCK].lanes();
+        let [x, y, ..] = g.quartet(base);
         let schools: [usize; LANES] = core::array::from_fn(|l| {
             school::clamp_index(self.sorted_school.get(base + l).copied().unwrap_or(0), self.table.len())
         });
@@ -117,10 +116,11 @@ impl ForceKernel<'_> {
             floor: reach(|r| r.floor),
             slot,
         };
+        let cap =
+            (0..m).map(|l| self.table[schools[l]].neighbour_cap).filter(|&cap| cap > 0).min().unwrap_or(0);
         let mut hoods = NeighbourhoodLanes::default();
         if self.search == NeighbourSearch::BruteForce {
-            let (sums, close) = self.scan_quartet::<WRAP>(&q, &CandidateRuns::single(0..g.len()));
-            hoods = lanes_of(&sums, &close);
+            hoods = self.scan_thinned::<WRAP>(&q, &CandidateRuns::single(0..g.len()), cap);
         } else {
             let cells: [(u32, u32); LANES] = core::array::from_fn(|l| g.cell_coords(Vec2::new(x[l], y[l])));
             let mut l = 0;
@@ -133,27 +133,14 @@ impl ForceKernel<'_> {
                     end += 1;
                 }
                 let runs = g.runs_across(cx0, cells[end - 1].0, cy);
-                let candidates: usize = runs.iter().map(|r| r.len()).sum();
-                let thinned = (l..end).any(|k| {
-                    let cap = self.table[schools[k]].neighbour_cap as usize;
-                    cap > 0 && candidates > cap * super::CANDIDATES_PER_CAPPED_NEIGHBOUR
-                });
-                if thinned {
-                    // Crowded: each fish scans its own 3 × 3 block, thinned
-                    // if that is crowded too.
-                    for k in l..end {
-                        hoods.set_lane(k, &self.hood_of::<WRAP, false>(base + k, cell));
-                    }
+                let pass = self.scan_thinned::<WRAP>(&q, &runs, cap);
+                if l == 0 && end == m {
+                    // One pass for the whole quartet (the usual case).
+                    hoods = pass;
                 } else {
-                    let (sums, close) = self.scan_quartet::<WRAP>(&q, &runs);
-                    if l == 0 && end == m {
-                        // One pass for the whole quartet (the usual case).
-                        hoods = lanes_of(&sums, &close);
-                    } else {
-                        let lanes = super::LANE_INDEX.cmpge(Vec4::splat(l as f32))
-                            & super::LANE_INDEX.cmplt(Vec4::splat(end as f32));
-                        hoods.merge(lanes, &lanes_of(&sums, &close));
-                    }
+                    let lanes = super::LANE_INDEX.cmpge(Vec4::splat(l as f32))
+                        & super::LANE_INDEX.cmplt(Vec4::splat(end as f32));
+                    hoods.merge(lanes, &pass);
                 }
                 l = end;
             }
@@ -196,7 +183,7 @@ impl ForceKernel<'_> {
     ) -> Option<([Vec4; 2], [RuleForces; LANES])> {
         let (base, x, y) = (q.base, q.x, q.y);
         let params = &self.table[school];
-        let [.., vx, vy] = self.grid.blocks()[base / BLOCK].lanes();
+        let [.., vx, vy] = self.grid.quartet(base);
         let phase = match self.sorted_phase.get(base..base + LANES) {
             Some(four) => Vec4::from_slice(four),
             None => {
@@ -248,27 +235,72 @@ impl ForceKernel<'_> {
         Some((acceleration, rules))
     }
 
-    /// The sums of all four lanes over the candidates of `runs` (ascending
-    /// and disjoint), one candidate at a time.
+    /// The neighbourhoods of all four lanes over the candidates of `runs`
+    /// (ascending and disjoint); under a neighbour `cap` (0: none) and
+    /// more than `3 × cap` candidates, over every `step`-th candidate of
+    /// each run only, scaled up by candidates over candidates looked at.
     #[inline(always)]
-    fn scan_quartet<const WRAP: bool>(
+    fn scan_thinned<const WRAP: bool>(
         &self,
         q: &Quartet,
         runs: &CandidateRuns,
-    ) -> (QuartetSums, QuartetSeparation) {
+        cap: u32,
+    ) -> NeighbourhoodLanes {
+        let candidates: usize = runs.iter().map(|r| r.len()).sum();
+        let step = super::thinning_step(candidates, cap);
+        if step == 1 {
+            return self.scan_quartet::<WRAP, _>(q, runs, |_, a, b| a..b);
+        }
+        // Each quartet starts its stride elsewhere, so that neighbouring
+        // quartets look at different samples.
+        let offset = (q.base / LANES) % step;
+        // The first index of `a..b`, a piece of `run`, on the run's stride.
+        let on_stride = |run: &core::ops::Range<usize>, a: usize, b: usize| {
+            let start = run.start + offset;
+            let first = if a <= start { start } else { start + (a - start).div_ceil(step) * step };
+            (first.min(b)..b).step_by(step)
+        };
+        let mut looked = [0usize; LANES];
+        for run in runs.iter() {
+            let all = on_stride(&run, run.start, run.end).len();
+            for (l, looked) in looked.iter_mut().enumerate() {
+                let me = q.base + l;
+                *looked += all - usize::from(on_stride(&run, me, me + 1).len() == 1 && run.contains(&me));
+            }
+        }
+        let mut hoods = self.scan_quartet::<WRAP, _>(q, runs, on_stride);
+        for (l, looked) in looked.into_iter().enumerate() {
+            let mut hood = hoods.lane(l);
+            super::scale(&mut hood, candidates.saturating_sub(1), looked);
+            hoods.set_lane(l, &hood);
+        }
+        hoods
+    }
+
+    /// The sums of all four lanes over the candidates of `runs` (ascending
+    /// and disjoint), one candidate at a time: within the piece `a..b` of
+    /// a run, the candidates `pick(run, a, b)` gives.
+    #[inline(always)]
+    fn scan_quartet<const WRAP: bool, I: Iterator<Item = usize>>(
+        &self,
+        q: &Quartet,
+        runs: &CandidateRuns,
+        pick: impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
+    ) -> NeighbourhoodLanes {
         let (mut acc, mut close) = (QuartetSums::default(), QuartetSeparation::default());
         let own = q.base..q.base + LANES;
         for run in runs.iter() {
-            let sums = (&mut acc, &mut close);
             // The quartet's own fish apart: each must skip itself.
-            self.scan_candidates::<WRAP>(sums, run.start..run.end.min(own.start), |_| q.x, q);
-            let sums = (&mut acc, &mut close);
-            let mine = run.start.max(own.start)..run.end.min(own.end);
-            self.scan_candidates::<WRAP>(sums, mine, |j| q.x_without[j - q.base], q);
-            let sums = (&mut acc, &mut close);
-            self.scan_candidates::<WRAP>(sums, run.start.max(own.end)..run.end, |_| q.x, q);
+            let (before, mine, after) = (
+                pick(&run, run.start, run.end.min(own.start)),
+                pick(&run, run.start.max(own.start), run.end.min(own.end)),
+                pick(&run, run.start.max(own.end), run.end),
+            );
+            self.scan_candidates::<WRAP>((&mut acc, &mut close), before, |_| q.x, q);
+            self.scan_candidates::<WRAP>((&mut acc, &mut close), mine, |j| q.x_without[j - q.base], q);
+            self.scan_candidates::<WRAP>((&mut acc, &mut close), after, |_| q.x, q);
         }
-        (acc, close)
+        lanes_of(&acc, &close)
     }
 
     /// Adds the candidates at sorted indices `run` to the sums of every
@@ -278,24 +310,18 @@ impl ForceKernel<'_> {
     fn scan_candidates<const WRAP: bool>(
         &self,
         (acc, close): (&mut QuartetSums, &mut QuartetSeparation),
-        run: core::ops::Range<usize>,
+        run: impl Iterator<Item = usize>,
         fish_x: impl Fn(usize) -> Vec4,
         q: &Quartet,
     ) {
-        let blocks = self.grid.blocks();
+        let snapshot = self.grid.snapshot();
         for j in run {
-            let (block, c) = (&blocks[j / BLOCK], j % BLOCK);
-            let (mut dx, mut dy) = (Vec4::splat(block.x[c]) - fish_x(j), Vec4::splat(block.y[c]) - q.y);
-            if WRAP {
-                let size = self.tank.size();
-                dx = super::nearest_image(dx, size.x * 0.5, size.x);
-                dy = super::nearest_image(dy, size.y * 0.5, size.y);
-            }
-            let d2 = dx * dx + dy * dy;
+            let candidate = snapshot[j];
+            let (dx, dy, d2) = self.offsets::<WRAP>(candidate, fish_x(j), q);
             let seen = d2.cmplt(q.perception2);
             acc.count += Vec4::select(seen, Vec4::ONE, Vec4::ZERO);
-            acc.vx += Vec4::select(seen, Vec4::splat(block.vx[c]), Vec4::ZERO);
-            acc.vy += Vec4::select(seen, Vec4::splat(block.vy[c]), Vec4::ZERO);
+            acc.vx += Vec4::select(seen, Vec4::splat(candidate.z), Vec4::ZERO);
+            acc.vy += Vec4::select(seen, Vec4::splat(candidate.w), Vec4::ZERO);
             acc.dx += Vec4::select(seen, dx, Vec4::ZERO);
             acc.dy += Vec4::select(seen, dy, Vec4::ZERO);
             let near = d2.cmplt(q.separation2);
@@ -305,11 +331,26 @@ impl ForceKernel<'_> {
         }
     }
 
-    /// Adds the separation pushes of candidate `j` on the `near` lanes,
-    /// each exactly what [`crate::rules::separation_push`] computes. Inline:
-    /// in a crowd a fifth of the candidates come this close, and a call
-    /// would keep every sum in memory.
+    /// Offsets `dx`, `dy` from the four fish (`x` is `fish_x`) to
+    /// `candidate` (`[x, y, vx, vy]`), nearest images on a torus, and the
+    /// squared distances.
     #[inline(always)]
+    fn offsets<const WRAP: bool>(&self, candidate: Vec4, fish_x: Vec4, q: &Quartet) -> (Vec4, Vec4, Vec4) {
+        let (mut dx, mut dy) = (Vec4::splat(candidate.x) - fish_x, Vec4::splat(candidate.y) - q.y);
+        if WRAP {
+            let size = self.tank.size();
+            dx = super::nearest_image(dx, size.x * 0.5, size.x);
+            dy = super::nearest_image(dy, size.y * 0.5, size.y);
+        }
+        (dx, dy, dx * dx + dy * dy)
+    }
+
+    /// Adds the separation pushes of candidate `j` on the `near` lanes,
+    /// each exactly what [`crate::rules::separation_push`] computes. Out of
+    /// line, with its sums in memory: inlined, it would keep the scan's
+    /// values alive across its branch, and the scan's loop would spill
+    /// them (measured: 38 instructions per candidate here, 43 inlined).
+    #[inline(never)]
     fn separate_quartet(
         &self,
         sums: &mut QuartetSeparation,
