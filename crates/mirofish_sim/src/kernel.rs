@@ -94,6 +94,8 @@ pub(crate) struct ForceKernel<'a> {
     pub table: &'a [FlockParams],
     /// Every school's precomputed radii, view and scan kind.
     pub caches: &'a [SchoolCache],
+    /// Whether any school has a neighbour cap.
+    pub capped: bool,
     /// Schools in sorted order.
     pub sorted_school: &'a [u16],
     pub tank: &'a Tank,
@@ -431,6 +433,7 @@ mod tests {
                     scene: &Scene::default(),
                     table: core::slice::from_ref(&params),
                     caches: &caches,
+                    capped: cap > 0,
                     sorted_school: &school,
                     tank: &tank,
                     search,

@@ -396,18 +396,24 @@ pub(crate) fn evaluate_lanes(
         [separation, towards_mean(n.velocity), towards_mean(n.offset), [cos * max_speed, sin * max_speed]];
     let weights =
         [params.separation_weight, params.alignment_weight, params.cohesion_weight, params.wander_weight];
-    // `steer_four`, a rule at a time.
+    // `steer_four`, a rule at a time; a non-finite length anywhere sends
+    // the quartet to the one-fish form.
     let (inv, max) = (1.0 / params.reaction_time, params.max_force);
+    let scaled = changes.map(|[cx, cy]| [cx * inv, cy * inv]);
+    let len2 = scaled.map(|[x, y]| x * x + y * y);
+    let finite = len2[0].cmplt(Vec4::INFINITY)
+        & len2[1].cmplt(Vec4::INFINITY)
+        & len2[2].cmplt(Vec4::INFINITY)
+        & len2[3].cmplt(Vec4::INFINITY);
+    if !finite.all() {
+        return None;
+    }
     let mut out = [[Vec4::ZERO; 2]; 4];
-    for ((out, [cx, cy]), weight) in out.iter_mut().zip(changes).zip(weights) {
-        let (x, y) = (cx * inv, cy * inv);
-        let len2 = x * x + y * y;
-        if !len2.cmplt(Vec4::INFINITY).all() {
-            return None;
-        }
+    for (k, out) in out.iter_mut().enumerate() {
+        let [x, y] = scaled[k];
         let scale =
-            Vec4::select(len2.cmple(Vec4::splat(max * max)), Vec4::ONE, Vec4::splat(max) / len2.sqrt());
-        *out = [x * scale * weight, y * scale * weight];
+            Vec4::select(len2[k].cmple(Vec4::splat(max * max)), Vec4::ONE, Vec4::splat(max) / len2[k].sqrt());
+        *out = [x * scale * weights[k], y * scale * weights[k]];
     }
     Some(out)
 }

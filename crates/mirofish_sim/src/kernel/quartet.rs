@@ -116,8 +116,11 @@ impl ForceKernel<'_> {
             floor: reach(|r| r.floor),
             slot,
         };
-        let cap =
-            (0..m).map(|l| self.table[schools[l]].neighbour_cap).filter(|&cap| cap > 0).min().unwrap_or(0);
+        let cap = if self.capped {
+            (0..m).map(|l| self.table[schools[l]].neighbour_cap).filter(|&cap| cap > 0).min().unwrap_or(0)
+        } else {
+            0
+        };
         let mut hoods = NeighbourhoodLanes::default();
         if self.search == NeighbourSearch::BruteForce {
             hoods = self.scan_thinned::<WRAP>(&q, &CandidateRuns::single(0..g.len()), cap);
@@ -145,43 +148,31 @@ impl ForceKernel<'_> {
                 l = end;
             }
         }
-        let lanes =
-            if self.quiet && one_school { self.kicks_in_lanes(&q, m, &hoods, schools[0]) } else { None };
-        match lanes {
-            Some(([ax, ay], rules)) => {
-                let (ax, ay, count) = (ax.to_array(), ay.to_array(), hoods.count.to_array());
-                for (l, kick) in kicks.iter_mut().enumerate() {
-                    let neighbours = count[l] as u32;
-                    *kick = Kick { acceleration: Vec2::new(ax[l], ay[l]), fright: 0.0, neighbours };
-                }
-                if let Some(samples) = samples {
-                    for (l, sample) in samples.iter_mut().enumerate() {
-                        *sample = ForceSample { rules: rules[l], neighbours: count[l] as u32 };
-                    }
-                }
-            }
-            None => {
-                for (k, kick) in kicks.iter_mut().enumerate() {
-                    let sample = samples.as_deref_mut().map(|all| &mut all[k]);
-                    *kick = self.kick(base + k, &hoods.lane(k), sample);
-                }
+        let in_lanes =
+            self.quiet && one_school && self.kicks_in_lanes(&q, &hoods, schools[0], kicks, &mut samples);
+        if !in_lanes {
+            for (k, kick) in kicks.iter_mut().enumerate() {
+                let sample = samples.as_deref_mut().map(|all| &mut all[k]);
+                *kick = self.kick(base + k, &hoods.lane(k), sample);
             }
         }
     }
 
-    /// What [`ForceKernel::kick`] computes for the `m` fish of the quartet at
-    /// `base`, all of school `school`, in a quiet scene, four at once: the
-    /// same bits. `None` where a fish needs one of the one-fish special
-    /// paths.
+    /// What [`ForceKernel::kick`] computes for the fish of quartet `q`
+    /// (as many as `kicks` holds), all of school `school`, in a quiet
+    /// scene, four at once: the same bits, written to `kicks` (and
+    /// `samples`). `false`, with nothing written, where a fish needs one of
+    /// the one-fish special paths.
     #[inline(always)]
     fn kicks_in_lanes(
         &self,
         q: &Quartet,
-        m: usize,
         hoods: &NeighbourhoodLanes,
         school: usize,
-    ) -> Option<([Vec4; 2], [RuleForces; LANES])> {
-        let (base, x, y) = (q.base, q.x, q.y);
+        kicks: &mut [Kick],
+        samples: &mut Option<&mut [ForceSample]>,
+    ) -> bool {
+        let (base, x, y, m) = (q.base, q.x, q.y, kicks.len());
         let params = &self.table[school];
         let [.., vx, vy] = self.grid.quartet(base);
         let phase = match self.sorted_phase.get(base..base + LANES) {
@@ -192,8 +183,11 @@ impl ForceKernel<'_> {
                 Vec4::from_array(phase)
             }
         };
-        let [separation, alignment, cohesion, wander] =
-            rules::evaluate_lanes(hoods, [vx, vy], phase, params)?;
+        let Some([separation, alignment, cohesion, wander]) =
+            rules::evaluate_lanes(hoods, [vx, vy], phase, params)
+        else {
+            return false;
+        };
         let mut boundary = [Vec4::ZERO; 2];
         if self.tank.boundary == BoundaryMode::SoftMargin {
             let (tank, margin) = (self.tank, self.tank.margin());
@@ -221,18 +215,29 @@ impl ForceKernel<'_> {
             let parts = separation[k] + alignment[k] + cohesion[k] + wander[k] + boundary[k];
             parts + Vec4::ZERO + Vec4::ZERO + Vec4::ZERO
         };
-        let acceleration =
-            rules::clamp_length_lanes([total(0) + jx * amount, total(1) + jy * amount], params.max_force)?;
-        let pair = |v: [Vec4; 2], l: usize| Vec2::new(v[0].to_array()[l], v[1].to_array()[l]);
-        let rules = core::array::from_fn(|l| RuleForces {
-            separation: pair(separation, l),
-            alignment: pair(alignment, l),
-            cohesion: pair(cohesion, l),
-            wander: pair(wander, l),
-            boundary: pair(boundary, l),
-            ..RuleForces::default()
-        });
-        Some((acceleration, rules))
+        let total = [total(0) + jx * amount, total(1) + jy * amount];
+        let Some([ax, ay]) = rules::clamp_length_lanes(total, params.max_force) else {
+            return false;
+        };
+        let (ax, ay, count) = (ax.to_array(), ay.to_array(), hoods.count.to_array());
+        for (l, kick) in kicks.iter_mut().enumerate() {
+            *kick = Kick { acceleration: Vec2::new(ax[l], ay[l]), fright: 0.0, neighbours: count[l] as u32 };
+        }
+        if let Some(samples) = samples {
+            let pair = |v: [Vec4; 2], l: usize| Vec2::new(v[0].to_array()[l], v[1].to_array()[l]);
+            for (l, sample) in samples.iter_mut().enumerate() {
+                let rules = RuleForces {
+                    separation: pair(separation, l),
+                    alignment: pair(alignment, l),
+                    cohesion: pair(cohesion, l),
+                    wander: pair(wander, l),
+                    boundary: pair(boundary, l),
+                    ..RuleForces::default()
+                };
+                *sample = ForceSample { rules, neighbours: count[l] as u32 };
+            }
+        }
+        true
     }
 
     /// The neighbourhoods of all four lanes over the candidates of `runs`
