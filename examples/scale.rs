@@ -61,21 +61,71 @@ fn row(what: &str, n: usize, ms: f64, neighbours: f32) {
     println!("| {what} | {n} | {neighbours:.1} | {ms:.3} | {:.2} |", n as f64 / ms / 1e3);
 }
 
-/// Milliseconds of one whole plugin fixed tick (commands, gather, passes,
-/// write-back, metrics) for `n` fish in a headless app.
-fn plugin_tick(n: usize, ticks: usize) -> f64 {
+/// The plugin tick's parts, in the order they run: what `Stopwatch`
+/// marks between the plugin's system sets.
+const PARTS: [&str; 5] = [
+    "gather + index rebuild",
+    "forces",
+    "integrate",
+    "predators + write-back + metrics",
+    "rest of the frame (interpolation, time, schedules)",
+];
+
+/// Marks taken between the plugin's system sets in every frame, summed.
+#[derive(Resource, Default)]
+struct Stopwatch {
+    /// When each mark was last passed.
+    at: [Option<Instant>; 6],
+    /// Seconds spent in each part, summed over the frames.
+    spent: [f64; PARTS.len()],
+    /// Whether the frames are being timed (not while warming up).
+    on: bool,
+}
+
+/// Records mark `I`, and the part that ended there: 0 before the index,
+/// 1–4 after the sets of index, forces, integrate and write-back, 5 at the
+/// end of the frame.
+fn mark<const I: usize>(mut watch: ResMut<Stopwatch>) {
+    let now = Instant::now();
+    if let (true, Some(start)) = (watch.on, watch.at[if I == 0 { 5 } else { I - 1 }]) {
+        let part = if I == 0 { PARTS.len() - 1 } else { I - 1 };
+        watch.spent[part] += (now - start).as_secs_f64();
+    }
+    watch.at[I] = Some(now);
+}
+
+/// Milliseconds of one whole plugin frame with one fixed tick (commands,
+/// gather, passes, write-back, metrics, interpolation) for `n` fish in a
+/// headless app: the median, and the mean of each part ([`PARTS`]).
+fn plugin_tick(n: usize, ticks: usize) -> (f64, [f64; PARTS.len()]) {
     let params = FlockParams::default();
     let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
         .insert_resource(FlockConfig { tank, seed: 1, ..default() })
         .add_plugins(MiroFishPlugin::default())
-        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+        .init_resource::<Stopwatch>();
+    {
+        use BoidSystems as Set;
+        app.add_systems(
+            FixedUpdate,
+            (
+                mark::<0>.after(Set::Commands).before(Set::SpatialIndex),
+                mark::<1>.after(Set::SpatialIndex).before(Set::Forces),
+                mark::<2>.after(Set::Forces).before(Set::Integrate),
+                mark::<3>.after(Set::Integrate).before(Set::Predators),
+                mark::<4>.after(Set::Writeback),
+            ),
+        )
+        .add_systems(Last, mark::<5>);
+    }
     app.world_mut().commands().queue(SpawnSchool::new(n));
     app.world_mut().flush();
     for _ in 0..6 {
         app.update();
     }
+    app.world_mut().resource_mut::<Stopwatch>().on = true;
     let mut times: Vec<f64> = (0..ticks)
         .map(|_| {
             let t0 = Instant::now();
@@ -84,7 +134,8 @@ fn plugin_tick(n: usize, ticks: usize) -> f64 {
         })
         .collect();
     times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+    let spent = app.world().resource::<Stopwatch>().spent.map(|s| s * 1e3 / ticks as f64);
+    (times[times.len() / 2], spent)
 }
 
 fn main() {
@@ -159,8 +210,11 @@ fn main() {
             println!("| grid speed-up over brute force | {n} | | {:.1}× | |", b / two);
         }
         if n <= 100_000 {
-            let p = plugin_tick(n, t);
-            row("whole plugin tick (ECS), 2 threads", n, p, k);
+            let (p, parts) = plugin_tick(n, t);
+            row("whole plugin frame with one tick (ECS), 2 threads", n, p, k);
+            for (part, ms) in PARTS.iter().zip(parts) {
+                println!("| plugin: {part} (mean) | {n} | | {ms:.3} | |");
+            }
             println!("| plugin / kernel | {n} | | {:.2}× | |", p / two);
         }
         // Allocations in warmed-up ticks of the core: called from a thread
