@@ -433,20 +433,37 @@ impl Flock {
         run(self.pool.as_deref(), || {
             chunks.into_par_iter().enumerate().for_each(|(chunk, (p, v, phase, steer, fear))| {
                 let base = chunk * CHUNK;
-                for k in 0..p.len() {
-                    let [max_speed, panic, turn, calm] =
-                        motion[school::clamp_index(schools_of[base + k], motion.len())];
-                    let Kick { acceleration: a, fright, .. } = kicks[base + k];
-                    steer[k] = a;
-                    // Fear jumps to what the fish sees now and fades slowly.
-                    fear[k] = fright.max(fear[k] * calm).clamp(0.0, 1.0);
-                    let limit = max_speed * (1.0 + panic * fear[k]);
-                    v[k] = rules::clamp_length(v[k] + a * dt, limit);
-                    p[k] += v[k] * dt;
-                    phase[k] = wrap_angle(phase[k] + turn);
-                    (p[k], v[k]) = contain(p[k], v[k], tank, scene, || {
-                        key.in_unit_disc((base + k) as u64, Stream::Bounce).x
-                    });
+                let motion_of = |k: usize| motion[school::clamp_index(schools_of[base + k], motion.len())];
+                let mut k = 0;
+                while k < p.len() {
+                    let end = (k + 4).min(p.len());
+                    let four = end - k == 4
+                        && scene.obstacles.is_empty()
+                        && (k + 1..end).all(|j| schools_of[base + j] == schools_of[base + k])
+                        && integrate_four(
+                            [&mut p[k..end], &mut v[k..end], &mut steer[k..end]],
+                            [&mut phase[k..end], &mut fear[k..end]],
+                            &kicks[base + k..base + end],
+                            motion_of(k),
+                            dt,
+                            tank,
+                        );
+                    if !four {
+                        for k in k..end {
+                            let fish = [&mut p[k], &mut v[k], &mut steer[k]];
+                            integrate_one(
+                                fish,
+                                [&mut phase[k], &mut fear[k]],
+                                &kicks[base + k],
+                                motion_of(k),
+                                dt,
+                                tank,
+                                scene,
+                                || key.in_unit_disc((base + k) as u64, Stream::Bounce).x,
+                            );
+                        }
+                    }
+                    k = end;
                 }
             });
         });
@@ -565,6 +582,85 @@ fn contain(
     (p, v)
 }
 
+/// The integrator's step for one fish: `[position, velocity, steering]`
+/// and `[wander phase, fear]`, its kick, its school's `[max_speed,
+/// panic - 1, wander turn, calm factor]`; `scatter` draws the bounce's
+/// random turn.
+#[inline(always)]
+#[expect(clippy::too_many_arguments, reason = "one fish's state, its kick, its school and the world")]
+fn integrate_one(
+    [p, v, steer]: [&mut Vec2; 3],
+    [phase, fear]: [&mut f32; 2],
+    kick: &Kick,
+    [max_speed, panic, turn, calm]: [f32; 4],
+    dt: f32,
+    tank: &Tank,
+    scene: &Scene,
+    scatter: impl FnOnce() -> f32,
+) {
+    let Kick { acceleration: a, fright, .. } = *kick;
+    *steer = a;
+    // Fear jumps to what the fish sees now and fades slowly.
+    *fear = fright.max(*fear * calm).clamp(0.0, 1.0);
+    let limit = max_speed * (1.0 + panic * *fear);
+    *v = rules::clamp_length(*v + a * dt, limit);
+    *p += *v * dt;
+    *phase = wrap_angle(*phase + turn);
+    (*p, *v) = contain(*p, *v, tank, scene, scatter);
+}
+
+/// The integrator's step for four fish of one school at once, in vector
+/// lanes, with the same bits as one at a time: `[position, velocity,
+/// steering]` and `[wander phase, fear]` of the four, their kicks, their
+/// school's `[max_speed, panic - 1, wander turn, calm factor]`. `false`,
+/// with nothing written, when one of them needs the one-fish path: it left
+/// the tank (a wall or the seam to deal with), a value is not finite, or its
+/// phase needs more than one turn's wrap.
+#[inline(always)]
+fn integrate_four(
+    [p, v, steer]: [&mut [Vec2]; 3],
+    [phase, fear]: [&mut [f32]; 2],
+    kicks: &[Kick],
+    [max_speed, panic, turn, calm]: [f32; 4],
+    dt: f32,
+    tank: &Tank,
+) -> bool {
+    use core::f32::consts::TAU;
+    use glam::Vec4;
+    let lanes = |f: &dyn Fn(usize) -> f32| Vec4::new(f(0), f(1), f(2), f(3));
+    // Fear one fish at a time: `f32::max` and `clamp` treat signed zeros
+    // their own way, and this is cheap.
+    let feared: [f32; 4] = core::array::from_fn(|l| kicks[l].fright.max(fear[l] * calm).clamp(0.0, 1.0));
+    let limit = Vec4::splat(max_speed) * (Vec4::ONE + Vec4::from_array(feared) * panic);
+    let (ax, ay) = (lanes(&|l| kicks[l].acceleration.x), lanes(&|l| kicks[l].acceleration.y));
+    let (vx, vy) = (lanes(&|l| v[l].x) + ax * dt, lanes(&|l| v[l].y) + ay * dt);
+    let Some([vx, vy]) = rules::clamp_length_lanes([vx, vy], limit) else {
+        return false;
+    };
+    let (px, py) = (lanes(&|l| p[l].x) + vx * dt, lanes(&|l| p[l].y) + vy * dt);
+    let inside = px.cmpge(Vec4::splat(tank.min.x))
+        & px.cmplt(Vec4::splat(tank.max.x))
+        & py.cmpge(Vec4::splat(tank.min.y))
+        & py.cmplt(Vec4::splat(tank.max.y));
+    // `wrap_angle`'s common case: one step past either end at most.
+    let a = lanes(&|l| phase[l]) + turn;
+    let tau = Vec4::splat(TAU);
+    let b = Vec4::select(a.cmpge(tau), a - tau, Vec4::select(a.cmplt(Vec4::ZERO), a + tau, a));
+    let wrapped = b.cmpge(Vec4::ZERO) & b.cmplt(tau);
+    if !(inside & wrapped).all() {
+        return false;
+    }
+    let (px, py, vx, vy, b) = (px.to_array(), py.to_array(), vx.to_array(), vy.to_array(), b.to_array());
+    for l in 0..4 {
+        steer[l] = kicks[l].acceleration;
+        fear[l] = feared[l];
+        v[l] = Vec2::new(vx[l], vy[l]);
+        p[l] = Vec2::new(px[l], py[l]);
+        phase[l] = b[l];
+    }
+    true
+}
+
 /// Brings an angle into `[0, 2π)`; the common case (one small step past
 /// either end) without the slow `rem_euclid`.
 #[inline]
@@ -585,5 +681,69 @@ fn run(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() + Send) {
     match pool {
         Some(pool) => pool.install(work),
         None => work(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::noise;
+
+    /// Four fish at a time in lanes give exactly what one at a time gives,
+    /// and hand back the fish that need the one-fish path (a wall crossed,
+    /// a phase past a whole turn) without touching them.
+    #[test]
+    fn four_fish_in_lanes_integrate_like_one_at_a_time() {
+        let tank = Tank::centered(Vec2::new(200.0, 100.0));
+        let motion = [40.0, 0.5, 0.07, 0.98];
+        let (dt, scene) = (1.0 / 60.0, Scene::default());
+        let mut taken = 0;
+        for group in 0..500u64 {
+            let draw = |k: u64, salt: u64| noise::signed_pair(noise::mix64(group * 16 + k * 4 + salt));
+            // Some fish near the walls, some with a phase about to wrap.
+            let p: [Vec2; 4] = core::array::from_fn(|k| draw(k as u64, 0) * Vec2::new(100.5, 50.5));
+            let v: [Vec2; 4] = core::array::from_fn(|k| draw(k as u64, 1) * 60.0);
+            let phase: [f32; 4] =
+                core::array::from_fn(|k| (draw(k as u64, 2).x + 1.0) * core::f32::consts::PI);
+            let fear: [f32; 4] = core::array::from_fn(|k| draw(k as u64, 3).x.max(0.0));
+            let kicks: [Kick; 4] = core::array::from_fn(|k| Kick {
+                acceleration: draw(k as u64, 4) * 30.0,
+                fright: draw(k as u64, 5).y.max(0.0),
+                neighbours: 0,
+            });
+            let (mut one, mut four) =
+                ((p, v, [Vec2::ZERO; 4], phase, fear), (p, v, [Vec2::ZERO; 4], phase, fear));
+            for k in 0..4 {
+                let (p, v, steer, phase, fear) = &mut one;
+                integrate_one(
+                    [&mut p[k], &mut v[k], &mut steer[k]],
+                    [&mut phase[k], &mut fear[k]],
+                    &kicks[k],
+                    motion,
+                    dt,
+                    &tank,
+                    &scene,
+                    || 0.0,
+                );
+            }
+            let (p4, v4, steer4, phase4, fear4) = &mut four;
+            if integrate_four([p4, v4, steer4], [phase4, fear4], &kicks, motion, dt, &tank) {
+                taken += 1;
+                let bits = |s: &([Vec2; 4], [Vec2; 4], [Vec2; 4], [f32; 4], [f32; 4])| {
+                    let mut b = Vec::new();
+                    for k in 0..4 {
+                        b.extend(
+                            [s.0[k].x, s.0[k].y, s.1[k].x, s.1[k].y, s.2[k].x, s.2[k].y, s.3[k], s.4[k]]
+                                .map(f32::to_bits),
+                        );
+                    }
+                    b
+                };
+                assert_eq!(bits(&four), bits(&one), "group {group}");
+            } else {
+                assert_eq!((four.0, four.1, four.3, four.4), (p, v, phase, fear), "untouched, group {group}");
+            }
+        }
+        assert!((300..500).contains(&taken), "most groups go in lanes, some not: {taken}");
     }
 }

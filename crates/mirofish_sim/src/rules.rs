@@ -418,16 +418,17 @@ pub(crate) fn evaluate_lanes(
     Some(out)
 }
 
-/// [`clamp_length`] of four vectors, one per lane, with the same bits;
-/// `None` if one is non-finite (the one-vector form handles those).
+/// [`clamp_length`] of four vectors, one per lane (each to its own
+/// `max`), with the same bits; `None` if one is non-finite (the one-vector
+/// form handles those).
 #[inline]
-pub(crate) fn clamp_length_lanes([x, y]: [Vec4; 2], max: f32) -> Option<[Vec4; 2]> {
+pub(crate) fn clamp_length_lanes([x, y]: [Vec4; 2], max: Vec4) -> Option<[Vec4; 2]> {
     let len2 = x * x + y * y;
     if !len2.cmplt(Vec4::INFINITY).all() {
         return None;
     }
-    let short = len2.cmple(Vec4::splat(max * max));
-    let scale = Vec4::splat(max) / len2.sqrt();
+    let short = len2.cmple(max * max);
+    let scale = max / len2.sqrt();
     Some([Vec4::select(short, x, x * scale), Vec4::select(short, y, y * scale)])
 }
 
@@ -634,7 +635,7 @@ mod tests {
                 assert_eq!(bits(3), expect(one.wander), "wander, lane {l}");
             }
             let totals = [rules[0][0] + rules[1][0] * 9.0, rules[0][1] - rules[2][1] * 9.0];
-            let clamped = clamp_length_lanes(totals, p.max_force).expect("finite");
+            let clamped = clamp_length_lanes(totals, Vec4::splat(p.max_force)).expect("finite");
             for l in 0..4 {
                 let one = clamp_length(Vec2::new(totals[0][l], totals[1][l]), p.max_force);
                 assert_eq!(
@@ -648,7 +649,7 @@ mod tests {
             evaluate_lanes(&NeighbourhoodLanes::default(), [Vec4::ZERO; 2], Vec4::ZERO, &speed_matching)
                 .is_none()
         );
-        assert!(clamp_length_lanes([Vec4::splat(f32::NAN), Vec4::ZERO], 1.0).is_none());
+        assert!(clamp_length_lanes([Vec4::splat(f32::NAN), Vec4::ZERO], Vec4::ONE).is_none());
     }
 
     #[test]

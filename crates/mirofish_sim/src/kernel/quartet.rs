@@ -216,7 +216,7 @@ impl ForceKernel<'_> {
             parts + Vec4::ZERO + Vec4::ZERO + Vec4::ZERO
         };
         let total = [total(0) + jx * amount, total(1) + jy * amount];
-        let Some([ax, ay]) = rules::clamp_length_lanes(total, params.max_force) else {
+        let Some([ax, ay]) = rules::clamp_length_lanes(total, Vec4::splat(params.max_force)) else {
             return false;
         };
         let (ax, ay, count) = (ax.to_array(), ay.to_array(), hoods.count.to_array());
