@@ -314,7 +314,8 @@ impl Flock {
     }
 
     /// Pass 1: sorts the fish into the grid (cells at least the interaction
-    /// radius wide) and snapshots position and velocity.
+    /// radius wide) and snapshots position and velocity. The passes of one
+    /// tick must be given the same school table.
     pub fn rebuild_index<S: SchoolTable + ?Sized>(&mut self, schools: &S, tank: &Tank) {
         let wrap = tank.boundary == BoundaryMode::Wrap;
         let radius = schools.table().iter().map(FlockParams::interaction_radius).fold(0.0f32, f32::max);
@@ -329,6 +330,14 @@ impl Flock {
         self.sorted_leader.resize(n, false);
         self.sorted_phase.resize(n, 0.0);
         self.sorted_school.resize(n, 0);
+        // Leader flags and schools only where they can differ: with no
+        // leader every flag is false, with one school every index is 0
+        // once clamped to the table (what the force pass does).
+        let leaders = self.leader.contains(&true);
+        let several = schools.table().len() > 1;
+        if !leaders {
+            self.sorted_leader.fill(false);
+        }
         let chunks = (
             order.par_chunks(CHUNK),
             self.sorted_leader.par_chunks_mut(CHUNK),
@@ -337,9 +346,18 @@ impl Flock {
         );
         run(self.pool.as_deref(), || {
             chunks.into_par_iter().for_each(|(order, sorted_leader, sorted_phase, sorted_school)| {
-                for (k, &i) in order.iter().enumerate() {
-                    let i = i as usize;
-                    (sorted_leader[k], sorted_phase[k], sorted_school[k]) = (leader[i], phase[i], school[i]);
+                for (&i, to) in order.iter().zip(sorted_phase.iter_mut()) {
+                    *to = phase[i as usize];
+                }
+                if leaders {
+                    for (&i, to) in order.iter().zip(sorted_leader.iter_mut()) {
+                        *to = leader[i as usize];
+                    }
+                }
+                if several {
+                    for (&i, to) in order.iter().zip(sorted_school.iter_mut()) {
+                        *to = school[i as usize];
+                    }
                 }
             });
         });

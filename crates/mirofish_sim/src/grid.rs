@@ -210,10 +210,10 @@ impl SpatialGrid {
     #[inline]
     pub fn cell_coords(&self, p: Vec2) -> (u32, u32) {
         let c = (p - self.origin) * self.inv_cell;
-        // `as` saturates (and maps NaN to 0), and the clamp keeps points on
-        // the far wall in the last cell.
-        let x = (c.x as i64).clamp(0, self.cols as i64 - 1) as u32;
-        let y = (c.y as i64).clamp(0, self.rows as i64 - 1) as u32;
+        // `as` saturates (negative and NaN to 0), and the `min` keeps points
+        // on the far wall in the last cell.
+        let x = (c.x as u32).min(self.cols - 1);
+        let y = (c.y as u32).min(self.rows - 1);
         (x, y)
     }
 
