@@ -2,25 +2,25 @@
 //! read from the grid's cell-sorted snapshot. The force pass
 //! ([`crate::Flock::accumulate_forces`]) runs it for every fish in parallel.
 //!
-//! The fish go by *quartets*, the four fish of one block of the snapshot
-//! ([`crate::grid::FishBlock`]), one fish per vector lane (`glam::Vec4`:
-//! SSE2 on x86-64, NEON on aarch64, plain `f32` elsewhere). Sorted fish
-//! four in a row live in the same or neighbouring cells, so the quartet
-//! walks the union of their 3 × 3 blocks once and tests each candidate
-//! against all four fish at the same time (`quartet.rs`); then the rules,
-//! the jitter, the soft margin and the final clamp run in the lanes too.
-//! Each lane adds its candidates in ascending sorted order, non-neighbours
-//! as exact zeros, so the bits depend neither on the platform nor on the
-//! number of threads, and the grid and brute force agree to the bit.
+//! The fish go by *quartets*, four fish in a row of the sorted order (from
+//! a multiple of four), one fish per vector lane (`glam::Vec4`: SSE2 on
+//! x86-64, NEON on aarch64, plain `f32` elsewhere). Sorted fish four in a
+//! row live in the same or neighbouring cells, so the quartet walks the
+//! union of their 3 × 3 blocks once and tests each candidate against all
+//! four fish at the same time (`quartet.rs`); then the rules, the jitter,
+//! the soft margin and the final clamp run in the lanes too. Each lane adds
+//! its candidates in ascending sorted order, non-neighbours as exact zeros,
+//! so the bits depend neither on the platform nor on the number of threads,
+//! and the grid and brute force agree to the bit. Under a neighbour cap the
+//! quartet looks at every `step`-th candidate only.
 //!
 //! Fish that need more go one at a time: a school with a shaped view
 //! (blind spot, zone or distance weights, leaders, other schools ignored)
 //! takes a per-candidate scan with the heading, an angle test and a weight
-//! per pair; a crowd thinned by a neighbour cap takes a scan of four
-//! candidates at a time (every `step`-th one); a scene with obstacles,
-//! predators or goals, or a quartet of several schools, evaluates its rules
-//! fish by fish. The lane and one-fish forms of the rules give the same
-//! bits (tests in `rules.rs` and `angle.rs`).
+//! per pair; a scene with obstacles, predators or goals, or a quartet of
+//! several schools, evaluates its rules fish by fish. The lane and one-fish
+//! forms of the rules give the same bits (tests in `rules.rs`, `angle.rs`
+//! and `noise.rs`).
 
 use glam::{Vec2, Vec4};
 
