@@ -94,10 +94,24 @@ fn mark<const I: usize>(mut watch: ResMut<Stopwatch>) {
     watch.at[I] = Some(now);
 }
 
-/// Milliseconds of one whole plugin frame with one fixed tick (commands,
-/// gather, passes, write-back, metrics, interpolation) for `n` fish in a
-/// headless app: the median, and the mean of each part ([`PARTS`]).
-fn plugin_tick(n: usize, ticks: usize) -> (f64, [f64; PARTS.len()]) {
+/// What `plugin_tick` measured.
+struct PluginTick {
+    /// Median milliseconds of a whole frame.
+    frame: f64,
+    /// Mean milliseconds of each part ([`PARTS`]).
+    parts: [f64; PARTS.len()],
+    /// Median milliseconds of the core's tick alone (2 threads) on the same
+    /// fish, as they are after the timed frames.
+    kernel: f64,
+    /// Their mean neighbours: a school gathers as it swims, so this is
+    /// denser than the start.
+    neighbours: f32,
+}
+
+/// Times whole plugin frames with one fixed tick each (commands, gather,
+/// passes, write-back, metrics, interpolation) for `n` fish in a headless
+/// app, then the core's tick alone on the same fish.
+fn plugin_tick(n: usize, ticks: usize) -> PluginTick {
     let params = FlockParams::default();
     let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
     let mut app = App::new();
@@ -134,8 +148,33 @@ fn plugin_tick(n: usize, ticks: usize) -> (f64, [f64; PARTS.len()]) {
         })
         .collect();
     times.sort_by(f64::total_cmp);
-    let spent = app.world().resource::<Stopwatch>().spent.map(|s| s * 1e3 / ticks as f64);
-    (times[times.len() / 2], spent)
+    let parts = app.world().resource::<Stopwatch>().spent.map(|s| s * 1e3 / ticks as f64);
+    let state = app.world().resource::<FlockState>();
+    let pool = pool(2);
+    let mut kernel: Vec<f64> = (0..ticks)
+        .map(|_| {
+            let mut flock = state.flock.clone().with_thread_pool(pool.clone());
+            let (schools, tank, mut scene) = (&state.schools, &state.active.tank, state.scene.clone());
+            let mut tick = || {
+                flock.rebuild_index(schools, tank);
+                flock.accumulate_forces(schools, tank, &scene);
+                flock.integrate(schools, tank, &scene, 1.0 / 60.0);
+                flock.move_predators(&mut scene, tank, 1.0 / 60.0);
+            };
+            // Untimed first, as in `time_tick`.
+            tick();
+            let t0 = Instant::now();
+            tick();
+            t0.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    kernel.sort_by(f64::total_cmp);
+    PluginTick {
+        frame: times[times.len() / 2],
+        parts,
+        kernel: kernel[kernel.len() / 2],
+        neighbours: observe::mean_neighbours(&state.flock),
+    }
 }
 
 fn main() {
@@ -210,12 +249,13 @@ fn main() {
             println!("| grid speed-up over brute force | {n} | | {:.1}× | |", b / two);
         }
         if n <= 100_000 {
-            let (p, parts) = plugin_tick(n, t);
-            row("whole plugin frame with one tick (ECS), 2 threads", n, p, k);
-            for (part, ms) in PARTS.iter().zip(parts) {
+            let p = plugin_tick(n, t);
+            row("whole plugin frame with one tick (ECS), 2 threads", n, p.frame, p.neighbours);
+            for (part, ms) in PARTS.iter().zip(p.parts) {
                 println!("| plugin: {part} (mean) | {n} | | {ms:.3} | |");
             }
-            println!("| plugin / kernel | {n} | | {:.2}× | |", p / two);
+            row("the core's tick alone on the same fish, 2 threads", n, p.kernel, p.neighbours);
+            println!("| plugin frame / core tick | {n} | | {:.2}× | |", p.frame / p.kernel);
         }
         // Allocations in warmed-up ticks of the core: called from a thread
         // of the pool (as `pool.install` does), and from outside it (then
