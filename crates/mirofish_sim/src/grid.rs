@@ -244,7 +244,7 @@ impl SpatialGrid {
     /// `cx0..=cx1` of row `cy` (the 3 × 3 blocks of all of them), in
     /// ascending order, also across a wrap seam: at most three rows of at
     /// most two runs each, some maybe empty. `cx0 <= cx1 < cols`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn runs_across(&self, cx0: u32, cx1: u32, cy: u32) -> CandidateRuns {
         let mut out = CandidateRuns { runs: [(0, 0); 6], len: 0 };
         if !self.wrap {

@@ -251,6 +251,9 @@ impl ForceKernel<'_> {
         runs: &CandidateRuns,
         cap: u32,
     ) -> NeighbourhoodLanes {
+        if cap == 0 {
+            return self.scan_quartet::<WRAP, _>(q, runs, |_, a, b| a..b);
+        }
         let candidates: usize = runs.iter().map(|r| r.len()).sum();
         let step = super::thinning_step(candidates, cap);
         if step == 1 {
@@ -295,6 +298,16 @@ impl ForceKernel<'_> {
         let (mut acc, mut close) = (QuartetSums::default(), QuartetSeparation::default());
         let own = q.base..q.base + LANES;
         for run in runs.iter() {
+            if run.end <= own.start || own.end <= run.start {
+                // A run without the quartet's own fish (two rows of three).
+                self.scan_candidates::<WRAP>(
+                    (&mut acc, &mut close),
+                    pick(&run, run.start, run.end),
+                    |_| q.x,
+                    q,
+                );
+                continue;
+            }
             // The quartet's own fish apart: each must skip itself.
             let (before, mine, after) = (
                 pick(&run, run.start, run.end.min(own.start)),
