@@ -87,8 +87,10 @@ impl SpatialGrid {
 
         // The snapshot the force pass reads, gathered in sorted order, all
         // four components in one pass (two random reads per fish).
-        self.snapshot.clear();
+        // Every fish's entry is overwritten below: only the padding of the
+        // last quartet needs zeroing, not the whole snapshot.
         self.snapshot.resize(n.next_multiple_of(QUARTET), Vec4::ZERO);
+        self.snapshot[n..].fill(Vec4::ZERO);
         self.snapshot.par_chunks_mut(GATHER_CHUNK).zip(self.order.par_chunks(GATHER_CHUNK)).for_each(
             |(snapshot, order)| {
                 for (fish, &i) in snapshot.iter_mut().zip(order) {
