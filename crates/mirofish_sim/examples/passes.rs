@@ -8,7 +8,7 @@
 //!
 //! `--neighbours` sets the density (mean neighbours per fish, 6.5 by
 //! default; 50 is the performance table's crowded case), `--cap` the
-//! school's `neighbour_cap`.
+//! school's `neighbour_cap`, `--topological` its `topological_neighbours`.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -21,6 +21,7 @@ fn main() -> ExitCode {
     let mut threads: Option<usize> = None;
     let mut neighbours = 6.5f32;
     let mut cap = 0u32;
+    let mut topological = 0u32;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0);
@@ -30,8 +31,11 @@ fn main() -> ExitCode {
             ("--threads", Some(v)) => threads = Some(v as usize),
             ("--neighbours", Some(v)) if v > 0.0 => neighbours = v as f32,
             ("--cap", Some(v)) => cap = v as u32,
+            ("--topological", Some(v)) => topological = v as u32,
             _ => {
-                eprintln!("usage: passes [--fish N] [--ticks N] [--threads N] [--neighbours N] [--cap N]");
+                eprintln!(
+                    "usage: passes [--fish N] [--ticks N] [--threads N] [--neighbours N] [--cap N] [--topological K]"
+                );
                 return ExitCode::FAILURE;
             }
         }
@@ -42,7 +46,8 @@ fn main() -> ExitCode {
         eprintln!("--threads: {e}");
         return ExitCode::FAILURE;
     }
-    let params = FlockParams { neighbour_cap: cap, ..FlockParams::default() };
+    let params =
+        FlockParams { neighbour_cap: cap, topological_neighbours: topological, ..FlockParams::default() };
     let tank = Tank::for_mean_neighbours(fish, params.perception_radius, neighbours, 16.0 / 9.0);
     let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");
     sim.run(5).expect("valid parameters");

@@ -147,14 +147,15 @@ impl ForceKernel<'_> {
         debug_assert_eq!(base % QUARTET, 0, "work items start at a quartet");
         let mut cell = CellCache::default();
         let all_round = !self.caches.iter().any(|c| c.shaped);
+        let topological = self.table.iter().any(|p| p.topological_neighbours > 0);
         for (q, kicks) in kicks.chunks_mut(QUARTET).enumerate() {
             let s = base + q * QUARTET;
             let range = q * QUARTET..q * QUARTET + kicks.len();
             let samples = samples.as_deref_mut().map(|all| &mut all[range]);
-            let plain = all_round
-                || (s..s + kicks.len()).all(|s| {
-                    !self.caches[school::clamp_index(self.sorted_school[s], self.caches.len())].shaped
-                });
+            let school_of = |s: usize| school::clamp_index(self.sorted_school[s], self.caches.len());
+            let plain = (all_round || (s..s + kicks.len()).all(|s| !self.caches[school_of(s)].shaped))
+                // A topological neighbourhood goes by quartets of one school.
+                && (!topological || (s..s + kicks.len()).all(|t| school_of(t) == school_of(s)));
             match (plain, self.grid.wraps()) {
                 (true, true) => self.quartet::<true>(s, kicks, samples),
                 (true, false) => self.quartet::<false>(s, kicks, samples),
@@ -288,7 +289,8 @@ impl ForceKernel<'_> {
 
     /// The neighbourhood sums of a school with a shaped view, candidate by
     /// candidate: only neighbours inside the view count for alignment and
-    /// cohesion, each with its weight (see [`crate::view::View`]).
+    /// cohesion, each with its weight (see [`crate::view::View`]); with a
+    /// topological neighbourhood, only the nearest of them.
     #[inline(always)]
     fn shaped_neighbourhood<const WRAP: bool>(
         &self,
@@ -303,7 +305,14 @@ impl ForceKernel<'_> {
         let size = self.tank.size();
         let reach = &cache.reach;
         let mut hood = Neighbourhood::default();
+        let mut nearest = Nearest::new(params.topological_neighbours);
         let mut looked = 0usize;
+        let add = |hood: &mut Neighbourhood, j: usize, d: Vec2, d2: f32| {
+            let w = cache.view.weight(me.heading, d, d2.sqrt(), self.sorted_leader[j]);
+            hood.count += 1;
+            hood.velocity_sum += g.sorted_velocity(j) * w;
+            hood.offset_sum += d * w;
+        };
         for run in runs.iter() {
             // As in the all-round scan: each fish starts its stride elsewhere.
             for j in ((run.start + me.s % step).min(run.end)..run.end).step_by(step) {
@@ -318,10 +327,10 @@ impl ForceKernel<'_> {
                     seen &= school::clamp_index(self.sorted_school[j], self.table.len()) == me.school;
                 }
                 if seen {
-                    let w = cache.view.weight(me.heading, d, d2.sqrt(), self.sorted_leader[j]);
-                    hood.count += 1;
-                    hood.velocity_sum += g.sorted_velocity(j) * w;
-                    hood.offset_sum += d * w;
+                    add(&mut hood, j, d, d2);
+                    if nearest.is_on() {
+                        nearest.offer(d2, j);
+                    }
                 }
                 if d2 < reach.separation2 {
                     hood.separation_count += 1;
@@ -332,10 +341,88 @@ impl ForceKernel<'_> {
                 }
             }
         }
+        let metric = (hood.count, hood.velocity_sum, hood.offset_sum);
         if step > 1 {
             scale(&mut hood, candidates.saturating_sub(1), looked);
         }
+        if nearest.is_on() {
+            // Topological: with no more in range than it counts, a fish's
+            // neighbourhood is the metric one; otherwise its nearest,
+            // nearest first (a fixed order for the same set, whichever
+            // search found it). Not scaled: their number is the point.
+            (hood.count, hood.velocity_sum, hood.offset_sum) = metric;
+            if nearest.overflowed() {
+                (hood.count, hood.velocity_sum, hood.offset_sum) = (0, Vec2::ZERO, Vec2::ZERO);
+                for &(d2, j) in nearest.kept() {
+                    let d = offset(me.p, g.sorted_position(j as usize), size, WRAP);
+                    add(&mut hood, j as usize, d, d2);
+                }
+            }
+        }
         hood
+    }
+}
+
+/// The nearest neighbours seen so far, nearest first (ties: lower sorted
+/// index first), at most `k` of them; `k = 0` keeps none (metric mode).
+struct Nearest {
+    k: usize,
+    len: usize,
+    /// How many were offered.
+    offered: usize,
+    /// `(squared distance, sorted index)`.
+    kept: [(f32, u32); crate::params::MAX_TOPOLOGICAL_NEIGHBOURS as usize],
+}
+
+impl Nearest {
+    fn new(k: u32) -> Self {
+        let k = (k as usize).min(crate::params::MAX_TOPOLOGICAL_NEIGHBOURS as usize);
+        Self { k, len: 0, offered: 0, kept: [(0.0, 0); crate::params::MAX_TOPOLOGICAL_NEIGHBOURS as usize] }
+    }
+
+    /// Whether a topological neighbourhood is being gathered.
+    #[inline]
+    fn is_on(&self) -> bool {
+        self.k > 0
+    }
+
+    /// Keeps the neighbour at squared distance `d2`, sorted index `j`, if it
+    /// is among the `k` nearest so far.
+    #[inline]
+    fn offer(&mut self, d2: f32, j: usize) {
+        self.offered += 1;
+        let entry = (d2, j as u32);
+        let before = |a: (f32, u32), b: (f32, u32)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
+        if self.len == self.k {
+            if !before(entry, self.kept[self.len - 1]) {
+                return;
+            }
+            self.len -= 1;
+        }
+        let mut i = self.len;
+        while i > 0 && before(entry, self.kept[i - 1]) {
+            self.kept[i] = self.kept[i - 1];
+            i -= 1;
+        }
+        self.kept[i] = entry;
+        self.len += 1;
+    }
+
+    /// The kept neighbours, nearest first.
+    fn kept(&self) -> &[(f32, u32)] {
+        &self.kept[..self.len]
+    }
+
+    /// Whether more were offered than are kept.
+    fn overflowed(&self) -> bool {
+        self.offered > self.k
+    }
+
+    /// The squared distance a candidate must beat to be kept: the farthest
+    /// kept once `k` are, infinity before.
+    #[inline]
+    fn worst(&self) -> f32 {
+        if self.len == self.k { self.kept[self.len - 1].0 } else { f32::INFINITY }
     }
 }
 
@@ -480,6 +567,87 @@ mod tests {
                 }
                 let ratio = found as f32 / wanted as f32;
                 assert!((ratio - 1.0).abs() < 0.1, "{mode:?}, cap {cap}, {search:?}: {found} vs {wanted}");
+            }
+        }
+    }
+
+    /// A topological neighbourhood aligns with and coheres to the `k`
+    /// nearest neighbours in range (ties to the lower sorted index) and is
+    /// pushed by every neighbour within the separation radius: by quartets
+    /// (one school) and fish by fish (two schools alternating, the same
+    /// parameters), with the same bits.
+    #[test]
+    fn a_topological_neighbourhood_is_the_k_nearest() {
+        let (position, velocity) = fish();
+        let n = position.len();
+        let params = FlockParams { topological_neighbours: 5, ..FlockParams::default() };
+        let tank = Tank::centered(Vec2::new(200.0, 200.0)).with_boundary(BoundaryMode::Wrap);
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&position, &velocity, &tank, params.interaction_radius(), true);
+        let phase: Vec<f32> = (0..n).map(|i| i as f32 * 0.1).collect();
+        let (leader, fear) = (vec![false; n], vec![0.0; n]);
+        let mut runs = Vec::new();
+        for schools in [1usize, 2] {
+            let table = vec![params; schools];
+            let caches: Vec<SchoolCache> =
+                table.iter().map(|p| SchoolCache::new(p, schools > 1, false)).collect();
+            let school: Vec<u16> = (0..n).map(|s| (s % schools) as u16).collect();
+            let kernel = ForceKernel {
+                grid: &grid,
+                sorted_phase: &phase,
+                sorted_leader: &leader,
+                fear: &fear,
+                leader: &leader,
+                leader_goal: None,
+                quiet: true,
+                scene: &Scene::default(),
+                table: &table,
+                caches: &caches,
+                capped: false,
+                sorted_school: &school,
+                tank: &tank,
+                search: NeighbourSearch::Grid,
+                seed: 3,
+                key: TickKey::new(3, 0),
+            };
+            let (mut kicks, mut samples) = (vec![Kick::default(); n], vec![ForceSample::default(); n]);
+            kernel.run(0, &mut kicks, Some(&mut samples));
+            runs.push(samples);
+        }
+        assert_eq!(runs[0], runs[1], "by quartets and fish by fish");
+        let (samples, order) = (&runs[0], grid.order());
+        for s in 0..n {
+            let p = grid.sorted_position(s);
+            let mut reference = Neighbourhood::default();
+            let mut in_range = Vec::new();
+            for j in (0..n).filter(|&j| j != s) {
+                let d = offset(p, grid.sorted_position(j), tank.size(), true);
+                let d2 = d.length_squared();
+                if d2 < params.perception_radius * params.perception_radius {
+                    in_range.push((d2, j, d));
+                }
+                if d2 < params.separation_radius * params.separation_radius {
+                    reference.separation_count += 1;
+                    reference.separation_sum += rules::separation_push(d, d2, 12.0, 2.0, || {
+                        -noise::pair_direction(3, order[s], order[j])
+                    });
+                }
+            }
+            in_range.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            for &(_, j, d) in in_range.iter().take(5) {
+                reference.count += 1;
+                reference.velocity_sum += grid.sorted_velocity(j);
+                reference.offset_sum += d;
+            }
+            let expected = RuleForces::evaluate(&reference, grid.sorted_velocity(s), phase[s], &params);
+            assert_eq!(samples[s].neighbours, reference.count, "fish {s}");
+            let got = samples[s].rules;
+            for (a, b) in [
+                (got.alignment, expected.alignment),
+                (got.cohesion, expected.cohesion),
+                (got.separation, expected.separation),
+            ] {
+                assert!(near(a, b), "fish {s}: {a} vs {b}");
             }
         }
     }

@@ -56,7 +56,7 @@ pub use config::{ConfigError, ExperimentConfig};
 pub use flock::{Flock, ForceSample, NeighbourSearch};
 pub use metrics::{Metrics, MetricsLog};
 pub use observe::state_hash;
-pub use params::{BoundaryMode, FlockParams, ParamError, PerFrame, Tank};
+pub use params::{BoundaryMode, FlockParams, MAX_TOPOLOGICAL_NEIGHBOURS, ParamError, PerFrame, Tank};
 pub use preset::Preset;
 pub use replay::{Recorder, Recording, ReplayError};
 pub use scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Route, Scene};

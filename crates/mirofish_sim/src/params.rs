@@ -117,7 +117,27 @@ pub struct FlockParams {
     /// neighbourhood instead of all of it. A cap of 8 halves the force pass
     /// at 50 neighbours per fish and changes nothing at the usual 5–8.
     pub neighbour_cap: u32,
+    /// Topological neighbourhood: 0 (the default) aligns with and coheres
+    /// to every neighbour within the perception radius (a metric
+    /// neighbourhood). Above 0, only the `topological_neighbours` nearest
+    /// of them count for alignment and cohesion (ties go to the fish sorted
+    /// first), as starlings interact with their six or seven nearest
+    /// neighbours whatever the density (Ballerini et al., 2008): a dense
+    /// ball then holds together like a sparse school instead of every fish
+    /// averaging over hundreds. A fish with no more neighbours in range
+    /// than that keeps its metric neighbourhood. Separation still pushes
+    /// from every fish within its radius. At most
+    /// [`MAX_TOPOLOGICAL_NEIGHBOURS`]. The price: picking the nearest costs
+    /// time — with 7, about 2.3× the metric force pass at the usual 6.5
+    /// neighbours per fish and 5× at 50; with `neighbour_cap` the nearest
+    /// are taken from the thinned sample (2.5× the capped metric pass at
+    /// 50 neighbours).
+    pub topological_neighbours: u32,
 }
+
+/// Most neighbours a topological neighbourhood may count
+/// ([`FlockParams::topological_neighbours`]).
+pub const MAX_TOPOLOGICAL_NEIGHBOURS: u32 = 32;
 
 impl Default for FlockParams {
     /// Seed 003's reference start: separation radius 12, view (perception)
@@ -191,6 +211,7 @@ impl FlockParams {
             sees_other_schools: true,
             match_speed: false,
             neighbour_cap: 0,
+            topological_neighbours: 0,
         }
     }
 
@@ -225,6 +246,11 @@ impl FlockParams {
         check("panic_speed", self.panic_speed, Range::Closed(1.0, 10.0))?;
         check("panic_separation", self.panic_separation, Range::Closed(1.0, 100.0))?;
         check("calm_rate", self.calm_rate, Range::NonNegative(MAX_WEIGHT))?;
+        check(
+            "topological_neighbours",
+            self.topological_neighbours as f32,
+            Range::Closed(0.0, MAX_TOPOLOGICAL_NEIGHBOURS as f32),
+        )?;
         Ok(())
     }
 }

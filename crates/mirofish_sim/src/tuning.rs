@@ -53,7 +53,7 @@ macro_rules! knob {
 /// Every numeric parameter of [`FlockParams`], grouped as a panel shows
 /// them. (The two switches, `sees_other_schools` and `match_speed`, are not
 /// numbers and are not listed.)
-pub const KNOBS: [Knob; 25] = [
+pub const KNOBS: [Knob; 26] = [
     knob!(separation_weight, "rules", 0.0, 5.0),
     knob!(alignment_weight, "rules", 0.0, 5.0),
     knob!(cohesion_weight, "rules", 0.0, 5.0),
@@ -85,6 +85,14 @@ pub const KNOBS: [Knob; 25] = [
         max: 200.0,
         get: |p| p.neighbour_cap as f32,
         set: |p, v| p.neighbour_cap = v.round() as u32,
+    },
+    Knob {
+        name: "topological_neighbours",
+        group: "crowding",
+        min: 0.0,
+        max: crate::params::MAX_TOPOLOGICAL_NEIGHBOURS as f32,
+        get: |p| p.topological_neighbours as f32,
+        set: |p, v| p.topological_neighbours = v.round() as u32,
     },
 ];
 

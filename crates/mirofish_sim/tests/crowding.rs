@@ -1,6 +1,6 @@
 //! The neighbour cap: in a dense ball it thins the scan, keeps the
 //! neighbourhood's averages and the state deterministic; off, nothing
-//! changes.
+//! changes. A topological neighbourhood counts the nearest few only.
 
 use mirofish_sim::{FlockParams, Simulation, Tank, Vec2, observe, state_hash};
 
@@ -65,4 +65,47 @@ fn the_cap_only_acts_in_a_crowd_and_stays_deterministic() {
     };
     assert_ne!(run(0, 1), run(8, 1));
     assert_eq!(run(8, 1), run(8, 2));
+}
+
+#[test]
+fn a_topological_neighbourhood_counts_the_nearest_only() {
+    // In the ball every fish has hundreds of neighbours in range; with a
+    // topological neighbourhood of 7 it aligns with and coheres to 7.
+    let topological = |k, search| {
+        let mut sim = ball(0, 3);
+        sim.params.topological_neighbours = k;
+        sim.flock.set_neighbour_search(search);
+        sim.step().unwrap();
+        sim
+    };
+    let grid = topological(7, mirofish_sim::NeighbourSearch::Grid);
+    assert_eq!(observe::mean_neighbours(&grid.flock), 7.0, "every fish sees at least 7 in the ball");
+    // The nearest are the same whichever search finds them, to the bit.
+    let brute = topological(7, mirofish_sim::NeighbourSearch::BruteForce);
+    assert_eq!(state_hash(&grid.flock), state_hash(&brute.flock));
+    // And 0 is the metric neighbourhood.
+    assert!(observe::mean_neighbours(&topological(0, mirofish_sim::NeighbourSearch::Grid).flock) > 300.0);
+}
+
+#[test]
+fn a_topological_school_stays_deterministic_and_finite() {
+    let run = |threads| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let params = FlockParams { topological_neighbours: 6, ..FlockParams::default() };
+            let tank = Tank::for_mean_neighbours(2000, params.perception_radius, 20.0, 16.0 / 9.0);
+            let mut sim = Simulation::new(params, tank, 2000, 9).unwrap();
+            sim.run(60).unwrap();
+            assert!(sim.flock.velocities().iter().chain(sim.flock.positions()).all(|v| v.is_finite()));
+            assert!(observe::mean_neighbours(&sim.flock) <= 6.0);
+            state_hash(&sim.flock)
+        })
+    };
+    assert_eq!(run(1), run(2));
+    let too_many = FlockParams {
+        topological_neighbours: mirofish_sim::MAX_TOPOLOGICAL_NEIGHBOURS + 1,
+        ..FlockParams::default()
+    };
+    let err = too_many.validate().unwrap_err();
+    assert!(err.to_string().contains("topological_neighbours"), "{err}");
 }

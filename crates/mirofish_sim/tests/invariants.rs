@@ -216,6 +216,8 @@ fn hostile_params() -> impl Strategy<Value = FlockParams> {
                     match_speed: falloff < 0.3,
                     // Tiny caps thin a crowd hardest.
                     neighbour_cap: if falloff > 0.6 { zone as u32 % 5 } else { 0 },
+                    // Topological neighbourhoods of 1 to 32, and off.
+                    topological_neighbours: if falloff < 0.4 { (zone * 7.0) as u32 % 33 } else { 0 },
                 }
             },
         )

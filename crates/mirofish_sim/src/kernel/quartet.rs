@@ -57,6 +57,8 @@ struct Quartet {
     floor: Vec4,
     /// Slots, for the direction coincident fish part along.
     slot: [u32; LANES],
+    /// The school's topological neighbourhood size (0: metric).
+    topological: u32,
 }
 
 /// The sums of a quartet's scan, one fish per lane (counts are whole
@@ -115,6 +117,9 @@ impl ForceKernel<'_> {
             separation2: reach(|r| r.separation2),
             floor: reach(|r| r.floor),
             slot,
+            // `run` sends a quartet of several schools with a topological
+            // one fish by fish.
+            topological: if one_school { self.table[schools[0]].topological_neighbours } else { 0 },
         };
         let cap = if self.capped {
             (0..m).map(|l| self.table[schools[l]].neighbour_cap).filter(|&cap| cap > 0).min().unwrap_or(0)
@@ -279,7 +284,13 @@ impl ForceKernel<'_> {
         let mut hoods = self.scan_quartet::<WRAP, _>(q, runs, on_stride);
         for (l, looked) in looked.into_iter().enumerate() {
             let mut hood = hoods.lane(l);
+            let nearest = (hood.count, hood.velocity_sum, hood.offset_sum);
             super::scale(&mut hood, candidates.saturating_sub(1), looked);
+            if q.topological > 0 {
+                // The nearest of the sample are not scaled: their number is
+                // the point.
+                (hood.count, hood.velocity_sum, hood.offset_sum) = nearest;
+            }
             hoods.set_lane(l, &hood);
         }
         hoods
@@ -318,9 +329,85 @@ impl ForceKernel<'_> {
             self.scan_candidates::<WRAP>((&mut acc, &mut close), mine, |j| q.x_without[j - q.base], q);
             self.scan_candidates::<WRAP>((&mut acc, &mut close), after, |_| q.x, q);
         }
-        lanes_of(&acc, &close)
+        let mut hoods = lanes_of(&acc, &close);
+        // A topological neighbourhood is the metric one where a fish has no
+        // more neighbours in range than it counts (the usual case at the
+        // usual density); only the others need their nearest picked.
+        if q.topological > 0 {
+            let crowded = hoods.count.cmpgt(Vec4::splat(q.topological as f32));
+            if crowded.any() {
+                hoods.merge(crowded, &self.scan_nearest::<WRAP, _>(q, runs, &pick, crowded));
+            }
+        }
+        hoods
     }
 
+    /// [`ForceKernel::scan_quartet`] for the fish of a topological school
+    /// with more than `k` neighbours in range: each lane keeps its `k`
+    /// nearest candidates (ties to the lower sorted index), then sums them
+    /// nearest first — a fixed order for the same set, whichever search
+    /// found it, and the order the one-fish scan sums them in. Separation
+    /// as in the metric scan. Only the `crowded` lanes are of use.
+    #[inline(never)]
+    fn scan_nearest<const WRAP: bool, I: Iterator<Item = usize>>(
+        &self,
+        q: &Quartet,
+        runs: &CandidateRuns,
+        pick: &impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
+        crowded: BVec4A,
+    ) -> NeighbourhoodLanes {
+        let snapshot = self.grid.snapshot();
+        let mut nearest: [super::Nearest; LANES] =
+            core::array::from_fn(|_| super::Nearest::new(q.topological));
+        // Each lane's farthest kept squared distance once it holds `k`:
+        // closer candidates only get past this vector test. The lanes with
+        // `k` or fewer in range are not needed (their metric sums are).
+        let mut worst = Vec4::select(crowded, Vec4::INFINITY, Vec4::NEG_INFINITY);
+        let mut close = QuartetSeparation::default();
+        let own = q.base..q.base + LANES;
+        for run in runs.iter() {
+            let pieces = [
+                pick(&run, run.start, run.end.min(own.start)),
+                pick(&run, run.start.max(own.start), run.end.min(own.end)),
+                pick(&run, run.start.max(own.end), run.end),
+            ];
+            for (piece, candidates) in pieces.into_iter().enumerate() {
+                for j in candidates {
+                    let fish_x = if piece == 1 { q.x_without[j - q.base] } else { q.x };
+                    let (dx, dy, d2) = self.offsets::<WRAP>(snapshot[j], fish_x, q);
+                    let closer = d2.cmplt(q.perception2) & d2.cmplt(worst);
+                    if closer.any() {
+                        let (d2s, mut worsts) = (d2.to_array(), worst.to_array());
+                        for l in (0..LANES).filter(|&l| closer.test(l)) {
+                            nearest[l].offer(d2s[l], j);
+                            worsts[l] = nearest[l].worst();
+                        }
+                        worst = Vec4::from_array(worsts);
+                    }
+                    let near = d2.cmplt(q.separation2);
+                    if near.any() {
+                        self.separate_quartet(&mut close, near, [dx, dy, d2], j, q);
+                    }
+                }
+            }
+        }
+        let (size, wrap) = (self.tank.size(), WRAP);
+        let (xs, ys) = (q.x.to_array(), q.y.to_array());
+        let mut sums = [[0.0f32; LANES]; 5];
+        for (l, nearest) in nearest.iter().enumerate() {
+            let me = Vec2::new(xs[l], ys[l]);
+            let (mut velocity, mut offset) = (Vec2::ZERO, Vec2::ZERO);
+            for &(_, j) in nearest.kept() {
+                let j = j as usize;
+                velocity += self.grid.sorted_velocity(j);
+                offset += crate::grid::offset(me, self.grid.sorted_position(j), size, wrap);
+            }
+            sums[0][l] = nearest.kept().len() as f32;
+            (sums[1][l], sums[2][l], sums[3][l], sums[4][l]) = (velocity.x, velocity.y, offset.x, offset.y);
+        }
+        let [count, vx, vy, dx, dy] = sums.map(Vec4::from_array);
+        lanes_of(&QuartetSums { count, vx, vy, dx, dy }, &close)
+    }
     /// Adds the candidates at sorted indices `run` to the sums of every
     /// lane, comparing candidate `j` with the fish at `fish_x(j)` (the
     /// quartet's `x`, with a lane NaN where the candidate is that lane).
