@@ -114,8 +114,9 @@ pub struct FlockParams {
     /// its expected size, and a tick in a dense ball costs about what a
     /// uniform one costs instead of growing with the crowd. The price: in a
     /// crowd, each fish sees a thinned, deterministic sample of its
-    /// neighbourhood instead of all of it. A cap of 8 halves the force pass
-    /// at 50 neighbours per fish and changes nothing at the usual 5–8.
+    /// neighbourhood instead of all of it. A cap of 8 takes about 40 % off
+    /// the force pass at 50 neighbours per fish and changes nothing at the
+    /// usual 5–8.
     pub neighbour_cap: u32,
     /// Topological neighbourhood: 0 (the default) aligns with and coheres
     /// to every neighbour within the perception radius (a metric
