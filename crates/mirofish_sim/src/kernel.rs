@@ -480,6 +480,52 @@ mod tests {
         (p, v)
     }
 
+    /// What a test kernel reads per fish, by sorted index: wander phases
+    /// 0, 0.1, 0.2, …, nobody leading or afraid, the schools given.
+    struct PerFish {
+        phase: Vec<f32>,
+        leader: Vec<bool>,
+        fear: Vec<f32>,
+        school: Vec<u16>,
+        scene: Scene,
+    }
+
+    impl PerFish {
+        fn new(school: Vec<u16>) -> Self {
+            let n = school.len();
+            let phase = (0..n).map(|i| i as f32 * 0.1).collect();
+            Self { phase, leader: vec![false; n], fear: vec![0.0; n], school, scene: Scene::default() }
+        }
+
+        /// A kernel over `grid` in a quiet scene, seed 3, tick 0.
+        fn kernel<'a>(
+            &'a self,
+            grid: &'a SpatialGrid,
+            tank: &'a Tank,
+            (table, caches): (&'a [FlockParams], &'a [SchoolCache]),
+            search: NeighbourSearch,
+        ) -> ForceKernel<'a> {
+            ForceKernel {
+                grid,
+                sorted_phase: &self.phase,
+                sorted_leader: &self.leader,
+                fear: &self.fear,
+                leader: &self.leader,
+                leader_goal: None,
+                quiet: true,
+                scene: &self.scene,
+                table,
+                caches,
+                capped: table.iter().any(|p| p.neighbour_cap > 0),
+                sorted_school: &self.school,
+                tank,
+                search,
+                seed: 3,
+                key: TickKey::new(3, 0),
+            }
+        }
+    }
+
     fn near(a: Vec2, b: Vec2) -> bool {
         (a - b).length() <= 1.0e-3 * (1.0 + a.length().max(b.length()))
     }
@@ -506,27 +552,10 @@ mod tests {
             let wrap = mode == BoundaryMode::Wrap;
             let mut grid = SpatialGrid::default();
             grid.rebuild(&position, &velocity, &tank, params.interaction_radius(), wrap);
-            let phase: Vec<f32> = (0..n).map(|i| i as f32 * 0.1).collect();
-            let (leader, school, fear) = (vec![false; n], vec![0u16; n], vec![0.0; n]);
+            let fish = PerFish::new(vec![0; n]);
+            let phase = &fish.phase;
             for search in [NeighbourSearch::Grid, NeighbourSearch::BruteForce] {
-                let kernel = ForceKernel {
-                    grid: &grid,
-                    sorted_phase: &phase,
-                    sorted_leader: &leader,
-                    fear: &fear,
-                    leader: &leader,
-                    leader_goal: None,
-                    quiet: true,
-                    scene: &Scene::default(),
-                    table: core::slice::from_ref(&params),
-                    caches: &caches,
-                    capped: cap > 0,
-                    sorted_school: &school,
-                    tank: &tank,
-                    search,
-                    seed: 3,
-                    key: TickKey::new(3, 0),
-                };
+                let kernel = fish.kernel(&grid, &tank, (core::slice::from_ref(&params), &caches), search);
                 let (mut kicks, mut samples) = (vec![Kick::default(); n], vec![ForceSample::default(); n]);
                 kernel.run(0, &mut kicks, Some(&mut samples));
                 let order = grid.order();
@@ -584,32 +613,13 @@ mod tests {
         let tank = Tank::centered(Vec2::new(200.0, 200.0)).with_boundary(BoundaryMode::Wrap);
         let mut grid = SpatialGrid::default();
         grid.rebuild(&position, &velocity, &tank, params.interaction_radius(), true);
-        let phase: Vec<f32> = (0..n).map(|i| i as f32 * 0.1).collect();
-        let (leader, fear) = (vec![false; n], vec![0.0; n]);
         let mut runs = Vec::new();
         for schools in [1usize, 2] {
             let table = vec![params; schools];
             let caches: Vec<SchoolCache> =
                 table.iter().map(|p| SchoolCache::new(p, schools > 1, false)).collect();
-            let school: Vec<u16> = (0..n).map(|s| (s % schools) as u16).collect();
-            let kernel = ForceKernel {
-                grid: &grid,
-                sorted_phase: &phase,
-                sorted_leader: &leader,
-                fear: &fear,
-                leader: &leader,
-                leader_goal: None,
-                quiet: true,
-                scene: &Scene::default(),
-                table: &table,
-                caches: &caches,
-                capped: false,
-                sorted_school: &school,
-                tank: &tank,
-                search: NeighbourSearch::Grid,
-                seed: 3,
-                key: TickKey::new(3, 0),
-            };
+            let fish = PerFish::new((0..n).map(|s| (s % schools) as u16).collect());
+            let kernel = fish.kernel(&grid, &tank, (&table, &caches), NeighbourSearch::Grid);
             let (mut kicks, mut samples) = (vec![Kick::default(); n], vec![ForceSample::default(); n]);
             kernel.run(0, &mut kicks, Some(&mut samples));
             runs.push(samples);
@@ -639,7 +649,7 @@ mod tests {
                 reference.velocity_sum += grid.sorted_velocity(j);
                 reference.offset_sum += d;
             }
-            let expected = RuleForces::evaluate(&reference, grid.sorted_velocity(s), phase[s], &params);
+            let expected = RuleForces::evaluate(&reference, grid.sorted_velocity(s), s as f32 * 0.1, &params);
             assert_eq!(samples[s].neighbours, reference.count, "fish {s}");
             let got = samples[s].rules;
             for (a, b) in [
