@@ -526,6 +526,19 @@ mod tests {
         }
     }
 
+    /// The four neighbourhood rules of `got` and `expected` agree up to
+    /// the order of summation.
+    fn assert_rules_near(got: &RuleForces, expected: &RuleForces, what: &str) {
+        for (a, b) in [
+            (got.separation, expected.separation),
+            (got.alignment, expected.alignment),
+            (got.cohesion, expected.cohesion),
+            (got.wander, expected.wander),
+        ] {
+            assert!(near(a, b), "{what}: {a} vs {b}");
+        }
+    }
+
     fn near(a: Vec2, b: Vec2) -> bool {
         (a - b).length() <= 1.0e-3 * (1.0 + a.length().max(b.length()))
     }
@@ -584,15 +597,7 @@ mod tests {
                     }
                     assert_eq!(samples[s].neighbours, reference.count, "{what}");
                     assert_eq!(kicks[s].neighbours, reference.count, "{what}");
-                    let got = samples[s].rules;
-                    for (a, b) in [
-                        (got.separation, expected.separation),
-                        (got.alignment, expected.alignment),
-                        (got.cohesion, expected.cohesion),
-                        (got.wander, expected.wander),
-                    ] {
-                        assert!(near(a, b), "{what}: {a} vs {b}");
-                    }
+                    assert_rules_near(&samples[s].rules, &expected, &what);
                 }
                 let ratio = found as f32 / wanted as f32;
                 assert!((ratio - 1.0).abs() < 0.1, "{mode:?}, cap {cap}, {search:?}: {found} vs {wanted}");
@@ -651,14 +656,7 @@ mod tests {
             }
             let expected = RuleForces::evaluate(&reference, grid.sorted_velocity(s), s as f32 * 0.1, &params);
             assert_eq!(samples[s].neighbours, reference.count, "fish {s}");
-            let got = samples[s].rules;
-            for (a, b) in [
-                (got.alignment, expected.alignment),
-                (got.cohesion, expected.cohesion),
-                (got.separation, expected.separation),
-            ] {
-                assert!(near(a, b), "fish {s}: {a} vs {b}");
-            }
+            assert_rules_near(&samples[s].rules, &expected, &format!("fish {s}"));
         }
     }
 
