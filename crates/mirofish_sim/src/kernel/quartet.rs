@@ -9,7 +9,9 @@
 //! with the same vector operations: about ten instructions per fish and
 //! candidate, and none of the per-fish bookkeeping of finding its runs.
 //! Under a neighbour cap the quartet looks at every `step`-th candidate of
-//! the union only, and scales each fish's sums up.
+//! the union only, and scales each fish's sums up; in a topological school
+//! the fish with more neighbours in range than they count pick their
+//! nearest in a second scan.
 //!
 //! Each lane adds its candidates one at a time, in ascending sorted order,
 //! and a candidate outside its perception radius adds exact zeros: a lane's
@@ -47,8 +49,9 @@ struct Quartet {
     /// Positions.
     x: Vec4,
     y: Vec4,
-    /// `x` with one lane NaN: scanning its own block, lane `l` meets
-    /// itself as candidate `l` and must not count it.
+    /// `x` with one lane NaN: scanning its own four, lane `l` meets itself
+    /// as candidate `l` and must not count it (a NaN distance is never
+    /// within reach).
     x_without: [Vec4; LANES],
     /// Each lane's school's radii.
     perception2: Vec4,
