@@ -129,10 +129,10 @@ pub struct FlockParams {
     /// than that keeps its metric neighbourhood. Separation still pushes
     /// from every fish within its radius. At most
     /// [`MAX_TOPOLOGICAL_NEIGHBOURS`]. The price: picking the nearest costs
-    /// time — with 7, about 2.3× the metric force pass at the usual 6.5
-    /// neighbours per fish and 5× at 50; with `neighbour_cap` the nearest
-    /// are taken from the thinned sample (2.5× the capped metric pass at
-    /// 50 neighbours).
+    /// time — with 7, about 2.4× the metric force pass at the usual 6.5
+    /// neighbours per fish and 4× at 50; with `neighbour_cap` the nearest
+    /// are taken from the thinned sample (2× the capped metric pass at 50
+    /// neighbours).
     pub topological_neighbours: u32,
 }
 

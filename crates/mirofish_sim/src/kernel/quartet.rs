@@ -339,18 +339,26 @@ impl ForceKernel<'_> {
         if q.topological > 0 {
             let crowded = hoods.count.cmpgt(Vec4::splat(q.topological as f32));
             if crowded.any() {
-                hoods.merge(crowded, &self.scan_nearest::<WRAP, _>(q, runs, &pick, crowded));
+                let nearest = self.scan_nearest::<WRAP, _>(q, runs, &pick, crowded);
+                let pick = |a: Vec4, b: Vec4| Vec4::select(crowded, b, a);
+                hoods.count = pick(hoods.count, nearest.count);
+                for k in 0..2 {
+                    hoods.velocity[k] = pick(hoods.velocity[k], nearest.velocity[k]);
+                    hoods.offset[k] = pick(hoods.offset[k], nearest.offset[k]);
+                }
             }
         }
         hoods
     }
 
-    /// [`ForceKernel::scan_quartet`] for the fish of a topological school
-    /// with more than `k` neighbours in range: each lane keeps its `k`
+    /// The alignment and cohesion sums (count, velocities, offsets; no
+    /// separation) of the fish of a topological school with more than `k`
+    /// neighbours in range (the `crowded` lanes): each lane keeps its `k`
     /// nearest candidates (ties to the lower sorted index), then sums them
     /// nearest first — a fixed order for the same set, whichever search
-    /// found it, and the order the one-fish scan sums them in. Separation
-    /// as in the metric scan. Only the `crowded` lanes are of use.
+    /// found it, and the order the one-fish scan sums them in. The run
+    /// holding the quartet's own cell goes first: the nearest are mostly
+    /// there, and once they are kept, fewer candidates get past the test.
     #[inline(never)]
     fn scan_nearest<const WRAP: bool, I: Iterator<Item = usize>>(
         &self,
@@ -366,9 +374,10 @@ impl ForceKernel<'_> {
         // closer candidates only get past this vector test. The lanes with
         // `k` or fewer in range are not needed (their metric sums are).
         let mut worst = Vec4::select(crowded, Vec4::INFINITY, Vec4::NEG_INFINITY);
-        let mut close = QuartetSeparation::default();
         let own = q.base..q.base + LANES;
-        for run in runs.iter() {
+        let holds_own = |run: &core::ops::Range<usize>| run.start < own.end && own.start < run.end;
+        let ordered = runs.iter().filter(|r| holds_own(r)).chain(runs.iter().filter(|r| !holds_own(r)));
+        for run in ordered {
             let pieces = [
                 pick(&run, run.start, run.end.min(own.start)),
                 pick(&run, run.start.max(own.start), run.end.min(own.end)),
@@ -377,7 +386,7 @@ impl ForceKernel<'_> {
             for (piece, candidates) in pieces.into_iter().enumerate() {
                 for j in candidates {
                     let fish_x = if piece == 1 { q.x_without[j - q.base] } else { q.x };
-                    let (dx, dy, d2) = self.offsets::<WRAP>(snapshot[j], fish_x, q);
+                    let (_, _, d2) = self.offsets::<WRAP>(snapshot[j], fish_x, q);
                     let closer = d2.cmplt(q.perception2) & d2.cmplt(worst);
                     if closer.any() {
                         let (d2s, mut worsts) = (d2.to_array(), worst.to_array());
@@ -386,10 +395,6 @@ impl ForceKernel<'_> {
                             worsts[l] = nearest[l].worst();
                         }
                         worst = Vec4::from_array(worsts);
-                    }
-                    let near = d2.cmplt(q.separation2);
-                    if near.any() {
-                        self.separate_quartet(&mut close, near, [dx, dy, d2], j, q);
                     }
                 }
             }
@@ -409,7 +414,7 @@ impl ForceKernel<'_> {
             (sums[1][l], sums[2][l], sums[3][l], sums[4][l]) = (velocity.x, velocity.y, offset.x, offset.y);
         }
         let [count, vx, vy, dx, dy] = sums.map(Vec4::from_array);
-        lanes_of(&QuartetSums { count, vx, vy, dx, dy }, &close)
+        lanes_of(&QuartetSums { count, vx, vy, dx, dy }, &QuartetSeparation::default())
     }
     /// Adds the candidates at sorted indices `run` to the sums of every
     /// lane, comparing candidate `j` with the fish at `fish_x(j)` (the
