@@ -17,6 +17,28 @@ use glam::{Vec2, Vec4};
 const HALF_PI_HI: f32 = 1.570_312_5;
 const HALF_PI_LO: f32 = 4.838_268e-4;
 
+/// `(sin r, cos r)` for `r = x - k·π/2` (`k` the whole number nearest
+/// `x·2/π`), one angle (`f32`) or four (`Vec4`) with the same operations in
+/// the same order, hence the same bits.
+#[inline(always)]
+fn reduced<T>(x: T, k: T) -> (T, T)
+where
+    T: Copy
+        + core::ops::Add<Output = T>
+        + core::ops::Sub<Output = T>
+        + core::ops::Mul<Output = T>
+        + core::ops::Mul<f32, Output = T>
+        + core::ops::Add<f32, Output = T>
+        + core::ops::Sub<f32, Output = T>,
+{
+    let r = (x - k * HALF_PI_HI) - k * HALF_PI_LO;
+    let z = r * r;
+    // Minimax polynomials on [-π/4, π/4] (Cephes' sinf/cosf).
+    let s = ((z * -1.951_529_6e-4 + 8.332_161e-3) * z - 1.666_665_5e-1) * z * r + r;
+    let c = ((z * 2.443_315_7e-5 - 1.388_731_6e-3) * z + 4.166_664_6e-2) * z * z - z * 0.5 + 1.0;
+    (s, c)
+}
+
 /// `(sin x, cos x)`, within 2 ulp of the true values for `|x| ≤ 1000`
 /// (a phase is kept in `[0, 2π)`); `(0, 1)` for a non-finite `x`.
 #[inline]
@@ -29,12 +51,7 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
     // angle gives a wrong but finite answer, never a panic.)
     let q = x * FRAC_2_PI;
     let quadrant = if q >= 0.0 { (q + 0.5) as i64 } else { (q - 0.5) as i64 };
-    let k = quadrant as f32;
-    let r = (x - k * HALF_PI_HI) - k * HALF_PI_LO;
-    let z = r * r;
-    // Minimax polynomials on [-π/4, π/4] (Cephes' sinf/cosf).
-    let s = ((-1.951_529_6e-4 * z + 8.332_161e-3) * z - 1.666_665_5e-1) * z * r + r;
-    let c = ((2.443_315_7e-5 * z - 1.388_731_6e-3) * z + 4.166_664_6e-2) * z * z - 0.5 * z + 1.0;
+    let (s, c) = reduced(x, quadrant as f32);
     match quadrant.rem_euclid(4) {
         0 => (s, c),
         1 => (c, -s),
@@ -60,10 +77,7 @@ pub(crate) fn sin_cos_lanes(x: Vec4) -> Option<(Vec4, Vec4)> {
     let q = x * FRAC_2_PI;
     // Round half away from zero, as the scalar form's `as i64` does.
     let k = Vec4::select(q.cmpge(Vec4::ZERO), q + 0.5, q - 0.5).trunc();
-    let r = (x - k * HALF_PI_HI) - k * HALF_PI_LO;
-    let z = r * r;
-    let s = ((z * -1.951_529_6e-4 + 8.332_161e-3) * z - 1.666_665_5e-1) * z * r + r;
-    let c = ((z * 2.443_315_7e-5 - 1.388_731_6e-3) * z + 4.166_664_6e-2) * z * z - z * 0.5 + 1.0;
+    let (s, c) = reduced(x, k);
     // The quadrant modulo 4, exact in `f32` for these magnitudes.
     let quadrant = k - (k * 0.25).floor() * 4.0;
     let one = quadrant.cmpeq(Vec4::ONE);
