@@ -305,7 +305,8 @@ impl ForceKernel<'_> {
         let size = self.tank.size();
         let reach = &cache.reach;
         let mut hood = Neighbourhood::default();
-        let mut nearest = Nearest::new(params.topological_neighbours);
+        let k = params.topological_neighbours;
+        let mut nearest = (k > 0).then(|| Nearest::new(k));
         let mut looked = 0usize;
         let add = |hood: &mut Neighbourhood, j: usize, d: Vec2, d2: f32| {
             let w = cache.view.weight(me.heading, d, d2.sqrt(), self.sorted_leader[j]);
@@ -328,7 +329,7 @@ impl ForceKernel<'_> {
                 }
                 if seen {
                     add(&mut hood, j, d, d2);
-                    if nearest.is_on() {
+                    if let Some(nearest) = &mut nearest {
                         nearest.offer(d2, j);
                     }
                 }
@@ -345,13 +346,13 @@ impl ForceKernel<'_> {
         if step > 1 {
             scale(&mut hood, candidates.saturating_sub(1), looked);
         }
-        if nearest.is_on() {
+        if let Some(nearest) = &nearest {
             // Topological: with no more in range than it counts, a fish's
             // neighbourhood is the metric one; otherwise its nearest,
             // nearest first (a fixed order for the same set, whichever
             // search found it). Not scaled: their number is the point.
             (hood.count, hood.velocity_sum, hood.offset_sum) = metric;
-            if nearest.overflowed() {
+            if metric.0 > k {
                 (hood.count, hood.velocity_sum, hood.offset_sum) = (0, Vec2::ZERO, Vec2::ZERO);
                 for &(d2, j) in nearest.kept() {
                     let d = offset(me.p, g.sorted_position(j as usize), size, WRAP);
@@ -364,12 +365,10 @@ impl ForceKernel<'_> {
 }
 
 /// The nearest neighbours seen so far, nearest first (ties: lower sorted
-/// index first), at most `k` of them; `k = 0` keeps none (metric mode).
+/// index first), at most `k` (at least one) of them.
 struct Nearest {
     k: usize,
     len: usize,
-    /// How many were offered.
-    offered: usize,
     /// `(squared distance, sorted index)`.
     kept: [(f32, u32); crate::params::MAX_TOPOLOGICAL_NEIGHBOURS as usize],
 }
@@ -377,20 +376,13 @@ struct Nearest {
 impl Nearest {
     fn new(k: u32) -> Self {
         let k = (k as usize).min(crate::params::MAX_TOPOLOGICAL_NEIGHBOURS as usize);
-        Self { k, len: 0, offered: 0, kept: [(0.0, 0); crate::params::MAX_TOPOLOGICAL_NEIGHBOURS as usize] }
-    }
-
-    /// Whether a topological neighbourhood is being gathered.
-    #[inline]
-    fn is_on(&self) -> bool {
-        self.k > 0
+        Self { k, len: 0, kept: [(0.0, 0); crate::params::MAX_TOPOLOGICAL_NEIGHBOURS as usize] }
     }
 
     /// Keeps the neighbour at squared distance `d2`, sorted index `j`, if it
     /// is among the `k` nearest so far.
     #[inline]
     fn offer(&mut self, d2: f32, j: usize) {
-        self.offered += 1;
         let entry = (d2, j as u32);
         let before = |a: (f32, u32), b: (f32, u32)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
         if self.len == self.k {
@@ -411,11 +403,6 @@ impl Nearest {
     /// The kept neighbours, nearest first.
     fn kept(&self) -> &[(f32, u32)] {
         &self.kept[..self.len]
-    }
-
-    /// Whether more were offered than are kept.
-    fn overflowed(&self) -> bool {
-        self.offered > self.k
     }
 
     /// The squared distance a candidate must beat to be kept: the farthest

@@ -350,13 +350,22 @@ impl NeighbourhoodLanes {
 
     /// `other`'s lanes where `lanes` is set, this one's elsewhere.
     pub fn merge(&mut self, lanes: glam::BVec4A, other: &Self) {
+        self.merge_neighbours(lanes, other);
+        let pick = |a: &mut Vec4, b: Vec4| *a = Vec4::select(lanes, b, *a);
+        pick(&mut self.separation_count, other.separation_count);
+        for k in 0..2 {
+            pick(&mut self.separation[k], other.separation[k]);
+        }
+    }
+
+    /// [`NeighbourhoodLanes::merge`] of the alignment and cohesion sums
+    /// (count, velocities, offsets) only.
+    pub fn merge_neighbours(&mut self, lanes: glam::BVec4A, other: &Self) {
         let pick = |a: &mut Vec4, b: Vec4| *a = Vec4::select(lanes, b, *a);
         pick(&mut self.count, other.count);
-        pick(&mut self.separation_count, other.separation_count);
         for k in 0..2 {
             pick(&mut self.velocity[k], other.velocity[k]);
             pick(&mut self.offset[k], other.offset[k]);
-            pick(&mut self.separation[k], other.separation[k]);
         }
     }
 }

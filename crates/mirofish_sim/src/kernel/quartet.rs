@@ -339,13 +339,7 @@ impl ForceKernel<'_> {
         if q.topological > 0 {
             let crowded = hoods.count.cmpgt(Vec4::splat(q.topological as f32));
             if crowded.any() {
-                let nearest = self.scan_nearest::<WRAP, _>(q, runs, &pick, crowded);
-                let pick = |a: Vec4, b: Vec4| Vec4::select(crowded, b, a);
-                hoods.count = pick(hoods.count, nearest.count);
-                for k in 0..2 {
-                    hoods.velocity[k] = pick(hoods.velocity[k], nearest.velocity[k]);
-                    hoods.offset[k] = pick(hoods.offset[k], nearest.offset[k]);
-                }
+                hoods.merge_neighbours(crowded, &self.scan_nearest::<WRAP, _>(q, runs, &pick, crowded));
             }
         }
         hoods
