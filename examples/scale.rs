@@ -149,30 +149,14 @@ fn plugin_tick(n: usize, ticks: usize) -> PluginTick {
         .collect();
     times.sort_by(f64::total_cmp);
     let parts = app.world().resource::<Stopwatch>().spent.map(|s| s * 1e3 / ticks as f64);
+    // The core's tick on the same fish, timed as every other core row.
     let state = app.world().resource::<FlockState>();
-    let pool = pool(2);
-    let mut kernel: Vec<f64> = (0..ticks)
-        .map(|_| {
-            let mut flock = state.flock.clone().with_thread_pool(pool.clone());
-            let (schools, tank, mut scene) = (&state.schools, &state.active.tank, state.scene.clone());
-            let mut tick = || {
-                flock.rebuild_index(schools, tank);
-                flock.accumulate_forces(schools, tank, &scene);
-                flock.integrate(schools, tank, &scene, 1.0 / 60.0);
-                flock.move_predators(&mut scene, tank, 1.0 / 60.0);
-            };
-            // Untimed first, as in `time_tick`.
-            tick();
-            let t0 = Instant::now();
-            tick();
-            t0.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    kernel.sort_by(f64::total_cmp);
+    let mut core = Simulation::new(state.schools[0], state.active.tank, 0, 1).expect("valid parameters");
+    (core.flock, core.scene) = (state.flock.clone(), state.scene.clone());
     PluginTick {
         frame: times[times.len() / 2],
         parts,
-        kernel: kernel[kernel.len() / 2],
+        kernel: time_tick(&core, 2, ticks),
         neighbours: observe::mean_neighbours(&state.flock),
     }
 }
