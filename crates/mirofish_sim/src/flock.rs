@@ -392,7 +392,6 @@ impl Flock {
             scene,
             table,
             caches: &self.school_caches,
-            capped: table.iter().any(|p| p.neighbour_cap > 0),
             sorted_school: &self.sorted_school,
             tank,
             search: self.search,

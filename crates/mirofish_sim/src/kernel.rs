@@ -94,8 +94,6 @@ pub(crate) struct ForceKernel<'a> {
     pub table: &'a [FlockParams],
     /// Every school's precomputed radii, view and scan kind.
     pub caches: &'a [SchoolCache],
-    /// Whether any school has a neighbour cap.
-    pub capped: bool,
     /// Schools in sorted order.
     pub sorted_school: &'a [u16],
     pub tank: &'a Tank,
@@ -148,6 +146,7 @@ impl ForceKernel<'_> {
         let mut cell = CellCache::default();
         let all_round = !self.caches.iter().any(|c| c.shaped);
         let topological = self.table.iter().any(|p| p.topological_neighbours > 0);
+        let capped = self.table.iter().any(|p| p.neighbour_cap > 0);
         for (q, kicks) in kicks.chunks_mut(QUARTET).enumerate() {
             let s = base + q * QUARTET;
             let range = q * QUARTET..q * QUARTET + kicks.len();
@@ -157,8 +156,8 @@ impl ForceKernel<'_> {
                 // A topological neighbourhood goes by quartets of one school.
                 && (!topological || (s..s + kicks.len()).all(|t| school_of(t) == school_of(s)));
             match (plain, self.grid.wraps()) {
-                (true, true) => self.quartet::<true>(s, kicks, samples),
-                (true, false) => self.quartet::<false>(s, kicks, samples),
+                (true, true) => self.quartet::<true>(s, kicks, samples, capped),
+                (true, false) => self.quartet::<false>(s, kicks, samples, capped),
                 (false, true) => self.each_fish::<true>(s, kicks, samples, &mut cell),
                 (false, false) => self.each_fish::<false>(s, kicks, samples, &mut cell),
             }
@@ -503,7 +502,6 @@ mod tests {
                 scene: &self.scene,
                 table,
                 caches,
-                capped: table.iter().any(|p| p.neighbour_cap > 0),
                 sorted_school: &self.school,
                 tank,
                 search,

@@ -87,12 +87,14 @@ struct QuartetSeparation {
 impl ForceKernel<'_> {
     /// The kicks of the quartet at sorted index `base` (a multiple of four;
     /// `kicks.len()` fish, up to four), whose fish all see all round.
+    /// `capped`: whether any school has a neighbour cap.
     #[inline(always)]
     pub(super) fn quartet<const WRAP: bool>(
         &self,
         base: usize,
         kicks: &mut [Kick],
         mut samples: Option<&mut [ForceSample]>,
+        capped: bool,
     ) {
         let g = self.grid;
         let m = kicks.len();
@@ -124,7 +126,7 @@ impl ForceKernel<'_> {
             // one fish by fish.
             topological: if one_school { self.table[schools[0]].topological_neighbours } else { 0 },
         };
-        let cap = if self.capped {
+        let cap = if capped {
             (0..m).map(|l| self.table[schools[l]].neighbour_cap).filter(|&cap| cap > 0).min().unwrap_or(0)
         } else {
             0
