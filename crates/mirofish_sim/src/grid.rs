@@ -234,12 +234,7 @@ impl SpatialGrid {
     pub(crate) fn cell_block(&self, p: Vec2) -> (CandidateRuns, usize) {
         let (cx, cy) = self.cell_coords(p);
         let end = self.cell_start[(cy * self.cols + cx) as usize + 1] as usize;
-        (self.runs_around(cx, cy), end)
-    }
-
-    #[inline]
-    fn runs_around(&self, cx: u32, cy: u32) -> CandidateRuns {
-        self.runs_across(cx, cx, cy)
+        (self.runs_across(cx, cx, cy), end)
     }
 
     /// The runs of sorted indices that cover the cells around columns
