@@ -44,6 +44,22 @@ use crate::school::{self, SchoolCache, SchoolTable};
 const CHUNK: usize = 1024;
 const _: () = assert!(CHUNK.is_multiple_of(crate::grid::QUARTET), "force work items start at a quartet");
 
+/// The inputs of a range of fish, one slice per column, from
+/// [`Flock::inputs_mut`]: what a tick reads of each fish besides its fear.
+#[derive(Debug)]
+pub struct FishInputs<'a> {
+    /// Positions.
+    pub position: &'a mut [Vec2],
+    /// Velocities.
+    pub velocity: &'a mut [Vec2],
+    /// Wander phases (radians).
+    pub wander_phase: &'a mut [f32],
+    /// Whether each fish leads.
+    pub leader: &'a mut [bool],
+    /// Each fish's school (an index into the school table).
+    pub school: &'a mut [u16],
+}
+
 /// All fish of a simulation, structure-of-arrays, plus the buffers the tick
 /// reuses.
 #[derive(Clone, Debug, Default)]
@@ -184,6 +200,20 @@ impl Flock {
         self.position[slot] = position;
         self.velocity[slot] = velocity;
         self.wander_phase[slot] = wander_phase;
+    }
+
+    /// The inputs of the fish in `slots` (position, velocity, wander phase,
+    /// leader flag and school), to overwrite in place a column at a time —
+    /// e.g. from the ECS's component columns before a tick — keeping their
+    /// fear. Panics if `slots` is out of range.
+    pub fn inputs_mut(&mut self, slots: core::ops::Range<usize>) -> FishInputs<'_> {
+        FishInputs {
+            position: &mut self.position[slots.clone()],
+            velocity: &mut self.velocity[slots.clone()],
+            wander_phase: &mut self.wander_phase[slots.clone()],
+            leader: &mut self.leader[slots.clone()],
+            school: &mut self.school[slots],
+        }
     }
 
     /// Sets how afraid the fish in `slot` is (clamped to 0–1).
