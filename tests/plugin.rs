@@ -585,3 +585,23 @@ fn the_write_back_skips_fish_the_tick_never_saw_and_the_gather_takes_edits() {
     assert_eq!(app.world().resource::<FlockState>().flock.len(), 200);
     assert_ne!(app.world().get::<Position>(newcomer).unwrap().0, Vec2::new(10.0, 20.0));
 }
+
+/// How many fish positions the last tick's write-back changed.
+#[derive(Resource, Default)]
+struct ChangedPositions(usize);
+
+fn count_changed_positions(fish: Query<Ref<Position>, With<Boid>>, mut seen: ResMut<ChangedPositions>) {
+    seen.0 = fish.iter().filter(|p| p.is_changed()).count();
+}
+
+#[test]
+fn the_write_back_marks_every_fish_it_writes_changed() {
+    let mut app = headless_app(config(10), 1);
+    app.init_resource::<ChangedPositions>()
+        .add_systems(FixedUpdate, count_changed_positions.after(BoidSystems::Writeback));
+    spawn(&mut app, 300);
+    for _ in 0..3 {
+        run_ticks(&mut app, 1);
+        assert_eq!(app.world().resource::<ChangedPositions>().0, 300);
+    }
+}

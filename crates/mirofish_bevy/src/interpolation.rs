@@ -8,9 +8,11 @@
 //! `physics_in_fixed_timestep` example does.
 
 use bevy::prelude::*;
+use rayon::prelude::*;
 
 use crate::components::{Boid, Obstacle, Position, Predator, PreviousPosition, Velocity};
 use crate::state::FlockState;
+use crate::systems::COLUMN_CHUNK;
 
 /// Sets every fish's and predator's `Transform` translation (x, y; z is left
 /// alone) and rotation, so the sprite's +X axis points along the velocity;
@@ -34,20 +36,24 @@ pub fn interpolate_transforms(
         return;
     };
     for (p, prev, v, mut t) in tables {
-        for (((p, prev), v), t) in p.iter().zip(prev).zip(v).zip(t.iter_mut()) {
-            let jump = (p.0 - prev.0).abs();
-            // A fish that wrapped across the tank is drawn where it is, not
-            // dragged across the screen.
-            let xy = if jump.x > half.x || jump.y > half.y { p.0 } else { prev.0.lerp(p.0, alpha) };
-            t.translation.x = xy.x;
-            t.translation.y = xy.y;
-            // The turn from +X to the heading, without trigonometry: an arc
-            // tangent and a sine and cosine per fish and frame cost more
-            // than the rest of this system.
-            if let Some(heading) = v.0.try_normalize() {
-                t.rotation = Quat::from_rotation_arc_2d(Vec2::X, heading);
+        let rows =
+            p.par_chunks(COLUMN_CHUNK).zip(prev.par_chunks(COLUMN_CHUNK)).zip(v.par_chunks(COLUMN_CHUNK));
+        t.par_chunks_mut(COLUMN_CHUNK).zip(rows).for_each(|(t, ((p, prev), v))| {
+            for (((p, prev), v), t) in p.iter().zip(prev).zip(v).zip(t) {
+                let jump = (p.0 - prev.0).abs();
+                // A fish that wrapped across the tank is drawn where it is,
+                // not dragged across the screen.
+                let xy = if jump.x > half.x || jump.y > half.y { p.0 } else { prev.0.lerp(p.0, alpha) };
+                t.translation.x = xy.x;
+                t.translation.y = xy.y;
+                // The turn from +X to the heading, without trigonometry: an
+                // arc tangent and a sine and cosine per fish and frame cost
+                // more than the rest of this system.
+                if let Some(heading) = v.0.try_normalize() {
+                    t.rotation = Quat::from_rotation_arc_2d(Vec2::X, heading);
+                }
             }
-        }
+        });
     }
     for (p, mut t) in &mut obstacles {
         t.translation.x = p.x;

@@ -5,6 +5,7 @@
 //! on its contiguous arrays, not through per-entity lookups.
 
 use bevy::prelude::*;
+use rayon::prelude::*;
 
 use mirofish_sim as sim;
 
@@ -83,22 +84,12 @@ fn gather_in_place(state: &mut FlockState, fish: &Query<FishParts, With<Boid>>) 
             return false;
         }
         let inputs = flock.inputs_mut(start..end);
-        for (to, from) in inputs.position.iter_mut().zip(positions) {
-            *to = from.0;
-        }
-        for (to, from) in inputs.velocity.iter_mut().zip(velocities) {
-            *to = from.0;
-        }
-        for (to, from) in inputs.wander_phase.iter_mut().zip(phases) {
-            *to = from.0;
-        }
+        copy_column(inputs.position, positions, |to, from| *to = from.0);
+        copy_column(inputs.velocity, velocities, |to, from| *to = from.0);
+        copy_column(inputs.wander_phase, phases, |to, from| *to = from.0);
         inputs.leader.fill(leads);
         match schools {
-            Some(schools) => {
-                for (to, from) in inputs.school.iter_mut().zip(schools) {
-                    *to = from.0;
-                }
-            }
+            Some(schools) => copy_column(inputs.school, schools, |to, from| *to = from.0),
             None => inputs.school.fill(0),
         }
         start = end;
@@ -246,21 +237,13 @@ pub(crate) fn write_back(state: Res<FlockState>, mut fish: Query<FishWrite, With
         let start = slots.first().and_then(|slot| slot.get()).unwrap_or(usize::MAX);
         let rows = start..start.saturating_add(ids.len());
         if entities.get(rows.clone()) == Some(ids) {
-            // The usual case: these marks set every row's change tick.
-            let (p, prev) = (&mut *p, &mut *prev);
-            for ((p, prev), new) in p.iter_mut().zip(prev.iter_mut()).zip(&positions[rows.clone()]) {
-                prev.0 = p.0;
-                p.0 = *new;
-            }
-            for (to, from) in v.iter_mut().zip(&velocities[rows.clone()]) {
-                to.0 = *from;
-            }
-            for (to, from) in s.iter_mut().zip(&steering[rows.clone()]) {
-                to.0 = *from;
-            }
-            for (to, from) in w.iter_mut().zip(&phases[rows]) {
-                to.0 = *from;
-            }
+            // The usual case. Borrowing a column mutably (its `DerefMut`) sets
+            // every row's change tick.
+            copy_column(&mut prev, &p, |to, from| to.0 = from.0);
+            copy_column(&mut p, &positions[rows.clone()], |to, from| to.0 = *from);
+            copy_column(&mut v, &velocities[rows.clone()], |to, from| to.0 = *from);
+            copy_column(&mut s, &steering[rows.clone()], |to, from| to.0 = *from);
+            copy_column(&mut w, &phases[rows], |to, from| to.0 = *from);
             continue;
         }
         for (row, (&entity, slot)) in ids.iter().zip(slots).enumerate() {
@@ -276,6 +259,21 @@ pub(crate) fn write_back(state: Res<FlockState>, mut fish: Query<FishWrite, With
             set_row(&mut w, row, WanderPhase(phases[slot]));
         }
     }
+}
+
+/// Rows per parallel work item when copying a table column: enough to
+/// amortise the hand-off, few enough to share 100k rows among many threads.
+pub(crate) const COLUMN_CHUNK: usize = 4096;
+
+/// `write(to[i], &from[i])` for every row, in pieces on rayon's pool (the
+/// one the core's passes run on). `to` and `from` have the same length.
+pub(crate) fn copy_column<A: Send, B: Sync>(to: &mut [A], from: &[B], write: impl Fn(&mut A, &B) + Sync) {
+    debug_assert_eq!(to.len(), from.len());
+    to.par_chunks_mut(COLUMN_CHUNK).zip(from.par_chunks(COLUMN_CHUNK)).for_each(|(to, from)| {
+        for (to, from) in to.iter_mut().zip(from) {
+            write(to, from);
+        }
+    });
 }
 
 /// Writes `value` into `row` of a table column, marking that row (only)
