@@ -18,8 +18,9 @@ pub struct Boid;
 
 /// Where the plugin keeps a fish in the flock's arrays
 /// ([`FlockState::flock`](crate::FlockState)): its slot as of the last
-/// gather, which lets the write-back run in parallel and lets game code
-/// look a fish up in the flock. Kept up to date by the plugin.
+/// gather, which lets the write-back find where each table's fish are in
+/// the flock and lets game code look a fish up there. Kept up to date by
+/// the plugin.
 #[derive(Clone, Copy, Component, Debug, PartialEq, Eq)]
 pub struct FishSlot(pub(crate) u32);
 

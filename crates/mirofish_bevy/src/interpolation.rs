@@ -10,9 +10,9 @@
 use bevy::prelude::*;
 use rayon::prelude::*;
 
+use crate::columns::COLUMN_CHUNK;
 use crate::components::{Boid, Obstacle, Position, Predator, PreviousPosition, Velocity};
 use crate::state::FlockState;
-use crate::systems::COLUMN_CHUNK;
 
 /// Sets every fish's and predator's `Transform` translation (x, y; z is left
 /// alone) and rotation, so the sprite's +X axis points along the velocity;

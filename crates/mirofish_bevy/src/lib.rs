@@ -15,8 +15,10 @@
 //! # How a tick runs
 //!
 //! The plugin runs the sets of [`BoidSystems`] in [`FixedUpdate`], chained:
-//! apply the due [`FlockCommands`] → rebuild the spatial index → accumulate forces → clamp → integrate →
-//! boundary → write-back. Between ticks the entities' [`Position`],
+//! apply the due [`FlockCommands`] → gather the fish and rebuild the spatial
+//! index → accumulate the forces (each fish's total clamped once) →
+//! integrate (walls and obstacles included) → predators → write-back.
+//! Between ticks the entities' [`Position`],
 //! [`Velocity`] and [`WanderPhase`] are the truth; each tick copies them into
 //! contiguous arrays, runs the core's passes there (in parallel), and writes
 //! the result back. In variable-rate frames, [`interpolate_transforms`]
@@ -38,6 +40,7 @@
 //! summed in an order fixed by the state alone, and noise is a pure function
 //! of `(seed, tick, fish)`.
 
+mod columns;
 mod commands;
 mod components;
 mod config;

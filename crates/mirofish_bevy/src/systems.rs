@@ -4,15 +4,12 @@
 //! Each system is a thin call into [`mirofish_sim::Flock`]; the work happens
 //! on its contiguous arrays, not through per-entity lookups.
 
+use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
-use rayon::prelude::*;
 
 use mirofish_sim as sim;
 
-use core::panic::Location;
-
-use bevy::ecs::change_detection::ContiguousMut;
-use bevy::ecs::entity::EntityHashMap;
+use crate::columns::{copy_column, set_row};
 
 use crate::components::{
     Boid, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering, Velocity,
@@ -259,32 +256,6 @@ pub(crate) fn write_back(state: Res<FlockState>, mut fish: Query<FishWrite, With
             set_row(&mut w, row, WanderPhase(phases[slot]));
         }
     }
-}
-
-/// Rows per parallel work item when copying a table column: enough to
-/// amortise the hand-off, few enough to share 100k rows among many threads.
-pub(crate) const COLUMN_CHUNK: usize = 4096;
-
-/// `write(to[i], &from[i])` for every row, in pieces on rayon's pool (the
-/// one the core's passes run on). `to` and `from` have the same length.
-pub(crate) fn copy_column<A: Send, B: Sync>(to: &mut [A], from: &[B], write: impl Fn(&mut A, &B) + Sync) {
-    debug_assert_eq!(to.len(), from.len());
-    to.par_chunks_mut(COLUMN_CHUNK).zip(from.par_chunks(COLUMN_CHUNK)).for_each(|(to, from)| {
-        for (to, from) in to.iter_mut().zip(from) {
-            write(to, from);
-        }
-    });
-}
-
-/// Writes `value` into `row` of a table column, marking that row (only)
-/// changed, as writing through a `Mut` would.
-#[track_caller]
-fn set_row<T>(column: &mut ContiguousMut<T>, row: usize, value: T) {
-    let tick = column.this_run_tick();
-    column.bypass_change_detection()[row] = value;
-    column.changed_ticks_slice_mut()[row] = tick;
-    let caller = Location::caller();
-    column.changed_by_ticks_slice_mut().map(|by| by[row] = caller);
 }
 
 /// What `write_back` reads and writes of a fish.
