@@ -319,6 +319,7 @@ impl ForceKernel<'_> {
                 self.scan_candidates::<WRAP>(
                     (&mut acc, &mut close),
                     pick(&run, run.start, run.end),
+                    run.end,
                     |_| q.x,
                     q,
                 );
@@ -330,9 +331,12 @@ impl ForceKernel<'_> {
                 pick(&run, run.start.max(own.start), run.end.min(own.end)),
                 pick(&run, run.start.max(own.end), run.end),
             );
-            self.scan_candidates::<WRAP>((&mut acc, &mut close), before, |_| q.x, q);
-            self.scan_candidates::<WRAP>((&mut acc, &mut close), mine, |j| q.x_without[j - q.base], q);
-            self.scan_candidates::<WRAP>((&mut acc, &mut close), after, |_| q.x, q);
+            let sums = (&mut acc, &mut close);
+            self.scan_candidates::<WRAP>(sums, before, run.end, |_| q.x, q);
+            let sums = (&mut acc, &mut close);
+            self.scan_candidates::<WRAP>(sums, mine, run.end, |j| q.x_without[j - q.base], q);
+            let sums = (&mut acc, &mut close);
+            self.scan_candidates::<WRAP>(sums, after, run.end, |_| q.x, q);
         }
         let mut hoods = lanes_of(&acc, &close);
         // A topological neighbourhood is the metric one where a fish has no
@@ -412,18 +416,22 @@ impl ForceKernel<'_> {
         let [count, vx, vy, dx, dy] = sums.map(Vec4::from_array);
         lanes_of(&QuartetSums { count, vx, vy, dx, dy }, &QuartetSeparation::default())
     }
-    /// Adds the candidates at sorted indices `run` to the sums of every
-    /// lane, comparing candidate `j` with the fish at `fish_x(j)` (the
-    /// quartet's `x`, with a lane NaN where the candidate is that lane).
+    /// Adds the candidates at sorted indices `run` (all below `end`) to the
+    /// sums of every lane, comparing candidate `j` with the fish at
+    /// `fish_x(j)` (the quartet's `x`, with a lane NaN where the candidate
+    /// is that lane).
     #[inline(always)]
     fn scan_candidates<const WRAP: bool>(
         &self,
         (acc, close): (&mut QuartetSums, &mut QuartetSeparation),
         run: impl Iterator<Item = usize>,
+        end: usize,
         fish_x: impl Fn(usize) -> Vec4,
         q: &Quartet,
     ) {
-        let snapshot = self.grid.snapshot();
+        // Cut to `end` once, so that the loop's loads need no bounds check
+        // of their own.
+        let snapshot = &self.grid.snapshot()[..end];
         for j in run {
             let candidate = snapshot[j];
             let (dx, dy, d2) = self.offsets::<WRAP>(candidate, fish_x(j), q);
