@@ -470,8 +470,15 @@ impl Flock {
         );
         let (rank, sorted_kick) = (self.grid.rank(), &self.sorted_kick);
         let kick = &mut self.kick;
+        // Plain loops over chunks: rayon's `collect_into_vec` took more
+        // instructions per fish.
+        kick.resize(rank.len(), Kick::default());
         run(self.pool.as_deref(), || {
-            rank.par_iter().map(|&s| sorted_kick[s as usize]).collect_into_vec(kick)
+            kick.par_chunks_mut(CHUNK).zip(rank.par_chunks(CHUNK)).for_each(|(kick, rank)| {
+                for (k, &s) in kick.iter_mut().zip(rank) {
+                    *k = sorted_kick[s as usize];
+                }
+            })
         });
         let (kicks, motion) = (&self.kick, &self.school_motion);
         let schools_of = &self.school;

@@ -74,14 +74,16 @@ impl SpatialGrid {
         // Cell of every fish (parallel).
         let cells = (self.cols * self.rows) as usize;
         let mut cell_of = core::mem::take(&mut self.cell_of);
+        cell_of.resize(n, 0);
         let this = &*self;
-        position
-            .par_iter()
-            .map(|&p| {
-                let (x, y) = this.cell_coords(p);
-                y * this.cols + x
-            })
-            .collect_into_vec(&mut cell_of);
+        cell_of.par_chunks_mut(GATHER_CHUNK).zip(position.par_chunks(GATHER_CHUNK)).for_each(
+            |(cells, position)| {
+                for (cell, &p) in cells.iter_mut().zip(position) {
+                    let (x, y) = this.cell_coords(p);
+                    *cell = y * this.cols + x;
+                }
+            },
+        );
         self.cell_of = cell_of;
         self.count_and_scatter(cells, n);
 
