@@ -6,7 +6,6 @@
 //! fish's head; the plugin's interpolation turns it along the velocity, and
 //! [`stretch_and_colour`] stretches it with speed and recolours it.
 
-use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 use mirofish_bevy::prelude::*;
 use mirofish_sim::rules::RuleForces;
@@ -159,22 +158,14 @@ fn stretch_and_colour(
     settings: Res<AquariumSettings>,
     config: Res<FlockConfig>,
     state: Res<FlockState>,
-    mut fish: Query<(Entity, &Velocity, Option<&School>, &mut Transform, &mut Sprite), With<Boid>>,
+    mut fish: Query<(Entity, &FishSlot, &Velocity, Option<&School>, &mut Transform, &mut Sprite), With<Boid>>,
     mut last_mode: Local<Option<ColourMode>>,
-    mut slots: Local<EntityHashMap<usize>>,
 ) {
     let table = config.school_table();
     let mode = settings.colour_mode;
     let recolour = mode != ColourMode::School || *last_mode != Some(mode);
     *last_mode = Some(mode);
-    // The rule colouring reads the tick's per-fish samples, by slot (the
-    // map is kept between frames, so refilling it allocates nothing).
-    slots.clear();
-    if mode == ColourMode::Rule {
-        slots.extend(state.entities.iter().enumerate().map(|(i, e)| (*e, i)));
-    }
-    let slots = &*slots;
-    fish.par_iter_mut().for_each(|(entity, v, school, mut t, mut sprite)| {
+    fish.par_iter_mut().for_each(|(entity, slot, v, school, mut t, mut sprite)| {
         let params = table[usize::from(school.map_or(0, |s| s.0)).min(table.len() - 1)];
         let s = (v.0.length() / params.max_speed.max(1e-3)).clamp(0.0, 2.0);
         t.scale = Vec3::new(0.7 + 0.45 * s, 1.1 - 0.25 * s.min(1.0), 1.0);
@@ -187,8 +178,12 @@ fn stretch_and_colour(
                 Color::srgb(0.25 + 0.75 * s.min(1.0), 0.35 + 0.6 * s.min(1.0), 1.0 - 0.8 * s.min(1.0))
             }
             ColourMode::Rule => {
-                let rule =
-                    slots.get(&entity).and_then(|&slot| strongest_rule(&state.flock.sample(slot)?.rules));
+                // The tick's per-fish samples, by the slot the fish was
+                // gathered into (none yet for a fish spawned since).
+                let rule = slot
+                    .get()
+                    .filter(|&slot| state.entities.get(slot) == Some(&entity))
+                    .and_then(|slot| strongest_rule(&state.flock.sample(slot)?.rules));
                 rule.map_or(Color::srgb(0.5, 0.5, 0.5), |i| RULE_COLOURS[i].1)
             }
         };
