@@ -192,16 +192,6 @@ impl Flock {
         &self.fear
     }
 
-    /// Overwrites the position, velocity and wander phase of the fish in
-    /// `slot`, keeping everything else it carries from tick to tick (its
-    /// fear, school and leader flag). Panics if `slot` is out of range.
-    #[inline]
-    pub fn set_motion(&mut self, slot: usize, position: Vec2, velocity: Vec2, wander_phase: f32) {
-        self.position[slot] = position;
-        self.velocity[slot] = velocity;
-        self.wander_phase[slot] = wander_phase;
-    }
-
     /// The inputs of the fish in `slots` (position, velocity, wander phase,
     /// leader flag and school), to overwrite in place a column at a time —
     /// e.g. from the ECS's component columns before a tick — keeping their
@@ -325,13 +315,12 @@ impl Flock {
         for params in table {
             params.validate()?;
         }
-        // The largest index first (a scan the compiler vectorises), the
-        // culprit only if there is one.
+        // The largest index (a scan the compiler vectorises) tells whether
+        // any is out of range; the error names the first such one.
         let largest = self.school.chunks(SCAN_BLOCK).map(|b| b.iter().fold(0, |m, &k| m.max(k))).max();
-        if let Some(&bad) = largest
-            .filter(|&k| usize::from(k) >= table.len())
-            .and_then(|_| self.school.iter().find(|&&k| usize::from(k) >= table.len()))
-        {
+        if largest.is_some_and(|k| usize::from(k) >= table.len()) {
+            let bad =
+                self.school.iter().find(|&&k| usize::from(k) >= table.len()).copied().unwrap_or_default();
             return Err(ParamError {
                 field: "school",
                 value: f32::from(bad),
@@ -736,7 +725,6 @@ fn wrap_angle(a: f32) -> f32 {
     if (0.0..TAU).contains(&b) { b } else { a.rem_euclid(TAU) % TAU }
 }
 
-/// Runs `work` on `pool`, or on rayon's global pool.
 /// Whether any flag is set. A branch-free OR over each block, which the
 /// compiler vectorises: `contains` stops at the first hit but pays a
 /// compare and a branch per fish, and these scans run on one thread.
@@ -750,9 +738,11 @@ fn all_zero(values: &[f32]) -> bool {
     values.chunks(SCAN_BLOCK).all(|block| block.iter().fold(true, |all, &v| all & (v == 0.0)))
 }
 
-/// Fish per block of [`any_set`] and [`all_zero`].
+/// Fish per block of the scans that run on one thread ([`any_set`],
+/// [`all_zero`], the school indices' check).
 const SCAN_BLOCK: usize = 512;
 
+/// Runs `work` on `pool`, or on rayon's global pool.
 fn run(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() + Send) {
     match pool {
         Some(pool) => pool.install(work),
