@@ -331,12 +331,10 @@ impl ForceKernel<'_> {
                 pick(&run, run.start.max(own.start), run.end.min(own.end)),
                 pick(&run, run.start.max(own.end), run.end),
             );
-            let sums = (&mut acc, &mut close);
-            self.scan_candidates::<WRAP>(sums, before, run.end, |_| q.x, q);
-            let sums = (&mut acc, &mut close);
-            self.scan_candidates::<WRAP>(sums, mine, run.end, |j| q.x_without[j - q.base], q);
-            let sums = (&mut acc, &mut close);
-            self.scan_candidates::<WRAP>(sums, after, run.end, |_| q.x, q);
+            self.scan_candidates::<WRAP>((&mut acc, &mut close), before, run.end, |_| q.x, q);
+            let without_self = |j: usize| q.x_without[j - q.base];
+            self.scan_candidates::<WRAP>((&mut acc, &mut close), mine, run.end, without_self, q);
+            self.scan_candidates::<WRAP>((&mut acc, &mut close), after, run.end, |_| q.x, q);
         }
         let mut hoods = lanes_of(&acc, &close);
         // A topological neighbourhood is the metric one where a fish has no
