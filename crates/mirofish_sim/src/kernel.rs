@@ -6,7 +6,7 @@
 //! a multiple of four), one fish per vector lane (`glam::Vec4`: SSE2 on
 //! x86-64, NEON on aarch64, plain `f32` elsewhere). Sorted fish four in a
 //! row live in the same or neighbouring cells, so the quartet walks the
-//! union of their 3 × 3 blocks once and tests each candidate against all
+//! union of their blocks of cells once and tests each candidate against all
 //! four fish at the same time (`quartet.rs`); then the rules, the jitter,
 //! the soft margin and the final clamp run in the lanes too. Each lane adds
 //! its candidates in ascending sorted order, non-neighbours as exact zeros,
@@ -44,7 +44,8 @@ const LANE_INDEX: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
 /// How neighbours are found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum NeighbourSearch {
-    /// The uniform grid: 3 × 3 cells around each fish (O(n)).
+    /// The uniform grid: the block of cells around each fish, one row and
+    /// two columns each way (O(n)).
     #[default]
     Grid,
     /// Every fish against every other (O(n²)); the reference the grid is
@@ -103,7 +104,7 @@ pub(crate) struct ForceKernel<'a> {
     pub key: TickKey,
 }
 
-/// The 3 × 3 runs of the cell the last fish scanned alone was in, reused
+/// The block's runs of the cell the last fish scanned alone was in, reused
 /// by the fish after it in the same cell. Start each work item with a
 /// fresh one.
 #[derive(Clone, Copy)]
@@ -183,7 +184,7 @@ impl ForceKernel<'_> {
 
     /// The neighbourhood of the fish at sorted index `s`, scanned alone.
     /// Fish are asked for in ascending order within a work item, with one
-    /// `cell` cache per item: fish of one cell share their 3 × 3 runs.
+    /// `cell` cache per item: fish of one cell share their runs.
     #[inline(always)]
     fn hood_of<const WRAP: bool>(&self, s: usize, cell: &mut CellCache) -> Neighbourhood {
         let g = self.grid;
@@ -422,7 +423,7 @@ fn nearest_image(d: Vec4, half: f32, size: f32) -> Vec4 {
 }
 
 /// Candidates looked at per fish under a neighbour cap, per capped
-/// neighbour: in a uniform school about a third of the 3 × 3 block's
+/// neighbour: in a uniform school about a third of a block's
 /// candidates are within the perception radius.
 const CANDIDATES_PER_CAPPED_NEIGHBOUR: usize = 3;
 
