@@ -258,7 +258,7 @@ impl Flock {
     /// Neighbours within the perception radius of every fish in the last
     /// tick, in grid order (always kept, unlike the samples).
     pub fn neighbour_counts(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
-        self.sorted_kick.iter().map(|k| k.neighbours)
+        self.sorted_kick.iter().map(|k| k.neighbours())
     }
 
     /// The force-pass observation of the fish in `slot`, from the last tick;
@@ -647,7 +647,7 @@ fn integrate_one(
     scene: &Scene,
     scatter: impl FnOnce() -> f32,
 ) {
-    let Kick { acceleration: a, fright, .. } = *kick;
+    let (a, fright) = (kick.acceleration(), kick.fright());
     *steer = a;
     // Fear jumps to what the fish sees now and fades slowly.
     *fear = fright.max(*fear * calm).clamp(0.0, 1.0);
@@ -679,9 +679,10 @@ fn integrate_four(
     let lanes = |f: &dyn Fn(usize) -> f32| Vec4::new(f(0), f(1), f(2), f(3));
     // Fear one fish at a time: `f32::max` and `clamp` treat signed zeros
     // their own way, and this is cheap.
-    let feared: [f32; 4] = core::array::from_fn(|l| kicks[l].fright.max(fear[l] * calm).clamp(0.0, 1.0));
+    let [ax, ay, fright, _] = Kick::lanes([kicks[0], kicks[1], kicks[2], kicks[3]]);
+    let fright = fright.to_array();
+    let feared: [f32; 4] = core::array::from_fn(|l| fright[l].max(fear[l] * calm).clamp(0.0, 1.0));
     let limit = Vec4::splat(max_speed) * (Vec4::ONE + Vec4::from_array(feared) * panic);
-    let (ax, ay) = (lanes(&|l| kicks[l].acceleration.x), lanes(&|l| kicks[l].acceleration.y));
     let (vx, vy) = (lanes(&|l| v[l].x) + ax * dt, lanes(&|l| v[l].y) + ay * dt);
     let Some([vx, vy]) = rules::clamp_length_lanes([vx, vy], limit) else {
         return false;
@@ -701,7 +702,7 @@ fn integrate_four(
     }
     let (px, py, vx, vy, b) = (px.to_array(), py.to_array(), vx.to_array(), vy.to_array(), b.to_array());
     for l in 0..4 {
-        steer[l] = kicks[l].acceleration;
+        steer[l] = kicks[l].acceleration();
         fear[l] = feared[l];
         v[l] = Vec2::new(vx[l], vy[l]);
         p[l] = Vec2::new(px[l], py[l]);
@@ -789,10 +790,8 @@ mod tests {
             let phase: [f32; 4] =
                 core::array::from_fn(|k| (draw(k as u64, 2).x + 1.0) * core::f32::consts::PI);
             let fear: [f32; 4] = core::array::from_fn(|k| draw(k as u64, 3).x.max(0.0));
-            let kicks: [Kick; 4] = core::array::from_fn(|k| Kick {
-                acceleration: draw(k as u64, 4) * 30.0,
-                fright: draw(k as u64, 5).y.max(0.0),
-                neighbours: 0,
+            let kicks: [Kick; 4] = core::array::from_fn(|k| {
+                Kick::new(draw(k as u64, 4) * 30.0, draw(k as u64, 5).y.max(0.0), 0)
             });
             let (mut one, mut four) =
                 ((p, v, [Vec2::ZERO; 4], phase, fear), (p, v, [Vec2::ZERO; 4], phase, fear));

@@ -22,7 +22,7 @@
 //! forms of the rules give the same bits (tests in `rules.rs`, `angle.rs`
 //! and `noise.rs`).
 
-use glam::{Vec2, Vec4};
+use glam::{Mat4, Vec2, Vec4};
 
 use crate::boundary;
 use crate::grid::{CandidateRuns, QUARTET, SpatialGrid, offset};
@@ -62,18 +62,61 @@ pub struct ForceSample {
     pub neighbours: u32,
 }
 
-/// What the force pass hands the integrator for one fish: kept small and
-/// apart from [`ForceSample`], because the integrator gathers it into slot
-/// order, i.e. from random places of the sorted arrays.
+/// What the force pass hands the integrator for one fish, in one vector
+/// `[ax, ay, fright, neighbours]`: kept small and apart from
+/// [`ForceSample`], because the integrator gathers it into slot order, i.e.
+/// from random places of the sorted arrays; and one vector, so that the
+/// kicks of four lanes are written (and read back) by a 4 × 4 transpose
+/// instead of lane by lane.
+///
+/// - `ax, ay`: the total acceleration, clamped to the school's `max_force`;
+/// - `fright`: fear from the predators seen this tick (0–1), before it is
+///   merged with the fish's lingering fear;
+/// - `neighbours`: neighbours within the perception radius, as `f32`
+///   (exact up to 2²⁴, the lanes count in `f32` anyway).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Kick {
-    /// Total acceleration, clamped to the school's `max_force`.
-    pub acceleration: Vec2,
-    /// Fear from the predators seen this tick (0–1), before it is merged
-    /// with the fish's lingering fear.
-    pub fright: f32,
+pub(crate) struct Kick(Vec4);
+
+impl Kick {
+    /// A kick of `acceleration`, `fright` and `neighbours`.
+    #[inline]
+    pub fn new(acceleration: Vec2, fright: f32, neighbours: u32) -> Self {
+        Self(Vec4::new(acceleration.x, acceleration.y, fright, neighbours as f32))
+    }
+
+    /// The clamped total acceleration.
+    #[inline]
+    pub fn acceleration(self) -> Vec2 {
+        Vec2::new(self.0.x, self.0.y)
+    }
+
+    /// Fear from the predators seen this tick.
+    #[inline]
+    pub fn fright(self) -> f32 {
+        self.0.z
+    }
+
     /// Neighbours within the perception radius.
-    pub neighbours: u32,
+    #[inline]
+    pub fn neighbours(self) -> u32 {
+        self.0.w as u32
+    }
+
+    /// Four kicks from lanes `[ax, ay, fright, neighbours]` (one fish per
+    /// lane).
+    #[inline]
+    pub fn from_lanes([ax, ay, fright, neighbours]: [Vec4; LANES]) -> [Self; LANES] {
+        let m = Mat4::from_cols(ax, ay, fright, neighbours).transpose();
+        [Self(m.x_axis), Self(m.y_axis), Self(m.z_axis), Self(m.w_axis)]
+    }
+
+    /// The lanes `[ax, ay, fright, neighbours]` of four kicks (one fish per
+    /// lane): the inverse of [`Kick::from_lanes`].
+    #[inline]
+    pub fn lanes([a, b, c, d]: [Self; LANES]) -> [Vec4; LANES] {
+        let m = Mat4::from_cols(a.0, b.0, c.0, d.0).transpose();
+        [m.x_axis, m.y_axis, m.z_axis, m.w_axis]
+    }
 }
 
 /// Everything the force pass reads, shared by all threads.
@@ -240,7 +283,7 @@ impl ForceKernel<'_> {
         if let Some(sample) = sample {
             *sample = ForceSample { rules: forces, neighbours: hood.count };
         }
-        Kick { acceleration, fright, neighbours: hood.count }
+        Kick::new(acceleration, fright, hood.count)
     }
 
     /// Adds obstacle avoidance, flight, the goal and the attract/repel point
@@ -456,6 +499,24 @@ mod tests {
     use super::*;
     use crate::params::BoundaryMode;
 
+    #[test]
+    fn kicks_go_to_and_from_lanes_unchanged() {
+        let kicks: [Kick; LANES] = core::array::from_fn(|l| {
+            let l = l as f32;
+            Kick::new(Vec2::new(l - 1.5, -0.0 * l), 0.25 * l, (l as u32) * 7 + 3)
+        });
+        let lanes = Kick::lanes(kicks);
+        assert_eq!(lanes[0], Vec4::new(-1.5, -0.5, 0.5, 1.5));
+        assert_eq!(lanes[2], Vec4::new(0.0, 0.25, 0.5, 0.75));
+        assert_eq!(lanes[3], Vec4::new(3.0, 10.0, 17.0, 24.0));
+        assert_eq!(Kick::from_lanes(lanes), kicks);
+        assert_eq!(kicks[2].acceleration(), Vec2::new(0.5, -0.0));
+        assert_eq!(kicks[3].fright(), 0.75);
+        assert_eq!(kicks[1].neighbours(), 10);
+        // The sign of a zero survives the transpose.
+        assert!(Kick::from_lanes(lanes)[2].acceleration().y.is_sign_negative());
+    }
+
     /// Positions and velocities spread over a 200 × 200 tank, plus an
     /// exactly coincident pair.
     fn fish() -> (Vec<Vec2>, Vec<Vec2>) {
@@ -575,14 +636,14 @@ mod tests {
                     let expected =
                         RuleForces::evaluate(&reference, grid.sorted_velocity(s), phase[s], &params);
                     let what = format!("{mode:?}, cap {cap}, {search:?}, fish {s}");
-                    assert!(kicks[s].acceleration.length() <= params.max_force * (1.0 + 1.0e-6), "{what}");
+                    assert!(kicks[s].acceleration().length() <= params.max_force * (1.0 + 1.0e-6), "{what}");
                     (found, wanted) = (found + samples[s].neighbours, wanted + reference.count);
                     if cap == 4 {
                         // Thinned: only the total is checked, below.
                         continue;
                     }
                     assert_eq!(samples[s].neighbours, reference.count, "{what}");
-                    assert_eq!(kicks[s].neighbours, reference.count, "{what}");
+                    assert_eq!(kicks[s].neighbours(), reference.count, "{what}");
                     assert_rules_near(&samples[s].rules, &expected, &what);
                 }
                 let ratio = found as f32 / wanted as f32;

@@ -101,9 +101,14 @@ impl ForceKernel<'_> {
         let g = self.grid;
         let m = kicks.len();
         let [x, y, ..] = g.quartet(base);
-        let schools: [usize; LANES] = core::array::from_fn(|l| {
-            school::clamp_index(self.sorted_school.get(base + l).copied().unwrap_or(0), self.table.len())
-        });
+        // One school (the usual case): every fish's index is 0 once clamped.
+        let schools: [usize; LANES] = if self.table.len() == 1 {
+            [0; LANES]
+        } else {
+            core::array::from_fn(|l| {
+                school::clamp_index(self.sorted_school.get(base + l).copied().unwrap_or(0), self.table.len())
+            })
+        };
         let one_school = schools[1..m].iter().all(|&k| k == schools[0]);
         let reach = |f: fn(&rules::Reach) -> f32| {
             if one_school {
@@ -231,10 +236,8 @@ impl ForceKernel<'_> {
         let Some([ax, ay]) = rules::clamp_length_lanes(total, Vec4::splat(params.max_force)) else {
             return false;
         };
-        let (ax, ay, count) = (ax.to_array(), ay.to_array(), hoods.count.to_array());
-        for (l, kick) in kicks.iter_mut().enumerate() {
-            *kick = Kick { acceleration: Vec2::new(ax[l], ay[l]), fright: 0.0, neighbours: count[l] as u32 };
-        }
+        kicks.copy_from_slice(&Kick::from_lanes([ax, ay, Vec4::ZERO, hoods.count])[..m]);
+        let count = hoods.count.to_array();
         if let Some(samples) = samples {
             let pair = |v: [Vec4; 2], l: usize| Vec2::new(v[0].to_array()[l], v[1].to_array()[l]);
             for (l, sample) in samples.iter_mut().enumerate() {
