@@ -8,7 +8,10 @@
 //!
 //! `--neighbours` sets the density (mean neighbours per fish, 6.5 by
 //! default; 50 is the performance table's crowded case), `--cap` the
-//! school's `neighbour_cap`, `--topological` its `topological_neighbours`.
+//! school's `neighbour_cap`, `--topological` its `topological_neighbours`,
+//! `--warmup` the ticks run before the timed ones (5 by default, the
+//! school as spawned; after a few hundred the default school has gathered
+//! into dense groups, and the force pass costs two to three times more).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -22,6 +25,7 @@ fn main() -> ExitCode {
     let mut neighbours = 6.5f32;
     let mut cap = 0u32;
     let mut topological = 0u32;
+    let mut warmup = 5u64;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0);
@@ -32,9 +36,10 @@ fn main() -> ExitCode {
             ("--neighbours", Some(v)) if v > 0.0 => neighbours = v as f32,
             ("--cap", Some(v)) => cap = v as u32,
             ("--topological", Some(v)) => topological = v as u32,
+            ("--warmup", Some(v)) => warmup = v as u64,
             _ => {
                 eprintln!(
-                    "usage: passes [--fish N] [--ticks N] [--threads N] [--neighbours N] [--cap N] [--topological K]"
+                    "usage: passes [--fish N] [--ticks N] [--threads N] [--neighbours N] [--cap N] [--topological K] [--warmup N]"
                 );
                 return ExitCode::FAILURE;
             }
@@ -50,7 +55,7 @@ fn main() -> ExitCode {
         FlockParams { neighbour_cap: cap, topological_neighbours: topological, ..FlockParams::default() };
     let tank = Tank::for_mean_neighbours(fish, params.perception_radius, neighbours, 16.0 / 9.0);
     let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");
-    sim.run(5).expect("valid parameters");
+    sim.run(warmup).expect("valid parameters");
     let start = sim.clone();
 
     let mut spent = [Duration::ZERO; 3];
