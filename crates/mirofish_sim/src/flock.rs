@@ -31,7 +31,7 @@ use rayon::prelude::*;
 
 use crate::boundary;
 use crate::grid::{SpatialGrid, offset};
-use crate::kernel::{ForceKernel, Kick};
+use crate::kernel::{ForceKernel, Kick, KicksBySlot};
 pub use crate::kernel::{ForceSample, NeighbourSearch};
 use crate::noise::{Stream, TickKey};
 use crate::params::{BoundaryMode, FlockParams, ParamError, Tank, validate_dt};
@@ -89,10 +89,10 @@ pub struct Flock {
     grid: SpatialGrid,
     /// Force pass output, in sorted order.
     sorted_kick: Vec<Kick>,
-    /// The force pass output again, by slot: gathered in a tight loop of
-    /// its own, whose random reads overlap, before the integrator streams
-    /// through it (read at random inside the integrator, they stalled it).
-    kick: Vec<Kick>,
+    /// The force pass output again, by slot: scattered there by the force
+    /// pass (stores at random places do not stall it), so that the
+    /// integrator streams through it.
+    kick: KicksBySlot,
     sorted_samples: Vec<ForceSample>,
     search: NeighbourSearch,
     /// Whether the force pass keeps every fish's [`ForceSample`].
@@ -294,7 +294,8 @@ impl Flock {
     pub fn heap_bytes(&self) -> usize {
         (self.position.capacity() + self.velocity.capacity() + self.steering.capacity()) * 8
             + self.wander_phase.capacity() * 4
-            + (self.sorted_kick.capacity() + self.kick.capacity()) * core::mem::size_of::<Kick>()
+            + self.sorted_kick.capacity() * core::mem::size_of::<Kick>()
+            + self.kick.heap_bytes()
             + self.sorted_samples.capacity() * core::mem::size_of::<ForceSample>()
             + self.grid.heap_bytes()
     }
@@ -423,20 +424,31 @@ impl Flock {
             seed: self.seed,
             key: TickKey::new(self.seed, self.tick),
         };
-        let (kicks, samples) = (&mut self.sorted_kick, &mut self.sorted_samples);
-        let work =
-            || {
-                if record {
-                    kicks.par_chunks_mut(CHUNK).zip(samples.par_chunks_mut(CHUNK)).enumerate().for_each(
-                        |(chunk, (kicks, samples))| kernel.run(chunk * CHUNK, kicks, Some(samples)),
-                    );
-                } else {
-                    kicks
-                        .par_chunks_mut(CHUNK)
-                        .enumerate()
-                        .for_each(|(chunk, kicks)| kernel.run(chunk * CHUNK, kicks, None));
-                }
-            };
+        self.kick.resize(n);
+        let (kicks, samples, by_slot) = (&mut self.sorted_kick, &mut self.sorted_samples, &self.kick);
+        let order = self.grid.order();
+        // Each chunk's kicks go to their slots while they are still in the
+        // cache.
+        let scatter = |base: usize, kicks: &[Kick]| {
+            for (kick, &slot) in kicks.iter().zip(&order[base..]) {
+                by_slot.store(slot as usize, *kick);
+            }
+        };
+        let work = || {
+            if record {
+                kicks.par_chunks_mut(CHUNK).zip(samples.par_chunks_mut(CHUNK)).enumerate().for_each(
+                    |(chunk, (kicks, samples))| {
+                        kernel.run(chunk * CHUNK, kicks, Some(samples));
+                        scatter(chunk * CHUNK, kicks);
+                    },
+                );
+            } else {
+                kicks.par_chunks_mut(CHUNK).enumerate().for_each(|(chunk, kicks)| {
+                    kernel.run(chunk * CHUNK, kicks, None);
+                    scatter(chunk * CHUNK, kicks);
+                });
+            }
+        };
         run(self.pool.as_deref(), work);
     }
 
@@ -457,18 +469,8 @@ impl Flock {
                 .iter()
                 .map(|p| [p.max_speed, p.panic_speed - 1.0, p.wander_rate * dt, (-p.calm_rate * dt).exp()]),
         );
-        let (rank, sorted_kick) = (self.grid.rank(), &self.sorted_kick);
-        let kick = &mut self.kick;
-        // Plain loops over chunks: rayon's `collect_into_vec` took more
-        // instructions per fish.
-        kick.resize(rank.len(), Kick::default());
-        run(self.pool.as_deref(), || {
-            kick.par_chunks_mut(CHUNK).zip(rank.par_chunks(CHUNK)).for_each(|(kick, rank)| {
-                for (k, &s) in kick.iter_mut().zip(rank) {
-                    *k = sorted_kick[s as usize];
-                }
-            })
-        });
+        // A fish pushed since the force pass has no kick: zero.
+        self.kick.resize(self.position.len());
         let (kicks, motion) = (&self.kick, &self.school_motion);
         let schools_of = &self.school;
         let key = TickKey::new(self.seed, self.tick);
@@ -492,7 +494,7 @@ impl Flock {
                         && integrate_four(
                             [&mut p[k..end], &mut v[k..end], &mut steer[k..end]],
                             [&mut phase[k..end], &mut fear[k..end]],
-                            &kicks[base + k..base + end],
+                            core::array::from_fn(|j| kicks.load(base + k + j)),
                             motion_of(k),
                             dt,
                             tank,
@@ -503,7 +505,7 @@ impl Flock {
                             integrate_one(
                                 fish,
                                 [&mut phase[k], &mut fear[k]],
-                                &kicks[base + k],
+                                kicks.load(base + k),
                                 motion_of(k),
                                 dt,
                                 tank,
@@ -640,7 +642,7 @@ fn contain(
 fn integrate_one(
     [p, v, steer]: [&mut Vec2; 3],
     [phase, fear]: [&mut f32; 2],
-    kick: &Kick,
+    kick: Kick,
     [max_speed, panic, turn, calm]: [f32; 4],
     dt: f32,
     tank: &Tank,
@@ -669,7 +671,7 @@ fn integrate_one(
 fn integrate_four(
     [p, v, steer]: [&mut [Vec2]; 3],
     [phase, fear]: [&mut [f32]; 2],
-    kicks: &[Kick],
+    kicks: [Kick; 4],
     [max_speed, panic, turn, calm]: [f32; 4],
     dt: f32,
     tank: &Tank,
@@ -679,7 +681,7 @@ fn integrate_four(
     let lanes = |f: &dyn Fn(usize) -> f32| Vec4::new(f(0), f(1), f(2), f(3));
     // Fear one fish at a time: `f32::max` and `clamp` treat signed zeros
     // their own way, and this is cheap.
-    let [ax, ay, fright, _] = Kick::lanes([kicks[0], kicks[1], kicks[2], kicks[3]]);
+    let [ax, ay, fright, _] = Kick::lanes(kicks);
     let fright = fright.to_array();
     let feared: [f32; 4] = core::array::from_fn(|l| fright[l].max(fear[l] * calm).clamp(0.0, 1.0));
     let limit = Vec4::splat(max_speed) * (Vec4::ONE + Vec4::from_array(feared) * panic);
@@ -800,7 +802,7 @@ mod tests {
                 integrate_one(
                     [&mut p[k], &mut v[k], &mut steer[k]],
                     [&mut phase[k], &mut fear[k]],
-                    &kicks[k],
+                    kicks[k],
                     motion,
                     dt,
                     &tank,
@@ -809,7 +811,7 @@ mod tests {
                 );
             }
             let (p4, v4, steer4, phase4, fear4) = &mut four;
-            if integrate_four([p4, v4, steer4], [phase4, fear4], &kicks, motion, dt, &tank) {
+            if integrate_four([p4, v4, steer4], [phase4, fear4], kicks, motion, dt, &tank) {
                 taken += 1;
                 let bits = |s: &([Vec2; 4], [Vec2; 4], [Vec2; 4], [f32; 4], [f32; 4])| {
                     let mut b = Vec::new();
