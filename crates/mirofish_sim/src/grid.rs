@@ -158,15 +158,7 @@ impl SpatialGrid {
                 }
             },
         );
-        let mut next = 0u32;
-        for c in 0..cells {
-            self.cell_start[c] = next;
-            for t in 0..stripes {
-                let k = &mut self.cursor[t * cells + c];
-                (*k, next) = (next, next + *k);
-            }
-        }
-        self.cell_start[cells] = next;
+        exclusive_scan(&mut self.cell_start, &mut self.cursor, cells);
         // Each stripe places its own fish, in slot order: `rank` is cut by
         // stripe like the slots, and each stripe owns its row of cursors.
         self.cursor
@@ -414,6 +406,46 @@ impl CandidateRuns {
     }
 }
 
+/// Cells per block of [`exclusive_scan`]: its buffers live on the stack.
+const SCAN_BLOCK: usize = 1024;
+
+/// The counting sort's exclusive scan in (cell, stripe) order: `counts`
+/// holds one row of `cells` counts per stripe; afterwards `cell_start[c]`
+/// is the first sorted place of cell `c` (`cell_start[cells]` the total)
+/// and `counts[t][c]` where stripe `t`'s first fish of cell `c` goes. By
+/// blocks of cells, so that every inner loop runs along one contiguous row
+/// (no stride between stripes, no bounds check per element): a cell at a
+/// time, it took a third of the sort.
+fn exclusive_scan(cell_start: &mut [u32], counts: &mut [u32], cells: usize) {
+    let mut next = 0u32;
+    let mut start = 0;
+    while start < cells {
+        let end = (start + SCAN_BLOCK).min(cells);
+        let len = end - start;
+        // Each cell's total over the stripes ...
+        let mut run = [0u32; SCAN_BLOCK];
+        for row in counts.chunks_exact(cells) {
+            for (total, &k) in run[..len].iter_mut().zip(&row[start..end]) {
+                *total += k;
+            }
+        }
+        // ... gives the cells' first places ...
+        for (first, total) in cell_start[start..end].iter_mut().zip(&mut run[..len]) {
+            *first = next;
+            next += *total;
+            *total = *first;
+        }
+        // ... and, stripe after stripe, each stripe's first place in them.
+        for row in counts.chunks_exact_mut(cells) {
+            for (at, k) in run[..len].iter_mut().zip(&mut row[start..end]) {
+                (*k, *at) = (*at, *at + *k);
+            }
+        }
+        start = end;
+    }
+    cell_start[cells] = next;
+}
+
 /// The indices `c0 - reach ..= c1 + reach` on an axis of `n` cells, as at
 /// most two inclusive spans without repeats, in ascending order: clamped to
 /// the grid for walls, taken modulo `n` for a torus (where a span that
@@ -559,6 +591,28 @@ mod tests {
                 assert_eq!(cells.len(), expected, "wrap {wrap}, columns {c0}..={c1}, row {cy}");
                 assert!(cells.iter().all(|&(x, y)| block(x, y)));
             }
+        }
+    }
+
+    #[test]
+    fn the_blocked_scan_is_the_scan_a_cell_at_a_time() {
+        for (cells, stripes) in [(1, 1), (7, 3), (SCAN_BLOCK, 2), (2 * SCAN_BLOCK + 5, 2), (3000, 5)] {
+            let counts: Vec<u32> =
+                (0..cells * stripes).map(|i| (crate::noise::mix64(i as u64) % 5) as u32).collect();
+            // The plain scan: cell by cell, stripes within a cell.
+            let (mut want_start, mut want) = (vec![0; cells + 1], counts.clone());
+            let mut next = 0;
+            for c in 0..cells {
+                want_start[c] = next;
+                for t in 0..stripes {
+                    let k = &mut want[t * cells + c];
+                    (*k, next) = (next, next + *k);
+                }
+            }
+            want_start[cells] = next;
+            let (mut start, mut got) = (vec![0; cells + 1], counts);
+            exclusive_scan(&mut start, &mut got, cells);
+            assert_eq!((start, got), (want_start, want), "{cells} cells, {stripes} stripes");
         }
     }
 
