@@ -124,12 +124,13 @@ impl SpatialGrid {
     fn count_and_scatter(&mut self, cells: usize, n: usize) {
         self.order.resize(n, 0);
         self.rank.resize(n, 0);
-        self.cell_start.clear();
+        // Every entry is written below (zeroed first where counted into).
         self.cell_start.resize(cells + 1, 0);
         // A stripe per thread, but none shorter than a few thousand fish:
         // below that the per-stripe cell counts cost more than they save.
         let stripes = rayon::current_num_threads().min(n / MIN_STRIPE).max(1);
         if stripes == 1 {
+            self.cell_start.fill(0);
             for &c in &self.cell_of {
                 self.cell_start[c as usize + 1] += 1;
             }
@@ -149,10 +150,11 @@ impl SpatialGrid {
         let stripe = n.div_ceil(stripes);
         // cursor[t * cells + c]: how many fish of stripe t are in cell c,
         // then (after the scan) where stripe t's first fish of cell c goes.
-        self.cursor.clear();
+        // Each stripe zeroes its own row, in parallel.
         self.cursor.resize(stripes * cells, 0);
         self.cursor.par_chunks_mut(cells).zip(self.cell_of.par_chunks(stripe)).for_each(
             |(count, cell_of)| {
+                count.fill(0);
                 for &c in cell_of {
                     count[c as usize] += 1;
                 }
