@@ -3,7 +3,7 @@
 //! any number of threads).
 //!
 //! Rows are at least the interaction radius tall and columns at least half
-//! of it wide ([`COLUMNS_PER_RADIUS`]), so every neighbour of a fish lies
+//! of it wide (`COLUMNS_PER_RADIUS`), so every neighbour of a fish lies
 //! within one row and two columns of its own cell: its *block* of 3 rows ×
 //! 5 columns. After the sort, fish of one cell are contiguous, and the
 //! cells of one grid row are contiguous too: a block is at most three
@@ -501,14 +501,18 @@ fn wrap_component(d: f32, half: f32, size: f32) -> f32 {
 mod tests {
     use super::*;
 
+    /// The indices [`axis_spans`] covers, checked to ascend without
+    /// repeats.
+    fn spanned(c0: u32, c1: u32, reach: u32, n: u32, wrap: bool) -> Vec<u32> {
+        let (spans, k) = axis_spans(c0, c1, reach, n, wrap);
+        let v: Vec<u32> = spans[..k].iter().flat_map(|&(a, b)| a..=b).collect();
+        assert!(v.is_sorted() && v.windows(2).all(|w| w[0] != w[1]), "{v:?}");
+        v
+    }
+
     #[test]
     fn spans_cover_three_distinct_cells() {
-        let expand = |c, n, wrap| {
-            let (spans, k) = axis_spans(c, c, 1, n, wrap);
-            let v: Vec<u32> = spans[..k].iter().flat_map(|&(a, b)| a..=b).collect();
-            assert!(v.is_sorted(), "ascending: {v:?}");
-            v
-        };
+        let expand = |c, n, wrap| spanned(c, c, 1, n, wrap);
         assert_eq!(expand(0, 10, false), vec![0, 1]);
         assert_eq!(expand(9, 10, false), vec![8, 9]);
         assert_eq!(expand(4, 10, false), vec![3, 4, 5]);
@@ -521,12 +525,7 @@ mod tests {
 
     #[test]
     fn spans_of_several_columns_ascend_and_never_repeat() {
-        let expand = |c0, c1, n, wrap| {
-            let (spans, k) = axis_spans(c0, c1, 1, n, wrap);
-            let v: Vec<u32> = spans[..k].iter().flat_map(|&(a, b)| a..=b).collect();
-            assert!(v.is_sorted() && v.windows(2).all(|w| w[0] != w[1]), "{v:?}");
-            v
-        };
+        let expand = |c0, c1, n, wrap| spanned(c0, c1, 1, n, wrap);
         assert_eq!(expand(2, 4, 10, false), vec![1, 2, 3, 4, 5]);
         assert_eq!(expand(0, 2, 10, false), vec![0, 1, 2, 3]);
         assert_eq!(expand(7, 9, 10, false), vec![6, 7, 8, 9]);
@@ -539,12 +538,7 @@ mod tests {
 
     #[test]
     fn spans_reach_several_columns_each_way() {
-        let expand = |c0, c1, n, wrap| {
-            let (spans, k) = axis_spans(c0, c1, 2, n, wrap);
-            let v: Vec<u32> = spans[..k].iter().flat_map(|&(a, b)| a..=b).collect();
-            assert!(v.is_sorted() && v.windows(2).all(|w| w[0] != w[1]), "{v:?}");
-            v
-        };
+        let expand = |c0, c1, n, wrap| spanned(c0, c1, 2, n, wrap);
         assert_eq!(expand(4, 4, 10, false), vec![2, 3, 4, 5, 6]);
         assert_eq!(expand(1, 1, 10, false), vec![0, 1, 2, 3]);
         assert_eq!(expand(1, 1, 10, true), vec![0, 1, 2, 3, 9]);
