@@ -269,7 +269,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 let old = Baseline::load(&file).ok();
                 let (preset, fish, ticks, warmup, seeds) = match &old {
                     Some(b) => (b.preset.clone(), b.fish, b.ticks, b.warmup, b.seeds.clone()),
-                    None => ("reference".to_owned(), 400, 3600, 600, (1..=8).collect()),
+                    None => ("reference".to_owned(), 400, 3600, 600, (1..=16).collect()),
                 };
                 let baseline = Baseline::measure(&preset, fish, ticks, warmup, seeds)?;
                 if let Some(dir) = file.parent() {
