@@ -10,9 +10,9 @@
 //! contiguous runs of the sorted arrays (six across a wrap seam), which is
 //! what makes the force kernel cache-friendly. Narrow columns follow the
 //! reach of a fish along the row more closely than square cells (a 2.5 ×
-//! 3 radii block instead of 3 × 3). The sorted snapshot keeps each fish's position and
-//! velocity together in one 16-byte vector `[x, y, vx, vy]`, so the kernel
-//! reads a candidate with one aligned load.
+//! 3 radii block instead of 3 × 3). The sorted snapshot keeps each fish's
+//! position and velocity together in one 16-byte vector `[x, y, vx, vy]`,
+//! so the kernel reads a candidate with one aligned load.
 //!
 //! Cell coordinates are clamped (walls) or wrapped (torus), so a fish on the
 //! border never indexes outside the grid and no cell is scanned twice.
@@ -75,7 +75,8 @@ pub(crate) const QUARTET: usize = 4;
 
 impl SpatialGrid {
     /// Rebuilds the index for `position`/`velocity` (indexed by slot) with
-    /// cells at least `radius` wide. Reuses its buffers: no allocation once
+    /// rows at least `radius` tall and columns at least `radius /
+    /// COLUMNS_PER_RADIUS` wide. Reuses its buffers: no allocation once
     /// the fish count has stopped growing.
     pub fn rebuild(&mut self, position: &[Vec2], velocity: &[Vec2], tank: &Tank, radius: f32, wrap: bool) {
         debug_assert_eq!(position.len(), velocity.len());
@@ -193,9 +194,11 @@ impl SpatialGrid {
         });
     }
 
-    /// Chooses the cell counts: `floor(side / radius)` per axis (so cells
-    /// are at least `radius` wide and tile the tank exactly, which the wrap
-    /// seam needs), coarsened if that would be far more cells than fish.
+    /// Chooses the cell counts: `floor(side / width)` per axis, the width
+    /// being `radius` for rows and `radius / COLUMNS_PER_RADIUS` for columns
+    /// (so cells are at least that wide and tile the tank exactly, which the
+    /// wrap seam needs), coarsened if that would be far more cells than
+    /// fish.
     fn layout(&mut self, tank: &Tank, radius: f32, wrap: bool, n: usize) {
         let size = tank.size();
         // The cell is made a hair wider than its share of the radius: a
@@ -258,10 +261,10 @@ impl SpatialGrid {
     pub(crate) fn runs_across(&self, cx0: u32, cx1: u32, cy: u32) -> CandidateRuns {
         let mut out = CandidateRuns { runs: [(0, 0); 6], len: 0 };
         if !self.wrap {
-            // Walls: one run per row, clamped to the grid.
-            let reach = COLUMNS_PER_RADIUS;
-            let (x0, x1) = (cx0.saturating_sub(reach), (cx1 + reach).min(self.cols - 1));
-            for y in cy.saturating_sub(1)..=(cy + 1).min(self.rows - 1) {
+            // Walls: one run per row (the spans are one each, clamped).
+            let [(x0, x1), _] = axis_spans(cx0, cx1, COLUMNS_PER_RADIUS, self.cols, false).0;
+            let [(y0, y1), _] = axis_spans(cy, cy, 1, self.rows, false).0;
+            for y in y0..=y1 {
                 let row = (y * self.cols) as usize;
                 out.runs[out.len] =
                     (self.cell_start[row + x0 as usize], self.cell_start[row + x1 as usize + 1]);

@@ -66,10 +66,9 @@ pub struct ForceSample {
 
 /// What the force pass hands the integrator for one fish, in one vector
 /// `[ax, ay, fright, neighbours]`: kept small and apart from
-/// [`ForceSample`], because the integrator gathers it into slot order, i.e.
-/// from random places of the sorted arrays; and one vector, so that the
-/// kicks of four lanes are written (and read back) by a 4 × 4 transpose
-/// instead of lane by lane.
+/// [`ForceSample`], because it is also stored by slot ([`KicksBySlot`]), at
+/// random places; and one vector, so that the kicks of four lanes are
+/// written (and read back) by a 4 × 4 transpose instead of lane by lane.
 ///
 /// - `ax, ay`: the total acceleration, clamped to the school's `max_force`;
 /// - `fright`: fear from the predators seen this tick (0–1), before it is

@@ -44,6 +44,22 @@ const NOT_LANE: [BVec4A; LANES] = [
     BVec4A::new(true, true, true, false),
 ];
 
+/// The pieces of `run` before, among and after the quartet's own fish
+/// (`own`), each as `pick` takes it: scanning its own fish, a lane must
+/// skip itself.
+#[inline(always)]
+fn around_own<I>(
+    run: &core::ops::Range<usize>,
+    own: &core::ops::Range<usize>,
+    pick: &impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
+) -> [I; 3] {
+    [
+        pick(run, run.start, run.end.min(own.start)),
+        pick(run, run.start.max(own.start), run.end.min(own.end)),
+        pick(run, run.start.max(own.end), run.end),
+    ]
+}
+
 /// The four fish whose neighbourhoods one scan sums, lane by lane.
 struct Quartet {
     /// Sorted index of lane 0 (a multiple of four).
@@ -266,10 +282,8 @@ impl ForceKernel<'_> {
         runs: &CandidateRuns,
         cap: u32,
     ) -> NeighbourhoodLanes {
-        if cap == 0 {
-            return self.scan_quartet::<WRAP, _>(q, runs, |_, a, b| a..b);
-        }
-        let candidates: usize = runs.iter().map(|r| r.len()).sum();
+        // Without a cap the candidates need no counting: every one is looked at.
+        let candidates: usize = if cap == 0 { 0 } else { runs.iter().map(|r| r.len()).sum() };
         let step = super::thinning_step(candidates, cap);
         if step == 1 {
             return self.scan_quartet::<WRAP, _>(q, runs, |_, a, b| a..b);
@@ -331,11 +345,7 @@ impl ForceKernel<'_> {
                 continue;
             }
             // The quartet's own fish apart: each must skip itself.
-            let (before, mine, after) = (
-                pick(&run, run.start, run.end.min(own.start)),
-                pick(&run, run.start.max(own.start), run.end.min(own.end)),
-                pick(&run, run.start.max(own.end), run.end),
-            );
+            let [before, mine, after] = around_own(&run, &own, &pick);
             self.scan_candidates::<WRAP>((&mut acc, &mut close), before, run.end, |_| q.x, q);
             let without_self = |j: usize| q.x_without[j - q.base];
             self.scan_candidates::<WRAP>((&mut acc, &mut close), mine, run.end, without_self, q);
@@ -381,12 +391,7 @@ impl ForceKernel<'_> {
         let holds_own = |run: &core::ops::Range<usize>| run.start < own.end && own.start < run.end;
         let ordered = runs.iter().filter(|r| holds_own(r)).chain(runs.iter().filter(|r| !holds_own(r)));
         for run in ordered {
-            let pieces = [
-                pick(&run, run.start, run.end.min(own.start)),
-                pick(&run, run.start.max(own.start), run.end.min(own.end)),
-                pick(&run, run.start.max(own.end), run.end),
-            ];
-            for (piece, candidates) in pieces.into_iter().enumerate() {
+            for (piece, candidates) in around_own(&run, &own, pick).into_iter().enumerate() {
                 for j in candidates {
                     let fish_x = if piece == 1 { q.x_without[j - q.base] } else { q.x };
                     let (_, _, d2) = self.offsets::<WRAP>(snapshot[j], fish_x, q);
@@ -419,6 +424,7 @@ impl ForceKernel<'_> {
         let [count, vx, vy, dx, dy] = sums.map(Vec4::from_array);
         lanes_of(&QuartetSums { count, vx, vy, dx, dy }, &QuartetSeparation::default())
     }
+
     /// Adds the candidates at sorted indices `run` (all below `end`) to the
     /// sums of every lane, comparing candidate `j` with the fish at
     /// `fish_x(j)` (the quartet's `x`, with a lane NaN where the candidate
