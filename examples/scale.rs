@@ -20,7 +20,7 @@ use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use mirofish::prelude::*;
-use mirofish::sim::{NeighbourSearch, Simulation, observe};
+use mirofish::sim::{KernelPath, NeighbourSearch, Simulation, observe};
 
 /// Counts heap allocations, to show the warmed-up tick makes none.
 #[global_allocator]
@@ -177,6 +177,8 @@ fn main() {
         }
     }
     println!("machine: {} threads available", std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let avx2 = KernelPath::Fastest.uses_avx2();
+    println!("force pass: {}", if avx2 { "the AVX2 build" } else { "the portable build (no AVX2 here)" });
     println!("\n| case | fish | mean neighbours | ms per tick (median) | M agent-updates/s |");
     println!("|---|---|---|---|---|");
     let crowd = FlockParams { cohesion_weight: 3.0, separation_weight: 0.4, ..FlockParams::default() };
@@ -204,6 +206,22 @@ fn main() {
                 full / two,
                 cap / two
             );
+            if avx2 {
+                // The same schools on the portable build: what AVX2 gains.
+                let portable = |sim: &Simulation| {
+                    let mut sim = sim.clone();
+                    sim.flock.set_kernel_path(KernelPath::Portable);
+                    time_tick(&sim, 2, t)
+                };
+                let (u, c) = (portable(&uniform), portable(&crowded));
+                row("uniform, 2 threads, portable build (no AVX2)", n, u, k);
+                row("crowded, 2 threads, no cap, portable build (no AVX2)", n, c, kc);
+                println!(
+                    "| portable / AVX2 build (uniform · crowded) | {n} | | {:.2}× · {:.2}× | |",
+                    u / two,
+                    c / full
+                );
+            }
         }
         if n == 10_000 {
             // A ball far denser than any school keeps: about 500 neighbours

@@ -11,12 +11,14 @@
 //! school's `neighbour_cap`, `--topological` its `topological_neighbours`,
 //! `--warmup` the ticks run before the timed ones (5 by default, the
 //! school as spawned; after a few hundred the default school has gathered
-//! into dense groups, and the force pass costs two to three times more).
+//! into dense groups, and the force pass costs two to three times more),
+//! `--avx2 0` the portable build of the force pass where the CPU has AVX2
+//! (to measure what AVX2 gains).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mirofish_sim::{FlockParams, Simulation, Tank, observe};
+use mirofish_sim::{FlockParams, KernelPath, Simulation, Tank, observe};
 
 fn main() -> ExitCode {
     let mut fish = 100_000usize;
@@ -26,6 +28,7 @@ fn main() -> ExitCode {
     let mut cap = 0u32;
     let mut topological = 0u32;
     let mut warmup = 5u64;
+    let mut path = KernelPath::Fastest;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0);
@@ -37,9 +40,10 @@ fn main() -> ExitCode {
             ("--cap", Some(v)) => cap = v as u32,
             ("--topological", Some(v)) => topological = v as u32,
             ("--warmup", Some(v)) => warmup = v as u64,
+            ("--avx2", Some(v)) => path = if v == 0.0 { KernelPath::Portable } else { KernelPath::Fastest },
             _ => {
                 eprintln!(
-                    "usage: passes [--fish N] [--ticks N] [--threads N] [--neighbours N] [--cap N] [--topological K] [--warmup N]"
+                    "usage: passes [--fish N] [--ticks N] [--threads N] [--neighbours N] [--cap N] [--topological K] [--warmup N] [--avx2 0|1]"
                 );
                 return ExitCode::FAILURE;
             }
@@ -55,6 +59,7 @@ fn main() -> ExitCode {
         FlockParams { neighbour_cap: cap, topological_neighbours: topological, ..FlockParams::default() };
     let tank = Tank::for_mean_neighbours(fish, params.perception_radius, neighbours, 16.0 / 9.0);
     let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");
+    sim.flock.set_kernel_path(path);
     sim.run(warmup).expect("valid parameters");
     let start = sim.clone();
 
@@ -81,7 +86,11 @@ fn main() -> ExitCode {
     }
     let per_tick = |d: Duration| d.as_secs_f64() * 1e3 / f64::from(ticks);
     let total: Duration = spent.iter().sum();
-    println!("fish {fish}, threads {}, mean neighbours {neighbours:.2}", rayon::current_num_threads());
+    let build = if path.uses_avx2() { "AVX2" } else { "portable" };
+    println!(
+        "fish {fish}, threads {}, mean neighbours {neighbours:.2}, {build} build",
+        rayon::current_num_threads()
+    );
     for (name, d) in names.iter().zip(spent) {
         println!("{name:<18} {:>8.3} ms", per_tick(d));
     }

@@ -32,7 +32,7 @@ use rayon::prelude::*;
 use crate::boundary;
 use crate::grid::{SpatialGrid, offset};
 use crate::kernel::{ForceKernel, Kick, KicksBySlot};
-pub use crate::kernel::{ForceSample, NeighbourSearch};
+pub use crate::kernel::{ForceSample, KernelPath, NeighbourSearch};
 use crate::noise::{Stream, TickKey};
 use crate::params::{BoundaryMode, FlockParams, ParamError, Tank, validate_dt};
 use crate::rules;
@@ -95,6 +95,8 @@ pub struct Flock {
     kick: KicksBySlot,
     sorted_samples: Vec<ForceSample>,
     search: NeighbourSearch,
+    /// Which build of the force pass runs.
+    kernel_path: KernelPath,
     /// Whether the force pass keeps every fish's [`ForceSample`].
     record_rules: bool,
     seed: u64,
@@ -118,6 +120,17 @@ impl Flock {
     /// Chooses how neighbours are found.
     pub fn set_neighbour_search(&mut self, search: NeighbourSearch) {
         self.search = search;
+    }
+
+    /// Chooses which build of the force pass runs (the fastest this CPU
+    /// runs unless told otherwise); every build gives the same bits.
+    pub fn set_kernel_path(&mut self, path: KernelPath) {
+        self.kernel_path = path;
+    }
+
+    /// Which build of the force pass runs.
+    pub fn kernel_path(&self) -> KernelPath {
+        self.kernel_path
     }
 
     /// Adds a fish and returns its slot.
@@ -423,6 +436,7 @@ impl Flock {
             search: self.search,
             seed: self.seed,
             key: TickKey::new(self.seed, self.tick),
+            avx2: self.kernel_path.uses_avx2(),
         };
         self.kick.resize(n);
         let (kicks, samples, by_slot) = (&mut self.sorted_kick, &mut self.sorted_samples, &self.kick);

@@ -55,6 +55,31 @@ pub enum NeighbourSearch {
     BruteForce,
 }
 
+/// Which build of the force pass runs. Both give the same bits (the
+/// determinism tests compare them); only the speed differs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KernelPath {
+    /// The fastest this CPU runs: on x86-64 with AVX2, a build of the pass
+    /// for AVX2 whose quartets test two candidates at a time; elsewhere the
+    /// portable one.
+    #[default]
+    Fastest,
+    /// The portable build only (128-bit lanes: SSE2 on x86-64, NEON on
+    /// aarch64), e.g. to measure what AVX2 gains.
+    Portable,
+}
+
+impl KernelPath {
+    /// Whether this path runs the AVX2 build on this CPU.
+    pub fn uses_avx2(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self == Self::Fastest {
+            return quartet::avx2_detected();
+        }
+        false
+    }
+}
+
 /// What the force pass learnt about one fish, kept for observation.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ForceSample {
@@ -208,6 +233,9 @@ pub(crate) struct ForceKernel<'a> {
     pub seed: u64,
     /// The noise of this tick.
     pub key: TickKey,
+    /// Whether to run the AVX2 build of the pass: true only where the CPU
+    /// has AVX2 and the flock allows it ([`crate::KernelPath`]).
+    pub avx2: bool,
 }
 
 /// The block's runs of the cell the last fish scanned alone was in, reused
@@ -248,7 +276,39 @@ impl ForceKernel<'_> {
     /// one scan of their neighbourhood when they all see all round
     /// ([`quartet`]); a quartet with a fish of a shaped view goes fish by
     /// fish.
-    pub fn run(&self, base: usize, kicks: &mut [Kick], mut samples: Option<&mut [ForceSample]>) {
+    pub fn run(&self, base: usize, kicks: &mut [Kick], samples: Option<&mut [ForceSample]>) {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is set only where the CPU has AVX2
+            // (`Avx2::detected`), which is all `run_avx2` asks.
+            #[expect(
+                unsafe_code,
+                reason = "a call to the AVX2 build of the pass, once the CPU is known to have it"
+            )]
+            return unsafe { self.run_avx2(base, kicks, samples) };
+        }
+        self.run_in::<false>(base, kicks, samples);
+    }
+
+    /// [`ForceKernel::run`] compiled for AVX2 (everything it inlines: the
+    /// quartets, their scans and rules), where the quartet scan also takes
+    /// its candidates two at a time ([`quartet`]). The same bits: no fused
+    /// multiply-add, and every sum in the same order.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn run_avx2(&self, base: usize, kicks: &mut [Kick], samples: Option<&mut [ForceSample]>) {
+        self.run_in::<true>(base, kicks, samples);
+    }
+
+    /// [`ForceKernel::run`], with the AVX2 scan (`AVX2`, only where the
+    /// CPU has it) or without.
+    #[inline(always)]
+    fn run_in<const AVX2: bool>(
+        &self,
+        base: usize,
+        kicks: &mut [Kick],
+        mut samples: Option<&mut [ForceSample]>,
+    ) {
         debug_assert_eq!(base % QUARTET, 0, "work items start at a quartet");
         let mut cell = CellCache::default();
         let all_round = !self.caches.iter().any(|c| c.shaped);
@@ -263,8 +323,8 @@ impl ForceKernel<'_> {
                 // A topological neighbourhood goes by quartets of one school.
                 && (!topological || (s..s + kicks.len()).all(|t| school_of(t) == school_of(s)));
             match (plain, self.grid.wraps()) {
-                (true, true) => self.quartet::<true>(s, kicks, samples, capped),
-                (true, false) => self.quartet::<false>(s, kicks, samples, capped),
+                (true, true) => self.quartet::<true, AVX2>(s, kicks, samples, capped),
+                (true, false) => self.quartet::<false, AVX2>(s, kicks, samples, capped),
                 (false, true) => self.each_fish::<true>(s, kicks, samples, &mut cell),
                 (false, false) => self.each_fish::<false>(s, kicks, samples, &mut cell),
             }
@@ -651,8 +711,40 @@ mod tests {
                 search,
                 seed: 3,
                 key: TickKey::new(3, 0),
+                avx2: false,
             }
         }
+    }
+
+    /// The kicks and samples of every fish of `kernel`'s grid, from the
+    /// portable build of the pass; where this CPU has AVX2, the AVX2 build
+    /// is run too and must give exactly the same bits.
+    fn run_every_build(kernel: &ForceKernel<'_>) -> (Vec<Kick>, Vec<ForceSample>) {
+        let n = kernel.grid.len();
+        let run = |avx2: bool| {
+            let kernel = ForceKernel { avx2, ..*kernel };
+            let (mut kicks, mut samples) = (vec![Kick::default(); n], vec![ForceSample::default(); n]);
+            kernel.run(0, &mut kicks, Some(&mut samples));
+            (kicks, samples)
+        };
+        let portable = run(false);
+        if KernelPath::Fastest.uses_avx2() {
+            let avx2 = run(true);
+            let bits = |(kicks, samples): &(Vec<Kick>, Vec<ForceSample>)| {
+                let kicks: Vec<[u32; 4]> = kicks.iter().map(|k| k.0.to_array().map(f32::to_bits)).collect();
+                let samples: Vec<_> = samples
+                    .iter()
+                    .map(|s| {
+                        let r = &s.rules;
+                        let parts = [r.separation, r.alignment, r.cohesion, r.wander, r.boundary];
+                        (parts.map(|v| v.to_array().map(f32::to_bits)), s.neighbours)
+                    })
+                    .collect();
+                (kicks, samples)
+            };
+            assert!(bits(&portable) == bits(&avx2), "the AVX2 build gives other bits");
+        }
+        portable
     }
 
     /// The four neighbourhood rules of `got` and `expected` agree up to
@@ -698,8 +790,7 @@ mod tests {
             let phase = &fish.phase;
             for search in [NeighbourSearch::Grid, NeighbourSearch::BruteForce] {
                 let kernel = fish.kernel(&grid, &tank, (core::slice::from_ref(&params), &caches), search);
-                let (mut kicks, mut samples) = (vec![Kick::default(); n], vec![ForceSample::default(); n]);
-                kernel.run(0, &mut kicks, Some(&mut samples));
+                let (kicks, samples) = run_every_build(&kernel);
                 let order = grid.order();
                 let (mut found, mut wanted) = (0u32, 0u32);
                 for s in 0..n {
@@ -754,9 +845,7 @@ mod tests {
                 table.iter().map(|p| SchoolCache::new(p, schools > 1, false)).collect();
             let fish = PerFish::new((0..n).map(|s| (s % schools) as u16).collect());
             let kernel = fish.kernel(&grid, &tank, (&table, &caches), NeighbourSearch::Grid);
-            let (mut kicks, mut samples) = (vec![Kick::default(); n], vec![ForceSample::default(); n]);
-            kernel.run(0, &mut kicks, Some(&mut samples));
-            runs.push(samples);
+            runs.push(run_every_build(&kernel).1);
         }
         assert_eq!(runs[0], runs[1], "by quartets and fish by fish");
         let (samples, order) = (&runs[0], grid.order());

@@ -53,7 +53,7 @@ pub mod view;
 
 pub use command::{Command, CommandError, CommandQueue, SpawnKey, Stamped};
 pub use config::{ConfigError, ExperimentConfig};
-pub use flock::{FishInputs, Flock, ForceSample, NeighbourSearch};
+pub use flock::{FishInputs, Flock, ForceSample, KernelPath, NeighbourSearch};
 pub use metrics::{Metrics, MetricsLog};
 pub use observe::state_hash;
 pub use params::{BoundaryMode, FlockParams, MAX_TOPOLOGICAL_NEIGHBOURS, ParamError, PerFrame, Tank};

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mirofish_sim::{BoundaryMode, Flock, FlockParams, Simulation, Tank, Vec2, state_hash};
+use mirofish_sim::{BoundaryMode, Flock, FlockParams, KernelPath, Simulation, Tank, Vec2, state_hash};
 
 fn run(seed: u64, threads: Option<usize>, mode: BoundaryMode, ticks: u64) -> u64 {
     let tank = Tank::centered(Vec2::new(800.0, 600.0)).with_boundary(mode);
@@ -68,4 +68,38 @@ fn removing_a_fish_moves_the_last_into_its_slot() {
     assert_eq!(flock.positions()[1], Vec2::splat(3.0));
     assert_eq!(flock.swap_remove(2), None);
     assert_eq!(flock.len(), 2);
+}
+
+#[test]
+fn every_build_of_the_force_pass_gives_the_same_bits() {
+    // The AVX2 build (where this CPU has it) and the portable one add the
+    // same terms in the same order: the same state to the bit, in a loose
+    // school, a crowded one (many neighbours and separation pushes), under
+    // a neighbour cap (a thinned scan) and in a topological one. Without
+    // AVX2 both runs take the portable build, and the test says nothing.
+    let crowded = FlockParams { cohesion_weight: 4.0, separation_weight: 0.3, ..FlockParams::default() };
+    let cases = [
+        ("loose", FlockParams::default()),
+        ("crowded", crowded),
+        ("capped", FlockParams { neighbour_cap: 6, ..crowded }),
+        ("topological", FlockParams { topological_neighbours: 7, ..crowded }),
+    ];
+    for mode in [BoundaryMode::SoftMargin, BoundaryMode::Wrap] {
+        for (what, params) in cases {
+            let tank = Tank::centered(Vec2::new(500.0, 400.0)).with_boundary(mode);
+            let mut fastest = Simulation::new(params, tank, 2000, 11).unwrap();
+            let mut portable = fastest.clone();
+            portable.flock.set_kernel_path(KernelPath::Portable);
+            assert!(!portable.flock.kernel_path().uses_avx2());
+            for tick in 0..150 {
+                fastest.step().unwrap();
+                portable.step().unwrap();
+                assert_eq!(
+                    state_hash(&fastest.flock),
+                    state_hash(&portable.flock),
+                    "{mode:?}, {what}: the builds diverged at tick {tick}"
+                );
+            }
+        }
+    }
 }

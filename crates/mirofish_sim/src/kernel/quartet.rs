@@ -29,6 +29,11 @@ use crate::params::BoundaryMode;
 use crate::rules::{self, NeighbourhoodLanes, RuleForces};
 use crate::school;
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+pub(super) use avx2::detected as avx2_detected;
+
 /// Columns a quartet's scan may reach past its first fish's cell column
 /// (four radii): fish further along the row (or in another row) get a pass
 /// of their own, so that a sparse quartet does not walk a long stretch of
@@ -107,7 +112,7 @@ impl ForceKernel<'_> {
     /// `kicks.len()` fish, up to four), whose fish all see all round.
     /// `capped`: whether any school has a neighbour cap.
     #[inline(always)]
-    pub(super) fn quartet<const WRAP: bool>(
+    pub(super) fn quartet<const WRAP: bool, const AVX2: bool>(
         &self,
         base: usize,
         kicks: &mut [Kick],
@@ -156,7 +161,7 @@ impl ForceKernel<'_> {
         };
         let mut hoods = NeighbourhoodLanes::default();
         if self.search == NeighbourSearch::BruteForce {
-            hoods = self.scan_thinned::<WRAP>(&q, &CandidateRuns::single(0..g.len()), cap);
+            hoods = self.scan_thinned::<WRAP, AVX2>(&q, &CandidateRuns::single(0..g.len()), cap);
         } else {
             let cells: [(u32, u32); LANES] = core::array::from_fn(|l| g.cell_coords(Vec2::new(x[l], y[l])));
             let mut l = 0;
@@ -169,7 +174,7 @@ impl ForceKernel<'_> {
                     end += 1;
                 }
                 let runs = g.runs_across(cx0, cells[end - 1].0, cy);
-                let pass = self.scan_thinned::<WRAP>(&q, &runs, cap);
+                let pass = self.scan_thinned::<WRAP, AVX2>(&q, &runs, cap);
                 if l == 0 && end == m {
                     // One pass for the whole quartet (the usual case).
                     hoods = pass;
@@ -276,7 +281,7 @@ impl ForceKernel<'_> {
     /// more than `3 × cap` candidates, over every `step`-th candidate of
     /// each run only, scaled up by candidates over candidates looked at.
     #[inline(always)]
-    fn scan_thinned<const WRAP: bool>(
+    fn scan_thinned<const WRAP: bool, const AVX2: bool>(
         &self,
         q: &Quartet,
         runs: &CandidateRuns,
@@ -286,7 +291,7 @@ impl ForceKernel<'_> {
         let candidates: usize = if cap == 0 { 0 } else { runs.iter().map(|r| r.len()).sum() };
         let step = super::thinning_step(candidates, cap);
         if step == 1 {
-            return self.scan_quartet::<WRAP, _>(q, runs, |_, a, b| a..b);
+            return self.scan_quartet::<WRAP, AVX2, _>(q, runs, |_, a, b| a..b);
         }
         // Each quartet starts its stride elsewhere, so that neighbouring
         // quartets look at different samples.
@@ -305,7 +310,7 @@ impl ForceKernel<'_> {
                 *looked += all - usize::from(on_stride(&run, me, me + 1).len() == 1 && run.contains(&me));
             }
         }
-        let mut hoods = self.scan_quartet::<WRAP, _>(q, runs, on_stride);
+        let mut hoods = self.scan_quartet::<WRAP, AVX2, _>(q, runs, on_stride);
         for (l, looked) in looked.into_iter().enumerate() {
             let mut hood = hoods.lane(l);
             let nearest = (hood.count, hood.velocity_sum, hood.offset_sum);
@@ -324,7 +329,7 @@ impl ForceKernel<'_> {
     /// and disjoint), one candidate at a time: within the piece `a..b` of
     /// a run, the candidates `pick(run, a, b)` gives.
     #[inline(always)]
-    fn scan_quartet<const WRAP: bool, I: Iterator<Item = usize>>(
+    fn scan_quartet<const WRAP: bool, const AVX2: bool, I: Iterator<Item = usize>>(
         &self,
         q: &Quartet,
         runs: &CandidateRuns,
@@ -335,7 +340,7 @@ impl ForceKernel<'_> {
         for run in runs.iter() {
             if run.end <= own.start || own.end <= run.start {
                 // A run without the quartet's own fish (two rows of three).
-                self.scan_candidates::<WRAP>(
+                self.scan::<WRAP, AVX2>(
                     (&mut acc, &mut close),
                     pick(&run, run.start, run.end),
                     run.end,
@@ -346,10 +351,10 @@ impl ForceKernel<'_> {
             }
             // The quartet's own fish apart: each must skip itself.
             let [before, mine, after] = around_own(&run, &own, &pick);
-            self.scan_candidates::<WRAP>((&mut acc, &mut close), before, run.end, |_| q.x, q);
+            self.scan::<WRAP, AVX2>((&mut acc, &mut close), before, run.end, |_| q.x, q);
             let without_self = |j: usize| q.x_without[j - q.base];
-            self.scan_candidates::<WRAP>((&mut acc, &mut close), mine, run.end, without_self, q);
-            self.scan_candidates::<WRAP>((&mut acc, &mut close), after, run.end, |_| q.x, q);
+            self.scan::<WRAP, AVX2>((&mut acc, &mut close), mine, run.end, without_self, q);
+            self.scan::<WRAP, AVX2>((&mut acc, &mut close), after, run.end, |_| q.x, q);
         }
         let mut hoods = lanes_of(&acc, &close);
         // A topological neighbourhood is the metric one where a fish has no
@@ -423,6 +428,30 @@ impl ForceKernel<'_> {
         }
         let [count, vx, vy, dx, dy] = sums.map(Vec4::from_array);
         lanes_of(&QuartetSums { count, vx, vy, dx, dy }, &QuartetSeparation::default())
+    }
+
+    /// [`ForceKernel::scan_candidates`], which under `AVX2` (only where
+    /// the CPU has it) takes the candidates two at a time.
+    #[inline(always)]
+    fn scan<const WRAP: bool, const AVX2: bool>(
+        &self,
+        sums: (&mut QuartetSums, &mut QuartetSeparation),
+        candidates: impl Iterator<Item = usize>,
+        end: usize,
+        fish_x: impl Fn(usize) -> Vec4,
+        q: &Quartet,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 {
+            // SAFETY: `AVX2` is true only within `ForceKernel::run_avx2`,
+            // which runs only where the CPU has AVX2.
+            #[expect(unsafe_code, reason = "the AVX2 scan, inlined into the AVX2 build of the pass")]
+            unsafe {
+                avx2::scan_pairs::<WRAP>(self, sums, candidates, end, fish_x, q);
+            }
+            return;
+        }
+        self.scan_candidates::<WRAP>(sums, candidates, end, fish_x, q);
     }
 
     /// Adds the candidates at sorted indices `run` (all below `end`) to the

@@ -1,0 +1,166 @@
+//! The quartet's candidate loop on AVX2: two candidates at a time, one in
+//! each 128-bit half of a 256-bit vector, against the same four fish.
+//!
+//! The loop one candidate at a time spends most of its instructions on
+//! what does not depend on the lane count: loading and broadcasting the
+//! candidate, the loop, the test for a separation neighbour. Two at a time
+//! halve those, and VEX's three-operand forms drop the register copies
+//! SSE2 needs. The sums keep their order: each lane adds candidate `j`'s
+//! terms, then candidate `j + 1`'s, as the one-at-a-time loop does (the
+//! counts, whole numbers, are added up in any order), and there is no
+//! fused multiply-add, so the bits are the portable loop's on every CPU.
+
+#![expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 build of the force pass only")]
+
+use core::arch::x86_64::{
+    __m128, __m256, _CMP_LT_OS, _mm_add_ps, _mm_cvtss_f32, _mm_movehl_ps, _mm_setr_ps, _mm_shuffle_ps,
+    _mm256_add_ps, _mm256_and_ps, _mm256_blendv_ps, _mm256_castps256_ps128, _mm256_cmp_ps,
+    _mm256_extractf128_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_permute_ps, _mm256_set_m128,
+    _mm256_set1_ps, _mm256_setzero_ps, _mm256_sub_ps,
+};
+use glam::Vec4;
+
+use super::{ForceKernel, Quartet, QuartetSeparation, QuartetSums};
+
+/// Whether this CPU (and its operating system) runs AVX2.
+pub(in crate::kernel) fn detected() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+}
+
+/// `v` as an SSE vector (a no-op where glam's `Vec4` is one already).
+#[inline(always)]
+unsafe fn m128(v: Vec4) -> __m128 {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe { _mm_setr_ps(v.x, v.y, v.z, v.w) }
+}
+
+/// `v` as a glam vector (a no-op where glam's `Vec4` is an SSE vector).
+#[inline(always)]
+unsafe fn vec4(v: __m128) -> Vec4 {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
+        Vec4::new(
+            _mm_cvtss_f32(v),
+            _mm_cvtss_f32(_mm_shuffle_ps::<0b01_01_01_01>(v, v)),
+            _mm_cvtss_f32(_mm_movehl_ps(v, v)),
+            _mm_cvtss_f32(_mm_shuffle_ps::<0b11_11_11_11>(v, v)),
+        )
+    }
+}
+
+/// `v` in both halves.
+#[inline(always)]
+unsafe fn both(v: Vec4) -> __m256 {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
+        let v = m128(v);
+        _mm256_set_m128(v, v)
+    }
+}
+
+/// The low half (candidate `j`) and the high half (candidate `j + 1`).
+#[inline(always)]
+unsafe fn halves(v: __m256) -> [__m128; 2] {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe { [_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)] }
+}
+
+/// `sum + low + high`, in that order: candidate `j`'s terms, then
+/// candidate `j + 1`'s.
+#[inline(always)]
+unsafe fn add_in_order(sum: __m128, terms: __m256) -> __m128 {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
+        let [low, high] = halves(terms);
+        _mm_add_ps(_mm_add_ps(sum, low), high)
+    }
+}
+
+/// `d` brought to the nearest image on a torus axis, as
+/// `kernel::nearest_image` does (the same operations, so the same bits).
+#[inline(always)]
+unsafe fn nearest_image(d: __m256, half: f32, size: f32) -> __m256 {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
+        let above = _mm256_cmp_ps::<{ core::arch::x86_64::_CMP_GT_OS }>(d, _mm256_set1_ps(half));
+        let below = _mm256_cmp_ps::<_CMP_LT_OS>(d, _mm256_set1_ps(-half));
+        let size = _mm256_set1_ps(size);
+        let wrapped = _mm256_blendv_ps(d, _mm256_add_ps(d, size), below);
+        _mm256_blendv_ps(wrapped, _mm256_sub_ps(d, size), above)
+    }
+}
+
+/// Adds the candidates `candidates` (sorted indices, ascending, all below
+/// `end`) to the sums of every lane, comparing candidate `j` with the fish
+/// at `fish_x(j)`, exactly as `ForceKernel::scan_candidates` does one at a
+/// time.
+///
+/// # Safety
+///
+/// The CPU must have AVX2. Inlined (with every helper here) into
+/// `ForceKernel::run_avx2`, the AVX2 build of the pass, where the
+/// intrinsics inline too: a function of its own with `#[target_feature]`
+/// cannot be forced inline, and a call per run cost more than the pairs
+/// save.
+#[inline(always)]
+pub(super) unsafe fn scan_pairs<const WRAP: bool>(
+    kernel: &ForceKernel<'_>,
+    (acc, close): (&mut QuartetSums, &mut QuartetSeparation),
+    mut candidates: impl Iterator<Item = usize>,
+    end: usize,
+    fish_x: impl Fn(usize) -> Vec4,
+    q: &Quartet,
+) {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
+        let snapshot = &kernel.grid.snapshot()[..end];
+        let y = both(q.y);
+        let (perception2, separation2) = (both(q.perception2), both(q.separation2));
+        let size = kernel.tank.size();
+        let one = _mm256_set1_ps(1.0);
+        let mut count = _mm256_setzero_ps();
+        let (mut vx, mut vy, mut dx_sum, mut dy_sum) =
+            (m128(acc.vx), m128(acc.vy), m128(acc.dx), m128(acc.dy));
+        let mut odd = None;
+        while let Some(j) = candidates.next() {
+            let Some(k) = candidates.next() else {
+                odd = Some(j);
+                break;
+            };
+            let c = _mm256_set_m128(m128(snapshot[k]), m128(snapshot[j]));
+            let x = _mm256_set_m128(m128(fish_x(k)), m128(fish_x(j)));
+            let mut dx = _mm256_sub_ps(_mm256_permute_ps::<0b00_00_00_00>(c), x);
+            let mut dy = _mm256_sub_ps(_mm256_permute_ps::<0b01_01_01_01>(c), y);
+            if WRAP {
+                dx = nearest_image(dx, size.x * 0.5, size.x);
+                dy = nearest_image(dy, size.y * 0.5, size.y);
+            }
+            let d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
+            let seen = _mm256_cmp_ps::<_CMP_LT_OS>(d2, perception2);
+            count = _mm256_add_ps(count, _mm256_and_ps(seen, one));
+            vx = add_in_order(vx, _mm256_and_ps(seen, _mm256_permute_ps::<0b10_10_10_10>(c)));
+            vy = add_in_order(vy, _mm256_and_ps(seen, _mm256_permute_ps::<0b11_11_11_11>(c)));
+            dx_sum = add_in_order(dx_sum, _mm256_and_ps(seen, dx));
+            dy_sum = add_in_order(dy_sum, _mm256_and_ps(seen, dy));
+            let near = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OS>(d2, separation2));
+            if near != 0 {
+                // Rare (a few candidates per quartet): each candidate's
+                // pushes, in order, by the one-at-a-time code.
+                let ([dx0, dx1], [dy0, dy1], [d20, d21]) = (halves(dx), halves(dy), halves(d2));
+                for (half, [dx, dy, d2], candidate) in [(0, [dx0, dy0, d20], j), (4, [dx1, dy1, d21], k)] {
+                    if (near >> half) & 0b1111 != 0 {
+                        let [dx, dy, d2] = [vec4(dx), vec4(dy), vec4(d2)];
+                        kernel.separate_quartet(close, d2.cmplt(q.separation2), [dx, dy, d2], candidate, q);
+                    }
+                }
+            }
+        }
+        // Whole numbers below 2²⁴: exact in any order.
+        let [low, high] = halves(count);
+        acc.count += vec4(low) + vec4(high);
+        (acc.vx, acc.vy, acc.dx, acc.dy) = (vec4(vx), vec4(vy), vec4(dx_sum), vec4(dy_sum));
+        if let Some(j) = odd {
+            kernel.scan_candidates::<WRAP>((acc, close), core::iter::once(j), end, fish_x, q);
+        }
+    }
+}
