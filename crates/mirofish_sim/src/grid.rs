@@ -290,6 +290,18 @@ impl SpatialGrid {
         out
     }
 
+    /// The tank's corner the cells count from.
+    #[inline]
+    pub(crate) fn origin(&self) -> Vec2 {
+        self.origin
+    }
+
+    /// Cells per unit of length, per axis.
+    #[inline]
+    pub(crate) fn inv_cell(&self) -> Vec2 {
+        self.inv_cell
+    }
+
     /// Number of columns and rows.
     pub fn dimensions(&self) -> (u32, u32) {
         (self.cols, self.rows)

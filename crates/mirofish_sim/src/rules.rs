@@ -375,7 +375,7 @@ impl NeighbourhoodLanes {
 /// `[x, y]` lanes. `None` where the one-fish form would take a special path
 /// (speed matching, a non-finite value, a huge phase): evaluate those fish
 /// one at a time.
-#[inline]
+#[inline(always)]
 pub(crate) fn evaluate_lanes(
     n: &NeighbourhoodLanes,
     [vx, vy]: [Vec4; 2],

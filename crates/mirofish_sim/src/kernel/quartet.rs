@@ -168,7 +168,7 @@ impl ForceKernel<'_> {
         if self.search == NeighbourSearch::BruteForce {
             hoods = self.scan_thinned::<WRAP, AVX2>(&q, &CandidateRuns::single(0..g.len()), cap);
         } else {
-            let cells: [(u32, u32); LANES] = core::array::from_fn(|l| g.cell_coords(Vec2::new(x[l], y[l])));
+            let cells = self.cells_of::<AVX2>(x, y);
             let mut l = 0;
             while l < m {
                 // Fish of one row, sorted by column: the pass covers the
@@ -199,6 +199,21 @@ impl ForceKernel<'_> {
                 *kick = self.kick(base + k, &hoods.lane(k), sample);
             }
         }
+    }
+
+    /// The grid cells of the four fish at `x`, `y`, as
+    /// [`crate::grid::SpatialGrid::cell_coords`] finds them; under `AVX2`
+    /// (only where the CPU has it) four at once.
+    #[inline(always)]
+    fn cells_of<const AVX2: bool>(&self, x: Vec4, y: Vec4) -> [(u32, u32); LANES] {
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 {
+            // SAFETY: `AVX2` is true only within `ForceKernel::run_avx2`,
+            // which runs only where the CPU has AVX2.
+            #[expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 build of the pass")]
+            return unsafe { avx2::cells_of(self.grid, x, y) };
+        }
+        core::array::from_fn(|l| self.grid.cell_coords(Vec2::new(x[l], y[l])))
     }
 
     /// What [`ForceKernel::kick`] computes for the fish of quartet `q`

@@ -13,7 +13,8 @@
 #![expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 build of the force pass only")]
 
 use core::arch::x86_64::{
-    __m128, __m256, _CMP_LT_OS, _mm_add_ps, _mm_cvtss_f32, _mm_movehl_ps, _mm_setr_ps, _mm_shuffle_ps,
+    __m128, __m128i, __m256, _CMP_LT_OS, _mm_add_ps, _mm_cvtss_f32, _mm_cvttps_epi32, _mm_extract_epi32,
+    _mm_max_ps, _mm_min_ps, _mm_movehl_ps, _mm_set1_ps, _mm_setr_ps, _mm_setzero_ps, _mm_shuffle_ps,
     _mm256_add_ps, _mm256_and_ps, _mm256_blendv_ps, _mm256_castps256_ps128, _mm256_cmp_ps,
     _mm256_extractf128_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_permute_ps, _mm256_set_m128,
     _mm256_set1_ps, _mm256_setzero_ps, _mm256_sub_ps,
@@ -21,6 +22,7 @@ use core::arch::x86_64::{
 use glam::Vec4;
 
 use super::{ForceKernel, Quartet, QuartetSeparation, QuartetSums};
+use crate::grid::SpatialGrid;
 
 /// Whether this CPU (and its operating system) runs AVX2.
 pub(in crate::kernel) fn detected() -> bool {
@@ -87,6 +89,45 @@ unsafe fn nearest_image(d: __m256, half: f32, size: f32) -> __m256 {
         let size = _mm256_set1_ps(size);
         let wrapped = _mm256_blendv_ps(d, _mm256_add_ps(d, size), below);
         _mm256_blendv_ps(wrapped, _mm256_sub_ps(d, size), above)
+    }
+}
+
+/// The cells of the four fish at `x`, `y` (one per lane), exactly as
+/// `SpatialGrid::cell_coords` finds them one at a time: the same cell
+/// coordinates in `f32`, clamped into the grid *before* the conversion,
+/// which for every clamped value (and for NaN, which the clamp sends to 0)
+/// gives the integer that clamping after it gives. Four conversions in one
+/// instruction instead of four saturating ones each.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[inline(always)]
+pub(super) unsafe fn cells_of(grid: &SpatialGrid, x: Vec4, y: Vec4) -> [(u32, u32); 4] {
+    let (origin, inv_cell, (cols, rows)) = (grid.origin(), grid.inv_cell(), grid.dimensions());
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
+        let axis = |p: Vec4, origin: f32, inv: f32, n: u32| {
+            let c = m128((p - Vec4::splat(origin)) * Vec4::splat(inv));
+            // `max` first: it sends NaN to 0, as `as u32` does.
+            let c = _mm_min_ps(_mm_max_ps(c, _mm_setzero_ps()), _mm_set1_ps((n - 1) as f32));
+            _mm_cvttps_epi32(c)
+        };
+        let (cx, cy) = (axis(x, origin.x, inv_cell.x, cols), axis(y, origin.y, inv_cell.y, rows));
+        let lane = |v: __m128i, l: usize| -> u32 {
+            (match l {
+                0 => _mm_extract_epi32::<0>(v),
+                1 => _mm_extract_epi32::<1>(v),
+                2 => _mm_extract_epi32::<2>(v),
+                _ => _mm_extract_epi32::<3>(v),
+            }) as u32
+        };
+        [
+            (lane(cx, 0), lane(cy, 0)),
+            (lane(cx, 1), lane(cy, 1)),
+            (lane(cx, 2), lane(cy, 2)),
+            (lane(cx, 3), lane(cy, 3)),
+        ]
     }
 }
 
@@ -161,6 +202,45 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool>(
         (acc.vx, acc.vy, acc.dx, acc.dy) = (vec4(vx), vec4(vy), vec4(dx_sum), vec4(dy_sum));
         if let Some(j) = odd {
             kernel.scan_candidates::<WRAP>((acc, close), core::iter::once(j), end, fish_x, q);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Vec2, Vec4, Vec4Swizzles};
+
+    use super::*;
+    use crate::params::Tank;
+
+    /// Four at once, the cells are the ones `cell_coords` finds one at a
+    /// time: inside, on cell borders and walls, outside, and not finite.
+    #[test]
+    fn four_cells_at_once_are_the_cells_one_at_a_time() {
+        if !detected() {
+            return;
+        }
+        let tank = Tank::centered(Vec2::new(300.0, 200.0));
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&[Vec2::ZERO], &[Vec2::ZERO], &tank, 25.0, false);
+        let (w, h) = (tank.size().x / grid.dimensions().0 as f32, tank.size().y / grid.dimensions().1 as f32);
+        let odd = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.0e30, 1.0e30, -0.0, 0.0];
+        let mut values: Vec<f32> = odd.to_vec();
+        for k in 0..=13 {
+            values.extend([
+                k as f32 * w - 150.0,
+                (k as f32 * w - 150.0).next_up(),
+                (k as f32 * h - 100.0).next_down(),
+            ]);
+        }
+        values.extend([-150.0, 150.0, 150.0f32.next_down(), -100.0, 100.0, -151.0, 151.0, 7.3, -42.0]);
+        for four in values.chunks(4).filter(|c| c.len() == 4) {
+            let (x, y) = (Vec4::from_slice(four), Vec4::from_slice(four).zwxy());
+            // SAFETY: AVX2 was detected above.
+            let cells = unsafe { cells_of(&grid, x, y) };
+            for (l, cell) in cells.into_iter().enumerate() {
+                assert_eq!(cell, grid.cell_coords(Vec2::new(x[l], y[l])), "({}, {})", x[l], y[l]);
+            }
         }
     }
 }
