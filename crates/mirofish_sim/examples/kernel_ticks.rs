@@ -1,11 +1,14 @@
 //! A fixed amount of kernel work on one thread, for instruction counts:
 //! `valgrind --tool=callgrind target/release/examples/kernel_ticks 20000 10`
 //! compares two versions of the hot path repeatably (a third argument sets
-//! the mean neighbours per fish, 6.5 by default).
+//! the mean neighbours per fish, 6.5 by default or where it is 0; a fourth,
+//! `portable`, runs the portable build of the force pass where the CPU has
+//! AVX2).
 
-use mirofish_sim::{FlockParams, Simulation, Tank, state_hash};
+use mirofish_sim::{FlockParams, KernelPath, Simulation, Tank, state_hash};
 
 fn main() {
+    let portable = std::env::args().nth(4).is_some_and(|a| a == "portable");
     let mut args = std::env::args().skip(1).map(|a| a.parse::<u64>().unwrap_or(0));
     let fish = args.next().filter(|&n| n > 0).unwrap_or(20_000) as usize;
     let ticks = args.next().filter(|&n| n > 0).unwrap_or(10);
@@ -16,6 +19,9 @@ fn main() {
     let tank = Tank::for_mean_neighbours(fish, params.perception_radius, neighbours, 16.0 / 9.0);
     let hash = pool.install(|| {
         let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");
+        if portable {
+            sim.flock.set_kernel_path(KernelPath::Portable);
+        }
         sim.run(ticks).expect("valid parameters");
         state_hash(&sim.flock)
     });
