@@ -14,6 +14,11 @@
 //! and the grid and brute force agree to the bit. Under a neighbour cap the
 //! quartet looks at every `step`-th candidate only.
 //!
+//! Where the CPU has AVX2, the pass runs a build of itself compiled for
+//! AVX2 (chosen at run time, [`KernelPath`]), whose quartets take their
+//! candidates two at a time (`quartet/avx2.rs`) and add every term in the
+//! same order: the same bits as the portable build.
+//!
 //! Fish that need more go one at a time: a school with a shaped view
 //! (blind spot, zone or distance weights, leaders, other schools ignored)
 //! takes a per-candidate scan with the heading, an angle test and a weight

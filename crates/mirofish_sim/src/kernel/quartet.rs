@@ -18,6 +18,8 @@
 //! sums do not depend on which superset of its neighbours was walked. The
 //! grid and brute force (one run over every fish) therefore agree to the
 //! bit, and so do all thread counts (quartets are fixed by sorted index).
+//! In the AVX2 build of the pass the candidates go two at a time
+//! (`avx2.rs`), each lane still adding them one after the other.
 
 use glam::{BVec4A, Vec2, Vec4};
 
