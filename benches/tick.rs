@@ -10,6 +10,9 @@
 //!   integrate, boundary) at a realistic density (mean 6.5 neighbours).
 //! - `search/{grid,brute}/N`: grid against brute force at small sizes.
 //! - `threads/{1,2}/100k`: the same tick on one and on two threads.
+//! - `build/{fastest,portable}/{sparse,crowded}`: the force pass's AVX2
+//!   build (where the CPU has it) against the portable one, 10k fish at
+//!   6.5 and at 50 neighbours.
 //! - `plugin/10k`: the whole Bevy fixed tick (gather, passes, write-back)
 //!   against `kernel/10k` shows what the ECS glue costs.
 //!
@@ -25,12 +28,17 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use mirofish::prelude::*;
-use mirofish::sim::{NeighbourSearch, Simulation};
+use mirofish::sim::{KernelPath, NeighbourSearch, Simulation};
 
 /// A warmed-up simulation of `n` fish at mean 6.5 neighbours.
 fn simulation(n: usize, threads: Option<usize>) -> Simulation {
+    simulation_at(n, threads, 6.5)
+}
+
+/// A warmed-up simulation of `n` fish at `neighbours` mean neighbours.
+fn simulation_at(n: usize, threads: Option<usize>, neighbours: f32) -> Simulation {
     let params = FlockParams::default();
-    let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
+    let tank = Tank::for_mean_neighbours(n, params.perception_radius, neighbours, 16.0 / 9.0);
     let mut sim = Simulation::new(params, tank, n, 1).expect("valid parameters");
     if let Some(t) = threads {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().expect("thread pool");
@@ -94,6 +102,20 @@ fn threads(c: &mut Criterion) {
     group.finish();
 }
 
+fn build(c: &mut Criterion) {
+    let mut group = c.benchmark_group("build");
+    group.sample_size(20);
+    for (density, neighbours) in [("sparse", 6.5), ("crowded", 50.0)] {
+        for (label, path) in [("fastest", KernelPath::Fastest), ("portable", KernelPath::Portable)] {
+            let mut sim = simulation_at(10_000, None, neighbours);
+            sim.flock.set_kernel_path(path);
+            group.throughput(Throughput::Elements(10_000));
+            group.bench_with_input(BenchmarkId::new(label, density), &path, |b, _| tick(b, &sim));
+        }
+    }
+    group.finish();
+}
+
 fn plugin(c: &mut Criterion) {
     let mut group = c.benchmark_group("plugin");
     group.sample_size(20);
@@ -135,5 +157,5 @@ fn plugin(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernel, search, threads, plugin);
+criterion_group!(benches, kernel, search, threads, build, plugin);
 criterion_main!(benches);
