@@ -16,6 +16,16 @@ fn run(seed: u64, threads: Option<usize>, mode: BoundaryMode, ticks: u64) -> u64
     state_hash(&sim.flock)
 }
 
+/// Steps `a` and `b` together for `ticks` ticks; their states must have
+/// the same bits after every one.
+fn assert_in_step(a: &mut Simulation, b: &mut Simulation, ticks: u64, what: &str) {
+    for tick in 0..ticks {
+        a.step().unwrap();
+        b.step().unwrap();
+        assert_eq!(state_hash(&a.flock), state_hash(&b.flock), "{what}: diverged at tick {tick}");
+    }
+}
+
 #[test]
 fn same_seed_same_bits_other_seed_other_bits() {
     for mode in [BoundaryMode::Wrap, BoundaryMode::Bounce, BoundaryMode::SoftMargin] {
@@ -46,15 +56,7 @@ fn grid_and_brute_force_agree_on_the_state() {
         let mut grid = Simulation::new(params, tank, 400, 5).unwrap();
         let mut brute = grid.clone();
         brute.flock.set_neighbour_search(mirofish_sim::NeighbourSearch::BruteForce);
-        for tick in 0..200 {
-            grid.step().unwrap();
-            brute.step().unwrap();
-            assert_eq!(
-                state_hash(&grid.flock),
-                state_hash(&brute.flock),
-                "{mode:?}: diverged at tick {tick}"
-            );
-        }
+        assert_in_step(&mut grid, &mut brute, 200, &format!("{mode:?}"));
     }
 }
 
@@ -91,15 +93,7 @@ fn every_build_of_the_force_pass_gives_the_same_bits() {
             let mut portable = fastest.clone();
             portable.flock.set_kernel_path(KernelPath::Portable);
             assert!(!portable.flock.kernel_path().uses_avx2());
-            for tick in 0..150 {
-                fastest.step().unwrap();
-                portable.step().unwrap();
-                assert_eq!(
-                    state_hash(&fastest.flock),
-                    state_hash(&portable.flock),
-                    "{mode:?}, {what}: the builds diverged at tick {tick}"
-                );
-            }
+            assert_in_step(&mut fastest, &mut portable, 150, &format!("{mode:?}, {what}"));
         }
     }
 }
