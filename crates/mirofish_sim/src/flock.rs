@@ -436,7 +436,7 @@ impl Flock {
             search: self.search,
             seed: self.seed,
             key: TickKey::new(self.seed, self.tick),
-            avx2: self.kernel_path.uses_avx2(),
+            avx2: self.kernel_path.avx2(),
         };
         self.kick.resize(n);
         let (kicks, samples, by_slot) = (&mut self.sorted_kick, &mut self.sorted_samples, &self.kick);

@@ -77,11 +77,29 @@ pub enum KernelPath {
 impl KernelPath {
     /// Whether this path runs the AVX2 build on this CPU.
     pub fn uses_avx2(self) -> bool {
+        self.avx2().is_some()
+    }
+
+    /// The proof that the AVX2 build may run, where this path runs it.
+    pub(crate) fn avx2(self) -> Option<Avx2> {
+        if self == Self::Fastest { Avx2::detect() } else { None }
+    }
+}
+
+/// Proof that this CPU (and its operating system) runs AVX2: the only way
+/// to make one is [`Avx2::detect`], so a [`ForceKernel`] holding one may
+/// run the AVX2 build of the pass.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2(());
+
+impl Avx2 {
+    /// The proof, where this CPU runs AVX2.
+    pub fn detect() -> Option<Self> {
         #[cfg(target_arch = "x86_64")]
-        if self == Self::Fastest {
-            return quartet::avx2_detected();
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Some(Self(()));
         }
-        false
+        None
     }
 }
 
@@ -238,9 +256,9 @@ pub(crate) struct ForceKernel<'a> {
     pub seed: u64,
     /// The noise of this tick.
     pub key: TickKey,
-    /// Whether to run the AVX2 build of the pass: true only where the CPU
-    /// has AVX2 and the flock allows it ([`crate::KernelPath`]).
-    pub avx2: bool,
+    /// Run the AVX2 build of the pass: only where the CPU has AVX2 (the
+    /// proof) and the flock allows it ([`crate::KernelPath`]).
+    pub avx2: Option<Avx2>,
 }
 
 /// The block's runs of the cell the last fish scanned alone was in, reused
@@ -283,9 +301,9 @@ impl ForceKernel<'_> {
     /// fish.
     pub fn run(&self, base: usize, kicks: &mut [Kick], samples: Option<&mut [ForceSample]>) {
         #[cfg(target_arch = "x86_64")]
-        if self.avx2 {
-            // SAFETY: `avx2` is set only where the CPU has AVX2
-            // (`Avx2::detected`), which is all `run_avx2` asks.
+        if let Some(Avx2(())) = self.avx2 {
+            // SAFETY: an `Avx2` exists only where the CPU has AVX2
+            // (`Avx2::detect`), which is all `run_avx2` asks.
             #[expect(
                 unsafe_code,
                 reason = "a call to the AVX2 build of the pass, once the CPU is known to have it"
@@ -716,7 +734,7 @@ mod tests {
                 search,
                 seed: 3,
                 key: TickKey::new(3, 0),
-                avx2: false,
+                avx2: None,
             }
         }
     }
@@ -726,15 +744,15 @@ mod tests {
     /// is run too and must give exactly the same bits.
     fn run_every_build(kernel: &ForceKernel<'_>) -> (Vec<Kick>, Vec<ForceSample>) {
         let n = kernel.grid.len();
-        let run = |avx2: bool| {
+        let run = |avx2: Option<Avx2>| {
             let kernel = ForceKernel { avx2, ..*kernel };
             let (mut kicks, mut samples) = (vec![Kick::default(); n], vec![ForceSample::default(); n]);
             kernel.run(0, &mut kicks, Some(&mut samples));
             (kicks, samples)
         };
-        let portable = run(false);
-        if KernelPath::Fastest.uses_avx2() {
-            let avx2 = run(true);
+        let portable = run(None);
+        if let Some(proof) = Avx2::detect() {
+            let avx2 = run(Some(proof));
             let bits = |(kicks, samples): &(Vec<Kick>, Vec<ForceSample>)| {
                 let kicks: Vec<[u32; 4]> = kicks.iter().map(|k| k.0.to_array().map(f32::to_bits)).collect();
                 let samples: Vec<_> = samples

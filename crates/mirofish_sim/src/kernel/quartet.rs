@@ -33,8 +33,6 @@ use crate::school;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
-#[cfg(target_arch = "x86_64")]
-pub(super) use avx2::detected as avx2_detected;
 
 /// Columns a quartet's scan may reach past its first fish's cell column
 /// (four radii): fish further along the row (or in another row) get a pass
@@ -348,7 +346,7 @@ impl ForceKernel<'_> {
     }
 
     /// The sums of all four lanes over the candidates of `runs` (ascending
-    /// and disjoint), one candidate at a time: within the piece `a..b` of
+    /// and disjoint), one candidate at a time (two under `AVX2`): within the piece `a..b` of
     /// a run, the candidates `pick(run, a, b)` gives.
     #[inline(always)]
     fn scan_quartet<const WRAP: bool, const AVX2: bool, I: Iterator<Item = usize>>(

@@ -24,11 +24,6 @@ use glam::Vec4;
 use super::{ForceKernel, Quartet, QuartetSeparation, QuartetSums};
 use crate::grid::SpatialGrid;
 
-/// Whether this CPU (and its operating system) runs AVX2.
-pub(in crate::kernel) fn detected() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-}
-
 /// `v` as an SSE vector (a no-op where glam's `Vec4` is one already).
 #[inline(always)]
 unsafe fn m128(v: Vec4) -> __m128 {
@@ -217,7 +212,7 @@ mod tests {
     /// time: inside, on cell borders and walls, outside, and not finite.
     #[test]
     fn four_cells_at_once_are_the_cells_one_at_a_time() {
-        if !detected() {
+        if crate::kernel::Avx2::detect().is_none() {
             return;
         }
         let tank = Tank::centered(Vec2::new(300.0, 200.0));
