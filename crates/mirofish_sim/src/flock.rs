@@ -358,16 +358,16 @@ impl Flock {
     pub fn rebuild_index<S: SchoolTable + ?Sized>(&mut self, schools: &S, tank: &Tank) {
         let wrap = tank.boundary == BoundaryMode::Wrap;
         let radius = schools.table().iter().map(FlockParams::interaction_radius).fold(0.0f32, f32::max);
-        let (grid, position, velocity) = (&mut self.grid, &self.position, &self.velocity);
-        run(self.pool.as_deref(), || grid.rebuild(position, velocity, tank, radius, wrap));
         // The per-fish inputs the force pass reads, in sorted order too: read
         // by slot they would be a cache miss per fish (the wander phase
-        // alone cost a sixth of the pass).
-        let (order, leader, phase, school) =
-            (self.grid.order(), &self.leader, &self.wander_phase, &self.school);
+        // alone cost a sixth of the pass). The wander phases are gathered
+        // with the snapshot, in the same pass.
+        let (grid, position, velocity) = (&mut self.grid, &self.position, &self.velocity);
+        let phases = (&self.wander_phase[..], &mut self.sorted_phase);
+        run(self.pool.as_deref(), || grid.rebuild_gathering(position, velocity, tank, radius, wrap, phases));
+        let (order, leader, school) = (self.grid.order(), &self.leader, &self.school);
         let n = order.len();
         self.sorted_leader.resize(n, false);
-        self.sorted_phase.resize(n, 0.0);
         self.sorted_school.resize(n, 0);
         // Leader flags and schools only where they can differ: with no
         // leader every flag is false, with one school every index is 0
@@ -377,17 +377,16 @@ impl Flock {
         if !leaders {
             self.sorted_leader.fill(false);
         }
+        if !leaders && !several {
+            return;
+        }
         let chunks = (
             order.par_chunks(CHUNK),
             self.sorted_leader.par_chunks_mut(CHUNK),
-            self.sorted_phase.par_chunks_mut(CHUNK),
             self.sorted_school.par_chunks_mut(CHUNK),
         );
         run(self.pool.as_deref(), || {
-            chunks.into_par_iter().for_each(|(order, sorted_leader, sorted_phase, sorted_school)| {
-                for (&i, to) in order.iter().zip(sorted_phase.iter_mut()) {
-                    *to = phase[i as usize];
-                }
+            chunks.into_par_iter().for_each(|(order, sorted_leader, sorted_school)| {
                 if leaders {
                     for (&i, to) in order.iter().zip(sorted_leader.iter_mut()) {
                         *to = leader[i as usize];

@@ -79,6 +79,23 @@ impl SpatialGrid {
     /// COLUMNS_PER_RADIUS` wide. Reuses its buffers: no allocation once
     /// the fish count has stopped growing.
     pub fn rebuild(&mut self, position: &[Vec2], velocity: &[Vec2], tank: &Tank, radius: f32, wrap: bool) {
+        self.rebuild_gathering(position, velocity, tank, radius, wrap, (&[], &mut Vec::new()));
+    }
+
+    /// [`SpatialGrid::rebuild`], which also gathers `by_slot` (one value
+    /// per fish, or none) into sorted order in `sorted`, in the same pass
+    /// as the snapshot: the random reads of both overlap, and the order is
+    /// read once (the force pass's wander phases cost a separate pass a
+    /// third of the snapshot's).
+    pub(crate) fn rebuild_gathering(
+        &mut self,
+        position: &[Vec2],
+        velocity: &[Vec2],
+        tank: &Tank,
+        radius: f32,
+        wrap: bool,
+        (by_slot, sorted): (&[f32], &mut Vec<f32>),
+    ) {
         debug_assert_eq!(position.len(), velocity.len());
         let n = position.len();
         self.layout(tank, radius, wrap, n);
@@ -105,14 +122,27 @@ impl SpatialGrid {
         // last quartet needs zeroing, not the whole snapshot.
         self.snapshot.resize(n.next_multiple_of(QUARTET), Vec4::ZERO);
         self.snapshot[n..].fill(Vec4::ZERO);
-        self.snapshot.par_chunks_mut(GATHER_CHUNK).zip(self.order.par_chunks(GATHER_CHUNK)).for_each(
-            |(snapshot, order)| {
-                for (fish, &i) in snapshot.iter_mut().zip(order) {
-                    let (p, v) = (position[i as usize], velocity[i as usize]);
-                    *fish = Vec4::new(p.x, p.y, v.x, v.y);
-                }
-            },
-        );
+        let gather = |snapshot: &mut [Vec4], order: &[u32]| {
+            for (fish, &i) in snapshot.iter_mut().zip(order) {
+                let (p, v) = (position[i as usize], velocity[i as usize]);
+                *fish = Vec4::new(p.x, p.y, v.x, v.y);
+            }
+        };
+        let (snapshot, order) =
+            (self.snapshot.par_chunks_mut(GATHER_CHUNK), self.order.par_chunks(GATHER_CHUNK));
+        if by_slot.len() == n {
+            sorted.resize(n, 0.0);
+            snapshot.zip(order).zip(sorted.par_chunks_mut(GATHER_CHUNK)).for_each(
+                |((snapshot, order), sorted)| {
+                    gather(snapshot, order);
+                    for (to, &i) in sorted.iter_mut().zip(order) {
+                        *to = by_slot[i as usize];
+                    }
+                },
+            );
+        } else {
+            snapshot.zip(order).for_each(|(snapshot, order)| gather(snapshot, order));
+        }
     }
 
     /// The stable counting sort of `cell_of`: `cell_start`, `order` and
@@ -698,6 +728,16 @@ mod tests {
             assert_eq!(one.sorted_position(s), pos[slot as usize]);
             assert_eq!(one.sorted_velocity(s), vel[slot as usize]);
         }
+        // A value per fish gathered with the snapshot lands in sorted order
+        // too, and the index is the same as without it.
+        let by_slot: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+        let mut sorted = vec![7.0; 3];
+        let mut g = SpatialGrid::default();
+        g.rebuild_gathering(&pos, &vel, &tank, 45.0, false, (&by_slot, &mut sorted));
+        assert_eq!(g.order(), one.order());
+        assert_eq!(g.snapshot, one.snapshot);
+        let expected: Vec<f32> = one.order().iter().map(|&slot| by_slot[slot as usize]).collect();
+        assert_eq!(sorted, expected);
     }
 
     #[test]
