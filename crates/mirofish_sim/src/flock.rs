@@ -363,7 +363,7 @@ impl Flock {
         // alone cost a sixth of the pass). The wander phases are gathered
         // with the snapshot, in the same pass.
         let (grid, position, velocity) = (&mut self.grid, &self.position, &self.velocity);
-        let phases = (&self.wander_phase[..], &mut self.sorted_phase);
+        let phases = Some((&self.wander_phase[..], &mut self.sorted_phase));
         run(self.pool.as_deref(), || grid.rebuild_gathering(position, velocity, tank, radius, wrap, phases));
         let (order, leader, school) = (self.grid.order(), &self.leader, &self.school);
         let n = order.len();

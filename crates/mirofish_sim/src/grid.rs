@@ -79,14 +79,15 @@ impl SpatialGrid {
     /// COLUMNS_PER_RADIUS` wide. Reuses its buffers: no allocation once
     /// the fish count has stopped growing.
     pub fn rebuild(&mut self, position: &[Vec2], velocity: &[Vec2], tank: &Tank, radius: f32, wrap: bool) {
-        self.rebuild_gathering(position, velocity, tank, radius, wrap, (&[], &mut Vec::new()));
+        self.rebuild_gathering(position, velocity, tank, radius, wrap, None);
     }
 
-    /// [`SpatialGrid::rebuild`], which also gathers `by_slot` (one value
-    /// per fish, or none) into sorted order in `sorted`, in the same pass
-    /// as the snapshot: the random reads of both overlap, and the order is
-    /// read once (the force pass's wander phases cost a separate pass a
-    /// third of the snapshot's).
+    /// [`SpatialGrid::rebuild`], which also gathers `also` — `(by_slot,
+    /// sorted)`, one value per fish — into sorted order in `sorted`, in the
+    /// same pass as the snapshot: the random reads of both overlap, and the
+    /// order is read once (the force pass's wander phases cost a separate
+    /// pass a third of the snapshot's). Panics if `by_slot` does not hold
+    /// one value per fish.
     pub(crate) fn rebuild_gathering(
         &mut self,
         position: &[Vec2],
@@ -94,7 +95,7 @@ impl SpatialGrid {
         tank: &Tank,
         radius: f32,
         wrap: bool,
-        (by_slot, sorted): (&[f32], &mut Vec<f32>),
+        also: Option<(&[f32], &mut Vec<f32>)>,
     ) {
         debug_assert_eq!(position.len(), velocity.len());
         let n = position.len();
@@ -130,7 +131,8 @@ impl SpatialGrid {
         };
         let (snapshot, order) =
             (self.snapshot.par_chunks_mut(GATHER_CHUNK), self.order.par_chunks(GATHER_CHUNK));
-        if by_slot.len() == n {
+        if let Some((by_slot, sorted)) = also {
+            assert_eq!(by_slot.len(), n, "one value per fish to gather");
             sorted.resize(n, 0.0);
             snapshot.zip(order).zip(sorted.par_chunks_mut(GATHER_CHUNK)).for_each(
                 |((snapshot, order), sorted)| {
@@ -733,7 +735,7 @@ mod tests {
         let by_slot: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
         let mut sorted = vec![7.0; 3];
         let mut g = SpatialGrid::default();
-        g.rebuild_gathering(&pos, &vel, &tank, 45.0, false, (&by_slot, &mut sorted));
+        g.rebuild_gathering(&pos, &vel, &tank, 45.0, false, Some((&by_slot, &mut sorted)));
         assert_eq!(g.order(), one.order());
         assert_eq!(g.snapshot, one.snapshot);
         let expected: Vec<f32> = one.order().iter().map(|&slot| by_slot[slot as usize]).collect();

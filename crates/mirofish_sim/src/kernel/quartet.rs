@@ -346,8 +346,8 @@ impl ForceKernel<'_> {
     }
 
     /// The sums of all four lanes over the candidates of `runs` (ascending
-    /// and disjoint), one candidate at a time (two under `AVX2`): within the piece `a..b` of
-    /// a run, the candidates `pick(run, a, b)` gives.
+    /// and disjoint), one candidate at a time (two under `AVX2`): within
+    /// the piece `a..b` of a run, the candidates `pick(run, a, b)` gives.
     #[inline(always)]
     fn scan_quartet<const WRAP: bool, const AVX2: bool, I: Iterator<Item = usize>>(
         &self,

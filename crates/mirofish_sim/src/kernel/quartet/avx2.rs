@@ -9,6 +9,13 @@
 //! terms, then candidate `j + 1`'s, as the one-at-a-time loop does (the
 //! counts, whole numbers, are added up in any order), and there is no
 //! fused multiply-add, so the bits are the portable loop's on every CPU.
+//! The quartet's four grid cells are found here too, four at once.
+//!
+//! Every function is an `#[inline(always)] unsafe fn` without a
+//! `#[target_feature]` of its own, inlined into `ForceKernel::run_avx2`
+//! (which has one), where the intrinsics inline too. No closure calls an
+//! intrinsic: a closure is a function of its own, without AVX2, into which
+//! they would not inline.
 
 #![expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 build of the force pass only")]
 
@@ -102,27 +109,45 @@ pub(super) unsafe fn cells_of(grid: &SpatialGrid, x: Vec4, y: Vec4) -> [(u32, u3
     let (origin, inv_cell, (cols, rows)) = (grid.origin(), grid.inv_cell(), grid.dimensions());
     // SAFETY: the caller's promise (AVX2).
     unsafe {
-        let axis = |p: Vec4, origin: f32, inv: f32, n: u32| {
-            let c = m128((p - Vec4::splat(origin)) * Vec4::splat(inv));
-            // `max` first: it sends NaN to 0, as `as u32` does.
-            let c = _mm_min_ps(_mm_max_ps(c, _mm_setzero_ps()), _mm_set1_ps((n - 1) as f32));
-            _mm_cvttps_epi32(c)
-        };
-        let (cx, cy) = (axis(x, origin.x, inv_cell.x, cols), axis(y, origin.y, inv_cell.y, rows));
-        let lane = |v: __m128i, l: usize| -> u32 {
-            (match l {
-                0 => _mm_extract_epi32::<0>(v),
-                1 => _mm_extract_epi32::<1>(v),
-                2 => _mm_extract_epi32::<2>(v),
-                _ => _mm_extract_epi32::<3>(v),
-            }) as u32
-        };
+        let cx = lanes(cell_axis(x, origin.x, inv_cell.x, cols));
+        let cy = lanes(cell_axis(y, origin.y, inv_cell.y, rows));
+        core::array::from_fn(|l| (cx[l], cy[l]))
+    }
+}
+
+/// The cell coordinate along one axis of `n` cells of the four points at
+/// `p`: `(p - origin) · inv`, clamped to `0..=n - 1` in `f32` (`max`
+/// first: it sends NaN to 0, as `as u32` does), then truncated.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[inline(always)]
+unsafe fn cell_axis(p: Vec4, origin: f32, inv: f32, n: u32) -> __m128i {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
+        let c = m128((p - Vec4::splat(origin)) * Vec4::splat(inv));
+        let c = _mm_min_ps(_mm_max_ps(c, _mm_setzero_ps()), _mm_set1_ps((n - 1) as f32));
+        _mm_cvttps_epi32(c)
+    }
+}
+
+/// The four lanes of `v`, as `u32` (all of them non-negative here).
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[inline(always)]
+unsafe fn lanes(v: __m128i) -> [u32; 4] {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
         [
-            (lane(cx, 0), lane(cy, 0)),
-            (lane(cx, 1), lane(cy, 1)),
-            (lane(cx, 2), lane(cy, 2)),
-            (lane(cx, 3), lane(cy, 3)),
+            _mm_extract_epi32::<0>(v),
+            _mm_extract_epi32::<1>(v),
+            _mm_extract_epi32::<2>(v),
+            _mm_extract_epi32::<3>(v),
         ]
+        .map(|lane| lane as u32)
     }
 }
 
