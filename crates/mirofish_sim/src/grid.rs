@@ -23,6 +23,7 @@ use glam::{Vec2, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use crate::params::Tank;
+use crate::prefetch::{AHEAD, prefetch};
 
 /// Columns per interaction radius: a column is at least `radius /
 /// COLUMNS_PER_RADIUS` wide (a row at least `radius` tall), and a fish's
@@ -118,32 +119,45 @@ impl SpatialGrid {
         self.count_and_scatter(cells, n);
 
         // The snapshot the force pass reads, gathered in sorted order, all
-        // four components in one pass (two random reads per fish).
+        // four components in one pass (two random reads per fish, asked
+        // for `AHEAD` fish early: by now they are usually out of the cache).
         // Every fish's entry is overwritten below: only the padding of the
         // last quartet needs zeroing, not the whole snapshot.
         self.snapshot.resize(n.next_multiple_of(QUARTET), Vec4::ZERO);
         self.snapshot[n..].fill(Vec4::ZERO);
-        let gather = |snapshot: &mut [Vec4], order: &[u32]| {
-            for (fish, &i) in snapshot.iter_mut().zip(order) {
+        let order = &self.order;
+        // The slots of chunk `chunk`, and those `AHEAD` places further on.
+        let slots = |chunk: usize| {
+            let start = chunk * GATHER_CHUNK;
+            let end = (start + GATHER_CHUNK).min(n);
+            (&order[start..end], &order[(start + AHEAD).min(n)..])
+        };
+        let gather = |snapshot: &mut [Vec4], (mine, ahead): (&[u32], &[u32])| {
+            for (k, (fish, &i)) in snapshot.iter_mut().zip(mine).enumerate() {
+                if let Some(&a) = ahead.get(k) {
+                    prefetch(position, a as usize);
+                    prefetch(velocity, a as usize);
+                }
                 let (p, v) = (position[i as usize], velocity[i as usize]);
                 *fish = Vec4::new(p.x, p.y, v.x, v.y);
             }
         };
-        let (snapshot, order) =
-            (self.snapshot.par_chunks_mut(GATHER_CHUNK), self.order.par_chunks(GATHER_CHUNK));
+        let snapshot = self.snapshot.par_chunks_mut(GATHER_CHUNK).enumerate();
         if let Some((by_slot, sorted)) = also {
             assert_eq!(by_slot.len(), n, "one value per fish to gather");
             sorted.resize(n, 0.0);
-            snapshot.zip(order).zip(sorted.par_chunks_mut(GATHER_CHUNK)).for_each(
-                |((snapshot, order), sorted)| {
-                    gather(snapshot, order);
-                    for (to, &i) in sorted.iter_mut().zip(order) {
-                        *to = by_slot[i as usize];
+            snapshot.zip(sorted.par_chunks_mut(GATHER_CHUNK)).for_each(|((chunk, snapshot), sorted)| {
+                let (mine, ahead) = slots(chunk);
+                gather(snapshot, (mine, ahead));
+                for (k, (to, &i)) in sorted.iter_mut().zip(mine).enumerate() {
+                    if let Some(&a) = ahead.get(k) {
+                        prefetch(by_slot, a as usize);
                     }
-                },
-            );
+                    *to = by_slot[i as usize];
+                }
+            });
         } else {
-            snapshot.zip(order).for_each(|(snapshot, order)| gather(snapshot, order));
+            snapshot.for_each(|(chunk, snapshot)| gather(snapshot, slots(chunk)));
         }
     }
 

@@ -27,8 +27,6 @@
 //! forms of the rules give the same bits (tests in `rules.rs`, `angle.rs`
 //! and `noise.rs`).
 
-use core::sync::atomic::{AtomicU64, Ordering};
-
 use glam::{Mat4, Vec2, Vec4};
 
 use crate::boundary;
@@ -114,9 +112,9 @@ pub struct ForceSample {
 
 /// What the force pass hands the integrator for one fish, in one vector
 /// `[ax, ay, fright, neighbours]`: kept small and apart from
-/// [`ForceSample`], because it is also stored by slot ([`KicksBySlot`]), at
-/// random places; and one vector, so that the kicks of four lanes are
-/// written (and read back) by a 4 × 4 transpose instead of lane by lane.
+/// [`ForceSample`], because the integrator reads it by slot, at random
+/// places; and one vector, so that the kicks of four lanes are written (and
+/// read back) by a 4 × 4 transpose instead of lane by lane.
 ///
 /// - `ax, ay`: the total acceleration, clamped to the school's `max_force`;
 /// - `fright`: fear from the predators seen this tick (0–1), before it is
@@ -165,68 +163,6 @@ impl Kick {
     pub fn lanes([a, b, c, d]: [Self; LANES]) -> [Vec4; LANES] {
         let m = Mat4::from_cols(a.0, b.0, c.0, d.0).transpose();
         [m.x_axis, m.y_axis, m.z_axis, m.w_axis]
-    }
-}
-
-/// The force pass's kicks by slot, written at random places by the
-/// threads of the force pass (each slot by exactly one of them) and read in
-/// order by the integrator. Relaxed atomic stores and loads are plain
-/// moves on the usual hardware: a store to a random place does not hold up
-/// the thread the way a load from one does, and the integrator then
-/// streams through its kicks instead of gathering them.
-#[derive(Default)]
-pub(crate) struct KicksBySlot(Vec<[AtomicU64; 2]>);
-
-impl KicksBySlot {
-    /// `n` kicks (the old ones kept, new ones zero).
-    pub fn resize(&mut self, n: usize) {
-        self.0.resize_with(n, Default::default);
-    }
-
-    /// Stores `kick` as the kick of `slot`.
-    #[inline]
-    pub fn store(&self, slot: usize, kick: Kick) {
-        let [a, b, c, d] = kick.0.to_array().map(f32::to_bits);
-        let pack = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
-        let cell = &self.0[slot];
-        cell[0].store(pack(a, b), Ordering::Relaxed);
-        cell[1].store(pack(c, d), Ordering::Relaxed);
-    }
-
-    /// The kick of `slot`.
-    #[inline]
-    pub fn load(&self, slot: usize) -> Kick {
-        let cell = &self.0[slot];
-        let (lo, hi) = (cell[0].load(Ordering::Relaxed), cell[1].load(Ordering::Relaxed));
-        let half = |bits: u64| f32::from_bits(bits as u32);
-        Kick(Vec4::new(half(lo), half(lo >> 32), half(hi), half(hi >> 32)))
-    }
-
-    /// Number of kicks.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Heap bytes held.
-    pub fn heap_bytes(&self) -> usize {
-        self.0.capacity() * core::mem::size_of::<[AtomicU64; 2]>()
-    }
-}
-
-impl Clone for KicksBySlot {
-    fn clone(&self) -> Self {
-        let mut copy = Self::default();
-        copy.resize(self.len());
-        for (slot, _) in self.0.iter().enumerate() {
-            copy.store(slot, self.load(slot));
-        }
-        copy
-    }
-}
-
-impl core::fmt::Debug for KicksBySlot {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("KicksBySlot").field("len", &self.len()).finish()
     }
 }
 
@@ -644,25 +580,6 @@ fn scale(hood: &mut Neighbourhood, others: usize, looked: usize) {
 mod tests {
     use super::*;
     use crate::params::BoundaryMode;
-
-    #[test]
-    fn kicks_by_slot_keep_every_bit() {
-        let mut by_slot = KicksBySlot::default();
-        by_slot.resize(3);
-        let odd = Kick(Vec4::new(-0.0, f32::NAN, f32::MIN_POSITIVE / 2.0, 7.0));
-        by_slot.store(2, odd);
-        by_slot.store(0, Kick::new(Vec2::new(1.5, -2.25), 0.5, 12));
-        let bits = |k: Kick| k.0.to_array().map(f32::to_bits);
-        assert_eq!(bits(by_slot.load(2)), bits(odd));
-        assert_eq!(by_slot.load(0), Kick::new(Vec2::new(1.5, -2.25), 0.5, 12));
-        assert_eq!(by_slot.load(1), Kick::default(), "never stored: zero");
-        let copy = by_slot.clone();
-        assert_eq!(copy.len(), 3);
-        assert_eq!(bits(copy.load(2)), bits(odd));
-        // Growing keeps the old kicks.
-        by_slot.resize(5);
-        assert_eq!(by_slot.load(0).neighbours(), 12);
-    }
 
     #[test]
     fn kicks_go_to_and_from_lanes_unchanged() {

@@ -40,6 +40,7 @@ pub mod metrics;
 pub mod noise;
 pub mod observe;
 pub mod params;
+mod prefetch;
 pub mod preset;
 pub mod replay;
 pub mod rules;
