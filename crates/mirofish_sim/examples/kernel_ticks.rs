@@ -1,14 +1,16 @@
 //! A fixed amount of kernel work on one thread, for instruction counts:
 //! `valgrind --tool=callgrind target/release/examples/kernel_ticks 20000 10`
 //! compares two versions of the hot path repeatably (a third argument sets
-//! the mean neighbours per fish, 6.5 by default or where it is 0; a fourth,
-//! `portable`, runs the portable build of the force pass where the CPU has
-//! AVX2).
+//! the mean neighbours per fish, 6.5 by default or where it is 0; then
+//! `portable` runs the portable build of the force pass where the CPU has
+//! AVX2, and `spatial` numbers the slots in the grid's order,
+//! `SlotOrder::Spatial`: the same hash).
 
-use mirofish_sim::{FlockParams, KernelPath, Simulation, Tank, state_hash};
+use mirofish_sim::{FlockParams, KernelPath, Simulation, SlotOrder, Tank, state_hash};
 
 fn main() {
-    let portable = std::env::args().nth(4).is_some_and(|a| a == "portable");
+    let flag = |name: &str| std::env::args().skip(4).any(|a| a == name);
+    let (portable, spatial) = (flag("portable"), flag("spatial"));
     let mut args = std::env::args().skip(1).map(|a| a.parse::<u64>().unwrap_or(0));
     let fish = args.next().filter(|&n| n > 0).unwrap_or(20_000) as usize;
     let ticks = args.next().filter(|&n| n > 0).unwrap_or(10);
@@ -21,6 +23,9 @@ fn main() {
         let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");
         if portable {
             sim.flock.set_kernel_path(KernelPath::Portable);
+        }
+        if spatial {
+            sim.flock.set_slot_order(SlotOrder::Spatial);
         }
         sim.run(ticks).expect("valid parameters");
         state_hash(&sim.flock)

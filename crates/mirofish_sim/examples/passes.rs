@@ -13,12 +13,13 @@
 //! school as spawned; after a few hundred the default school has gathered
 //! into dense groups, and the force pass costs two to three times more),
 //! `--avx2 0` the portable build of the force pass where the CPU has AVX2
-//! (to measure what AVX2 gains).
+//! (to measure what AVX2 gains), `--spatial 1` slots renumbered in the
+//! grid's order every tick (`SlotOrder::Spatial`).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mirofish_sim::{FlockParams, KernelPath, Simulation, Tank, observe};
+use mirofish_sim::{FlockParams, KernelPath, Simulation, SlotOrder, Tank, observe};
 
 fn main() -> ExitCode {
     let mut fish = 100_000usize;
@@ -29,6 +30,7 @@ fn main() -> ExitCode {
     let mut topological = 0u32;
     let mut warmup = 5u64;
     let mut path = KernelPath::Fastest;
+    let mut order = SlotOrder::Stable;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0);
@@ -41,9 +43,10 @@ fn main() -> ExitCode {
             ("--topological", Some(v)) => topological = v as u32,
             ("--warmup", Some(v)) => warmup = v as u64,
             ("--avx2", Some(v)) => path = if v == 0.0 { KernelPath::Portable } else { KernelPath::Fastest },
+            ("--spatial", Some(v)) => order = if v == 0.0 { SlotOrder::Stable } else { SlotOrder::Spatial },
             _ => {
                 eprintln!(
-                    "usage: passes [--fish N] [--ticks N] [--threads N] [--neighbours N] [--cap N] [--topological K] [--warmup N] [--avx2 0|1]"
+                    "usage: passes [--fish N] [--ticks N] [--threads N] [--neighbours N] [--cap N] [--topological K] [--warmup N] [--avx2 0|1] [--spatial 0|1]"
                 );
                 return ExitCode::FAILURE;
             }
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
     let tank = Tank::for_mean_neighbours(fish, params.perception_radius, neighbours, 16.0 / 9.0);
     let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");
     sim.flock.set_kernel_path(path);
+    sim.flock.set_slot_order(order);
     sim.run(warmup).expect("valid parameters");
     let start = sim.clone();
 

@@ -136,11 +136,8 @@ impl Command {
                     flock.push(position, velocity, phase);
                 }
             }
-            Command::RemoveFish { count } => {
-                for _ in 0..(*count).min(flock.len()) {
-                    flock.swap_remove(flock.len() - 1);
-                }
-            }
+            // The highest ids: the last slots, unless the slots follow space.
+            Command::RemoveFish { count } => flock.truncate(flock.len().saturating_sub(*count)),
         }
     }
 }

@@ -2,7 +2,10 @@
 //! ordered passes over them.
 //!
 //! Fish live in *slots* (indices into the arrays), stable until a fish is
-//! removed. A tick is:
+//! removed — or, under [`SlotOrder::Spatial`], renumbered every tick in the
+//! grid's order, so that fish near in the tank are near in memory; each
+//! fish keeps its *id* either way, which its noise and its order among
+//! equals follow (the same bits in both numberings). A tick is:
 //!
 //! 1. [`Flock::rebuild_index`]: counting-sort the fish into the grid and take
 //!    sorted copies of position, velocity, wander phase, leader flag and
@@ -30,7 +33,7 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use crate::boundary;
-use crate::grid::{SpatialGrid, offset};
+use crate::grid::{Extras, SpatialGrid, offset};
 use crate::kernel::{ForceKernel, Kick};
 pub use crate::kernel::{ForceSample, KernelPath, NeighbourSearch};
 use crate::noise::{Stream, TickKey};
@@ -44,6 +47,33 @@ use crate::school::{self, SchoolCache, SchoolTable};
 /// enough to balance two to a few dozen threads at 10k fish and up.
 const CHUNK: usize = 1024;
 const _: () = assert!(CHUNK.is_multiple_of(crate::grid::QUARTET), "force work items start at a quartet");
+
+/// How a flock numbers its slots.
+///
+/// Either way each fish has an *id* ([`Flock::ids`]): the slot it would
+/// hold under [`SlotOrder::Stable`] (dense, `0..len`). The noise a fish
+/// draws and the order in which its neighbours are summed follow the ids,
+/// so the two orders give every fish the same bits, tick after tick (the
+/// determinism tests compare them); only where each fish is stored, and the
+/// speed, differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SlotOrder {
+    /// A fish keeps its slot until a fish is removed (the last one then
+    /// moves into the hole, as with [`Vec::swap_remove`]): slot and id are
+    /// the same. What the Bevy plugin needs, whose slots follow the ECS's
+    /// tables.
+    #[default]
+    Stable,
+    /// Every tick renumbers the slots in the grid's order, so that fish near
+    /// in the tank are near in memory: the next tick then sorts, gathers
+    /// and integrates them with reads that run along memory instead of
+    /// jumping about it. At a million fish a tick takes about two thirds of
+    /// the time (`scale`, `passes -- --spatial 1`); at 100k, where the fish
+    /// stay in the cache, a little less. Slots (the indices of
+    /// [`Flock::positions`] and the rest) then change every tick: follow a
+    /// fish by its id.
+    Spatial,
+}
 
 /// The inputs of a range of fish, one slice per column, from
 /// [`Flock::inputs_mut`]: what a tick reads of each fish besides its fear.
@@ -87,6 +117,20 @@ pub struct Flock {
     sorted_phase: Vec<f32>,
     /// Clamped acceleration applied in the last tick, by slot.
     steering: Vec<Vec2>,
+    /// Each fish's id (its slot under [`SlotOrder::Stable`]), by slot.
+    id: Vec<u32>,
+    /// How the slots are numbered.
+    slot_order: SlotOrder,
+    /// Ids in sorted order, gathered with the leader flags under
+    /// [`SlotOrder::Spatial`].
+    sorted_id: Vec<u32>,
+    /// Under [`SlotOrder::Spatial`], the fear the integrator writes into the
+    /// new numbering (the old one is read while it does).
+    renumbered_fear: Vec<f32>,
+    /// Whether the fish are as the last [`Flock::rebuild_index`] sorted them
+    /// (no fish added, removed or set since): what renumbering them in the
+    /// integrator needs.
+    as_indexed: bool,
     grid: SpatialGrid,
     /// Force pass output, in sorted order (the integrator reads it through
     /// the grid's ranks).
@@ -131,8 +175,45 @@ impl Flock {
         self.kernel_path
     }
 
+    /// Chooses how the slots are numbered (see [`SlotOrder`]). Going back
+    /// to [`SlotOrder::Stable`] puts every fish in the slot of its id.
+    pub fn set_slot_order(&mut self, order: SlotOrder) {
+        self.as_indexed = false;
+        if order == SlotOrder::Stable && self.slot_order == SlotOrder::Spatial {
+            let mut slot_of = vec![0u32; self.len()];
+            for (slot, &id) in self.id.iter().enumerate() {
+                slot_of[id as usize] = slot as u32;
+            }
+            let by_id =
+                |column: &mut Vec<Vec2>| *column = slot_of.iter().map(|&s| column[s as usize]).collect();
+            by_id(&mut self.position);
+            by_id(&mut self.velocity);
+            by_id(&mut self.steering);
+            self.wander_phase = slot_of.iter().map(|&s| self.wander_phase[s as usize]).collect();
+            self.fear = slot_of.iter().map(|&s| self.fear[s as usize]).collect();
+            self.leader = slot_of.iter().map(|&s| self.leader[s as usize]).collect();
+            self.school = slot_of.iter().map(|&s| self.school[s as usize]).collect();
+            self.id = (0..self.len() as u32).collect();
+            // The grid's order and ranks name the old slots.
+            self.grid = SpatialGrid::default();
+        }
+        self.slot_order = order;
+    }
+
+    /// How the slots are numbered.
+    pub fn slot_order(&self) -> SlotOrder {
+        self.slot_order
+    }
+
+    /// Each fish's id, by slot: its slot under [`SlotOrder::Stable`],
+    /// whatever the order. The ids are `0..len`.
+    pub fn ids(&self) -> &[u32] {
+        &self.id
+    }
+
     /// Adds a fish and returns its slot.
     pub fn push(&mut self, position: Vec2, velocity: Vec2, wander_phase: f32) -> usize {
+        self.as_indexed = false;
         self.position.push(position);
         self.velocity.push(velocity);
         self.wander_phase.push(wander_phase);
@@ -140,13 +221,19 @@ impl Flock {
         self.fear.push(0.0);
         self.school.push(0);
         self.steering.push(Vec2::ZERO);
+        self.id.push(self.id.len() as u32);
         self.position.len() - 1
     }
 
     /// Removes the fish in `slot`; the last fish moves into it (its old slot
-    /// is returned, if it moved), exactly like [`Vec::swap_remove`].
+    /// is returned, if it moved), exactly like [`Vec::swap_remove`]. The
+    /// fish with the highest id takes the removed fish's id, so that the
+    /// ids stay `0..len` (under [`SlotOrder::Stable`] that is the fish that
+    /// moved).
     pub fn swap_remove(&mut self, slot: usize) -> Option<usize> {
+        self.as_indexed = false;
         let last = self.len() - 1;
+        let gone = self.id[slot];
         self.position.swap_remove(slot);
         self.velocity.swap_remove(slot);
         self.wander_phase.swap_remove(slot);
@@ -154,11 +241,54 @@ impl Flock {
         self.fear.swap_remove(slot);
         self.school.swap_remove(slot);
         self.steering.swap_remove(slot);
+        self.id.swap_remove(slot);
+        let highest = last as u32;
+        if gone != highest {
+            // Where the slots are stable, the fish that moved; elsewhere a
+            // search.
+            let heir = if self.id.get(slot) == Some(&highest) {
+                slot
+            } else {
+                self.id.iter().position(|&id| id == highest).expect("the ids are 0..len")
+            };
+            self.id[heir] = gone;
+        }
         (slot != last).then_some(last)
+    }
+
+    /// Keeps the fish whose ids are below `len` (under
+    /// [`SlotOrder::Stable`], the first `len` slots), in their order.
+    pub fn truncate(&mut self, len: usize) {
+        self.as_indexed = false;
+        if self.slot_order == SlotOrder::Stable || len >= self.len() {
+            self.position.truncate(len);
+            self.velocity.truncate(len);
+            self.wander_phase.truncate(len);
+            self.leader.truncate(len);
+            self.fear.truncate(len);
+            self.school.truncate(len);
+            self.steering.truncate(len);
+            self.id.truncate(len);
+            return;
+        }
+        let keep: Vec<bool> = self.id.iter().map(|&id| (id as usize) < len).collect();
+        fn retain<T>(column: &mut Vec<T>, keep: &[bool]) {
+            let mut k = keep.iter();
+            column.retain(|_| *k.next().expect("one flag per fish"));
+        }
+        retain(&mut self.position, &keep);
+        retain(&mut self.velocity, &keep);
+        retain(&mut self.wander_phase, &keep);
+        retain(&mut self.leader, &keep);
+        retain(&mut self.fear, &keep);
+        retain(&mut self.school, &keep);
+        retain(&mut self.steering, &keep);
+        retain(&mut self.id, &keep);
     }
 
     /// Removes every fish.
     pub fn clear(&mut self) {
+        self.as_indexed = false;
         self.position.clear();
         self.velocity.clear();
         self.wander_phase.clear();
@@ -166,6 +296,7 @@ impl Flock {
         self.fear.clear();
         self.school.clear();
         self.steering.clear();
+        self.id.clear();
     }
 
     /// Number of fish.
@@ -208,6 +339,7 @@ impl Flock {
     /// e.g. from the ECS's component columns before a tick — keeping their
     /// fear. Panics if `slots` is out of range.
     pub fn inputs_mut(&mut self, slots: core::ops::Range<usize>) -> FishInputs<'_> {
+        self.as_indexed = false;
         FishInputs {
             position: &mut self.position[slots.clone()],
             velocity: &mut self.velocity[slots.clone()],
@@ -219,6 +351,7 @@ impl Flock {
 
     /// Sets how afraid the fish in `slot` is (clamped to 0–1).
     pub fn set_fear(&mut self, slot: usize, fear: f32) {
+        self.as_indexed = false;
         self.fear[slot] = if fear.is_nan() { 0.0 } else { fear.clamp(0.0, 1.0) };
     }
 
@@ -230,11 +363,13 @@ impl Flock {
     /// Puts the fish in `slot` into school `school` (an index into the
     /// school table the passes are given).
     pub fn set_school(&mut self, slot: usize, school: u16) {
+        self.as_indexed = false;
         self.school[slot] = school;
     }
 
     /// Makes the fish in `slot` a leader (or not).
     pub fn set_leader(&mut self, slot: usize, leads: bool) {
+        self.as_indexed = false;
         self.leader[slot] = leads;
     }
 
@@ -245,6 +380,7 @@ impl Flock {
 
     /// Sets the state of one fish (e.g. from the ECS before a tick).
     pub fn set(&mut self, slot: usize, position: Vec2, velocity: Vec2, wander_phase: f32) {
+        self.as_indexed = false;
         self.position[slot] = position;
         self.velocity[slot] = velocity;
         self.wander_phase[slot] = wander_phase;
@@ -304,7 +440,10 @@ impl Flock {
     /// Heap bytes held by the flock (state and reused buffers).
     pub fn heap_bytes(&self) -> usize {
         (self.position.capacity() + self.velocity.capacity() + self.steering.capacity()) * 8
-            + self.wander_phase.capacity() * 4
+            + (self.wander_phase.capacity() + self.id.capacity()) * 4
+            + (self.sorted_id.capacity() + self.renumbered_fear.capacity()) * 4
+            + self.sorted_leader.capacity()
+            + self.sorted_school.capacity() * 2
             + self.sorted_kick.capacity() * core::mem::size_of::<Kick>()
             + self.sorted_samples.capacity() * core::mem::size_of::<ForceSample>()
             + self.grid.heap_bytes()
@@ -359,43 +498,62 @@ impl Flock {
         // by slot they would be a cache miss per fish (the wander phase
         // alone cost a sixth of the pass). The wander phases are gathered
         // with the snapshot, in the same pass.
+        let spatial = self.slot_order == SlotOrder::Spatial;
         let (grid, position, velocity) = (&mut self.grid, &self.position, &self.velocity);
-        let phases = Some((&self.wander_phase[..], &mut self.sorted_phase));
-        run(self.pool.as_deref(), || grid.rebuild_gathering(position, velocity, tank, radius, wrap, phases));
+        let extras = Extras {
+            gather: Some((&self.wander_phase[..], &mut self.sorted_phase)),
+            // Renumbered slots are not the fish's identity: ties follow the ids.
+            ties: spatial.then_some(&self.id[..]),
+        };
+        run(self.pool.as_deref(), || grid.rebuild_gathering(position, velocity, tank, radius, wrap, extras));
         let (order, leader, school) = (self.grid.order(), &self.leader, &self.school);
         let n = order.len();
         self.sorted_leader.resize(n, false);
         self.sorted_school.resize(n, 0);
         // Leader flags and schools only where they can differ: with no
         // leader every flag is false, with one school every index is 0
-        // once clamped to the table (what the force pass does).
-        let leaders = any_set(&self.leader);
-        let several = schools.table().len() > 1;
+        // once clamped to the table (what the force pass does). Renumbered,
+        // every fish takes its own along.
+        let leaders = spatial || any_set(&self.leader);
+        let several = spatial || schools.table().len() > 1;
         if !leaders {
             self.sorted_leader.fill(false);
         }
-        if !leaders && !several {
-            return;
-        }
-        let chunks = (
-            order.par_chunks(CHUNK),
-            self.sorted_leader.par_chunks_mut(CHUNK),
-            self.sorted_school.par_chunks_mut(CHUNK),
-        );
-        run(self.pool.as_deref(), || {
-            chunks.into_par_iter().for_each(|(order, sorted_leader, sorted_school)| {
-                if leaders {
-                    for (&i, to) in order.iter().zip(sorted_leader.iter_mut()) {
-                        *to = leader[i as usize];
+        if leaders || several {
+            let chunks = (
+                order.par_chunks(CHUNK),
+                self.sorted_leader.par_chunks_mut(CHUNK),
+                self.sorted_school.par_chunks_mut(CHUNK),
+            );
+            run(self.pool.as_deref(), || {
+                chunks.into_par_iter().for_each(|(order, sorted_leader, sorted_school)| {
+                    if leaders {
+                        for (&i, to) in order.iter().zip(sorted_leader.iter_mut()) {
+                            *to = leader[i as usize];
+                        }
                     }
-                }
-                if several {
-                    for (&i, to) in order.iter().zip(sorted_school.iter_mut()) {
-                        *to = school[i as usize];
+                    if several {
+                        for (&i, to) in order.iter().zip(sorted_school.iter_mut()) {
+                            *to = school[i as usize];
+                        }
                     }
-                }
+                });
             });
-        });
+        }
+        // The ids, where slots are not ids: the force pass keys its noise by
+        // them, and the integrator takes them along.
+        self.sorted_id.resize(if spatial { n } else { 0 }, 0);
+        if spatial {
+            let (id, chunks) = (&self.id, (order.par_chunks(CHUNK), self.sorted_id.par_chunks_mut(CHUNK)));
+            run(self.pool.as_deref(), || {
+                chunks.into_par_iter().for_each(|(order, sorted_id)| {
+                    for (&i, to) in order.iter().zip(sorted_id.iter_mut()) {
+                        *to = id[i as usize];
+                    }
+                });
+            });
+        }
+        self.as_indexed = true;
     }
 
     /// Pass 2: the rules' weighted sum for every fish, clamped once to the
@@ -412,6 +570,8 @@ impl Flock {
         self.school_caches.extend(table.iter().map(|p| SchoolCache::new(p, others, has_leaders)));
         let kernel = ForceKernel {
             grid: &self.grid,
+            // Where slots are ids, the order is the ids in sorted order.
+            ids: if self.slot_order == SlotOrder::Spatial { &self.sorted_id } else { self.grid.order() },
             sorted_phase: &self.sorted_phase,
             sorted_leader: &self.sorted_leader,
             fear: &self.fear,
@@ -468,19 +628,42 @@ impl Flock {
                 .iter()
                 .map(|p| [p.max_speed, p.panic_speed - 1.0, p.wander_rate * dt, (-p.calm_rate * dt).exp()]),
         );
-        // Each fish's kick, read in sorted order through its rank: the
-        // ranks come in slot order, so the kicks can be asked for `AHEAD`
-        // fish early (a gather; scattering them to slots in the force pass
-        // cost twice the memory traffic, a third of that pass at 1M fish).
-        // A fish pushed since the index was built has no kick: zero.
-        let (rank, sorted_kick, motion) = (self.grid.rank(), &self.sorted_kick[..], &self.school_motion);
+        let n = self.len();
+        // Under `SlotOrder::Spatial`, with the fish as they were indexed,
+        // the integrator renumbers them too: it walks them in sorted order,
+        // reads each from its sorted copy (the snapshot, the phases, its old
+        // fear) and writes it into the slot of its sorted place, so that
+        // every read and write here, and in the next tick's index, runs
+        // along memory.
+        let renumber = self.slot_order == SlotOrder::Spatial && self.as_indexed && self.grid.len() == n;
+        let old_fear = if renumber {
+            let old = core::mem::take(&mut self.fear);
+            core::mem::swap(&mut self.fear, &mut self.renumbered_fear);
+            self.fear.resize(n, 0.0);
+            old
+        } else {
+            Vec::new()
+        };
+        // Otherwise each fish's kick is read in sorted order through its
+        // rank: the ranks come in slot order, so the kicks can be asked for
+        // `AHEAD` fish early (a gather; scattering them to slots in the
+        // force pass cost twice the memory traffic, a third of that pass at
+        // 1M fish). A fish pushed since the index was built has no kick:
+        // zero.
+        let (grid, sorted_kick, motion) = (&self.grid, &self.sorted_kick[..], &self.school_motion);
+        let rank = grid.rank();
         let kick_of = |slot: usize| {
+            if renumber {
+                return sorted_kick[slot];
+            }
             if let Some(&ahead) = rank.get(slot + AHEAD) {
                 prefetch(sorted_kick, ahead as usize);
             }
             rank.get(slot).and_then(|&s| sorted_kick.get(s as usize)).copied().unwrap_or_default()
         };
-        let schools_of = &self.school;
+        let (schools_of, ids) =
+            if renumber { (&self.sorted_school, &self.sorted_id) } else { (&self.school, &self.id) };
+        let (sorted_phase, order) = (&self.sorted_phase, grid.order());
         let key = TickKey::new(self.seed, self.tick);
         let chunks = (
             self.position.par_chunks_mut(CHUNK),
@@ -492,6 +675,14 @@ impl Flock {
         run(self.pool.as_deref(), || {
             chunks.into_par_iter().enumerate().for_each(|(chunk, (p, v, phase, steer, fear))| {
                 let base = chunk * CHUNK;
+                if renumber {
+                    let sorted = base..base + p.len();
+                    for (k, s) in sorted.clone().enumerate() {
+                        (p[k], v[k]) = (grid.sorted_position(s), grid.sorted_velocity(s));
+                        fear[k] = old_fear[order[s] as usize];
+                    }
+                    phase.copy_from_slice(&sorted_phase[sorted]);
+                }
                 let motion_of = |k: usize| motion[school::clamp_index(schools_of[base + k], motion.len())];
                 let mut k = 0;
                 while k < p.len() {
@@ -518,7 +709,7 @@ impl Flock {
                                 dt,
                                 tank,
                                 scene,
-                                || key.in_unit_disc((base + k) as u64, Stream::Bounce).x,
+                                || key.in_unit_disc(u64::from(ids[base + k]), Stream::Bounce).x,
                             );
                         }
                     }
@@ -526,12 +717,21 @@ impl Flock {
                 }
             });
         });
+        if renumber {
+            // Every other column of the fish follows them into their new slots.
+            self.renumbered_fear = old_fear;
+            core::mem::swap(&mut self.leader, &mut self.sorted_leader);
+            core::mem::swap(&mut self.school, &mut self.sorted_school);
+            core::mem::swap(&mut self.id, &mut self.sorted_id);
+            run(self.pool.as_deref(), || self.grid.renumber());
+        }
+        self.as_indexed = false;
         self.tick += 1;
     }
 
     /// After the fish: the leaders' route moves on if they reached its
     /// current waypoint; each chasing predator steers at the fish nearest to
-    /// it (ties go to the lowest slot), then every predator moves.
+    /// it (ties go to the lowest id), then every predator moves.
     pub fn move_predators(&self, scene: &mut Scene, tank: &Tank, dt: f32) {
         if let Some(route) = &mut scene.route
             && let Some(centre) = self.leaders_centre()
@@ -549,27 +749,35 @@ impl Flock {
         }
     }
 
-    /// The mean position of the leaders, if there are any.
+    /// The mean position of the leaders, if there are any: summed in the
+    /// order of their ids, so that the bits do not depend on the
+    /// [`SlotOrder`].
     pub fn leaders_centre(&self) -> Option<Vec2> {
-        let (sum, n) = self
-            .position
-            .iter()
-            .zip(&self.leader)
-            .filter(|(_, l)| **l)
-            .fold((Vec2::ZERO, 0u32), |(s, n), (p, _)| (s + *p, n + 1));
-        (n > 0).then(|| sum / n as f32)
+        let leaders = self.position.iter().zip(&self.leader).zip(&self.id).filter(|((_, l), _)| **l);
+        let mean = |positions: &mut dyn Iterator<Item = Vec2>| {
+            let (sum, n) = positions.fold((Vec2::ZERO, 0u32), |(s, n), p| (s + p, n + 1));
+            (n > 0).then(|| sum / n as f32)
+        };
+        if self.slot_order == SlotOrder::Stable {
+            // Slots are ids: no sort, and no allocation.
+            return mean(&mut leaders.map(|((p, _), _)| *p));
+        }
+        let mut by_id: Vec<(u32, Vec2)> = leaders.map(|((p, _), &id)| (id, *p)).collect();
+        by_id.sort_unstable_by_key(|&(id, _)| id);
+        mean(&mut by_id.into_iter().map(|(_, p)| p))
     }
 
-    /// The slot of the fish nearest to `p` (wrap-aware), if any.
+    /// The slot of the fish nearest to `p` (wrap-aware), if any; of fish
+    /// as near, the one with the lowest id.
     pub fn nearest_fish(&self, p: Vec2, size: Vec2, wrap: bool) -> Option<usize> {
-        let mut best: Option<(f32, usize)> = None;
-        for (slot, &q) in self.position.iter().enumerate() {
+        let mut best: Option<(f32, u32, usize)> = None;
+        for (slot, (&q, &id)) in self.position.iter().zip(&self.id).enumerate() {
             let d2 = offset(p, q, size, wrap).length_squared();
-            if best.is_none_or(|(b, _)| d2 < b) {
-                best = Some((d2, slot));
+            if best.is_none_or(|(b, best_id, _)| d2 < b || (d2 == b && id < best_id)) {
+                best = Some((d2, id, slot));
             }
         }
-        best.map(|(_, slot)| slot)
+        best.map(|(.., slot)| slot)
     }
 
     /// Slots of the neighbours of `slot` within `radius`, found through the
@@ -765,6 +973,48 @@ fn run(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() + Send) {
 mod tests {
     use super::*;
     use crate::noise;
+
+    /// Under either numbering the ids stay `0..len`: removing a fish gives
+    /// its id to the fish with the highest one, and truncating keeps the
+    /// lowest ids, in their slots' order.
+    #[test]
+    fn removals_keep_the_ids_dense() {
+        let (params, tank, scene) =
+            (FlockParams::default(), Tank::centered(Vec2::new(300.0, 200.0)), Scene::default());
+        let mut flock = Flock::new(4);
+        for f in crate::spawn::scatter(200, &tank, &params, 8) {
+            flock.push(f.position, f.velocity, f.wander_phase);
+        }
+        flock.set_slot_order(SlotOrder::Spatial);
+        flock.step(&params, &tank, &mut scene.clone(), 1.0 / 60.0).unwrap();
+        assert_ne!(flock.ids(), (0..200).collect::<Vec<u32>>(), "renumbered");
+        let dense = |flock: &Flock| {
+            let mut ids = flock.ids().to_vec();
+            ids.sort_unstable();
+            ids == (0..flock.len() as u32).collect::<Vec<_>>()
+        };
+        let (gone, highest) = (flock.ids()[5], flock.ids().iter().position(|&id| id == 199).unwrap());
+        let heir = flock.positions()[highest];
+        flock.swap_remove(5);
+        assert!(dense(&flock));
+        let now = flock.ids().iter().position(|&id| id == gone).unwrap();
+        assert_eq!(flock.positions()[now], heir, "the highest id's fish took the id");
+        let kept: Vec<(u32, Vec2)> = flock
+            .ids()
+            .iter()
+            .zip(flock.positions())
+            .filter(|(id, _)| **id < 120)
+            .map(|(&i, &p)| (i, p))
+            .collect();
+        flock.truncate(120);
+        assert!(dense(&flock));
+        assert_eq!(
+            flock.ids().iter().zip(flock.positions()).map(|(&i, &p)| (i, p)).collect::<Vec<_>>(),
+            kept
+        );
+        flock.step(&params, &tank, &mut scene.clone(), 1.0 / 60.0).unwrap();
+        assert!(dense(&flock) && flock.len() == 120);
+    }
 
     /// The integrator finds each fish's kick through the grid's ranks: every
     /// fish indexed gets its own kick (the steering a whole step gives), and

@@ -80,15 +80,12 @@ impl SpatialGrid {
     /// COLUMNS_PER_RADIUS` wide. Reuses its buffers: no allocation once
     /// the fish count has stopped growing.
     pub fn rebuild(&mut self, position: &[Vec2], velocity: &[Vec2], tank: &Tank, radius: f32, wrap: bool) {
-        self.rebuild_gathering(position, velocity, tank, radius, wrap, None);
+        self.rebuild_gathering(position, velocity, tank, radius, wrap, Extras::default());
     }
 
-    /// [`SpatialGrid::rebuild`], which also gathers `also` — `(by_slot,
-    /// sorted)`, one value per fish — into sorted order in `sorted`, in the
-    /// same pass as the snapshot: the random reads of both overlap, and the
-    /// order is read once (the force pass's wander phases cost a separate
-    /// pass a third of the snapshot's). Panics if `by_slot` does not hold
-    /// one value per fish.
+    /// [`SpatialGrid::rebuild`], with the [`Extras`] given: a value per
+    /// fish gathered into sorted order with the snapshot, and the fish of
+    /// each cell ordered by a key of their own instead of by slot.
     pub(crate) fn rebuild_gathering(
         &mut self,
         position: &[Vec2],
@@ -96,7 +93,7 @@ impl SpatialGrid {
         tank: &Tank,
         radius: f32,
         wrap: bool,
-        also: Option<(&[f32], &mut Vec<f32>)>,
+        extras: Extras<'_>,
     ) {
         debug_assert_eq!(position.len(), velocity.len());
         let n = position.len();
@@ -117,6 +114,11 @@ impl SpatialGrid {
         );
         self.cell_of = cell_of;
         self.count_and_scatter(cells, n);
+        if let Some(key) = extras.ties {
+            assert_eq!(key.len(), n, "one key per fish");
+            let (order, starts) = (&mut self.order[..], &self.cell_start[..]);
+            order_ties(order, 0, starts, key);
+        }
 
         // The snapshot the force pass reads, gathered in sorted order, all
         // four components in one pass (two random reads per fish, asked
@@ -143,7 +145,7 @@ impl SpatialGrid {
             }
         };
         let snapshot = self.snapshot.par_chunks_mut(GATHER_CHUNK).enumerate();
-        if let Some((by_slot, sorted)) = also {
+        if let Some((by_slot, sorted)) = extras.gather {
             assert_eq!(by_slot.len(), n, "one value per fish to gather");
             sorted.resize(n, 0.0);
             snapshot.zip(sorted.par_chunks_mut(GATHER_CHUNK)).for_each(|((chunk, snapshot), sorted)| {
@@ -159,6 +161,21 @@ impl SpatialGrid {
         } else {
             snapshot.for_each(|(chunk, snapshot)| gather(snapshot, slots(chunk)));
         }
+    }
+
+    /// The caller has put its per-fish arrays in this sorted order (slot
+    /// `s` now holds the fish that was sorted `s`th): the order and the
+    /// ranks become the identity. The cells and the snapshot stay as they
+    /// are.
+    pub(crate) fn renumber(&mut self) {
+        let identity = |chunk: usize, values: &mut [u32]| {
+            let first = (chunk * GATHER_CHUNK) as u32;
+            for (k, value) in values.iter_mut().enumerate() {
+                *value = first + k as u32;
+            }
+        };
+        self.order.par_chunks_mut(GATHER_CHUNK).enumerate().for_each(|(chunk, o)| identity(chunk, o));
+        self.rank.par_chunks_mut(GATHER_CHUNK).enumerate().for_each(|(chunk, r)| identity(chunk, r));
     }
 
     /// The stable counting sort of `cell_of`: `cell_start`, `order` and
@@ -472,6 +489,53 @@ impl CandidateRuns {
 /// Cells per block of [`exclusive_scan`]: its buffers live on the stack.
 const SCAN_BLOCK: usize = 1024;
 
+/// What [`SpatialGrid::rebuild_gathering`] does besides the sort and the
+/// snapshot.
+#[derive(Debug, Default)]
+pub(crate) struct Extras<'a> {
+    /// `(by_slot, sorted)`: one value per fish (panics otherwise), gathered
+    /// into sorted order in `sorted` in the same pass as the snapshot — the
+    /// random reads of both overlap, and the order is read once (the force
+    /// pass's wander phases cost a separate pass a third of the
+    /// snapshot's).
+    pub gather: Option<(&'a [f32], &'a mut Vec<f32>)>,
+    /// One key per fish, by slot (panics otherwise), all different: the
+    /// fish of each cell are sorted by it instead of by slot. For a caller
+    /// whose slots are not its fish's identity ([`crate::flock::SlotOrder`]),
+    /// so that the order, and every sum, follows the identity. The ranks
+    /// are left stale: that caller renumbers ([`SpatialGrid::renumber`]).
+    pub ties: Option<&'a [u32]>,
+}
+
+/// Fish per piece of the tie sort that a thread takes whole.
+const TIES_PIECE: usize = 1 << 15;
+
+/// Sorts the fish of every cell by `key` (by slot): `order` holds the
+/// sorted places from `offset` on, and `starts` the first places of its
+/// cells (and the end). In halves of whole cells on the thread pool. A
+/// cell keeps most of its fish from one tick to the next, in key order
+/// already, so most cells are only checked; one is sorted (unstably: the
+/// keys differ) where fish came in.
+fn order_ties(order: &mut [u32], offset: u32, starts: &[u32], key: &[u32]) {
+    let cells = starts.len() - 1;
+    if order.len() > TIES_PIECE && cells > 1 {
+        let mid = cells / 2;
+        let (low, high) = order.split_at_mut((starts[mid] - offset) as usize);
+        rayon::join(
+            || order_ties(low, offset, &starts[..=mid], key),
+            || order_ties(high, starts[mid], &starts[mid..], key),
+        );
+        return;
+    }
+    let by_key = |&fish: &u32| key[fish as usize];
+    for bounds in starts.windows(2) {
+        let cell = &mut order[(bounds[0] - offset) as usize..(bounds[1] - offset) as usize];
+        if cell.len() > 1 && !cell.is_sorted_by_key(by_key) {
+            cell.sort_unstable_by_key(by_key);
+        }
+    }
+}
+
 /// The counting sort's exclusive scan in (cell, stripe) order: `counts`
 /// holds one row of `cells` counts per stripe; afterwards `cell_start[c]`
 /// is the first sorted place of cell `c` (`cell_start[cells]` the total)
@@ -682,6 +746,42 @@ mod tests {
         assert_eq!(d, Vec2::new(-98.0, 48.0));
     }
 
+    /// With a key per fish, the fish of each cell follow the key instead of
+    /// the slot; the cells and their members are the same. Enough fish for
+    /// the sort to split across threads, and cells dense enough to need it.
+    #[test]
+    fn ties_follow_the_key_within_each_cell() {
+        let tank = Tank::centered(Vec2::new(400.0, 300.0));
+        let n = 3 * TIES_PIECE;
+        let pos: Vec<Vec2> = (0..n)
+            .map(|i| {
+                let u = crate::noise::signed_pair(crate::noise::mix64(i as u64));
+                u * Vec2::new(199.0, 149.0)
+            })
+            .collect();
+        let vel = vec![Vec2::ZERO; n];
+        // Keys (all different) that mostly reverse the slots.
+        let key: Vec<u32> = (0..n as u32).map(|i| (n as u32 - 1 - i) ^ 1).collect();
+        let (mut plain, mut keyed) = (SpatialGrid::default(), SpatialGrid::default());
+        plain.rebuild(&pos, &vel, &tank, 8.0, false);
+        let extras = Extras { ties: Some(&key), ..Extras::default() };
+        keyed.rebuild_gathering(&pos, &vel, &tank, 8.0, false, extras);
+        assert_eq!(plain.cell_start, keyed.cell_start);
+        let cells = plain.cell_start.len() - 1;
+        assert!(n / cells > 3, "several fish per cell: {}", n / cells);
+        for c in 0..cells {
+            let range = plain.cell_start[c] as usize..plain.cell_start[c + 1] as usize;
+            let mut members = plain.order[range.clone()].to_vec();
+            members.sort_by_key(|&f| key[f as usize]);
+            assert_eq!(members, &keyed.order[range], "cell {c}");
+        }
+        for (s, &slot) in keyed.order().iter().enumerate() {
+            assert_eq!(keyed.sorted_position(s), pos[slot as usize]);
+        }
+        keyed.renumber();
+        assert!(keyed.order().iter().chain(keyed.rank()).zip((0..n as u32).cycle()).all(|(&a, b)| a == b));
+    }
+
     #[test]
     fn sort_is_stable_and_consistent() {
         let tank = Tank::centered(Vec2::new(100.0, 100.0));
@@ -749,7 +849,14 @@ mod tests {
         let by_slot: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
         let mut sorted = vec![7.0; 3];
         let mut g = SpatialGrid::default();
-        g.rebuild_gathering(&pos, &vel, &tank, 45.0, false, Some((&by_slot, &mut sorted)));
+        g.rebuild_gathering(
+            &pos,
+            &vel,
+            &tank,
+            45.0,
+            false,
+            Extras { gather: Some((&by_slot, &mut sorted)), ..Extras::default() },
+        );
         assert_eq!(g.order(), one.order());
         assert_eq!(g.snapshot, one.snapshot);
         let expected: Vec<f32> = one.order().iter().map(|&slot| by_slot[slot as usize]).collect();

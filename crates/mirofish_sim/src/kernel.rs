@@ -169,6 +169,9 @@ impl Kick {
 /// Everything the force pass reads, shared by all threads.
 pub(crate) struct ForceKernel<'a> {
     pub grid: &'a SpatialGrid,
+    /// Each fish's id, in sorted order: what its noise is keyed by (the
+    /// grid's order, where slots are ids).
+    pub ids: &'a [u32],
     pub sorted_phase: &'a [f32],
     pub sorted_leader: &'a [bool],
     /// Fear by slot, as of the previous tick.
@@ -222,8 +225,8 @@ struct Onlooker {
     p: Vec2,
     /// Its heading (unit), for the view test.
     heading: Vec2,
-    /// Its slot, for the coincident-pair direction.
-    slot: u32,
+    /// Its id, for the coincident-pair direction.
+    id: u32,
     /// Its school (already clamped to the table).
     school: usize,
 }
@@ -313,7 +316,7 @@ impl ForceKernel<'_> {
     #[inline(always)]
     fn hood_of<const WRAP: bool>(&self, s: usize, cell: &mut CellCache) -> Neighbourhood {
         let g = self.grid;
-        let (p, v, slot) = (g.sorted_position(s), g.sorted_velocity(s), g.order()[s]);
+        let (p, v, id) = (g.sorted_position(s), g.sorted_velocity(s), self.ids[s]);
         let school = school::clamp_index(self.sorted_school[s], self.table.len());
         match self.search {
             NeighbourSearch::Grid => {
@@ -329,7 +332,7 @@ impl ForceKernel<'_> {
         }
         // A fish at rest looks where its wander points.
         let heading = rules::heading(v, crate::angle::unit(self.sorted_phase[s]));
-        let me = Onlooker { s, p, heading, slot, school };
+        let me = Onlooker { s, p, heading, id, school };
         self.shaped_neighbourhood::<WRAP>(&cell.runs, self.table[school].neighbour_cap, &me)
     }
 
@@ -358,8 +361,8 @@ impl ForceKernel<'_> {
                 rules::steer(boundary::soft_margin_steer(p, tank, params), tank.boundary_weight, params)
             };
         }
-        let jitter =
-            self.key.in_unit_disc(u64::from(slot), Stream::Jitter) * (params.jitter * params.max_force);
+        let jitter = self.key.in_unit_disc(u64::from(self.ids[s]), Stream::Jitter)
+            * (params.jitter * params.max_force);
         // One clamp of the total: what bounds the velocity change per tick.
         let acceleration = rules::clamp_length(forces.acceleration() + jitter, params.max_force);
         if let Some(sample) = sample {
@@ -462,7 +465,7 @@ impl ForceKernel<'_> {
                     hood.separation_count += 1;
                     hood.separation_sum +=
                         rules::separation_push(d, d2, reach.separation, reach.floor, || {
-                            -noise::pair_direction(self.seed, me.slot, g.order()[j])
+                            -noise::pair_direction(self.seed, me.id, self.ids[j])
                         });
                 }
             }
@@ -637,6 +640,7 @@ mod tests {
         ) -> ForceKernel<'a> {
             ForceKernel {
                 grid,
+                ids: grid.order(),
                 sorted_phase: &self.phase,
                 sorted_leader: &self.leader,
                 fear: &self.fear,

@@ -54,7 +54,7 @@ pub mod view;
 
 pub use command::{Command, CommandError, CommandQueue, SpawnKey, Stamped};
 pub use config::{ConfigError, ExperimentConfig};
-pub use flock::{FishInputs, Flock, ForceSample, KernelPath, NeighbourSearch};
+pub use flock::{FishInputs, Flock, ForceSample, KernelPath, NeighbourSearch, SlotOrder};
 pub use metrics::{Metrics, MetricsLog};
 pub use observe::state_hash;
 pub use params::{BoundaryMode, FlockParams, MAX_TOPOLOGICAL_NEIGHBOURS, ParamError, PerFrame, Tank};

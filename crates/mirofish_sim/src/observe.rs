@@ -6,12 +6,14 @@
 
 use glam::Vec2;
 
-use crate::flock::Flock;
+use crate::flock::{Flock, SlotOrder};
 use crate::params::{BoundaryMode, Tank};
 
 /// FNV-1a over the bits of every position, velocity and wander phase, in
-/// slot order. Equal hashes mean bit-identical states (up to the 2⁻⁶⁴
-/// chance of a collision); one flipped bit anywhere changes it.
+/// the order of the fish's ids (slot order under [`SlotOrder::Stable`]), so
+/// that a flock gives the same hash whichever way it numbers its slots.
+/// Equal hashes mean bit-identical states (up to the 2⁻⁶⁴ chance of a
+/// collision); one flipped bit anywhere changes it.
 pub fn state_hash(flock: &Flock) -> u64 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
@@ -21,10 +23,20 @@ pub fn state_hash(flock: &Flock) -> u64 {
             h = (h ^ u64::from(byte)).wrapping_mul(PRIME);
         }
     };
-    for ((p, v), phase) in flock.positions().iter().zip(flock.velocities()).zip(flock.wander_phases()) {
-        for x in [p.x, p.y, v.x, v.y, *phase] {
+    let (p, v, phase) = (flock.positions(), flock.velocities(), flock.wander_phases());
+    let mut eat_fish = |s: usize| {
+        for x in [p[s].x, p[s].y, v[s].x, v[s].y, phase[s]] {
             eat(x.to_bits());
         }
+    };
+    if flock.slot_order() == SlotOrder::Stable {
+        (0..flock.len()).for_each(eat_fish);
+    } else {
+        let mut slot_of = vec![0u32; flock.len()];
+        for (slot, &id) in flock.ids().iter().enumerate() {
+            slot_of[id as usize] = slot as u32;
+        }
+        slot_of.into_iter().for_each(|slot| eat_fish(slot as usize));
     }
     h
 }

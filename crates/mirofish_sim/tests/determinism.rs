@@ -97,3 +97,88 @@ fn every_build_of_the_force_pass_gives_the_same_bits() {
         }
     }
 }
+
+/// Every column of every fish, in the order of the ids: what a flock holds
+/// whichever way it numbers its slots.
+fn by_id(flock: &Flock) -> Vec<[u32; 9]> {
+    let mut fish: Vec<(u32, [u32; 9])> = (0..flock.len())
+        .map(|s| {
+            let (p, v, steer) = (flock.positions()[s], flock.velocities()[s], flock.steering()[s]);
+            let (phase, fear) = (flock.wander_phases()[s], flock.fears()[s]);
+            let tags = u32::from(flock.school_indices()[s]) << 1 | u32::from(flock.leaders()[s]);
+            let bits = [p.x, p.y, v.x, v.y, steer.x, steer.y, phase, fear].map(f32::to_bits);
+            (flock.ids()[s], [bits[0], bits[1], bits[2], bits[3], bits[4], bits[5], bits[6], bits[7], tags])
+        })
+        .collect();
+    fish.sort_by_key(|&(id, _)| id);
+    assert!(fish.iter().enumerate().all(|(k, &(id, _))| id as usize == k), "the ids are 0..len");
+    fish.into_iter().map(|(_, columns)| columns).collect()
+}
+
+#[test]
+fn slots_in_space_order_give_every_fish_the_same_bits() {
+    // Renumbered every tick, the fish are stored elsewhere but each keeps
+    // its noise and its place among the ties of its cell: every column of
+    // every fish has the bits of the stable numbering, tick after tick —
+    // with predators (fear, the nearest fish), obstacles, leaders on a
+    // route (their centre), two schools (one a shaped view), a topological
+    // school, a cap, walls and a torus, fish spawned and removed, and one
+    // thread or two.
+    use mirofish_sim::{Command, Obstacle, Predator, Route, Scene, SlotOrder, spawn};
+    let crowded = FlockParams { cohesion_weight: 4.0, separation_weight: 0.3, ..FlockParams::default() };
+    let wary = FlockParams { sees_other_schools: false, view_angle: 4.5, ..FlockParams::default() };
+    let cases = [
+        ("loose", FlockParams::default(), BoundaryMode::SoftMargin),
+        ("crowded, torus", crowded, BoundaryMode::Wrap),
+        ("capped, bouncing", FlockParams { neighbour_cap: 6, ..crowded }, BoundaryMode::Bounce),
+        ("topological", FlockParams { topological_neighbours: 7, ..crowded }, BoundaryMode::SoftMargin),
+    ];
+    for (what, params, mode) in cases {
+        for threads in [1, 2] {
+            let mut table = [params, wary];
+            let tank = Tank::centered(Vec2::new(500.0, 400.0)).with_boundary(mode);
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut stable = Flock::new(21).with_thread_pool(Arc::new(pool));
+            for (slot, f) in spawn::scatter(1500, &tank, &params, 21).into_iter().enumerate() {
+                stable.push(f.position, f.velocity, f.wander_phase);
+                stable.set_leader(slot, slot % 97 == 0);
+                stable.set_school(slot, u16::from(slot % 3 == 0));
+            }
+            let mut scene = Scene::default();
+            scene.predators.push(Predator::new(Vec2::new(-100.0, 50.0), 120.0));
+            scene.obstacles.push(Obstacle { centre: Vec2::new(120.0, -60.0), radius: 40.0 });
+            scene.route = Some(Route::new(vec![Vec2::new(200.0, 150.0), Vec2::new(-200.0, -150.0)], 40.0));
+            let mut spatial = (stable.clone(), scene.clone());
+            let mut stable = (stable, scene);
+            spatial.0.set_slot_order(SlotOrder::Spatial);
+            let (mut params_a, mut params_b, mut tank_a, mut tank_b) = (params, params, tank, tank);
+            for tick in 0..120 {
+                let due: Option<Command> = match tick {
+                    40 => Some(Command::SpawnFish { count: 200, centre: Vec2::ZERO, radius: 60.0 }),
+                    70 => Some(Command::RemoveFish { count: 350 }),
+                    _ => None,
+                };
+                if let Some(command) = due {
+                    command.apply(&mut stable.0, &mut params_a, &mut tank_a, &mut stable.1);
+                    command.apply(&mut spatial.0, &mut params_b, &mut tank_b, &mut spatial.1);
+                }
+                table[0] = params_a;
+                stable.0.step(&table, &tank, &mut stable.1, 1.0 / 60.0).unwrap();
+                spatial.0.step(&table, &tank, &mut spatial.1, 1.0 / 60.0).unwrap();
+                let at = format!("{what}, {threads} threads, tick {tick}");
+                assert_eq!(state_hash(&stable.0), state_hash(&spatial.0), "{at}");
+                assert_eq!(by_id(&stable.0), by_id(&spatial.0), "{at}");
+                assert_eq!(stable.1.predators, spatial.1.predators, "{at}");
+                assert_eq!(stable.1.route, spatial.1.route, "{at}");
+            }
+            assert_ne!(stable.0.positions(), spatial.0.positions(), "{what}: the slots moved");
+            // Back to stable slots: every fish in the slot of its id.
+            spatial.0.set_slot_order(SlotOrder::Stable);
+            assert_eq!(spatial.0.ids(), stable.0.ids());
+            assert_eq!(spatial.0.positions(), stable.0.positions());
+            stable.0.step(&table, &tank, &mut stable.1, 1.0 / 60.0).unwrap();
+            spatial.0.step(&table, &tank, &mut spatial.1, 1.0 / 60.0).unwrap();
+            assert_eq!(by_id(&stable.0), by_id(&spatial.0), "{what}: after going back");
+        }
+    }
+}

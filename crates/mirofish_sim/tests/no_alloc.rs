@@ -2,7 +2,7 @@
 //! sorted snapshot, kicks, samples) is reused, and validation builds no
 //! message unless it fails.
 
-use mirofish_sim::{BoundaryMode, FlockParams, Obstacle, Predator, Simulation, Tank, Vec2};
+use mirofish_sim::{BoundaryMode, FlockParams, Obstacle, Predator, Simulation, SlotOrder, Tank, Vec2};
 
 #[global_allocator]
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
@@ -18,16 +18,19 @@ fn warmed_up_ticks_do_not_allocate() {
     assert!(alloc_counter::allocations() > before, "the counting allocator is installed");
     drop(v);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    for (record, mode, scene) in [
-        (false, BoundaryMode::SoftMargin, false),
-        (true, BoundaryMode::Wrap, true),
-        (true, BoundaryMode::Bounce, false),
+    for (record, mode, scene, order) in [
+        (false, BoundaryMode::SoftMargin, false, SlotOrder::Stable),
+        (true, BoundaryMode::Wrap, true, SlotOrder::Stable),
+        (true, BoundaryMode::Bounce, false, SlotOrder::Stable),
+        (false, BoundaryMode::SoftMargin, false, SlotOrder::Spatial),
+        (true, BoundaryMode::Wrap, true, SlotOrder::Spatial),
     ] {
         let params = FlockParams { neighbour_cap: 10, ..FlockParams::default() };
         let tank =
             Tank::for_mean_neighbours(5000, params.perception_radius, 6.5, 16.0 / 9.0).with_boundary(mode);
         let mut sim = Simulation::new(params, tank, 5000, 9).unwrap();
         sim.flock.set_record_rules(record);
+        sim.flock.set_slot_order(order);
         if scene {
             sim.scene.obstacles.push(Obstacle { centre: Vec2::ZERO, radius: 50.0 });
             sim.scene.predators.push(Predator::new(Vec2::new(100.0, 0.0), 120.0));
@@ -38,6 +41,6 @@ fn warmed_up_ticks_do_not_allocate() {
             sim.run(10).unwrap();
             alloc_counter::allocations() - before
         });
-        assert_eq!(allocations, 0, "record {record}, {mode:?}, scene {scene}");
+        assert_eq!(allocations, 0, "record {record}, {mode:?}, scene {scene}, {order:?}");
     }
 }

@@ -81,8 +81,8 @@ struct Quartet {
     separation: Vec4,
     separation2: Vec4,
     floor: Vec4,
-    /// Slots, for the direction coincident fish part along.
-    slot: [u32; LANES],
+    /// Ids, for the jitter and the direction coincident fish part along.
+    id: [u32; LANES],
     /// The school's topological neighbourhood size (0: metric).
     topological: u32,
 }
@@ -138,12 +138,12 @@ impl ForceKernel<'_> {
                 Vec4::from_array(schools.map(|k| f(&self.caches[k].reach)))
             }
         };
-        // Four slots by a load of known length where there are four: a
-        // copy of `m` is a call to `memcpy` (with the kicks' below, ≈ 3 %
-        // of the pass).
-        let slot = match g.order().get(base..base + LANES).map(<[u32; LANES]>::try_from) {
+        // Four ids by a load of known length where there are four: a copy
+        // of `m` is a call to `memcpy` (with the kicks' below, ≈ 3 % of the
+        // pass).
+        let id = match self.ids.get(base..base + LANES).map(<[u32; LANES]>::try_from) {
             Some(Ok(four)) => four,
-            _ => core::array::from_fn(|l| g.order().get(base + l).copied().unwrap_or(0)),
+            _ => core::array::from_fn(|l| self.ids.get(base + l).copied().unwrap_or(0)),
         };
         let q = Quartet {
             base,
@@ -154,7 +154,7 @@ impl ForceKernel<'_> {
             separation: reach(|r| r.separation),
             separation2: reach(|r| r.separation2),
             floor: reach(|r| r.floor),
-            slot,
+            id,
             // `run` sends a quartet of several schools with a topological
             // one fish by fish.
             topological: if one_school { self.table[schools[0]].topological_neighbours } else { 0 },
@@ -266,7 +266,7 @@ impl ForceKernel<'_> {
                 boundary = [Vec4::from_array(bx), Vec4::from_array(by)];
             }
         }
-        let [jx, jy] = self.key.in_unit_disc_lanes(q.slot.map(u64::from), Stream::Jitter);
+        let [jx, jy] = self.key.in_unit_disc_lanes(q.id.map(u64::from), Stream::Jitter);
         let amount = params.jitter * params.max_force;
         // The one-fish sum's order, with its zero obstacle, flight and goal.
         let total = |k: usize| {
@@ -555,9 +555,9 @@ impl ForceKernel<'_> {
     fn part_coincident_quartet(&self, lanes: BVec4A, strength: Vec4, j: usize, q: &Quartet) -> [Vec4; 2] {
         let (mut x, mut y) = ([0.0; LANES], [0.0; LANES]);
         let strength = strength.to_array();
-        let other = self.grid.order()[j];
+        let other = self.ids[j];
         for l in (0..LANES).filter(|&l| lanes.test(l)) {
-            let push = -noise::pair_direction(self.seed, q.slot[l], other) * strength[l];
+            let push = -noise::pair_direction(self.seed, q.id[l], other) * strength[l];
             (x[l], y[l]) = (push.x, push.y);
         }
         [Vec4::from_array(x), Vec4::from_array(y)]
