@@ -499,11 +499,15 @@ impl Flock {
         // alone cost a sixth of the pass). The wander phases are gathered
         // with the snapshot, in the same pass.
         let spatial = self.slot_order == SlotOrder::Spatial;
+        if !spatial {
+            self.sorted_id.clear();
+        }
         let (grid, position, velocity) = (&mut self.grid, &self.position, &self.velocity);
         let extras = Extras {
             gather: Some((&self.wander_phase[..], &mut self.sorted_phase)),
-            // Renumbered slots are not the fish's identity: ties follow the ids.
-            ties: spatial.then_some(&self.id[..]),
+            // Renumbered slots are not the fish's identity: ties follow the
+            // ids (gathered for the force pass's noise on the way).
+            ties: spatial.then_some((&self.id[..], &mut self.sorted_id)),
         };
         run(self.pool.as_deref(), || grid.rebuild_gathering(position, velocity, tank, radius, wrap, extras));
         let (order, leader, school) = (self.grid.order(), &self.leader, &self.school);
@@ -536,19 +540,6 @@ impl Flock {
                         for (&i, to) in order.iter().zip(sorted_school.iter_mut()) {
                             *to = school[i as usize];
                         }
-                    }
-                });
-            });
-        }
-        // The ids, where slots are not ids: the force pass keys its noise by
-        // them, and the integrator takes them along.
-        self.sorted_id.resize(if spatial { n } else { 0 }, 0);
-        if spatial {
-            let (id, chunks) = (&self.id, (order.par_chunks(CHUNK), self.sorted_id.par_chunks_mut(CHUNK)));
-            run(self.pool.as_deref(), || {
-                chunks.into_par_iter().for_each(|(order, sorted_id)| {
-                    for (&i, to) in order.iter().zip(sorted_id.iter_mut()) {
-                        *to = id[i as usize];
                     }
                 });
             });

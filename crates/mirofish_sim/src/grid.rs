@@ -114,10 +114,20 @@ impl SpatialGrid {
         );
         self.cell_of = cell_of;
         self.count_and_scatter(cells, n);
-        if let Some(key) = extras.ties {
+        let Extras { gather: also, ties } = extras;
+        if let Some((key, sorted)) = ties {
+            // The keys in sorted order (read along memory where the slots
+            // follow last tick's order), then each cell's fish by key.
             assert_eq!(key.len(), n, "one key per fish");
-            let (order, starts) = (&mut self.order[..], &self.cell_start[..]);
-            order_ties(order, 0, starts, key);
+            sorted.resize(n, 0);
+            sorted.par_chunks_mut(GATHER_CHUNK).zip(self.order.par_chunks(GATHER_CHUNK)).for_each(
+                |(sorted, order)| {
+                    for (to, &fish) in sorted.iter_mut().zip(order) {
+                        *to = key[fish as usize];
+                    }
+                },
+            );
+            order_ties(&mut self.order, sorted, 0, &self.cell_start, key);
         }
 
         // The snapshot the force pass reads, gathered in sorted order, all
@@ -145,7 +155,7 @@ impl SpatialGrid {
             }
         };
         let snapshot = self.snapshot.par_chunks_mut(GATHER_CHUNK).enumerate();
-        if let Some((by_slot, sorted)) = extras.gather {
+        if let Some((by_slot, sorted)) = also {
             assert_eq!(by_slot.len(), n, "one value per fish to gather");
             sorted.resize(n, 0.0);
             snapshot.zip(sorted.par_chunks_mut(GATHER_CHUNK)).for_each(|((chunk, snapshot), sorted)| {
@@ -499,39 +509,60 @@ pub(crate) struct Extras<'a> {
     /// pass's wander phases cost a separate pass a third of the
     /// snapshot's).
     pub gather: Option<(&'a [f32], &'a mut Vec<f32>)>,
-    /// One key per fish, by slot (panics otherwise), all different: the
-    /// fish of each cell are sorted by it instead of by slot. For a caller
-    /// whose slots are not its fish's identity ([`crate::flock::SlotOrder`]),
-    /// so that the order, and every sum, follows the identity. The ranks
-    /// are left stale: that caller renumbers ([`SpatialGrid::renumber`]).
-    pub ties: Option<&'a [u32]>,
+    /// `(by_slot, sorted)`: one key per fish (panics otherwise), all
+    /// different. The fish of each cell are sorted by it instead of by
+    /// slot, and the keys are gathered into sorted order in `sorted`. For a
+    /// caller whose slots are not its fish's identity
+    /// ([`crate::flock::SlotOrder`]), so that the order, and every sum,
+    /// follows the identity. The ranks are left stale: that caller
+    /// renumbers ([`SpatialGrid::renumber`]).
+    pub ties: Option<(&'a [u32], &'a mut Vec<u32>)>,
 }
 
 /// Fish per piece of the tie sort that a thread takes whole.
 const TIES_PIECE: usize = 1 << 15;
+/// Fish in a cell up to which the tie sort moves them by insertion.
+const TIES_INSERTION: usize = 32;
 
-/// Sorts the fish of every cell by `key` (by slot): `order` holds the
-/// sorted places from `offset` on, and `starts` the first places of its
-/// cells (and the end). In halves of whole cells on the thread pool. A
-/// cell keeps most of its fish from one tick to the next, in key order
-/// already, so most cells are only checked; one is sorted (unstably: the
-/// keys differ) where fish came in.
-fn order_ties(order: &mut [u32], offset: u32, starts: &[u32], key: &[u32]) {
+/// Sorts the fish of every cell by `key` (by slot): `order` and `keys`
+/// (the keys in sorted order) hold the sorted places from `offset` on, and
+/// `starts` the first places of its cells (and the end). In halves of
+/// whole cells on the thread pool. A cell keeps most of its fish from one
+/// tick to the next, in key order already, so most cells are only checked
+/// (their keys read along memory); where fish came in, a small cell is
+/// sorted by insertion, a large one by key (unstably: the keys differ).
+fn order_ties(order: &mut [u32], keys: &mut [u32], offset: u32, starts: &[u32], key: &[u32]) {
     let cells = starts.len() - 1;
     if order.len() > TIES_PIECE && cells > 1 {
         let mid = cells / 2;
-        let (low, high) = order.split_at_mut((starts[mid] - offset) as usize);
+        let at = (starts[mid] - offset) as usize;
+        let ((order, order_2), (keys, keys_2)) = (order.split_at_mut(at), keys.split_at_mut(at));
         rayon::join(
-            || order_ties(low, offset, &starts[..=mid], key),
-            || order_ties(high, starts[mid], &starts[mid..], key),
+            || order_ties(order, keys, offset, &starts[..=mid], key),
+            || order_ties(order_2, keys_2, starts[mid], &starts[mid..], key),
         );
         return;
     }
-    let by_key = |&fish: &u32| key[fish as usize];
     for bounds in starts.windows(2) {
-        let cell = &mut order[(bounds[0] - offset) as usize..(bounds[1] - offset) as usize];
-        if cell.len() > 1 && !cell.is_sorted_by_key(by_key) {
-            cell.sort_unstable_by_key(by_key);
+        let range = (bounds[0] - offset) as usize..(bounds[1] - offset) as usize;
+        if range.len() < 2 || keys[range.clone()].is_sorted() {
+            continue;
+        }
+        let (order, keys) = (&mut order[range.clone()], &mut keys[range]);
+        if order.len() <= TIES_INSERTION {
+            for i in 1..order.len() {
+                let mut j = i;
+                while j > 0 && keys[j - 1] > keys[j] {
+                    order.swap(j - 1, j);
+                    keys.swap(j - 1, j);
+                    j -= 1;
+                }
+            }
+        } else {
+            order.sort_unstable_by_key(|&fish| key[fish as usize]);
+            for (k, &fish) in keys.iter_mut().zip(order.iter()) {
+                *k = key[fish as usize];
+            }
         }
     }
 }
@@ -764,11 +795,18 @@ mod tests {
         let key: Vec<u32> = (0..n as u32).map(|i| (n as u32 - 1 - i) ^ 1).collect();
         let (mut plain, mut keyed) = (SpatialGrid::default(), SpatialGrid::default());
         plain.rebuild(&pos, &vel, &tank, 8.0, false);
-        let extras = Extras { ties: Some(&key), ..Extras::default() };
+        let (mut sorted_keys, mut sorted_also) = (Vec::new(), Vec::new());
+        let also: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+        let extras = Extras { ties: Some((&key, &mut sorted_keys)), gather: Some((&also, &mut sorted_also)) };
         keyed.rebuild_gathering(&pos, &vel, &tank, 8.0, false, extras);
         assert_eq!(plain.cell_start, keyed.cell_start);
         let cells = plain.cell_start.len() - 1;
-        assert!(n / cells > 3, "several fish per cell: {}", n / cells);
+        let most = (0..cells).map(|c| plain.cell_start[c + 1] - plain.cell_start[c]).max().unwrap_or(0);
+        assert!(
+            n / cells > 3 && most as usize > TIES_INSERTION,
+            "cells small and large: {} {most}",
+            n / cells
+        );
         for c in 0..cells {
             let range = plain.cell_start[c] as usize..plain.cell_start[c + 1] as usize;
             let mut members = plain.order[range.clone()].to_vec();
@@ -777,6 +815,8 @@ mod tests {
         }
         for (s, &slot) in keyed.order().iter().enumerate() {
             assert_eq!(keyed.sorted_position(s), pos[slot as usize]);
+            assert_eq!(sorted_keys[s], key[slot as usize]);
+            assert_eq!(sorted_also[s], also[slot as usize]);
         }
         keyed.renumber();
         assert!(keyed.order().iter().chain(keyed.rank()).zip((0..n as u32).cycle()).all(|(&a, b)| a == b));
