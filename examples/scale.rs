@@ -201,6 +201,9 @@ fn main() {
             let s = time_tick(&spatial, 2, t);
             row("uniform, 2 threads, slots in space order", n, s, k);
             println!("| stable / space-ordered slots | {n} | | {:.2}× | |", two / s);
+            spatial.run(2).expect("valid parameters");
+            let bytes = spatial.flock.heap_bytes() / n.max(1);
+            println!("| bytes per fish, slots in space order | {n} | | {bytes} | |");
         }
         if n <= 100_000 {
             let crowded = school(n, crowd, 240);

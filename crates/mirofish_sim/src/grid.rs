@@ -543,27 +543,65 @@ fn order_ties(order: &mut [u32], keys: &mut [u32], offset: u32, starts: &[u32], 
         );
         return;
     }
-    for bounds in starts.windows(2) {
-        let range = (bounds[0] - offset) as usize..(bounds[1] - offset) as usize;
-        if range.len() < 2 || keys[range.clone()].is_sorted() {
-            continue;
+    if order.len() > TIES_PIECE {
+        // One cell too large to split.
+        sort_cell(order, keys, key);
+        return;
+    }
+    // Where each cell starts, as bits (a start past the end, of empty
+    // cells there, lands in the spare word); then, 64 places at a time
+    // and without a branch, the places whose key is below the one before
+    // although they share its cell. Only their cells need sorting: most
+    // words have none.
+    let mut start = [0u64; TIES_PIECE / 64 + 1];
+    for &first in &starts[..cells] {
+        let at = (first - offset) as usize;
+        start[at / 64] |= 1 << (at % 64);
+    }
+    let is_start = |at: usize| start[at / 64] >> (at % 64) & 1 == 1;
+    let mut sorted_to = 0;
+    for word in 0..order.len().div_ceil(64) {
+        let places = word * 64..((word + 1) * 64).min(order.len());
+        let mut below = 0u64;
+        for at in places.start.max(1)..places.end {
+            below |= u64::from(keys[at] < keys[at - 1]) << (at % 64);
         }
-        let (order, keys) = (&mut order[range.clone()], &mut keys[range]);
-        if order.len() <= TIES_INSERTION {
-            for i in 1..order.len() {
-                let mut j = i;
-                while j > 0 && keys[j - 1] > keys[j] {
-                    order.swap(j - 1, j);
-                    keys.swap(j - 1, j);
-                    j -= 1;
-                }
+        let mut unsorted = below & !start[word];
+        while unsorted != 0 {
+            let at = word * 64 + unsorted.trailing_zeros() as usize;
+            unsorted &= unsorted - 1;
+            if at < sorted_to {
+                continue;
             }
-        } else {
-            order.sort_unstable_by_key(|&fish| key[fish as usize]);
-            for (k, &fish) in keys.iter_mut().zip(order.iter()) {
-                *k = key[fish as usize];
+            let first = (0..at).rev().find(|&a| is_start(a)).unwrap_or(0);
+            let end = (at + 1..order.len()).find(|&b| is_start(b)).unwrap_or(order.len());
+            sort_cell(&mut order[first..end], &mut keys[first..end], key);
+            sorted_to = end;
+        }
+    }
+}
+
+/// Sorts one cell's fish (`order`, their keys in `keys`) by key: by
+/// insertion where there are few, else by `key` (unstably: the keys
+/// differ), the keys then gathered again.
+fn sort_cell(order: &mut [u32], keys: &mut [u32], key: &[u32]) {
+    if keys.is_sorted() {
+        return;
+    }
+    if order.len() <= TIES_INSERTION {
+        for i in 1..order.len() {
+            let mut j = i;
+            while j > 0 && keys[j - 1] > keys[j] {
+                order.swap(j - 1, j);
+                keys.swap(j - 1, j);
+                j -= 1;
             }
         }
+        return;
+    }
+    order.sort_unstable_by_key(|&fish| key[fish as usize]);
+    for (k, &fish) in keys.iter_mut().zip(order.iter()) {
+        *k = key[fish as usize];
     }
 }
 
@@ -793,33 +831,38 @@ mod tests {
         let vel = vec![Vec2::ZERO; n];
         // Keys (all different) that mostly reverse the slots.
         let key: Vec<u32> = (0..n as u32).map(|i| (n as u32 - 1 - i) ^ 1).collect();
-        let (mut plain, mut keyed) = (SpatialGrid::default(), SpatialGrid::default());
-        plain.rebuild(&pos, &vel, &tank, 8.0, false);
-        let (mut sorted_keys, mut sorted_also) = (Vec::new(), Vec::new());
-        let also: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
-        let extras = Extras { ties: Some((&key, &mut sorted_keys)), gather: Some((&also, &mut sorted_also)) };
-        keyed.rebuild_gathering(&pos, &vel, &tank, 8.0, false, extras);
-        assert_eq!(plain.cell_start, keyed.cell_start);
-        let cells = plain.cell_start.len() - 1;
-        let most = (0..cells).map(|c| plain.cell_start[c + 1] - plain.cell_start[c]).max().unwrap_or(0);
-        assert!(
-            n / cells > 3 && most as usize > TIES_INSERTION,
-            "cells small and large: {} {most}",
-            n / cells
-        );
-        for c in 0..cells {
-            let range = plain.cell_start[c] as usize..plain.cell_start[c + 1] as usize;
-            let mut members = plain.order[range.clone()].to_vec();
-            members.sort_by_key(|&f| key[f as usize]);
-            assert_eq!(members, &keyed.order[range], "cell {c}");
+        // Many cells, small and large; then one cell holding every fish.
+        for radius in [8.0, 1000.0] {
+            let (mut plain, mut keyed) = (SpatialGrid::default(), SpatialGrid::default());
+            plain.rebuild(&pos, &vel, &tank, radius, false);
+            let (mut sorted_keys, mut sorted_also) = (Vec::new(), Vec::new());
+            let also: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+            let extras =
+                Extras { ties: Some((&key, &mut sorted_keys)), gather: Some((&also, &mut sorted_also)) };
+            keyed.rebuild_gathering(&pos, &vel, &tank, radius, false, extras);
+            assert_eq!(plain.cell_start, keyed.cell_start);
+            let cells = plain.cell_start.len() - 1;
+            let most = (0..cells).map(|c| plain.cell_start[c + 1] - plain.cell_start[c]).max().unwrap_or(0);
+            assert!(most as usize > TIES_INSERTION, "{radius}: a large cell ({most})");
+            if radius < 10.0 {
+                assert!(n / cells > 3, "several fish per cell: {}", n / cells);
+            }
+            for c in 0..cells {
+                let range = plain.cell_start[c] as usize..plain.cell_start[c + 1] as usize;
+                let mut members = plain.order[range.clone()].to_vec();
+                members.sort_by_key(|&f| key[f as usize]);
+                assert_eq!(members, &keyed.order[range], "{radius}: cell {c}");
+            }
+            for (s, &slot) in keyed.order().iter().enumerate() {
+                assert_eq!(keyed.sorted_position(s), pos[slot as usize]);
+                assert_eq!(sorted_keys[s], key[slot as usize]);
+                assert_eq!(sorted_also[s], also[slot as usize]);
+            }
+            keyed.renumber();
+            assert!(
+                keyed.order().iter().chain(keyed.rank()).zip((0..n as u32).cycle()).all(|(&a, b)| a == b)
+            );
         }
-        for (s, &slot) in keyed.order().iter().enumerate() {
-            assert_eq!(keyed.sorted_position(s), pos[slot as usize]);
-            assert_eq!(sorted_keys[s], key[slot as usize]);
-            assert_eq!(sorted_also[s], also[slot as usize]);
-        }
-        keyed.renumber();
-        assert!(keyed.order().iter().chain(keyed.rank()).zip((0..n as u32).cycle()).all(|(&a, b)| a == b));
     }
 
     #[test]
