@@ -514,12 +514,9 @@ impl Flock {
         let n = order.len();
         self.sorted_leader.resize(n, false);
         self.sorted_school.resize(n, 0);
-        // Leader flags and schools only where they can differ: with no
-        // leader every flag is false, with one school every index is 0
-        // once clamped to the table (what the force pass does). Renumbered,
-        // every fish takes its own along.
-        let leaders = spatial || any_set(&self.leader);
-        let several = spatial || schools.table().len() > 1;
+        // Leader flags and schools only where they can differ (see
+        // `columns_to_sort`).
+        let (leaders, several) = self.columns_to_sort(schools.table().len());
         if !leaders {
             self.sorted_leader.fill(false);
         }
@@ -545,6 +542,16 @@ impl Flock {
             });
         }
         self.as_indexed = true;
+    }
+
+    /// Whether the index sorts the leader flags and the schools (for a
+    /// table of `schools`): where they can differ for the force pass — with
+    /// no leader every flag is false, with one school every index is 0 once
+    /// clamped to the table — and, where the slots follow space, wherever
+    /// they are not all the same (they then move with their fish).
+    fn columns_to_sort(&self, schools: usize) -> (bool, bool) {
+        let spatial = self.slot_order == SlotOrder::Spatial;
+        (any_set(&self.leader), schools > 1 || (spatial && !all_zero_u16(&self.school)))
     }
 
     /// Pass 2: the rules' weighted sum for every fish, clamped once to the
@@ -711,8 +718,13 @@ impl Flock {
         if renumber {
             // Every other column of the fish follows them into their new slots.
             self.renumbered_fear = old_fear;
-            core::mem::swap(&mut self.leader, &mut self.sorted_leader);
-            core::mem::swap(&mut self.school, &mut self.sorted_school);
+            let (leaders, schools) = self.columns_to_sort(table.len());
+            if leaders {
+                core::mem::swap(&mut self.leader, &mut self.sorted_leader);
+            }
+            if schools {
+                core::mem::swap(&mut self.school, &mut self.sorted_school);
+            }
             core::mem::swap(&mut self.id, &mut self.sorted_id);
             run(self.pool.as_deref(), || self.grid.renumber());
         }
@@ -946,6 +958,11 @@ fn any_set(flags: &[bool]) -> bool {
 /// [`any_set`].
 fn all_zero(values: &[f32]) -> bool {
     values.chunks(SCAN_BLOCK).all(|block| block.iter().fold(true, |all, &v| all & (v == 0.0)))
+}
+
+/// Whether every school index is 0, block by block like [`any_set`].
+fn all_zero_u16(values: &[u16]) -> bool {
+    values.chunks(SCAN_BLOCK).all(|block| block.iter().fold(0, |any, &v| any | v) == 0)
 }
 
 /// Fish per block of the scans that run on one thread ([`any_set`],
