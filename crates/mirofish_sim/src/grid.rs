@@ -560,13 +560,13 @@ fn order_ties(order: &mut [u32], keys: &mut [u32], offset: u32, starts: &[u32], 
     }
     let is_start = |at: usize| start[at / 64] >> (at % 64) & 1 == 1;
     let mut sorted_to = 0;
-    for word in 0..order.len().div_ceil(64) {
+    for (word, &starts_here) in start.iter().enumerate().take(order.len().div_ceil(64)) {
         let places = word * 64..((word + 1) * 64).min(order.len());
         let mut below = 0u64;
         for at in places.start.max(1)..places.end {
             below |= u64::from(keys[at] < keys[at - 1]) << (at % 64);
         }
-        let mut unsorted = below & !start[word];
+        let mut unsorted = below & !starts_here;
         while unsorted != 0 {
             let at = word * 64 + unsorted.trailing_zeros() as usize;
             unsorted &= unsorted - 1;
