@@ -10,8 +10,11 @@
 //! pure functions ([`rules`]), the neighbour index is a uniform grid rebuilt
 //! every tick by counting sort ([`grid`]), and a tick is three ordered passes
 //! over structure-of-arrays state ([`Flock`]). It is deterministic: the same
-//! seed gives bit-identical states, whatever the number of threads.
-//! The Bevy plugin (`mirofish_bevy`) is thin glue around it.
+//! seed gives bit-identical states, whatever the number of threads, the
+//! build of the force pass ([`KernelPath`]) or the order the fish are
+//! stored in ([`SlotOrder`]: a large run can keep them in the grid's order,
+//! so that each tick reads them along memory). The Bevy plugin
+//! (`mirofish_bevy`) is thin glue around it.
 //!
 //! Around the tick: [`command`] (outside changes stamped with the tick they
 //! apply at), [`replay`] (a run recorded as configuration + commands +
