@@ -202,7 +202,7 @@ impl SpatialGrid {
         self.cell_start.resize(cells + 1, 0);
         // A stripe per thread, but none shorter than a few thousand fish:
         // below that the per-stripe cell counts cost more than they save.
-        let stripes = rayon::current_num_threads().min(n / MIN_STRIPE).max(1);
+        let stripes = rayon::current_num_threads().min(n / MIN_STRIPE).clamp(1, MAX_STRIPES);
         if stripes == 1 {
             self.cell_start.fill(0);
             for &c in &self.cell_of {
@@ -226,15 +226,21 @@ impl SpatialGrid {
         // then (after the scan) where stripe t's first fish of cell c goes.
         // Each stripe zeroes its own row, in parallel.
         self.cursor.resize(stripes * cells, 0);
-        self.cursor.par_chunks_mut(cells).zip(self.cell_of.par_chunks(stripe)).for_each(
-            |(count, cell_of)| {
+        // With the fish in the first half of the cells, counted on the way:
+        // where the scan's second half starts.
+        let below: u32 = self
+            .cursor
+            .par_chunks_mut(cells)
+            .zip(self.cell_of.par_chunks(stripe))
+            .map(|(count, cell_of)| {
                 count.fill(0);
                 for &c in cell_of {
                     count[c as usize] += 1;
                 }
-            },
-        );
-        exclusive_scan(&mut self.cell_start, &mut self.cursor, cells);
+                count[..cells / 2].iter().sum::<u32>()
+            })
+            .sum();
+        exclusive_scan(&mut self.cell_start, &mut self.cursor, cells, below);
         // Each stripe places its own fish, in slot order: `rank` is cut by
         // stripe like the slots, and each stripe owns its row of cursors.
         self.cursor
@@ -498,6 +504,12 @@ impl CandidateRuns {
 
 /// Cells per block of [`exclusive_scan`]: its buffers live on the stack.
 const SCAN_BLOCK: usize = 1024;
+/// Cells from which [`exclusive_scan`] takes two threads (below, one is
+/// quicker than waking the other).
+const PARALLEL_SCAN: usize = 16 * SCAN_BLOCK;
+/// Most stripes the counting sort cuts the fish into (the scan keeps a
+/// row per stripe on the stack).
+const MAX_STRIPES: usize = 64;
 
 /// What [`SpatialGrid::rebuild_gathering`] does besides the sort and the
 /// snapshot.
@@ -606,21 +618,48 @@ fn sort_cell(order: &mut [u32], keys: &mut [u32], key: &[u32]) {
 }
 
 /// The counting sort's exclusive scan in (cell, stripe) order: `counts`
-/// holds one row of `cells` counts per stripe; afterwards `cell_start[c]`
-/// is the first sorted place of cell `c` (`cell_start[cells]` the total)
-/// and `counts[t][c]` where stripe `t`'s first fish of cell `c` goes. By
-/// blocks of cells, so that every inner loop runs along one contiguous row
-/// (no stride between stripes, no bounds check per element): a cell at a
-/// time, it took a third of the sort.
-fn exclusive_scan(cell_start: &mut [u32], counts: &mut [u32], cells: usize) {
-    let mut next = 0u32;
+/// holds one row of `cells` counts per stripe (at most [`MAX_STRIPES`]);
+/// afterwards `cell_start[c]` is the first sorted place of cell `c`
+/// (`cell_start[cells]` the total) and `counts[t][c]` where stripe `t`'s
+/// first fish of cell `c` goes. `below` is the number of fish in the first
+/// `cells / 2` cells: where many cells make it worth it, the two halves
+/// are scanned at once, the second from there.
+fn exclusive_scan(cell_start: &mut [u32], counts: &mut [u32], cells: usize, below: u32) {
+    let mid = cells / 2;
+    let mut low: [&mut [u32]; MAX_STRIPES] = core::array::from_fn(|_| Default::default());
+    let mut high: [&mut [u32]; MAX_STRIPES] = core::array::from_fn(|_| Default::default());
+    let mut stripes = 0;
+    for (t, row) in counts.chunks_exact_mut(cells).enumerate() {
+        (low[t], high[t]) = row.split_at_mut(mid);
+        stripes = t + 1;
+    }
+    let (low, high) = (&mut low[..stripes], &mut high[..stripes]);
+    let (first, second) = cell_start[..cells].split_at_mut(mid);
+    let total = if cells >= PARALLEL_SCAN {
+        let (ends_at, total) = rayon::join(|| scan_rows(first, low, 0), || scan_rows(second, high, below));
+        assert_eq!(ends_at, below, "the first half's fish were counted");
+        total
+    } else {
+        let ends_at = scan_rows(first, low, 0);
+        scan_rows(second, high, ends_at)
+    };
+    cell_start[cells] = total;
+}
+
+/// [`exclusive_scan`] over a stretch of cells (`rows`: each stripe's
+/// counts there), whose first place is `first`; returns the place after
+/// its last fish. By blocks of cells, so that every inner loop runs along
+/// one contiguous row (no stride between stripes, no bounds check per
+/// element): a cell at a time, it took a third of the sort.
+fn scan_rows(cell_start: &mut [u32], rows: &mut [&mut [u32]], first: u32) -> u32 {
+    let (cells, mut next) = (cell_start.len(), first);
     let mut start = 0;
     while start < cells {
         let end = (start + SCAN_BLOCK).min(cells);
         let len = end - start;
         // Each cell's total over the stripes ...
         let mut run = [0u32; SCAN_BLOCK];
-        for row in counts.chunks_exact(cells) {
+        for row in rows.iter() {
             for (total, &k) in run[..len].iter_mut().zip(&row[start..end]) {
                 *total += k;
             }
@@ -632,14 +671,14 @@ fn exclusive_scan(cell_start: &mut [u32], counts: &mut [u32], cells: usize) {
             *total = *first;
         }
         // ... and, stripe after stripe, each stripe's first place in them.
-        for row in counts.chunks_exact_mut(cells) {
+        for row in rows.iter_mut() {
             for (at, k) in run[..len].iter_mut().zip(&mut row[start..end]) {
                 (*k, *at) = (*at, *at + *k);
             }
         }
         start = end;
     }
-    cell_start[cells] = next;
+    next
 }
 
 /// The indices `c0 - reach ..= c1 + reach` on an axis of `n` cells, as at
@@ -786,7 +825,9 @@ mod tests {
 
     #[test]
     fn the_blocked_scan_is_the_scan_a_cell_at_a_time() {
-        for (cells, stripes) in [(1, 1), (7, 3), (SCAN_BLOCK, 2), (2 * SCAN_BLOCK + 5, 2), (3000, 5)] {
+        let sizes =
+            [(1, 1), (7, 3), (SCAN_BLOCK, 2), (2 * SCAN_BLOCK + 5, 2), (3000, 5), (PARALLEL_SCAN + 3, 2)];
+        for (cells, stripes) in sizes {
             let counts: Vec<u32> =
                 (0..cells * stripes).map(|i| (crate::noise::mix64(i as u64) % 5) as u32).collect();
             // The plain scan: cell by cell, stripes within a cell.
@@ -800,8 +841,10 @@ mod tests {
                 }
             }
             want_start[cells] = next;
+            let below =
+                (0..stripes).map(|t| counts[t * cells..t * cells + cells / 2].iter().sum::<u32>()).sum();
             let (mut start, mut got) = (vec![0; cells + 1], counts);
-            exclusive_scan(&mut start, &mut got, cells);
+            exclusive_scan(&mut start, &mut got, cells, below);
             assert_eq!((start, got), (want_start, want), "{cells} cells, {stripes} stripes");
         }
     }
