@@ -67,11 +67,11 @@ pub enum SlotOrder {
     /// Every tick renumbers the slots in the grid's order, so that fish near
     /// in the tank are near in memory: the next tick then sorts, gathers
     /// and integrates them with reads that run along memory instead of
-    /// jumping about it. At a million fish a tick takes about two thirds of
-    /// the time (`scale`, `passes -- --spatial 1`); at 100k, where the fish
-    /// stay in the cache, a little less. Slots (the indices of
-    /// [`Flock::positions`] and the rest) then change every tick: follow a
-    /// fish by its id.
+    /// jumping about it. Measured on a 2-core machine: at a million fish a
+    /// tick takes a tenth to a fifth less (`scale`, `passes -- --spatial
+    /// 1`); at 100k, where the fish stay in the cache, the renumbering costs
+    /// about what it saves. Slots (the indices of [`Flock::positions`] and
+    /// the rest) then change every tick: follow a fish by its id.
     Spatial,
 }
 
@@ -121,8 +121,8 @@ pub struct Flock {
     id: Vec<u32>,
     /// How the slots are numbered.
     slot_order: SlotOrder,
-    /// Ids in sorted order, gathered with the leader flags under
-    /// [`SlotOrder::Spatial`].
+    /// Ids in sorted order, gathered by the index under
+    /// [`SlotOrder::Spatial`] (empty otherwise).
     sorted_id: Vec<u32>,
     /// Under [`SlotOrder::Spatial`], the fear the integrator writes into the
     /// new numbering (the old one is read while it does).
@@ -652,7 +652,8 @@ impl Flock {
         let rank = grid.rank();
         let kick_of = |slot: usize| {
             if renumber {
-                return sorted_kick[slot];
+                // Sorted place and slot are one (no kick: zero, as below).
+                return sorted_kick.get(slot).copied().unwrap_or_default();
             }
             if let Some(&ahead) = rank.get(slot + AHEAD) {
                 prefetch(sorted_kick, ahead as usize);

@@ -563,8 +563,7 @@ fn order_ties(order: &mut [u32], keys: &mut [u32], offset: u32, starts: &[u32], 
     // Where each cell starts, as bits (a start past the end, of empty
     // cells there, lands in the spare word); then, 64 places at a time
     // and without a branch, the places whose key is below the one before
-    // although they share its cell. Only their cells need sorting: most
-    // words have none.
+    // although they share its cell. Only their cells need sorting.
     let mut start = [0u64; TIES_PIECE / 64 + 1];
     for &first in &starts[..cells] {
         let at = (first - offset) as usize;
