@@ -48,6 +48,21 @@ use crate::school::{self, SchoolCache, SchoolTable};
 const CHUNK: usize = 1024;
 const _: () = assert!(CHUNK.is_multiple_of(crate::grid::QUARTET), "force work items start at a quartet");
 
+/// Runs `$op` on every per-fish column of `$flock` (each bound to
+/// `$column`, a `&mut Vec` of its own type), so that no operation on whole
+/// fish leaves one out.
+macro_rules! each_column {
+    ($flock:expr, |$column:ident| $op:expr) => {
+        each_column!(@fields $flock, $column, $op, position velocity wander_phase leader fear school steering id)
+    };
+    (@fields $flock:expr, $column:ident, $op:expr, $($field:ident)*) => {{
+        $({
+            let $column = &mut $flock.$field;
+            $op;
+        })*
+    }};
+}
+
 /// How a flock numbers its slots.
 ///
 /// Either way each fish has an *id* ([`Flock::ids`]): the slot it would
@@ -184,16 +199,8 @@ impl Flock {
             for (slot, &id) in self.id.iter().enumerate() {
                 slot_of[id as usize] = slot as u32;
             }
-            let by_id =
-                |column: &mut Vec<Vec2>| *column = slot_of.iter().map(|&s| column[s as usize]).collect();
-            by_id(&mut self.position);
-            by_id(&mut self.velocity);
-            by_id(&mut self.steering);
-            self.wander_phase = slot_of.iter().map(|&s| self.wander_phase[s as usize]).collect();
-            self.fear = slot_of.iter().map(|&s| self.fear[s as usize]).collect();
-            self.leader = slot_of.iter().map(|&s| self.leader[s as usize]).collect();
-            self.school = slot_of.iter().map(|&s| self.school[s as usize]).collect();
-            self.id = (0..self.len() as u32).collect();
+            // Every column by id (the ids themselves become `0..len`).
+            each_column!(self, |column| *column = slot_of.iter().map(|&s| column[s as usize]).collect());
             // The grid's order and ranks name the old slots.
             self.grid = SpatialGrid::default();
         }
@@ -234,14 +241,7 @@ impl Flock {
         self.as_indexed = false;
         let last = self.len() - 1;
         let gone = self.id[slot];
-        self.position.swap_remove(slot);
-        self.velocity.swap_remove(slot);
-        self.wander_phase.swap_remove(slot);
-        self.leader.swap_remove(slot);
-        self.fear.swap_remove(slot);
-        self.school.swap_remove(slot);
-        self.steering.swap_remove(slot);
-        self.id.swap_remove(slot);
+        each_column!(self, |column| column.swap_remove(slot));
         let highest = last as u32;
         if gone != highest {
             // Where the slots are stable, the fish that moved; elsewhere a
@@ -261,42 +261,20 @@ impl Flock {
     pub fn truncate(&mut self, len: usize) {
         self.as_indexed = false;
         if self.slot_order == SlotOrder::Stable || len >= self.len() {
-            self.position.truncate(len);
-            self.velocity.truncate(len);
-            self.wander_phase.truncate(len);
-            self.leader.truncate(len);
-            self.fear.truncate(len);
-            self.school.truncate(len);
-            self.steering.truncate(len);
-            self.id.truncate(len);
+            each_column!(self, |column| column.truncate(len));
             return;
         }
         let keep: Vec<bool> = self.id.iter().map(|&id| (id as usize) < len).collect();
-        fn retain<T>(column: &mut Vec<T>, keep: &[bool]) {
-            let mut k = keep.iter();
-            column.retain(|_| *k.next().expect("one flag per fish"));
-        }
-        retain(&mut self.position, &keep);
-        retain(&mut self.velocity, &keep);
-        retain(&mut self.wander_phase, &keep);
-        retain(&mut self.leader, &keep);
-        retain(&mut self.fear, &keep);
-        retain(&mut self.school, &keep);
-        retain(&mut self.steering, &keep);
-        retain(&mut self.id, &keep);
+        each_column!(self, |column| {
+            let mut flags = keep.iter();
+            column.retain(|_| *flags.next().expect("one flag per fish"));
+        });
     }
 
     /// Removes every fish.
     pub fn clear(&mut self) {
         self.as_indexed = false;
-        self.position.clear();
-        self.velocity.clear();
-        self.wander_phase.clear();
-        self.leader.clear();
-        self.fear.clear();
-        self.school.clear();
-        self.steering.clear();
-        self.id.clear();
+        each_column!(self, |column| column.clear());
     }
 
     /// Number of fish.
