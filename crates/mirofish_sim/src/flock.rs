@@ -612,7 +612,10 @@ impl Flock {
         // every read and write here, and in the next tick's index, runs
         // along memory.
         let renumber = self.slot_order == SlotOrder::Spatial && self.as_indexed && self.grid.len() == n;
-        let old_fear = if renumber {
+        // Nobody afraid (the usual case): every fish's fear is the same zero
+        // wherever it is, and stays where it is.
+        let move_fear = renumber && !all_zero(&self.fear);
+        let old_fear = if move_fear {
             let old = core::mem::take(&mut self.fear);
             core::mem::swap(&mut self.fear, &mut self.renumbered_fear);
             self.fear.resize(n, 0.0);
@@ -656,7 +659,11 @@ impl Flock {
                     let sorted = base..base + p.len();
                     for (k, s) in sorted.clone().enumerate() {
                         (p[k], v[k]) = (grid.sorted_position(s), grid.sorted_velocity(s));
-                        fear[k] = old_fear[order[s] as usize];
+                    }
+                    if move_fear {
+                        for (k, s) in sorted.clone().enumerate() {
+                            fear[k] = old_fear[order[s] as usize];
+                        }
                     }
                     phase.copy_from_slice(&sorted_phase[sorted]);
                 }
@@ -696,7 +703,9 @@ impl Flock {
         });
         if renumber {
             // Every other column of the fish follows them into their new slots.
-            self.renumbered_fear = old_fear;
+            if move_fear {
+                self.renumbered_fear = old_fear;
+            }
             let (leaders, schools) = self.columns_to_sort(table.len());
             if leaders {
                 core::mem::swap(&mut self.leader, &mut self.sorted_leader);
