@@ -8,8 +8,9 @@ use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 
 use mirofish_sim as sim;
+use rayon::prelude::*;
 
-use crate::columns::{copy_column, set_row};
+use crate::columns::{COLUMN_CHUNK, copy_column, set_row};
 
 use crate::components::{
     Boid, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering, Velocity,
@@ -81,9 +82,22 @@ fn gather_in_place(state: &mut FlockState, fish: &Query<FishParts, With<Boid>>) 
             return false;
         }
         let inputs = flock.inputs_mut(start..end);
-        copy_column(inputs.position, positions, |to, from| *to = from.0);
-        copy_column(inputs.velocity, velocities, |to, from| *to = from.0);
-        copy_column(inputs.wander_phase, phases, |to, from| *to = from.0);
+        // The three state columns in one pass over the rows.
+        let to = (
+            inputs.position.par_chunks_mut(COLUMN_CHUNK),
+            inputs.velocity.par_chunks_mut(COLUMN_CHUNK),
+            inputs.wander_phase.par_chunks_mut(COLUMN_CHUNK),
+        );
+        let from = (
+            positions.par_chunks(COLUMN_CHUNK),
+            velocities.par_chunks(COLUMN_CHUNK),
+            phases.par_chunks(COLUMN_CHUNK),
+        );
+        to.into_par_iter().zip(from.into_par_iter()).for_each(|((p, v, w), (from_p, from_v, from_w))| {
+            p.iter_mut().zip(from_p).for_each(|(p, from)| *p = from.0);
+            v.iter_mut().zip(from_v).for_each(|(v, from)| *v = from.0);
+            w.iter_mut().zip(from_w).for_each(|(w, from)| *w = from.0);
+        });
         inputs.leader.fill(leads);
         match schools {
             Some(schools) => copy_column(inputs.school, schools, |to, from| *to = from.0),
@@ -234,13 +248,34 @@ pub(crate) fn write_back(state: Res<FlockState>, mut fish: Query<FishWrite, With
         let start = slots.first().and_then(|slot| slot.get()).unwrap_or(usize::MAX);
         let rows = start..start.saturating_add(ids.len());
         if entities.get(rows.clone()) == Some(ids) {
-            // The usual case. Borrowing a column mutably (its `DerefMut`) sets
-            // every row's change tick.
-            copy_column(&mut prev, &p, |to, from| to.0 = from.0);
-            copy_column(&mut p, &positions[rows.clone()], |to, from| to.0 = *from);
-            copy_column(&mut v, &velocities[rows.clone()], |to, from| to.0 = *from);
-            copy_column(&mut s, &steering[rows.clone()], |to, from| to.0 = *from);
-            copy_column(&mut w, &phases[rows], |to, from| to.0 = *from);
+            // The usual case: all five columns in one pass over the rows, in
+            // pieces on rayon's pool. Borrowing a column mutably (its `DerefMut`) sets every row's
+            // change tick.
+            let columns = (
+                p.par_chunks_mut(COLUMN_CHUNK),
+                prev.par_chunks_mut(COLUMN_CHUNK),
+                v.par_chunks_mut(COLUMN_CHUNK),
+                s.par_chunks_mut(COLUMN_CHUNK),
+                w.par_chunks_mut(COLUMN_CHUNK),
+            );
+            let results = (
+                positions[rows.clone()].par_chunks(COLUMN_CHUNK),
+                velocities[rows.clone()].par_chunks(COLUMN_CHUNK),
+                steering[rows.clone()].par_chunks(COLUMN_CHUNK),
+                phases[rows].par_chunks(COLUMN_CHUNK),
+            );
+            columns.into_par_iter().zip(results.into_par_iter()).for_each(
+                |((p, prev, v, s, w), (new_p, new_v, new_s, new_w))| {
+                    let rows = p.iter_mut().zip(prev).zip(new_p);
+                    for ((p, prev), new_p) in rows {
+                        prev.0 = p.0;
+                        p.0 = *new_p;
+                    }
+                    v.iter_mut().zip(new_v).for_each(|(v, new_v)| v.0 = *new_v);
+                    s.iter_mut().zip(new_s).for_each(|(s, new_s)| s.0 = *new_s);
+                    w.iter_mut().zip(new_w).for_each(|(w, new_w)| w.0 = *new_w);
+                },
+            );
             continue;
         }
         for (row, (&entity, slot)) in ids.iter().zip(slots).enumerate() {
