@@ -13,6 +13,9 @@
 //! - `build/{fastest,portable}/{sparse,crowded}`: the force pass's AVX2
 //!   build (where the CPU has it) against the portable one, 10k fish at
 //!   6.5 and at 50 neighbours.
+//! - `slots/{stable,spatial}/{100k,1m}`: stable slots against slots
+//!   renumbered in the grid's order every tick (`SlotOrder::Spatial`, the
+//!   same bits), on two threads.
 //! - `plugin/10k`: the whole Bevy fixed tick (gather, passes, write-back)
 //!   against `kernel/10k` shows what the ECS glue costs.
 //!
@@ -28,7 +31,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use mirofish::prelude::*;
-use mirofish::sim::{KernelPath, NeighbourSearch, Simulation};
+use mirofish::sim::{KernelPath, NeighbourSearch, Simulation, SlotOrder};
 
 /// A warmed-up simulation of `n` fish at mean 6.5 neighbours.
 fn simulation(n: usize, threads: Option<usize>) -> Simulation {
@@ -116,6 +119,22 @@ fn build(c: &mut Criterion) {
     group.finish();
 }
 
+fn slots(c: &mut Criterion) {
+    let mut group = c.benchmark_group("slots");
+    group.sample_size(10);
+    for (size, n) in [("100k", 100_000), ("1m", 1_000_000)] {
+        for (label, order) in [("stable", SlotOrder::Stable), ("spatial", SlotOrder::Spatial)] {
+            let mut sim = simulation(n, Some(2));
+            sim.flock.set_slot_order(order);
+            // Renumbered once before the clones are taken.
+            sim.step().expect("valid parameters");
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_with_input(BenchmarkId::new(label, size), &order, |b, _| tick(b, &sim));
+        }
+    }
+    group.finish();
+}
+
 fn plugin(c: &mut Criterion) {
     let mut group = c.benchmark_group("plugin");
     group.sample_size(20);
@@ -157,5 +176,5 @@ fn plugin(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernel, search, threads, build, plugin);
+criterion_group!(benches, kernel, search, threads, build, slots, plugin);
 criterion_main!(benches);
