@@ -65,6 +65,12 @@ pub struct SpatialGrid {
     order: Vec<u32>,
     /// Slot → sorted index.
     rank: Vec<u32>,
+    /// Whether the caller has renumbered its fish in sorted order since
+    /// the sort ([`SpatialGrid::renumber`]): the order and the ranks are
+    /// then the identity, `identity[..len]`.
+    renumbered: bool,
+    /// `0, 1, 2, …`, at least as long as the fish indexed where renumbered.
+    identity: Vec<u32>,
     /// The snapshot in sorted order: `[x, y, vx, vy]` per fish, padded with
     /// zeros to a whole number of quartets.
     snapshot: Vec<Vec4>,
@@ -97,6 +103,7 @@ impl SpatialGrid {
     ) {
         debug_assert_eq!(position.len(), velocity.len());
         let n = position.len();
+        self.renumbered = false;
         self.layout(tank, radius, wrap, n);
 
         // Cell of every fish (parallel).
@@ -176,16 +183,16 @@ impl SpatialGrid {
     /// The caller has put its per-fish arrays in this sorted order (slot
     /// `s` now holds the fish that was sorted `s`th): the order and the
     /// ranks become the identity. The cells and the snapshot stay as they
-    /// are.
+    /// are. Nothing is rewritten: the next sort writes the order and the
+    /// ranks afresh, and until then both are a prefix of `0, 1, 2, …`
+    /// (kept from tick to tick, grown only with the fish).
     pub(crate) fn renumber(&mut self) {
-        let identity = |chunk: usize, values: &mut [u32]| {
-            let first = (chunk * GATHER_CHUNK) as u32;
-            for (k, value) in values.iter_mut().enumerate() {
-                *value = first + k as u32;
-            }
-        };
-        self.order.par_chunks_mut(GATHER_CHUNK).enumerate().for_each(|(chunk, o)| identity(chunk, o));
-        self.rank.par_chunks_mut(GATHER_CHUNK).enumerate().for_each(|(chunk, r)| identity(chunk, r));
+        let n = self.order.len();
+        if self.identity.len() < n {
+            let from = self.identity.len() as u32;
+            self.identity.extend(from..n as u32);
+        }
+        self.renumbered = true;
     }
 
     /// The stable counting sort of `cell_of`: `cell_start`, `order` and
@@ -398,12 +405,12 @@ impl SpatialGrid {
 
     /// Sorted index → slot.
     pub fn order(&self) -> &[u32] {
-        &self.order
+        if self.renumbered { &self.identity[..self.order.len()] } else { &self.order }
     }
 
     /// Slot → sorted index.
     pub fn rank(&self) -> &[u32] {
-        &self.rank
+        if self.renumbered { &self.identity[..self.rank.len()] } else { &self.rank }
     }
 
     /// Number of fish indexed.
@@ -462,7 +469,8 @@ impl SpatialGrid {
             + self.cursor.capacity()
             + self.cell_of.capacity()
             + self.order.capacity()
-            + self.rank.capacity();
+            + self.rank.capacity()
+            + self.identity.capacity();
         u32s * 4 + self.snapshot.capacity() * core::mem::size_of::<Vec4>()
     }
 }
