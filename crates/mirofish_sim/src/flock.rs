@@ -85,8 +85,9 @@ pub enum SlotOrder {
     /// jumping about it. Measured on a 2-core machine: at a million fish a
     /// tick takes a tenth to a fifth less (`scale`, `passes -- --spatial
     /// 1`); at 100k, where the fish stay in the cache, the renumbering costs
-    /// as much as it saves or up to a sixth more. Slots (the indices of [`Flock::positions`] and
-    /// the rest) then change every tick: follow a fish by its id.
+    /// as much as it saves or up to a sixth more. Slots (the indices of
+    /// [`Flock::positions`] and the rest) then change every tick: follow a
+    /// fish by its id.
     Spatial,
 }
 
