@@ -53,7 +53,10 @@ const _: () = assert!(CHUNK.is_multiple_of(crate::grid::QUARTET), "force work it
 /// fish leaves one out.
 macro_rules! each_column {
     ($flock:expr, |$column:ident| $op:expr) => {
-        each_column!(@fields $flock, $column, $op, position velocity wander_phase leader fear school steering id)
+        each_column!(
+            @fields $flock, $column, $op,
+            position velocity wander_phase leader fear school steering id
+        )
     };
     (@fields $flock:expr, $column:ident, $op:expr, $($field:ident)*) => {{
         $({
