@@ -112,9 +112,10 @@ pub struct ForceSample {
 
 /// What the force pass hands the integrator for one fish, in one vector
 /// `[ax, ay, fright, neighbours]`: kept small and apart from
-/// [`ForceSample`], because the integrator reads it by slot, at random
-/// places; and one vector, so that the kicks of four lanes are written (and
-/// read back) by a 4 × 4 transpose instead of lane by lane.
+/// [`ForceSample`], because the integrator reads it through each fish's
+/// rank, at random places where the slots are stable; and one vector, so
+/// that the kicks of four lanes are written (and read back) by a 4 × 4
+/// transpose instead of lane by lane.
 ///
 /// - `ax, ay`: the total acceleration, clamped to the school's `max_force`;
 /// - `fright`: fear from the predators seen this tick (0–1), before it is
