@@ -66,6 +66,17 @@ macro_rules! each_column {
     }};
 }
 
+/// Which columns besides the snapshot and the wander phases the index
+/// sorted ([`Flock::rebuild_index`]): the integrator moves those with the
+/// fish when it renumbers them.
+#[derive(Clone, Copy, Debug)]
+struct SortedColumns {
+    /// The leader flags.
+    leaders: bool,
+    /// The schools.
+    schools: bool,
+}
+
 /// How a flock numbers its slots.
 ///
 /// Either way each fish has an *id* ([`Flock::ids`]): the slot it would
@@ -146,10 +157,11 @@ pub struct Flock {
     /// Under [`SlotOrder::Spatial`], the fear the integrator writes into the
     /// new numbering (the old one is read while it does).
     renumbered_fear: Vec<f32>,
-    /// Whether the fish are as the last [`Flock::rebuild_index`] sorted them
-    /// (no fish added, removed or set since): what renumbering them in the
+    /// What the last [`Flock::rebuild_index`] sorted besides the snapshot,
+    /// while the fish are as it sorted them (none added, removed or set
+    /// since, and not yet integrated): what renumbering them in the
     /// integrator needs.
-    as_indexed: bool,
+    indexed: Option<SortedColumns>,
     grid: SpatialGrid,
     /// Force pass output, in sorted order (the integrator reads it through
     /// the grid's ranks).
@@ -197,7 +209,7 @@ impl Flock {
     /// Chooses how the slots are numbered (see [`SlotOrder`]). Going back
     /// to [`SlotOrder::Stable`] puts every fish in the slot of its id.
     pub fn set_slot_order(&mut self, order: SlotOrder) {
-        self.as_indexed = false;
+        self.indexed = None;
         if order == SlotOrder::Stable && self.slot_order == SlotOrder::Spatial {
             let mut slot_of = vec![0u32; self.len()];
             for (slot, &id) in self.id.iter().enumerate() {
@@ -224,7 +236,7 @@ impl Flock {
 
     /// Adds a fish and returns its slot.
     pub fn push(&mut self, position: Vec2, velocity: Vec2, wander_phase: f32) -> usize {
-        self.as_indexed = false;
+        self.indexed = None;
         self.position.push(position);
         self.velocity.push(velocity);
         self.wander_phase.push(wander_phase);
@@ -242,7 +254,7 @@ impl Flock {
     /// ids stay `0..len` (under [`SlotOrder::Stable`] that is the fish that
     /// moved).
     pub fn swap_remove(&mut self, slot: usize) -> Option<usize> {
-        self.as_indexed = false;
+        self.indexed = None;
         let last = self.len() - 1;
         let gone = self.id[slot];
         each_column!(self, |column| column.swap_remove(slot));
@@ -263,7 +275,7 @@ impl Flock {
     /// Keeps the fish whose ids are below `len` (under
     /// [`SlotOrder::Stable`], the first `len` slots), in their order.
     pub fn truncate(&mut self, len: usize) {
-        self.as_indexed = false;
+        self.indexed = None;
         if self.slot_order == SlotOrder::Stable || len >= self.len() {
             each_column!(self, |column| column.truncate(len));
             return;
@@ -277,7 +289,7 @@ impl Flock {
 
     /// Removes every fish.
     pub fn clear(&mut self) {
-        self.as_indexed = false;
+        self.indexed = None;
         each_column!(self, |column| column.clear());
     }
 
@@ -321,7 +333,7 @@ impl Flock {
     /// e.g. from the ECS's component columns before a tick — keeping their
     /// fear. Panics if `slots` is out of range.
     pub fn inputs_mut(&mut self, slots: core::ops::Range<usize>) -> FishInputs<'_> {
-        self.as_indexed = false;
+        self.indexed = None;
         FishInputs {
             position: &mut self.position[slots.clone()],
             velocity: &mut self.velocity[slots.clone()],
@@ -333,7 +345,7 @@ impl Flock {
 
     /// Sets how afraid the fish in `slot` is (clamped to 0–1).
     pub fn set_fear(&mut self, slot: usize, fear: f32) {
-        self.as_indexed = false;
+        self.indexed = None;
         self.fear[slot] = if fear.is_nan() { 0.0 } else { fear.clamp(0.0, 1.0) };
     }
 
@@ -345,13 +357,13 @@ impl Flock {
     /// Puts the fish in `slot` into school `school` (an index into the
     /// school table the passes are given).
     pub fn set_school(&mut self, slot: usize, school: u16) {
-        self.as_indexed = false;
+        self.indexed = None;
         self.school[slot] = school;
     }
 
     /// Makes the fish in `slot` a leader (or not).
     pub fn set_leader(&mut self, slot: usize, leads: bool) {
-        self.as_indexed = false;
+        self.indexed = None;
         self.leader[slot] = leads;
     }
 
@@ -362,7 +374,7 @@ impl Flock {
 
     /// Sets the state of one fish (e.g. from the ECS before a tick).
     pub fn set(&mut self, slot: usize, position: Vec2, velocity: Vec2, wander_phase: f32) {
-        self.as_indexed = false;
+        self.indexed = None;
         self.position[slot] = position;
         self.velocity[slot] = velocity;
         self.wander_phase[slot] = wander_phase;
@@ -523,7 +535,7 @@ impl Flock {
                 });
             });
         }
-        self.as_indexed = true;
+        self.indexed = Some(SortedColumns { leaders, schools: several });
     }
 
     /// Whether the index sorts the leader flags and the schools (for a
@@ -600,6 +612,8 @@ impl Flock {
     /// hard backstop) and out of every obstacle (an obstacle that covers
     /// the tank's edge can leave a fish between the two only if it left no
     /// way out). One pass over the fish, not two: it runs at memory speed.
+    /// Under [`SlotOrder::Spatial`] the same pass renumbers the fish in the
+    /// order the index sorted them.
     pub fn integrate<S: SchoolTable + ?Sized>(&mut self, schools: &S, tank: &Tank, scene: &Scene, dt: f32) {
         let table = schools.table();
         self.school_motion.clear();
@@ -615,13 +629,14 @@ impl Flock {
         // fear) and writes it into the slot of its sorted place, so that
         // every read and write here, and in the next tick's index, runs
         // along memory.
-        let renumber = self.slot_order == SlotOrder::Spatial && self.as_indexed && self.grid.len() == n;
+        let spatial = self.slot_order == SlotOrder::Spatial;
+        let renumbered = self.indexed.take().filter(|_| spatial && self.grid.len() == n);
+        let renumber = renumbered.is_some();
         // Nobody afraid (the usual case): every fish's fear is the same zero
         // wherever it is, and stays where it is.
         let move_fear = renumber && !all_zero(&self.fear);
         let old_fear = if move_fear {
-            let old = core::mem::take(&mut self.fear);
-            core::mem::swap(&mut self.fear, &mut self.renumbered_fear);
+            let old = core::mem::replace(&mut self.fear, core::mem::take(&mut self.renumbered_fear));
             self.fear.resize(n, 0.0);
             old
         } else {
@@ -705,22 +720,21 @@ impl Flock {
                 }
             });
         });
-        if renumber {
-            // Every other column of the fish follows them into their new slots.
+        if let Some(sorted) = renumbered {
+            // Every other column of the fish follows them into their new
+            // slots: those the index sorted, and the fear if it moved.
             if move_fear {
                 self.renumbered_fear = old_fear;
             }
-            let (leaders, schools) = self.columns_to_sort(table.len());
-            if leaders {
+            if sorted.leaders {
                 core::mem::swap(&mut self.leader, &mut self.sorted_leader);
             }
-            if schools {
+            if sorted.schools {
                 core::mem::swap(&mut self.school, &mut self.sorted_school);
             }
             core::mem::swap(&mut self.id, &mut self.sorted_id);
             run(self.pool.as_deref(), || self.grid.renumber());
         }
-        self.as_indexed = false;
         self.tick += 1;
     }
 
