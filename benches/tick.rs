@@ -29,7 +29,10 @@ use std::time::{Duration, Instant};
 use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BatchSize, BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 use mirofish::prelude::*;
 use mirofish::sim::{KernelPath, NeighbourSearch, Simulation, SlotOrder};
 
@@ -105,16 +108,32 @@ fn threads(c: &mut Criterion) {
     group.finish();
 }
 
+/// One benchmark per variant, `label/param`: `setup` makes each variant's
+/// simulation of `n` fish.
+fn variants<T: Copy>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    param: &str,
+    n: usize,
+    variants: [(&str, T); 2],
+    setup: impl Fn(T) -> Simulation,
+) {
+    for (label, variant) in variants {
+        let sim = setup(variant);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(BenchmarkId::new(label, param), |b| tick(b, &sim));
+    }
+}
+
 fn build(c: &mut Criterion) {
     let mut group = c.benchmark_group("build");
     group.sample_size(20);
+    let paths = [("fastest", KernelPath::Fastest), ("portable", KernelPath::Portable)];
     for (density, neighbours) in [("sparse", 6.5), ("crowded", 50.0)] {
-        for (label, path) in [("fastest", KernelPath::Fastest), ("portable", KernelPath::Portable)] {
+        variants(&mut group, density, 10_000, paths, |path| {
             let mut sim = simulation_at(10_000, None, neighbours);
             sim.flock.set_kernel_path(path);
-            group.throughput(Throughput::Elements(10_000));
-            group.bench_with_input(BenchmarkId::new(label, density), &path, |b, _| tick(b, &sim));
-        }
+            sim
+        });
     }
     group.finish();
 }
@@ -122,15 +141,15 @@ fn build(c: &mut Criterion) {
 fn slots(c: &mut Criterion) {
     let mut group = c.benchmark_group("slots");
     group.sample_size(10);
+    let orders = [("stable", SlotOrder::Stable), ("spatial", SlotOrder::Spatial)];
     for (size, n) in [("100k", 100_000), ("1m", 1_000_000)] {
-        for (label, order) in [("stable", SlotOrder::Stable), ("spatial", SlotOrder::Spatial)] {
+        variants(&mut group, size, n, orders, |order| {
             let mut sim = simulation(n, Some(2));
             sim.flock.set_slot_order(order);
             // Renumbered once before the clones are taken.
             sim.step().expect("valid parameters");
-            group.throughput(Throughput::Elements(n as u64));
-            group.bench_with_input(BenchmarkId::new(label, size), &order, |b, _| tick(b, &sim));
-        }
+            sim
+        });
     }
     group.finish();
 }
