@@ -134,7 +134,13 @@ impl SpatialGrid {
                     }
                 },
             );
-            order_ties(&mut self.order, sorted, 0, &self.cell_start, key);
+            if order_ties(&mut self.order, sorted, 0, &self.cell_start, key) {
+                // The ranks of the fish moved: all of them, along memory
+                // where the slots follow last tick's order.
+                for (s, &slot) in self.order.iter().enumerate() {
+                    self.rank[slot as usize] = s as u32;
+                }
+            }
         }
 
         // The snapshot the force pass reads, gathered in sorted order, all
@@ -534,8 +540,7 @@ pub(crate) struct Extras<'a> {
     /// slot, and the keys are gathered into sorted order in `sorted`. For a
     /// caller whose slots are not its fish's identity
     /// ([`crate::flock::SlotOrder`]), so that the order, and every sum,
-    /// follows the identity. The ranks are left stale: that caller
-    /// renumbers ([`SpatialGrid::renumber`]).
+    /// follows the identity.
     pub ties: Option<(&'a [u32], &'a mut Vec<u32>)>,
 }
 
@@ -551,22 +556,22 @@ const TIES_INSERTION: usize = 32;
 /// tick to the next, in key order already, so most cells are only checked
 /// (their keys read along memory); where fish came in, a small cell is
 /// sorted by insertion, a large one by key (unstably: the keys differ).
-fn order_ties(order: &mut [u32], keys: &mut [u32], offset: u32, starts: &[u32], key: &[u32]) {
+/// Whether any fish moved.
+fn order_ties(order: &mut [u32], keys: &mut [u32], offset: u32, starts: &[u32], key: &[u32]) -> bool {
     let cells = starts.len() - 1;
     if order.len() > TIES_PIECE && cells > 1 {
         let mid = cells / 2;
         let at = (starts[mid] - offset) as usize;
         let ((order, order_2), (keys, keys_2)) = (order.split_at_mut(at), keys.split_at_mut(at));
-        rayon::join(
+        let (low, high) = rayon::join(
             || order_ties(order, keys, offset, &starts[..=mid], key),
             || order_ties(order_2, keys_2, starts[mid], &starts[mid..], key),
         );
-        return;
+        return low | high;
     }
     if order.len() > TIES_PIECE {
         // One cell too large to split.
-        sort_cell(order, keys, key);
-        return;
+        return sort_cell(order, keys, key);
     }
     // Where each cell starts, as bits (a start past the end, of empty
     // cells there, lands in the spare word); then, 64 places at a time
@@ -578,7 +583,7 @@ fn order_ties(order: &mut [u32], keys: &mut [u32], offset: u32, starts: &[u32], 
         start[at / 64] |= 1 << (at % 64);
     }
     let is_start = |at: usize| start[at / 64] >> (at % 64) & 1 == 1;
-    let mut sorted_to = 0;
+    let (mut sorted_to, mut moved) = (0, false);
     for (word, &starts_here) in start.iter().enumerate().take(order.len().div_ceil(64)) {
         let places = word * 64..((word + 1) * 64).min(order.len());
         let mut below = 0u64;
@@ -594,18 +599,19 @@ fn order_ties(order: &mut [u32], keys: &mut [u32], offset: u32, starts: &[u32], 
             }
             let first = (0..at).rev().find(|&a| is_start(a)).unwrap_or(0);
             let end = (at + 1..order.len()).find(|&b| is_start(b)).unwrap_or(order.len());
-            sort_cell(&mut order[first..end], &mut keys[first..end], key);
+            moved |= sort_cell(&mut order[first..end], &mut keys[first..end], key);
             sorted_to = end;
         }
     }
+    moved
 }
 
 /// Sorts one cell's fish (`order`, their keys in `keys`) by key: by
 /// insertion where there are few, else by `key` (unstably: the keys
-/// differ), the keys then gathered again.
-fn sort_cell(order: &mut [u32], keys: &mut [u32], key: &[u32]) {
+/// differ), the keys then gathered again. Whether any moved.
+fn sort_cell(order: &mut [u32], keys: &mut [u32], key: &[u32]) -> bool {
     if keys.is_sorted() {
-        return;
+        return false;
     }
     if order.len() <= TIES_INSERTION {
         for i in 1..order.len() {
@@ -616,12 +622,13 @@ fn sort_cell(order: &mut [u32], keys: &mut [u32], key: &[u32]) {
                 j -= 1;
             }
         }
-        return;
+        return true;
     }
     order.sort_unstable_by_key(|&fish| key[fish as usize]);
     for (k, &fish) in keys.iter_mut().zip(order.iter()) {
         *k = key[fish as usize];
     }
+    true
 }
 
 /// The counting sort's exclusive scan in (cell, stripe) order: `counts`
@@ -904,6 +911,7 @@ mod tests {
                 assert_eq!(members, &keyed.order[range], "{radius}: cell {c}");
             }
             for (s, &slot) in keyed.order().iter().enumerate() {
+                assert_eq!(keyed.rank()[slot as usize] as usize, s, "{radius}: the ranks follow the order");
                 assert_eq!(keyed.sorted_position(s), pos[slot as usize]);
                 assert_eq!(sorted_keys[s], key[slot as usize]);
                 assert_eq!(sorted_also[s], also[slot as usize]);
