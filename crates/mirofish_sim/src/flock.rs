@@ -556,7 +556,8 @@ impl Flock {
         self.sorted_kick.resize(n, Kick::default());
         let record = self.record_rules;
         self.sorted_samples.resize(if record { n } else { 0 }, ForceSample::default());
-        let has_leaders = any_set(&self.leader);
+        // What the index found, where the fish are as it sorted them.
+        let has_leaders = self.indexed.map_or_else(|| any_set(&self.leader), |sorted| sorted.leaders);
         let others = table.len() > 1;
         self.school_caches.clear();
         self.school_caches.extend(table.iter().map(|p| SchoolCache::new(p, others, has_leaders)));
