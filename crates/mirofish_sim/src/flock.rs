@@ -167,6 +167,9 @@ pub struct Flock {
     /// the grid's ranks).
     sorted_kick: Vec<Kick>,
     sorted_samples: Vec<ForceSample>,
+    /// The leaders by id, which [`Flock::move_predators`] sums under
+    /// [`SlotOrder::Spatial`]: kept, so that a tick does not allocate.
+    leaders_by_id: Vec<(u32, Vec2)>,
     search: NeighbourSearch,
     /// Which build of the force pass runs.
     kernel_path: KernelPath,
@@ -742,11 +745,13 @@ impl Flock {
     /// After the fish: the leaders' route moves on if they reached its
     /// current waypoint; each chasing predator steers at the fish nearest to
     /// it (ties go to the lowest id), then every predator moves.
-    pub fn move_predators(&self, scene: &mut Scene, tank: &Tank, dt: f32) {
-        if let Some(route) = &mut scene.route
-            && let Some(centre) = self.leaders_centre()
-        {
-            route.advance(centre);
+    pub fn move_predators(&mut self, scene: &mut Scene, tank: &Tank, dt: f32) {
+        if let Some(route) = &mut scene.route {
+            let mut by_id = core::mem::take(&mut self.leaders_by_id);
+            if let Some(centre) = self.leaders_centre_with(&mut by_id) {
+                route.advance(centre);
+            }
+            self.leaders_by_id = by_id;
         }
         let wrap = tank.boundary == BoundaryMode::Wrap;
         for predator in &mut scene.predators {
@@ -763,6 +768,12 @@ impl Flock {
     /// order of their ids, so that the bits do not depend on the
     /// [`SlotOrder`].
     pub fn leaders_centre(&self) -> Option<Vec2> {
+        self.leaders_centre_with(&mut Vec::new())
+    }
+
+    /// [`Flock::leaders_centre`], sorting the leaders by id (under
+    /// [`SlotOrder::Spatial`]) in `by_id`, whose buffer it reuses.
+    fn leaders_centre_with(&self, by_id: &mut Vec<(u32, Vec2)>) -> Option<Vec2> {
         let leaders = self.position.iter().zip(&self.leader).zip(&self.id).filter(|((_, l), _)| **l);
         let mean = |positions: &mut dyn Iterator<Item = Vec2>| {
             let (sum, n) = positions.fold((Vec2::ZERO, 0u32), |(s, n), p| (s + p, n + 1));
@@ -772,9 +783,10 @@ impl Flock {
             // Slots are ids: no sort, and no allocation.
             return mean(&mut leaders.map(|((p, _), _)| *p));
         }
-        let mut by_id: Vec<(u32, Vec2)> = leaders.map(|((p, _), &id)| (id, *p)).collect();
+        by_id.clear();
+        by_id.extend(leaders.map(|((p, _), &id)| (id, *p)));
         by_id.sort_unstable_by_key(|&(id, _)| id);
-        mean(&mut by_id.into_iter().map(|(_, p)| p))
+        mean(&mut by_id.iter().map(|&(_, p)| p))
     }
 
     /// The slot of the fish nearest to `p` (wrap-aware), if any; of fish

@@ -1,8 +1,8 @@
 //! A warmed-up tick allocates nothing on the heap: every buffer (grid,
-//! sorted snapshot, kicks, samples) is reused, and validation builds no
-//! message unless it fails.
+//! sorted snapshot, kicks, samples, the leaders sorted by id) is reused,
+//! and validation builds no message unless it fails.
 
-use mirofish_sim::{BoundaryMode, FlockParams, Obstacle, Predator, Simulation, SlotOrder, Tank, Vec2};
+use mirofish_sim::{BoundaryMode, FlockParams, Obstacle, Predator, Route, Simulation, SlotOrder, Tank, Vec2};
 
 #[global_allocator]
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
@@ -34,6 +34,12 @@ fn warmed_up_ticks_do_not_allocate() {
         if scene {
             sim.scene.obstacles.push(Obstacle { centre: Vec2::ZERO, radius: 50.0 });
             sim.scene.predators.push(Predator::new(Vec2::new(100.0, 0.0), 120.0));
+            // Leaders on a route: the route advances on the leaders'
+            // centre, summed by id (sorted, under space-ordered slots).
+            sim.scene.route = Some(Route::new(vec![Vec2::new(-200.0, 0.0), Vec2::new(200.0, 0.0)], 30.0));
+            for slot in (0..5000).step_by(250) {
+                sim.flock.set_leader(slot, true);
+            }
         }
         let allocations = pool.install(|| {
             sim.run(3).unwrap();
