@@ -10,7 +10,11 @@
 
 use core::f32::consts::FRAC_2_PI;
 
-use glam::{Vec2, Vec4};
+use glam::Vec2;
+#[cfg(test)]
+use glam::Vec4;
+
+use crate::lanes::Lanes;
 
 /// π/2 split in two, so that `x - k·π/2` keeps its precision for the
 /// angles a simulation sees (Cody–Waite reduction).
@@ -65,26 +69,26 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
 /// does.
 const LANE_LIMIT: f32 = 1.0e6;
 
-/// [`sin_cos`] of four angles at once, the same bits lane by lane: the
-/// force kernel's wander for four fish. `None` if an angle is non-finite or
-/// beyond ±10⁶ (the one-angle form handles those).
-#[inline]
-pub(crate) fn sin_cos_lanes(x: Vec4) -> Option<(Vec4, Vec4)> {
+/// [`sin_cos`] of four angles at once (or eight, [`Lanes`]), the same bits
+/// lane by lane: the force kernel's wander for four fish. `None` if an
+/// angle is non-finite or beyond ±10⁶ (the one-angle form handles those).
+#[inline(always)]
+pub(crate) fn sin_cos_lanes<V: Lanes>(x: V) -> Option<(V, V)> {
     // NaN fails the comparison too.
-    if !x.abs().cmple(Vec4::splat(LANE_LIMIT)).all() {
+    if !V::all(x.abs().cmple(x.splat(LANE_LIMIT))) {
         return None;
     }
     let q = x * FRAC_2_PI;
     // Round half away from zero, as the scalar form's `as i64` does.
-    let k = Vec4::select(q.cmpge(Vec4::ZERO), q + 0.5, q - 0.5).trunc();
+    let k = V::select(q.cmpge(x.splat(0.0)), q + 0.5, q - 0.5).trunc();
     let (s, c) = reduced(x, k);
     // The quadrant modulo 4, exact in `f32` for these magnitudes.
     let quadrant = k - (k * 0.25).floor() * 4.0;
-    let one = quadrant.cmpeq(Vec4::ONE);
-    let swap = one | quadrant.cmpeq(Vec4::splat(3.0));
-    let (sin, cos) = (Vec4::select(swap, c, s), Vec4::select(swap, s, c));
-    let sin = Vec4::select(quadrant.cmpge(Vec4::splat(2.0)), -sin, sin);
-    let cos = Vec4::select(one | quadrant.cmpeq(Vec4::splat(2.0)), -cos, cos);
+    let one = quadrant.cmpeq(x.splat(1.0));
+    let swap = one | quadrant.cmpeq(x.splat(3.0));
+    let (sin, cos) = (V::select(swap, c, s), V::select(swap, s, c));
+    let sin = V::select(quadrant.cmpge(x.splat(2.0)), -sin, sin);
+    let cos = V::select(one | quadrant.cmpeq(x.splat(2.0)), -cos, cos);
     Some((sin, cos))
 }
 

@@ -456,7 +456,7 @@ impl SpatialGrid {
     /// The quartet of fish at sorted indices `base..base + 4` (`base` a
     /// multiple of four) component by component, one fish per lane:
     /// `[x, y, vx, vy]`. Lanes past the last fish are zero.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn quartet(&self, base: usize) -> [Vec4; 4] {
         let [a, b, c, d] =
             <[Vec4; QUARTET]>::try_from(&self.snapshot[base..base + QUARTET]).expect("four fish");

@@ -17,7 +17,9 @@
 //! Where the CPU has AVX2, the pass runs a build of itself compiled for
 //! AVX2 (chosen at run time, [`KernelPath`]), whose quartets take their
 //! candidates two at a time (`quartet/avx2.rs`) and add every term in the
-//! same order: the same bits as the portable build.
+//! same order, and whose quartets go by pairs: both scanned, then their
+//! neighbourhood rules evaluated eight lanes wide (the same generic rules,
+//! `crate::lanes`). The same bits as the portable build.
 //!
 //! Fish that need more go one at a time: a school with a shaped view
 //! (blind spot, zone or distance weights, leaders, other schools ignored)
@@ -277,20 +279,49 @@ impl ForceKernel<'_> {
         let all_round = !self.caches.iter().any(|c| c.shaped);
         let topological = self.table.iter().any(|p| p.topological_neighbours > 0);
         let capped = self.table.iter().any(|p| p.neighbour_cap > 0);
-        for (q, kicks) in kicks.chunks_mut(QUARTET).enumerate() {
-            let s = base + q * QUARTET;
-            let range = q * QUARTET..q * QUARTET + kicks.len();
-            let samples = samples.as_deref_mut().map(|all| &mut all[range]);
-            let school_of = |s: usize| school::clamp_index(self.sorted_school[s], self.caches.len());
-            let plain = (all_round || (s..s + kicks.len()).all(|s| !self.caches[school_of(s)].shaped))
+        let school_of = |s: usize| school::clamp_index(self.sorted_school[s], self.caches.len());
+        let plain = |s: usize, m: usize| {
+            (all_round || (s..s + m).all(|s| !self.caches[school_of(s)].shaped))
                 // A topological neighbourhood goes by quartets of one school.
-                && (!topological || (s..s + kicks.len()).all(|t| school_of(t) == school_of(s)));
-            match (plain, self.grid.wraps()) {
+                && (!topological || (s..s + m).all(|t| school_of(t) == school_of(s)))
+        };
+        let wraps = self.grid.wraps();
+        let mut q = 0;
+        while q * QUARTET < kicks.len() {
+            let s = base + q * QUARTET;
+            let range = q * QUARTET..(q * QUARTET + 2 * QUARTET).min(kicks.len());
+            if AVX2 && range.len() == 2 * QUARTET && plain(s, 2 * QUARTET) {
+                // Two quartets, scanned one after the other, then their
+                // rules eight lanes wide. (A loop, not two calls: one copy
+                // of the scan in the build, not two.)
+                let mut scanned = [None, None];
+                for (i, scanned) in scanned.iter_mut().enumerate() {
+                    *scanned = Some(self.quartet_scan_at::<AVX2>(s + i * QUARTET, capped));
+                }
+                let [Some(first), Some(second)] = &scanned else { unreachable!("both quartets are scanned") };
+                let (kicks_first, kicks_second) = kicks[range.clone()].split_at_mut(QUARTET);
+                let samples = match samples.as_deref_mut() {
+                    Some(all) => {
+                        let (first, second) = all[range].split_at_mut(QUARTET);
+                        [Some(first), Some(second)]
+                    }
+                    None => [None, None],
+                };
+                self.quartet_pair_kicks::<AVX2>([first, second], [kicks_first, kicks_second], samples);
+                q += 2;
+                continue;
+            }
+            let range = q * QUARTET..(q * QUARTET + QUARTET).min(kicks.len());
+            let m = range.len();
+            let kicks = &mut kicks[range.clone()];
+            let samples = samples.as_deref_mut().map(|all| &mut all[range]);
+            match (plain(s, m), wraps) {
                 (true, true) => self.quartet::<true, AVX2>(s, kicks, samples, capped),
                 (true, false) => self.quartet::<false, AVX2>(s, kicks, samples, capped),
                 (false, true) => self.each_fish::<true>(s, kicks, samples, &mut cell),
                 (false, false) => self.each_fish::<false>(s, kicks, samples, &mut cell),
             }
+            q += 1;
         }
     }
 

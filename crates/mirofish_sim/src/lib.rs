@@ -39,6 +39,7 @@ pub mod config;
 pub mod flock;
 pub mod grid;
 mod kernel;
+mod lanes;
 pub mod metrics;
 pub mod noise;
 pub mod observe;

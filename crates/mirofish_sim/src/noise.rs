@@ -80,7 +80,7 @@ impl TickKey {
     /// fish per lane: the same bits. The hashing stays scalar (64-bit
     /// products); the conversion and the fold into the disc, whose branch
     /// would go either way for a fifth of the fish, run in the lanes.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn in_unit_disc_lanes(self, fish: [u64; 4], stream: Stream) -> [Vec4; 2] {
         let bits = fish.map(|f| self.bits(f, stream));
         let (x, y) = (bits.map(|b| unit_24(b >> 40)), bits.map(|b| unit_24((b << 32) >> 40)));

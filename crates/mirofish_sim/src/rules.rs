@@ -14,6 +14,7 @@
 
 use glam::{Vec2, Vec4, Vec4Swizzles};
 
+use crate::lanes::Lanes;
 use crate::params::FlockParams;
 
 /// Sums over one fish's neighbourhood, gathered in a single pass over the
@@ -307,20 +308,21 @@ impl RuleForces {
     }
 }
 
-/// The neighbourhoods of four fish, one per vector lane: what the force
-/// kernel's four-fish scan sums (counts as whole numbers in `f32`).
+/// The neighbourhoods of four fish (or eight, [`Lanes`]), one per vector
+/// lane: what the force kernel's four-fish scan sums (counts as whole
+/// numbers in `f32`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct NeighbourhoodLanes {
+pub(crate) struct NeighbourhoodLanes<V = Vec4> {
     /// Neighbours within the perception radius.
-    pub count: Vec4,
+    pub count: V,
     /// Sum of their velocities.
-    pub velocity: [Vec4; 2],
+    pub velocity: [V; 2],
     /// Sum of their offsets from the fish.
-    pub offset: [Vec4; 2],
+    pub offset: [V; 2],
     /// Neighbours within the separation radius.
-    pub separation_count: Vec4,
+    pub separation_count: V,
     /// Sum of their pushes.
-    pub separation: [Vec4; 2],
+    pub separation: [V; 2],
 }
 
 impl NeighbourhoodLanes {
@@ -370,67 +372,91 @@ impl NeighbourhoodLanes {
     }
 }
 
-/// [`RuleForces::evaluate`] for four fish, one per lane, with the same bits
-/// lane by lane: `[separation, alignment, cohesion, wander]`, each as
-/// `[x, y]` lanes. `None` where the one-fish form would take a special path
-/// (speed matching, a non-finite value, a huge phase): evaluate those fish
-/// one at a time.
+/// [`RuleForces::evaluate`] for four fish (or eight, [`Lanes`]), one per
+/// lane, with the same bits lane by lane: `[separation, alignment,
+/// cohesion, wander]`, each as `[x, y]` lanes. `None` where the one-fish
+/// form would take a special path (speed matching, a non-finite value, a
+/// huge phase): evaluate those fish one at a time.
+///
+/// Without closures: in the AVX2 build of the force pass the lanes'
+/// operations are intrinsics, which inline into functions of that build
+/// only (a closure is a function of its own).
 #[inline(always)]
-pub(crate) fn evaluate_lanes(
-    n: &NeighbourhoodLanes,
-    [vx, vy]: [Vec4; 2],
-    phase: Vec4,
+pub(crate) fn evaluate_lanes<V: Lanes>(
+    n: &NeighbourhoodLanes<V>,
+    v: [V; 2],
+    phase: V,
     params: &FlockParams,
-) -> Option<[[Vec4; 2]; 4]> {
+) -> Option<[[V; 2]; 4]> {
     if params.match_speed {
         return None;
     }
-    let max_speed = Vec4::splat(params.max_speed);
-    let some = n.count.cmpgt(Vec4::ZERO);
-    // `alignment_and_cohesion`: full speed along the mean, minus the
-    // velocity; zero without neighbours.
-    let towards_mean = |[sx, sy]: [Vec4; 2]| {
-        let (mx, my) = (sx / n.count, sy / n.count);
-        let rcp = Vec4::ONE / (mx * mx + my * my).sqrt();
-        let usable = rcp.is_finite_mask() & rcp.cmpgt(Vec4::ZERO);
-        let change = |m: Vec4, v: Vec4| {
-            Vec4::select(some, Vec4::select(usable, m * rcp, Vec4::ZERO) * max_speed - v, Vec4::ZERO)
-        };
-        [change(mx, vx), change(my, vy)]
-    };
-    let pushed = n.separation_count.cmpgt(Vec4::ZERO);
-    let separation = n.separation.map(|s| Vec4::select(pushed, s * max_speed, Vec4::ZERO));
+    let max_speed = n.count.splat(params.max_speed);
+    let zero = n.count.splat(0.0);
+    let pushed = n.separation_count.cmpgt(zero);
+    let separation = [
+        V::select(pushed, n.separation[0] * max_speed, zero),
+        V::select(pushed, n.separation[1] * max_speed, zero),
+    ];
     let (sin, cos) = crate::angle::sin_cos_lanes(phase)?;
-    let changes =
-        [separation, towards_mean(n.velocity), towards_mean(n.offset), [cos * max_speed, sin * max_speed]];
+    let changes = [
+        separation,
+        towards_mean(n.velocity, n.count, v, max_speed),
+        towards_mean(n.offset, n.count, v, max_speed),
+        [cos * max_speed, sin * max_speed],
+    ];
     let weights =
         [params.separation_weight, params.alignment_weight, params.cohesion_weight, params.wander_weight];
     // `steer_four`, a rule at a time; a non-finite length anywhere sends
     // the quartet to the one-fish form.
     let (inv, max) = (1.0 / params.reaction_time, params.max_force);
-    let scaled = changes.map(|[cx, cy]| [cx * inv, cy * inv]);
-    let len2 = scaled.map(|[x, y]| x * x + y * y);
-    let finite = len2[0].cmplt(Vec4::INFINITY)
-        & len2[1].cmplt(Vec4::INFINITY)
-        & len2[2].cmplt(Vec4::INFINITY)
-        & len2[3].cmplt(Vec4::INFINITY);
-    if !finite.all() {
+    let mut scaled = [[zero; 2]; 4];
+    let mut len2 = [zero; 4];
+    for k in 0..4 {
+        let [cx, cy] = changes[k];
+        let [x, y] = [cx * inv, cy * inv];
+        scaled[k] = [x, y];
+        len2[k] = x * x + y * y;
+    }
+    let infinite = zero.splat(f32::INFINITY);
+    let finite =
+        len2[0].cmplt(infinite) & len2[1].cmplt(infinite) & len2[2].cmplt(infinite) & len2[3].cmplt(infinite);
+    if !V::all(finite) {
         return None;
     }
-    let mut out = [[Vec4::ZERO; 2]; 4];
-    for (k, out) in out.iter_mut().enumerate() {
+    let mut out = [[zero; 2]; 4];
+    for k in 0..4 {
         let [x, y] = scaled[k];
-        let scale =
-            Vec4::select(len2[k].cmple(Vec4::splat(max * max)), Vec4::ONE, Vec4::splat(max) / len2[k].sqrt());
-        *out = [x * scale * weights[k], y * scale * weights[k]];
+        let scale = V::select(
+            len2[k].cmple(zero.splat(max * max)),
+            zero.splat(1.0),
+            zero.splat(max) / len2[k].sqrt(),
+        );
+        out[k] = [x * scale * weights[k], y * scale * weights[k]];
     }
     Some(out)
+}
+
+/// `alignment_and_cohesion` in lanes: full speed along the mean of the
+/// sums `[sx, sy]` over `count`, minus the velocity `[vx, vy]`; zero
+/// without neighbours.
+#[inline(always)]
+fn towards_mean<V: Lanes>([sx, sy]: [V; 2], count: V, [vx, vy]: [V; 2], max_speed: V) -> [V; 2] {
+    let zero = count.splat(0.0);
+    let some = count.cmpgt(zero);
+    let (mx, my) = (sx / count, sy / count);
+    let rcp = zero.splat(1.0) / (mx * mx + my * my).sqrt();
+    let usable = rcp.is_finite_mask() & rcp.cmpgt(zero);
+    [
+        V::select(some, V::select(usable, mx * rcp, zero) * max_speed - vx, zero),
+        V::select(some, V::select(usable, my * rcp, zero) * max_speed - vy, zero),
+    ]
 }
 
 /// [`clamp_length`] of four vectors, one per lane (each to its own
 /// `max`), with the same bits; `None` if one is non-finite (the one-vector
 /// form handles those).
-#[inline]
+#[inline(always)]
 pub(crate) fn clamp_length_lanes([x, y]: [Vec4; 2], max: Vec4) -> Option<[Vec4; 2]> {
     let len2 = x * x + y * y;
     if !len2.cmplt(Vec4::INFINITY).all() {

@@ -49,8 +49,19 @@ const NOT_LANE: [BVec4A; LANES] = [
     BVec4A::new(true, true, true, false),
 ];
 
+/// A scanned quartet, ready for its rules.
+pub(super) struct Scanned {
+    /// Its fish.
+    quartet: Quartet,
+    /// Their neighbourhoods.
+    hoods: NeighbourhoodLanes,
+    /// The school of all four, if they are of one (the rules then go in
+    /// lanes).
+    school: Option<usize>,
+}
+
 /// The four fish whose neighbourhoods one scan sums, lane by lane.
-struct Quartet {
+pub(super) struct Quartet {
     /// Sorted index of lane 0 (a multiple of four).
     base: usize,
     /// Positions.
@@ -111,11 +122,105 @@ impl ForceKernel<'_> {
         &self,
         base: usize,
         kicks: &mut [Kick],
-        mut samples: Option<&mut [ForceSample]>,
+        samples: Option<&mut [ForceSample]>,
         capped: bool,
     ) {
+        let scanned = self.quartet_scan::<WRAP, AVX2>(base, kicks.len(), capped);
+        self.quartet_kicks(&scanned, kicks, samples);
+    }
+
+    /// The kicks of a scanned quartet.
+    #[inline(always)]
+    pub(super) fn quartet_kicks(
+        &self,
+        Scanned { quartet: q, hoods, school }: &Scanned,
+        kicks: &mut [Kick],
+        mut samples: Option<&mut [ForceSample]>,
+    ) {
+        let in_lanes = match school {
+            Some(school) if self.quiet => self.kicks_in_lanes(q, hoods, *school, kicks, &mut samples),
+            _ => false,
+        };
+        if !in_lanes {
+            self.kicks_one_by_one(q, hoods, kicks, samples);
+        }
+    }
+
+    /// [`ForceKernel::quartet_scan`] of the four fish at `base`, on a torus
+    /// or not as the grid is.
+    #[inline(always)]
+    pub(super) fn quartet_scan_at<const AVX2: bool>(&self, base: usize, capped: bool) -> Scanned {
+        if self.grid.wraps() {
+            self.quartet_scan::<true, AVX2>(base, LANES, capped)
+        } else {
+            self.quartet_scan::<false, AVX2>(base, LANES, capped)
+        }
+    }
+
+    /// The kicks of two scanned quartets of four fish each. In the AVX2
+    /// build, where both are of one school in a quiet scene, their
+    /// neighbourhood rules are evaluated at once, eight lanes wide
+    /// (`avx2::evaluate_octet`): the same operations on twice the lanes, so
+    /// the same bits, each instruction doing the work of two.
+    #[inline(always)]
+    pub(super) fn quartet_pair_kicks<const AVX2: bool>(
+        &self,
+        [first, second]: [&Scanned; 2],
+        [kicks_first, kicks_second]: [&mut [Kick]; 2],
+        [mut samples_first, mut samples_second]: [Option<&mut [ForceSample]>; 2],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if let (true, true, Some(school)) = (AVX2, self.quiet, first.school)
+            && second.school == Some(school)
+        {
+            let inputs = [self.rule_inputs(&first.quartet), self.rule_inputs(&second.quartet)];
+            // SAFETY: `AVX2` is true only within `ForceKernel::run_avx2`,
+            // which runs only where the CPU has AVX2.
+            #[expect(unsafe_code, reason = "the AVX2 rules, inlined into the AVX2 build of the pass")]
+            let rules =
+                unsafe { avx2::evaluate_octet([&first.hoods, &second.hoods], inputs, &self.table[school]) };
+            if let Some([rules_first, rules_second]) = rules {
+                for (scanned, rules, kicks, samples) in [
+                    (first, rules_first, kicks_first, &mut samples_first),
+                    (second, rules_second, kicks_second, &mut samples_second),
+                ] {
+                    let (q, hoods) = (&scanned.quartet, &scanned.hoods);
+                    if !self.kicks_of_rules(q, hoods, school, rules, kicks, samples) {
+                        self.kicks_one_by_one(q, hoods, kicks, samples.as_deref_mut());
+                    }
+                }
+                return;
+            }
+        }
+        self.quartet_kicks(first, kicks_first, samples_first);
+        self.quartet_kicks(second, kicks_second, samples_second);
+    }
+
+    /// The kicks of a scanned quartet's fish one at a time.
+    #[inline(always)]
+    fn kicks_one_by_one(
+        &self,
+        q: &Quartet,
+        hoods: &NeighbourhoodLanes,
+        kicks: &mut [Kick],
+        mut samples: Option<&mut [ForceSample]>,
+    ) {
+        for (k, kick) in kicks.iter_mut().enumerate() {
+            let sample = samples.as_deref_mut().map(|all| &mut all[k]);
+            *kick = self.kick(q.base + k, &hoods.lane(k), sample);
+        }
+    }
+
+    /// The neighbourhoods of the `m` fish of the quartet at `base`; whether
+    /// they are of one school, and the first's.
+    #[inline(always)]
+    fn quartet_scan<const WRAP: bool, const AVX2: bool>(
+        &self,
+        base: usize,
+        m: usize,
+        capped: bool,
+    ) -> Scanned {
         let g = self.grid;
-        let m = kicks.len();
         let [x, y, ..] = g.quartet(base);
         // One school (the usual case): every fish's index is 0 once clamped.
         let schools: [usize; LANES] = if self.table.len() == 1 {
@@ -189,14 +294,7 @@ impl ForceKernel<'_> {
                 l = end;
             }
         }
-        let in_lanes =
-            self.quiet && one_school && self.kicks_in_lanes(&q, &hoods, schools[0], kicks, &mut samples);
-        if !in_lanes {
-            for (k, kick) in kicks.iter_mut().enumerate() {
-                let sample = samples.as_deref_mut().map(|all| &mut all[k]);
-                *kick = self.kick(base + k, &hoods.lane(k), sample);
-            }
-        }
+        Scanned { quartet: q, hoods, school: one_school.then_some(schools[0]) }
     }
 
     /// The grid cells of the four fish at `x`, `y`, as
@@ -228,22 +326,46 @@ impl ForceKernel<'_> {
         kicks: &mut [Kick],
         samples: &mut Option<&mut [ForceSample]>,
     ) -> bool {
-        let (base, x, y, m) = (q.base, q.x, q.y, kicks.len());
-        let params = &self.table[school];
+        let (velocity, phase) = self.rule_inputs(q);
+        match rules::evaluate_lanes(hoods, velocity, phase, &self.table[school]) {
+            Some(rules) => self.kicks_of_rules(q, hoods, school, rules, kicks, samples),
+            None => false,
+        }
+    }
+
+    /// The velocities and wander phases of the quartet `q`'s fish (zeros
+    /// past the last fish).
+    #[inline(always)]
+    fn rule_inputs(&self, q: &Quartet) -> ([Vec4; 2], Vec4) {
+        let base = q.base;
         let [.., vx, vy] = self.grid.quartet(base);
         let phase = match self.sorted_phase.get(base..base + LANES) {
             Some(four) => Vec4::from_slice(four),
             None => {
                 let mut phase = [0.0; LANES];
-                phase[..m].copy_from_slice(&self.sorted_phase[base..base + m]);
+                let m = self.sorted_phase.len() - base;
+                phase[..m].copy_from_slice(&self.sorted_phase[base..]);
                 Vec4::from_array(phase)
             }
         };
-        let Some([separation, alignment, cohesion, wander]) =
-            rules::evaluate_lanes(hoods, [vx, vy], phase, params)
-        else {
-            return false;
-        };
+        ([vx, vy], phase)
+    }
+
+    /// [`ForceKernel::kicks_in_lanes`] once the neighbourhood rules are
+    /// evaluated (`rules`: separation, alignment, cohesion, wander): the
+    /// walls, the jitter, the clamp.
+    #[inline(always)]
+    fn kicks_of_rules(
+        &self,
+        q: &Quartet,
+        hoods: &NeighbourhoodLanes,
+        school: usize,
+        [separation, alignment, cohesion, wander]: [[Vec4; 2]; 4],
+        kicks: &mut [Kick],
+        samples: &mut Option<&mut [ForceSample]>,
+    ) -> bool {
+        let (x, y, m) = (q.x, q.y, kicks.len());
+        let params = &self.table[school];
         let mut boundary = [Vec4::ZERO; 2];
         if self.tank.boundary == BoundaryMode::SoftMargin {
             let (tank, margin) = (self.tank, self.tank.margin());
