@@ -49,11 +49,17 @@ const NOT_LANE: [BVec4A; LANES] = [
     BVec4A::new(true, true, true, false),
 ];
 
-/// A scanned quartet, ready for its rules.
+/// A scanned quartet, ready for its rules: only what they read (a small
+/// value: the AVX2 build keeps two).
 pub(super) struct Scanned {
-    /// Its fish.
-    quartet: Quartet,
-    /// Their neighbourhoods.
+    /// Sorted index of lane 0.
+    base: usize,
+    /// Positions.
+    x: Vec4,
+    y: Vec4,
+    /// Ids, for the jitter.
+    id: [u32; LANES],
+    /// The fish's neighbourhoods.
     hoods: NeighbourhoodLanes,
     /// The school of all four, if they are of one (the rules then go in
     /// lanes).
@@ -133,16 +139,16 @@ impl ForceKernel<'_> {
     #[inline(always)]
     pub(super) fn quartet_kicks(
         &self,
-        Scanned { quartet: q, hoods, school }: &Scanned,
+        scanned: &Scanned,
         kicks: &mut [Kick],
         mut samples: Option<&mut [ForceSample]>,
     ) {
-        let in_lanes = match school {
-            Some(school) if self.quiet => self.kicks_in_lanes(q, hoods, *school, kicks, &mut samples),
+        let in_lanes = match scanned.school {
+            Some(school) if self.quiet => self.kicks_in_lanes(scanned, school, kicks, &mut samples),
             _ => false,
         };
         if !in_lanes {
-            self.kicks_one_by_one(q, hoods, kicks, samples);
+            self.kicks_one_by_one(scanned, kicks, samples);
         }
     }
 
@@ -173,7 +179,7 @@ impl ForceKernel<'_> {
         if let (true, true, Some(school)) = (AVX2, self.quiet, first.school)
             && second.school == Some(school)
         {
-            let inputs = [self.rule_inputs(&first.quartet), self.rule_inputs(&second.quartet)];
+            let inputs = [self.rule_inputs(first.base), self.rule_inputs(second.base)];
             // SAFETY: `AVX2` is true only within `ForceKernel::run_avx2`,
             // which runs only where the CPU has AVX2.
             #[expect(unsafe_code, reason = "the AVX2 rules, inlined into the AVX2 build of the pass")]
@@ -184,9 +190,8 @@ impl ForceKernel<'_> {
                     (first, rules_first, kicks_first, &mut samples_first),
                     (second, rules_second, kicks_second, &mut samples_second),
                 ] {
-                    let (q, hoods) = (&scanned.quartet, &scanned.hoods);
-                    if !self.kicks_of_rules(q, hoods, school, rules, kicks, samples) {
-                        self.kicks_one_by_one(q, hoods, kicks, samples.as_deref_mut());
+                    if !self.kicks_of_rules(scanned, school, rules, kicks, samples) {
+                        self.kicks_one_by_one(scanned, kicks, samples.as_deref_mut());
                     }
                 }
                 return;
@@ -200,14 +205,13 @@ impl ForceKernel<'_> {
     #[inline(always)]
     fn kicks_one_by_one(
         &self,
-        q: &Quartet,
-        hoods: &NeighbourhoodLanes,
+        scanned: &Scanned,
         kicks: &mut [Kick],
         mut samples: Option<&mut [ForceSample]>,
     ) {
         for (k, kick) in kicks.iter_mut().enumerate() {
             let sample = samples.as_deref_mut().map(|all| &mut all[k]);
-            *kick = self.kick(q.base + k, &hoods.lane(k), sample);
+            *kick = self.kick(scanned.base + k, &scanned.hoods.lane(k), sample);
         }
     }
 
@@ -294,7 +298,7 @@ impl ForceKernel<'_> {
                 l = end;
             }
         }
-        Scanned { quartet: q, hoods, school: one_school.then_some(schools[0]) }
+        Scanned { base, x, y, id: q.id, hoods, school: one_school.then_some(schools[0]) }
     }
 
     /// The grid cells of the four fish at `x`, `y`, as
@@ -312,32 +316,30 @@ impl ForceKernel<'_> {
         core::array::from_fn(|l| self.grid.cell_coords(Vec2::new(x[l], y[l])))
     }
 
-    /// What [`ForceKernel::kick`] computes for the fish of quartet `q`
-    /// (as many as `kicks` holds), all of school `school`, in a quiet
-    /// scene, four at once: the same bits, written to `kicks` (and
+    /// What [`ForceKernel::kick`] computes for the fish of the scanned
+    /// quartet (as many as `kicks` holds), all of school `school`, in a
+    /// quiet scene, four at once: the same bits, written to `kicks` (and
     /// `samples`). `false`, with nothing written, where a fish needs one of
     /// the one-fish special paths.
     #[inline(always)]
     fn kicks_in_lanes(
         &self,
-        q: &Quartet,
-        hoods: &NeighbourhoodLanes,
+        scanned: &Scanned,
         school: usize,
         kicks: &mut [Kick],
         samples: &mut Option<&mut [ForceSample]>,
     ) -> bool {
-        let (velocity, phase) = self.rule_inputs(q);
-        match rules::evaluate_lanes(hoods, velocity, phase, &self.table[school]) {
-            Some(rules) => self.kicks_of_rules(q, hoods, school, rules, kicks, samples),
+        let (velocity, phase) = self.rule_inputs(scanned.base);
+        match rules::evaluate_lanes(&scanned.hoods, velocity, phase, &self.table[school]) {
+            Some(rules) => self.kicks_of_rules(scanned, school, rules, kicks, samples),
             None => false,
         }
     }
 
-    /// The velocities and wander phases of the quartet `q`'s fish (zeros
+    /// The velocities and wander phases of the quartet at `base` (zeros
     /// past the last fish).
     #[inline(always)]
-    fn rule_inputs(&self, q: &Quartet) -> ([Vec4; 2], Vec4) {
-        let base = q.base;
+    fn rule_inputs(&self, base: usize) -> ([Vec4; 2], Vec4) {
         let [.., vx, vy] = self.grid.quartet(base);
         let phase = match self.sorted_phase.get(base..base + LANES) {
             Some(four) => Vec4::from_slice(four),
@@ -357,14 +359,13 @@ impl ForceKernel<'_> {
     #[inline(always)]
     fn kicks_of_rules(
         &self,
-        q: &Quartet,
-        hoods: &NeighbourhoodLanes,
+        scanned: &Scanned,
         school: usize,
         [separation, alignment, cohesion, wander]: [[Vec4; 2]; 4],
         kicks: &mut [Kick],
         samples: &mut Option<&mut [ForceSample]>,
     ) -> bool {
-        let (x, y, m) = (q.x, q.y, kicks.len());
+        let (x, y, m, hoods) = (scanned.x, scanned.y, kicks.len(), &scanned.hoods);
         let params = &self.table[school];
         let mut boundary = [Vec4::ZERO; 2];
         if self.tank.boundary == BoundaryMode::SoftMargin {
@@ -386,7 +387,7 @@ impl ForceKernel<'_> {
                 boundary = [Vec4::from_array(bx), Vec4::from_array(by)];
             }
         }
-        let [jx, jy] = self.key.in_unit_disc_lanes(q.id.map(u64::from), Stream::Jitter);
+        let [jx, jy] = self.key.in_unit_disc_lanes(scanned.id.map(u64::from), Stream::Jitter);
         let amount = params.jitter * params.max_force;
         // The one-fish sum's order, with its zero obstacle, flight and goal.
         let total = |k: usize| {
