@@ -285,12 +285,19 @@ impl ForceKernel<'_> {
                 // A topological neighbourhood goes by quartets of one school.
                 && (!topological || (s..s + m).all(|t| school_of(t) == school_of(s)))
         };
-        let wraps = self.grid.wraps();
+        if !AVX2 {
+            for (q, kicks) in kicks.chunks_mut(QUARTET).enumerate() {
+                let (s, range) = (base + q * QUARTET, q * QUARTET..q * QUARTET + kicks.len());
+                let samples = samples.as_deref_mut().map(|all| &mut all[range]);
+                self.one_quartet::<AVX2>(s, kicks, samples, (plain(s, kicks.len()), capped), &mut cell);
+            }
+            return;
+        }
         let mut q = 0;
         while q * QUARTET < kicks.len() {
             let s = base + q * QUARTET;
             let range = q * QUARTET..(q * QUARTET + 2 * QUARTET).min(kicks.len());
-            if AVX2 && range.len() == 2 * QUARTET && plain(s, 2 * QUARTET) {
+            if range.len() == 2 * QUARTET && plain(s, 2 * QUARTET) {
                 // Two quartets, scanned one after the other, then their
                 // rules eight lanes wide. (A loop, not two calls: one copy
                 // of the scan in the build, not two.)
@@ -309,19 +316,33 @@ impl ForceKernel<'_> {
                 };
                 self.quartet_pair_kicks::<AVX2>([first, second], [kicks_first, kicks_second], samples);
                 q += 2;
-                continue;
+            } else {
+                let range = q * QUARTET..(q * QUARTET + QUARTET).min(kicks.len());
+                let (kicks, plain) = (&mut kicks[range.clone()], plain(s, range.len()));
+                let samples = samples.as_deref_mut().map(|all| &mut all[range]);
+                self.one_quartet::<AVX2>(s, kicks, samples, (plain, capped), &mut cell);
+                q += 1;
             }
-            let range = q * QUARTET..(q * QUARTET + QUARTET).min(kicks.len());
-            let m = range.len();
-            let kicks = &mut kicks[range.clone()];
-            let samples = samples.as_deref_mut().map(|all| &mut all[range]);
-            match (plain(s, m), wraps) {
-                (true, true) => self.quartet::<true, AVX2>(s, kicks, samples, capped),
-                (true, false) => self.quartet::<false, AVX2>(s, kicks, samples, capped),
-                (false, true) => self.each_fish::<true>(s, kicks, samples, &mut cell),
-                (false, false) => self.each_fish::<false>(s, kicks, samples, &mut cell),
-            }
-            q += 1;
+        }
+    }
+
+    /// The kicks of the quartet at `s`: `plain` (its fish all see all
+    /// round, and a topological school's are of one school) by the quartet
+    /// scan, else fish by fish.
+    #[inline(always)]
+    fn one_quartet<const AVX2: bool>(
+        &self,
+        s: usize,
+        kicks: &mut [Kick],
+        samples: Option<&mut [ForceSample]>,
+        (plain, capped): (bool, bool),
+        cell: &mut CellCache,
+    ) {
+        match (plain, self.grid.wraps()) {
+            (true, true) => self.quartet::<true, AVX2>(s, kicks, samples, capped),
+            (true, false) => self.quartet::<false, AVX2>(s, kicks, samples, capped),
+            (false, true) => self.each_fish::<true>(s, kicks, samples, cell),
+            (false, false) => self.each_fish::<false>(s, kicks, samples, cell),
         }
     }
 

@@ -66,6 +66,22 @@ pub(super) struct Scanned {
     school: Option<usize>,
 }
 
+/// The pieces of `run` before, among and after the quartet's own fish
+/// (`own`), each as `pick` takes it: scanning its own fish, a lane must
+/// skip itself.
+#[inline(always)]
+fn around_own<I>(
+    run: &core::ops::Range<usize>,
+    own: &core::ops::Range<usize>,
+    pick: &impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
+) -> [I; 3] {
+    [
+        pick(run, run.start, run.end.min(own.start)),
+        pick(run, run.start.max(own.start), run.end.min(own.end)),
+        pick(run, run.start.max(own.end), run.end),
+    ]
+}
+
 /// The four fish whose neighbourhoods one scan sums, lane by lane.
 pub(super) struct Quartet {
     /// Sorted index of lane 0 (a multiple of four).
@@ -73,11 +89,10 @@ pub(super) struct Quartet {
     /// Positions.
     x: Vec4,
     y: Vec4,
-    /// The positions to compare a candidate with ([`Quartet::x_facing`]):
-    /// `x` with lane `l` NaN for `l` in `0..4`, since scanning its own four
-    /// lane `l` meets itself as candidate `base + l` and must not count it
-    /// (a NaN distance is never within reach); then `x` itself.
-    x_facing: [Vec4; LANES + 1],
+    /// `x` with one lane NaN: scanning its own four, lane `l` meets itself
+    /// as candidate `l` and must not count it (a NaN distance is never
+    /// within reach).
+    x_without: [Vec4; LANES],
     /// Each lane's school's radii.
     perception2: Vec4,
     separation: Vec4,
@@ -87,16 +102,6 @@ pub(super) struct Quartet {
     id: [u32; LANES],
     /// The school's topological neighbourhood size (0: metric).
     topological: u32,
-}
-
-impl Quartet {
-    /// The fish positions `x` to compare candidate `j` with: `x`, but with
-    /// lane `j - base` NaN where `j` is one of the quartet's own fish. A
-    /// load without a branch: every other `j` is out of the first four.
-    #[inline(always)]
-    fn x_facing(&self, j: usize) -> Vec4 {
-        self.x_facing[j.wrapping_sub(self.base).min(LANES)]
-    }
 }
 
 /// The sums of a quartet's scan, one fish per lane (counts are whole
@@ -253,10 +258,7 @@ impl ForceKernel<'_> {
             base,
             x,
             y,
-            x_facing: core::array::from_fn(|l| match NOT_LANE.get(l) {
-                Some(&others) => Vec4::select(others, x, Vec4::NAN),
-                None => x,
-            }),
+            x_without: core::array::from_fn(|l| Vec4::select(NOT_LANE[l], x, Vec4::NAN)),
             perception2: reach(|r| r.perception2),
             separation: reach(|r| r.separation),
             separation2: reach(|r| r.separation2),
@@ -432,7 +434,7 @@ impl ForceKernel<'_> {
         let candidates: usize = if cap == 0 { 0 } else { runs.iter().map(|r| r.len()).sum() };
         let step = super::thinning_step(candidates, cap);
         if step == 1 {
-            return self.scan_quartet::<WRAP, AVX2, _>(q, runs, |run| run.clone());
+            return self.scan_quartet::<WRAP, AVX2, _>(q, runs, |_, a, b| a..b);
         }
         // Each quartet starts its stride elsewhere, so that neighbouring
         // quartets look at different samples.
@@ -451,7 +453,7 @@ impl ForceKernel<'_> {
                 *looked += all - usize::from(on_stride(&run, me, me + 1).len() == 1 && run.contains(&me));
             }
         }
-        let mut hoods = self.scan_quartet::<WRAP, AVX2, _>(q, runs, |run| on_stride(run, run.start, run.end));
+        let mut hoods = self.scan_quartet::<WRAP, AVX2, _>(q, runs, on_stride);
         for (l, looked) in looked.into_iter().enumerate() {
             let mut hood = hoods.lane(l);
             let nearest = (hood.count, hood.velocity_sum, hood.offset_sum);
@@ -467,25 +469,35 @@ impl ForceKernel<'_> {
     }
 
     /// The sums of all four lanes over the candidates of `runs` (ascending
-    /// and disjoint), one candidate at a time (two under `AVX2`): of each
-    /// run, the candidates `pick(run)` gives.
+    /// and disjoint), one candidate at a time (two under `AVX2`): within
+    /// the piece `a..b` of a run, the candidates `pick(run, a, b)` gives.
     #[inline(always)]
     fn scan_quartet<const WRAP: bool, const AVX2: bool, I: Iterator<Item = usize>>(
         &self,
         q: &Quartet,
         runs: &CandidateRuns,
-        pick: impl Fn(&core::ops::Range<usize>) -> I,
+        pick: impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
     ) -> NeighbourhoodLanes {
         let (mut acc, mut close) = (QuartetSums::default(), QuartetSeparation::default());
         let own = q.base..q.base + LANES;
         for run in runs.iter() {
-            // In one scan of the run (one loop, one exit), also where it
-            // holds the quartet's own fish, each of which must skip itself.
             if run.end <= own.start || own.end <= run.start {
-                self.scan::<WRAP, AVX2, false>((&mut acc, &mut close), pick(&run), run.end, q);
-            } else {
-                self.scan::<WRAP, AVX2, true>((&mut acc, &mut close), pick(&run), run.end, q);
+                // A run without the quartet's own fish (two rows of three).
+                self.scan::<WRAP, AVX2>(
+                    (&mut acc, &mut close),
+                    pick(&run, run.start, run.end),
+                    run.end,
+                    |_| q.x,
+                    q,
+                );
+                continue;
             }
+            // The quartet's own fish apart: each must skip itself.
+            let [before, mine, after] = around_own(&run, &own, &pick);
+            self.scan::<WRAP, AVX2>((&mut acc, &mut close), before, run.end, |_| q.x, q);
+            let without_self = |j: usize| q.x_without[j - q.base];
+            self.scan::<WRAP, AVX2>((&mut acc, &mut close), mine, run.end, without_self, q);
+            self.scan::<WRAP, AVX2>((&mut acc, &mut close), after, run.end, |_| q.x, q);
         }
         let mut hoods = lanes_of(&acc, &close);
         // A topological neighbourhood is the metric one where a fish has no
@@ -513,7 +525,7 @@ impl ForceKernel<'_> {
         &self,
         q: &Quartet,
         runs: &CandidateRuns,
-        pick: &impl Fn(&core::ops::Range<usize>) -> I,
+        pick: &impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
         crowded: BVec4A,
     ) -> NeighbourhoodLanes {
         let snapshot = self.grid.snapshot();
@@ -527,16 +539,19 @@ impl ForceKernel<'_> {
         let holds_own = |run: &core::ops::Range<usize>| run.start < own.end && own.start < run.end;
         let ordered = runs.iter().filter(|r| holds_own(r)).chain(runs.iter().filter(|r| !holds_own(r)));
         for run in ordered {
-            for j in pick(&run) {
-                let (_, _, d2) = self.offsets::<WRAP>(snapshot[j], q.x_facing(j), q);
-                let closer = d2.cmplt(q.perception2) & d2.cmplt(worst);
-                if closer.any() {
-                    let (d2s, mut worsts) = (d2.to_array(), worst.to_array());
-                    for l in (0..LANES).filter(|&l| closer.test(l)) {
-                        nearest[l].offer(d2s[l], j);
-                        worsts[l] = nearest[l].worst();
+            for (piece, candidates) in around_own(&run, &own, pick).into_iter().enumerate() {
+                for j in candidates {
+                    let fish_x = if piece == 1 { q.x_without[j - q.base] } else { q.x };
+                    let (_, _, d2) = self.offsets::<WRAP>(snapshot[j], fish_x, q);
+                    let closer = d2.cmplt(q.perception2) & d2.cmplt(worst);
+                    if closer.any() {
+                        let (d2s, mut worsts) = (d2.to_array(), worst.to_array());
+                        for l in (0..LANES).filter(|&l| closer.test(l)) {
+                            nearest[l].offer(d2s[l], j);
+                            worsts[l] = nearest[l].worst();
+                        }
+                        worst = Vec4::from_array(worsts);
                     }
-                    worst = Vec4::from_array(worsts);
                 }
             }
         }
@@ -559,14 +574,14 @@ impl ForceKernel<'_> {
     }
 
     /// [`ForceKernel::scan_candidates`], which under `AVX2` (only where
-    /// the CPU has it) takes the candidates two at a time. `OWN`: whether
-    /// the candidates may hold the quartet's own fish.
+    /// the CPU has it) takes the candidates two at a time.
     #[inline(always)]
-    fn scan<const WRAP: bool, const AVX2: bool, const OWN: bool>(
+    fn scan<const WRAP: bool, const AVX2: bool>(
         &self,
         sums: (&mut QuartetSums, &mut QuartetSeparation),
         candidates: impl Iterator<Item = usize>,
         end: usize,
+        fish_x: impl Fn(usize) -> Vec4,
         q: &Quartet,
     ) {
         #[cfg(target_arch = "x86_64")]
@@ -575,26 +590,26 @@ impl ForceKernel<'_> {
             // which runs only where the CPU has AVX2.
             #[expect(unsafe_code, reason = "the AVX2 scan, inlined into the AVX2 build of the pass")]
             unsafe {
-                avx2::scan_pairs::<WRAP, OWN>(self, sums, candidates, end, q);
+                avx2::scan_pairs::<WRAP>(self, sums, candidates, end, fish_x, q);
             }
             return;
         }
-        self.scan_candidates::<WRAP, OWN>(sums, candidates, end, q);
+        self.scan_candidates::<WRAP>(sums, candidates, end, fish_x, q);
     }
 
     /// Adds the candidates at sorted indices `run` (all below `end`) to the
-    /// sums of every lane, comparing candidate `j` with the fish at `x`,
-    /// or where they may be the quartet's own (`OWN`), at
-    /// [`Quartet::x_facing`].
+    /// sums of every lane, comparing candidate `j` with the fish at
+    /// `fish_x(j)` (the quartet's `x`, with a lane NaN where the candidate
+    /// is that lane).
     #[inline(always)]
-    fn scan_candidates<const WRAP: bool, const OWN: bool>(
+    fn scan_candidates<const WRAP: bool>(
         &self,
         (acc, close): (&mut QuartetSums, &mut QuartetSeparation),
         run: impl Iterator<Item = usize>,
         end: usize,
+        fish_x: impl Fn(usize) -> Vec4,
         q: &Quartet,
     ) {
-        let fish_x = |j: usize| if OWN { q.x_facing(j) } else { q.x };
         // Cut to `end` once, so that the loop's loads need no bounds check
         // of their own.
         let snapshot = &self.grid.snapshot()[..end];

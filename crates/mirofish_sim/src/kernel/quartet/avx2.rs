@@ -27,12 +27,12 @@ use core::arch::x86_64::{
     _mm_cvtss_f32, _mm_cvttps_epi32, _mm_extract_epi32, _mm_max_ps, _mm_min_ps, _mm_movehl_ps, _mm_set1_ps,
     _mm_setr_ps, _mm_setzero_ps, _mm_shuffle_ps, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
     _mm256_andnot_ps, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castps256_ps128, _mm256_castsi256_ps,
-    _mm256_cmp_ps, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32, _mm256_cvtepi32_ps, _mm256_cvttps_epi32,
-    _mm256_div_ps, _mm256_extractf128_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_permute_ps,
-    _mm256_set_m128, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_sqrt_ps,
-    _mm256_sub_ps, _mm256_xor_ps,
+    _mm256_cmp_ps, _mm256_cmpgt_epi32, _mm256_cvtepi32_ps, _mm256_cvttps_epi32, _mm256_div_ps,
+    _mm256_extractf128_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_permute_ps,
+    _mm256_set_m128, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setzero_ps, _mm256_sqrt_ps, _mm256_sub_ps,
+    _mm256_xor_ps,
 };
-use glam::{BVec4A, Vec4};
+use glam::Vec4;
 
 use super::{ForceKernel, Quartet, QuartetSeparation, QuartetSums};
 use crate::grid::SpatialGrid;
@@ -161,12 +161,9 @@ unsafe fn lanes(v: __m128i) -> [u32; 4] {
 }
 
 /// Adds the candidates `candidates` (sorted indices, ascending, all below
-/// `end`) to the sums of every lane, exactly as
-/// `ForceKernel::scan_candidates` does one at a time. Where they may hold
-/// the quartet's own fish (`OWN`), a lane does not count the candidate
-/// whose sorted index is its own: one loop over such a run, instead of
-/// three around the quartet's four (two loop exits fewer, which depend on
-/// the data and so are mispredicted).
+/// `end`) to the sums of every lane, comparing candidate `j` with the fish
+/// at `fish_x(j)`, exactly as `ForceKernel::scan_candidates` does one at a
+/// time.
 ///
 /// # Safety
 ///
@@ -176,23 +173,21 @@ unsafe fn lanes(v: __m128i) -> [u32; 4] {
 /// cannot be forced inline, and a call per run cost more than the pairs
 /// save.
 #[inline(always)]
-pub(super) unsafe fn scan_pairs<const WRAP: bool, const OWN: bool>(
+pub(super) unsafe fn scan_pairs<const WRAP: bool>(
     kernel: &ForceKernel<'_>,
     (acc, close): (&mut QuartetSums, &mut QuartetSeparation),
     mut candidates: impl Iterator<Item = usize>,
     end: usize,
+    fish_x: impl Fn(usize) -> Vec4,
     q: &Quartet,
 ) {
     // SAFETY: the caller's promise (AVX2).
     unsafe {
         let snapshot = &kernel.grid.snapshot()[..end];
-        let (x, y) = (both(q.x), both(q.y));
-        let base = q.base as i32;
-        let own = _mm256_setr_epi32(base, base + 1, base + 2, base + 3, base, base + 1, base + 2, base + 3);
+        let y = both(q.y);
         let (perception2, separation2) = (both(q.perception2), both(q.separation2));
         let size = kernel.tank.size();
         let one = _mm256_set1_ps(1.0);
-        let all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
         let mut count = _mm256_setzero_ps();
         let (mut vx, mut vy, mut dx_sum, mut dy_sum) =
             (m128(acc.vx), m128(acc.vy), m128(acc.dx), m128(acc.dy));
@@ -203,6 +198,7 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool, const OWN: bool>(
                 break;
             };
             let c = _mm256_set_m128(m128(snapshot[k]), m128(snapshot[j]));
+            let x = _mm256_set_m128(m128(fish_x(k)), m128(fish_x(j)));
             let mut dx = _mm256_sub_ps(_mm256_permute_ps::<0b00_00_00_00>(c), x);
             let mut dy = _mm256_sub_ps(_mm256_permute_ps::<0b01_01_01_01>(c), y);
             if WRAP {
@@ -210,23 +206,13 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool, const OWN: bool>(
                 dy = nearest_image(dy, size.y * 0.5, size.y);
             }
             let d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
-            // The lanes counting the pair: where it may hold their own
-            // fish, not the lane whose index it is.
-            let counted = if OWN {
-                let (j, k) = (j as i32, k as i32);
-                let pair = _mm256_setr_epi32(j, j, j, j, k, k, k, k);
-                _mm256_xor_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(pair, own)), all)
-            } else {
-                all
-            };
-            let seen = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OS>(d2, perception2), counted);
+            let seen = _mm256_cmp_ps::<_CMP_LT_OS>(d2, perception2);
             count = _mm256_add_ps(count, _mm256_and_ps(seen, one));
             vx = add_in_order(vx, _mm256_and_ps(seen, _mm256_permute_ps::<0b10_10_10_10>(c)));
             vy = add_in_order(vy, _mm256_and_ps(seen, _mm256_permute_ps::<0b11_11_11_11>(c)));
             dx_sum = add_in_order(dx_sum, _mm256_and_ps(seen, dx));
             dy_sum = add_in_order(dy_sum, _mm256_and_ps(seen, dy));
-            let near =
-                _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OS>(d2, separation2), counted));
+            let near = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OS>(d2, separation2));
             if near != 0 {
                 // Rare (a few candidates per quartet): each candidate's
                 // pushes, in order, by the one-at-a-time code.
@@ -234,10 +220,7 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool, const OWN: bool>(
                 for (half, [dx, dy, d2], candidate) in [(0, [dx0, dy0, d20], j), (4, [dx1, dy1, d21], k)] {
                     if (near >> half) & 0b1111 != 0 {
                         let [dx, dy, d2] = [vec4(dx), vec4(dy), vec4(d2)];
-                        let lanes = (near >> half) & 0b1111;
-                        let near =
-                            BVec4A::new(lanes & 1 != 0, lanes & 2 != 0, lanes & 4 != 0, lanes & 8 != 0);
-                        kernel.separate_quartet(close, near, [dx, dy, d2], candidate, q);
+                        kernel.separate_quartet(close, d2.cmplt(q.separation2), [dx, dy, d2], candidate, q);
                     }
                 }
             }
@@ -247,7 +230,7 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool, const OWN: bool>(
         acc.count += vec4(low) + vec4(high);
         (acc.vx, acc.vy, acc.dx, acc.dy) = (vec4(vx), vec4(vy), vec4(dx_sum), vec4(dy_sum));
         if let Some(j) = odd {
-            kernel.scan_candidates::<WRAP, OWN>((acc, close), core::iter::once(j), end, q);
+            kernel.scan_candidates::<WRAP>((acc, close), core::iter::once(j), end, fish_x, q);
         }
     }
 }
