@@ -83,7 +83,7 @@ fn around_own<I>(
 }
 
 /// The four fish whose neighbourhoods one scan sums, lane by lane.
-pub(super) struct Quartet {
+struct Quartet {
     /// Sorted index of lane 0 (a multiple of four).
     base: usize,
     /// Positions.
@@ -142,12 +142,7 @@ impl ForceKernel<'_> {
 
     /// The kicks of a scanned quartet.
     #[inline(always)]
-    pub(super) fn quartet_kicks(
-        &self,
-        scanned: &Scanned,
-        kicks: &mut [Kick],
-        mut samples: Option<&mut [ForceSample]>,
-    ) {
+    fn quartet_kicks(&self, scanned: &Scanned, kicks: &mut [Kick], mut samples: Option<&mut [ForceSample]>) {
         let in_lanes = match scanned.school {
             Some(school) if self.quiet => self.kicks_in_lanes(scanned, school, kicks, &mut samples),
             _ => false,
@@ -178,7 +173,7 @@ impl ForceKernel<'_> {
         &self,
         [first, second]: [&Scanned; 2],
         [kicks_first, kicks_second]: [&mut [Kick]; 2],
-        [mut samples_first, mut samples_second]: [Option<&mut [ForceSample]>; 2],
+        samples: [Option<&mut [ForceSample]>; 2],
     ) {
         #[cfg(target_arch = "x86_64")]
         if let (true, true, Some(school)) = (AVX2, self.quiet, first.school)
@@ -191,6 +186,7 @@ impl ForceKernel<'_> {
             let rules =
                 unsafe { avx2::evaluate_octet([&first.hoods, &second.hoods], inputs, &self.table[school]) };
             if let Some([rules_first, rules_second]) = rules {
+                let [mut samples_first, mut samples_second] = samples;
                 for (scanned, rules, kicks, samples) in [
                     (first, rules_first, kicks_first, &mut samples_first),
                     (second, rules_second, kicks_second, &mut samples_second),
@@ -202,6 +198,7 @@ impl ForceKernel<'_> {
                 return;
             }
         }
+        let [samples_first, samples_second] = samples;
         self.quartet_kicks(first, kicks_first, samples_first);
         self.quartet_kicks(second, kicks_second, samples_second);
     }
@@ -220,8 +217,8 @@ impl ForceKernel<'_> {
         }
     }
 
-    /// The neighbourhoods of the `m` fish of the quartet at `base`; whether
-    /// they are of one school, and the first's.
+    /// The `m` fish of the quartet at `base` (up to four) with their
+    /// neighbourhoods, ready for their rules.
     #[inline(always)]
     fn quartet_scan<const WRAP: bool, const AVX2: bool>(
         &self,

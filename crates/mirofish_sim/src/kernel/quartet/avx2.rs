@@ -272,15 +272,7 @@ macro_rules! lane_op {
 lane_op!(Add, add, _mm256_add_ps);
 lane_op!(Sub, sub, _mm256_sub_ps);
 lane_op!(Mul, mul, _mm256_mul_ps);
-
-impl core::ops::Div for F32x8 {
-    type Output = Self;
-    #[inline(always)]
-    fn div(self, rhs: Self) -> Self {
-        // SAFETY: an `F32x8` exists only where the CPU has AVX2.
-        Self(unsafe { _mm256_div_ps(self.0, rhs.0) })
-    }
-}
+lane_op!(Div, div, _mm256_div_ps);
 
 impl core::ops::Neg for F32x8 {
     type Output = Self;
@@ -291,23 +283,22 @@ impl core::ops::Neg for F32x8 {
     }
 }
 
-impl core::ops::BitAnd for Mask8 {
-    type Output = Self;
-    #[inline(always)]
-    fn bitand(self, rhs: Self) -> Self {
-        // SAFETY: a `Mask8` exists only where the CPU has AVX2.
-        Self(unsafe { _mm256_and_ps(self.0, rhs.0) })
-    }
+/// Implements a bitwise operator of [`Mask8`] by an intrinsic.
+macro_rules! mask_op {
+    ($trait:ident, $method:ident, $intrinsic:ident) => {
+        impl core::ops::$trait for Mask8 {
+            type Output = Self;
+            #[inline(always)]
+            fn $method(self, rhs: Self) -> Self {
+                // SAFETY: a `Mask8` exists only where the CPU has AVX2.
+                Self(unsafe { $intrinsic(self.0, rhs.0) })
+            }
+        }
+    };
 }
 
-impl core::ops::BitOr for Mask8 {
-    type Output = Self;
-    #[inline(always)]
-    fn bitor(self, rhs: Self) -> Self {
-        // SAFETY: a `Mask8` exists only where the CPU has AVX2.
-        Self(unsafe { _mm256_or_ps(self.0, rhs.0) })
-    }
-}
+mask_op!(BitAnd, bitand, _mm256_and_ps);
+mask_op!(BitOr, bitor, _mm256_or_ps);
 
 impl core::ops::Not for Mask8 {
     type Output = Self;
