@@ -393,7 +393,7 @@ pub(crate) fn evaluate_lanes<V: Lanes>(
     }
     let max_speed = n.count.splat(params.max_speed);
     let zero = n.count.splat(0.0);
-    let pushed = n.separation_count.cmpgt(zero);
+    let (some, pushed) = (n.count.cmpgt(zero), n.separation_count.cmpgt(zero));
     let separation = [
         V::select(pushed, n.separation[0] * max_speed, zero),
         V::select(pushed, n.separation[1] * max_speed, zero),
@@ -401,8 +401,8 @@ pub(crate) fn evaluate_lanes<V: Lanes>(
     let (sin, cos) = crate::angle::sin_cos_lanes(phase)?;
     let changes = [
         separation,
-        towards_mean(n.velocity, n.count, v, max_speed),
-        towards_mean(n.offset, n.count, v, max_speed),
+        towards_mean(n.velocity, n.count, some, v, max_speed),
+        towards_mean(n.offset, n.count, some, v, max_speed),
         [cos * max_speed, sin * max_speed],
     ];
     let weights =
@@ -439,11 +439,16 @@ pub(crate) fn evaluate_lanes<V: Lanes>(
 
 /// `alignment_and_cohesion` in lanes: full speed along the mean of the
 /// sums `[sx, sy]` over `count`, minus the velocity `[vx, vy]`; zero
-/// without neighbours.
+/// without neighbours (outside `some`).
 #[inline(always)]
-fn towards_mean<V: Lanes>([sx, sy]: [V; 2], count: V, [vx, vy]: [V; 2], max_speed: V) -> [V; 2] {
+fn towards_mean<V: Lanes>(
+    [sx, sy]: [V; 2],
+    count: V,
+    some: V::Mask,
+    [vx, vy]: [V; 2],
+    max_speed: V,
+) -> [V; 2] {
     let zero = count.splat(0.0);
-    let some = count.cmpgt(zero);
     let (mx, my) = (sx / count, sy / count);
     let rcp = zero.splat(1.0) / (mx * mx + my * my).sqrt();
     let usable = rcp.is_finite_mask() & rcp.cmpgt(zero);
