@@ -4,17 +4,20 @@
 //! ```text
 //! cargo run --release -p mirofish_sim --example passes -- --fish 100000 --ticks 50 --threads 2
 //! cargo run --release -p mirofish_sim --example passes -- --neighbours 50 --cap 8
+//! cargo run --release -p mirofish_sim --example passes -- --cohesion 3 --separation 0.4 --warmup 240 --cap 8
 //! ```
 //!
 //! `--neighbours` sets the density (mean neighbours per fish, 6.5 by
 //! default; 50 is the performance table's crowded case), `--cap` the
-//! school's `neighbour_cap`, `--topological` its `topological_neighbours`,
-//! `--warmup` the ticks run before the timed ones (5 by default, the
-//! school as spawned; after a few hundred the default school has gathered
-//! into dense groups, and the force pass costs two to three times more),
-//! `--avx2 0` the portable build of the force pass where the CPU has AVX2
-//! (to measure what AVX2 gains), `--spatial 1` slots renumbered in the
-//! grid's order every tick (`SlotOrder::Spatial`).
+//! school's `neighbour_cap` (set once warmed up), `--topological` its
+//! `topological_neighbours`, `--warmup` the ticks run before the timed
+//! ones (5 by default, the school as spawned; after a few hundred the
+//! default school has gathered into dense groups, and the force pass costs
+//! two to three times more), `--cohesion` and `--separation` the rules'
+//! weights (`scale`'s crowded school is `--cohesion 3 --separation 0.4
+//! --warmup 240`: dense balls), `--avx2 0` the portable build of the force
+//! pass where the CPU has AVX2 (to measure what AVX2 gains), `--spatial 1`
+//! slots renumbered in the grid's order every tick (`SlotOrder::Spatial`).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -28,6 +31,8 @@ fn main() -> ExitCode {
     let mut neighbours = 6.5f32;
     let mut cap = 0u32;
     let mut topological = 0u32;
+    let defaults = FlockParams::default();
+    let (mut cohesion, mut separation) = (defaults.cohesion_weight, defaults.separation_weight);
     let mut warmup = 5u64;
     let mut path = KernelPath::Fastest;
     let mut order = SlotOrder::Stable;
@@ -41,12 +46,14 @@ fn main() -> ExitCode {
             ("--neighbours", Some(v)) if v > 0.0 => neighbours = v as f32,
             ("--cap", Some(v)) => cap = v as u32,
             ("--topological", Some(v)) => topological = v as u32,
+            ("--cohesion", Some(v)) => cohesion = v as f32,
+            ("--separation", Some(v)) => separation = v as f32,
             ("--warmup", Some(v)) => warmup = v as u64,
             ("--avx2", Some(v)) => path = if v == 0.0 { KernelPath::Portable } else { KernelPath::Fastest },
             ("--spatial", Some(v)) => order = if v == 0.0 { SlotOrder::Stable } else { SlotOrder::Spatial },
             _ => {
                 eprintln!(
-                    "usage: passes [--fish N] [--ticks N] [--threads N] [--neighbours N] [--cap N] [--topological K] [--warmup N] [--avx2 0|1] [--spatial 0|1]"
+                    "usage: passes [--fish N] [--ticks N] [--threads N] [--neighbours N] [--cap N] [--topological K] [--cohesion W] [--separation W] [--warmup N] [--avx2 0|1] [--spatial 0|1]"
                 );
                 return ExitCode::FAILURE;
             }
@@ -58,13 +65,20 @@ fn main() -> ExitCode {
         eprintln!("--threads: {e}");
         return ExitCode::FAILURE;
     }
-    let params =
-        FlockParams { neighbour_cap: cap, topological_neighbours: topological, ..FlockParams::default() };
+    let params = FlockParams {
+        topological_neighbours: topological,
+        cohesion_weight: cohesion,
+        separation_weight: separation,
+        ..defaults
+    };
     let tank = Tank::for_mean_neighbours(fish, params.perception_radius, neighbours, 16.0 / 9.0);
     let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");
     sim.flock.set_kernel_path(path);
     sim.flock.set_slot_order(order);
     sim.run(warmup).expect("valid parameters");
+    // The cap only once the school is warmed up, as `scale` sets it: the
+    // same fish with and without it.
+    sim.params.neighbour_cap = cap;
     let start = sim.clone();
 
     let mut spent = [Duration::ZERO; 3];
