@@ -876,6 +876,57 @@ mod tests {
         }
     }
 
+    /// A crowd packed well within the separation radius, with fish on
+    /// exactly the same point: nearly every pair of candidates has both
+    /// near a fish of the quartet, which the AVX2 build pushes eight lanes
+    /// at once (and a pair with a coincident fish one at a time). Every
+    /// build gives the same bits (`run_every_build`), and the separation
+    /// is the reference's, on a torus and between walls.
+    #[test]
+    fn a_packed_crowd_is_pushed_apart_alike_by_every_build() {
+        let params = FlockParams::default();
+        let reach = SchoolCache::new(&params, false, false).reach;
+        let (mut position, mut velocity) = (Vec::new(), Vec::new());
+        for i in 0..150u64 {
+            // Every seventh fish on the point of the one before.
+            let p = match position.last() {
+                Some(&last) if i % 7 == 6 => last,
+                _ => noise::signed_pair(noise::mix64(i)) * (params.separation_radius / 3.0),
+            };
+            position.push(p);
+            velocity.push(noise::signed_pair(noise::mix64(i + 500)) * 50.0);
+        }
+        let n = position.len();
+        for mode in [BoundaryMode::SoftMargin, BoundaryMode::Wrap] {
+            let wrap = mode == BoundaryMode::Wrap;
+            let tank = Tank::centered(Vec2::new(200.0, 200.0)).with_boundary(mode);
+            let mut grid = SpatialGrid::default();
+            grid.rebuild(&position, &velocity, &tank, params.interaction_radius(), wrap);
+            let fish = PerFish::new(vec![0; n]);
+            let caches = [SchoolCache::new(&params, false, false)];
+            let kernel =
+                fish.kernel(&grid, &tank, (core::slice::from_ref(&params), &caches), NeighbourSearch::Grid);
+            let (_, samples) = run_every_build(&kernel);
+            let order = grid.order();
+            for s in 0..n {
+                let p = grid.sorted_position(s);
+                let mut reference = Neighbourhood::default();
+                for j in (0..n).filter(|&j| j != s) {
+                    let d = offset(p, grid.sorted_position(j), tank.size(), wrap);
+                    reference.add(d, d.length_squared(), grid.sorted_velocity(j), &reach, || {
+                        -noise::pair_direction(3, order[s], order[j])
+                    });
+                }
+                assert_eq!(reference.separation_count, n as u32 - 1, "all packed within the radius");
+                let expected =
+                    RuleForces::evaluate(&reference, grid.sorted_velocity(s), fish.phase[s], &params);
+                let what = format!("{mode:?}, fish {s}");
+                assert_eq!(samples[s].neighbours, reference.count, "{what}");
+                assert_rules_near(&samples[s].rules, &expected, &what);
+            }
+        }
+    }
+
     #[test]
     fn a_thinned_scan_is_scaled_to_the_whole() {
         let mut hood = Neighbourhood { count: 10, velocity_sum: Vec2::ONE, ..Neighbourhood::default() };

@@ -28,7 +28,7 @@ use core::arch::x86_64::{
     _mm_setr_ps, _mm_setzero_ps, _mm_shuffle_ps, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
     _mm256_andnot_ps, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castps256_ps128, _mm256_castsi256_ps,
     _mm256_cmp_ps, _mm256_cmpgt_epi32, _mm256_cvtepi32_ps, _mm256_cvttps_epi32, _mm256_div_ps,
-    _mm256_extractf128_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_permute_ps,
+    _mm256_extractf128_ps, _mm256_max_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_permute_ps,
     _mm256_set_m128, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setzero_ps, _mm256_sqrt_ps, _mm256_sub_ps,
     _mm256_xor_ps,
 };
@@ -214,15 +214,7 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool>(
             dy_sum = add_in_order(dy_sum, _mm256_and_ps(seen, dy));
             let near = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OS>(d2, separation2));
             if near != 0 {
-                // Rare (a few candidates per quartet): each candidate's
-                // pushes, in order, by the one-at-a-time code.
-                let ([dx0, dx1], [dy0, dy1], [d20, d21]) = (halves(dx), halves(dy), halves(d2));
-                for (half, [dx, dy, d2], candidate) in [(0, [dx0, dy0, d20], j), (4, [dx1, dy1, d21], k)] {
-                    if (near >> half) & 0b1111 != 0 {
-                        let [dx, dy, d2] = [vec4(dx), vec4(dy), vec4(d2)];
-                        kernel.separate_quartet(close, d2.cmplt(q.separation2), [dx, dy, d2], candidate, q);
-                    }
-                }
+                separate(kernel, close, near, [dx, dy, d2], [j, k], q);
             }
         }
         // Whole numbers below 2²⁴: exact in any order.
@@ -232,6 +224,73 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool>(
         if let Some(j) = odd {
             kernel.scan_candidates::<WRAP>((acc, close), core::iter::once(j), end, fish_x, q);
         }
+    }
+}
+
+/// The separation pushes of candidate `j` (the low half of `dx`, `dy`,
+/// `d2`) and then of candidate `k` (the high half) on the lanes each is
+/// near (`near`: the mask of those lanes, not zero): what
+/// `ForceKernel::separate_quartet` adds for each, in that order.
+///
+/// Where both are near a fish of the quartet (in a crowd, nearly every
+/// pair), the square roots and divisions of both go in one 256-bit vector
+/// — the same IEEE operations per lane, each sum taking `j`'s terms before
+/// `k`'s: the same bits. One candidate at a time, the pushes were a third
+/// of a crowded force pass. Out of line, for the reason `separate_quartet`
+/// is: the scan's loop keeps its values in registers, and its test for a
+/// near pair stays one branch.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn separate(
+    kernel: &ForceKernel<'_>,
+    sums: &mut QuartetSeparation,
+    near: i32,
+    [dx, dy, d2]: [__m256; 3],
+    [j, k]: [usize; 2],
+    q: &Quartet,
+) {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
+        let (zero, one) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0));
+        let coincident = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(d2, zero)) & near;
+        if near & 0b1111 == 0 || near >> 4 == 0 || coincident != 0 {
+            // One of the two (a sparse school's usual case), or exactly
+            // coincident fish (whose direction comes from the pair's ids):
+            // a candidate at a time.
+            let ([dx0, dx1], [dy0, dy1], [d20, d21]) = (halves(dx), halves(dy), halves(d2));
+            for (half, [dx, dy, d2], candidate) in [(0, [dx0, dy0, d20], j), (4, [dx1, dy1, d21], k)] {
+                if (near >> half) & 0b1111 != 0 {
+                    let [dx, dy, d2] = [vec4(dx), vec4(dy), vec4(d2)];
+                    kernel.separate_quartet(sums, d2.cmplt(q.separation2), [dx, dy, d2], candidate, q);
+                }
+            }
+            return;
+        }
+        let near = _mm256_cmp_ps::<_CMP_LT_OS>(d2, both(q.separation2));
+        // `rules::separation_push` lane by lane: `radius / max(d, floor) -
+        // 1`, at least 0, along `-offset / d`.
+        let d = _mm256_sqrt_ps(d2);
+        let ratio = _mm256_div_ps(both(q.separation), _mm256_max_ps(d, both(q.floor)));
+        let strength = _mm256_max_ps(_mm256_sub_ps(ratio, one), zero);
+        let (sx, sy) = (push(dx, d, strength, near), push(dy, d, strength, near));
+        sums.count = vec4(add_in_order(m128(sums.count), _mm256_and_ps(near, one)));
+        sums.sx = vec4(add_in_order(m128(sums.sx), sx));
+        sums.sy = vec4(add_in_order(m128(sums.sy), sy));
+    }
+}
+
+/// `-offset / d * strength` on the `near` lanes, zero elsewhere: one axis
+/// of [`separate`]'s pushes.
+#[inline(always)]
+unsafe fn push(offset: __m256, d: __m256, strength: __m256, near: __m256) -> __m256 {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
+        let away = _mm256_xor_ps(_mm256_set1_ps(-0.0), offset);
+        _mm256_and_ps(near, _mm256_mul_ps(_mm256_div_ps(away, d), strength))
     }
 }
 
