@@ -236,15 +236,14 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool>(
 /// pair), the square roots and divisions of both go in one 256-bit vector
 /// — the same IEEE operations per lane, each sum taking `j`'s terms before
 /// `k`'s: the same bits. One candidate at a time, the pushes were a third
-/// of a crowded force pass. Out of line, for the reason `separate_quartet`
-/// is: the scan's loop keeps its values in registers, and its test for a
-/// near pair stays one branch.
+/// of a crowded force pass. The one-candidate case stays out of line
+/// (`separate_quartet`), and the scan's loop tests for a near pair with
+/// one branch.
 ///
 /// # Safety
 ///
 /// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
-#[inline(never)]
+#[inline(always)]
 unsafe fn separate(
     kernel: &ForceKernel<'_>,
     sums: &mut QuartetSeparation,
