@@ -17,9 +17,11 @@
 //! Where the CPU has AVX2, the pass runs a build of itself compiled for
 //! AVX2 (chosen at run time, [`KernelPath`]), whose quartets take their
 //! candidates two at a time (`quartet/avx2.rs`) and add every term in the
-//! same order, and whose quartets go by pairs: both scanned, then their
-//! neighbourhood rules evaluated eight lanes wide (the same generic rules,
-//! `crate::lanes`). The same bits as the portable build.
+//! same order (a pair of candidates with a fish in its separation radius is
+//! pushed apart in one 256-bit vector too), and whose quartets go by pairs:
+//! both scanned, then their neighbourhood rules evaluated eight lanes wide
+//! (the same generic rules, `crate::lanes`). The same bits as the portable
+//! build.
 //!
 //! Fish that need more go one at a time: a school with a shaped view
 //! (blind spot, zone or distance weights, leaders, other schools ignored)

@@ -9,7 +9,9 @@
 //! terms, then candidate `j + 1`'s, as the one-at-a-time loop does (the
 //! counts, whole numbers, are added up in any order), and there is no
 //! fused multiply-add, so the bits are the portable loop's on every CPU.
-//! The quartet's four grid cells are found here too, four at once, and
+//! A pair with a fish in its separation radius is pushed apart in the same
+//! vector ([`separate`]). The quartet's four grid cells are found here
+//! too, four at once, and
 //! the rules of two quartets evaluated at once in eight lanes ([`F32x8`],
 //! whose operations are the ones glam's `Vec4` does four at a time, to the
 //! bit).
