@@ -10,11 +10,10 @@
 //! counts, whole numbers, are added up in any order), and there is no
 //! fused multiply-add, so the bits are the portable loop's on every CPU.
 //! A pair with a fish in its separation radius is pushed apart in the same
-//! vector ([`separate`]). The quartet's four grid cells are found here
-//! too, four at once, and
-//! the rules of two quartets evaluated at once in eight lanes ([`F32x8`],
-//! whose operations are the ones glam's `Vec4` does four at a time, to the
-//! bit).
+//! vector ([`separate`]). The quartet's four grid cells are found here too,
+//! four at once, and the rules of two quartets evaluated at once in eight
+//! lanes ([`F32x8`], whose operations are the ones glam's `Vec4` does four
+//! at a time, to the bit).
 //!
 //! Every function is an `#[inline(always)] unsafe fn` without a
 //! `#[target_feature]` of its own, inlined into `ForceKernel::run_avx2`
@@ -214,8 +213,8 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool>(
             vy = add_in_order(vy, _mm256_and_ps(seen, _mm256_permute_ps::<0b11_11_11_11>(c)));
             dx_sum = add_in_order(dx_sum, _mm256_and_ps(seen, dx));
             dy_sum = add_in_order(dy_sum, _mm256_and_ps(seen, dy));
-            let near = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_LT_OS>(d2, separation2));
-            if near != 0 {
+            let near = _mm256_cmp_ps::<_CMP_LT_OS>(d2, separation2);
+            if _mm256_movemask_ps(near) != 0 {
                 separate(kernel, close, near, [dx, dy, d2], [j, k], q);
             }
         }
@@ -231,7 +230,7 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool>(
 
 /// The separation pushes of candidate `j` (the low half of `dx`, `dy`,
 /// `d2`) and then of candidate `k` (the high half) on the lanes each is
-/// near (`near`: the mask of those lanes, not zero): what
+/// near (`near`: the mask of those lanes, some set): what
 /// `ForceKernel::separate_quartet` adds for each near one, in that order,
 /// with the square roots and divisions of both in one 256-bit vector.
 ///
@@ -251,7 +250,7 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool>(
 unsafe fn separate(
     kernel: &ForceKernel<'_>,
     sums: &mut QuartetSeparation,
-    near: i32,
+    near: __m256,
     [dx, dy, d2]: [__m256; 3],
     [j, k]: [usize; 2],
     q: &Quartet,
@@ -259,10 +258,10 @@ unsafe fn separate(
     // SAFETY: the caller's promise (AVX2).
     unsafe {
         let (zero, one) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0));
-        let coincident = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(d2, zero)) & near;
-        if coincident != 0 {
+        if _mm256_movemask_ps(_mm256_and_ps(near, _mm256_cmp_ps::<_CMP_EQ_OQ>(d2, zero))) != 0 {
             // Exactly coincident fish (whose direction comes from the
             // pair's ids): a candidate at a time.
+            let near = _mm256_movemask_ps(near);
             let ([dx0, dx1], [dy0, dy1], [d20, d21]) = (halves(dx), halves(dy), halves(d2));
             for (half, [dx, dy, d2], candidate) in [(0, [dx0, dy0, d20], j), (4, [dx1, dy1, d21], k)] {
                 if (near >> half) & 0b1111 != 0 {
@@ -272,7 +271,6 @@ unsafe fn separate(
             }
             return;
         }
-        let near = _mm256_cmp_ps::<_CMP_LT_OS>(d2, both(q.separation2));
         // `rules::separation_push` lane by lane: `radius / max(d, floor) -
         // 1`, at least 0, along `-offset / d`.
         let d = _mm256_sqrt_ps(d2);
