@@ -111,14 +111,10 @@ impl SpatialGrid {
         let mut cell_of = core::mem::take(&mut self.cell_of);
         cell_of.resize(n, 0);
         let this = &*self;
-        cell_of.par_chunks_mut(GATHER_CHUNK).zip(position.par_chunks(GATHER_CHUNK)).for_each(
-            |(cells, position)| {
-                for (cell, &p) in cells.iter_mut().zip(position) {
-                    let (x, y) = this.cell_coords(p);
-                    *cell = y * this.cols + x;
-                }
-            },
-        );
+        cell_of
+            .par_chunks_mut(GATHER_CHUNK)
+            .zip(position.par_chunks(GATHER_CHUNK))
+            .for_each(|(cells, position)| this.cells_of(position, cells));
         self.cell_of = cell_of;
         self.count_and_scatter(cells, n);
         let Extras { gather: also, ties } = extras;
@@ -325,6 +321,30 @@ impl SpatialGrid {
         let x = (c.x as u32).min(self.cols - 1);
         let y = (c.y as u32).min(self.rows - 1);
         (x, y)
+    }
+
+    /// The cell of every point of `position` (`y * cols + x` of
+    /// [`SpatialGrid::cell_coords`]) into `cells`, two points per vector.
+    /// The coordinates are clamped into the grid in `f32` *before* the
+    /// conversion to integers, which gives the cell that `cell_coords`'
+    /// saturating conversion and clamp after it give, for every value and
+    /// for NaN (which the `max` sends to 0), and lets four lanes convert at
+    /// once (callgrind `kernel_ticks 20000 10`: 131.4 M → 130.3 M
+    /// instructions in all).
+    fn cells_of(&self, position: &[Vec2], cells: &mut [u32]) {
+        let twice = |v: Vec2| Vec4::new(v.x, v.y, v.x, v.y);
+        let (origin, inv) = (twice(self.origin), twice(self.inv_cell));
+        let last = twice(Vec2::new((self.cols - 1) as f32, (self.rows - 1) as f32));
+        let (pairs, odd) = position.as_chunks::<2>();
+        let (cell_pairs, odd_cells) = cells.as_chunks_mut::<2>();
+        for (to, [a, b]) in cell_pairs.iter_mut().zip(pairs) {
+            let c = ((Vec4::new(a.x, a.y, b.x, b.y) - origin) * inv).max(Vec4::ZERO).min(last).as_uvec4();
+            *to = [c.y * self.cols + c.x, c.w * self.cols + c.z];
+        }
+        for (to, &p) in odd_cells.iter_mut().zip(odd) {
+            let (x, y) = self.cell_coords(p);
+            *to = y * self.cols + x;
+        }
     }
 
     /// The runs of sorted indices that cover the block of cells around `p`:
@@ -834,6 +854,37 @@ mod tests {
                 assert_eq!(cells.len(), expected, "wrap {wrap}, columns {c0}..={c1}, row {cy}");
                 assert!(cells.iter().all(|&(x, y)| block(x, y)));
             }
+        }
+    }
+
+    /// Two points per vector, the cells are the ones `cell_coords` finds
+    /// one at a time: inside, on cell borders and walls, outside, and not
+    /// finite, with an odd point left over for the one-at-a-time tail.
+    #[test]
+    fn cells_two_at_a_time_are_the_cells_one_at_a_time() {
+        let tank = Tank::centered(Vec2::new(300.0, 200.0));
+        let mut grid = SpatialGrid::default();
+        grid.rebuild(&[Vec2::ZERO], &[Vec2::ZERO], &tank, 25.0, false);
+        let (cols, rows) = grid.dimensions();
+        let (w, h) = (tank.size().x / cols as f32, tank.size().y / rows as f32);
+        let mut values = vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.0e30, 1.0e30, -0.0, 0.0];
+        for k in 0..=13 {
+            values.extend([
+                k as f32 * w - 150.0,
+                (k as f32 * w - 150.0).next_up(),
+                (k as f32 * h - 100.0).next_down(),
+            ]);
+        }
+        values.extend([-150.0, 150.0, 150.0f32.next_down(), -100.0, 100.0, -151.0, 151.0, 7.3, -42.0]);
+        // Every value against every other, as x and as y.
+        let points: Vec<Vec2> =
+            values.iter().flat_map(|&x| values.iter().map(move |&y| Vec2::new(x, y))).skip(1).collect();
+        assert_eq!(points.len() % 2, 1, "a point left over for the tail");
+        let mut cells = vec![0; points.len()];
+        grid.cells_of(&points, &mut cells);
+        for (&p, &cell) in points.iter().zip(&cells) {
+            let (x, y) = grid.cell_coords(p);
+            assert_eq!(cell, y * cols + x, "{p}");
         }
     }
 
