@@ -764,6 +764,28 @@ fn wrap_component(d: f32, half: f32, size: f32) -> f32 {
     }
 }
 
+/// A grid over a 300 × 200 tank (cells 12.5 × 25) and coordinates to find
+/// cells for: on and beside cell borders, on and past the walls, huge, infinite
+/// and NaN. For the tests of every way of finding cells.
+#[cfg(test)]
+pub(crate) fn hostile_coordinates() -> (SpatialGrid, Vec<f32>) {
+    let tank = Tank::centered(Vec2::new(300.0, 200.0));
+    let mut grid = SpatialGrid::default();
+    grid.rebuild(&[Vec2::ZERO], &[Vec2::ZERO], &tank, 25.0, false);
+    let (cols, rows) = grid.dimensions();
+    let (w, h) = (tank.size().x / cols as f32, tank.size().y / rows as f32);
+    let mut values = vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.0e30, 1.0e30, -0.0, 0.0];
+    for k in 0..=13 {
+        values.extend([
+            k as f32 * w - 150.0,
+            (k as f32 * w - 150.0).next_up(),
+            (k as f32 * h - 100.0).next_down(),
+        ]);
+    }
+    values.extend([-150.0, 150.0, 150.0f32.next_down(), -100.0, 100.0, -151.0, 151.0, 7.3, -42.0]);
+    (grid, values)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -862,20 +884,8 @@ mod tests {
     /// finite, with an odd point left over for the one-at-a-time tail.
     #[test]
     fn cells_two_at_a_time_are_the_cells_one_at_a_time() {
-        let tank = Tank::centered(Vec2::new(300.0, 200.0));
-        let mut grid = SpatialGrid::default();
-        grid.rebuild(&[Vec2::ZERO], &[Vec2::ZERO], &tank, 25.0, false);
-        let (cols, rows) = grid.dimensions();
-        let (w, h) = (tank.size().x / cols as f32, tank.size().y / rows as f32);
-        let mut values = vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.0e30, 1.0e30, -0.0, 0.0];
-        for k in 0..=13 {
-            values.extend([
-                k as f32 * w - 150.0,
-                (k as f32 * w - 150.0).next_up(),
-                (k as f32 * h - 100.0).next_down(),
-            ]);
-        }
-        values.extend([-150.0, 150.0, 150.0f32.next_down(), -100.0, 100.0, -151.0, 151.0, 7.3, -42.0]);
+        let (grid, values) = hostile_coordinates();
+        let cols = grid.dimensions().0;
         // Every value against every other, as x and as y.
         let points: Vec<Vec2> =
             values.iter().flat_map(|&x| values.iter().map(move |&y| Vec2::new(x, y))).skip(1).collect();

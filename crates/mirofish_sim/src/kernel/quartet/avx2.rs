@@ -539,7 +539,6 @@ mod tests {
     use glam::{Vec2, Vec4, Vec4Swizzles};
 
     use super::*;
-    use crate::params::Tank;
 
     /// Four at once, the cells are the ones `cell_coords` finds one at a
     /// time: inside, on cell borders and walls, outside, and not finite.
@@ -548,20 +547,7 @@ mod tests {
         if crate::kernel::Avx2::detect().is_none() {
             return;
         }
-        let tank = Tank::centered(Vec2::new(300.0, 200.0));
-        let mut grid = SpatialGrid::default();
-        grid.rebuild(&[Vec2::ZERO], &[Vec2::ZERO], &tank, 25.0, false);
-        let (w, h) = (tank.size().x / grid.dimensions().0 as f32, tank.size().y / grid.dimensions().1 as f32);
-        let odd = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.0e30, 1.0e30, -0.0, 0.0];
-        let mut values: Vec<f32> = odd.to_vec();
-        for k in 0..=13 {
-            values.extend([
-                k as f32 * w - 150.0,
-                (k as f32 * w - 150.0).next_up(),
-                (k as f32 * h - 100.0).next_down(),
-            ]);
-        }
-        values.extend([-150.0, 150.0, 150.0f32.next_down(), -100.0, 100.0, -151.0, 151.0, 7.3, -42.0]);
+        let (grid, values) = crate::grid::hostile_coordinates();
         for four in values.chunks(4).filter(|c| c.len() == 4) {
             let (x, y) = (Vec4::from_slice(four), Vec4::from_slice(four).zwxy());
             // SAFETY: AVX2 was detected above.
