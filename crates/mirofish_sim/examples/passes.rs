@@ -2,7 +2,7 @@
 //! tick go? Prints milliseconds per pass: the median over the ticks, then
 //! the mean. The median is the figure to compare: on a shared virtual
 //! machine the host now and then holds a vCPU back for milliseconds
-//! (seen here: the second thread starting a pass 1.5–3.5 ms late in one
+//! (seen here: the second thread starting a pass 1.4–3.5 ms late in one
 //! pass out of twenty), which moves the mean, not the median.
 //!
 //! ```text
