@@ -3,7 +3,7 @@
 //! the mean. The median is the figure to compare: on a shared virtual
 //! machine the host now and then holds a vCPU back for milliseconds
 //! (seen here: the second thread starting a pass 1.4–3.5 ms late in one
-//! pass out of twenty), which moves the mean, not the median.
+//! pass in ten to twenty), which moves the mean, not the median.
 //!
 //! ```text
 //! cargo run --release -p mirofish_sim --example passes -- --fish 100000 --ticks 50 --threads 2
