@@ -99,7 +99,7 @@ pub enum SlotOrder {
     /// jumping about it. Measured on a 2-core machine: at a million fish a
     /// tick takes a tenth to a fifth less (`scale`, `passes -- --spatial
     /// 1`); at 100k, where the fish stay in the cache, the renumbering costs
-    /// as much as it saves on two threads, and a sixth more on one. It
+    /// as much as it saves on two threads, and about 6 % more on one. It
     /// also makes a second thread worth more (at 100k, 1.84× against 1.73×
     /// in alternating `passes` runs): each chunk of slots is a chunk of
     /// sorted places, so the integrator reads its kicks along memory and
