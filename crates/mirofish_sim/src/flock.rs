@@ -99,11 +99,9 @@ pub enum SlotOrder {
     /// jumping about it. Measured on a 2-core machine: at a million fish a
     /// tick takes a tenth to a fifth less (`scale`, `passes -- --spatial
     /// 1`); at 100k, where the fish stay in the cache, the renumbering costs
-    /// as much as it saves on two threads, and about 6 % more on one. It
-    /// also makes a second thread worth more (at 100k, 1.84× against 1.73×
-    /// in alternating `passes` runs): each chunk of slots is a chunk of
-    /// sorted places, so the integrator reads its kicks along memory and
-    /// mostly from its own core's cache. Slots (the indices of
+    /// as much as it saves on two threads, and about 6 % more on one, so
+    /// that a second thread seems to be worth more (at 100k, 1.84× against
+    /// 1.73× in alternating `passes` runs). Slots (the indices of
     /// [`Flock::positions`] and the rest) then change every tick: follow a
     /// fish by its id.
     Spatial,
