@@ -681,6 +681,7 @@ impl Flock {
         let (schools_of, ids) =
             if renumber { (&self.sorted_school, &self.sorted_id) } else { (&self.school, &self.id) };
         let (sorted_phase, order) = (&self.sorted_phase, grid.order());
+        let one_school = motion.len() == 1;
         let key = TickKey::new(self.seed, self.tick);
         let chunks = (
             self.position.par_chunks_mut(CHUNK),
@@ -704,21 +705,39 @@ impl Flock {
                     }
                     phase.copy_from_slice(&sorted_phase[sorted]);
                 }
-                let motion_of = |k: usize| motion[school::clamp_index(schools_of[base + k], motion.len())];
+                // With one school in the table every index clamps to it.
+                let motion_of = |k: usize| {
+                    if one_school {
+                        motion[0]
+                    } else {
+                        motion[school::clamp_index(schools_of[base + k], motion.len())]
+                    }
+                };
                 let mut k = 0;
                 while k < p.len() {
                     let end = (k + 4).min(p.len());
+                    // Four fish of one school, as arrays (no bounds check
+                    // per lane).
                     let four = end - k == 4
                         && scene.obstacles.is_empty()
-                        && (k + 1..end).all(|j| schools_of[base + j] == schools_of[base + k])
-                        && integrate_four(
-                            [&mut p[k..end], &mut v[k..end], &mut steer[k..end]],
-                            [&mut phase[k..end], &mut fear[k..end]],
-                            core::array::from_fn(|j| kick_of(base + k + j)),
-                            motion_of(k),
-                            dt,
-                            tank,
-                        );
+                        && (one_school || (k + 1..end).all(|j| schools_of[base + j] == schools_of[base + k]))
+                        && match (
+                            p[k..].first_chunk_mut(),
+                            v[k..].first_chunk_mut(),
+                            steer[k..].first_chunk_mut(),
+                            phase[k..].first_chunk_mut(),
+                            fear[k..].first_chunk_mut(),
+                        ) {
+                            (Some(p), Some(v), Some(steer), Some(phase), Some(fear)) => integrate_four(
+                                [p, v, steer],
+                                [phase, fear],
+                                core::array::from_fn(|j| kick_of(base + k + j)),
+                                motion_of(k),
+                                dt,
+                                tank,
+                            ),
+                            _ => false,
+                        };
                     if !four {
                         for k in k..end {
                             let fish = [&mut p[k], &mut v[k], &mut steer[k]];
@@ -921,8 +940,8 @@ fn integrate_one(
 /// phase needs more than one turn's wrap.
 #[inline(always)]
 fn integrate_four(
-    [p, v, steer]: [&mut [Vec2]; 3],
-    [phase, fear]: [&mut [f32]; 2],
+    [p, v, steer]: [&mut [Vec2; 4]; 3],
+    [phase, fear]: [&mut [f32; 4]; 2],
     kicks: [Kick; 4],
     [max_speed, panic, turn, calm]: [f32; 4],
     dt: f32,
