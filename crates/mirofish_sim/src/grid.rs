@@ -338,23 +338,25 @@ impl SpatialGrid {
     /// instructions in all).
     fn cells_of(&self, position: &[Vec2], cells: &mut [u32]) {
         if u64::from(self.cols) * u64::from(self.rows) <= EXACT_CELLS {
-            self.cells_of_in_f32(position, cells);
+            self.cells_of_by::<true>(position, cells);
         } else {
-            self.cells_of_converted(position, cells);
+            self.cells_of_by::<false>(position, cells);
         }
     }
 
-    /// [`SpatialGrid::cells_of`] for a grid of at most [`EXACT_CELLS`]
-    /// cells, where every cell coordinate and index is an integer `f32`
-    /// holds exactly. Each coordinate, clamped into the grid, is rounded
-    /// down by adding and taking away 2²³ (which rounds it to the nearest
-    /// integer) and a step back where that went up. The index `y * cols +
-    /// x` is then computed in `f32`. The integer comes from the bits of
-    /// `index + 2²³`. That is about half the instructions of converting
-    /// each coordinate with `as`, whose saturating conversion goes one lane
-    /// at a time (callgrind `kernel_ticks 20000 10`: about 20 → 11 per
-    /// fish, 130.3 M → 128.6 M instructions in all).
-    fn cells_of_in_f32(&self, position: &[Vec2], cells: &mut [u32]) {
+    /// [`SpatialGrid::cells_of`], the cell found one of two ways after the
+    /// coordinates are clamped into the grid:
+    /// - `IN_F32` (for a grid of at most [`EXACT_CELLS`] cells, where every
+    ///   cell coordinate and index is an integer `f32` holds exactly): each
+    ///   coordinate is rounded down by adding and taking away 2²³ (which
+    ///   rounds it to the nearest integer) and a step back where that went
+    ///   up; the index `y * cols + x` is computed in `f32`, and the integer
+    ///   comes from the bits of `index + 2²³`. About half the instructions
+    ///   of the other way, whose saturating conversion goes one lane at a
+    ///   time (callgrind `kernel_ticks 20000 10`: about 20 → 11 per fish,
+    ///   130.3 M → 128.6 M instructions in all);
+    /// - otherwise, each coordinate converted with `as`.
+    fn cells_of_by<const IN_F32: bool>(&self, position: &[Vec2], cells: &mut [u32]) {
         const TWO_23: f32 = 8_388_608.0;
         let twice = |v: Vec2| Vec4::new(v.x, v.y, v.x, v.y);
         let (origin, inv) = (twice(self.origin), twice(self.inv_cell));
@@ -364,29 +366,16 @@ impl SpatialGrid {
         let (cell_pairs, odd_cells) = cells.as_chunks_mut::<2>();
         for (to, [a, b]) in cell_pairs.iter_mut().zip(pairs) {
             let c = ((Vec4::new(a.x, a.y, b.x, b.y) - origin) * inv).max(Vec4::ZERO).min(last);
-            let nearest = (c + two_23) - two_23;
-            let floor = nearest - Vec4::select(nearest.cmpgt(c), Vec4::ONE, Vec4::ZERO);
-            // `[y₀ · cols + x₀, ·, y₁ · cols + x₁, ·]`, exact below 2²³.
-            let index = (floor.yyww() * cols + floor.xxzz() + two_23).to_array();
-            *to = [index[0].to_bits() - bits_23, index[2].to_bits() - bits_23];
-        }
-        for (to, &p) in odd_cells.iter_mut().zip(odd) {
-            let (x, y) = self.cell_coords(p);
-            *to = y * self.cols + x;
-        }
-    }
-
-    /// [`SpatialGrid::cells_of`] for any grid: each coordinate, clamped
-    /// into the grid, converted with `as`.
-    fn cells_of_converted(&self, position: &[Vec2], cells: &mut [u32]) {
-        let twice = |v: Vec2| Vec4::new(v.x, v.y, v.x, v.y);
-        let (origin, inv) = (twice(self.origin), twice(self.inv_cell));
-        let last = twice(Vec2::new((self.cols - 1) as f32, (self.rows - 1) as f32));
-        let (pairs, odd) = position.as_chunks::<2>();
-        let (cell_pairs, odd_cells) = cells.as_chunks_mut::<2>();
-        for (to, [a, b]) in cell_pairs.iter_mut().zip(pairs) {
-            let c = ((Vec4::new(a.x, a.y, b.x, b.y) - origin) * inv).max(Vec4::ZERO).min(last).as_uvec4();
-            *to = [c.y * self.cols + c.x, c.w * self.cols + c.z];
+            *to = if IN_F32 {
+                let nearest = (c + two_23) - two_23;
+                let floor = nearest - Vec4::select(nearest.cmpgt(c), Vec4::ONE, Vec4::ZERO);
+                // `[y₀ · cols + x₀, ·, y₁ · cols + x₁, ·]`, exact below 2²³.
+                let index = (floor.yyww() * cols + floor.xxzz() + two_23).to_array();
+                [index[0].to_bits() - bits_23, index[2].to_bits() - bits_23]
+            } else {
+                let c = c.as_uvec4();
+                [c.y * self.cols + c.x, c.w * self.cols + c.z]
+            };
         }
         for (to, &p) in odd_cells.iter_mut().zip(odd) {
             let (x, y) = self.cell_coords(p);
@@ -953,7 +942,7 @@ mod tests {
         }
         points.extend([tank.max, tank.max.map(f32::next_down), tank.min - 1.0, tank.max + 1.0]);
         let mut found = vec![0; points.len()];
-        grid.cells_of_in_f32(&points, &mut found);
+        grid.cells_of_by::<true>(&points, &mut found);
         for (&p, &c) in points.iter().zip(&found) {
             let (x, y) = grid.cell_coords(p);
             assert_eq!(c, y * cols + x, "{p}");
@@ -972,8 +961,8 @@ mod tests {
             values.iter().flat_map(|&x| values.iter().map(move |&y| Vec2::new(x, y))).skip(1).collect();
         assert_eq!(points.len() % 2, 1, "a point left over for the tail");
         let (mut exact, mut converted) = (vec![0; points.len()], vec![0; points.len()]);
-        grid.cells_of_in_f32(&points, &mut exact);
-        grid.cells_of_converted(&points, &mut converted);
+        grid.cells_of_by::<true>(&points, &mut exact);
+        grid.cells_of_by::<false>(&points, &mut converted);
         for ((&p, &cell), &other) in points.iter().zip(&exact).zip(&converted) {
             let (x, y) = grid.cell_coords(p);
             assert_eq!(cell, y * cols + x, "{p}, in f32");
