@@ -19,7 +19,7 @@
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use mirofish_bevy::FlockCommands;
-use mirofish_sim::command::Command;
+use mirofish_sim::control::command::Command;
 use mirofish_sim::{Attractor, Obstacle, Predator};
 
 use super::AquariumSettings;

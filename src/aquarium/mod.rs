@@ -22,7 +22,7 @@ use bevy::prelude::*;
 use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
-use mirofish_sim::command::Command;
+use mirofish_sim::control::command::Command;
 
 pub use input::{CursorWorld, PointerOverUi, ToolSettings};
 pub use overlay::OverlaySettings;

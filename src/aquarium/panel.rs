@@ -4,7 +4,7 @@
 //!
 //! Parameter changes are sent as `SetSchoolParams` commands, so they enter
 //! the command log like every other input. The sliders' ranges are the
-//! knobs of [`mirofish_sim::tuning`], every extreme of which is tested to
+//! knobs of [`mirofish_sim::control::tuning`], every extreme of which is tested to
 //! keep the simulation finite.
 
 use bevy::prelude::*;
@@ -12,8 +12,8 @@ use bevy_egui::{EguiContexts, egui};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
-use mirofish_sim::command::Command;
-use mirofish_sim::tuning::KNOBS;
+use mirofish_sim::control::command::Command;
+use mirofish_sim::control::tuning::KNOBS;
 use mirofish_sim::{Preset, observe};
 
 use super::input::{PointerOverUi, ToolSettings};
@@ -217,7 +217,7 @@ fn school_controls(
 fn metric_plots(ui: &mut egui::Ui, metrics: &FlockMetrics) {
     let log = metrics.log();
     let series = |name: &str| -> Vec<[f64; 2]> {
-        let Some(column) = mirofish_sim::metrics::COLUMNS.iter().position(|c| *c == name) else {
+        let Some(column) = mirofish_sim::observe::metrics::COLUMNS.iter().position(|c| *c == name) else {
             return Vec::new();
         };
         log.rows().iter().filter_map(|row| Some([row.tick as f64 / 60.0, row.values()[column]?])).collect()

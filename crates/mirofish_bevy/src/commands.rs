@@ -15,7 +15,7 @@
 //! anything a replay must reproduce.
 
 use bevy::prelude::*;
-use mirofish_sim::command::{SpawnKey, spawn_disc};
+use mirofish_sim::control::command::{SpawnKey, spawn_disc};
 use mirofish_sim::{Command, CommandError, CommandQueue, Stamped};
 
 use crate::components::{Boid, Obstacle, Position, Predator, PreviousPosition, Velocity, WanderPhase};

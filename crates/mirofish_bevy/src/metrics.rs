@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 use mirofish_sim::MetricsLog;
-use mirofish_sim::metrics::{DEFAULT_EVERY, Metrics};
+use mirofish_sim::observe::metrics::{DEFAULT_EVERY, Metrics};
 
 use crate::state::FlockState;
 

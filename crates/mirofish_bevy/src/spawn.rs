@@ -1,8 +1,8 @@
 //! Spawning a whole school with one command.
 
 use bevy::prelude::*;
-use mirofish_sim::noise::mix64;
-use mirofish_sim::spawn::scatter;
+use mirofish_sim::rules::noise::mix64;
+use mirofish_sim::world::spawn::scatter;
 
 use crate::components::{Boid, Position, PreviousPosition, School, Velocity, WanderPhase};
 use crate::config::FlockConfig;

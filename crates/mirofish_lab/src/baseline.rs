@@ -126,7 +126,7 @@ impl Baseline {
         Ok((0..GUARDED.len())
             .map(|i| {
                 let values: Vec<f64> = runs.iter().filter_map(|r| r[i]).collect();
-                let s = mirofish_sim::stats::Summary::of(&values);
+                let s = mirofish_sim::observe::stats::Summary::of(&values);
                 (!values.is_empty()).then(|| (s.mean, (s.variance / values.len() as f64).sqrt()))
             })
             .collect())

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use mirofish_sim::command::Stamped;
-use mirofish_sim::metrics::COLUMNS;
-use mirofish_sim::replay::Recorder;
-use mirofish_sim::stats::Summary;
+use mirofish_sim::control::command::Stamped;
+use mirofish_sim::observe::metrics::COLUMNS;
+use mirofish_sim::control::replay::Recorder;
+use mirofish_sim::observe::stats::Summary;
 use mirofish_sim::{ExperimentConfig, MetricsLog, Recording};
 
 use crate::Error;
@@ -86,7 +86,7 @@ impl Experiment {
 /// The summary of one metric.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MetricSummary {
-    /// Column name (see `mirofish_sim::metrics::COLUMNS`).
+    /// Column name (see `mirofish_sim::observe::metrics::COLUMNS`).
     pub name: String,
     /// Mean, variance and autocorrelation time (in samples).
     pub summary: Summary,
@@ -182,7 +182,7 @@ pub fn write_results(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mirofish_sim::command::Command;
+    use mirofish_sim::control::command::Command;
     use mirofish_sim::{Predator, Vec2};
 
     #[test]

@@ -22,7 +22,7 @@ use mirofish_lab::baseline::Baseline;
 use mirofish_lab::experiment::{Experiment, summarize, write_results};
 use mirofish_lab::plot::{Series, lines_with_errors};
 use mirofish_lab::sweep::{SWEEP_METRICS, Sweep, by_value, linspace, write_csv};
-use mirofish_sim::command::Stamped;
+use mirofish_sim::control::command::Stamped;
 use mirofish_sim::{ExperimentConfig, Preset, Recording, state_hash};
 
 #[derive(Parser)]

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use mirofish_sim::ExperimentConfig;
-use mirofish_sim::tuning::{Knob, knob};
+use mirofish_sim::control::tuning::{Knob, knob};
 
 use crate::Error;
 use crate::experiment::{Experiment, summarize};
@@ -19,7 +19,7 @@ pub const SWEEP_METRICS: [&str; 4] = ["polarization", "milling", "nearest_neighb
 pub struct Sweep {
     /// The base configuration; its seed is replaced by each run's.
     pub base: ExperimentConfig,
-    /// The parameter, by its field name (see `mirofish_sim::tuning`).
+    /// The parameter, by its field name (see `mirofish_sim::control::tuning`).
     pub parameter: String,
     /// The values it takes.
     pub values: Vec<f32>,
@@ -56,7 +56,7 @@ impl Sweep {
     /// The knob being swept, or an error naming the unknown parameter.
     pub fn knob(&self) -> Result<&'static Knob, Error> {
         knob(&self.parameter).ok_or_else(|| {
-            let names: Vec<&str> = mirofish_sim::tuning::KNOBS.iter().map(|k| k.name).collect();
+            let names: Vec<&str> = mirofish_sim::control::tuning::KNOBS.iter().map(|k| k.name).collect();
             format!("unknown parameter `{}`; one of: {}", self.parameter, names.join(", ")).into()
         })
     }
@@ -114,7 +114,7 @@ pub fn by_value(rows: &[SweepRow], index: usize) -> Vec<(f32, f64, f64)> {
     }
     out.into_iter()
         .map(|(v, ms)| {
-            let s = mirofish_sim::stats::Summary::of(&ms);
+            let s = mirofish_sim::observe::stats::Summary::of(&ms);
             (v, s.mean, s.variance.sqrt())
         })
         .collect()

@@ -1,72 +1,65 @@
-//! The MiroFish simulation core: fish-school (boids) steering on contiguous
-//! arrays, with no engine attached.
+//! The MiroFish simulation core: fish schools (boids) on contiguous arrays,
+//! with no engine attached.
 //!
 //! Each fish sees only its neighbourhood and follows three local rules —
 //! separation, alignment, cohesion — plus a slowly turning wander and a
-//! little bounded noise. The school's turning, splitting and regrouping
-//! emerge from them.
-//!
-//! This crate is the part where speed and correctness live: the rules are
-//! pure functions ([`rules`]), the neighbour index is a uniform grid rebuilt
-//! every tick by counting sort ([`grid`]), and a tick is three ordered passes
-//! over structure-of-arrays state ([`Flock`]). It is deterministic: the same
-//! seed gives bit-identical states, whatever the number of threads, the
-//! build of the force pass ([`KernelPath`]) or the order the fish are
-//! stored in ([`SlotOrder`]: a large run can keep them in the grid's order,
-//! so that each tick reads them along memory). The Bevy plugin
-//! (`mirofish_bevy`) is thin glue around it.
-//!
-//! Around the tick: [`command`] (outside changes stamped with the tick they
-//! apply at), [`replay`] (a run recorded as configuration + commands +
-//! state hashes, and replayed), [`config`] (experiment files in RON),
-//! [`metrics`] and [`stats`] (order parameters sampled over a run and their
-//! summary), and [`tuning`] (every parameter by name with a safe range).
+//! little bounded noise; the school's turning, splitting and regrouping
+//! emerge from them. The Bevy plugin (`mirofish_bevy`) is thin glue around
+//! this crate; tests, benchmarks and batch experiments use it directly.
 //!
 //! ```
 //! use mirofish_sim::{FlockParams, Simulation, Tank, observe};
 //!
 //! let mut sim = Simulation::new(FlockParams::default(), Tank::default(), 500, 1)?;
-//! sim.run(600)?; // ten seconds at 60 Hz
+//! sim.run(600)?; // ten seconds at 60 ticks per second
 //! let order = observe::polarization(sim.flock.velocities());
 //! assert!((0.0..=1.0).contains(&order));
 //! # Ok::<(), mirofish_sim::ParamError>(())
 //! ```
+//!
+//! # Layers
+//!
+//! Data flows one way, from the world through the rules and the step to
+//! the observers; no layer writes into one above it.
+//!
+//! | layer | modules | what lives there |
+//! |---|---|---|
+//! | world state | [`world`]: `flock`, `tank`, `scene`, `params`, `school`, `grid`, `spawn` | the fish as columns, the tank, obstacles and predators, parameters and their validation, the neighbour grid |
+//! | rules | [`rules`]: the three rules, `view`, `scene`, `boundary`, `noise`, `angle` | pure functions: one fish's state and its neighbourhood in, a velocity change out |
+//! | the step | [`step`]: `index`, `forces` (and its kernel), `integrate`, `predators` | the passes of one tick over the columns, in parallel |
+//! | observation | [`observe`]: order parameters, `queries`, `metrics`, `stats` | what can be measured without changing anything |
+//! | control | [`control`]: `simulation`, `command`, `replay`, `config`, `preset`, `tuning` | running a simulation and changing it from outside, reproducibly |
+//!
+//! # Guarantees
+//!
+//! - **Deterministic.** The same seed and the same commands give
+//!   bit-identical states, whatever the number of threads, the build of the
+//!   force pass ([`KernelPath`]) or the order the fish are stored in
+//!   ([`SlotOrder`]). Noise is a pure function of seed, tick and fish.
+//! - **Finite.** Every parameter is validated ([`FlockParams::validate`]),
+//!   and for every valid one the tick produces no NaN or infinity.
+//! - **No allocation** in a warmed-up tick run on a thread of the pool.
 
-pub mod angle;
-pub mod boundary;
-pub mod command;
-pub mod config;
-pub mod flock;
-pub mod grid;
-mod kernel;
-mod lanes;
-pub mod metrics;
-pub mod noise;
-pub mod observe;
-pub mod params;
+pub mod control;
 mod prefetch;
-pub mod preset;
-pub mod replay;
+pub mod observe;
 pub mod rules;
-pub mod scene;
-pub mod school;
-pub mod simulation;
-pub mod spawn;
-pub mod stats;
-pub mod tuning;
-pub mod view;
+pub mod step;
+pub mod world;
 
-pub use command::{Command, CommandError, CommandQueue, SpawnKey, Stamped};
-pub use config::{ConfigError, ExperimentConfig};
-pub use flock::{FishInputs, Flock, ForceSample, KernelPath, NeighbourSearch, SlotOrder};
-pub use metrics::{Metrics, MetricsLog};
+pub use control::command::{Command, CommandError, CommandQueue, SpawnKey, Stamped};
+pub use control::config::{ConfigError, ExperimentConfig};
+pub use control::preset::{Preset, with_auto_radius};
+pub use control::replay::{Recorder, Recording, ReplayError};
+pub use control::simulation::Simulation;
+pub use observe::metrics::{Metrics, MetricsLog};
 pub use observe::state_hash;
-pub use params::{BoundaryMode, FlockParams, MAX_TOPOLOGICAL_NEIGHBOURS, ParamError, PerFrame, Tank};
-pub use preset::Preset;
-pub use replay::{Recorder, Recording, ReplayError};
-pub use scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Route, Scene};
-pub use school::SchoolTable;
-pub use simulation::{DEFAULT_DT, Simulation};
+pub use step::{ForceSample, KernelPath, NeighbourSearch};
+pub use world::flock::{FishInputs, Flock, SlotOrder};
+pub use world::params::{DEFAULT_DT, FlockParams, MAX_TOPOLOGICAL_NEIGHBOURS, ParamError, PerFrame};
+pub use world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Route, Scene};
+pub use world::school::SchoolTable;
+pub use world::tank::{BoundaryMode, Tank};
 
 /// The vector type of the whole API (the same `glam` type Bevy uses).
 pub use glam::Vec2;

@@ -203,7 +203,7 @@ fn every_preset_runs_a_thousand_ticks_with_its_documented_values() {
 
 #[test]
 fn auto_radius_gives_five_to_eight_neighbours_at_three_densities() {
-    use mirofish_sim::preset::with_auto_radius;
+    use mirofish_sim::control::preset::with_auto_radius;
     use mirofish_sim::{BoundaryMode, Simulation};
     // Wrap, so the walls do not thin the neighbourhoods at the edge.
     let tank = Tank::centered(Vec2::new(1280.0, 720.0)).with_boundary(BoundaryMode::Wrap);
@@ -222,7 +222,7 @@ fn auto_radius_gives_five_to_eight_neighbours_at_three_densities() {
 
 /// Two schools in one tank: fish 0..n/2 in school 0, the rest in school 1.
 fn two_schools(seed: u64) -> (mirofish_sim::Flock, [FlockParams; 2], Tank) {
-    use mirofish_sim::spawn::scatter;
+    use mirofish_sim::world::spawn::scatter;
     // A torus, so no wall splits a school.
     let tank = Tank::centered(Vec2::new(600.0, 600.0)).with_boundary(mirofish_sim::BoundaryMode::Wrap);
     // School 0 aligns strongly (a marching school); school 1 does not align

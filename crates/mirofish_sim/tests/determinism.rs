@@ -124,7 +124,8 @@ fn slots_in_space_order_give_every_fish_the_same_bits() {
     // route (their centre), two schools (one a shaped view), a topological
     // school, a cap, walls and a torus, fish spawned and removed, and one
     // thread or two.
-    use mirofish_sim::{Command, Obstacle, Predator, Route, Scene, SlotOrder, spawn};
+    use mirofish_sim::world::spawn;
+    use mirofish_sim::{Command, Obstacle, Predator, Route, Scene, SlotOrder};
     let crowded = FlockParams { cohesion_weight: 4.0, separation_weight: 0.3, ..FlockParams::default() };
     let wary = FlockParams { sees_other_schools: false, view_angle: 4.5, ..FlockParams::default() };
     let cases = [

@@ -275,7 +275,7 @@ fn survive(params: FlockParams, label: &str, ticks: u32) {
 /// each end of its range, alone and all together, keeps the invariants.
 #[test]
 fn every_slider_extreme_is_safe() {
-    use mirofish_sim::tuning::KNOBS;
+    use mirofish_sim::control::tuning::KNOBS;
     for knob in &KNOBS {
         for value in [knob.min, knob.max] {
             let mut params = FlockParams::default();
@@ -298,8 +298,8 @@ proptest! {
     /// Random corners of the slider box: each knob at its minimum or its
     /// maximum.
     #[test]
-    fn random_slider_corners_are_safe(corner in proptest::collection::vec(any::<bool>(), mirofish_sim::tuning::KNOBS.len())) {
-        use mirofish_sim::tuning::KNOBS;
+    fn random_slider_corners_are_safe(corner in proptest::collection::vec(any::<bool>(), mirofish_sim::control::tuning::KNOBS.len())) {
+        use mirofish_sim::control::tuning::KNOBS;
         let mut params = FlockParams::default();
         for (knob, &hi) in KNOBS.iter().zip(&corner) {
             (knob.set)(&mut params, if hi { knob.max } else { knob.min });

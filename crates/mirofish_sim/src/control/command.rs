@@ -1,0 +1,369 @@
+//! Commands (F15): every outside input to a run, stamped with the tick at
+//! which it applies.
+//!
+//! A game's clicks, a parameter slider and a scripted experiment all change
+//! the simulation the same way: by a [`Command`] scheduled for a tick. At the
+//! start of that tick — before the neighbour index is rebuilt — the due
+//! commands are applied in a fixed order (by tick, then in the order they were
+//! scheduled). Because nothing else touches the state, the seed, the initial
+//! configuration and the list of applied commands reproduce a run bit for bit
+//! ([`crate::control::replay`]).
+//!
+//! Commands are validated when they are scheduled, so a queue, and any log
+//! made from it, only ever holds commands that can be applied.
+
+use core::fmt;
+use std::collections::BTreeMap;
+
+use glam::Vec2;
+
+use crate::rules::noise::{self, Stream};
+use crate::world::flock::Flock;
+use crate::world::params::{FlockParams, MAX_LENGTH, ParamError, Range, check};
+use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, Scene, point};
+use crate::world::tank::{BoundaryMode, Tank};
+
+/// Most fish one command may add: keeps a typo from allocating gigabytes.
+pub const MAX_SPAWN: usize = 1_000_000;
+
+/// One change to a running simulation.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum Command {
+    /// Replace the parameters of school 0 (the only school of a
+    /// [`crate::Simulation`]).
+    SetParams(FlockParams),
+    /// Replace the parameters of one school of several (the Bevy plugin's
+    /// `FlockConfig` table). A single-school simulation applies it only to
+    /// school 0 and ignores other schools.
+    SetSchoolParams {
+        /// The school.
+        school: u16,
+        /// Its new parameters.
+        params: FlockParams,
+    },
+    /// Change what happens at the walls.
+    SetBoundary(BoundaryMode),
+    /// Add a predator.
+    AddPredator(Predator),
+    /// Remove the predator at this index of [`Scene::predators`] (later
+    /// ones move down); an index past the end does nothing.
+    RemovePredator(usize),
+    /// Remove every predator.
+    ClearPredators,
+    /// Add an obstacle.
+    AddObstacle(Obstacle),
+    /// Remove the obstacle at this index of [`Scene::obstacles`]; an index
+    /// past the end does nothing.
+    RemoveObstacle(usize),
+    /// Remove every obstacle.
+    ClearObstacles,
+    /// Set or clear the school's goal.
+    SetGoal(Option<Goal>),
+    /// Set or clear the attract/repel point.
+    SetAttractor(Option<Attractor>),
+    /// Set or clear the route the leaders follow.
+    SetRoute(Option<Route>),
+    /// Add `count` fish spread over a disc (clipped to the tank),
+    /// with random headings at half the top speed. Where they go depends
+    /// only on the seed, the tick and the fish count, never on threads.
+    SpawnFish {
+        /// How many.
+        count: usize,
+        /// Centre of the disc.
+        centre: Vec2,
+        /// Radius of the disc (0: all at the centre).
+        radius: f32,
+    },
+    /// Remove the `count` most recently added fish (all, if fewer).
+    RemoveFish {
+        /// How many.
+        count: usize,
+    },
+}
+
+impl Command {
+    /// Checks every number in the command; the error names the field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match self {
+            Command::SetParams(p) | Command::SetSchoolParams { params: p, .. } => p.validate(),
+            Command::AddPredator(p) => p.validate(),
+            Command::AddObstacle(o) => o.validate(),
+            Command::SetGoal(Some(g)) => g.validate(),
+            Command::SetAttractor(Some(a)) => a.validate(),
+            Command::SetRoute(Some(r)) => r.validate(),
+            Command::SpawnFish { count, centre, radius } => {
+                check("spawn.count", *count as f32, Range::Closed(0.0, MAX_SPAWN as f32))?;
+                point("spawn.centre", *centre)?;
+                check("spawn.radius", *radius, Range::NonNegative(MAX_LENGTH))
+            }
+            Command::SetBoundary(_)
+            | Command::RemovePredator(_)
+            | Command::ClearPredators
+            | Command::RemoveObstacle(_)
+            | Command::ClearObstacles
+            | Command::SetGoal(None)
+            | Command::SetAttractor(None)
+            | Command::SetRoute(None)
+            | Command::RemoveFish { .. } => Ok(()),
+        }
+    }
+
+    /// Applies the command to a single-school simulation's state.
+    pub fn apply(&self, flock: &mut Flock, params: &mut FlockParams, tank: &mut Tank, scene: &mut Scene) {
+        match self {
+            Command::SetParams(p) | Command::SetSchoolParams { school: 0, params: p } => *params = *p,
+            Command::SetSchoolParams { .. } => {}
+            Command::SetBoundary(b) => tank.boundary = *b,
+            Command::AddPredator(p) => scene.predators.push(*p),
+            Command::RemovePredator(i) => {
+                if *i < scene.predators.len() {
+                    scene.predators.remove(*i);
+                }
+            }
+            Command::ClearPredators => scene.predators.clear(),
+            Command::AddObstacle(o) => scene.obstacles.push(*o),
+            Command::RemoveObstacle(i) => {
+                if *i < scene.obstacles.len() {
+                    scene.obstacles.remove(*i);
+                }
+            }
+            Command::ClearObstacles => scene.obstacles.clear(),
+            Command::SetGoal(g) => scene.goal = *g,
+            Command::SetAttractor(a) => scene.attractor = *a,
+            Command::SetRoute(r) => scene.route = r.clone(),
+            Command::SpawnFish { count, centre, radius } => {
+                let key = SpawnKey { seed: flock.seed(), tick: flock.tick(), first_slot: flock.len() as u64 };
+                for (position, velocity, phase) in spawn_disc(key, *count, *centre, *radius, tank, params) {
+                    flock.push(position, velocity, phase);
+                }
+            }
+            // The highest ids: the last slots, unless the slots follow space.
+            Command::RemoveFish { count } => flock.truncate(flock.len().saturating_sub(*count)),
+        }
+    }
+}
+
+/// What the noise of a spawn is keyed by: the seed, the tick and the slot
+/// the first new fish will take (so two spawns in one tick differ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpawnKey {
+    /// The run's seed.
+    pub seed: u64,
+    /// The tick of the spawn.
+    pub tick: u64,
+    /// Slot of the first new fish (the fish count before the spawn).
+    pub first_slot: u64,
+}
+
+/// `(position, velocity, wander phase)` of `count` new fish spread over
+/// a disc (clipped to the tank), heading randomly at half
+/// the top speed; a pure function of its arguments.
+pub fn spawn_disc(
+    key: SpawnKey,
+    count: usize,
+    centre: Vec2,
+    radius: f32,
+    tank: &Tank,
+    params: &FlockParams,
+) -> Vec<(Vec2, Vec2, f32)> {
+    (0..count as u64)
+        .map(|k| {
+            let slot = key.first_slot + k;
+            let offset = noise::in_unit_disc(key.seed, key.tick, slot, Stream::Spawn) * radius;
+            let position = (centre + offset).clamp(tank.min, tank.max.map(f32::next_down));
+            let turn = noise::signed_pair(noise::bits(key.seed, key.tick, !slot, Stream::Spawn));
+            let heading = crate::rules::angle::unit(turn.x * core::f32::consts::PI);
+            let phase = turn.y * core::f32::consts::PI;
+            (position, heading * params.max_speed * 0.5, phase)
+        })
+        .collect()
+}
+
+/// A command and the tick at the start of which it applies.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Stamped {
+    /// The tick: the command applies before the flock's tick counter moves
+    /// from `tick` to `tick + 1`.
+    pub tick: u64,
+    /// What to do.
+    pub command: Command,
+}
+
+/// Why a command was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CommandError {
+    /// A number in the command is out of range.
+    Invalid(ParamError),
+    /// The tick has already been simulated.
+    Past {
+        /// The tick asked for.
+        tick: u64,
+        /// The next tick to be simulated.
+        now: u64,
+    },
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CommandError::Invalid(e) => write!(f, "command refused: {e}"),
+            CommandError::Past { tick, now } => {
+                write!(f, "command for tick {tick} refused: tick {now} is the earliest still to come")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CommandError {}
+
+impl From<ParamError> for CommandError {
+    fn from(e: ParamError) -> Self {
+        CommandError::Invalid(e)
+    }
+}
+
+/// Commands waiting for their tick, kept in the order they will apply:
+/// by tick, then by the order they were scheduled.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CommandQueue {
+    pending: BTreeMap<(u64, u64), Command>,
+    scheduled: u64,
+}
+
+impl CommandQueue {
+    /// An empty queue.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Validates `command` and queues it for `tick`. `now` is the next tick
+    /// to be simulated; earlier ticks are refused.
+    pub fn schedule(&mut self, now: u64, tick: u64, command: Command) -> Result<(), CommandError> {
+        if tick < now {
+            return Err(CommandError::Past { tick, now });
+        }
+        command.validate()?;
+        self.pending.insert((tick, self.scheduled), command);
+        self.scheduled += 1;
+        Ok(())
+    }
+
+    /// Removes and returns every command due at or before `tick`, in the
+    /// order they apply.
+    pub fn take_due(&mut self, tick: u64) -> Vec<Stamped> {
+        let later = self.pending.split_off(&(tick + 1, 0));
+        let due = core::mem::replace(&mut self.pending, later);
+        due.into_iter().map(|((tick, _), command)| Stamped { tick, command }).collect()
+    }
+
+    /// Commands still waiting.
+    pub fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Whether no command is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// The waiting commands, in the order they will apply.
+    pub fn iter(&self) -> impl Iterator<Item = Stamped> + '_ {
+        self.pending.iter().map(|(&(tick, _), command)| Stamped { tick, command: command.clone() })
+    }
+
+    /// Drops every waiting command.
+    pub fn clear(&mut self) {
+        self.pending.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn due_commands_come_out_by_tick_then_by_order_scheduled() {
+        let mut q = CommandQueue::new();
+        q.schedule(0, 5, Command::ClearObstacles).unwrap();
+        q.schedule(0, 2, Command::ClearPredators).unwrap();
+        q.schedule(0, 5, Command::RemoveFish { count: 1 }).unwrap();
+        q.schedule(0, 9, Command::SetGoal(None)).unwrap();
+        let due = q.take_due(5);
+        let order: Vec<(u64, Command)> = due.into_iter().map(|s| (s.tick, s.command)).collect();
+        assert_eq!(
+            order,
+            [
+                (2, Command::ClearPredators),
+                (5, Command::ClearObstacles),
+                (5, Command::RemoveFish { count: 1 })
+            ]
+        );
+        assert_eq!(q.len(), 1);
+        assert!(q.take_due(8).is_empty());
+        assert_eq!(q.take_due(9).len(), 1);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn bad_and_late_commands_are_refused_and_not_queued() {
+        let mut q = CommandQueue::new();
+        let err = q.schedule(10, 3, Command::ClearObstacles).unwrap_err();
+        assert_eq!(err, CommandError::Past { tick: 3, now: 10 });
+        let bad = Command::AddObstacle(Obstacle { centre: Vec2::ZERO, radius: f32::NAN });
+        let err = q.schedule(10, 12, bad).unwrap_err();
+        assert!(err.to_string().contains("obstacle.radius"), "{err}");
+        let params = FlockParams { max_speed: -1.0, ..FlockParams::default() };
+        assert!(
+            q.schedule(10, 12, Command::SetParams(params)).unwrap_err().to_string().contains("max_speed")
+        );
+        let spawn = Command::SpawnFish { count: 5, centre: Vec2::new(f32::INFINITY, 0.0), radius: 1.0 };
+        assert!(q.schedule(10, 12, spawn).is_err());
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn spawn_and_remove_fish() {
+        let (mut flock, mut params, mut tank, mut scene) =
+            (Flock::new(4), FlockParams::default(), Tank::default(), Scene::default());
+        let spawn = Command::SpawnFish { count: 40, centre: Vec2::new(600.0, 0.0), radius: 100.0 };
+        spawn.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        assert_eq!(flock.len(), 40);
+        for (p, v) in flock.positions().iter().zip(flock.velocities()) {
+            assert!(tank.contains(*p), "{p}");
+            assert!(p.distance(Vec2::new(600.0, 0.0)) <= 100.0 + 1e-3);
+            assert!((v.length() - params.max_speed * 0.5).abs() < 1e-3);
+        }
+        // The same command on the same state places the fish identically.
+        let mut again = Flock::new(4);
+        spawn.apply(&mut again, &mut params, &mut tank, &mut scene);
+        assert_eq!(crate::state_hash(&flock), crate::state_hash(&again));
+        Command::RemoveFish { count: 15 }.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        assert_eq!(flock.len(), 25);
+        Command::RemoveFish { count: 100 }.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        assert!(flock.is_empty());
+    }
+
+    #[test]
+    fn scene_commands() {
+        let (mut flock, mut params, mut tank, mut scene) =
+            (Flock::new(4), FlockParams::default(), Tank::default(), Scene::default());
+        let mut run = |c: Command| c.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        run(Command::AddPredator(Predator::new(Vec2::ONE, 50.0)));
+        run(Command::AddPredator(Predator::new(Vec2::ZERO, 60.0)));
+        run(Command::AddObstacle(Obstacle { centre: Vec2::X, radius: 3.0 }));
+        run(Command::RemovePredator(0));
+        run(Command::RemovePredator(7));
+        run(Command::RemoveObstacle(3));
+        run(Command::SetBoundary(BoundaryMode::Wrap));
+        run(Command::SetAttractor(Some(Attractor { point: Vec2::ONE, strength: -2.0, radius: 80.0 })));
+        assert_eq!(scene.predators.len(), 1);
+        assert_eq!(scene.predators[0].fear_radius, 60.0);
+        assert_eq!(scene.obstacles.len(), 1);
+        assert_eq!(tank.boundary, BoundaryMode::Wrap);
+        assert!(scene.attractor.is_some());
+        let mut run = |c: Command| c.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        run(Command::ClearPredators);
+        run(Command::ClearObstacles);
+        assert!(scene.predators.is_empty() && scene.obstacles.is_empty());
+    }
+}

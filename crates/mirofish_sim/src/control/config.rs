@@ -1,0 +1,291 @@
+//! Experiment configuration files (F19): every parameter of a run in one RON
+//! file, loaded with errors that name the offending field and value.
+//!
+//! ```
+//! use mirofish_sim::control::config::ExperimentConfig;
+//!
+//! let text = "(fish: 300, seed: 9, params: (alignment_weight: 1.5))";
+//! let config = ExperimentConfig::from_ron(text)?;
+//! assert_eq!(config.fish, 300);
+//! assert_eq!(config.params.alignment_weight, 1.5);
+//! // Everything not written keeps its default.
+//! assert_eq!(config.params.cohesion_weight, mirofish_sim::FlockParams::default().cohesion_weight);
+//!
+//! let err = ExperimentConfig::from_ron("(params: (max_speed: -3.0))").unwrap_err();
+//! assert_eq!(err.to_string(), "invalid `params.max_speed` = -3: must be finite, >= 0 and <= 1000000");
+//! # Ok::<(), mirofish_sim::control::config::ConfigError>(())
+//! ```
+//!
+//! Unknown fields are errors, not silently ignored: a misspelt
+//! `alignmnet_weight` would otherwise leave the default in place unnoticed.
+
+use core::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::control::preset::Preset;
+use crate::observe::metrics::DEFAULT_EVERY;
+use crate::world::params::{DEFAULT_DT, FlockParams, ParamError, validate_dt};
+use crate::world::scene::Scene;
+use crate::world::tank::Tank;
+
+/// Most fish a configuration may ask for.
+pub const MAX_FISH: usize = 10_000_000;
+
+/// Everything that defines a run, apart from the commands sent during it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExperimentConfig {
+    /// Number of fish at the start.
+    pub fish: usize,
+    /// The seed of the start and of all noise.
+    pub seed: u64,
+    /// Fixed time step (seconds).
+    pub dt: f32,
+    /// Metrics are sampled every this many ticks.
+    pub metrics_every: u64,
+    /// The school's parameters.
+    pub params: FlockParams,
+    /// The tank.
+    pub tank: Tank,
+    /// Obstacles, predators, goal, attractor and route at the start.
+    pub scene: Scene,
+}
+
+impl Default for ExperimentConfig {
+    fn default() -> Self {
+        Self {
+            fish: 500,
+            seed: 1,
+            dt: DEFAULT_DT,
+            metrics_every: DEFAULT_EVERY,
+            params: FlockParams::default(),
+            tank: Tank::default(),
+            scene: Scene::default(),
+        }
+    }
+}
+
+impl From<&Preset> for ExperimentConfig {
+    fn from(preset: &Preset) -> Self {
+        Self { fish: preset.count, params: preset.params, tank: preset.tank, ..Self::default() }
+    }
+}
+
+impl ExperimentConfig {
+    /// Checks every field; the error names the first bad one with its
+    /// section (`params.max_speed`, `tank.min.x`, `scene.obstacle.radius`).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let section =
+            |name: &'static str| move |error: ParamError| ConfigError::Invalid { section: name, error };
+        if self.fish > MAX_FISH {
+            return Err(ConfigError::Invalid {
+                section: "",
+                error: ParamError {
+                    field: "fish",
+                    value: self.fish as f32,
+                    expected: format!("at most {MAX_FISH}"),
+                },
+            });
+        }
+        if self.metrics_every == 0 {
+            return Err(ConfigError::Invalid {
+                section: "",
+                error: ParamError { field: "metrics_every", value: 0.0, expected: "at least 1".into() },
+            });
+        }
+        validate_dt(self.dt).map_err(section(""))?;
+        self.params.validate().map_err(section("params"))?;
+        self.tank.validate().map_err(section(""))?;
+        self.scene.validate().map_err(section("scene"))?;
+        Ok(())
+    }
+
+    /// Parses and validates RON text.
+    pub fn from_ron(text: &str) -> Result<Self, ConfigError> {
+        let config: Self = ron::from_str(text).map_err(ConfigError::parse)?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The configuration as pretty RON, every field written out.
+    pub fn to_ron(&self) -> String {
+        let pretty = ron::ser::PrettyConfig::new().struct_names(false).depth_limit(4);
+        // Serializing plain data into a String cannot fail.
+        ron::ser::to_string_pretty(self, pretty).expect("configuration serializes")
+    }
+
+    /// Loads and validates a RON file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ConfigError::Io { path: path.to_owned(), source: source.to_string() })?;
+        Self::from_ron(&text).map_err(|e| e.in_file(path))
+    }
+
+    /// Validates, then writes the configuration as RON.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ConfigError> {
+        self.validate()?;
+        let path = path.as_ref();
+        std::fs::write(path, self.to_ron())
+            .map_err(|source| ConfigError::Io { path: path.to_owned(), source: source.to_string() })
+    }
+}
+
+/// Why a configuration (or a replay's configuration) was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConfigError {
+    /// The file could not be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's message.
+        source: String,
+    },
+    /// The text is not a valid configuration: bad syntax, a misspelt or
+    /// unknown field, a value of the wrong type.
+    Parse {
+        /// 1-based line of the problem.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A value is out of range.
+    Invalid {
+        /// Where the field lives (`params`, `scene`, or empty at the top).
+        section: &'static str,
+        /// The field, its value and what it must be.
+        error: ParamError,
+    },
+    /// Any of the above, in this file.
+    InFile {
+        /// The file.
+        path: PathBuf,
+        /// The problem.
+        error: Box<ConfigError>,
+    },
+}
+
+impl ConfigError {
+    fn parse(e: ron::error::SpannedError) -> Self {
+        ConfigError::Parse { line: e.span.start.line, column: e.span.start.col, message: e.code.to_string() }
+    }
+
+    fn in_file(self, path: &Path) -> Self {
+        match self {
+            io @ ConfigError::Io { .. } => io,
+            other => ConfigError::InFile { path: path.to_owned(), error: Box::new(other) },
+        }
+    }
+
+    /// The innermost error (without the file it was found in).
+    pub fn root(&self) -> &ConfigError {
+        match self {
+            ConfigError::InFile { error, .. } => error.root(),
+            other => other,
+        }
+    }
+
+    /// The full name of the offending field, for [`ConfigError::Invalid`].
+    pub fn field(&self) -> Option<String> {
+        match self.root() {
+            ConfigError::Invalid { section: "", error } => Some(error.field.to_owned()),
+            ConfigError::Invalid { section, error } => Some(format!("{section}.{}", error.field)),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            ConfigError::Parse { line, column, message } => {
+                write!(f, "line {line}, column {column}: {message}")
+            }
+            ConfigError::Invalid { error, .. } => write!(
+                f,
+                "invalid `{}` = {}: must be {}",
+                self.field().unwrap_or_default(),
+                error.value,
+                error.expected
+            ),
+            ConfigError::InFile { path, error } => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::scene::Obstacle;
+    use crate::world::tank::BoundaryMode;
+    use glam::Vec2;
+
+    #[test]
+    fn round_trips_bit_for_bit() {
+        let mut config = ExperimentConfig::from(&Preset::by_name("dense-sardines").unwrap());
+        config.seed = u64::MAX;
+        config.tank.boundary = BoundaryMode::Wrap;
+        config.scene.obstacles.push(Obstacle { centre: Vec2::new(0.1, -7.3), radius: 33.3 });
+        config.params.alignment_weight = 0.1 + 0.2;
+        let text = config.to_ron();
+        assert_eq!(ExperimentConfig::from_ron(&text).unwrap(), config);
+    }
+
+    #[test]
+    fn errors_name_the_field_and_the_place() {
+        let cases = [
+            ("(params: (perception_radius: 0.0))", "params.perception_radius"),
+            ("(tank: (min: (0.0, 0.0), max: (0.0, 10.0)))", "tank width (max.x - min.x)"),
+            ("(scene: (obstacles: [(centre: (1.0, 2.0), radius: -4.0)]))", "scene.obstacle.radius"),
+            ("(dt: 5.0)", "dt"),
+            ("(fish: 99999999999)", "fish"),
+            ("(metrics_every: 0)", "metrics_every"),
+        ];
+        for (text, field) in cases {
+            let err = ExperimentConfig::from_ron(text).unwrap_err();
+            assert_eq!(err.field().as_deref(), Some(field), "{text}: {err}");
+            assert!(err.to_string().contains(field), "{err}");
+        }
+    }
+
+    #[test]
+    fn syntax_errors_and_unknown_fields_give_a_position() {
+        let err = ExperimentConfig::from_ron("(\n  params: (alignmnet_weight: 1.0),\n)").unwrap_err();
+        match &err {
+            ConfigError::Parse { line, message, .. } => {
+                assert_eq!(*line, 2);
+                assert!(message.contains("alignmnet_weight"), "{message}");
+            }
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+        let err = ExperimentConfig::from_ron("(fish: 10,").unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
+        let err = ExperimentConfig::from_ron("(fish: \"many\")").unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn files_load_and_save_and_name_themselves_in_errors() {
+        let dir = std::env::temp_dir().join(format!("mirofish-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("run.ron");
+        let config = ExperimentConfig { fish: 42, ..ExperimentConfig::default() };
+        config.save(&path).unwrap();
+        assert_eq!(ExperimentConfig::load(&path).unwrap(), config);
+        std::fs::write(&path, "(params: (jitter: 3.0))").unwrap();
+        let err = ExperimentConfig::load(&path).unwrap_err();
+        assert!(err.to_string().starts_with(&path.display().to_string()), "{err}");
+        assert_eq!(err.field().as_deref(), Some("params.jitter"));
+        let missing = ExperimentConfig::load(dir.join("nope.ron")).unwrap_err();
+        assert!(matches!(missing, ConfigError::Io { .. }));
+        let bad = ExperimentConfig { dt: 0.0, ..ExperimentConfig::default() };
+        assert!(bad.save(dir.join("bad.ron")).is_err());
+        assert!(!dir.join("bad.ron").exists(), "an invalid configuration must not be written");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

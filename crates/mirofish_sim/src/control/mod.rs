@@ -1,0 +1,13 @@
+//! Control: running a simulation and changing it from outside.
+//!
+//! The headless driver ([`simulation`]), changes stamped with the tick they
+//! apply at ([`command`]), runs recorded and replayed bit for bit
+//! ([`replay`]), experiment files in RON ([`config`]), the named tunings
+//! ([`preset`]) and every parameter by name with a safe range ([`tuning`]).
+
+pub mod command;
+pub mod config;
+pub mod preset;
+pub mod replay;
+pub mod simulation;
+pub mod tuning;

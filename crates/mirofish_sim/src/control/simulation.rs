@@ -1,0 +1,127 @@
+//! A flock together with its parameters: the headless entry point.
+
+use crate::control::command::{Command, CommandError, CommandQueue, Stamped};
+use crate::control::config::{ConfigError, ExperimentConfig};
+use crate::world::flock::Flock;
+use crate::world::params::{DEFAULT_DT, FlockParams, ParamError, validate_dt};
+use crate::world::scene::Scene;
+use crate::world::spawn;
+use crate::world::tank::Tank;
+
+/// A self-contained simulation: a flock, its parameters, its tank and its
+/// time step. No Bevy, no window: for tests, benchmarks and batch runs.
+///
+/// ```
+/// use mirofish_sim::{FlockParams, Simulation, Tank, state_hash};
+///
+/// let mut sim = Simulation::new(FlockParams::default(), Tank::default(), 300, 7)?;
+/// sim.run(100)?;
+/// let again = {
+///     let mut s = Simulation::new(FlockParams::default(), Tank::default(), 300, 7)?;
+///     s.run(100)?;
+///     state_hash(&s.flock)
+/// };
+/// assert_eq!(state_hash(&sim.flock), again);
+/// # Ok::<(), mirofish_sim::ParamError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    /// The fish.
+    pub flock: Flock,
+    /// The school's parameters.
+    pub params: FlockParams,
+    /// The tank.
+    pub tank: Tank,
+    /// Obstacles, predators, goal and attractor.
+    pub scene: Scene,
+    /// Fixed time step (seconds).
+    pub dt: f32,
+    /// Commands waiting for their tick.
+    commands: CommandQueue,
+    /// Commands applied so far, in the order they were applied: with the
+    /// configuration, this reproduces the run.
+    applied: Vec<Stamped>,
+}
+
+impl Simulation {
+    /// Validates the parameters and scatters `count` fish over the tank;
+    /// `seed` fixes both the start and all later noise.
+    pub fn new(params: FlockParams, tank: Tank, count: usize, seed: u64) -> Result<Self, ParamError> {
+        params.validate()?;
+        tank.validate()?;
+        let mut flock = Flock::new(seed);
+        for f in spawn::scatter(count, &tank, &params, seed) {
+            flock.push(f.position, f.velocity, f.wander_phase);
+        }
+        Ok(Self {
+            flock,
+            params,
+            tank,
+            scene: Scene::default(),
+            dt: DEFAULT_DT,
+            commands: CommandQueue::new(),
+            applied: Vec::new(),
+        })
+    }
+
+    /// Builds the run a configuration describes: its fish, seed, time step,
+    /// parameters, tank and starting scene.
+    pub fn from_config(config: &ExperimentConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let mut sim = Self::new(config.params, config.tank, config.fish, config.seed)
+            .and_then(|s| s.with_dt(config.dt))
+            .map_err(|error| ConfigError::Invalid { section: "", error })?;
+        sim.scene = config.scene.clone();
+        Ok(sim)
+    }
+
+    /// Sets the fixed time step.
+    pub fn with_dt(mut self, dt: f32) -> Result<Self, ParamError> {
+        validate_dt(dt)?;
+        self.dt = dt;
+        Ok(self)
+    }
+
+    /// The next tick to be simulated (ticks completed so far).
+    pub fn tick(&self) -> u64 {
+        self.flock.tick()
+    }
+
+    /// Queues `command` for the start of `tick`. Refused, and not queued,
+    /// if the command holds an invalid number or `tick` is already past.
+    pub fn schedule(&mut self, tick: u64, command: Command) -> Result<(), CommandError> {
+        self.commands.schedule(self.tick(), tick, command)
+    }
+
+    /// Queues `command` for the start of the next tick.
+    pub fn submit(&mut self, command: Command) -> Result<(), CommandError> {
+        self.schedule(self.tick(), command)
+    }
+
+    /// Commands waiting for their tick.
+    pub fn pending(&self) -> &CommandQueue {
+        &self.commands
+    }
+
+    /// Commands applied so far, in order.
+    pub fn applied(&self) -> &[Stamped] {
+        &self.applied
+    }
+
+    /// One tick: the due commands first, then the flock's passes.
+    pub fn step(&mut self) -> Result<(), ParamError> {
+        for stamped in self.commands.take_due(self.flock.tick()) {
+            stamped.command.apply(&mut self.flock, &mut self.params, &mut self.tank, &mut self.scene);
+            self.applied.push(stamped);
+        }
+        self.flock.step(&self.params, &self.tank, &mut self.scene, self.dt)
+    }
+
+    /// `ticks` ticks.
+    pub fn run(&mut self, ticks: u64) -> Result<(), ParamError> {
+        for _ in 0..ticks {
+            self.step()?;
+        }
+        Ok(())
+    }
+}

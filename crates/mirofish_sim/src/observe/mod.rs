@@ -1,0 +1,316 @@
+//! Observation: what one can measure of a flock without changing it.
+//!
+//! Here, the state hash that proves determinism and the order parameters
+//! and shape measures of the whole school; in [`queries`], questions about
+//! single fish; in [`metrics`], those measures sampled over a run; in
+//! [`stats`], their summary (mean, variance, autocorrelation time).
+//!
+//! Every function is total: an empty flock, fish at rest or fish stacked on
+//! one point give a finite number (usually 0), never NaN.
+
+pub mod metrics;
+pub mod queries;
+pub mod stats;
+
+use glam::Vec2;
+
+use crate::world::flock::{Flock, SlotOrder};
+use crate::world::tank::{BoundaryMode, Tank};
+
+/// FNV-1a over the bits of every position, velocity and wander phase, in
+/// the order of the fish's ids (slot order under [`SlotOrder::Stable`]), so
+/// that a flock gives the same hash whichever way it numbers its slots.
+/// Equal hashes mean bit-identical states (up to the 2⁻⁶⁴ chance of a
+/// collision); one flipped bit anywhere changes it.
+pub fn state_hash(flock: &Flock) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h = OFFSET;
+    let mut eat = |word: u32| {
+        for byte in word.to_le_bytes() {
+            h = (h ^ u64::from(byte)).wrapping_mul(PRIME);
+        }
+    };
+    let (p, v, phase) = (flock.positions(), flock.velocities(), flock.wander_phases());
+    let mut eat_fish = |s: usize| {
+        for x in [p[s].x, p[s].y, v[s].x, v[s].y, phase[s]] {
+            eat(x.to_bits());
+        }
+    };
+    if flock.slot_order() == SlotOrder::Stable {
+        (0..flock.len()).for_each(eat_fish);
+    } else {
+        let mut slot_of = vec![0u32; flock.len()];
+        for (slot, &id) in flock.ids().iter().enumerate() {
+            slot_of[id as usize] = slot as u32;
+        }
+        slot_of.into_iter().for_each(|slot| eat_fish(slot as usize));
+    }
+    h
+}
+
+/// Polarization order parameter: the length of the mean unit heading, 1 when
+/// all fish swim the same way, near 0 when headings are disordered. Fish at
+/// rest contribute no heading; an empty flock gives 0.
+pub fn polarization(velocities: &[Vec2]) -> f32 {
+    if velocities.is_empty() {
+        return 0.0;
+    }
+    let sum: Vec2 = velocities.iter().map(|v| v.normalize_or_zero()).sum();
+    sum.length() / velocities.len() as f32
+}
+
+/// Milling (rotation) order parameter: the mean of `r̂ × v̂` about the
+/// school's centre of mass, where `r̂` points from the centre to a fish and
+/// `v̂` is its heading. Its absolute value is 1 when every fish circles the
+/// centre the same way (a mill or torus), and near 0 for a polarized school
+/// or a disordered one. Fish at rest or on the centre count as 0.
+///
+/// Returned as the absolute value, so clockwise and anticlockwise mills both
+/// read 1. An empty flock gives 0.
+pub fn milling(positions: &[Vec2], velocities: &[Vec2]) -> f32 {
+    let n = positions.len().min(velocities.len());
+    if n == 0 {
+        return 0.0;
+    }
+    let centre = centroid(&positions[..n]);
+    let sum: f32 = positions[..n]
+        .iter()
+        .zip(&velocities[..n])
+        .map(|(&p, &v)| (p - centre).normalize_or_zero().perp_dot(v.normalize_or_zero()))
+        .sum();
+    (sum / n as f32).abs()
+}
+
+/// The mean position; the origin for an empty slice. Accumulated in `f64`
+/// so a million fish far from the origin still give the right centre.
+pub fn centroid(positions: &[Vec2]) -> Vec2 {
+    if positions.is_empty() {
+        return Vec2::ZERO;
+    }
+    let (mut x, mut y) = (0.0f64, 0.0f64);
+    for p in positions {
+        x += f64::from(p.x);
+        y += f64::from(p.y);
+    }
+    let n = positions.len() as f64;
+    Vec2::new((x / n) as f32, (y / n) as f32)
+}
+
+/// Area of the axis-aligned box around every fish (world units²); 0 for
+/// fewer than two fish. On a wrapping tank a school that straddles the seam
+/// reads as wide as the tank: the box is measured in tank coordinates.
+pub fn bounding_box_area(positions: &[Vec2]) -> f32 {
+    let Some(&first) = positions.first() else { return 0.0 };
+    let (lo, hi) = positions.iter().fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+    let size = hi - lo;
+    size.x * size.y
+}
+
+/// How many fish are within `distance` of a wall. A wrapping tank has no
+/// walls, so it always gives 0.
+pub fn boundary_contacts(positions: &[Vec2], tank: &Tank, distance: f32) -> usize {
+    if tank.boundary == BoundaryMode::Wrap {
+        return 0;
+    }
+    positions
+        .iter()
+        .filter(|p| {
+            let gap = (**p - tank.min).min(tank.max - **p).min_element();
+            gap < distance
+        })
+        .count()
+}
+
+/// Mean speed; 0 for an empty flock.
+pub fn mean_speed(velocities: &[Vec2]) -> f32 {
+    if velocities.is_empty() {
+        return 0.0;
+    }
+    velocities.iter().map(|v| v.length()).sum::<f32>() / velocities.len() as f32
+}
+
+/// Mean number of neighbours within the perception radius, from the last
+/// tick's force pass; 0 for an empty flock.
+pub fn mean_neighbours(flock: &Flock) -> f32 {
+    let counts = flock.neighbour_counts();
+    let n = counts.len();
+    if n == 0 {
+        return 0.0;
+    }
+    counts.map(|c| c as f32).sum::<f32>() / n as f32
+}
+
+/// Mean magnitude of each weighted rule force over the flock, from the last
+/// tick's force pass. The seeds' health check: in a calm school the three
+/// rules are of the same order. `None` for an empty flock, or when the
+/// flock does not record rule forces ([`Flock::set_record_rules`]).
+pub fn mean_rule_forces(flock: &Flock) -> Option<RuleForceMeans> {
+    let samples = flock.samples();
+    let mut m = RuleForceMeans::default();
+    if samples.is_empty() {
+        return None;
+    }
+    for s in samples {
+        m.separation += s.rules.separation.length();
+        m.alignment += s.rules.alignment.length();
+        m.cohesion += s.rules.cohesion.length();
+        m.wander += s.rules.wander.length();
+        m.boundary += s.rules.boundary.length();
+        m.obstacle += s.rules.obstacle.length();
+        m.flee += s.rules.flee.length();
+        m.goal += s.rules.goal.length();
+    }
+    let n = samples.len() as f32;
+    Some(RuleForceMeans {
+        separation: m.separation / n,
+        alignment: m.alignment / n,
+        cohesion: m.cohesion / n,
+        wander: m.wander / n,
+        boundary: m.boundary / n,
+        obstacle: m.obstacle / n,
+        flee: m.flee / n,
+        goal: m.goal / n,
+    })
+}
+
+/// Mean magnitudes of the weighted rule forces (see [`mean_rule_forces`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RuleForceMeans {
+    /// Separation.
+    pub separation: f32,
+    /// Alignment.
+    pub alignment: f32,
+    /// Cohesion.
+    pub cohesion: f32,
+    /// Wander.
+    pub wander: f32,
+    /// Soft margin.
+    pub boundary: f32,
+    /// Obstacle avoidance.
+    pub obstacle: f32,
+    /// Flight from predators.
+    pub flee: f32,
+    /// Goal, route and attract/repel point.
+    pub goal: f32,
+}
+
+/// Mean distance from each fish to its nearest neighbour within `radius`
+/// (fish with none farther are left out), using the grid of the last tick.
+/// `None` when no fish has a neighbour that close.
+pub fn mean_nearest_neighbour_distance(flock: &Flock, radius: f32) -> Option<f32> {
+    let g = flock.grid();
+    let (size, wrap) = (g.tank_size(), g.wraps());
+    let (mut sum, mut count) = (0.0f64, 0usize);
+    for (s, p) in g.sorted_positions().enumerate() {
+        let mut best = radius * radius;
+        let mut found = false;
+        for run in g.candidate_runs(p).iter() {
+            for j in run {
+                let d2 = crate::world::grid::offset(p, g.sorted_position(j), size, wrap).length_squared();
+                if j != s && d2 < best {
+                    best = d2;
+                    found = true;
+                }
+            }
+        }
+        if found {
+            sum += f64::from(best.sqrt());
+            count += 1;
+        }
+    }
+    (count > 0).then(|| (sum / count as f64) as f32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polarization_of_aligned_and_opposed_fish() {
+        assert_eq!(polarization(&[]), 0.0);
+        assert!((polarization(&[Vec2::X * 3.0, Vec2::X, Vec2::X * 0.1]) - 1.0).abs() < 1e-6);
+        assert!(polarization(&[Vec2::X, -Vec2::X, Vec2::Y, -Vec2::Y]) < 1e-6);
+        assert!((polarization(&[Vec2::X, Vec2::ZERO]) - 0.5).abs() < 1e-6);
+    }
+
+    /// Fish evenly spaced on a ring of radius `r`, heading tangentially.
+    fn ring(n: usize, r: f32, clockwise: bool) -> (Vec<Vec2>, Vec<Vec2>) {
+        (0..n)
+            .map(|i| {
+                let a = i as f32 / n as f32 * core::f32::consts::TAU;
+                let radial = crate::rules::angle::unit(a);
+                let tangent = if clockwise { -radial.perp() } else { radial.perp() };
+                (Vec2::new(300.0, -50.0) + radial * r, tangent * 100.0)
+            })
+            .unzip()
+    }
+
+    #[test]
+    fn a_ring_mills_and_is_not_polarized() {
+        for clockwise in [false, true] {
+            let (p, v) = ring(64, 40.0, clockwise);
+            assert!((milling(&p, &v) - 1.0).abs() < 1e-4, "{}", milling(&p, &v));
+            assert!(polarization(&v) < 1e-4);
+        }
+    }
+
+    #[test]
+    fn an_aligned_school_is_polarized_and_does_not_mill() {
+        let (p, _) = ring(64, 40.0, false);
+        let v = vec![Vec2::new(3.0, 4.0); 64];
+        assert!((polarization(&v) - 1.0).abs() < 1e-6);
+        assert!(milling(&p, &v) < 1e-4);
+        // Radial motion (an exploding ring) neither mills nor polarizes.
+        let out: Vec<Vec2> = p.iter().map(|&q| q - Vec2::new(300.0, -50.0)).collect();
+        assert!(milling(&p, &out) < 1e-4);
+        assert!(polarization(&out) < 1e-4);
+    }
+
+    #[test]
+    fn degenerate_flocks_give_zero_not_nan() {
+        assert_eq!(milling(&[], &[]), 0.0);
+        assert_eq!(milling(&[Vec2::ONE; 3], &[Vec2::ZERO; 3]), 0.0);
+        assert_eq!(bounding_box_area(&[]), 0.0);
+        assert_eq!(bounding_box_area(&[Vec2::ONE]), 0.0);
+        assert_eq!(centroid(&[]), Vec2::ZERO);
+    }
+
+    #[test]
+    fn box_and_wall_contacts() {
+        let p = [Vec2::new(-10.0, 0.0), Vec2::new(30.0, 5.0), Vec2::new(0.0, -15.0)];
+        assert_eq!(bounding_box_area(&p), 40.0 * 20.0);
+        let tank = Tank::centered(Vec2::new(100.0, 100.0));
+        let fish = [Vec2::new(-49.0, 0.0), Vec2::new(0.0, 0.0), Vec2::new(10.0, 47.5), Vec2::new(45.0, 44.0)];
+        assert_eq!(boundary_contacts(&fish, &tank, 3.0), 2);
+        assert_eq!(boundary_contacts(&fish, &tank, 6.0), 3);
+        assert_eq!(boundary_contacts(&fish, &tank.with_boundary(BoundaryMode::Wrap), 6.0), 0);
+    }
+
+    #[test]
+    fn nearest_neighbour_distance_on_a_lattice() {
+        // A square lattice of spacing 7: every fish's nearest neighbour is 7 away.
+        let mut flock = Flock::new(1);
+        for i in 0..10 {
+            for j in 0..10 {
+                flock.push(Vec2::new(i as f32 * 7.0 - 30.0, j as f32 * 7.0 - 30.0), Vec2::X, 0.0);
+            }
+        }
+        let params = crate::FlockParams { perception_radius: 20.0, ..crate::FlockParams::default() };
+        flock.rebuild_index(&params, &Tank::default());
+        let d = mean_nearest_neighbour_distance(&flock, 20.0).unwrap();
+        assert!((d - 7.0).abs() < 1e-4, "{d}");
+        assert_eq!(mean_nearest_neighbour_distance(&flock, 5.0), None);
+    }
+
+    #[test]
+    fn hash_sees_one_bit() {
+        let mut a = Flock::new(1);
+        a.push(Vec2::new(1.0, 2.0), Vec2::new(3.0, 4.0), 0.5);
+        let mut b = a.clone();
+        assert_eq!(state_hash(&a), state_hash(&b));
+        b.set(0, Vec2::new(f32::from_bits(1.0f32.to_bits() + 1), 2.0), Vec2::new(3.0, 4.0), 0.5);
+        assert_ne!(state_hash(&a), state_hash(&b));
+        assert!((mean_speed(a.velocities()) - 5.0).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,711 @@
+//! The steering rules as pure functions: a fish's own state plus sums over
+//! its neighbours in, a steering vector out. No side effects, no allocation.
+//!
+//! Every rule returns a *velocity change* (world units per second): desired
+//! velocity minus current velocity for alignment and cohesion, a push for
+//! separation, a wish for wander. [`steer`] turns one into an acceleration
+//! (divided by [`FlockParams::reaction_time`], truncated to
+//! [`FlockParams::max_force`], weighted); the flock sums them and clamps
+//! the total once more to `max_force`.
+//!
+//! The seeds' pitfalls guarded here: an empty neighbourhood (division by a
+//! zero count), coincident fish (1/r at r = 0) and the heading of a fish that
+//! is not moving (normalising a zero vector).
+
+pub mod angle;
+pub mod boundary;
+pub(crate) mod lanes;
+pub mod noise;
+pub mod scene;
+pub mod view;
+
+use glam::{Vec2, Vec4, Vec4Swizzles};
+
+use crate::world::params::FlockParams;
+use lanes::Lanes;
+
+/// Sums over one fish's neighbourhood, gathered in a single pass over the
+/// candidates. Offsets point from the fish to the neighbour (wrap-aware).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Neighbourhood {
+    /// Neighbours within the perception radius.
+    pub count: u32,
+    /// Sum of their velocities.
+    pub velocity_sum: Vec2,
+    /// Sum of their offsets from the fish.
+    pub offset_sum: Vec2,
+    /// Neighbours within the separation radius.
+    pub separation_count: u32,
+    /// Sum of their pushes ([`separation_push`]).
+    pub separation_sum: Vec2,
+}
+
+/// The radii a neighbour is tested against, squared where the test is
+/// squared; computed once per tick rather than per pair.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reach {
+    /// Perception radius squared.
+    pub perception2: f32,
+    /// Separation radius.
+    pub separation: f32,
+    /// Separation radius squared.
+    pub separation2: f32,
+    /// The separation floor (see [`FlockParams::separation_floor`]).
+    pub floor: f32,
+}
+
+impl Reach {
+    /// The reach of a school with these parameters.
+    pub fn new(params: &FlockParams) -> Self {
+        Self {
+            perception2: params.perception_radius * params.perception_radius,
+            separation: params.separation_radius,
+            separation2: params.separation_radius * params.separation_radius,
+            floor: params.separation_floor,
+        }
+    }
+
+    /// The larger squared radius: candidates beyond it are skipped.
+    pub fn max2(&self) -> f32 {
+        self.perception2.max(self.separation2)
+    }
+}
+
+impl Neighbourhood {
+    /// Adds one neighbour seen at `offset` (neighbour minus fish) and
+    /// squared distance `d2`, moving with `velocity`.
+    ///
+    /// `fallback` is the unit direction to flee along when the two fish
+    /// coincide exactly; callers derive it from the pair's identities so
+    /// the two fish are pushed apart in opposite directions.
+    ///
+    /// This is the reference form; the flock's force kernel does the same
+    /// sums branch-free on packed vectors, and a test holds the two equal.
+    #[inline]
+    pub fn add(
+        &mut self,
+        offset: Vec2,
+        d2: f32,
+        velocity: Vec2,
+        reach: &Reach,
+        fallback: impl FnOnce() -> Vec2,
+    ) {
+        if d2 < reach.perception2 {
+            self.count += 1;
+            self.velocity_sum += velocity;
+            self.offset_sum += offset;
+        }
+        if d2 < reach.separation2 {
+            self.separation_count += 1;
+            self.separation_sum += separation_push(offset, d2, reach.separation, reach.floor, fallback);
+        }
+    }
+}
+
+/// The push one neighbour at `offset` gives, for a separation radius whose
+/// square is `radius2`: away from it, with magnitude `radius / d - 1` where
+/// `d = max(distance, floor)` — zero at the radius (no jolt when a neighbour
+/// enters), 1 at half the radius, growing as 1/r closer in and capped at
+/// the floor. At distance zero the direction is `fallback`.
+#[inline]
+pub fn separation_push(
+    offset: Vec2,
+    d2: f32,
+    radius: f32,
+    floor: f32,
+    fallback: impl FnOnce() -> Vec2,
+) -> Vec2 {
+    let d = d2.sqrt();
+    // Below `floor` (and in particular at 0) the magnitude is held at its
+    // value at `floor`, so no division by a vanishing distance can occur.
+    let strength = (radius / d.max(floor) - 1.0).max(0.0);
+    if d > 0.0 { -offset / d * strength } else { fallback() * strength }
+}
+
+/// Separation: the sum of the neighbours' pushes, scaled to a velocity
+/// (`max_speed` per unit of push). Grows as neighbours come closer and as
+/// more of them crowd in; zero without neighbours.
+#[inline]
+pub fn separation(n: &Neighbourhood, params: &FlockParams) -> Vec2 {
+    if n.separation_count == 0 {
+        return Vec2::ZERO;
+    }
+    n.separation_sum * params.max_speed
+}
+
+/// Alignment: steer towards the neighbours' mean heading at full speed
+/// (the seeds' form), or, with [`FlockParams::match_speed`], towards their
+/// mean velocity, speed included (Reynolds' velocity matching: a school can
+/// then slow down with its leaders). Zero without neighbours.
+#[inline]
+pub fn alignment(n: &Neighbourhood, velocity: Vec2, params: &FlockParams) -> Vec2 {
+    if params.match_speed {
+        if n.count == 0 {
+            return Vec2::ZERO;
+        }
+        return clamp_length(n.velocity_sum / n.count as f32, params.max_speed) - velocity;
+    }
+    steer_towards_mean(n.velocity_sum, n.count, velocity, params)
+}
+
+/// Cohesion: steer towards the neighbours' centre at full speed. Zero
+/// without neighbours, and no NaN when the fish sits exactly at the centre.
+#[inline]
+pub fn cohesion(n: &Neighbourhood, velocity: Vec2, params: &FlockParams) -> Vec2 {
+    steer_towards_mean(n.offset_sum, n.count, velocity, params)
+}
+
+/// [`alignment`] and [`cohesion`] together, the two means normalised side
+/// by side in one vector (one square root and one division for both).
+/// Every lane does exactly the scalar operations: the same bits.
+#[inline]
+pub fn alignment_and_cohesion(n: &Neighbourhood, velocity: Vec2, params: &FlockParams) -> (Vec2, Vec2) {
+    if params.match_speed {
+        return (alignment(n, velocity, params), cohesion(n, velocity, params));
+    }
+    if n.count == 0 {
+        return (Vec2::ZERO, Vec2::ZERO);
+    }
+    let sums = Vec4::new(n.velocity_sum.x, n.velocity_sum.y, n.offset_sum.x, n.offset_sum.y);
+    let mean = sums / n.count as f32;
+    let squares = mean * mean;
+    // x² + y² in both lanes of each pair (addition commutes exactly).
+    let rcp = Vec4::ONE / (squares + squares.yxwz()).sqrt();
+    let usable = rcp.is_finite_mask() & rcp.cmpgt(Vec4::ZERO);
+    let desired = Vec4::select(usable, mean * rcp, Vec4::ZERO) * params.max_speed;
+    let change = desired - Vec4::new(velocity.x, velocity.y, velocity.x, velocity.y);
+    (change.xy(), change.zw())
+}
+
+/// Desired velocity (full speed along the mean of `count` vectors summing
+/// to `sum`) minus the current velocity: the line that gives boids their
+/// inertia. Zero when `count` is zero; a zero mean desires standing still.
+#[inline]
+fn steer_towards_mean(sum: Vec2, count: u32, velocity: Vec2, params: &FlockParams) -> Vec2 {
+    if count == 0 {
+        return Vec2::ZERO;
+    }
+    (sum / count as f32).normalize_or_zero() * params.max_speed - velocity
+}
+
+/// Wander: a desired velocity along the fish's own slowly turning phase.
+#[inline]
+pub fn wander(phase: f32, params: &FlockParams) -> Vec2 {
+    crate::rules::angle::unit(phase) * params.max_speed
+}
+
+/// The heading of a fish: its velocity direction, or `fallback` when it is
+/// not moving (so a stopped fish still has a defined heading).
+#[inline]
+pub fn heading(velocity: Vec2, fallback: Vec2) -> Vec2 {
+    velocity.try_normalize().unwrap_or(fallback)
+}
+
+/// Scales `v` down to length `max` if it is longer; never returns NaN or inf,
+/// also for an infinite or NaN input (which becomes zero).
+#[inline]
+pub fn clamp_length(v: Vec2, max: f32) -> Vec2 {
+    let len2 = v.length_squared();
+    // The common case first: short enough (false for NaN).
+    if len2 <= max * max {
+        return v;
+    }
+    if v.is_nan() {
+        return Vec2::ZERO;
+    }
+    if !len2.is_finite() {
+        // The square overflowed, so the vector is far longer than any
+        // admissible limit: keep its direction, rescaled before normalising.
+        let scale = v.abs().max_element();
+        if !scale.is_finite() {
+            return Vec2::ZERO;
+        }
+        return (v / scale).normalize_or_zero() * max;
+    }
+    v * (max / len2.sqrt())
+}
+
+/// Every rule's contribution for one fish, as accelerations: each rule's
+/// velocity change is divided by the reaction time, truncated to
+/// `max_force` and weighted. Their sum is clamped once more by the flock.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RuleForces {
+    /// Separation (weighted).
+    pub separation: Vec2,
+    /// Alignment (weighted).
+    pub alignment: Vec2,
+    /// Cohesion (weighted).
+    pub cohesion: Vec2,
+    /// Wander (weighted).
+    pub wander: Vec2,
+    /// Soft-margin steering (weighted).
+    pub boundary: Vec2,
+    /// Obstacle avoidance (weighted).
+    pub obstacle: Vec2,
+    /// Flight from predators (weighted).
+    pub flee: Vec2,
+    /// Goal and attract/repel point (weighted).
+    pub goal: Vec2,
+}
+
+/// Turns one rule's velocity change into its weighted acceleration.
+///
+/// Truncating each rule to `max_force` before weighting is Reynolds'
+/// steering model, and what the seeds' tuned presets assume: rules then
+/// compete through their weights, not through raw magnitudes that depend on
+/// how many neighbours happen to be near. Without it cohesion, which asks
+/// for full speed towards the centre however close that centre is, packs a
+/// school to a third of its separation radius. The weighted *sum* is
+/// clamped once more (see [`crate::Flock::accumulate_forces`]); that single clamp
+/// of the total is what bounds the velocity change per tick.
+#[inline]
+pub fn steer(velocity_change: Vec2, weight: f32, params: &FlockParams) -> Vec2 {
+    steer_with(velocity_change, weight, 1.0 / params.reaction_time, params.max_force)
+}
+
+/// [`steer`] for four rules at once, one rule per vector lane: one square
+/// root and one division for all four. Every lane does exactly the scalar
+/// operations, so the bits are [`steer`]'s; a non-finite change (never seen
+/// with validated parameters) takes the scalar path.
+#[inline]
+fn steer_four(changes: [Vec2; 4], weights: [f32; 4], params: &FlockParams) -> [Vec2; 4] {
+    let (inv, max) = (1.0 / params.reaction_time, params.max_force);
+    let x = Vec4::new(changes[0].x, changes[1].x, changes[2].x, changes[3].x) * inv;
+    let y = Vec4::new(changes[0].y, changes[1].y, changes[2].y, changes[3].y) * inv;
+    let len2 = x * x + y * y;
+    if !len2.cmplt(Vec4::INFINITY).all() {
+        return core::array::from_fn(|k| steer_with(changes[k], weights[k], inv, max));
+    }
+    let scale = Vec4::select(len2.cmple(Vec4::splat(max * max)), Vec4::ONE, Vec4::splat(max) / len2.sqrt());
+    let w = Vec4::from_array(weights);
+    let (x, y) = ((x * scale * w).to_array(), (y * scale * w).to_array());
+    core::array::from_fn(|k| Vec2::new(x[k], y[k]))
+}
+
+/// [`steer`] with the reciprocal of the reaction time already taken (one
+/// division per fish instead of one per rule; the same bits).
+#[inline]
+fn steer_with(velocity_change: Vec2, weight: f32, inv_reaction_time: f32, max_force: f32) -> Vec2 {
+    clamp_length(velocity_change * inv_reaction_time, max_force) * weight
+}
+
+impl RuleForces {
+    /// Evaluates the three rules and wander for one fish.
+    #[inline(always)]
+    pub fn evaluate(n: &Neighbourhood, velocity: Vec2, phase: f32, params: &FlockParams) -> Self {
+        let (alignment, cohesion) = alignment_and_cohesion(n, velocity, params);
+        let changes = [separation(n, params), alignment, cohesion, wander(phase, params)];
+        let weights =
+            [params.separation_weight, params.alignment_weight, params.cohesion_weight, params.wander_weight];
+        let [separation, alignment, cohesion, wander] = steer_four(changes, weights, params);
+        Self { separation, alignment, cohesion, wander, ..Self::default() }
+    }
+
+    /// Sum of all parts: the fish's acceleration before the final clamp.
+    #[inline]
+    pub fn acceleration(&self) -> Vec2 {
+        self.separation
+            + self.alignment
+            + self.cohesion
+            + self.wander
+            + self.boundary
+            + self.obstacle
+            + self.flee
+            + self.goal
+    }
+}
+
+/// The neighbourhoods of four fish (or eight, [`Lanes`]), one per vector
+/// lane: what the force kernel's four-fish scan sums (counts as whole
+/// numbers in `f32`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct NeighbourhoodLanes<V = Vec4> {
+    /// Neighbours within the perception radius.
+    pub count: V,
+    /// Sum of their velocities.
+    pub velocity: [V; 2],
+    /// Sum of their offsets from the fish.
+    pub offset: [V; 2],
+    /// Neighbours within the separation radius.
+    pub separation_count: V,
+    /// Sum of their pushes.
+    pub separation: [V; 2],
+}
+
+impl NeighbourhoodLanes {
+    /// Lane `l` as one fish's neighbourhood.
+    pub fn lane(&self, l: usize) -> Neighbourhood {
+        Neighbourhood {
+            count: self.count[l] as u32,
+            velocity_sum: Vec2::new(self.velocity[0][l], self.velocity[1][l]),
+            offset_sum: Vec2::new(self.offset[0][l], self.offset[1][l]),
+            separation_count: self.separation_count[l] as u32,
+            separation_sum: Vec2::new(self.separation[0][l], self.separation[1][l]),
+        }
+    }
+
+    /// Sets lane `l` to one fish's neighbourhood.
+    pub fn set_lane(&mut self, l: usize, n: &Neighbourhood) {
+        let set = |v: &mut Vec4, x: f32| v[l] = x;
+        set(&mut self.count, n.count as f32);
+        set(&mut self.velocity[0], n.velocity_sum.x);
+        set(&mut self.velocity[1], n.velocity_sum.y);
+        set(&mut self.offset[0], n.offset_sum.x);
+        set(&mut self.offset[1], n.offset_sum.y);
+        set(&mut self.separation_count, n.separation_count as f32);
+        set(&mut self.separation[0], n.separation_sum.x);
+        set(&mut self.separation[1], n.separation_sum.y);
+    }
+
+    /// `other`'s lanes where `lanes` is set, this one's elsewhere.
+    pub fn merge(&mut self, lanes: glam::BVec4A, other: &Self) {
+        self.merge_neighbours(lanes, other);
+        let pick = |a: &mut Vec4, b: Vec4| *a = Vec4::select(lanes, b, *a);
+        pick(&mut self.separation_count, other.separation_count);
+        for k in 0..2 {
+            pick(&mut self.separation[k], other.separation[k]);
+        }
+    }
+
+    /// [`NeighbourhoodLanes::merge`] of the alignment and cohesion sums
+    /// (count, velocities, offsets) only.
+    pub fn merge_neighbours(&mut self, lanes: glam::BVec4A, other: &Self) {
+        let pick = |a: &mut Vec4, b: Vec4| *a = Vec4::select(lanes, b, *a);
+        pick(&mut self.count, other.count);
+        for k in 0..2 {
+            pick(&mut self.velocity[k], other.velocity[k]);
+            pick(&mut self.offset[k], other.offset[k]);
+        }
+    }
+}
+
+/// [`RuleForces::evaluate`] for four fish (or eight, [`Lanes`]), one per
+/// lane, with the same bits lane by lane: `[separation, alignment,
+/// cohesion, wander]`, each as `[x, y]` lanes. `None` where the one-fish
+/// form would take a special path (speed matching, a non-finite value, a
+/// huge phase): evaluate those fish one at a time.
+///
+/// Without closures: in the AVX2 build of the force pass the lanes'
+/// operations are intrinsics, which inline into functions of that build
+/// only (a closure is a function of its own).
+#[inline(always)]
+pub(crate) fn evaluate_lanes<V: Lanes>(
+    n: &NeighbourhoodLanes<V>,
+    v: [V; 2],
+    phase: V,
+    params: &FlockParams,
+) -> Option<[[V; 2]; 4]> {
+    if params.match_speed {
+        return None;
+    }
+    let max_speed = n.count.splat(params.max_speed);
+    let zero = n.count.splat(0.0);
+    let (some, pushed) = (n.count.cmpgt(zero), n.separation_count.cmpgt(zero));
+    let separation = [
+        V::select(pushed, n.separation[0] * max_speed, zero),
+        V::select(pushed, n.separation[1] * max_speed, zero),
+    ];
+    let (sin, cos) = crate::rules::angle::sin_cos_lanes(phase)?;
+    let changes = [
+        separation,
+        towards_mean(n.velocity, n.count, some, v, max_speed),
+        towards_mean(n.offset, n.count, some, v, max_speed),
+        [cos * max_speed, sin * max_speed],
+    ];
+    let weights =
+        [params.separation_weight, params.alignment_weight, params.cohesion_weight, params.wander_weight];
+    // `steer_four`, a rule at a time; a non-finite length anywhere sends
+    // the quartet to the one-fish form.
+    let (inv, max) = (1.0 / params.reaction_time, params.max_force);
+    let mut scaled = [[zero; 2]; 4];
+    let mut len2 = [zero; 4];
+    for k in 0..4 {
+        let [cx, cy] = changes[k];
+        let [x, y] = [cx * inv, cy * inv];
+        scaled[k] = [x, y];
+        len2[k] = x * x + y * y;
+    }
+    let infinite = zero.splat(f32::INFINITY);
+    let finite =
+        len2[0].cmplt(infinite) & len2[1].cmplt(infinite) & len2[2].cmplt(infinite) & len2[3].cmplt(infinite);
+    if !V::all(finite) {
+        return None;
+    }
+    let mut out = [[zero; 2]; 4];
+    for k in 0..4 {
+        let [x, y] = scaled[k];
+        let scale = V::select(
+            len2[k].cmple(zero.splat(max * max)),
+            zero.splat(1.0),
+            zero.splat(max) / len2[k].sqrt(),
+        );
+        out[k] = [x * scale * weights[k], y * scale * weights[k]];
+    }
+    Some(out)
+}
+
+/// `alignment_and_cohesion` in lanes: full speed along the mean of the
+/// sums `[sx, sy]` over `count`, minus the velocity `[vx, vy]`; zero
+/// without neighbours (outside `some`).
+#[inline(always)]
+fn towards_mean<V: Lanes>(
+    [sx, sy]: [V; 2],
+    count: V,
+    some: V::Mask,
+    [vx, vy]: [V; 2],
+    max_speed: V,
+) -> [V; 2] {
+    let zero = count.splat(0.0);
+    let (mx, my) = (sx / count, sy / count);
+    let rcp = zero.splat(1.0) / (mx * mx + my * my).sqrt();
+    let usable = rcp.is_finite_mask() & rcp.cmpgt(zero);
+    [
+        V::select(some, V::select(usable, mx * rcp, zero) * max_speed - vx, zero),
+        V::select(some, V::select(usable, my * rcp, zero) * max_speed - vy, zero),
+    ]
+}
+
+/// [`clamp_length`] of four vectors, one per lane (each to its own
+/// `max`), with the same bits; `None` if one is non-finite (the one-vector
+/// form handles those).
+#[inline(always)]
+pub(crate) fn clamp_length_lanes([x, y]: [Vec4; 2], max: Vec4) -> Option<[Vec4; 2]> {
+    let len2 = x * x + y * y;
+    if !len2.cmplt(Vec4::INFINITY).all() {
+        return None;
+    }
+    let short = len2.cmple(max * max);
+    let scale = max / len2.sqrt();
+    Some([Vec4::select(short, x, x * scale), Vec4::select(short, y, y * scale)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> FlockParams {
+        FlockParams::default()
+    }
+
+    fn hood(offsets: &[(Vec2, Vec2)]) -> Neighbourhood {
+        let p = params();
+        let mut n = Neighbourhood::default();
+        for &(o, v) in offsets {
+            n.add(o, o.length_squared(), v, &Reach::new(&p), || Vec2::X);
+        }
+        n
+    }
+
+    #[test]
+    fn empty_neighbourhood_gives_zero_force() {
+        let n = Neighbourhood::default();
+        let p = params();
+        let v = Vec2::new(10.0, -3.0);
+        assert_eq!(separation(&n, &p), Vec2::ZERO);
+        assert_eq!(alignment(&n, v, &p), Vec2::ZERO);
+        assert_eq!(cohesion(&n, v, &p), Vec2::ZERO);
+    }
+
+    #[test]
+    fn coincident_fish_give_a_finite_force() {
+        let n = hood(&[(Vec2::ZERO, Vec2::ZERO)]);
+        let p = params();
+        let s = separation(&n, &p);
+        assert!(s.is_finite() && s.length() > 0.0, "{s}");
+        assert!(alignment(&n, Vec2::ZERO, &p).is_finite());
+        assert!(cohesion(&n, Vec2::ZERO, &p).is_finite());
+        // The push at distance 0 equals the push at the floor distance.
+        let at_floor = hood(&[(Vec2::new(-p.separation_floor, 0.0), Vec2::ZERO)]);
+        assert!((separation(&at_floor, &p) - s).length() < 1e-3);
+    }
+
+    #[test]
+    fn zero_velocity_has_a_defined_heading() {
+        assert_eq!(heading(Vec2::ZERO, Vec2::Y), Vec2::Y);
+        assert_eq!(heading(Vec2::new(0.0, -5.0), Vec2::X), Vec2::NEG_Y);
+        let h = heading(Vec2::new(1e-30, 0.0), Vec2::Y);
+        assert!(h.is_finite());
+        // The rules themselves stay finite for a stopped fish.
+        let n = hood(&[(Vec2::new(5.0, 0.0), Vec2::ZERO)]);
+        let f = RuleForces::evaluate(&n, Vec2::ZERO, 0.0, &params());
+        assert!(f.acceleration().is_finite());
+    }
+
+    #[test]
+    fn separation_grows_as_distance_shrinks() {
+        let p = params();
+        let mut last = 0.0;
+        for d in [11.0, 8.0, 5.0, 3.0, 2.5] {
+            let s = separation(&hood(&[(Vec2::new(d, 0.0), Vec2::ZERO)]), &p);
+            assert!(s.x < 0.0, "pushes away from a neighbour on the right");
+            assert!(s.length() > last, "at {d}: {} <= {last}", s.length());
+            last = s.length();
+        }
+        // A neighbour outside the separation radius does not push.
+        let far = hood(&[(Vec2::new(20.0, 0.0), Vec2::ZERO)]);
+        assert_eq!(separation(&far, &p), Vec2::ZERO);
+    }
+
+    #[test]
+    fn separation_fades_to_zero_at_the_radius_and_adds_up() {
+        let p = params();
+        let r = p.separation_radius;
+        let at = |d: f32| separation(&hood(&[(Vec2::new(0.0, d), Vec2::ZERO)]), &p);
+        assert!(at(r * 0.999).length() < p.max_speed * 0.01, "no jolt at the edge");
+        assert!((at(r * 0.5).length() - p.max_speed).abs() < 1e-2, "max_speed at half the radius");
+        // Two neighbours on the same side push twice as hard as one.
+        let one = at(r * 0.5);
+        let two = separation(&hood(&[(Vec2::new(0.0, r * 0.5), Vec2::ZERO); 2]), &p);
+        assert!((two - one * 2.0).length() < 1e-2);
+    }
+
+    #[test]
+    fn alignment_steers_towards_mean_heading() {
+        let p = params();
+        let n = hood(&[
+            (Vec2::new(20.0, 0.0), Vec2::new(0.0, 50.0)),
+            (Vec2::new(-20.0, 0.0), Vec2::new(0.0, 150.0)),
+        ]);
+        let v = Vec2::new(p.max_speed, 0.0);
+        let a = alignment(&n, v, &p);
+        assert!((a - (Vec2::new(0.0, p.max_speed) - v)).length() < 1e-3, "{a}");
+    }
+
+    #[test]
+    fn speed_matching_alignment_follows_slow_neighbours() {
+        let p = FlockParams { match_speed: true, ..params() };
+        let n = hood(&[(Vec2::new(20.0, 0.0), Vec2::new(10.0, 0.0))]);
+        let v = Vec2::new(p.max_speed, 0.0);
+        // Heading-only alignment keeps full speed; matching asks to slow down.
+        assert!(alignment(&n, v, &params()).length() < 1e-3);
+        assert!((alignment(&n, v, &p) - Vec2::new(10.0 - p.max_speed, 0.0)).length() < 1e-3);
+        assert_eq!(alignment(&Neighbourhood::default(), v, &p), Vec2::ZERO);
+    }
+
+    #[test]
+    fn cohesion_steers_towards_centre_and_is_safe_at_centre() {
+        let p = params();
+        let n = hood(&[(Vec2::new(30.0, 0.0), Vec2::ZERO), (Vec2::new(30.0, 10.0), Vec2::ZERO)]);
+        assert!(cohesion(&n, Vec2::ZERO, &p).x > 0.0);
+        let centred = hood(&[(Vec2::new(30.0, 0.0), Vec2::ZERO), (Vec2::new(-30.0, 0.0), Vec2::ZERO)]);
+        assert_eq!(cohesion(&centred, Vec2::ZERO, &p), Vec2::ZERO);
+    }
+
+    #[test]
+    fn rules_compete_by_weight_not_by_raw_magnitude() {
+        let p = params();
+        // A crowd of close neighbours on one side: separation is huge in raw
+        // terms, but after truncation it is max_force times its weight.
+        let crowd = hood(&[(Vec2::new(3.0, 0.0), Vec2::ZERO); 40]);
+        let f = RuleForces::evaluate(&crowd, Vec2::ZERO, 0.0, &p);
+        assert!((f.separation.length() - p.max_force * p.separation_weight).abs() < 1e-2);
+        assert!(f.separation.x < 0.0);
+        assert!(f.cohesion.length() <= p.max_force * p.cohesion_weight + 1e-3);
+    }
+
+    #[test]
+    fn alignment_and_cohesion_together_match_each_alone() {
+        let p = params();
+        let v = Vec2::new(120.0, -33.0);
+        let hoods = [
+            Neighbourhood::default(),
+            hood(&[(Vec2::new(30.0, 0.0), Vec2::new(0.0, 50.0)), (Vec2::new(-30.0, 0.0), Vec2::ZERO)]),
+            hood(&[(Vec2::new(3.0, 4.0), Vec2::new(-7.0, 150.0))]),
+            hood(&[(Vec2::new(1.0e-30, 0.0), Vec2::new(1.0e-30, 0.0))]),
+        ];
+        for (k, n) in hoods.iter().enumerate() {
+            let pair = alignment_and_cohesion(n, v, &p);
+            assert_eq!(pair, (alignment(n, v, &p), cohesion(n, v, &p)), "neighbourhood {k}");
+            let m = FlockParams { match_speed: true, ..p };
+            assert_eq!(alignment_and_cohesion(n, v, &m), (alignment(n, v, &m), cohesion(n, v, &m)));
+        }
+    }
+
+    #[test]
+    fn four_rules_in_lanes_steer_like_one_rule_at_a_time() {
+        let p = params();
+        let changes = [Vec2::new(300.0, -40.0), Vec2::new(1.0e-3, 2.0), Vec2::ZERO, Vec2::new(-9.0, 9.0)];
+        let weights = [1.6, 1.0, 0.8, -0.5];
+        let four = steer_four(changes, weights, &p);
+        for k in 0..4 {
+            assert_eq!(four[k], steer(changes[k], weights[k], &p), "rule {k}");
+        }
+        let hostile = [Vec2::new(f32::MAX, f32::MAX), Vec2::new(f32::NAN, 1.0), Vec2::X, -Vec2::Y];
+        let four = steer_four(hostile, weights, &p);
+        for k in 0..4 {
+            assert_eq!(four[k], steer(hostile[k], weights[k], &p), "hostile rule {k}");
+            assert!(four[k].is_finite());
+        }
+    }
+
+    #[test]
+    fn four_fish_in_lanes_evaluate_like_one_at_a_time() {
+        let p = FlockParams { separation_weight: 2.0, cohesion_weight: 0.7, ..params() };
+        // Neighbourhoods with none, one, coincident and crowded neighbours,
+        // and one whose mean offset is exactly zero.
+        let hoods = [
+            Neighbourhood::default(),
+            hood(&[(Vec2::new(3.0, 4.0), Vec2::new(1.0, -2.0))]),
+            hood(&[(Vec2::ZERO, Vec2::ZERO), (Vec2::new(0.5, 0.1), Vec2::new(9.0, 9.0))]),
+            hood(&[
+                (Vec2::new(-2.0, 1.0), Vec2::X),
+                (Vec2::new(2.0, -1.0), Vec2::Y),
+                (Vec2::new(0.1, 7.0), Vec2::ONE),
+            ]),
+            hood(
+                &(1..40)
+                    .map(|i| (Vec2::new(i as f32 * 0.3, -1.0), Vec2::new(40.0, i as f32)))
+                    .collect::<Vec<_>>(),
+            ),
+        ];
+        let velocities = [Vec2::ZERO, Vec2::new(30.0, -4.0), Vec2::new(-1.0e-3, 0.0), Vec2::new(80.0, 80.0)];
+        let phases = [0.0, 1.0, 4.5, 6.2];
+        for first in 0..hoods.len() {
+            let mut lanes = NeighbourhoodLanes::default();
+            let fish: [Neighbourhood; 4] = core::array::from_fn(|l| hoods[(first + l) % hoods.len()]);
+            for (l, n) in fish.iter().enumerate() {
+                lanes.set_lane(l, n);
+                assert_eq!(lanes.lane(l), *n);
+            }
+            let v = [
+                Vec4::new(velocities[0].x, velocities[1].x, velocities[2].x, velocities[3].x),
+                Vec4::new(velocities[0].y, velocities[1].y, velocities[2].y, velocities[3].y),
+            ];
+            let rules = evaluate_lanes(&lanes, v, Vec4::from_array(phases), &p).expect("finite");
+            for l in 0..4 {
+                let one = RuleForces::evaluate(&fish[l], velocities[l], phases[l], &p);
+                let bits = |r: usize| (rules[r][0][l].to_bits(), rules[r][1][l].to_bits());
+                let expect = |v: Vec2| (v.x.to_bits(), v.y.to_bits());
+                assert_eq!(bits(0), expect(one.separation), "separation, lane {l}");
+                assert_eq!(bits(1), expect(one.alignment), "alignment, lane {l}");
+                assert_eq!(bits(2), expect(one.cohesion), "cohesion, lane {l}");
+                assert_eq!(bits(3), expect(one.wander), "wander, lane {l}");
+            }
+            let totals = [rules[0][0] + rules[1][0] * 9.0, rules[0][1] - rules[2][1] * 9.0];
+            let clamped = clamp_length_lanes(totals, Vec4::splat(p.max_force)).expect("finite");
+            for l in 0..4 {
+                let one = clamp_length(Vec2::new(totals[0][l], totals[1][l]), p.max_force);
+                assert_eq!(
+                    (clamped[0][l].to_bits(), clamped[1][l].to_bits()),
+                    (one.x.to_bits(), one.y.to_bits())
+                );
+            }
+        }
+        let speed_matching = FlockParams { match_speed: true, ..p };
+        assert!(
+            evaluate_lanes(&NeighbourhoodLanes::default(), [Vec4::ZERO; 2], Vec4::ZERO, &speed_matching)
+                .is_none()
+        );
+        assert!(clamp_length_lanes([Vec4::splat(f32::NAN), Vec4::ZERO], Vec4::ONE).is_none());
+    }
+
+    #[test]
+    fn clamp_length_limits_and_survives_overflow() {
+        assert_eq!(clamp_length(Vec2::new(3.0, 4.0), 10.0), Vec2::new(3.0, 4.0));
+        assert!((clamp_length(Vec2::new(30.0, 40.0), 5.0) - Vec2::new(3.0, 4.0)).length() < 1e-5);
+        let huge = clamp_length(Vec2::new(3.0e38, 3.0e38), 1.0);
+        assert!((huge.length() - 1.0).abs() < 1e-5, "{huge}");
+        assert_eq!(clamp_length(Vec2::new(f32::NAN, 1.0), 1.0), Vec2::ZERO);
+        assert_eq!(clamp_length(Vec2::new(5.0, 0.0), 0.0), Vec2::ZERO);
+    }
+}

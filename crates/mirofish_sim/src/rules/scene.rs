@@ -1,0 +1,176 @@
+//! How fish react to what shares their tank — obstacles, predators, goals,
+//! the attract/repel point — and how a predator moves. Pure functions:
+//! each returns a velocity change (like the three rules), which the force
+//! kernel weights and adds before the single clamp of the total; the
+//! integrator's [`push_out`] is the hard constraint behind avoidance.
+
+use glam::Vec2;
+
+use super::boundary;
+use crate::world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator};
+use crate::world::tank::{BoundaryMode, Tank};
+
+/// Obstacle avoidance: within `look` of an obstacle's surface, a desired
+/// velocity straight away from its centre, ramping from 0 at `look` to
+/// `max_speed` at the surface. Zero when far.
+#[inline]
+pub fn avoid(p: Vec2, obstacle: &Obstacle, look: f32, max_speed: f32) -> Vec2 {
+    let away = p - obstacle.centre;
+    let dist = away.length();
+    let gap = dist - obstacle.radius;
+    if gap >= look || look <= 0.0 {
+        return Vec2::ZERO;
+    }
+    let ramp = (1.0 - gap / look).clamp(0.0, 1.0);
+    away.try_normalize().unwrap_or(Vec2::X) * (max_speed * ramp)
+}
+
+/// Flight from a predator: how afraid a fish at `p` is (0 outside the fear
+/// radius, 1 on top of the predator) and the velocity change that flees
+/// (desired velocity away at full speed, scaled by that fear).
+#[inline]
+pub fn flee(p: Vec2, velocity: Vec2, predator: &Predator, max_speed: f32) -> (f32, Vec2) {
+    let away = p - predator.position;
+    let d = away.length();
+    if d >= predator.fear_radius || predator.fear_radius <= 0.0 {
+        return (0.0, Vec2::ZERO);
+    }
+    let fear = 1.0 - d / predator.fear_radius;
+    let desired = away.try_normalize().unwrap_or(Vec2::X) * max_speed;
+    (fear, (desired - velocity) * fear)
+}
+
+/// Seek, arrive or flee a goal: desired velocity minus current velocity.
+#[inline]
+pub fn pursue(p: Vec2, velocity: Vec2, goal: &Goal, max_speed: f32) -> Vec2 {
+    let to = goal.target - p;
+    let d = to.length();
+    let dir = to.try_normalize().unwrap_or(Vec2::ZERO);
+    let desired = match goal.mode {
+        GoalMode::Seek => dir * max_speed,
+        GoalMode::Arrive => dir * max_speed * (d / goal.slowing_radius).min(1.0),
+        GoalMode::Flee => -dir * max_speed,
+    };
+    desired - velocity
+}
+
+/// The attract/repel point: towards (strength > 0) or away from it at full
+/// speed, fading linearly to zero at its radius. Unweighted: the caller
+/// multiplies by `strength`'s magnitude.
+#[inline]
+pub fn attract(p: Vec2, attractor: &Attractor, max_speed: f32) -> Vec2 {
+    let to = attractor.point - p;
+    let d = to.length();
+    if d >= attractor.radius {
+        return Vec2::ZERO;
+    }
+    let ramp = 1.0 - d / attractor.radius;
+    to.try_normalize().unwrap_or(Vec2::ZERO) * (max_speed * ramp * attractor.strength.signum())
+}
+
+/// Puts a fish that ended a tick inside an obstacle back on its surface and
+/// removes the inward part of its velocity. Returns the new position and
+/// velocity (unchanged if it was outside).
+#[inline]
+pub fn push_out(p: Vec2, v: Vec2, obstacle: &Obstacle) -> (Vec2, Vec2) {
+    let away = p - obstacle.centre;
+    let d2 = away.length_squared();
+    if d2 >= obstacle.radius * obstacle.radius {
+        return (p, v);
+    }
+    let n = away.try_normalize().unwrap_or(Vec2::X);
+    // A hair outside, so rounding cannot leave the fish on the inside.
+    let surface = obstacle.centre + n * (obstacle.radius * (1.0 + 1.0e-5) + 1.0e-4);
+    let inward = v.dot(n).min(0.0);
+    (surface, v - n * inward)
+}
+
+/// Moves a predator one tick: a chasing one steers (seek) at `prey`, if
+/// any; all integrate semi-implicitly and stay inside the tank.
+pub fn move_predator(predator: &mut Predator, prey: Option<Vec2>, tank: &Tank, dt: f32) {
+    if predator.chase
+        && let Some(target) = prey
+    {
+        let desired = (target - predator.position).try_normalize().unwrap_or(Vec2::ZERO) * predator.max_speed;
+        let accel = super::clamp_length((desired - predator.velocity) / dt, predator.max_force);
+        predator.velocity += accel * dt;
+    }
+    predator.velocity = super::clamp_length(predator.velocity, predator.max_speed);
+    let moved = predator.position + predator.velocity * dt;
+    let (p, v) = match tank.boundary {
+        BoundaryMode::Wrap => (boundary::wrap(moved, tank), predator.velocity),
+        _ => boundary::bounce(moved, predator.velocity, tank, 0.0),
+    };
+    predator.position = p;
+    predator.velocity = v;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn avoidance_ramps_up_towards_the_surface() {
+        let rock = Obstacle { centre: Vec2::ZERO, radius: 10.0 };
+        assert_eq!(avoid(Vec2::new(40.0, 0.0), &rock, 20.0, 100.0), Vec2::ZERO);
+        let far = avoid(Vec2::new(25.0, 0.0), &rock, 20.0, 100.0);
+        let near = avoid(Vec2::new(12.0, 0.0), &rock, 20.0, 100.0);
+        assert!(far.x > 0.0 && near.x > far.x);
+        assert!(avoid(Vec2::ZERO, &rock, 20.0, 100.0).is_finite());
+    }
+
+    #[test]
+    fn fleeing_points_away_and_fear_grows_near() {
+        let shark = Predator::new(Vec2::ZERO, 100.0);
+        let (f1, s1) = flee(Vec2::new(50.0, 0.0), Vec2::ZERO, &shark, 100.0);
+        let (f2, _) = flee(Vec2::new(10.0, 0.0), Vec2::ZERO, &shark, 100.0);
+        assert!(s1.x > 0.0 && f2 > f1 && (f1 - 0.5).abs() < 1e-6);
+        assert_eq!(flee(Vec2::new(150.0, 0.0), Vec2::ZERO, &shark, 100.0), (0.0, Vec2::ZERO));
+        let (f, s) = flee(Vec2::ZERO, Vec2::ZERO, &shark, 100.0);
+        assert!(f == 1.0 && s.is_finite());
+    }
+
+    #[test]
+    fn seek_arrive_flee() {
+        let g =
+            Goal { target: Vec2::new(100.0, 0.0), mode: GoalMode::Seek, weight: 1.0, slowing_radius: 50.0 };
+        assert_eq!(pursue(Vec2::ZERO, Vec2::ZERO, &g, 10.0), Vec2::new(10.0, 0.0));
+        let arrive = Goal { mode: GoalMode::Arrive, ..g };
+        assert_eq!(pursue(Vec2::new(75.0, 0.0), Vec2::ZERO, &arrive, 10.0), Vec2::new(5.0, 0.0));
+        assert_eq!(pursue(Vec2::new(100.0, 0.0), Vec2::ZERO, &arrive, 10.0), Vec2::ZERO);
+        let flee = Goal { mode: GoalMode::Flee, ..g };
+        assert_eq!(pursue(Vec2::ZERO, Vec2::ZERO, &flee, 10.0), Vec2::new(-10.0, 0.0));
+    }
+
+    #[test]
+    fn attract_and_repel_fade_at_the_radius() {
+        let a = Attractor { point: Vec2::ZERO, strength: 2.0, radius: 100.0 };
+        assert!(attract(Vec2::new(50.0, 0.0), &a, 10.0).x < 0.0);
+        let r = Attractor { strength: -2.0, ..a };
+        assert!(attract(Vec2::new(50.0, 0.0), &r, 10.0).x > 0.0);
+        assert_eq!(attract(Vec2::new(150.0, 0.0), &a, 10.0), Vec2::ZERO);
+    }
+
+    #[test]
+    fn push_out_lands_outside_and_stops_inward_motion() {
+        let rock = Obstacle { centre: Vec2::new(5.0, 5.0), radius: 10.0 };
+        let (p, v) = push_out(Vec2::new(7.0, 5.0), Vec2::new(-3.0, 1.0), &rock);
+        assert!(p.distance(rock.centre) >= rock.radius);
+        assert_eq!(v, Vec2::new(0.0, 1.0));
+        let (p, _) = push_out(rock.centre, Vec2::ZERO, &rock);
+        assert!(p.distance(rock.centre) >= rock.radius);
+        let outside = Vec2::new(30.0, 5.0);
+        assert_eq!(push_out(outside, Vec2::ONE, &rock), (outside, Vec2::ONE));
+    }
+
+    #[test]
+    fn a_chasing_predator_closes_in() {
+        let tank = Tank::centered(Vec2::new(1000.0, 1000.0));
+        let mut shark = Predator::new(Vec2::ZERO, 100.0);
+        let prey = Vec2::new(300.0, 0.0);
+        for _ in 0..60 {
+            move_predator(&mut shark, Some(prey), &tank, 1.0 / 60.0);
+        }
+        assert!(shark.position.x > 50.0 && shark.velocity.length() <= shark.max_speed + 1e-3);
+    }
+}

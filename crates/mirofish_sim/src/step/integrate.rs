@@ -1,0 +1,408 @@
+//! Pass 3 of the tick, the integrator: semi-implicit Euler, then the walls
+//! and the obstacles.
+
+use glam::Vec2;
+use rayon::prelude::*;
+
+use super::kernel::Kick;
+use crate::prefetch::{AHEAD, prefetch};
+use super::{CHUNK, all_zero, run};
+use crate::rules::noise::{Stream, TickKey};
+use crate::rules::{self, boundary};
+use crate::world::flock::{Flock, SlotOrder};
+use crate::world::scene::Scene;
+use crate::world::school::{self, SchoolTable};
+use crate::world::tank::{BoundaryMode, Tank};
+
+impl Flock {
+    /// Pass 3: semi-implicit Euler, then the walls and the obstacles.
+    ///
+    /// Velocity first (`v += a·dt`, clamped to `max_speed`, raised by fear),
+    /// then position with the new velocity (`p += v·dt`); the force limit
+    /// is never scaled by `dt`: it bounds the acceleration. Then every fish
+    /// is brought back inside the tank (wrap, bounce or the soft margin's
+    /// hard backstop) and out of every obstacle (an obstacle that covers
+    /// the tank's edge can leave a fish between the two only if it left no
+    /// way out). One pass over the fish, not two: it runs at memory speed.
+    /// Under [`SlotOrder::Spatial`] the same pass renumbers the fish in the
+    /// order the index sorted them.
+    pub fn integrate<S: SchoolTable + ?Sized>(&mut self, schools: &S, tank: &Tank, scene: &Scene, dt: f32) {
+        let table = schools.table();
+        self.school_motion.clear();
+        self.school_motion.extend(
+            table
+                .iter()
+                .map(|p| [p.max_speed, p.panic_speed - 1.0, p.wander_rate * dt, (-p.calm_rate * dt).exp()]),
+        );
+        let n = self.len();
+        // Under `SlotOrder::Spatial`, with the fish as they were indexed,
+        // the integrator renumbers them too: it walks them in sorted order,
+        // reads each from its sorted copy (the snapshot, the phases, its old
+        // fear) and writes it into the slot of its sorted place, so that
+        // every read and write here, and in the next tick's index, runs
+        // along memory.
+        let spatial = self.slot_order == SlotOrder::Spatial;
+        let renumbered = self.indexed.take().filter(|_| spatial && self.grid.len() == n);
+        let renumber = renumbered.is_some();
+        // Nobody afraid (the usual case): every fish's fear is the same zero
+        // wherever it is, and stays where it is.
+        let move_fear = renumber && !all_zero(&self.fear);
+        let old_fear = if move_fear {
+            let old = core::mem::replace(&mut self.fear, core::mem::take(&mut self.renumbered_fear));
+            self.fear.resize(n, 0.0);
+            old
+        } else {
+            Vec::new()
+        };
+        // Otherwise each fish's kick is read in sorted order through its
+        // rank: the ranks come in slot order, so the kicks can be asked for
+        // `AHEAD` fish early (a gather; scattering them to slots in the
+        // force pass cost twice the memory traffic, a third of that pass at
+        // 1M fish). A fish pushed since the index was built has no kick:
+        // zero.
+        let (grid, sorted_kick, motion) = (&self.grid, &self.sorted_kick[..], &self.school_motion);
+        let rank = grid.rank();
+        let kick_of = |slot: usize| {
+            if renumber {
+                // Sorted place and slot are one (no kick: zero, as below).
+                return sorted_kick.get(slot).copied().unwrap_or_default();
+            }
+            if let Some(&ahead) = rank.get(slot + AHEAD) {
+                prefetch(sorted_kick, ahead as usize);
+            }
+            rank.get(slot).and_then(|&s| sorted_kick.get(s as usize)).copied().unwrap_or_default()
+        };
+        let (schools_of, ids) =
+            if renumber { (&self.sorted_school, &self.sorted_id) } else { (&self.school, &self.id) };
+        let (sorted_phase, order) = (&self.sorted_phase, grid.order());
+        let one_school = motion.len() == 1;
+        let key = TickKey::new(self.seed, self.tick);
+        let chunks = (
+            self.position.par_chunks_mut(CHUNK),
+            self.velocity.par_chunks_mut(CHUNK),
+            self.wander_phase.par_chunks_mut(CHUNK),
+            self.steering.par_chunks_mut(CHUNK),
+            self.fear.par_chunks_mut(CHUNK),
+        );
+        run(self.pool.as_deref(), || {
+            chunks.into_par_iter().enumerate().for_each(|(chunk, (p, v, phase, steer, fear))| {
+                let base = chunk * CHUNK;
+                if renumber {
+                    let sorted = base..base + p.len();
+                    for (k, s) in sorted.clone().enumerate() {
+                        (p[k], v[k]) = (grid.sorted_position(s), grid.sorted_velocity(s));
+                    }
+                    if move_fear {
+                        for (k, s) in sorted.clone().enumerate() {
+                            fear[k] = old_fear[order[s] as usize];
+                        }
+                    }
+                    phase.copy_from_slice(&sorted_phase[sorted]);
+                }
+                // With one school in the table every index clamps to it.
+                let motion_of = |k: usize| {
+                    if one_school {
+                        motion[0]
+                    } else {
+                        motion[school::clamp_index(schools_of[base + k], motion.len())]
+                    }
+                };
+                let mut k = 0;
+                while k < p.len() {
+                    let end = (k + 4).min(p.len());
+                    // Four fish of one school, as arrays (no bounds check
+                    // per lane).
+                    let four = end - k == 4
+                        && scene.obstacles.is_empty()
+                        && (one_school || (k + 1..end).all(|j| schools_of[base + j] == schools_of[base + k]))
+                        && match (
+                            p[k..].first_chunk_mut(),
+                            v[k..].first_chunk_mut(),
+                            steer[k..].first_chunk_mut(),
+                            phase[k..].first_chunk_mut(),
+                            fear[k..].first_chunk_mut(),
+                        ) {
+                            (Some(p), Some(v), Some(steer), Some(phase), Some(fear)) => integrate_four(
+                                [p, v, steer],
+                                [phase, fear],
+                                core::array::from_fn(|j| kick_of(base + k + j)),
+                                motion_of(k),
+                                dt,
+                                tank,
+                            ),
+                            _ => false,
+                        };
+                    if !four {
+                        for k in k..end {
+                            let fish = [&mut p[k], &mut v[k], &mut steer[k]];
+                            integrate_one(
+                                fish,
+                                [&mut phase[k], &mut fear[k]],
+                                kick_of(base + k),
+                                motion_of(k),
+                                dt,
+                                tank,
+                                scene,
+                                || key.in_unit_disc(u64::from(ids[base + k]), Stream::Bounce).x,
+                            );
+                        }
+                    }
+                    k = end;
+                }
+            });
+        });
+        if let Some(sorted) = renumbered {
+            // Every other column of the fish follows them into their new
+            // slots: those the index sorted, and the fear if it moved.
+            if move_fear {
+                self.renumbered_fear = old_fear;
+            }
+            if sorted.leaders {
+                core::mem::swap(&mut self.leader, &mut self.sorted_leader);
+            }
+            if sorted.schools {
+                core::mem::swap(&mut self.school, &mut self.sorted_school);
+            }
+            core::mem::swap(&mut self.id, &mut self.sorted_id);
+            run(self.pool.as_deref(), || self.grid.renumber());
+        }
+        self.tick += 1;
+    }
+}
+
+/// A fish at `p` moving with `v`, brought inside the tank and out of every
+/// obstacle. `scatter` draws the tangential noise of a bounce.
+#[inline]
+fn contain(
+    mut p: Vec2,
+    mut v: Vec2,
+    tank: &Tank,
+    scene: &Scene,
+    scatter: impl FnOnce() -> f32,
+) -> (Vec2, Vec2) {
+    match tank.boundary {
+        BoundaryMode::Wrap => p = boundary::wrap(p, tank),
+        BoundaryMode::Bounce => {
+            if !tank.contains(p) {
+                (p, v) = boundary::bounce(p, v, tank, scatter());
+            }
+        }
+        // The soft margin steers in the force pass; this hard wall only
+        // catches fish too fast to turn in time.
+        BoundaryMode::SoftMargin => (p, v) = boundary::bounce(p, v, tank, 0.0),
+    }
+    if !scene.obstacles.is_empty() {
+        for o in &scene.obstacles {
+            (p, v) = crate::rules::scene::push_out(p, v, o);
+        }
+        if !tank.contains(p) {
+            p = match tank.boundary {
+                BoundaryMode::Wrap => boundary::wrap(p, tank),
+                _ => boundary::bounce(p, v, tank, 0.0).0,
+            };
+        }
+    }
+    (p, v)
+}
+
+/// The integrator's step for one fish: `[position, velocity, steering]`
+/// and `[wander phase, fear]`, its kick, its school's `[max_speed,
+/// panic - 1, wander turn, calm factor]`; `scatter` draws the bounce's
+/// random turn.
+#[inline(always)]
+#[expect(clippy::too_many_arguments, reason = "one fish's state, its kick, its school and the world")]
+fn integrate_one(
+    [p, v, steer]: [&mut Vec2; 3],
+    [phase, fear]: [&mut f32; 2],
+    kick: Kick,
+    [max_speed, panic, turn, calm]: [f32; 4],
+    dt: f32,
+    tank: &Tank,
+    scene: &Scene,
+    scatter: impl FnOnce() -> f32,
+) {
+    let (a, fright) = (kick.acceleration(), kick.fright());
+    *steer = a;
+    // Fear jumps to what the fish sees now and fades slowly.
+    *fear = fright.max(*fear * calm).clamp(0.0, 1.0);
+    let limit = max_speed * (1.0 + panic * *fear);
+    *v = rules::clamp_length(*v + a * dt, limit);
+    *p += *v * dt;
+    *phase = wrap_angle(*phase + turn);
+    (*p, *v) = contain(*p, *v, tank, scene, scatter);
+}
+
+/// The integrator's step for four fish of one school at once, in vector
+/// lanes, with the same bits as one at a time: `[position, velocity,
+/// steering]` and `[wander phase, fear]` of the four, their kicks, their
+/// school's `[max_speed, panic - 1, wander turn, calm factor]`. `false`,
+/// with nothing written, when one of them needs the one-fish path: it left
+/// the tank (a wall or the seam to deal with), a value is not finite, or its
+/// phase needs more than one turn's wrap.
+#[inline(always)]
+fn integrate_four(
+    [p, v, steer]: [&mut [Vec2; 4]; 3],
+    [phase, fear]: [&mut [f32; 4]; 2],
+    kicks: [Kick; 4],
+    [max_speed, panic, turn, calm]: [f32; 4],
+    dt: f32,
+    tank: &Tank,
+) -> bool {
+    use core::f32::consts::TAU;
+    use glam::Vec4;
+    let lanes = |f: &dyn Fn(usize) -> f32| Vec4::new(f(0), f(1), f(2), f(3));
+    // Fear one fish at a time: `f32::max` and `clamp` treat signed zeros
+    // their own way, and this is cheap.
+    let [ax, ay, fright, _] = Kick::lanes(kicks);
+    let fright = fright.to_array();
+    let feared: [f32; 4] = core::array::from_fn(|l| fright[l].max(fear[l] * calm).clamp(0.0, 1.0));
+    let limit = Vec4::splat(max_speed) * (Vec4::ONE + Vec4::from_array(feared) * panic);
+    let (vx, vy) = (lanes(&|l| v[l].x) + ax * dt, lanes(&|l| v[l].y) + ay * dt);
+    let Some([vx, vy]) = rules::clamp_length_lanes([vx, vy], limit) else {
+        return false;
+    };
+    let (px, py) = (lanes(&|l| p[l].x) + vx * dt, lanes(&|l| p[l].y) + vy * dt);
+    let inside = px.cmpge(Vec4::splat(tank.min.x))
+        & px.cmplt(Vec4::splat(tank.max.x))
+        & py.cmpge(Vec4::splat(tank.min.y))
+        & py.cmplt(Vec4::splat(tank.max.y));
+    // `wrap_angle`'s common case: one step past either end at most.
+    let a = lanes(&|l| phase[l]) + turn;
+    let tau = Vec4::splat(TAU);
+    let b = Vec4::select(a.cmpge(tau), a - tau, Vec4::select(a.cmplt(Vec4::ZERO), a + tau, a));
+    let wrapped = b.cmpge(Vec4::ZERO) & b.cmplt(tau);
+    if !(inside & wrapped).all() {
+        return false;
+    }
+    let (px, py, vx, vy, b) = (px.to_array(), py.to_array(), vx.to_array(), vy.to_array(), b.to_array());
+    for l in 0..4 {
+        steer[l] = kicks[l].acceleration();
+        fear[l] = feared[l];
+        v[l] = Vec2::new(vx[l], vy[l]);
+        p[l] = Vec2::new(px[l], py[l]);
+        phase[l] = b[l];
+    }
+    true
+}
+
+/// Brings an angle into `[0, 2π)`; the common case (one small step past
+/// either end) without the slow `rem_euclid`.
+#[inline]
+fn wrap_angle(a: f32) -> f32 {
+    use core::f32::consts::TAU;
+    let b = if a >= TAU {
+        a - TAU
+    } else if a < 0.0 {
+        a + TAU
+    } else {
+        a
+    };
+    if (0.0..TAU).contains(&b) { b } else { a.rem_euclid(TAU) % TAU }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::noise;
+    use crate::world::params::FlockParams;
+
+    /// The integrator finds each fish's kick through the grid's ranks: every
+    /// fish indexed gets its own kick (the steering a whole step gives), and
+    /// a fish pushed after the passes began gets none.
+    #[test]
+    fn each_fish_gets_its_own_kick_and_a_newcomer_none() {
+        // Under either slot order; a newcomer keeps the integrator from
+        // renumbering, so it reads every kick through the ranks, which the
+        // tie sort must have left right.
+        let (params, tank, scene, dt) =
+            (FlockParams::default(), Tank::centered(Vec2::new(400.0, 300.0)), Scene::default(), 1.0 / 60.0);
+        for order in [SlotOrder::Stable, SlotOrder::Spatial] {
+            let mut flock = Flock::new(9);
+            for f in crate::world::spawn::scatter(300, &tank, &params, 5) {
+                flock.push(f.position, f.velocity, f.wander_phase);
+            }
+            flock.set_slot_order(order);
+            // A first tick puts the slots in space order, where they follow it.
+            flock.step(&params, &tank, &mut scene.clone(), dt).unwrap();
+            let mut whole = flock.clone();
+            whole.step(&params, &tank, &mut scene.clone(), dt).unwrap();
+            flock.rebuild_index(&params, &tank);
+            flock.accumulate_forces(&params, &tank, &scene);
+            let (p, v) = (Vec2::new(1.0, 2.0), Vec2::new(3.0, -4.0));
+            let newcomer = flock.push(p, v, 0.5);
+            flock.integrate(&params, &tank, &scene, dt);
+            // Each fish's steering and position by id.
+            let by_id = |f: &Flock, n: usize| {
+                let mut fish: Vec<_> = (0..n)
+                    .map(|s| {
+                        let (a, q) = (f.steering()[s], f.positions()[s]);
+                        (f.ids()[s], [a.x, a.y, q.x, q.y].map(f32::to_bits))
+                    })
+                    .collect();
+                fish.sort_unstable_by_key(|&(id, _)| id);
+                fish
+            };
+            assert_eq!(by_id(&flock, newcomer), by_id(&whole, newcomer), "{order:?}");
+            assert!(whole.steering().iter().any(|s| *s != Vec2::ZERO), "the school steers");
+            assert_eq!(flock.steering()[newcomer], Vec2::ZERO);
+            assert_eq!(flock.velocities()[newcomer], v, "no kick, below the speed limit");
+            assert_eq!(flock.positions()[newcomer], p + v * dt);
+        }
+    }
+
+    /// Four fish at a time in lanes give exactly what one at a time gives,
+    /// and hand back the fish that need the one-fish path (a wall crossed,
+    /// a phase past a whole turn) without touching them.
+    #[test]
+    fn four_fish_in_lanes_integrate_like_one_at_a_time() {
+        let tank = Tank::centered(Vec2::new(200.0, 100.0));
+        let motion = [40.0, 0.5, 0.07, 0.98];
+        let (dt, scene) = (1.0 / 60.0, Scene::default());
+        let mut taken = 0;
+        for group in 0..500u64 {
+            let draw = |k: u64, salt: u64| noise::signed_pair(noise::mix64(group * 16 + k * 4 + salt));
+            // Some fish near the walls, some with a phase about to wrap.
+            let p: [Vec2; 4] = core::array::from_fn(|k| draw(k as u64, 0) * Vec2::new(100.5, 50.5));
+            let v: [Vec2; 4] = core::array::from_fn(|k| draw(k as u64, 1) * 60.0);
+            let phase: [f32; 4] =
+                core::array::from_fn(|k| (draw(k as u64, 2).x + 1.0) * core::f32::consts::PI);
+            let fear: [f32; 4] = core::array::from_fn(|k| draw(k as u64, 3).x.max(0.0));
+            let kicks: [Kick; 4] = core::array::from_fn(|k| {
+                Kick::new(draw(k as u64, 4) * 30.0, draw(k as u64, 5).y.max(0.0), 0)
+            });
+            let (mut one, mut four) =
+                ((p, v, [Vec2::ZERO; 4], phase, fear), (p, v, [Vec2::ZERO; 4], phase, fear));
+            for k in 0..4 {
+                let (p, v, steer, phase, fear) = &mut one;
+                integrate_one(
+                    [&mut p[k], &mut v[k], &mut steer[k]],
+                    [&mut phase[k], &mut fear[k]],
+                    kicks[k],
+                    motion,
+                    dt,
+                    &tank,
+                    &scene,
+                    || 0.0,
+                );
+            }
+            let (p4, v4, steer4, phase4, fear4) = &mut four;
+            if integrate_four([p4, v4, steer4], [phase4, fear4], kicks, motion, dt, &tank) {
+                taken += 1;
+                let bits = |s: &([Vec2; 4], [Vec2; 4], [Vec2; 4], [f32; 4], [f32; 4])| {
+                    let mut b = Vec::new();
+                    for k in 0..4 {
+                        b.extend(
+                            [s.0[k].x, s.0[k].y, s.1[k].x, s.1[k].y, s.2[k].x, s.2[k].y, s.3[k], s.4[k]]
+                                .map(f32::to_bits),
+                        );
+                    }
+                    b
+                };
+                assert_eq!(bits(&four), bits(&one), "group {group}");
+            } else {
+                assert_eq!((four.0, four.1, four.3, four.4), (p, v, phase, fear), "untouched, group {group}");
+            }
+        }
+        assert!((300..500).contains(&taken), "most groups go in lanes, some not: {taken}");
+    }
+}

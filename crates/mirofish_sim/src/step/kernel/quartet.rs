@@ -1,0 +1,717 @@
+//! Four fish at once: the neighbourhood sums of a *quartet*, four fish in a
+//! row of the sorted snapshot (from a multiple of four), one fish per
+//! vector lane.
+//!
+//! Fish sorted next to each other live in the same or neighbouring cells,
+//! so they share almost all their candidates. The quartet walks the union
+//! of its fish's blocks of cells once; each candidate (`[x, y, vx, vy]`, one
+//! load) is broadcast to the four lanes and tested against all four fish
+//! with the same vector operations: about ten instructions per fish and
+//! candidate, and none of the per-fish bookkeeping of finding its runs.
+//! Under a neighbour cap the quartet looks at every `step`-th candidate of
+//! the union only, and scales each fish's sums up; in a topological school
+//! the fish with more neighbours in range than they count pick their
+//! nearest in a second scan.
+//!
+//! Each lane adds its candidates one at a time, in ascending sorted order,
+//! and a candidate outside its perception radius adds exact zeros: a lane's
+//! sums do not depend on which superset of its neighbours was walked. The
+//! grid and brute force (one run over every fish) therefore agree to the
+//! bit, and so do all thread counts (quartets are fixed by sorted index).
+//! In the AVX2 build of the pass the candidates go two at a time
+//! (`avx2.rs`), each lane still adding them one after the other.
+
+use glam::{BVec4A, Vec2, Vec4};
+
+use super::{ForceKernel, ForceSample, Kick, LANES, NeighbourSearch};
+use crate::rules::boundary;
+use crate::rules::noise::{self, Stream};
+use crate::rules::{self, NeighbourhoodLanes, RuleForces};
+use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns};
+use crate::world::school;
+use crate::world::tank::BoundaryMode;
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
+/// Columns a quartet's scan may reach past its first fish's cell column
+/// (four radii): fish further along the row (or in another row) get a pass
+/// of their own, so that a sparse quartet does not walk a long stretch of
+/// row. At the usual density four radii merge ≈ 8 % more quartets into one
+/// pass than two did (fewer, and no longer, scans).
+const MAX_SPREAD: u32 = 4 * COLUMNS_PER_RADIUS;
+
+/// Every lane but one, to take a fish out of its own sums.
+const NOT_LANE: [BVec4A; LANES] = [
+    BVec4A::new(false, true, true, true),
+    BVec4A::new(true, false, true, true),
+    BVec4A::new(true, true, false, true),
+    BVec4A::new(true, true, true, false),
+];
+
+/// A scanned quartet, ready for its rules: only what they read (a small
+/// value: the AVX2 build keeps two).
+pub(super) struct Scanned {
+    /// Sorted index of lane 0.
+    base: usize,
+    /// Positions.
+    x: Vec4,
+    y: Vec4,
+    /// Ids, for the jitter.
+    id: [u32; LANES],
+    /// The fish's neighbourhoods.
+    hoods: NeighbourhoodLanes,
+    /// The school of all four, if they are of one (the rules then go in
+    /// lanes).
+    school: Option<usize>,
+}
+
+/// The pieces of `run` before, among and after the quartet's own fish
+/// (`own`), each as `pick` takes it: scanning its own fish, a lane must
+/// skip itself.
+#[inline(always)]
+fn around_own<I>(
+    run: &core::ops::Range<usize>,
+    own: &core::ops::Range<usize>,
+    pick: &impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
+) -> [I; 3] {
+    [
+        pick(run, run.start, run.end.min(own.start)),
+        pick(run, run.start.max(own.start), run.end.min(own.end)),
+        pick(run, run.start.max(own.end), run.end),
+    ]
+}
+
+/// The four fish whose neighbourhoods one scan sums, lane by lane.
+struct Quartet {
+    /// Sorted index of lane 0 (a multiple of four).
+    base: usize,
+    /// Positions.
+    x: Vec4,
+    y: Vec4,
+    /// `x` with one lane NaN: scanning its own four, lane `l` meets itself
+    /// as candidate `l` and must not count it (a NaN distance is never
+    /// within reach).
+    x_without: [Vec4; LANES],
+    /// Each lane's school's radii.
+    perception2: Vec4,
+    separation: Vec4,
+    separation2: Vec4,
+    floor: Vec4,
+    /// Ids, for the jitter and the direction coincident fish part along.
+    id: [u32; LANES],
+    /// The school's topological neighbourhood size (0: metric).
+    topological: u32,
+}
+
+/// The sums of a quartet's scan, one fish per lane (counts are whole
+/// numbers, exact in `f32` up to 2²⁴ neighbours). Kept in registers.
+#[derive(Clone, Copy, Default)]
+struct QuartetSums {
+    count: Vec4,
+    vx: Vec4,
+    vy: Vec4,
+    dx: Vec4,
+    dy: Vec4,
+}
+
+/// The separation sums, updated only when a candidate is that close to one
+/// of the fish; kept apart so that the hot sums stay in registers.
+#[derive(Clone, Copy, Default)]
+struct QuartetSeparation {
+    count: Vec4,
+    sx: Vec4,
+    sy: Vec4,
+}
+
+impl ForceKernel<'_> {
+    /// The kicks of the quartet at sorted index `base` (a multiple of four;
+    /// `kicks.len()` fish, up to four), whose fish all see all round.
+    /// `capped`: whether any school has a neighbour cap.
+    #[inline(always)]
+    pub(super) fn quartet<const WRAP: bool, const AVX2: bool>(
+        &self,
+        base: usize,
+        kicks: &mut [Kick],
+        samples: Option<&mut [ForceSample]>,
+        capped: bool,
+    ) {
+        let scanned = self.quartet_scan::<WRAP, AVX2>(base, kicks.len(), capped);
+        self.quartet_kicks(&scanned, kicks, samples);
+    }
+
+    /// The kicks of a scanned quartet.
+    #[inline(always)]
+    fn quartet_kicks(&self, scanned: &Scanned, kicks: &mut [Kick], mut samples: Option<&mut [ForceSample]>) {
+        let in_lanes = match scanned.school {
+            Some(school) if self.quiet => self.kicks_in_lanes(scanned, school, kicks, &mut samples),
+            _ => false,
+        };
+        if !in_lanes {
+            self.kicks_one_by_one(scanned, kicks, samples);
+        }
+    }
+
+    /// [`ForceKernel::quartet_scan`] of the four fish at `base`, on a torus
+    /// or not as the grid is.
+    #[inline(always)]
+    pub(super) fn quartet_scan_at<const AVX2: bool>(&self, base: usize, capped: bool) -> Scanned {
+        if self.grid.wraps() {
+            self.quartet_scan::<true, AVX2>(base, LANES, capped)
+        } else {
+            self.quartet_scan::<false, AVX2>(base, LANES, capped)
+        }
+    }
+
+    /// The kicks of two scanned quartets of four fish each. In the AVX2
+    /// build, where both are of one school in a quiet scene, their
+    /// neighbourhood rules are evaluated at once, eight lanes wide
+    /// (`avx2::evaluate_octet`): the same operations on twice the lanes, so
+    /// the same bits, each instruction doing the work of two.
+    #[inline(always)]
+    pub(super) fn quartet_pair_kicks<const AVX2: bool>(
+        &self,
+        [first, second]: [&Scanned; 2],
+        [kicks_first, kicks_second]: [&mut [Kick]; 2],
+        samples: [Option<&mut [ForceSample]>; 2],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if let (true, true, Some(school)) = (AVX2, self.quiet, first.school)
+            && second.school == Some(school)
+        {
+            let inputs = [self.rule_inputs(first.base), self.rule_inputs(second.base)];
+            // SAFETY: `AVX2` is true only within `ForceKernel::run_avx2`,
+            // which runs only where the CPU has AVX2.
+            #[expect(unsafe_code, reason = "the AVX2 rules, inlined into the AVX2 build of the pass")]
+            let rules =
+                unsafe { avx2::evaluate_octet([&first.hoods, &second.hoods], inputs, &self.table[school]) };
+            if let Some([rules_first, rules_second]) = rules {
+                let [mut samples_first, mut samples_second] = samples;
+                for (scanned, rules, kicks, samples) in [
+                    (first, rules_first, kicks_first, &mut samples_first),
+                    (second, rules_second, kicks_second, &mut samples_second),
+                ] {
+                    if !self.kicks_of_rules(scanned, school, rules, kicks, samples) {
+                        self.kicks_one_by_one(scanned, kicks, samples.as_deref_mut());
+                    }
+                }
+                return;
+            }
+        }
+        let [samples_first, samples_second] = samples;
+        self.quartet_kicks(first, kicks_first, samples_first);
+        self.quartet_kicks(second, kicks_second, samples_second);
+    }
+
+    /// The kicks of a scanned quartet's fish one at a time.
+    #[inline(always)]
+    fn kicks_one_by_one(
+        &self,
+        scanned: &Scanned,
+        kicks: &mut [Kick],
+        mut samples: Option<&mut [ForceSample]>,
+    ) {
+        for (k, kick) in kicks.iter_mut().enumerate() {
+            let sample = samples.as_deref_mut().map(|all| &mut all[k]);
+            *kick = self.kick(scanned.base + k, &scanned.hoods.lane(k), sample);
+        }
+    }
+
+    /// The `m` fish of the quartet at `base` (up to four) with their
+    /// neighbourhoods, ready for their rules.
+    #[inline(always)]
+    fn quartet_scan<const WRAP: bool, const AVX2: bool>(
+        &self,
+        base: usize,
+        m: usize,
+        capped: bool,
+    ) -> Scanned {
+        let g = self.grid;
+        let [x, y, ..] = g.quartet(base);
+        // One school (the usual case): every fish's index is 0 once clamped.
+        let schools: [usize; LANES] = if self.table.len() == 1 {
+            [0; LANES]
+        } else {
+            core::array::from_fn(|l| {
+                school::clamp_index(self.sorted_school.get(base + l).copied().unwrap_or(0), self.table.len())
+            })
+        };
+        let one_school = schools[1..m].iter().all(|&k| k == schools[0]);
+        let reach = |f: fn(&rules::Reach) -> f32| {
+            if one_school {
+                Vec4::splat(f(&self.caches[schools[0]].reach))
+            } else {
+                Vec4::from_array(schools.map(|k| f(&self.caches[k].reach)))
+            }
+        };
+        // Four ids by a load of known length where there are four: a copy
+        // of `m` is a call to `memcpy` (with the kicks' below, ≈ 3 % of the
+        // pass).
+        let id = match self.ids.get(base..base + LANES).map(<[u32; LANES]>::try_from) {
+            Some(Ok(four)) => four,
+            _ => core::array::from_fn(|l| self.ids.get(base + l).copied().unwrap_or(0)),
+        };
+        let q = Quartet {
+            base,
+            x,
+            y,
+            x_without: core::array::from_fn(|l| Vec4::select(NOT_LANE[l], x, Vec4::NAN)),
+            perception2: reach(|r| r.perception2),
+            separation: reach(|r| r.separation),
+            separation2: reach(|r| r.separation2),
+            floor: reach(|r| r.floor),
+            id,
+            // `run` sends a quartet of several schools with a topological
+            // one fish by fish.
+            topological: if one_school { self.table[schools[0]].topological_neighbours } else { 0 },
+        };
+        let cap = if capped {
+            (0..m).map(|l| self.table[schools[l]].neighbour_cap).filter(|&cap| cap > 0).min().unwrap_or(0)
+        } else {
+            0
+        };
+        let mut hoods = NeighbourhoodLanes::default();
+        if self.search == NeighbourSearch::BruteForce {
+            hoods = self.scan_thinned::<WRAP, AVX2>(&q, &CandidateRuns::single(0..g.len()), cap);
+        } else {
+            let cells = self.cells_of::<AVX2>(x, y);
+            let mut l = 0;
+            while l < m {
+                // Fish of one row, sorted by column: the pass covers the
+                // blocks of all the fish from `l` to `end`.
+                let (cx0, cy) = cells[l];
+                let mut end = l + 1;
+                while end < m && cells[end].1 == cy && cells[end].0 - cx0 <= MAX_SPREAD {
+                    end += 1;
+                }
+                let runs = g.runs_across(cx0, cells[end - 1].0, cy);
+                let pass = self.scan_thinned::<WRAP, AVX2>(&q, &runs, cap);
+                if l == 0 && end == m {
+                    // One pass for the whole quartet (the usual case).
+                    hoods = pass;
+                } else {
+                    let lanes = super::LANE_INDEX.cmpge(Vec4::splat(l as f32))
+                        & super::LANE_INDEX.cmplt(Vec4::splat(end as f32));
+                    hoods.merge(lanes, &pass);
+                }
+                l = end;
+            }
+        }
+        Scanned { base, x, y, id: q.id, hoods, school: one_school.then_some(schools[0]) }
+    }
+
+    /// The grid cells of the four fish at `x`, `y`, as
+    /// [`crate::world::grid::SpatialGrid::cell_coords`] finds them; under `AVX2`
+    /// (only where the CPU has it) four at once.
+    #[inline(always)]
+    fn cells_of<const AVX2: bool>(&self, x: Vec4, y: Vec4) -> [(u32, u32); LANES] {
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 {
+            // SAFETY: `AVX2` is true only within `ForceKernel::run_avx2`,
+            // which runs only where the CPU has AVX2.
+            #[expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 build of the pass")]
+            return unsafe { avx2::cells_of(self.grid, x, y) };
+        }
+        core::array::from_fn(|l| self.grid.cell_coords(Vec2::new(x[l], y[l])))
+    }
+
+    /// What [`ForceKernel::kick`] computes for the fish of the scanned
+    /// quartet (as many as `kicks` holds), all of school `school`, in a
+    /// quiet scene, four at once: the same bits, written to `kicks` (and
+    /// `samples`). `false`, with nothing written, where a fish needs one of
+    /// the one-fish special paths.
+    #[inline(always)]
+    fn kicks_in_lanes(
+        &self,
+        scanned: &Scanned,
+        school: usize,
+        kicks: &mut [Kick],
+        samples: &mut Option<&mut [ForceSample]>,
+    ) -> bool {
+        let (velocity, phase) = self.rule_inputs(scanned.base);
+        match rules::evaluate_lanes(&scanned.hoods, velocity, phase, &self.table[school]) {
+            Some(rules) => self.kicks_of_rules(scanned, school, rules, kicks, samples),
+            None => false,
+        }
+    }
+
+    /// The velocities and wander phases of the quartet at `base` (zeros
+    /// past the last fish).
+    #[inline(always)]
+    fn rule_inputs(&self, base: usize) -> ([Vec4; 2], Vec4) {
+        let [.., vx, vy] = self.grid.quartet(base);
+        let phase = match self.sorted_phase.get(base..base + LANES) {
+            Some(four) => Vec4::from_slice(four),
+            None => {
+                let mut phase = [0.0; LANES];
+                let m = self.sorted_phase.len() - base;
+                phase[..m].copy_from_slice(&self.sorted_phase[base..]);
+                Vec4::from_array(phase)
+            }
+        };
+        ([vx, vy], phase)
+    }
+
+    /// [`ForceKernel::kicks_in_lanes`] once the neighbourhood rules are
+    /// evaluated (`rules`: separation, alignment, cohesion, wander): the
+    /// walls, the jitter, the clamp.
+    #[inline(always)]
+    fn kicks_of_rules(
+        &self,
+        scanned: &Scanned,
+        school: usize,
+        [separation, alignment, cohesion, wander]: [[Vec4; 2]; 4],
+        kicks: &mut [Kick],
+        samples: &mut Option<&mut [ForceSample]>,
+    ) -> bool {
+        let (x, y, m, hoods) = (scanned.x, scanned.y, kicks.len(), &scanned.hoods);
+        let params = &self.table[school];
+        let mut boundary = [Vec4::ZERO; 2];
+        if self.tank.boundary == BoundaryMode::SoftMargin {
+            let (tank, margin) = (self.tank, self.tank.margin());
+            let within = |p: Vec4, min: f32, max: f32| p.cmpge(Vec4::splat(min)) & p.cmple(Vec4::splat(max));
+            let clear = within(x, tank.min.x + margin, tank.max.x - margin)
+                & within(y, tank.min.y + margin, tank.max.y - margin);
+            // Clear of every wall: the one-fish steer's signed zero.
+            boundary = [Vec4::splat(0.0 * tank.boundary_weight); 2];
+            if (clear.bitmask() | !0 << m) & 0b1111 != 0b1111 {
+                let (xs, ys) = (x.to_array(), y.to_array());
+                let (mut bx, mut by) = (boundary[0].to_array(), boundary[1].to_array());
+                for l in (0..m).filter(|&l| !clear.test(l)) {
+                    let p = Vec2::new(xs[l], ys[l]);
+                    let change = boundary::soft_margin_steer(p, tank, params);
+                    let steer = rules::steer(change, tank.boundary_weight, params);
+                    (bx[l], by[l]) = (steer.x, steer.y);
+                }
+                boundary = [Vec4::from_array(bx), Vec4::from_array(by)];
+            }
+        }
+        let [jx, jy] = self.key.in_unit_disc_lanes(scanned.id.map(u64::from), Stream::Jitter);
+        let amount = params.jitter * params.max_force;
+        // The one-fish sum's order, with its zero obstacle, flight and goal.
+        let total = |k: usize| {
+            let parts = separation[k] + alignment[k] + cohesion[k] + wander[k] + boundary[k];
+            parts + Vec4::ZERO + Vec4::ZERO + Vec4::ZERO
+        };
+        let total = [total(0) + jx * amount, total(1) + jy * amount];
+        let Some([ax, ay]) = rules::clamp_length_lanes(total, Vec4::splat(params.max_force)) else {
+            return false;
+        };
+        store_lanes(kicks, Kick::from_lanes([ax, ay, Vec4::ZERO, hoods.count]));
+        let count = hoods.count.to_array();
+        if let Some(samples) = samples {
+            let pair = |v: [Vec4; 2], l: usize| Vec2::new(v[0].to_array()[l], v[1].to_array()[l]);
+            for (l, sample) in samples.iter_mut().enumerate() {
+                let rules = RuleForces {
+                    separation: pair(separation, l),
+                    alignment: pair(alignment, l),
+                    cohesion: pair(cohesion, l),
+                    wander: pair(wander, l),
+                    boundary: pair(boundary, l),
+                    ..RuleForces::default()
+                };
+                *sample = ForceSample { rules, neighbours: count[l] as u32 };
+            }
+        }
+        true
+    }
+
+    /// The neighbourhoods of all four lanes over the candidates of `runs`
+    /// (ascending and disjoint); under a neighbour `cap` (0: none) and
+    /// more than `3 × cap` candidates, over every `step`-th candidate of
+    /// each run only, scaled up by candidates over candidates looked at.
+    #[inline(always)]
+    fn scan_thinned<const WRAP: bool, const AVX2: bool>(
+        &self,
+        q: &Quartet,
+        runs: &CandidateRuns,
+        cap: u32,
+    ) -> NeighbourhoodLanes {
+        // Without a cap the candidates need no counting: every one is looked at.
+        let candidates: usize = if cap == 0 { 0 } else { runs.iter().map(|r| r.len()).sum() };
+        let step = super::thinning_step(candidates, cap);
+        if step == 1 {
+            return self.scan_quartet::<WRAP, AVX2, _>(q, runs, |_, a, b| a..b);
+        }
+        // Each quartet starts its stride elsewhere, so that neighbouring
+        // quartets look at different samples.
+        let offset = (q.base / LANES) % step;
+        // The first index of `a..b`, a piece of `run`, on the run's stride.
+        let on_stride = |run: &core::ops::Range<usize>, a: usize, b: usize| {
+            let start = run.start + offset;
+            let first = if a <= start { start } else { start + (a - start).div_ceil(step) * step };
+            (first.min(b)..b).step_by(step)
+        };
+        let mut looked = [0usize; LANES];
+        for run in runs.iter() {
+            let all = on_stride(&run, run.start, run.end).len();
+            for (l, looked) in looked.iter_mut().enumerate() {
+                let me = q.base + l;
+                *looked += all - usize::from(on_stride(&run, me, me + 1).len() == 1 && run.contains(&me));
+            }
+        }
+        let mut hoods = self.scan_quartet::<WRAP, AVX2, _>(q, runs, on_stride);
+        for (l, looked) in looked.into_iter().enumerate() {
+            let mut hood = hoods.lane(l);
+            let nearest = (hood.count, hood.velocity_sum, hood.offset_sum);
+            super::scale(&mut hood, candidates.saturating_sub(1), looked);
+            if q.topological > 0 {
+                // The nearest of the sample are not scaled: their number is
+                // the point.
+                (hood.count, hood.velocity_sum, hood.offset_sum) = nearest;
+            }
+            hoods.set_lane(l, &hood);
+        }
+        hoods
+    }
+
+    /// The sums of all four lanes over the candidates of `runs` (ascending
+    /// and disjoint), one candidate at a time (two under `AVX2`): within
+    /// the piece `a..b` of a run, the candidates `pick(run, a, b)` gives.
+    #[inline(always)]
+    fn scan_quartet<const WRAP: bool, const AVX2: bool, I: Iterator<Item = usize>>(
+        &self,
+        q: &Quartet,
+        runs: &CandidateRuns,
+        pick: impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
+    ) -> NeighbourhoodLanes {
+        let (mut acc, mut close) = (QuartetSums::default(), QuartetSeparation::default());
+        let own = q.base..q.base + LANES;
+        for run in runs.iter() {
+            if run.end <= own.start || own.end <= run.start {
+                // A run without the quartet's own fish (two rows of three).
+                self.scan::<WRAP, AVX2>(
+                    (&mut acc, &mut close),
+                    pick(&run, run.start, run.end),
+                    run.end,
+                    |_| q.x,
+                    q,
+                );
+                continue;
+            }
+            // The quartet's own fish apart: each must skip itself.
+            let [before, mine, after] = around_own(&run, &own, &pick);
+            self.scan::<WRAP, AVX2>((&mut acc, &mut close), before, run.end, |_| q.x, q);
+            let without_self = |j: usize| q.x_without[j - q.base];
+            self.scan::<WRAP, AVX2>((&mut acc, &mut close), mine, run.end, without_self, q);
+            self.scan::<WRAP, AVX2>((&mut acc, &mut close), after, run.end, |_| q.x, q);
+        }
+        let mut hoods = lanes_of(&acc, &close);
+        // A topological neighbourhood is the metric one where a fish has no
+        // more neighbours in range than it counts (the usual case at the
+        // usual density); only the others need their nearest picked.
+        if q.topological > 0 {
+            let crowded = hoods.count.cmpgt(Vec4::splat(q.topological as f32));
+            if crowded.any() {
+                hoods.merge_neighbours(crowded, &self.scan_nearest::<WRAP, _>(q, runs, &pick, crowded));
+            }
+        }
+        hoods
+    }
+
+    /// The alignment and cohesion sums (count, velocities, offsets; no
+    /// separation) of the fish of a topological school with more than `k`
+    /// neighbours in range (the `crowded` lanes): each lane keeps its `k`
+    /// nearest candidates (ties to the lower sorted index), then sums them
+    /// nearest first — a fixed order for the same set, whichever search
+    /// found it, and the order the one-fish scan sums them in. The run
+    /// holding the quartet's own cell goes first: the nearest are mostly
+    /// there, and once they are kept, fewer candidates get past the test.
+    #[inline(never)]
+    fn scan_nearest<const WRAP: bool, I: Iterator<Item = usize>>(
+        &self,
+        q: &Quartet,
+        runs: &CandidateRuns,
+        pick: &impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
+        crowded: BVec4A,
+    ) -> NeighbourhoodLanes {
+        let snapshot = self.grid.snapshot();
+        let mut nearest: [super::Nearest; LANES] =
+            core::array::from_fn(|_| super::Nearest::new(q.topological));
+        // Each lane's farthest kept squared distance once it holds `k`:
+        // closer candidates only get past this vector test. The lanes with
+        // `k` or fewer in range are not needed (their metric sums are).
+        let mut worst = Vec4::select(crowded, Vec4::INFINITY, Vec4::NEG_INFINITY);
+        let own = q.base..q.base + LANES;
+        let holds_own = |run: &core::ops::Range<usize>| run.start < own.end && own.start < run.end;
+        let ordered = runs.iter().filter(|r| holds_own(r)).chain(runs.iter().filter(|r| !holds_own(r)));
+        for run in ordered {
+            for (piece, candidates) in around_own(&run, &own, pick).into_iter().enumerate() {
+                for j in candidates {
+                    let fish_x = if piece == 1 { q.x_without[j - q.base] } else { q.x };
+                    let (_, _, d2) = self.offsets::<WRAP>(snapshot[j], fish_x, q);
+                    let closer = d2.cmplt(q.perception2) & d2.cmplt(worst);
+                    if closer.any() {
+                        let (d2s, mut worsts) = (d2.to_array(), worst.to_array());
+                        for l in (0..LANES).filter(|&l| closer.test(l)) {
+                            nearest[l].offer(d2s[l], j);
+                            worsts[l] = nearest[l].worst();
+                        }
+                        worst = Vec4::from_array(worsts);
+                    }
+                }
+            }
+        }
+        let (size, wrap) = (self.tank.size(), WRAP);
+        let (xs, ys) = (q.x.to_array(), q.y.to_array());
+        let mut sums = [[0.0f32; LANES]; 5];
+        for (l, nearest) in nearest.iter().enumerate() {
+            let me = Vec2::new(xs[l], ys[l]);
+            let (mut velocity, mut offset) = (Vec2::ZERO, Vec2::ZERO);
+            for &(_, j) in nearest.kept() {
+                let j = j as usize;
+                velocity += self.grid.sorted_velocity(j);
+                offset += crate::world::grid::offset(me, self.grid.sorted_position(j), size, wrap);
+            }
+            sums[0][l] = nearest.kept().len() as f32;
+            (sums[1][l], sums[2][l], sums[3][l], sums[4][l]) = (velocity.x, velocity.y, offset.x, offset.y);
+        }
+        let [count, vx, vy, dx, dy] = sums.map(Vec4::from_array);
+        lanes_of(&QuartetSums { count, vx, vy, dx, dy }, &QuartetSeparation::default())
+    }
+
+    /// [`ForceKernel::scan_candidates`], which under `AVX2` (only where
+    /// the CPU has it) takes the candidates two at a time.
+    #[inline(always)]
+    fn scan<const WRAP: bool, const AVX2: bool>(
+        &self,
+        sums: (&mut QuartetSums, &mut QuartetSeparation),
+        candidates: impl Iterator<Item = usize>,
+        end: usize,
+        fish_x: impl Fn(usize) -> Vec4,
+        q: &Quartet,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 {
+            // SAFETY: `AVX2` is true only within `ForceKernel::run_avx2`,
+            // which runs only where the CPU has AVX2.
+            #[expect(unsafe_code, reason = "the AVX2 scan, inlined into the AVX2 build of the pass")]
+            unsafe {
+                avx2::scan_pairs::<WRAP>(self, sums, candidates, end, fish_x, q);
+            }
+            return;
+        }
+        self.scan_candidates::<WRAP>(sums, candidates, end, fish_x, q);
+    }
+
+    /// Adds the candidates at sorted indices `run` (all below `end`) to the
+    /// sums of every lane, comparing candidate `j` with the fish at
+    /// `fish_x(j)` (the quartet's `x`, with a lane NaN where the candidate
+    /// is that lane).
+    #[inline(always)]
+    fn scan_candidates<const WRAP: bool>(
+        &self,
+        (acc, close): (&mut QuartetSums, &mut QuartetSeparation),
+        run: impl Iterator<Item = usize>,
+        end: usize,
+        fish_x: impl Fn(usize) -> Vec4,
+        q: &Quartet,
+    ) {
+        // Cut to `end` once, so that the loop's loads need no bounds check
+        // of their own.
+        let snapshot = &self.grid.snapshot()[..end];
+        for j in run {
+            let candidate = snapshot[j];
+            let (dx, dy, d2) = self.offsets::<WRAP>(candidate, fish_x(j), q);
+            let seen = d2.cmplt(q.perception2);
+            acc.count += Vec4::select(seen, Vec4::ONE, Vec4::ZERO);
+            acc.vx += Vec4::select(seen, Vec4::splat(candidate.z), Vec4::ZERO);
+            acc.vy += Vec4::select(seen, Vec4::splat(candidate.w), Vec4::ZERO);
+            acc.dx += Vec4::select(seen, dx, Vec4::ZERO);
+            acc.dy += Vec4::select(seen, dy, Vec4::ZERO);
+            let near = d2.cmplt(q.separation2);
+            if near.any() {
+                self.separate_quartet(close, near, [dx, dy, d2], j, q);
+            }
+        }
+    }
+
+    /// Offsets `dx`, `dy` from the four fish (`x` is `fish_x`) to
+    /// `candidate` (`[x, y, vx, vy]`), nearest images on a torus, and the
+    /// squared distances.
+    #[inline(always)]
+    fn offsets<const WRAP: bool>(&self, candidate: Vec4, fish_x: Vec4, q: &Quartet) -> (Vec4, Vec4, Vec4) {
+        let (mut dx, mut dy) = (Vec4::splat(candidate.x) - fish_x, Vec4::splat(candidate.y) - q.y);
+        if WRAP {
+            let size = self.tank.size();
+            dx = super::nearest_image(dx, size.x * 0.5, size.x);
+            dy = super::nearest_image(dy, size.y * 0.5, size.y);
+        }
+        (dx, dy, dx * dx + dy * dy)
+    }
+
+    /// Adds the separation pushes of candidate `j` on the `near` lanes,
+    /// each exactly what [`crate::rules::separation_push`] computes. Out of
+    /// line, with its sums in memory: inlined, it would keep the scan's
+    /// values alive across its branch, and the scan's loop would spill
+    /// them (measured: 38 instructions per candidate here, 43 inlined).
+    #[inline(never)]
+    fn separate_quartet(
+        &self,
+        sums: &mut QuartetSeparation,
+        near: BVec4A,
+        [dx, dy, d2]: [Vec4; 3],
+        j: usize,
+        q: &Quartet,
+    ) {
+        let d = d2.sqrt();
+        let strength = (q.separation / d.max(q.floor) - Vec4::ONE).max(Vec4::ZERO);
+        let coincident = near & d2.cmpeq(Vec4::ZERO);
+        let apart = near & !coincident;
+        sums.count += Vec4::select(near, Vec4::ONE, Vec4::ZERO);
+        sums.sx += Vec4::select(apart, -dx / d * strength, Vec4::ZERO);
+        sums.sy += Vec4::select(apart, -dy / d * strength, Vec4::ZERO);
+        if coincident.any() {
+            let [x, y] = self.part_coincident_quartet(coincident, strength, j, q);
+            sums.sx += x;
+            sums.sy += y;
+        }
+    }
+
+    /// Exactly coincident fish part along a direction fixed by the pair:
+    /// the pushes of candidate `j` on the `lanes` given (zero elsewhere).
+    #[cold]
+    #[inline(never)]
+    fn part_coincident_quartet(&self, lanes: BVec4A, strength: Vec4, j: usize, q: &Quartet) -> [Vec4; 2] {
+        let (mut x, mut y) = ([0.0; LANES], [0.0; LANES]);
+        let strength = strength.to_array();
+        let other = self.ids[j];
+        for l in (0..LANES).filter(|&l| lanes.test(l)) {
+            let push = -noise::pair_direction(self.seed, q.id[l], other) * strength[l];
+            (x[l], y[l]) = (push.x, push.y);
+        }
+        [Vec4::from_array(x), Vec4::from_array(y)]
+    }
+}
+
+/// Writes the first `to.len()` (at most four) of `from` to `to`: four by
+/// a move of known length, fewer (only the last quartet of a flock) out of
+/// line, so that the compiler does not merge the two into one call to
+/// `memcpy` with a variable length.
+#[inline(always)]
+fn store_lanes<T: Copy>(to: &mut [T], from: [T; LANES]) {
+    if let Ok(four) = <&mut [T; LANES]>::try_from(&mut *to) {
+        *four = from;
+    } else {
+        store_fewer(to, from);
+    }
+}
+
+/// [`store_lanes`] for fewer than four.
+#[cold]
+#[inline(never)]
+fn store_fewer<T: Copy>(to: &mut [T], from: [T; LANES]) {
+    to.copy_from_slice(&from[..to.len()]);
+}
+
+/// A quartet's sums as four fish's neighbourhoods.
+#[inline(always)]
+fn lanes_of(sums: &QuartetSums, close: &QuartetSeparation) -> NeighbourhoodLanes {
+    NeighbourhoodLanes {
+        count: sums.count,
+        velocity: [sums.vx, sums.vy],
+        offset: [sums.dx, sums.dy],
+        separation_count: close.count,
+        separation: [close.sx, close.sy],
+    }
+}

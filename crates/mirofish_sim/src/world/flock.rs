@@ -1,0 +1,438 @@
+//! The flock: every fish's state as contiguous columns (structure of
+//! arrays), and the buffers the tick reuses.
+//!
+//! Fish live in *slots* (indices into the columns), stable until a fish is
+//! removed — or, under [`SlotOrder::Spatial`], renumbered every tick in the
+//! grid's order, so that fish near in the tank are near in memory. Each
+//! fish keeps its *id* either way, which its noise and its order among
+//! equals follow, so both numberings give the same bits.
+//!
+//! The tick's passes are in [`crate::step`] (index, forces, integrator,
+//! predators); the questions one may ask of a flock in
+//! [`crate::observe`].
+
+use std::sync::Arc;
+
+use glam::Vec2;
+
+use super::grid::SpatialGrid;
+use crate::step::SortedColumns;
+use crate::step::kernel::{ForceSample, KernelPath, Kick, NeighbourSearch, SchoolCache};
+
+/// Runs `$op` on every per-fish column of `$flock` (each bound to
+/// `$column`, a `&mut Vec` of its own type), so that no operation on whole
+/// fish leaves one out.
+macro_rules! each_column {
+    ($flock:expr, |$column:ident| $op:expr) => {
+        each_column!(
+            @fields $flock, $column, $op,
+            position velocity wander_phase leader fear school steering id
+        )
+    };
+    (@fields $flock:expr, $column:ident, $op:expr, $($field:ident)*) => {{
+        $({
+            let $column = &mut $flock.$field;
+            $op;
+        })*
+    }};
+}
+
+/// How a flock numbers its slots.
+///
+/// Either way each fish has an *id* ([`Flock::ids`]): the slot it would
+/// hold under [`SlotOrder::Stable`] (dense, `0..len`). The noise a fish
+/// draws and the order in which its neighbours are summed follow the ids,
+/// so the two orders give every fish the same bits, tick after tick (the
+/// determinism tests compare them); only where each fish is stored, and the
+/// speed, differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SlotOrder {
+    /// A fish keeps its slot until a fish is removed (the last one then
+    /// moves into the hole, as with [`Vec::swap_remove`]): slot and id are
+    /// the same. What the Bevy plugin needs, whose slots follow the ECS's
+    /// tables.
+    #[default]
+    Stable,
+    /// Every tick renumbers the slots in the grid's order, so that fish near
+    /// in the tank are near in memory: the next tick then sorts, gathers
+    /// and integrates them with reads that run along memory instead of
+    /// jumping about it. Measured on a 2-core machine: at a million fish a
+    /// tick takes a tenth to a fifth less (`scale`, `passes -- --spatial
+    /// 1`); at 100k, where the fish stay in the cache, the renumbering costs
+    /// as much as it saves on two threads, and about 6 % more on one, so
+    /// that a second thread seems to be worth more (at 100k, 1.84× against
+    /// 1.73× in alternating `passes` runs). Slots (the indices of
+    /// [`Flock::positions`] and the rest) then change every tick: follow a
+    /// fish by its id.
+    Spatial,
+}
+
+/// The inputs of a range of fish, one slice per column, from
+/// [`Flock::inputs_mut`]: what a tick reads of each fish besides its fear.
+#[derive(Debug)]
+pub struct FishInputs<'a> {
+    /// Positions.
+    pub position: &'a mut [Vec2],
+    /// Velocities.
+    pub velocity: &'a mut [Vec2],
+    /// Wander phases (radians).
+    pub wander_phase: &'a mut [f32],
+    /// Whether each fish leads.
+    pub leader: &'a mut [bool],
+    /// Each fish's school (an index into the school table).
+    pub school: &'a mut [u16],
+}
+
+/// All fish of a simulation, structure-of-arrays, plus the buffers the tick
+/// reuses.
+#[derive(Clone, Debug, Default)]
+pub struct Flock {
+    pub(crate) position: Vec<Vec2>,
+    pub(crate) velocity: Vec<Vec2>,
+    pub(crate) wander_phase: Vec<f32>,
+    /// Whether each fish leads (counts `leader_weight` for its neighbours).
+    pub(crate) leader: Vec<bool>,
+    /// How afraid each fish is (0 calm – 1 panic), by slot.
+    pub(crate) fear: Vec<f32>,
+    /// The school of each fish, by slot.
+    pub(crate) school: Vec<u16>,
+    /// Schools in sorted order, gathered with the snapshot.
+    pub(crate) sorted_school: Vec<u16>,
+    /// Per-school constants of the force pass, rebuilt each tick.
+    pub(crate) school_caches: Vec<SchoolCache>,
+    /// Per-school `(max_speed, panic - 1, wander turn, calm factor)` of the
+    /// integrator, rebuilt each tick.
+    pub(crate) school_motion: Vec<[f32; 4]>,
+    /// Leader flags in sorted order, gathered with the snapshot.
+    pub(crate) sorted_leader: Vec<bool>,
+    /// Wander phases in sorted order, gathered with the snapshot.
+    pub(crate) sorted_phase: Vec<f32>,
+    /// Clamped acceleration applied in the last tick, by slot.
+    pub(crate) steering: Vec<Vec2>,
+    /// Each fish's id (its slot under [`SlotOrder::Stable`]), by slot.
+    pub(crate) id: Vec<u32>,
+    /// How the slots are numbered.
+    pub(crate) slot_order: SlotOrder,
+    /// Ids in sorted order, gathered by the index under
+    /// [`SlotOrder::Spatial`] (empty otherwise).
+    pub(crate) sorted_id: Vec<u32>,
+    /// Under [`SlotOrder::Spatial`], the fear the integrator writes into the
+    /// new numbering (the old one is read while it does).
+    pub(crate) renumbered_fear: Vec<f32>,
+    /// What the last [`Flock::rebuild_index`] sorted besides the snapshot,
+    /// while the fish are as it sorted them (none added, removed or set
+    /// since, and not yet integrated): what renumbering them in the
+    /// integrator needs.
+    pub(crate) indexed: Option<SortedColumns>,
+    pub(crate) grid: SpatialGrid,
+    /// Force pass output, in sorted order (the integrator reads it through
+    /// the grid's ranks).
+    pub(crate) sorted_kick: Vec<Kick>,
+    pub(crate) sorted_samples: Vec<ForceSample>,
+    /// The leaders by id, which [`Flock::move_predators`] sums under
+    /// [`SlotOrder::Spatial`]: kept, so that a tick does not allocate.
+    pub(crate) leaders_by_id: Vec<(u32, Vec2)>,
+    pub(crate) search: NeighbourSearch,
+    /// Which build of the force pass runs.
+    pub(crate) kernel_path: KernelPath,
+    /// Whether the force pass keeps every fish's [`ForceSample`].
+    pub(crate) record_rules: bool,
+    pub(crate) seed: u64,
+    pub(crate) tick: u64,
+    pub(crate) pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl Flock {
+    /// An empty flock whose noise is drawn from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self { seed, ..Self::default() }
+    }
+
+    /// Runs the parallel passes on `pool` instead of rayon's global pool
+    /// (e.g. a one-thread pool to compare thread counts).
+    pub fn with_thread_pool(mut self, pool: Arc<rayon::ThreadPool>) -> Self {
+        self.pool = Some(pool);
+        self
+    }
+
+    /// Chooses how neighbours are found.
+    pub fn set_neighbour_search(&mut self, search: NeighbourSearch) {
+        self.search = search;
+    }
+
+    /// Chooses which build of the force pass runs (the fastest this CPU
+    /// runs unless told otherwise); every build gives the same bits.
+    pub fn set_kernel_path(&mut self, path: KernelPath) {
+        self.kernel_path = path;
+    }
+
+    /// Which build of the force pass runs.
+    pub fn kernel_path(&self) -> KernelPath {
+        self.kernel_path
+    }
+
+    /// Chooses how the slots are numbered (see [`SlotOrder`]). Going back
+    /// to [`SlotOrder::Stable`] puts every fish in the slot of its id.
+    pub fn set_slot_order(&mut self, order: SlotOrder) {
+        self.indexed = None;
+        if order == SlotOrder::Stable && self.slot_order == SlotOrder::Spatial {
+            let mut slot_of = vec![0u32; self.len()];
+            for (slot, &id) in self.id.iter().enumerate() {
+                slot_of[id as usize] = slot as u32;
+            }
+            // Every column by id (the ids themselves become `0..len`).
+            each_column!(self, |column| *column = slot_of.iter().map(|&s| column[s as usize]).collect());
+            // The grid's order and ranks name the old slots.
+            self.grid = SpatialGrid::default();
+        }
+        self.slot_order = order;
+    }
+
+    /// How the slots are numbered.
+    pub fn slot_order(&self) -> SlotOrder {
+        self.slot_order
+    }
+
+    /// Each fish's id, by slot: its slot under [`SlotOrder::Stable`],
+    /// whatever the order. The ids are `0..len`.
+    pub fn ids(&self) -> &[u32] {
+        &self.id
+    }
+
+    /// Adds a fish and returns its slot.
+    pub fn push(&mut self, position: Vec2, velocity: Vec2, wander_phase: f32) -> usize {
+        self.indexed = None;
+        self.position.push(position);
+        self.velocity.push(velocity);
+        self.wander_phase.push(wander_phase);
+        self.leader.push(false);
+        self.fear.push(0.0);
+        self.school.push(0);
+        self.steering.push(Vec2::ZERO);
+        self.id.push(self.id.len() as u32);
+        self.position.len() - 1
+    }
+
+    /// Removes the fish in `slot`; the last fish moves into it (its old slot
+    /// is returned, if it moved), exactly like [`Vec::swap_remove`]. The
+    /// fish with the highest id takes the removed fish's id, so that the
+    /// ids stay `0..len` (under [`SlotOrder::Stable`] that is the fish that
+    /// moved).
+    pub fn swap_remove(&mut self, slot: usize) -> Option<usize> {
+        self.indexed = None;
+        let last = self.len() - 1;
+        let gone = self.id[slot];
+        each_column!(self, |column| column.swap_remove(slot));
+        let highest = last as u32;
+        if gone != highest {
+            // Where the slots are stable, the fish that moved; elsewhere a
+            // search.
+            let heir = if self.id.get(slot) == Some(&highest) {
+                slot
+            } else {
+                self.id.iter().position(|&id| id == highest).expect("the ids are 0..len")
+            };
+            self.id[heir] = gone;
+        }
+        (slot != last).then_some(last)
+    }
+
+    /// Keeps the fish whose ids are below `len` (under
+    /// [`SlotOrder::Stable`], the first `len` slots), in their order.
+    pub fn truncate(&mut self, len: usize) {
+        self.indexed = None;
+        if self.slot_order == SlotOrder::Stable || len >= self.len() {
+            each_column!(self, |column| column.truncate(len));
+            return;
+        }
+        let keep: Vec<bool> = self.id.iter().map(|&id| (id as usize) < len).collect();
+        each_column!(self, |column| {
+            let mut flags = keep.iter();
+            column.retain(|_| *flags.next().expect("one flag per fish"));
+        });
+    }
+
+    /// Removes every fish.
+    pub fn clear(&mut self) {
+        self.indexed = None;
+        each_column!(self, |column| column.clear());
+    }
+
+    /// Number of fish.
+    pub fn len(&self) -> usize {
+        self.position.len()
+    }
+
+    /// Whether there are no fish.
+    pub fn is_empty(&self) -> bool {
+        self.position.is_empty()
+    }
+
+    /// Positions by slot.
+    pub fn positions(&self) -> &[Vec2] {
+        &self.position
+    }
+
+    /// Velocities by slot.
+    pub fn velocities(&self) -> &[Vec2] {
+        &self.velocity
+    }
+
+    /// Wander phases (radians) by slot.
+    pub fn wander_phases(&self) -> &[f32] {
+        &self.wander_phase
+    }
+
+    /// Whether each fish is a leader, by slot.
+    pub fn leaders(&self) -> &[bool] {
+        &self.leader
+    }
+
+    /// How afraid each fish is (0 calm – 1 panic), by slot.
+    pub fn fears(&self) -> &[f32] {
+        &self.fear
+    }
+
+    /// The inputs of the fish in `slots` (position, velocity, wander phase,
+    /// leader flag and school), to overwrite in place a column at a time —
+    /// e.g. from the ECS's component columns before a tick — keeping their
+    /// fear. Panics if `slots` is out of range.
+    pub fn inputs_mut(&mut self, slots: core::ops::Range<usize>) -> FishInputs<'_> {
+        self.indexed = None;
+        FishInputs {
+            position: &mut self.position[slots.clone()],
+            velocity: &mut self.velocity[slots.clone()],
+            wander_phase: &mut self.wander_phase[slots.clone()],
+            leader: &mut self.leader[slots.clone()],
+            school: &mut self.school[slots],
+        }
+    }
+
+    /// Sets how afraid the fish in `slot` is (clamped to 0–1).
+    pub fn set_fear(&mut self, slot: usize, fear: f32) {
+        self.indexed = None;
+        self.fear[slot] = if fear.is_nan() { 0.0 } else { fear.clamp(0.0, 1.0) };
+    }
+
+    /// The school of each fish, by slot.
+    pub fn school_indices(&self) -> &[u16] {
+        &self.school
+    }
+
+    /// Puts the fish in `slot` into school `school` (an index into the
+    /// school table the passes are given).
+    pub fn set_school(&mut self, slot: usize, school: u16) {
+        self.indexed = None;
+        self.school[slot] = school;
+    }
+
+    /// Makes the fish in `slot` a leader (or not).
+    pub fn set_leader(&mut self, slot: usize, leads: bool) {
+        self.indexed = None;
+        self.leader[slot] = leads;
+    }
+
+    /// The clamped acceleration each fish applied in the last tick.
+    pub fn steering(&self) -> &[Vec2] {
+        &self.steering
+    }
+
+    /// Sets the state of one fish (e.g. from the ECS before a tick).
+    pub fn set(&mut self, slot: usize, position: Vec2, velocity: Vec2, wander_phase: f32) {
+        self.indexed = None;
+        self.position[slot] = position;
+        self.velocity[slot] = velocity;
+        self.wander_phase[slot] = wander_phase;
+    }
+
+    /// Keeps (or stops keeping) every fish's [`ForceSample`] — each rule's
+    /// force — from the force pass. Off by default: writing 68 bytes per
+    /// fish and tick costs about 8 % of a tick at 100k fish. Metrics and
+    /// debug drawing turn it on.
+    pub fn set_record_rules(&mut self, record: bool) {
+        self.record_rules = record;
+        if !record {
+            self.sorted_samples.clear();
+        }
+    }
+
+    /// Whether [`ForceSample`]s are kept.
+    pub fn records_rules(&self) -> bool {
+        self.record_rules
+    }
+
+    /// The neighbour index built by the last [`Flock::rebuild_index`].
+    pub fn grid(&self) -> &SpatialGrid {
+        &self.grid
+    }
+
+    /// Ticks stepped so far.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// The seed of the per-tick noise.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Heap bytes held by the flock (state and reused buffers).
+    pub fn heap_bytes(&self) -> usize {
+        (self.position.capacity() + self.velocity.capacity() + self.steering.capacity()) * 8
+            + (self.wander_phase.capacity() + self.id.capacity()) * 4
+            + (self.sorted_id.capacity() + self.renumbered_fear.capacity()) * 4
+            + self.sorted_leader.capacity()
+            + self.sorted_school.capacity() * 2
+            + self.sorted_kick.capacity() * core::mem::size_of::<Kick>()
+            + self.sorted_samples.capacity() * core::mem::size_of::<ForceSample>()
+            + self.grid.heap_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{FlockParams, Scene, Tank};
+
+    /// Under either numbering the ids stay `0..len`: removing a fish gives
+    /// its id to the fish with the highest one, and truncating keeps the
+    /// lowest ids, in their slots' order.
+    #[test]
+    fn removals_keep_the_ids_dense() {
+        let (params, tank, scene) =
+            (FlockParams::default(), Tank::centered(Vec2::new(300.0, 200.0)), Scene::default());
+        let mut flock = Flock::new(4);
+        for f in crate::world::spawn::scatter(200, &tank, &params, 8) {
+            flock.push(f.position, f.velocity, f.wander_phase);
+        }
+        flock.set_slot_order(SlotOrder::Spatial);
+        flock.step(&params, &tank, &mut scene.clone(), 1.0 / 60.0).unwrap();
+        assert_ne!(flock.ids(), (0..200).collect::<Vec<u32>>(), "renumbered");
+        let dense = |flock: &Flock| {
+            let mut ids = flock.ids().to_vec();
+            ids.sort_unstable();
+            ids == (0..flock.len() as u32).collect::<Vec<_>>()
+        };
+        let (gone, highest) = (flock.ids()[5], flock.ids().iter().position(|&id| id == 199).unwrap());
+        let heir = flock.positions()[highest];
+        flock.swap_remove(5);
+        assert!(dense(&flock));
+        let now = flock.ids().iter().position(|&id| id == gone).unwrap();
+        assert_eq!(flock.positions()[now], heir, "the highest id's fish took the id");
+        let kept: Vec<(u32, Vec2)> = flock
+            .ids()
+            .iter()
+            .zip(flock.positions())
+            .filter(|(id, _)| **id < 120)
+            .map(|(&i, &p)| (i, p))
+            .collect();
+        flock.truncate(120);
+        assert!(dense(&flock));
+        assert_eq!(
+            flock.ids().iter().zip(flock.positions()).map(|(&i, &p)| (i, p)).collect::<Vec<_>>(),
+            kept
+        );
+        flock.step(&params, &tank, &mut scene.clone(), 1.0 / 60.0).unwrap();
+        assert!(dense(&flock) && flock.len() == 120);
+    }
+}

@@ -1,0 +1,274 @@
+//! What shares the tank with the school: obstacles, predators, goals, an
+//! attract/repel point and the leaders' route. This module holds the
+//! things themselves and their validation; how fish react to them is in
+//! [`crate::rules::scene`].
+
+use glam::Vec2;
+
+use super::params::{MAX_ACCELERATION, MAX_LENGTH, MAX_TANK_SIDE, MAX_WEIGHT, ParamError, Range, check};
+
+/// A circular rock, coral or wall post that fish steer around and never
+/// enter.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Obstacle {
+    /// Centre (world units).
+    pub centre: Vec2,
+    /// Radius (world units, > 0).
+    pub radius: f32,
+}
+
+impl Obstacle {
+    /// Checks the obstacle; the error names the bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        point("obstacle.centre", self.centre)?;
+        check("obstacle.radius", self.radius, Range::Positive(MAX_LENGTH))
+    }
+}
+
+/// Checks that both coordinates of a point are finite and within the
+/// largest admissible tank.
+pub(crate) fn point(field: &'static str, v: Vec2) -> Result<(), ParamError> {
+    check(field, v.x, Range::Symmetric(MAX_TANK_SIDE))?;
+    check(field, v.y, Range::Symmetric(MAX_TANK_SIDE))
+}
+
+/// A moving source of fear. Fish within its fear radius flee, swim faster
+/// and keep more distance from each other; a chasing predator steers at the
+/// nearest fish.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Predator {
+    /// Position (world units).
+    pub position: Vec2,
+    /// Velocity (world units per second).
+    pub velocity: Vec2,
+    /// Fish closer than this are afraid (world units).
+    pub fear_radius: f32,
+    /// The predator's own speed limit.
+    pub max_speed: f32,
+    /// The predator's own steering limit.
+    pub max_force: f32,
+    /// Whether it hunts the nearest fish (else it keeps its velocity, e.g.
+    /// when a player moves it).
+    pub chase: bool,
+}
+
+impl Predator {
+    /// A chasing predator at `position`, at rest, with a fear radius of
+    /// `fear_radius`, a little faster than the reference school.
+    pub fn new(position: Vec2, fear_radius: f32) -> Self {
+        Self { position, velocity: Vec2::ZERO, fear_radius, max_speed: 200.0, max_force: 400.0, chase: true }
+    }
+
+    /// Checks the predator; the error names the bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        point("predator.position", self.position)?;
+        point("predator.velocity", self.velocity)?;
+        check("predator.fear_radius", self.fear_radius, Range::NonNegative(MAX_LENGTH))?;
+        check("predator.max_speed", self.max_speed, Range::NonNegative(MAX_LENGTH))?;
+        check("predator.max_force", self.max_force, Range::NonNegative(MAX_ACCELERATION))
+    }
+}
+
+/// How a school relates to its goal point.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum GoalMode {
+    /// Head for the point at full speed.
+    #[default]
+    Seek,
+    /// Head for the point, slowing down within the slowing radius.
+    Arrive,
+    /// Keep away from the point.
+    Flee,
+}
+
+/// A point the school as a whole is drawn to (or away from): a waypoint, the
+/// cursor, a decision maker's answer.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Goal {
+    /// The point.
+    pub target: Vec2,
+    /// Seek, arrive or flee.
+    pub mode: GoalMode,
+    /// Weight of the goal force.
+    pub weight: f32,
+    /// `Arrive` slows down within this distance.
+    pub slowing_radius: f32,
+}
+
+impl Goal {
+    /// Checks the goal; the error names the bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        point("goal.target", self.target)?;
+        check("goal.weight", self.weight, Range::Symmetric(MAX_WEIGHT))?;
+        check("goal.slowing_radius", self.slowing_radius, Range::Positive(MAX_LENGTH))
+    }
+
+    /// Seek `target` with weight `weight`.
+    pub fn seek(target: Vec2, weight: f32) -> Self {
+        Self { target, mode: GoalMode::Seek, weight, slowing_radius: 100.0 }
+    }
+}
+
+/// A point force within a radius: positive strength attracts, negative
+/// repels (e.g. dragging the mouse through the tank).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Attractor {
+    /// The point.
+    pub point: Vec2,
+    /// Weight: > 0 attracts, < 0 repels.
+    pub strength: f32,
+    /// Fish farther than this feel nothing.
+    pub radius: f32,
+}
+
+impl Attractor {
+    /// Checks the attractor; the error names the bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        point("attractor.point", self.point)?;
+        check("attractor.strength", self.strength, Range::Symmetric(MAX_WEIGHT))?;
+        check("attractor.radius", self.radius, Range::Positive(MAX_LENGTH))
+    }
+}
+
+/// A waypoint path for the school's leaders: they seek the current
+/// waypoint and arrive at the last; once the leaders' centre comes within
+/// `reach` of a waypoint, the next one becomes current.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Route {
+    /// The waypoints, in order.
+    pub waypoints: Vec<Vec2>,
+    /// Index of the current waypoint.
+    pub next: usize,
+    /// How close the leaders' centre must come to pass a waypoint.
+    pub reach: f32,
+    /// Start over after the last waypoint instead of stopping there.
+    pub looping: bool,
+    /// Weight of the leaders' pull towards the current waypoint.
+    pub weight: f32,
+    /// Slow down at the last waypoint (`Arrive`) rather than keep seeking
+    /// it (and circle it, as a school does around a reef).
+    pub arrive: bool,
+}
+
+impl Route {
+    /// Checks the route; the error names the bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        for &w in &self.waypoints {
+            point("route.waypoints", w)?;
+        }
+        check("route.reach", self.reach, Range::Positive(MAX_LENGTH))?;
+        check("route.weight", self.weight, Range::Symmetric(MAX_WEIGHT))
+    }
+
+    /// A route through `waypoints`, passed within `reach`, pulling with
+    /// weight 2, circling the last waypoint.
+    pub fn new(waypoints: Vec<Vec2>, reach: f32) -> Self {
+        Self { waypoints, next: 0, reach, looping: false, weight: 2.0, arrive: false }
+    }
+
+    /// The goal the leaders steer for now, if the route has waypoints.
+    pub fn goal(&self) -> Option<Goal> {
+        let target = *self.waypoints.get(self.next.min(self.waypoints.len().checked_sub(1)?))?;
+        let last = self.next + 1 >= self.waypoints.len() && !self.looping;
+        let mode = if last && self.arrive { GoalMode::Arrive } else { GoalMode::Seek };
+        Some(Goal { target, mode, weight: self.weight, slowing_radius: self.reach.max(1.0) * 2.0 })
+    }
+
+    /// Moves on to the next waypoint if `centre` (of the leaders) has
+    /// reached the current one.
+    pub fn advance(&mut self, centre: Vec2) {
+        let Some(&target) = self.waypoints.get(self.next) else { return };
+        if centre.distance(target) <= self.reach {
+            if self.next + 1 < self.waypoints.len() {
+                self.next += 1;
+            } else if self.looping {
+                self.next = 0;
+            }
+        }
+    }
+}
+
+/// Everything in the tank besides the fish.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Scene {
+    /// Obstacles.
+    pub obstacles: Vec<Obstacle>,
+    /// Predators.
+    pub predators: Vec<Predator>,
+    /// The goal of every school, if any.
+    pub goal: Option<Goal>,
+    /// Goals per school (index = school number); an entry overrides `goal`
+    /// for that school.
+    pub school_goals: Vec<Option<Goal>>,
+    /// The attract/repel point, if any.
+    pub attractor: Option<Attractor>,
+    /// The leaders' waypoint path, if any (only fish marked as leaders
+    /// follow it; the rest follow them).
+    pub route: Option<Route>,
+}
+
+impl Scene {
+    /// The goal that school `school` steers for: its own, else the shared
+    /// one.
+    pub fn goal_of(&self, school: usize) -> Option<Goal> {
+        self.school_goals.get(school).copied().flatten().or(self.goal)
+    }
+
+    /// Checks every element; the error names the bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        for o in &self.obstacles {
+            o.validate()?;
+        }
+        for p in &self.predators {
+            p.validate()?;
+        }
+        for g in self.goal.iter().chain(self.school_goals.iter().flatten()) {
+            g.validate()?;
+        }
+        if let Some(r) = &self.route {
+            r.validate()?;
+        }
+        if let Some(a) = &self.attractor {
+            a.validate()?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_route_advances_and_arrives_at_its_end() {
+        let mut r = Route::new(vec![Vec2::new(100.0, 0.0), Vec2::new(100.0, 100.0)], 10.0);
+        assert_eq!(r.goal().unwrap().mode, GoalMode::Seek);
+        r.advance(Vec2::ZERO);
+        assert_eq!(r.next, 0);
+        r.advance(Vec2::new(95.0, 0.0));
+        assert_eq!(r.next, 1);
+        assert_eq!(r.goal().unwrap().mode, GoalMode::Seek);
+        assert_eq!(Route { arrive: true, ..r.clone() }.goal().unwrap().mode, GoalMode::Arrive);
+        r.advance(Vec2::new(100.0, 100.0));
+        assert_eq!(r.next, 1, "stays on the last waypoint");
+        assert!(Route::new(vec![], 1.0).goal().is_none());
+    }
+
+    #[test]
+    fn invalid_scene_elements_are_named() {
+        let mut s = Scene::default();
+        s.obstacles.push(Obstacle { centre: Vec2::ZERO, radius: -1.0 });
+        assert_eq!(s.validate().unwrap_err().field, "obstacle.radius");
+        let s = Scene {
+            predators: vec![Predator { fear_radius: f32::NAN, ..Predator::new(Vec2::ZERO, 1.0) }],
+            ..Scene::default()
+        };
+        assert_eq!(s.validate().unwrap_err().field, "predator.fear_radius");
+    }
+}

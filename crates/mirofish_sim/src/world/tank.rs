@@ -1,0 +1,138 @@
+//! The tank: the rectangle the fish live in, and how its walls behave.
+
+use glam::Vec2;
+
+use super::params::{MAX_TANK_SIDE, MAX_WEIGHT, ParamError, Range, check};
+
+/// What happens at the walls of the tank.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum BoundaryMode {
+    /// A torus: leaving on one side re-enters on the other, and neighbours
+    /// are found across the seam.
+    Wrap,
+    /// Hard walls: the normal component of the velocity is reversed, with a
+    /// little tangential jitter so fish do not line up along the glass.
+    Bounce,
+    /// An inward steering force that ramps up linearly over a margin near
+    /// each wall (the seeds' recommendation), backed by a hard wall.
+    #[default]
+    SoftMargin,
+}
+
+/// The rectangle fish live in and how its walls behave.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Tank {
+    /// Lower-left corner (inclusive).
+    pub min: Vec2,
+    /// Upper-right corner (exclusive).
+    pub max: Vec2,
+    /// Behaviour at the walls.
+    pub boundary: BoundaryMode,
+    /// Width of the soft margin as a fraction of the tank's short side
+    /// (seeds: 0.08–0.12).
+    pub margin_fraction: f32,
+    /// Weight of the soft-margin steering force.
+    pub boundary_weight: f32,
+}
+
+impl Default for Tank {
+    /// The seeds' 1280 × 720 screen, centred on the origin, soft walls.
+    fn default() -> Self {
+        Self::centered(Vec2::new(1280.0, 720.0))
+    }
+}
+
+impl Tank {
+    /// A tank of the given size centred on the origin, with soft walls.
+    pub fn centered(size: Vec2) -> Self {
+        Self {
+            min: -size * 0.5,
+            max: size * 0.5,
+            boundary: BoundaryMode::SoftMargin,
+            margin_fraction: 0.1,
+            boundary_weight: 1.6,
+        }
+    }
+
+    /// A tank centred on the origin, of aspect `width / height`, sized so
+    /// that `count` fish spread uniformly have on average `neighbours`
+    /// others within `radius` (density × π r² = neighbours). Benchmarks and
+    /// examples use it to keep the density realistic (the seeds: 5–8).
+    pub fn for_mean_neighbours(count: usize, radius: f32, neighbours: f32, aspect: f32) -> Self {
+        let area = count.max(1) as f32 * core::f32::consts::PI * radius * radius / neighbours.max(1e-3);
+        let height = (area / aspect).sqrt();
+        Self::centered(Vec2::new(height * aspect, height))
+    }
+
+    /// The same tank with another boundary mode.
+    pub fn with_boundary(mut self, boundary: BoundaryMode) -> Self {
+        self.boundary = boundary;
+        self
+    }
+
+    /// Width and height.
+    pub fn size(&self) -> Vec2 {
+        self.max - self.min
+    }
+
+    /// Width of the soft margin in world units.
+    pub fn margin(&self) -> f32 {
+        self.size().min_element() * self.margin_fraction
+    }
+
+    /// Whether `p` lies inside `[min, max)` on both axes.
+    pub fn contains(&self, p: Vec2) -> bool {
+        p.x >= self.min.x && p.x < self.max.x && p.y >= self.min.y && p.y < self.max.y
+    }
+
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        for (field, v) in [
+            ("tank.min.x", self.min.x),
+            ("tank.min.y", self.min.y),
+            ("tank.max.x", self.max.x),
+            ("tank.max.y", self.max.y),
+        ] {
+            check(field, v, Range::Symmetric(MAX_TANK_SIDE))?;
+        }
+        let size = self.size();
+        check("tank width (max.x - min.x)", size.x, Range::Positive(MAX_TANK_SIDE))?;
+        check("tank height (max.y - min.y)", size.y, Range::Positive(MAX_TANK_SIDE))?;
+        check("tank.margin_fraction", self.margin_fraction, Range::Closed(0.0, 0.5))?;
+        check("tank.boundary_weight", self.boundary_weight, Range::Closed(0.0, MAX_WEIGHT))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_tank_is_valid() {
+        Tank::default().validate().unwrap();
+    }
+
+    #[test]
+    fn density_sizing_gives_the_asked_neighbour_count() {
+        let t = Tank::for_mean_neighbours(1000, 45.0, 6.5, 16.0 / 9.0);
+        let density = 1000.0 / (t.size().x * t.size().y);
+        let expected = density * core::f32::consts::PI * 45.0 * 45.0;
+        assert!((expected - 6.5).abs() < 1e-3, "{expected}");
+        assert!((t.size().x / t.size().y - 16.0 / 9.0).abs() < 1e-4);
+        t.validate().unwrap();
+    }
+
+    #[test]
+    fn tank_errors_name_the_field() {
+        let mut t = Tank::default();
+        t.max.x = t.min.x;
+        assert!(t.validate().unwrap_err().field.contains("width"));
+        let mut t = Tank::default();
+        t.min.y = f32::NAN;
+        assert_eq!(t.validate().unwrap_err().field, "tank.min.y");
+        let t = Tank { margin_fraction: 0.9, ..Tank::default() };
+        assert_eq!(t.validate().unwrap_err().field, "tank.margin_fraction");
+    }
+}
