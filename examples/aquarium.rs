@@ -15,7 +15,7 @@
 
 use bevy::prelude::*;
 use bevy::window::WindowResolution;
-use mirofish::aquarium::{AquariumPlugin, AquariumSettings, OverlaySettings, SmokeTest};
+use mirofish_examples::aquarium::{AquariumPlugin, AquariumSettings, OverlaySettings, SmokeTest};
 
 fn main() -> AppExit {
     let mut settings = AquariumSettings::default();
@@ -53,7 +53,7 @@ fn main() -> AppExit {
             other => fail(&format!("unknown argument `{other}` (try --help)")),
         }
     }
-    settings.fish = settings.fish.min(mirofish::aquarium::panel::MAX_FISH);
+    settings.fish = settings.fish.min(mirofish_examples::aquarium::panel::MAX_FISH);
     let mut app = App::new();
     app.add_plugins(DefaultPlugins.set(WindowPlugin {
         primary_window: Some(Window {

@@ -86,7 +86,7 @@ fn main() -> ExitCode {
     }
     // A preset brings its own count and tank; otherwise the reference
     // parameters at a realistic density: mean 6.5 neighbours at the start
-    // (the seeds aim for 5–8).
+    // (5–8 looks natural).
     let (fish, params, tank) = match args.preset {
         Some(p) => (args.fish.unwrap_or(p.count), p.params, p.tank),
         None => {

@@ -1,5 +1,5 @@
-//! The performance table (issue "performance at scale"): milliseconds per
-//! tick and agent-updates per second for 1k–1M fish, uniform and crowded
+//! The performance table: milliseconds per tick and agent-updates per
+//! second for 1k–1M fish, uniform and crowded
 //! (with and without the neighbour cap), grid against brute force, one
 //! thread against two, stable slots against slots in space order, the bare
 //! kernel against the whole plugin tick, bytes per fish and heap

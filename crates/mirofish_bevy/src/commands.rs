@@ -1,4 +1,4 @@
-//! The command queue (F15) of the plugin: every outside change to the
+//! The command queue of the plugin: every outside change to the
 //! school — predators, obstacles, parameters, goals, fish added or removed
 //! — as a [`Command`] stamped with the tick at which it applies.
 //!

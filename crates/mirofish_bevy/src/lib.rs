@@ -2,15 +2,34 @@
 //! ordered [`FixedUpdate`] sets by the deterministic core in
 //! [`mirofish_sim`].
 //!
-//! ```no_run
+//! Add [`MiroFishPlugin`], spawn a school with [`SpawnSchool`], and every
+//! fish becomes an entity with a [`Position`], a [`Velocity`] and a
+//! `Transform` that follows them. Headless, stepped one fixed tick per
+//! update:
+//!
+//! ```
+//! use bevy::app::ScheduleRunnerPlugin;
 //! use bevy::prelude::*;
+//! use bevy::time::TimeUpdateStrategy;
 //! use mirofish_bevy::prelude::*;
 //!
-//! App::new()
-//!     .add_plugins((MinimalPlugins, MiroFishPlugin::default()))
-//!     .add_systems(Startup, |mut commands: Commands| commands.queue(SpawnSchool::new(500)))
-//!     .run();
+//! let mut app = App::new();
+//! app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+//!     .insert_resource(FlockConfig { seed: 7, ..default() })
+//!     .add_plugins(MiroFishPlugin::default())
+//!     .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+//! app.world_mut().commands().queue(SpawnSchool::new(300));
+//! // The first update starts the clocks; every later one runs one tick.
+//! for _ in 0..=30 {
+//!     app.update();
+//! }
+//! let state = app.world().resource::<FlockState>();
+//! assert_eq!((state.flock.len(), state.flock.tick()), (300, 30));
 //! ```
+//!
+//! In a game, add the plugin next to `DefaultPlugins` and give each fish a
+//! look when it arrives (an observer on `Add<Boid>` inserting a sprite or a
+//! mesh); the plugin turns it along its velocity.
 //!
 //! # How a tick runs
 //!
@@ -18,8 +37,8 @@
 //! apply the due [`FlockCommands`] → gather the fish and rebuild the spatial
 //! index → accumulate the forces (each fish's total clamped once) →
 //! integrate (walls and obstacles included) → predators → write-back.
-//! Between ticks the entities' [`Position`],
-//! [`Velocity`] and [`WanderPhase`] are the truth; each tick copies them into
+//! Between ticks the entities' [`Position`], [`Velocity`] and
+//! [`WanderPhase`] are the truth; each tick copies them into
 //! contiguous arrays, runs the core's passes there (in parallel), and writes
 //! the result back. In variable-rate frames, [`interpolate_transforms`]
 //! blends each fish's `Transform` between its last two tick positions.
@@ -27,10 +46,10 @@
 //! # Why a fixed step, and why 60 Hz
 //!
 //! The rules are tuned per tick, and a step tied to the frame rate makes the
-//! school speed up or slow down with it (a pitfall the seeds name). The
-//! plugin sets `Time<Fixed>` to 60 Hz, the seeds' rate, unless told
-//! otherwise, and caps the catch-up after a long frame at three ticks by
-//! limiting `Time<Virtual>`'s maximum delta.
+//! school speed up or slow down with it (a classic pitfall). The plugin
+//! sets `Time<Fixed>` to 60 Hz, the rate the defaults are tuned for, unless
+//! told otherwise, and caps the catch-up after a long frame at three ticks
+//! by limiting `Time<Virtual>`'s maximum delta.
 //!
 //! # Determinism
 //!
@@ -93,7 +112,7 @@ pub const MAX_CATCH_UP_TICKS: u32 = 3;
 /// [`BoidSystems`] sets. Works headless (`MinimalPlugins`, no window).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MiroFishPlugin {
-    /// Fixed ticks per second (default 60, the seeds' rate).
+    /// Fixed ticks per second (default 60, the rate the defaults are tuned for).
     pub tick_rate: f64,
     /// Whether to interpolate `Transform`s between ticks (default on; turn
     /// it off to drive `Transform` yourself).

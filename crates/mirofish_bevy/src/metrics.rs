@@ -1,4 +1,4 @@
-//! Metrics (F17) as a resource: the school's order parameters sampled every
+//! Metrics as a resource: the school's order parameters sampled every
 //! N ticks, with their history, ready for an on-screen plot or a CSV.
 
 use bevy::prelude::*;

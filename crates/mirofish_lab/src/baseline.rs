@@ -1,4 +1,4 @@
-//! Regression baselines (F18): the summary of a fixed run, with a tolerance
+//! Regression baselines: the summary of a fixed run, with a tolerance
 //! band per metric, and the check that a build still lands inside it.
 //!
 //! A baseline is measured over several seeds, and so is the check: the

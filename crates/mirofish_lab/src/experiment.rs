@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use mirofish_sim::control::command::Stamped;
-use mirofish_sim::observe::metrics::COLUMNS;
 use mirofish_sim::control::replay::Recorder;
+use mirofish_sim::observe::metrics::COLUMNS;
 use mirofish_sim::observe::stats::Summary;
 use mirofish_sim::{ExperimentConfig, MetricsLog, Recording};
 

@@ -1,4 +1,4 @@
-//! Headless MiroFish experiments (F17–F19): the library behind the
+//! Headless MiroFish experiments: the library behind the
 //! `mirofish-lab` command.
 //!
 //! - [`experiment`]: run a configuration for a number of ticks, sample its

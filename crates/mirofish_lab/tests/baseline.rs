@@ -1,4 +1,4 @@
-//! The regression baseline (F18): the current build must land inside the
+//! The regression baseline: the current build must land inside the
 //! stored bands. If a change is meant to alter behaviour, re-measure with
 //! `cargo run --release -p mirofish_lab -- baseline --update` and commit the
 //! new file with the reason.

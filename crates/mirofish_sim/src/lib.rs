@@ -41,8 +41,8 @@
 //! - **No allocation** in a warmed-up tick run on a thread of the pool.
 
 pub mod control;
-mod prefetch;
 pub mod observe;
+mod prefetch;
 pub mod rules;
 pub mod step;
 pub mod world;

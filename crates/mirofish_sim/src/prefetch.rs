@@ -1,20 +1,17 @@
 //! Software prefetch for the loops that visit fish at random places: the
-//! index's gather into sorted order (reads by slot) and the force pass's
-//! scatter of kicks back to slots (writes by slot).
+//! index's gather into sorted order (reads by slot) and the integrator's
+//! gather of each fish's kick from sorted order (reads by rank).
 //!
 //! Those loops know their addresses well ahead (they walk the sorted order,
 //! a plain array), but between two ticks the rest of the tick, and on a
 //! shared machine everyone else's work, pushes the fish out of the cache.
 //! Asking for the fish a few dozen places ahead keeps more misses in
-//! flight than the out-of-order window finds on its own: in a standalone
-//! measurement on this project's 2-vCPU machine a cold gather of 100 000
-//! fish took 8.5 ns per fish without and 5.9 ns with, and 20.4 against
-//! 14.6 ns at a million.
+//! flight than the out-of-order window finds on its own, which matters most
+//! once the school no longer fits in the cache.
 
 /// How many places ahead the loops ask for: far enough to hide a miss to
 /// memory behind the work of the places between, near enough that the
-/// line is still there when its turn comes (16 to 64 measured alike; 8
-/// was too near).
+/// line is still there when its turn comes.
 pub(crate) const AHEAD: usize = 32;
 
 /// Asks the CPU to bring `items[index]` into the cache for a read or a

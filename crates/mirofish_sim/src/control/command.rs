@@ -1,4 +1,4 @@
-//! Commands (F15): every outside input to a run, stamped with the tick at
+//! Commands: every outside input to a run, stamped with the tick at
 //! which it applies.
 //!
 //! A game's clicks, a parameter slider and a scripted experiment all change

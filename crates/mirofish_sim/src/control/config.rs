@@ -1,4 +1,4 @@
-//! Experiment configuration files (F19): every parameter of a run in one RON
+//! Experiment configuration files: every parameter of a run in one RON
 //! file, loaded with errors that name the offending field and value.
 //!
 //! ```

@@ -1,7 +1,8 @@
-//! Named starting points (F12): the four styles of seed 000's tuning table
-//! and seed 003's reference start, plus the automatic perception radius.
+//! Named starting points: four styles of school (gentle cruise, compact
+//! rush, loose drift, dense sardines) and the reference start, plus the
+//! automatic perception radius.
 //!
-//! The seeds quote speeds per frame and forces per frame² at 60 fps on a
+//! The styles were tuned with speeds per frame and forces per frame² at 60 fps on a
 //! 1280 × 720 screen; [`FlockParams::from_per_frame`] converts them.
 
 use glam::Vec2;
@@ -25,18 +26,18 @@ pub struct Preset {
 }
 
 /// `(name, description, count, perception, separation, speed/frame,
-/// force/frame², separation, alignment, cohesion, wander)` — seed 000's
-/// table, section 6, and seed 003's reference start (section 3.4).
+/// force/frame², separation, alignment, cohesion, wander)`: the four styles
+/// and the reference start.
 const TABLE: [(&str, &str, usize, f32, f32, f32, f32, f32, f32, f32, f32); 5] = [
     ("gentle-cruise", "calm, slow school", 200, 80.0, 26.0, 2.4, 0.06, 1.4, 1.0, 1.1, 0.15),
     ("compact-rush", "tight, fast school", 400, 60.0, 22.0, 3.6, 0.11, 1.8, 1.2, 0.9, 0.20),
     ("loose-drift", "loose, drifting school", 150, 95.0, 24.0, 2.0, 0.05, 1.2, 0.7, 0.6, 0.30),
     ("dense-sardines", "dense bait ball with clear gaps", 800, 45.0, 18.0, 3.0, 0.09, 2.0, 1.1, 1.0, 0.20),
-    ("reference", "seed 003's reference start", 800, 45.0, 12.0, 3.0, 0.15, 1.6, 1.0, 0.8, 0.15),
+    ("reference", "the defaults: the reference start", 800, 45.0, 12.0, 3.0, 0.15, 1.6, 1.0, 0.8, 0.15),
 ];
 
 impl Preset {
-    /// Every preset, in the order of the seeds' table.
+    /// Every preset: the four styles, then the reference start.
     pub fn all() -> Vec<Preset> {
         TABLE
             .iter()
@@ -51,8 +52,8 @@ impl Preset {
                     cohesion_weight: c,
                     wander_weight: w,
                 });
-                // The reference start comes from seed 003's 1200 × 800 world;
-                // the styles from seed 000's 1280 × 720 screen.
+                // The reference start was tuned in a 1200 × 800 world, the
+                // styles on a 1280 × 720 screen.
                 let size =
                     if name == "reference" { Vec2::new(1200.0, 800.0) } else { Vec2::new(1280.0, 720.0) };
                 Preset { name, description, count, params, tank: Tank::centered(size) }
@@ -73,9 +74,9 @@ impl Preset {
 
 /// The perception radius at which `count` fish spread over `area` have on
 /// average `neighbours` others in range: density × π r² = neighbours
-/// (seed 000, section 4.3: 300 fish on 1280 × 720 and 5 neighbours give
-/// about 69). Schools contract as they form, so this sets the starting
-/// density's neighbour count; the seeds advise 5–8.
+/// (300 fish on 1280 × 720 and 5 neighbours give about 69). Schools
+/// contract as they form, so this sets the starting density's neighbour
+/// count; 5–8 looks natural.
 pub fn auto_perception_radius(count: usize, area: f32, neighbours: f32) -> f32 {
     let density = count.max(1) as f32 / area.max(f32::MIN_POSITIVE);
     (neighbours.max(0.0) / (core::f32::consts::PI * density)).sqrt()

@@ -1,4 +1,4 @@
-//! Record and replay (F15): a run saved as its configuration plus the
+//! Record and replay: a run saved as its configuration plus the
 //! commands applied during it, checked against state hashes taken along the
 //! way.
 //!

@@ -1,4 +1,4 @@
-//! Metrics sampled during a run (F17): the numbers an experiment reports.
+//! Metrics sampled during a run: the numbers an experiment reports.
 //!
 //! A [`Metrics`] row is one snapshot of the school's order and shape:
 //! polarization, milling, mean nearest-neighbour distance, bounding-box

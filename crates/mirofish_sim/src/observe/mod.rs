@@ -142,7 +142,7 @@ pub fn mean_neighbours(flock: &Flock) -> f32 {
 }
 
 /// Mean magnitude of each weighted rule force over the flock, from the last
-/// tick's force pass. The seeds' health check: in a calm school the three
+/// tick's force pass. A health check: in a calm school the three
 /// rules are of the same order. `None` for an empty flock, or when the
 /// flock does not record rule forces ([`Flock::set_record_rules`]).
 pub fn mean_rule_forces(flock: &Flock) -> Option<RuleForceMeans> {

@@ -8,7 +8,7 @@
 //! [`FlockParams::max_force`], weighted); the flock sums them and clamps
 //! the total once more to `max_force`.
 //!
-//! The seeds' pitfalls guarded here: an empty neighbourhood (division by a
+//! The classic pitfalls guarded here: an empty neighbourhood (division by a
 //! zero count), coincident fish (1/r at r = 0) and the heading of a fish that
 //! is not moving (normalising a zero vector).
 
@@ -134,7 +134,7 @@ pub fn separation(n: &Neighbourhood, params: &FlockParams) -> Vec2 {
 }
 
 /// Alignment: steer towards the neighbours' mean heading at full speed
-/// (the seeds' form), or, with [`FlockParams::match_speed`], towards their
+/// (the classic form), or, with [`FlockParams::match_speed`], towards their
 /// mean velocity, speed included (Reynolds' velocity matching: a school can
 /// then slow down with its leaders). Zero without neighbours.
 #[inline]
@@ -251,7 +251,7 @@ pub struct RuleForces {
 /// Turns one rule's velocity change into its weighted acceleration.
 ///
 /// Truncating each rule to `max_force` before weighting is Reynolds'
-/// steering model, and what the seeds' tuned presets assume: rules then
+/// steering model, and what the tuned presets assume: rules then
 /// compete through their weights, not through raw magnitudes that depend on
 /// how many neighbours happen to be near. Without it cohesion, which asks
 /// for full speed towards the centre however close that centre is, packs a

@@ -61,9 +61,8 @@ impl TickKey {
     /// output at the counter `fish · 8 + stream` of a generator seeded with
     /// the tick's key (one mix of a Weyl step, the generator's own
     /// construction). Every `(fish, stream)` of a tick has its own counter
-    /// (fish numbers up to 2⁶¹), and a draw costs one mix; the jitter of
-    /// every fish in every tick made a second one cost ≈ 2 % of the force
-    /// pass.
+    /// (fish numbers up to 2⁶¹), and a draw costs one mix: the jitter draws
+    /// for every fish in every tick, in the hot loop.
     #[inline]
     pub fn bits(self, fish: u64, stream: Stream) -> u64 {
         let counter = fish.wrapping_mul(STREAMS) | stream as u64;

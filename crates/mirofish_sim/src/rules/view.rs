@@ -1,4 +1,4 @@
-//! The field of view and neighbour weighting (F8), as pure functions.
+//! The field of view and neighbour weighting, as pure functions.
 //!
 //! A fish does not see straight behind itself: neighbours in the blind spot
 //! take no part in alignment and cohesion. (Separation stays all-round: a

@@ -5,8 +5,8 @@ use glam::Vec2;
 use rayon::prelude::*;
 
 use super::kernel::Kick;
-use crate::prefetch::{AHEAD, prefetch};
 use super::{CHUNK, all_zero, run};
+use crate::prefetch::{AHEAD, prefetch};
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::{self, boundary};
 use crate::world::flock::{Flock, SlotOrder};

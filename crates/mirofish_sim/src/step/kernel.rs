@@ -190,7 +190,7 @@ pub(crate) struct ForceKernel<'a> {
     /// Where the route sends the leaders this tick.
     pub leader_goal: Option<Goal>,
     /// Nothing in the scene and nobody afraid: the scene reactions are
-    /// skipped (the common case, and worth ~10 % of the pass).
+    /// skipped (the common case).
     pub quiet: bool,
     pub scene: &'a Scene,
     /// Every school's parameters.
@@ -447,8 +447,11 @@ impl ForceKernel<'_> {
         forces.separation *= 1.0 + (params.panic_separation - 1.0) * fear;
         let max_speed = params.max_speed * (1.0 + (params.panic_speed - 1.0) * fear);
         if !scene.obstacles.is_empty() {
-            let away: Vec2 =
-                scene.obstacles.iter().map(|o| scene_rules::avoid(p, o, params.obstacle_look, max_speed)).sum();
+            let away: Vec2 = scene
+                .obstacles
+                .iter()
+                .map(|o| scene_rules::avoid(p, o, params.obstacle_look, max_speed))
+                .sum();
             forces.obstacle = rules::steer(away, params.obstacle_weight, params);
         }
         let mut fright = 0.0f32;
@@ -462,15 +465,18 @@ impl ForceKernel<'_> {
             forces.flee = rules::steer(flight, params.flee_weight, params);
         }
         if let Some(goal) = scene.goal_of(school) {
-            forces.goal += rules::steer(scene_rules::pursue(p, v, &goal, params.max_speed), goal.weight, params);
+            forces.goal +=
+                rules::steer(scene_rules::pursue(p, v, &goal, params.max_speed), goal.weight, params);
         }
         if let Some(a) = &scene.attractor {
-            forces.goal += rules::steer(scene_rules::attract(p, a, params.max_speed), a.strength.abs(), params);
+            forces.goal +=
+                rules::steer(scene_rules::attract(p, a, params.max_speed), a.strength.abs(), params);
         }
         if let Some(goal) = self.leader_goal
             && self.leader[slot as usize]
         {
-            forces.goal += rules::steer(scene_rules::pursue(p, v, &goal, params.max_speed), goal.weight, params);
+            forces.goal +=
+                rules::steer(scene_rules::pursue(p, v, &goal, params.max_speed), goal.weight, params);
         }
         fright
     }

@@ -5,7 +5,7 @@
 //!    (double buffering).
 //! 2. [`forces`]: for every fish, in parallel, sum its neighbourhood and
 //!    weight the rules and the scene into one acceleration, clamped once to
-//!    `max_force` (the [`kernel`] does the work).
+//!    `max_force` (the kernel does the work).
 //! 3. [`integrate`]: semi-implicit Euler (`v += a·dt`, speed clamp,
 //!    `p += v·dt`), fear and wander phase; then the walls and the obstacles.
 //! 4. [`predators`]: the leaders' route moves on, predators hunt and move.
@@ -111,8 +111,7 @@ const SCAN_BLOCK: usize = 512;
 /// Inside the pool, the parallel loops of a pass are handed to it at once:
 /// from a thread outside it (a Bevy system's, a benchmark's main thread),
 /// each loop would be injected on its own, its caller put to sleep and
-/// woken again, and the index alone has seven (at 100k fish on two
-/// threads, `passes`: the index 0.78–1.0 → 0.64–0.71 ms).
+/// woken again, and the index alone has seven.
 pub(crate) fn run(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() + Send) {
     match pool {
         Some(pool) => pool.install(work),

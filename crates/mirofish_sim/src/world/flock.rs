@@ -56,14 +56,10 @@ pub enum SlotOrder {
     /// Every tick renumbers the slots in the grid's order, so that fish near
     /// in the tank are near in memory: the next tick then sorts, gathers
     /// and integrates them with reads that run along memory instead of
-    /// jumping about it. Measured on a 2-core machine: at a million fish a
-    /// tick takes a tenth to a fifth less (`scale`, `passes -- --spatial
-    /// 1`); at 100k, where the fish stay in the cache, the renumbering costs
-    /// as much as it saves on two threads, and about 6 % more on one, so
-    /// that a second thread seems to be worth more (at 100k, 1.84× against
-    /// 1.73× in alternating `passes` runs). Slots (the indices of
-    /// [`Flock::positions`] and the rest) then change every tick: follow a
-    /// fish by its id.
+    /// jumping about it. It pays where the school no longer fits in the
+    /// cache (around a million fish); below that the renumbering costs
+    /// about what it saves. Slots (the indices of [`Flock::positions`] and
+    /// the rest) then change every tick: follow a fish by its id.
     Spatial,
 }
 
@@ -346,9 +342,8 @@ impl Flock {
     }
 
     /// Keeps (or stops keeping) every fish's [`ForceSample`] — each rule's
-    /// force — from the force pass. Off by default: writing 68 bytes per
-    /// fish and tick costs about 8 % of a tick at 100k fish. Metrics and
-    /// debug drawing turn it on.
+    /// force — from the force pass. Off by default: it writes 68 more bytes
+    /// per fish and tick. Metrics and debug drawing turn it on.
     pub fn set_record_rules(&mut self, record: bool) {
         self.record_rules = record;
         if !record {

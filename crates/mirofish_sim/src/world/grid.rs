@@ -29,9 +29,9 @@ use crate::world::tank::Tank;
 /// COLUMNS_PER_RADIUS` wide (a row at least `radius` tall), and a fish's
 /// neighbours lie within this many columns and one row of its own cell.
 /// Narrow columns fit the stretch of a row a quartet scans closer to the
-/// reach of its fish (≈ 10 % fewer candidates than square cells at the
-/// usual density), at the price of more cells for the sort to count: 2
-/// measured best (3 and 4 scan a little less and sort more).
+/// reach of its fish (fewer candidates than square cells at the usual
+/// density), at the price of more cells for the sort to count; narrower
+/// columns still scan a little less but sort more.
 pub(crate) const COLUMNS_PER_RADIUS: u32 = 2;
 /// Fewest cells the grid may use per fish before it coarsens: a tiny radius
 /// in a huge tank must not allocate millions of empty cells.
@@ -334,8 +334,7 @@ impl SpatialGrid {
     /// conversion to integers, which gives the cell that `cell_coords`'
     /// saturating conversion and clamp after it give, for every value and
     /// for NaN (which the `max` sends to 0), and lets four lanes convert at
-    /// once (callgrind `kernel_ticks 20000 10`: 131.4 M → 130.3 M
-    /// instructions in all).
+    /// once.
     fn cells_of(&self, position: &[Vec2], cells: &mut [u32]) {
         if u64::from(self.cols) * u64::from(self.rows) <= EXACT_CELLS {
             self.cells_of_by::<true>(position, cells);
@@ -353,8 +352,7 @@ impl SpatialGrid {
     ///   up; the index `y * cols + x` is computed in `f32`, and the integer
     ///   comes from the bits of `index + 2²³`. About half the instructions
     ///   of the other way, whose saturating conversion goes one lane at a
-    ///   time (callgrind `kernel_ticks 20000 10`: about 20 → 11 per fish,
-    ///   130.3 M → 128.6 M instructions in all);
+    ///   time;
     /// - otherwise, each coordinate converted with `as`.
     fn cells_of_by<const IN_F32: bool>(&self, position: &[Vec2], cells: &mut [u32]) {
         const TWO_23: f32 = 8_388_608.0;

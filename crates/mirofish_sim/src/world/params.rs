@@ -1,18 +1,19 @@
-//! Flock and tank parameters, and their validation.
+//! A school's parameters, and the validation every number from outside
+//! passes.
 //!
-//! Every number a user can type passes through [`FlockParams::validate`] or
-//! [`Tank::validate`] before the simulation sees it. Validation rejects what
+//! Every number a user can type passes through [`FlockParams::validate`],
+//! [`Tank::validate`](crate::Tank::validate) or a scene element's own check
+//! before the simulation sees it. Validation rejects what
 //! cannot mean anything (a negative radius, a NaN weight) with an error that
 //! names the field; odd but meaningful combinations (a separation radius larger
 //! than the perception radius, `max_force = 0`, zero weights) are accepted,
 //! because the kernel is written to stay finite for all of them.
 //!
 //! Units: lengths are world units, speeds world units per second and forces
-//! (accelerations) world units per second². The seeds quote their values per
+//! (accelerations) world units per second². Classic boids tunings quote their values per
 //! frame at 60 fps; [`FlockParams::from_per_frame`] converts.
 
 use core::fmt;
-
 
 /// Largest radius or speed accepted. Beyond it `f32` positions lose the
 /// precision that the distance tests need.
@@ -24,7 +25,7 @@ pub const MAX_WEIGHT: f32 = 1.0e3;
 pub const MAX_ACCELERATION: f32 = 1.0e9;
 /// Largest tank side accepted.
 pub const MAX_TANK_SIDE: f32 = 1.0e7;
-/// The frame rate the seeds' per-frame numbers assume.
+/// The frame rate per-frame numbers ([`PerFrame`]) assume.
 pub const SEED_FRAME_RATE: f32 = 60.0;
 
 /// The parameters of one school: radii, limits and the weight of each rule.
@@ -35,7 +36,7 @@ pub struct FlockParams {
     /// (world units). Also the grid's cell size.
     pub perception_radius: f32,
     /// Radius within which neighbours push a fish away (world units). The
-    /// seeds advise 1/2.5–1/3 of the perception radius.
+    /// usual advice is 1/2.5–1/3 of the perception radius.
     pub separation_radius: f32,
     /// Distances below this count as this distance in the 1/r separation
     /// falloff, so coincident fish get a large but finite push.
@@ -51,7 +52,8 @@ pub struct FlockParams {
     pub alignment_weight: f32,
     /// Weight of cohesion.
     pub cohesion_weight: f32,
-    /// Weight of the wander force (seeds: 0.15–0.3).
+    /// Weight of the wander force (0.15–0.3 looks alive without dissolving
+    /// the school).
     pub wander_weight: f32,
     /// How fast each fish's wander direction turns (radians per second).
     pub wander_rate: f32,
@@ -60,17 +62,17 @@ pub struct FlockParams {
     pub jitter: f32,
     /// Time over which a desired velocity change is made (seconds): a rule's
     /// velocity difference divided by it is the acceleration it asks for.
-    /// The seeds apply steering once per 60 Hz frame, i.e. 1/60 s.
+    /// Classic boids apply steering once per 60 Hz frame, i.e. 1/60 s.
     pub reaction_time: f32,
     /// Full view angle (radians, 0–2π). Neighbours in the blind spot behind
     /// take no part in alignment and cohesion; 2π (the default) sees all
-    /// round. Many fish see about 300° (seed 003).
+    /// round. Many fish see about 300°.
     pub view_angle: f32,
     /// Weight of seen neighbours within ±45° of the heading.
     pub front_weight: f32,
     /// Weight of seen neighbours between ±45° and ±135°.
     pub side_weight: f32,
-    /// Weight of seen neighbours beyond ±135° (seed 003: front 1.0, side
+    /// Weight of seen neighbours beyond ±135° (a natural choice: front 1.0, side
     /// 0.5, back 0.2; the default weighs all alike).
     pub back_weight: f32,
     /// Distance weighting (0–1): a neighbour at distance `d` counts
@@ -99,7 +101,7 @@ pub struct FlockParams {
     pub sees_other_schools: bool,
     /// Alignment matches the neighbours' mean velocity, speed included,
     /// instead of only their heading at full speed. Off by default (the
-    /// seeds' form); turn it on for schools that must slow down with
+    /// classic form); turn it on for schools that must slow down with
     /// arriving leaders.
     pub match_speed: bool,
     /// Crowding control: 0 (the default) considers every neighbour. Above
@@ -113,9 +115,8 @@ pub struct FlockParams {
     /// its expected size, and a tick in a dense ball costs about what a
     /// uniform one costs instead of growing with the crowd. The price: in a
     /// crowd, each fish sees a thinned, deterministic sample of its
-    /// neighbourhood instead of all of it. A cap of 8 takes about 40 % off
-    /// the force pass at 50 neighbours per fish and changes nothing at the
-    /// usual 5–8.
+    /// neighbourhood instead of all of it. In a school at the usual 5–8
+    /// neighbours the cap never triggers and changes nothing.
     pub neighbour_cap: u32,
     /// Topological neighbourhood: 0 (the default) aligns with and coheres
     /// to every neighbour within the perception radius (a metric
@@ -128,10 +129,8 @@ pub struct FlockParams {
     /// than that keeps its metric neighbourhood. Separation still pushes
     /// from every fish within its radius. At most
     /// [`MAX_TOPOLOGICAL_NEIGHBOURS`]. The price: picking the nearest costs
-    /// time — with 7, about 2.4× the metric force pass at the usual 6.5
-    /// neighbours per fish and 4× at 50; with `neighbour_cap` the nearest
-    /// are taken from the thinned sample (2× the capped metric pass at 50
-    /// neighbours).
+    /// time, several times the metric force pass; with `neighbour_cap` the
+    /// nearest are taken from the thinned sample, which bounds it.
     pub topological_neighbours: u32,
 }
 
@@ -156,7 +155,7 @@ impl Default for FlockParams {
     }
 }
 
-/// Parameters as the seeds quote them: speeds in units per frame and forces
+/// Parameters as classic tunings quote them: speeds in units per frame and forces
 /// in units per frame², at [`SEED_FRAME_RATE`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PerFrame {
@@ -179,8 +178,9 @@ pub struct PerFrame {
 }
 
 impl FlockParams {
-    /// Converts per-frame numbers (as the seeds quote them) to per-second
-    /// units. Wander turns 0.035 rad per frame, the seeds' value.
+    /// Converts per-frame numbers (as classic tunings quote them) to
+    /// per-second units. Wander turns 0.035 rad per frame (a turn in three
+    /// seconds).
     pub fn from_per_frame(p: PerFrame) -> Self {
         let f = SEED_FRAME_RATE;
         Self {
@@ -255,7 +255,8 @@ impl FlockParams {
     }
 }
 
-/// The fixed time step the seeds' numbers assume: 60 ticks per second.
+/// The fixed time step the default parameters are tuned for: 60 ticks per
+/// second.
 pub const DEFAULT_DT: f32 = 1.0 / 60.0;
 
 /// Checks a fixed time step (seconds).

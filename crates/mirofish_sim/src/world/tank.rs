@@ -14,7 +14,8 @@ pub enum BoundaryMode {
     /// little tangential jitter so fish do not line up along the glass.
     Bounce,
     /// An inward steering force that ramps up linearly over a margin near
-    /// each wall (the seeds' recommendation), backed by a hard wall.
+    /// each wall (it turns fish smoothly instead of lining them along the
+    /// glass), backed by a hard wall.
     #[default]
     SoftMargin,
 }
@@ -30,14 +31,14 @@ pub struct Tank {
     /// Behaviour at the walls.
     pub boundary: BoundaryMode,
     /// Width of the soft margin as a fraction of the tank's short side
-    /// (seeds: 0.08–0.12).
+    /// (0.08–0.12 works well).
     pub margin_fraction: f32,
     /// Weight of the soft-margin steering force.
     pub boundary_weight: f32,
 }
 
 impl Default for Tank {
-    /// The seeds' 1280 × 720 screen, centred on the origin, soft walls.
+    /// A 1280 × 720 screen, centred on the origin, soft walls.
     fn default() -> Self {
         Self::centered(Vec2::new(1280.0, 720.0))
     }
@@ -58,7 +59,7 @@ impl Tank {
     /// A tank centred on the origin, of aspect `width / height`, sized so
     /// that `count` fish spread uniformly have on average `neighbours`
     /// others within `radius` (density × π r² = neighbours). Benchmarks and
-    /// examples use it to keep the density realistic (the seeds: 5–8).
+    /// examples use it to keep the density realistic (5–8 neighbours look natural).
     pub fn for_mean_neighbours(count: usize, radius: f32, neighbours: f32, aspect: f32) -> Self {
         let area = count.max(1) as f32 * core::f32::consts::PI * radius * radius / neighbours.max(1e-3);
         let height = (area / aspect).sqrt();

@@ -37,8 +37,8 @@ mod avx2;
 /// Columns a quartet's scan may reach past its first fish's cell column
 /// (four radii): fish further along the row (or in another row) get a pass
 /// of their own, so that a sparse quartet does not walk a long stretch of
-/// row. At the usual density four radii merge ≈ 8 % more quartets into one
-/// pass than two did (fewer, and no longer, scans).
+/// row. At the usual density four radii merge more quartets into one pass
+/// than two would (fewer, and no longer, scans).
 const MAX_SPREAD: u32 = 4 * COLUMNS_PER_RADIUS;
 
 /// Every lane but one, to take a fish out of its own sums.
@@ -644,7 +644,7 @@ impl ForceKernel<'_> {
     /// each exactly what [`crate::rules::separation_push`] computes. Out of
     /// line, with its sums in memory: inlined, it would keep the scan's
     /// values alive across its branch, and the scan's loop would spill
-    /// them (measured: 38 instructions per candidate here, 43 inlined).
+    /// them.
     #[inline(never)]
     fn separate_quartet(
         &self,

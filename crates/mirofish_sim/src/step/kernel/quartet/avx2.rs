@@ -237,9 +237,8 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool>(
 /// The same bits: each lane does the same IEEE operations, each sum takes
 /// `j`'s terms before `k`'s, and a lane that is not near adds `+0`, which
 /// leaves a sum as it was (it starts at `+0`, and a sum of floats is `-0`
-/// only when both terms are). One candidate at a time, the pushes were a
-/// third of a crowded force pass (callgrind `kernel_ticks 20000 10 50`:
-/// 270.0 M → 246.4 M instructions; at 6.5 neighbours 134.3 M → 131.4 M).
+/// only when both terms are). In a crowd nearly every pair of candidates
+/// has a near lane, and pushing them one at a time was much of the pass.
 /// Exactly coincident fish, whose direction comes from the pair's ids, go
 /// one candidate at a time, out of line.
 ///

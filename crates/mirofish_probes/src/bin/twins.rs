@@ -4,7 +4,7 @@
 //! its own at the same time, and against the one school on two threads.
 //!
 //! ```text
-//! cargo run --release -p mirofish_sim --example twins -- 100000 40
+//! cargo run --release -p mirofish_probes --bin twins -- 100000 40
 //! ```
 //!
 //! The twins together hold as many fish as the one school and do as much

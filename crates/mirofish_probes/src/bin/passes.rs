@@ -6,9 +6,9 @@
 //! pass in ten to twenty), which moves the mean, not the median.
 //!
 //! ```text
-//! cargo run --release -p mirofish_sim --example passes -- --fish 100000 --ticks 50 --threads 2
-//! cargo run --release -p mirofish_sim --example passes -- --neighbours 50 --cap 8
-//! cargo run --release -p mirofish_sim --example passes -- --cohesion 3 --separation 0.4 --warmup 240 --cap 8
+//! cargo run --release -p mirofish_probes --bin passes -- --fish 100000 --ticks 50 --threads 2
+//! cargo run --release -p mirofish_probes --bin passes -- --neighbours 50 --cap 8
+//! cargo run --release -p mirofish_probes --bin passes -- --cohesion 3 --separation 0.4 --warmup 240 --cap 8
 //! ```
 //!
 //! `--neighbours` sets the density (mean neighbours per fish, 6.5 by

@@ -2,14 +2,13 @@
 //! becomes a predator at that position on the next tick; a right click an
 //! obstacle; a Shift-drag an attractor that follows the cursor and goes
 //! away on release; clicks over the panel do nothing.
-#![cfg(feature = "render")]
 
 use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use mirofish::aquarium::input::InputToolsPlugin;
-use mirofish::aquarium::{CursorWorld, PointerOverUi};
-use mirofish::prelude::*;
+use mirofish_bevy::prelude::*;
+use mirofish_examples::aquarium::input::InputToolsPlugin;
+use mirofish_examples::aquarium::{CursorWorld, PointerOverUi};
 
 fn app() -> App {
     let mut app = App::new();

@@ -6,6 +6,8 @@
 //! fish's head; the plugin's interpolation turns it along the velocity, and
 //! [`stretch_and_colour`] stretches it with speed and recolours it.
 
+use bevy::asset::RenderAssetUsages;
+use bevy::image::{CompressedImageFormats, ImageSampler, ImageType};
 use bevy::prelude::*;
 use mirofish_bevy::prelude::*;
 use mirofish_sim::rules::RuleForces;
@@ -92,8 +94,21 @@ impl Plugin for VisualsPlugin {
     }
 }
 
-fn load_fish_image(mut commands: Commands, assets: Res<AssetServer>) {
-    commands.insert_resource(FishImage(assets.load("sprites/fish.png")));
+/// The fish picture, built into the program so that it draws fish wherever
+/// it is run from (no `assets/` folder needed beside it).
+const FISH_PNG: &[u8] = include_bytes!("../../../../assets/sprites/fish.png");
+
+fn load_fish_image(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
+    let image = Image::from_buffer(
+        FISH_PNG,
+        ImageType::Extension("png"),
+        CompressedImageFormats::NONE,
+        true,
+        ImageSampler::Default,
+        RenderAssetUsages::RENDER_WORLD,
+    )
+    .expect("the fish picture built into the program is a valid PNG");
+    commands.insert_resource(FishImage(images.add(image)));
 }
 
 fn school_colour(config: &FlockConfig, school: Option<&School>) -> Color {

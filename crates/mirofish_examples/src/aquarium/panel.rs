@@ -1,4 +1,4 @@
-//! The egui panel (F21): statistics, run controls, every parameter of the
+//! The egui panel: statistics, run controls, every parameter of the
 //! selected school with safe ranges, tools, overlay toggles and live plots
 //! of the metrics.
 //!

@@ -1,8 +1,8 @@
 //! What a write costs on this machine after both cores have read the line:
-//! the probe behind `docs/PERFORMANCE.md`'s "Session 12".
+//! why the integrator's writes cost more on two threads than on one.
 //!
 //! ```text
-//! cargo run --release -p mirofish_sim --example shared_lines -- 100000 400
+//! cargo run --release -p mirofish_probes --bin shared_lines -- 100000 400
 //! ```
 //!
 //! The timed pass is an integrator in miniature over `fish` fish (default

@@ -1,4 +1,4 @@
-//! The aquarium (F20–F23): a ready-made scene around the plugin — fish
+//! The aquarium: a ready-made scene around the plugin — fish
 //! drawn as tinted, batched sprites that point along their velocity and
 //! stretch with speed, an egui panel with every parameter live, mouse tools
 //! that spawn predators and obstacles and drag an attractor, and a gizmo
@@ -82,7 +82,7 @@ pub struct AquariumPlugin {
     pub settings: AquariumSettings,
 }
 
-/// Two schools in a 16:9 tank sized for the seeds' 5–8 neighbours at the
+/// Two schools in a 16:9 tank sized for 5–8 neighbours per fish at the
 /// starting fish count.
 pub fn aquarium_config(settings: &AquariumSettings) -> FlockConfig {
     let params = FlockParams::default();

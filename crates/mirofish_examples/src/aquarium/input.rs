@@ -1,4 +1,4 @@
-//! Mouse and keyboard tools (F23), turned into simulation commands.
+//! Mouse and keyboard tools, turned into simulation commands.
 //!
 //! | input | effect |
 //! |---|---|

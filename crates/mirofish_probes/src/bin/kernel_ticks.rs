@@ -1,5 +1,5 @@
 //! A fixed amount of kernel work on one thread, for instruction counts:
-//! `valgrind --tool=callgrind target/release/examples/kernel_ticks 20000 10`
+//! `valgrind --tool=callgrind target/release/kernel_ticks 20000 10`
 //! compares two versions of the hot path repeatably (a third argument sets
 //! the mean neighbours per fish, 6.5 by default or where it is 0; then
 //! `portable` runs the portable build of the force pass where the CPU has

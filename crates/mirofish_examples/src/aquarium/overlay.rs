@@ -1,4 +1,4 @@
-//! The debug overlay (F22), drawn with gizmos: the tank, predators' fear
+//! The debug overlay, drawn with gizmos: the tank, predators' fear
 //! radii and the attractor always; per toggle, neighbour lines and
 //! perception/separation circles for the first fish, per-rule force arrows,
 //! and the neighbour grid.
@@ -80,7 +80,8 @@ fn draw_overlay(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<Fl
             for n in flock.grid_neighbours(slot, params.perception_radius) {
                 let q = flock.positions()[n as usize];
                 // Across a wrapping seam, draw to the nearer image.
-                let d = mirofish_sim::world::grid::offset(p, q, tank.size(), tank.boundary == BoundaryMode::Wrap);
+                let d =
+                    mirofish_sim::world::grid::offset(p, q, tank.size(), tank.boundary == BoundaryMode::Wrap);
                 gizmos.line_2d(p, p + d, Color::srgba(1.0, 1.0, 1.0, 0.35));
             }
         }

@@ -1,0 +1,102 @@
+//! Commands: applied at the start of their tick, refused when bad or late,
+//! and the log of applied commands decides the run.
+
+mod common;
+
+use bevy::prelude::*;
+use common::*;
+use mirofish_bevy::prelude::*;
+use mirofish_sim::BoundaryMode;
+
+#[test]
+fn commands_apply_at_the_start_of_their_tick() {
+    let mut app = headless_app(config(4), 1);
+    spawn(&mut app, 100);
+    let at = Vec2::new(120.0, -40.0);
+    {
+        let mut commands = app.world_mut().resource_mut::<FlockCommands>();
+        commands.schedule(5, FlockCommand::AddPredator(mirofish_sim::Predator::new(at, 90.0))).unwrap();
+        commands
+            .schedule(5, FlockCommand::SpawnFish { count: 20, centre: Vec2::ZERO, radius: 30.0 })
+            .unwrap();
+        commands
+            .schedule(
+                7,
+                FlockCommand::SetParams(FlockParams { cohesion_weight: 2.5, ..FlockParams::default() }),
+            )
+            .unwrap();
+    }
+    run_ticks(&mut app, 5);
+    assert_eq!(count::<Predator>(&mut app), 0, "not before tick 5");
+    assert_eq!(count::<Boid>(&mut app), 100);
+    run_ticks(&mut app, 1);
+    assert_eq!(count::<Predator>(&mut app), 1);
+    assert_eq!(count::<Boid>(&mut app), 120);
+    // The predator started at the point and has moved one tick since.
+    let (position, previous) = app
+        .world_mut()
+        .query_filtered::<(&Position, &PreviousPosition), With<Predator>>()
+        .single(app.world())
+        .map(|(p, q)| (p.0, q.0))
+        .unwrap();
+    assert_eq!(previous, at);
+    assert!(position.distance(at) < 5.0);
+    // The new fish took part in tick 5 itself: 120 fish were gathered.
+    assert_eq!(app.world().resource::<FlockState>().flock.len(), 120);
+    run_ticks(&mut app, 2);
+    assert_eq!(app.world().resource::<FlockState>().active.params.cohesion_weight, 2.5);
+    let log: Vec<u64> = app.world().resource::<FlockCommands>().applied().iter().map(|s| s.tick).collect();
+    assert_eq!(log, [5, 5, 7]);
+    assert!(app.world().resource::<FlockCommands>().pending().is_empty());
+}
+
+#[test]
+fn bad_or_late_commands_are_refused() {
+    let mut app = headless_app(config(4), 1);
+    spawn(&mut app, 10);
+    run_ticks(&mut app, 3);
+    let mut commands = app.world_mut().resource_mut::<FlockCommands>();
+    assert_eq!(commands.next_tick(), 3);
+    assert!(commands.schedule(1, FlockCommand::ClearPredators).is_err());
+    let err = commands
+        .submit(FlockCommand::AddObstacle(mirofish_sim::Obstacle { centre: Vec2::ZERO, radius: -2.0 }))
+        .unwrap_err();
+    assert!(err.to_string().contains("obstacle.radius"), "{err}");
+    assert!(commands.pending().is_empty());
+}
+
+/// The same spawns and the same command log give the same state; changing
+/// one command changes it.
+#[test]
+fn the_command_log_decides_the_run() {
+    let run = |flee_radius: f32| {
+        let mut app = headless_app(config(9), 4);
+        spawn(&mut app, 400);
+        let mut commands = app.world_mut().resource_mut::<FlockCommands>();
+        let script = [
+            (
+                3,
+                FlockCommand::AddObstacle(mirofish_sim::Obstacle {
+                    centre: Vec2::new(-100.0, 0.0),
+                    radius: 40.0,
+                }),
+            ),
+            (10, FlockCommand::AddPredator(mirofish_sim::Predator::new(Vec2::new(150.0, 50.0), flee_radius))),
+            (20, FlockCommand::SpawnFish { count: 50, centre: Vec2::new(0.0, 100.0), radius: 50.0 }),
+            (30, FlockCommand::SetBoundary(BoundaryMode::Wrap)),
+            (40, FlockCommand::RemovePredator(0)),
+            (45, FlockCommand::RemoveFish { count: 25 }),
+            (50, FlockCommand::ClearObstacles),
+        ];
+        for (tick, command) in script {
+            commands.schedule(tick, command).unwrap();
+        }
+        run_ticks(&mut app, 80);
+        assert_eq!(count::<Boid>(&mut app), 425);
+        assert_eq!(count::<Predator>(&mut app) + count::<mirofish_bevy::Obstacle>(&mut app), 0);
+        ecs_hash(&mut app)
+    };
+    let a = run(100.0);
+    assert_eq!(a, run(100.0));
+    assert_ne!(a, run(101.0));
+}

@@ -1,0 +1,179 @@
+//! What shares the tank with the fish, as the plugin sees it: walls,
+//! leaders, predators, obstacles, goals, attractors and several schools.
+
+mod common;
+
+use bevy::prelude::*;
+use common::*;
+use mirofish_bevy::prelude::*;
+
+#[test]
+fn fish_move_and_stay_inside_headless() {
+    let mut app = headless_app(config(3), 1);
+    spawn(&mut app, 300);
+    let before = ecs_hash(&mut app);
+    for _ in 0..120 {
+        app.update();
+    }
+    assert_ne!(before, ecs_hash(&mut app), "nothing moved");
+    let tank = app.world().resource::<FlockState>().active.tank;
+    let mut q = app.world_mut().query::<(&Position, &Velocity, &Transform)>();
+    let mut n = 0;
+    for (p, v, t) in q.iter(app.world()) {
+        assert!(tank.contains(p.0) && v.0.is_finite() && t.translation.is_finite());
+        n += 1;
+    }
+    assert_eq!(n, 300);
+}
+
+#[test]
+fn a_leader_component_reaches_the_flock() {
+    let mut app = headless_app(config(1), 1);
+    spawn(&mut app, 5);
+    let first = app.world_mut().query_filtered::<Entity, With<Boid>>().iter(app.world()).next().unwrap();
+    app.world_mut().entity_mut(first).insert(Leader);
+    app.update();
+    app.update();
+    let state = app.world().resource::<FlockState>();
+    let slot = state.entities.iter().position(|&e| e == first).unwrap();
+    assert!(state.flock.leaders()[slot]);
+    assert_eq!(state.flock.leaders().iter().filter(|&&l| l).count(), 1);
+}
+
+#[test]
+fn fear_lingers_after_the_predator_leaves_and_survives_spawns() {
+    let mut app = headless_app(config(8), 1);
+    spawn(&mut app, 300);
+    let shark = app.world_mut().spawn((Predator::default(), Position(Vec2::ZERO))).id();
+    for _ in 0..20 {
+        app.update();
+    }
+    let afraid = |app: &App| -> Vec<(Entity, f32)> {
+        let state = app.world().resource::<FlockState>();
+        state
+            .entities
+            .iter()
+            .copied()
+            .zip(state.flock.fears().iter().copied())
+            .filter(|(_, f)| *f > 0.05)
+            .collect()
+    };
+    let before = afraid(&app);
+    assert!(before.len() > 10, "the predator frightened the school: {} afraid", before.len());
+    // The predator leaves and new fish arrive: the flock is gathered anew,
+    // and every frightened fish calms down from where it was.
+    app.world_mut().despawn(shark);
+    spawn(&mut app, 50);
+    app.update();
+    let state = app.world().resource::<FlockState>();
+    assert_eq!(state.flock.len(), 350);
+    let params = FlockParams::default();
+    let calm = (-params.calm_rate / 60.0).exp();
+    for (entity, fear) in before {
+        let slot = state.entities.iter().position(|&e| e == entity).expect("still gathered");
+        let now = state.flock.fears()[slot];
+        assert!(
+            (now - fear * calm).abs() <= 1.0e-6,
+            "{entity}: {fear} should decay to {}, is {now}",
+            fear * calm
+        );
+        // Each fish knows its slot in the flock.
+        assert_eq!(app.world().get::<FishSlot>(entity).and_then(|s| s.get()), Some(slot));
+    }
+}
+
+#[test]
+fn predator_and_obstacle_entities_act_on_the_school() {
+    let mut app = headless_app(config(6), 1);
+    spawn(&mut app, 300);
+    let rock = app.world_mut().spawn((Obstacle { radius: 50.0 }, Position(Vec2::new(100.0, 0.0)))).id();
+    let shark = app.world_mut().spawn((Predator::default(), Position(Vec2::new(-200.0, 0.0)))).id();
+    for _ in 0..300 {
+        app.update();
+    }
+    // The predator hunted (it moved and has a velocity) and was drawn there.
+    let p = app.world().get::<Position>(shark).unwrap().0;
+    assert_ne!(p, Vec2::new(-200.0, 0.0));
+    assert!(app.world().get::<Velocity>(shark).unwrap().0.length() > 0.0);
+    assert!(app.world().get::<Transform>(shark).unwrap().translation.truncate().is_finite());
+    // Nobody inside the rock, and the rock's transform follows its position.
+    let mut q = app.world_mut().query_filtered::<&Position, With<Boid>>();
+    for fish in q.iter(app.world()) {
+        assert!(fish.0.distance(Vec2::new(100.0, 0.0)) >= 50.0);
+    }
+    assert_eq!(app.world().get::<Transform>(rock).unwrap().translation.truncate(), Vec2::new(100.0, 0.0));
+    let state = app.world().resource::<FlockState>();
+    assert_eq!((state.scene.obstacles.len(), state.scene.predators.len()), (1, 1));
+}
+
+#[test]
+fn an_invalid_obstacle_is_ignored_not_fatal() {
+    let mut app = headless_app(config(6), 1);
+    spawn(&mut app, 20);
+    app.world_mut().spawn((Obstacle { radius: f32::NAN }, Position(Vec2::ZERO)));
+    for _ in 0..5 {
+        app.update();
+    }
+    assert!(app.world().resource::<FlockState>().scene.obstacles.is_empty());
+}
+
+#[test]
+fn a_goal_and_an_attractor_in_the_config_are_validated_and_steer_the_school() {
+    let mut app = headless_app(config(3), 1);
+    spawn(&mut app, 200);
+    app.update();
+    // A NaN goal is refused, naming the field; the last valid config stays.
+    app.world_mut().resource_mut::<FlockConfig>().goal = Some(Goal::seek(Vec2::new(f32::NAN, 0.0), 1.0));
+    app.update();
+    let err = app.world().resource::<FlockState>().rejected.clone().expect("NaN goal accepted");
+    assert_eq!(err.field, "goal.target");
+    // A valid goal on the right pulls the school's centre that way.
+    let centre = |app: &mut App| {
+        let mut q = app.world_mut().query_filtered::<&Position, With<Boid>>();
+        let (sum, n) = q.iter(app.world()).fold((Vec2::ZERO, 0.0), |(s, n), p| (s + p.0, n + 1.0));
+        sum / n
+    };
+    let before = centre(&mut app);
+    app.world_mut().resource_mut::<FlockConfig>().goal = Some(Goal::seek(Vec2::new(350.0, 0.0), 3.0));
+    for _ in 0..180 {
+        app.update();
+    }
+    assert!(app.world().resource::<FlockState>().rejected.is_none());
+    assert!(centre(&mut app).x > before.x + 100.0, "the goal did not pull the school");
+}
+
+#[test]
+fn schools_spawned_into_the_plugin_keep_their_own_parameters() {
+    let slow = FlockParams { max_speed: 60.0, ..FlockParams::default() };
+    let mut app = headless_app(FlockConfig { schools: vec![slow], ..config(8) }, 1);
+    app.world_mut().commands().queue(SpawnSchool::new(150));
+    app.world_mut().commands().queue(SpawnSchool::new(150).in_school(1));
+    app.world_mut().flush();
+    for _ in 0..120 {
+        app.update();
+    }
+    let mut q = app.world_mut().query::<(&Velocity, &School)>();
+    let (mut fast, mut slow_count) = (0, 0);
+    for (v, school) in q.iter(app.world()) {
+        match school.0 {
+            0 => fast += usize::from(v.0.length() > 61.0),
+            1 => {
+                assert!(v.0.length() <= 60.0 * 1.0001, "school 1 broke its speed limit");
+                slow_count += 1;
+            }
+            other => panic!("unexpected school {other}"),
+        }
+    }
+    assert_eq!(slow_count, 150);
+    assert!(fast > 100, "school 0 should swim faster than school 1's limit");
+    assert_eq!(app.world().resource::<FlockState>().schools.len(), 2);
+}
+
+#[test]
+fn every_school_has_a_display_colour() {
+    let config = FlockConfig { colours: vec![[0.1, 0.2, 0.3]], ..default() };
+    assert_eq!(config.colour_of(0), [0.1, 0.2, 0.3]);
+    assert_eq!(config.colour_of(1), mirofish_bevy::SCHOOL_PALETTE[1]);
+    assert_eq!(config.colour_of(7), mirofish_bevy::SCHOOL_PALETTE[1], "the palette cycles");
+    assert_ne!(config.colour_of(1), config.colour_of(2));
+}
