@@ -38,6 +38,11 @@ pub struct Neighbourhood {
     pub separation_count: u32,
     /// Sum of their pushes ([`separation_push`]).
     pub separation_sum: Vec2,
+    /// Summed strength ([`separation_strength`]) of the neighbours exactly
+    /// on top of the fish, whose offset gives no direction to push along:
+    /// [`Neighbourhood::settle_ties`] adds them to `separation_sum` along a
+    /// direction of the fish's own.
+    pub tie_strength: f32,
 }
 
 /// The radii a neighbour is tested against, squared where the test is
@@ -73,23 +78,14 @@ impl Reach {
 
 impl Neighbourhood {
     /// Adds one neighbour seen at `offset` (neighbour minus fish) and
-    /// squared distance `d2`, moving with `velocity`.
-    ///
-    /// `fallback` is the unit direction to flee along when the two fish
-    /// coincide exactly; callers derive it from the pair's identities so
-    /// the two fish are pushed apart in opposite directions.
+    /// squared distance `d2`, moving with `velocity`. A neighbour exactly
+    /// on top of the fish adds to `tie_strength`; call
+    /// [`Neighbourhood::settle_ties`] once every neighbour is in.
     ///
     /// This is the reference form; the flock's force kernel does the same
     /// sums branch-free on packed vectors, and a test holds the two equal.
     #[inline]
-    pub fn add(
-        &mut self,
-        offset: Vec2,
-        d2: f32,
-        velocity: Vec2,
-        reach: &Reach,
-        fallback: impl FnOnce() -> Vec2,
-    ) {
+    pub fn add(&mut self, offset: Vec2, d2: f32, velocity: Vec2, reach: &Reach) {
         if d2 < reach.perception2 {
             self.count += 1;
             self.velocity_sum += velocity;
@@ -97,29 +93,45 @@ impl Neighbourhood {
         }
         if d2 < reach.separation2 {
             self.separation_count += 1;
-            self.separation_sum += separation_push(offset, d2, reach.separation, reach.floor, fallback);
+            if d2 > 0.0 {
+                self.separation_sum += separation_push(offset, d2, reach.separation, reach.floor);
+            } else {
+                self.tie_strength += separation_strength(d2, reach.separation, reach.floor);
+            }
         }
+    }
+
+    /// Adds the pushes of the neighbours exactly on top of the fish along
+    /// `direction` (a unit vector of the fish's own: each fish of a pile
+    /// escapes its own way) and clears `tie_strength`. Nothing changes
+    /// without such neighbours.
+    #[inline]
+    pub fn settle_ties(&mut self, direction: Vec2) {
+        if self.tie_strength > 0.0 {
+            self.separation_sum += direction * self.tie_strength;
+        }
+        self.tie_strength = 0.0;
     }
 }
 
-/// The push one neighbour at `offset` gives, for a separation radius whose
-/// square is `radius2`: away from it, with magnitude `radius / d - 1` where
-/// `d = max(distance, floor)` — zero at the radius (no jolt when a neighbour
-/// enters), 1 at half the radius, growing as 1/r closer in and capped at
-/// the floor. At distance zero the direction is `fallback`.
+/// The strength of the push of a neighbour at squared distance `d2`, for a
+/// separation `radius`: `radius / d - 1` where `d = max(distance, floor)` —
+/// zero at the radius (no jolt when a neighbour enters), 1 at half the
+/// radius, growing as 1/r closer in and capped at the floor, so that no
+/// division by a vanishing distance can occur.
 #[inline]
-pub fn separation_push(
-    offset: Vec2,
-    d2: f32,
-    radius: f32,
-    floor: f32,
-    fallback: impl FnOnce() -> Vec2,
-) -> Vec2 {
+pub fn separation_strength(d2: f32, radius: f32, floor: f32) -> f32 {
+    (radius / d2.sqrt().max(floor) - 1.0).max(0.0)
+}
+
+/// The push one neighbour at `offset` gives: away from it, with
+/// [`separation_strength`]. Zero for a neighbour exactly on top of the
+/// fish, which has no direction (see [`Neighbourhood::tie_strength`]).
+#[inline]
+pub fn separation_push(offset: Vec2, d2: f32, radius: f32, floor: f32) -> Vec2 {
     let d = d2.sqrt();
-    // Below `floor` (and in particular at 0) the magnitude is held at its
-    // value at `floor`, so no division by a vanishing distance can occur.
     let strength = (radius / d.max(floor) - 1.0).max(0.0);
-    if d > 0.0 { -offset / d * strength } else { fallback() * strength }
+    if d > 0.0 { -offset / d * strength } else { Vec2::ZERO }
 }
 
 /// Separation: the sum of the neighbours' pushes, scaled to a velocity
@@ -341,6 +353,8 @@ impl NeighbourhoodLanes {
             offset_sum: Vec2::new(self.offset[0][l], self.offset[1][l]),
             separation_count: self.separation_count[l] as u32,
             separation_sum: Vec2::new(self.separation[0][l], self.separation[1][l]),
+            // The lanes' ties are settled before they become neighbourhoods.
+            tie_strength: 0.0,
         }
     }
 
@@ -491,8 +505,9 @@ mod tests {
         let p = params();
         let mut n = Neighbourhood::default();
         for &(o, v) in offsets {
-            n.add(o, o.length_squared(), v, &Reach::new(&p), || Vec2::X);
+            n.add(o, o.length_squared(), v, &Reach::new(&p));
         }
+        n.settle_ties(Vec2::X);
         n
     }
 

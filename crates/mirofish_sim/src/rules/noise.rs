@@ -1,5 +1,5 @@
 //! Counter-based randomness for the per-tick noise (jitter, bounce scatter,
-//! tie-breaking of coincident fish).
+//! the escape direction of fish on top of each other).
 //!
 //! A stateful generator shared by all fish would make each draw depend on
 //! the order in which threads reach it. Instead every draw is a pure
@@ -18,7 +18,7 @@ pub enum Stream {
     Jitter = 1,
     /// Tangential scatter after a bounce off a wall.
     Bounce = 2,
-    /// Direction to separate two exactly coincident fish.
+    /// Direction a fish escapes the fish exactly on top of it along.
     Coincident = 3,
     /// Place and heading of a fish added by a command.
     Spawn = 4,
@@ -89,6 +89,31 @@ impl TickKey {
         let len = len2.sqrt();
         [Vec4::select(outside, x / len, x), Vec4::select(outside, y / len, y)]
     }
+    /// The unit direction along which `fish` escapes, this tick, the
+    /// neighbours exactly on top of it (whose offset gives no direction):
+    /// a direction of its own, so that each fish of a pile leaves its own
+    /// way. One draw, for the fish alone, whatever the number of fish on
+    /// the pile.
+    #[inline]
+    pub fn tie_direction(self, fish: u32) -> Vec2 {
+        crate::rules::angle::unit(tie_angle(self.bits(u64::from(fish), Stream::Coincident)))
+    }
+
+    /// [`TickKey::tie_direction`] of four fish, `[x, y]` with one fish per
+    /// lane: the same bits.
+    #[inline]
+    pub(crate) fn tie_direction_lanes(self, fish: [u32; 4]) -> [Vec4; 2] {
+        let angle = Vec4::from_array(fish.map(|f| tie_angle(self.bits(u64::from(f), Stream::Coincident))));
+        // The angles lie within ±π, where the lanes give the one-angle bits.
+        let (sin, cos) = crate::rules::angle::sin_cos_lanes(angle).unwrap_or((Vec4::ZERO, Vec4::ONE));
+        [cos, sin]
+    }
+}
+
+/// An angle in `[-π, π)` from a draw.
+#[inline]
+fn tie_angle(bits: u64) -> f32 {
+    signed_pair(bits).x * core::f32::consts::PI
 }
 
 /// Two uniform numbers in `[-1, 1)` from 64 bits (24 bits of mantissa each).
@@ -117,18 +142,6 @@ pub fn in_unit_disc(seed: u64, tick: u64, fish: u64, stream: Stream) -> Vec2 {
 fn fold_into_disc(v: Vec2) -> Vec2 {
     let len2 = v.length_squared();
     if len2 > 1.0 { v / len2.sqrt() } else { v }
-}
-
-/// A unit direction for an unordered pair of fish, with the sign chosen so
-/// that `pair_direction(a, b) == -pair_direction(b, a)`: two coincident
-/// fish are pushed apart in opposite directions.
-#[inline]
-pub fn pair_direction(seed: u64, a: u32, b: u32) -> Vec2 {
-    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-    let key = (u64::from(lo) << 32) | u64::from(hi);
-    let angle = signed_pair(bits(seed, 0, key, Stream::Coincident)).x * core::f32::consts::PI;
-    let dir = crate::rules::angle::unit(angle);
-    if a < b { dir } else { -dir }
 }
 
 #[cfg(test)]
@@ -200,9 +213,22 @@ mod tests {
     }
 
     #[test]
-    fn pair_directions_are_opposite_units() {
-        let d = pair_direction(5, 3, 9);
-        assert!((d.length() - 1.0).abs() < 1e-6);
-        assert_eq!(pair_direction(5, 9, 3), -d);
+    fn tie_directions_are_units_of_their_own_and_the_same_in_lanes() {
+        let key = TickKey::new(5, 3);
+        let mut seen = Vec::new();
+        for first in (0..4000u32).step_by(4) {
+            let fish = [first, first + 1, first.wrapping_mul(7919), u32::MAX - first];
+            let [x, y] = key.tie_direction_lanes(fish);
+            for (l, &f) in fish.iter().enumerate() {
+                let one = key.tie_direction(f);
+                assert!((one.length() - 1.0).abs() < 1e-6, "{one}");
+                let lane = (x.to_array()[l].to_bits(), y.to_array()[l].to_bits());
+                assert_eq!(lane, (one.x.to_bits(), one.y.to_bits()), "fish {f}");
+                seen.push(one);
+            }
+        }
+        // Spread all round: the mean of many is near the centre.
+        let mean = seen.iter().sum::<Vec2>() / seen.len() as f32;
+        assert!(mean.length() < 0.05, "{mean}");
     }
 }

@@ -47,7 +47,6 @@ impl Flock {
             sorted_school: &self.sorted_school,
             tank,
             search: self.search,
-            seed: self.seed,
             key: TickKey::new(self.seed, self.tick),
             avx2: self.kernel_path.avx2(),
         };

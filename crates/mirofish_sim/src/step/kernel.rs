@@ -33,7 +33,7 @@
 
 use glam::{Mat4, Vec2, Vec4};
 
-use crate::rules::noise::{self, Stream, TickKey};
+use crate::rules::noise::{Stream, TickKey};
 use crate::rules::scene as scene_rules;
 use crate::rules::{self, Neighbourhood, RuleForces, boundary};
 use crate::world::grid::{CandidateRuns, QUARTET, SpatialGrid, offset};
@@ -201,7 +201,6 @@ pub(crate) struct ForceKernel<'a> {
     pub sorted_school: &'a [u16],
     pub tank: &'a Tank,
     pub search: NeighbourSearch,
-    pub seed: u64,
     /// The noise of this tick.
     pub key: TickKey,
     /// Run the AVX2 build of the pass: only where the CPU has AVX2 (the
@@ -529,12 +528,16 @@ impl ForceKernel<'_> {
                 }
                 if d2 < reach.separation2 {
                     hood.separation_count += 1;
-                    hood.separation_sum +=
-                        rules::separation_push(d, d2, reach.separation, reach.floor, || {
-                            -noise::pair_direction(self.seed, me.id, self.ids[j])
-                        });
+                    if d2 > 0.0 {
+                        hood.separation_sum += rules::separation_push(d, d2, reach.separation, reach.floor);
+                    } else {
+                        hood.tie_strength += rules::separation_strength(d2, reach.separation, reach.floor);
+                    }
                 }
             }
+        }
+        if hood.tie_strength > 0.0 {
+            hood.settle_ties(self.key.tie_direction(me.id));
         }
         let metric = (hood.count, hood.velocity_sum, hood.offset_sum);
         if step > 1 {
@@ -648,6 +651,7 @@ fn scale(hood: &mut Neighbourhood, others: usize, looked: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::noise;
     use crate::world::tank::BoundaryMode;
 
     #[test]
@@ -719,7 +723,6 @@ mod tests {
                 sorted_school: &self.school,
                 tank,
                 search,
-                seed: 3,
                 key: TickKey::new(3, 0),
                 avx2: None,
             }
@@ -808,14 +811,9 @@ mod tests {
                     let mut reference = Neighbourhood::default();
                     for j in (0..n).filter(|&j| j != s) {
                         let d = offset(p, grid.sorted_position(j), tank.size(), wrap);
-                        reference.add(
-                            d,
-                            d.length_squared(),
-                            grid.sorted_velocity(j),
-                            &caches[0].reach,
-                            || -noise::pair_direction(3, order[s], order[j]),
-                        );
+                        reference.add(d, d.length_squared(), grid.sorted_velocity(j), &caches[0].reach);
                     }
+                    reference.settle_ties(TickKey::new(3, 0).tie_direction(order[s]));
                     let expected =
                         RuleForces::evaluate(&reference, grid.sorted_velocity(s), phase[s], &params);
                     let what = format!("{mode:?}, cap {cap}, {search:?}, fish {s}");
@@ -871,11 +869,13 @@ mod tests {
                 }
                 if d2 < params.separation_radius * params.separation_radius {
                     reference.separation_count += 1;
-                    reference.separation_sum += rules::separation_push(d, d2, 12.0, 2.0, || {
-                        -noise::pair_direction(3, order[s], order[j])
-                    });
+                    reference.separation_sum += rules::separation_push(d, d2, 12.0, 2.0);
+                    if d2 == 0.0 {
+                        reference.tie_strength += rules::separation_strength(d2, 12.0, 2.0);
+                    }
                 }
             }
+            reference.settle_ties(TickKey::new(3, 0).tie_direction(order[s]));
             in_range.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             for &(_, j, d) in in_range.iter().take(5) {
                 reference.count += 1;
@@ -891,7 +891,7 @@ mod tests {
     /// A crowd packed well within the separation radius, with fish on
     /// exactly the same point: nearly every pair of candidates has both
     /// near a fish of the quartet, which the AVX2 build pushes eight lanes
-    /// at once (and a pair with a coincident fish one at a time). Every
+    /// at once (a fish on another's point escapes along its own way). Every
     /// build gives the same bits (`run_every_build`), and the separation
     /// is the reference's, on a torus and between walls.
     #[test]
@@ -925,10 +925,9 @@ mod tests {
                 let mut reference = Neighbourhood::default();
                 for j in (0..n).filter(|&j| j != s) {
                     let d = offset(p, grid.sorted_position(j), tank.size(), wrap);
-                    reference.add(d, d.length_squared(), grid.sorted_velocity(j), &reach, || {
-                        -noise::pair_direction(3, order[s], order[j])
-                    });
+                    reference.add(d, d.length_squared(), grid.sorted_velocity(j), &reach);
                 }
+                reference.settle_ties(TickKey::new(3, 0).tie_direction(order[s]));
                 assert_eq!(reference.separation_count, n as u32 - 1, "all packed within the radius");
                 let expected =
                     RuleForces::evaluate(&reference, grid.sorted_velocity(s), fish.phase[s], &params);

@@ -21,11 +21,13 @@
 //! In the AVX2 build of the pass the candidates go two at a time
 //! (`avx2.rs`), each lane still adding them one after the other.
 
+use core::cell::Cell;
+
 use glam::{BVec4A, Vec2, Vec4};
 
 use super::{ForceKernel, ForceSample, Kick, LANES, NeighbourSearch};
 use crate::rules::boundary;
-use crate::rules::noise::{self, Stream};
+use crate::rules::noise::Stream;
 use crate::rules::{self, NeighbourhoodLanes, RuleForces};
 use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns};
 use crate::world::school;
@@ -98,10 +100,15 @@ struct Quartet {
     separation: Vec4,
     separation2: Vec4,
     floor: Vec4,
-    /// Ids, for the jitter and the direction coincident fish part along.
+    /// Ids, for the jitter and the direction a fish escapes the fish on
+    /// top of it along.
     id: [u32; LANES],
     /// The school's topological neighbourhood size (0: metric).
     topological: u32,
+    /// The summed strength of the candidates exactly on top of each fish
+    /// ([`crate::rules::Neighbourhood::tie_strength`]): only piles of fish
+    /// add to it, so it stays out of the scan's sums.
+    tie: Cell<Vec4>,
 }
 
 /// The sums of a quartet's scan, one fish per lane (counts are whole
@@ -264,6 +271,7 @@ impl ForceKernel<'_> {
             // `run` sends a quartet of several schools with a topological
             // one fish by fish.
             topological: if one_school { self.table[schools[0]].topological_neighbours } else { 0 },
+            tie: Cell::new(Vec4::ZERO),
         };
         let cap = if capped {
             (0..m).map(|l| self.table[schools[l]].neighbour_cap).filter(|&cap| cap > 0).min().unwrap_or(0)
@@ -496,6 +504,9 @@ impl ForceKernel<'_> {
             self.scan::<WRAP, AVX2>((&mut acc, &mut close), mine, run.end, without_self, q);
             self.scan::<WRAP, AVX2>((&mut acc, &mut close), after, run.end, |_| q.x, q);
         }
+        if q.tie.get().cmpgt(Vec4::ZERO).any() {
+            self.settle_ties(&mut close, q);
+        }
         let mut hoods = lanes_of(&acc, &close);
         // A topological neighbourhood is the metric one where a fish has no
         // more neighbours in range than it counts (the usual case at the
@@ -621,7 +632,7 @@ impl ForceKernel<'_> {
             acc.dy += Vec4::select(seen, dy, Vec4::ZERO);
             let near = d2.cmplt(q.separation2);
             if near.any() {
-                self.separate_quartet(close, near, [dx, dy, d2], j, q);
+                self.separate_quartet(close, near, [dx, dy, d2], q);
             }
         }
     }
@@ -640,18 +651,16 @@ impl ForceKernel<'_> {
         (dx, dy, dx * dx + dy * dy)
     }
 
-    /// Adds the separation pushes of candidate `j` on the `near` lanes,
-    /// each exactly what [`crate::rules::separation_push`] computes. Out of
-    /// line, with its sums in memory: inlined, it would keep the scan's
-    /// values alive across its branch, and the scan's loop would spill
-    /// them.
+    /// Adds the separation pushes of a candidate on the `near` lanes, each
+    /// exactly what [`crate::rules::Neighbourhood::add`] adds. Out of line,
+    /// with its sums in memory: inlined, it would keep the scan's values
+    /// alive across its branch, and the scan's loop would spill them.
     #[inline(never)]
     fn separate_quartet(
         &self,
         sums: &mut QuartetSeparation,
         near: BVec4A,
         [dx, dy, d2]: [Vec4; 3],
-        j: usize,
         q: &Quartet,
     ) {
         let d = d2.sqrt();
@@ -662,25 +671,21 @@ impl ForceKernel<'_> {
         sums.sx += Vec4::select(apart, -dx / d * strength, Vec4::ZERO);
         sums.sy += Vec4::select(apart, -dy / d * strength, Vec4::ZERO);
         if coincident.any() {
-            let [x, y] = self.part_coincident_quartet(coincident, strength, j, q);
-            sums.sx += x;
-            sums.sy += y;
+            q.tie.set(q.tie.get() + Vec4::select(coincident, strength, Vec4::ZERO));
         }
     }
 
-    /// Exactly coincident fish part along a direction fixed by the pair:
-    /// the pushes of candidate `j` on the `lanes` given (zero elsewhere).
+    /// Adds the pushes of the candidates exactly on top of a fish along
+    /// its own escape direction, on the lanes that have any: what
+    /// [`crate::rules::Neighbourhood::settle_ties`] does.
     #[cold]
     #[inline(never)]
-    fn part_coincident_quartet(&self, lanes: BVec4A, strength: Vec4, j: usize, q: &Quartet) -> [Vec4; 2] {
-        let (mut x, mut y) = ([0.0; LANES], [0.0; LANES]);
-        let strength = strength.to_array();
-        let other = self.ids[j];
-        for l in (0..LANES).filter(|&l| lanes.test(l)) {
-            let push = -noise::pair_direction(self.seed, q.id[l], other) * strength[l];
-            (x[l], y[l]) = (push.x, push.y);
-        }
-        [Vec4::from_array(x), Vec4::from_array(y)]
+    fn settle_ties(&self, sums: &mut QuartetSeparation, q: &Quartet) {
+        let [tx, ty] = self.key.tie_direction_lanes(q.id);
+        let tie = q.tie.replace(Vec4::ZERO);
+        let tied = tie.cmpgt(Vec4::ZERO);
+        sums.sx = Vec4::select(tied, sums.sx + tx * tie, sums.sx);
+        sums.sy = Vec4::select(tied, sums.sy + ty * tie, sums.sy);
     }
 }
 

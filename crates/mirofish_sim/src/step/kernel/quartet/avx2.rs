@@ -17,9 +17,11 @@
 //!
 //! Every function is an `#[inline(always)] unsafe fn` without a
 //! `#[target_feature]` of its own, inlined into `ForceKernel::run_avx2`
-//! (which has one), where the intrinsics inline too. No closure calls an
-//! intrinsic: a closure is a function of its own, without AVX2, into which
-//! they would not inline.
+//! (which has one), where the intrinsics inline too — but for the cold
+//! path of fish exactly on top of each other, which is out of line with a
+//! `#[target_feature]` of its own. No closure calls an intrinsic: a closure
+//! is a function of its own, without AVX2, into which they would not
+//! inline.
 
 #![expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 build of the force pass only")]
 
@@ -215,7 +217,7 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool>(
             dy_sum = add_in_order(dy_sum, _mm256_and_ps(seen, dy));
             let near = _mm256_cmp_ps::<_CMP_LT_OS>(d2, separation2);
             if _mm256_movemask_ps(near) != 0 {
-                separate(kernel, close, near, [dx, dy, d2], [j, k], q);
+                separate(close, near, [dx, dy, d2], q);
             }
         }
         // Whole numbers below 2²⁴: exact in any order.
@@ -239,35 +241,20 @@ pub(super) unsafe fn scan_pairs<const WRAP: bool>(
 /// leaves a sum as it was (it starts at `+0`, and a sum of floats is `-0`
 /// only when both terms are). In a crowd nearly every pair of candidates
 /// has a near lane, and pushing them one at a time was much of the pass.
-/// Exactly coincident fish, whose direction comes from the pair's ids, go
-/// one candidate at a time, out of line.
+/// A candidate exactly on top of a fish adds its strength to the fish's
+/// ties instead of a push.
 ///
 /// # Safety
 ///
 /// The CPU must have AVX2.
 #[inline(always)]
-unsafe fn separate(
-    kernel: &ForceKernel<'_>,
-    sums: &mut QuartetSeparation,
-    near: __m256,
-    [dx, dy, d2]: [__m256; 3],
-    [j, k]: [usize; 2],
-    q: &Quartet,
-) {
+unsafe fn separate(sums: &mut QuartetSeparation, near: __m256, [dx, dy, d2]: [__m256; 3], q: &Quartet) {
     // SAFETY: the caller's promise (AVX2).
     unsafe {
         let (zero, one) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0));
-        if _mm256_movemask_ps(_mm256_and_ps(near, _mm256_cmp_ps::<_CMP_EQ_OQ>(d2, zero))) != 0 {
-            // Exactly coincident fish (whose direction comes from the
-            // pair's ids): a candidate at a time.
-            let near = _mm256_movemask_ps(near);
-            let ([dx0, dx1], [dy0, dy1], [d20, d21]) = (halves(dx), halves(dy), halves(d2));
-            for (half, [dx, dy, d2], candidate) in [(0, [dx0, dy0, d20], j), (4, [dx1, dy1, d21], k)] {
-                if (near >> half) & 0b1111 != 0 {
-                    let [dx, dy, d2] = [vec4(dx), vec4(dy), vec4(d2)];
-                    kernel.separate_quartet(sums, d2.cmplt(q.separation2), [dx, dy, d2], candidate, q);
-                }
-            }
+        let coincident = _mm256_and_ps(near, _mm256_cmp_ps::<_CMP_EQ_OQ>(d2, zero));
+        if _mm256_movemask_ps(coincident) != 0 {
+            separate_tied(sums, near, coincident, [dx, dy, d2], q);
             return;
         }
         // `rules::separation_push` lane by lane: `radius / max(d, floor) -
@@ -282,14 +269,46 @@ unsafe fn separate(
     }
 }
 
-/// `-offset / d * strength` on the `near` lanes, zero elsewhere: one axis
+/// [`separate`] where some candidate is exactly on top of a fish (the
+/// `coincident` lanes, all near): those add their strength to the fish's
+/// ties instead of a push. Out of line: only piles of fish come here.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[cold]
+#[inline(never)]
+#[target_feature(enable = "avx2")]
+unsafe fn separate_tied(
+    sums: &mut QuartetSeparation,
+    near: __m256,
+    coincident: __m256,
+    [dx, dy, d2]: [__m256; 3],
+    q: &Quartet,
+) {
+    // SAFETY: this function's own promise (AVX2).
+    unsafe {
+        let (zero, one) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0));
+        let apart = _mm256_andnot_ps(coincident, near);
+        let d = _mm256_sqrt_ps(d2);
+        let ratio = _mm256_div_ps(both(q.separation), _mm256_max_ps(d, both(q.floor)));
+        let strength = _mm256_max_ps(_mm256_sub_ps(ratio, one), zero);
+        let (sx, sy) = (push(dx, d, strength, apart), push(dy, d, strength, apart));
+        sums.count = vec4(add_in_order(m128(sums.count), _mm256_and_ps(near, one)));
+        sums.sx = vec4(add_in_order(m128(sums.sx), sx));
+        sums.sy = vec4(add_in_order(m128(sums.sy), sy));
+        q.tie.set(vec4(add_in_order(m128(q.tie.get()), _mm256_and_ps(coincident, strength))));
+    }
+}
+
+/// `-offset / d * strength` on the lanes of `mask`, zero elsewhere: one axis
 /// of [`separate`]'s pushes.
 #[inline(always)]
-unsafe fn push(offset: __m256, d: __m256, strength: __m256, near: __m256) -> __m256 {
+unsafe fn push(offset: __m256, d: __m256, strength: __m256, mask: __m256) -> __m256 {
     // SAFETY: the caller's promise (AVX2).
     unsafe {
         let away = _mm256_xor_ps(_mm256_set1_ps(-0.0), offset);
-        _mm256_and_ps(near, _mm256_mul_ps(_mm256_div_ps(away, d), strength))
+        _mm256_and_ps(mask, _mm256_mul_ps(_mm256_div_ps(away, d), strength))
     }
 }
 
