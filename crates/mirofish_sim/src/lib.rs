@@ -56,7 +56,9 @@ pub use observe::metrics::{Metrics, MetricsLog};
 pub use observe::state_hash;
 pub use step::{ForceSample, KernelPath, NeighbourSearch};
 pub use world::flock::{FishInputs, Flock, SlotOrder};
-pub use world::params::{DEFAULT_DT, FlockParams, MAX_TOPOLOGICAL_NEIGHBOURS, ParamError, PerFrame};
+pub use world::params::{
+    DEFAULT_DT, FlockParams, MAX_NEIGHBOUR_CAP, MAX_TOPOLOGICAL_NEIGHBOURS, ParamError, PerFrame,
+};
 pub use world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Route, Scene};
 pub use world::school::SchoolTable;
 pub use world::tank::{BoundaryMode, Tank};

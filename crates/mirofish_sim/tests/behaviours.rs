@@ -189,15 +189,22 @@ fn every_preset_runs_a_thousand_ticks_with_its_documented_values() {
     use mirofish_sim::{Preset, Simulation};
     for preset in Preset::all() {
         let mut sim = Simulation::new(preset.params, preset.tank, preset.count, 1).unwrap();
-        sim.run(1000).unwrap();
+        sim.run(500).unwrap();
+        // A school's order comes and goes as it turns and splits: its mean
+        // over the second half of the run, not one moment, says whether one
+        // formed.
+        let mut order = 0.0;
+        for _ in 0..10 {
+            sim.run(50).unwrap();
+            order += observe::polarization(sim.flock.velocities()) / 10.0;
+        }
         assert_eq!(sim.flock.len(), preset.count);
         assert_eq!(sim.params, preset.params, "{}: parameters changed while running", preset.name);
         for (p, v) in sim.flock.positions().iter().zip(sim.flock.velocities()) {
             assert!(preset.tank.contains(*p) && v.is_finite(), "{}", preset.name);
             assert!(v.length() <= preset.params.max_speed * 1.0001, "{}", preset.name);
         }
-        let order = observe::polarization(sim.flock.velocities());
-        assert!(order > 0.2, "{}: no school formed (polarization {order})", preset.name);
+        assert!(order > 0.25, "{}: no school formed (mean polarization {order})", preset.name);
     }
 }
 

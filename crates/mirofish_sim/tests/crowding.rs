@@ -1,8 +1,10 @@
 //! The neighbour cap: in a dense ball it thins the scan, keeps the
-//! neighbourhood's averages and the state deterministic; off, nothing
-//! changes. A topological neighbourhood counts the nearest few only.
+//! neighbourhood's averages and the state deterministic; in a sparse school
+//! it changes nothing (the exact reference, brute force, gives the same
+//! bits). A topological neighbourhood counts the nearest few only.
 
-use mirofish_sim::{FlockParams, Simulation, Tank, Vec2, observe, state_hash};
+use mirofish_sim::NeighbourSearch::{BruteForce, Grid};
+use mirofish_sim::{FlockParams, MAX_NEIGHBOUR_CAP, Simulation, Tank, Vec2, observe, state_hash};
 
 /// 3000 fish packed into a disc of radius 60 with perception 45: every fish
 /// has hundreds of neighbours.
@@ -24,7 +26,9 @@ fn ball(cap: u32, seed: u64) -> Simulation {
 
 #[test]
 fn a_capped_crowd_sees_the_same_neighbourhood_on_average() {
-    let mut full = ball(0, 1);
+    // Brute force looks at every fish: the exact neighbourhood.
+    let mut full = ball(MAX_NEIGHBOUR_CAP, 1);
+    full.flock.set_neighbour_search(BruteForce);
     let mut capped = ball(8, 1);
     full.step().unwrap();
     capped.step().unwrap();
@@ -44,47 +48,57 @@ fn a_capped_crowd_sees_the_same_neighbourhood_on_average() {
 
 #[test]
 fn the_cap_only_acts_in_a_crowd_and_stays_deterministic() {
-    // A sparse school never exceeds the budget: a cap of 50 changes nothing.
-    let sparse = |cap| {
-        let params = FlockParams { neighbour_cap: cap, ..FlockParams::default() };
+    // A sparse school never exceeds the budget: the default cap gives the
+    // exact reference's bits.
+    let sparse = |search| {
+        let params = FlockParams::default();
         let tank = Tank::for_mean_neighbours(1000, params.perception_radius, 6.5, 16.0 / 9.0);
         let mut sim = Simulation::new(params, tank, 1000, 4).unwrap();
+        sim.flock.set_neighbour_search(search);
         sim.run(30).unwrap();
         state_hash(&sim.flock)
     };
-    assert_eq!(sparse(0), sparse(50));
+    assert_eq!(sparse(Grid), sparse(BruteForce));
     // In the crowd it changes the run, the same way every time, on any
     // number of threads.
-    let run = |cap, threads| {
+    let run = |search, threads| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
-            let mut sim = ball(cap, 2);
+            let mut sim = ball(8, 2);
+            sim.flock.set_neighbour_search(search);
             sim.run(20).unwrap();
             state_hash(&sim.flock)
         })
     };
-    assert_ne!(run(0, 1), run(8, 1));
-    assert_eq!(run(8, 1), run(8, 2));
+    assert_ne!(run(BruteForce, 1), run(Grid, 1));
+    assert_eq!(run(Grid, 1), run(Grid, 2));
 }
 
 #[test]
 fn a_topological_neighbourhood_counts_the_nearest_only() {
     // In the ball every fish has hundreds of neighbours in range; with a
-    // topological neighbourhood of 7 it aligns with and coheres to 7.
-    let topological = |k, search| {
-        let mut sim = ball(0, 3);
-        sim.params.topological_neighbours = k;
+    // topological neighbourhood of 7 it aligns with and coheres to 7 (the
+    // nearest of the cap's sample there).
+    let mut sim = ball(MAX_NEIGHBOUR_CAP, 3);
+    sim.params.topological_neighbours = 7;
+    sim.step().unwrap();
+    assert_eq!(observe::mean_neighbours(&sim.flock), 7.0, "every fish sees at least 7 in the ball");
+    // A school of about 11 neighbours, where the cap does not thin: the
+    // nearest are the same whichever search finds them, to the bit.
+    let school = |k, search| {
+        let params = FlockParams { topological_neighbours: k, ..FlockParams::default() };
+        let tank = Tank::for_mean_neighbours(3000, params.perception_radius, 11.0, 16.0 / 9.0);
+        let mut sim = Simulation::new(params, tank, 3000, 3).unwrap();
         sim.flock.set_neighbour_search(search);
         sim.step().unwrap();
         sim
     };
-    let grid = topological(7, mirofish_sim::NeighbourSearch::Grid);
-    assert_eq!(observe::mean_neighbours(&grid.flock), 7.0, "every fish sees at least 7 in the ball");
-    // The nearest are the same whichever search finds them, to the bit.
-    let brute = topological(7, mirofish_sim::NeighbourSearch::BruteForce);
-    assert_eq!(state_hash(&grid.flock), state_hash(&brute.flock));
+    let grid = school(7, Grid);
+    let counted = observe::mean_neighbours(&grid.flock);
+    assert!(counted <= 7.0 && counted > 6.0, "most fish have more than 7 in range: {counted}");
+    assert_eq!(state_hash(&grid.flock), state_hash(&school(7, BruteForce).flock));
     // And 0 is the metric neighbourhood.
-    assert!(observe::mean_neighbours(&topological(0, mirofish_sim::NeighbourSearch::Grid).flock) > 300.0);
+    assert!(observe::mean_neighbours(&school(0, Grid).flock) > 9.0);
 }
 
 #[test]

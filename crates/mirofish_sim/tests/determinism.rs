@@ -49,14 +49,17 @@ fn thread_count_does_not_change_a_bit() {
 fn grid_and_brute_force_agree_on_the_state() {
     // Each fish sums its candidates in ascending sorted order for both
     // searches (the grid's runs ascend, across the wrap seam too), and a
-    // candidate out of reach adds exact zeros: even the bits agree.
+    // candidate out of reach adds exact zeros: even the bits agree. (A
+    // loose school, for as long as no clump of it reaches the neighbour
+    // cap's budget: there the grid thins its scan, which brute force, the
+    // exact reference, does not.)
     for mode in [BoundaryMode::SoftMargin, BoundaryMode::Wrap, BoundaryMode::Bounce] {
         let tank = Tank::centered(Vec2::new(400.0, 300.0)).with_boundary(mode);
-        let params = FlockParams::default();
-        let mut grid = Simulation::new(params, tank, 400, 5).unwrap();
+        let params = FlockParams { cohesion_weight: 0.2, separation_weight: 2.0, ..FlockParams::default() };
+        let mut grid = Simulation::new(params, tank, 100, 5).unwrap();
         let mut brute = grid.clone();
         brute.flock.set_neighbour_search(mirofish_sim::NeighbourSearch::BruteForce);
-        assert_in_step(&mut grid, &mut brute, 200, &format!("{mode:?}"));
+        assert_in_step(&mut grid, &mut brute, 100, &format!("{mode:?}"));
     }
 }
 

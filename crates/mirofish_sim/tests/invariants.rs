@@ -223,7 +223,11 @@ fn hostile_params() -> impl Strategy<Value = FlockParams> {
                     sees_other_schools: falloff > 0.5,
                     match_speed: falloff < 0.3,
                     // Tiny caps thin a crowd hardest.
-                    neighbour_cap: if falloff > 0.6 { zone as u32 % 5 } else { 0 },
+                    neighbour_cap: if falloff > 0.6 {
+                        1 + zone as u32 % 5
+                    } else {
+                        mirofish_sim::MAX_NEIGHBOUR_CAP
+                    },
                     // Topological neighbourhoods of 1 to 32, and off.
                     topological_neighbours: if falloff < 0.4 { (zone * 7.0) as u32 % 33 } else { 0 },
                 }

@@ -81,8 +81,8 @@ pub const KNOBS: [Knob; 26] = [
     Knob {
         name: "neighbour_cap",
         group: "crowding",
-        min: 0.0,
-        max: 200.0,
+        min: 1.0,
+        max: crate::world::params::MAX_NEIGHBOUR_CAP as f32,
         get: |p| p.neighbour_cap as f32,
         set: |p, v| p.neighbour_cap = v.round() as u32,
     },

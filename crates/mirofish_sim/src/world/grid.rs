@@ -399,6 +399,20 @@ impl SpatialGrid {
         (self.runs_across(cx, cx, cy), end)
     }
 
+    /// The sorted indices of the cells from the cell of `first` to the cell
+    /// of `last` (both included): the fish between two sorted places and
+    /// the others of their cells. `first` must lie at or before `last` in
+    /// the sorted order.
+    #[inline]
+    pub(crate) fn cells_between(&self, first: Vec2, last: Vec2) -> core::ops::Range<usize> {
+        let cell = |p: Vec2| {
+            let (cx, cy) = self.cell_coords(p);
+            (cy * self.cols + cx) as usize
+        };
+        let (a, b) = (cell(first), cell(last));
+        self.cell_start[a] as usize..self.cell_start[b.max(a) + 1] as usize
+    }
+
     /// The runs of sorted indices that cover the cells around columns
     /// `cx0..=cx1` of row `cy` (the blocks of all of them), in
     /// ascending order, also across a wrap seam: at most three rows of at

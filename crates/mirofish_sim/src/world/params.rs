@@ -104,19 +104,22 @@ pub struct FlockParams {
     /// classic form); turn it on for schools that must slow down with
     /// arriving leaders.
     pub match_speed: bool,
-    /// Crowding control: 0 (the default) considers every neighbour. Above
-    /// 0, when the cells a quartet of fish (four fish next to each other in
-    /// the grid's order, whose neighbourhoods are scanned together) share
-    /// hold more than `3 × neighbour_cap` candidates, the quartet looks at
-    /// only every s-th of them (s chosen so about `3 × neighbour_cap` are
-    /// looked at, from an offset of the quartet's own) and scales each
-    /// fish's sums by candidates over candidates looked at: averages
-    /// (alignment, cohesion) keep their expected value, the separation push
-    /// its expected size, and a tick in a dense ball costs about what a
-    /// uniform one costs instead of growing with the crowd. The price: in a
+    /// Crowding control, what bounds the cost of a tick whatever the
+    /// school does: when the cells a quartet of fish (four fish next to
+    /// each other in the grid's order, whose neighbourhoods are scanned
+    /// together) share hold more than `3 × neighbour_cap` candidates, the
+    /// quartet looks at only every s-th of them (s chosen so about
+    /// `3 × neighbour_cap` are looked at, from an offset of the quartet's
+    /// own) and scales each fish's sums by candidates over candidates
+    /// looked at: averages (alignment, cohesion) keep their expected value,
+    /// the separation push its expected size, and a tick in a dense ball —
+    /// or with the whole school on one point — costs a small multiple of a
+    /// uniform one instead of growing with the crowd. The price: in a
     /// crowd, each fish sees a thinned, deterministic sample of its
     /// neighbourhood instead of all of it. In a school at the usual 5–8
-    /// neighbours the cap never triggers and changes nothing.
+    /// neighbours it never triggers. Between 1 and [`MAX_NEIGHBOUR_CAP`]
+    /// (the default): a lower cap samples fewer candidates in crowds and
+    /// is cheaper there.
     pub neighbour_cap: u32,
     /// Topological neighbourhood: 0 (the default) aligns with and coheres
     /// to every neighbour within the perception radius (a metric
@@ -137,6 +140,11 @@ pub struct FlockParams {
 /// Most neighbours a topological neighbourhood may count
 /// ([`FlockParams::topological_neighbours`]).
 pub const MAX_TOPOLOGICAL_NEIGHBOURS: u32 = 32;
+
+/// The largest (and default) [`FlockParams::neighbour_cap`]: with it, no
+/// arrangement of the fish makes a tick cost more than about three times
+/// a tick of the same school spread evenly.
+pub const MAX_NEIGHBOUR_CAP: u32 = 16;
 
 impl Default for FlockParams {
     /// Seed 003's reference start: separation radius 12, view (perception)
@@ -210,7 +218,7 @@ impl FlockParams {
             calm_rate: 1.0,
             sees_other_schools: true,
             match_speed: false,
-            neighbour_cap: 0,
+            neighbour_cap: MAX_NEIGHBOUR_CAP,
             topological_neighbours: 0,
         }
     }
@@ -246,6 +254,7 @@ impl FlockParams {
         check("panic_speed", self.panic_speed, Range::Closed(1.0, 10.0))?;
         check("panic_separation", self.panic_separation, Range::Closed(1.0, 100.0))?;
         check("calm_rate", self.calm_rate, Range::NonNegative(MAX_WEIGHT))?;
+        check("neighbour_cap", self.neighbour_cap as f32, Range::Closed(1.0, MAX_NEIGHBOUR_CAP as f32))?;
         check(
             "topological_neighbours",
             self.topological_neighbours as f32,

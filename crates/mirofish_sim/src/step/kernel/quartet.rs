@@ -273,14 +273,14 @@ impl ForceKernel<'_> {
             topological: if one_school { self.table[schools[0]].topological_neighbours } else { 0 },
             tie: Cell::new(Vec4::ZERO),
         };
-        let cap = if capped {
-            (0..m).map(|l| self.table[schools[l]].neighbour_cap).filter(|&cap| cap > 0).min().unwrap_or(0)
-        } else {
-            0
+        let cap = match (capped, one_school) {
+            (false, _) => 0,
+            (true, true) => self.table[schools[0]].neighbour_cap,
+            (true, false) => (0..m).map(|l| self.table[schools[l]].neighbour_cap).min().unwrap_or(0),
         };
         let mut hoods = NeighbourhoodLanes::default();
         if self.search == NeighbourSearch::BruteForce {
-            hoods = self.scan_thinned::<WRAP, AVX2>(&q, &CandidateRuns::single(0..g.len()), cap);
+            hoods = self.scan_thinned::<WRAP, AVX2>(&q, &CandidateRuns::single(0..g.len()), (cap, 0));
         } else {
             let cells = self.cells_of::<AVX2>(x, y);
             let mut l = 0;
@@ -293,7 +293,12 @@ impl ForceKernel<'_> {
                     end += 1;
                 }
                 let runs = g.runs_across(cx0, cells[end - 1].0, cy);
-                let pass = self.scan_thinned::<WRAP, AVX2>(&q, &runs, cap);
+                // Fish spread along the row walk a wider stretch of it: the
+                // cap's budget grows with the stretch, so that a school
+                // is thinned by its density alone, never by how its
+                // quartets happen to fall.
+                let columns = cells[end - 1].0 - cx0 + 1 + 2 * COLUMNS_PER_RADIUS;
+                let pass = self.scan_thinned::<WRAP, AVX2>(&q, &runs, (cap, columns));
                 if l == 0 && end == m {
                     // One pass for the whole quartet (the usual case).
                     hoods = pass;
@@ -433,13 +438,21 @@ impl ForceKernel<'_> {
         &self,
         q: &Quartet,
         runs: &CandidateRuns,
-        cap: u32,
+        (cap, columns): (u32, u32),
     ) -> NeighbourhoodLanes {
-        // Without a cap the candidates need no counting: every one is looked at.
+        // The budget, `3 × cap` candidates for one fish's block of columns,
+        // and in proportion for a wider stretch (compared without a
+        // division: this runs for every quartet).
+        let block = 1 + 2 * COLUMNS_PER_RADIUS as usize;
+        let budget = cap as usize * super::CANDIDATES_PER_CAPPED_NEIGHBOUR * columns as usize;
         let candidates: usize = if cap == 0 { 0 } else { runs.iter().map(|r| r.len()).sum() };
-        let step = super::thinning_step(candidates, cap);
-        if step == 1 {
+        if candidates * block <= budget {
             return self.scan_quartet::<WRAP, AVX2, _>(q, runs, |_, a, b| a..b);
+        }
+        let cap = (cap * columns).div_ceil(block as u32);
+        let step = super::thinning_step(candidates, cap);
+        if q.topological == 0 {
+            return self.scan_strata::<WRAP, AVX2>(q, runs, cap);
         }
         // Each quartet starts its stride elsewhere, so that neighbouring
         // quartets look at different samples.
@@ -471,6 +484,80 @@ impl ForceKernel<'_> {
             hoods.set_lane(l, &hood);
         }
         hoods
+    }
+
+    /// [`ForceKernel::scan_thinned`]'s sample in two strata: the quartet's
+    /// own cells, where most of its fish's separation neighbours lie, and
+    /// the rest of its block, each looked at on a stride of its own (from
+    /// an offset of the quartet's own) and scaled by its own candidates
+    /// over those looked at. Inlined, so that the AVX2 build's intrinsics
+    /// inline into it too.
+    #[inline(always)]
+    fn scan_strata<const WRAP: bool, const AVX2: bool>(
+        &self,
+        q: &Quartet,
+        runs: &CandidateRuns,
+        cap: u32,
+    ) -> NeighbourhoodLanes {
+        let g = self.grid;
+        let last = (q.base + LANES).min(g.len()) - 1;
+        let own = g.cells_between(g.sorted_position(q.base), g.sorted_position(last));
+        let (mut in_own, mut total) = (0, 0);
+        for run in runs.iter() {
+            in_own += run.end.min(own.end).saturating_sub(run.start.max(own.start));
+            total += run.len();
+        }
+        let (own_step, rest_step) = super::strata_steps(in_own, total - in_own, cap);
+        let quartet = q.base / LANES;
+        let own_start = own.start + quartet % own_step;
+        let rest_offset = quartet % rest_step;
+        // The sample, in ascending sorted order within each stratum: the
+        // own cells' candidates on their stride (counted from the start of
+        // the own cells), the others on theirs (counted from the start of
+        // their run).
+        let (mut own_sample, mut rest_sample) = (Sample::default(), Sample::default());
+        for run in runs.iter() {
+            let start = run.start + rest_offset;
+            rest_sample.extend(on_stride(start, rest_step, run.start, run.end.min(own.start)));
+            own_sample.extend(on_stride(own_start, own_step, run.start.max(own.start), run.end.min(own.end)));
+            rest_sample.extend(on_stride(start, rest_step, run.start.max(own.end), run.end));
+        }
+        let hoods_own = self.scan_sample::<WRAP, AVX2>(q, own_sample.indices());
+        let hoods_rest = self.scan_sample::<WRAP, AVX2>(q, rest_sample.indices());
+        let mut hoods = NeighbourhoodLanes::default();
+        for l in 0..LANES {
+            // The fish itself is one of its own cells' candidates, maybe
+            // one looked at, and never a neighbour of its own.
+            let me = q.base + l;
+            let mine = usize::from(own.contains(&me));
+            let seen_self = usize::from(mine == 1 && on_stride(own_start, own_step, me, me + 1).len() == 1);
+            let hood = super::combine_strata(
+                &hoods_own.lane(l),
+                (in_own - mine, own_sample.len - seen_self),
+                &hoods_rest.lane(l),
+                (total - in_own, rest_sample.len),
+            );
+            hoods.set_lane(l, &hood);
+        }
+        hoods
+    }
+
+    /// The sums of all four lanes over the candidates at the sorted
+    /// indices `sample` (ascending), each lane skipping its own fish.
+    #[inline(always)]
+    fn scan_sample<const WRAP: bool, const AVX2: bool>(
+        &self,
+        q: &Quartet,
+        sample: &[u32],
+    ) -> NeighbourhoodLanes {
+        let (mut acc, mut close) = (QuartetSums::default(), QuartetSeparation::default());
+        let fish_x = |j: usize| if j.wrapping_sub(q.base) < LANES { q.x_without[j - q.base] } else { q.x };
+        let candidates = sample.iter().map(|&j| j as usize);
+        self.scan::<WRAP, AVX2>((&mut acc, &mut close), candidates, self.grid.len(), fish_x, q);
+        if q.tie.get().cmpgt(Vec4::ZERO).any() {
+            self.settle_ties(&mut close, q);
+        }
+        lanes_of(&acc, &close)
     }
 
     /// The sums of all four lanes over the candidates of `runs` (ascending
@@ -592,6 +679,10 @@ impl ForceKernel<'_> {
         fish_x: impl Fn(usize) -> Vec4,
         q: &Quartet,
     ) {
+        // Thinned scans meet many empty pieces: skip their setup.
+        if candidates.size_hint().1 == Some(0) {
+            return;
+        }
         #[cfg(target_arch = "x86_64")]
         if AVX2 {
             // SAFETY: `AVX2` is true only within `ForceKernel::run_avx2`,
@@ -687,6 +778,51 @@ impl ForceKernel<'_> {
         sums.sx = Vec4::select(tied, sums.sx + tx * tie, sums.sx);
         sums.sy = Vec4::select(tied, sums.sy + ty * tie, sums.sy);
     }
+}
+
+/// Most candidates one stratum of a thinned scan looks at: its share of
+/// the budget for the widest stretch a quartet walks, and one more per run
+/// for the strides' rounding.
+const SAMPLE: usize = 96;
+
+/// The sorted indices a thinned scan looks at in one stratum.
+struct Sample {
+    idx: [u32; SAMPLE],
+    len: usize,
+}
+
+impl Default for Sample {
+    fn default() -> Self {
+        Self { idx: [0; SAMPLE], len: 0 }
+    }
+}
+
+impl Sample {
+    /// Adds `indices` (beyond the capacity, which the strides keep
+    /// clear of, they are dropped).
+    #[inline(always)]
+    fn extend(&mut self, indices: impl Iterator<Item = usize>) {
+        for j in indices {
+            if let Some(slot) = self.idx.get_mut(self.len) {
+                *slot = j as u32;
+                self.len += 1;
+            }
+        }
+    }
+
+    /// The indices added, in the order they were.
+    #[inline(always)]
+    fn indices(&self) -> &[u32] {
+        &self.idx[..self.len]
+    }
+}
+
+/// The indices of `a..b` on the stride `step` counted from `start`.
+#[inline(always)]
+fn on_stride(start: usize, step: usize, a: usize, b: usize) -> core::iter::StepBy<core::ops::Range<usize>> {
+    let b = b.max(a);
+    let first = if a <= start { start } else { start + (a - start).div_ceil(step) * step };
+    (first.min(b)..b).step_by(step)
 }
 
 /// Writes the first `to.len()` (at most four) of `from` to `to`: four by
