@@ -57,7 +57,7 @@ pub use observe::state_hash;
 pub use step::{ForceSample, KernelPath, NeighbourSearch};
 pub use world::flock::{FishInputs, Flock, SlotOrder};
 pub use world::params::{
-    DEFAULT_DT, FlockParams, MAX_NEIGHBOUR_CAP, MAX_TOPOLOGICAL_NEIGHBOURS, ParamError, PerFrame,
+    DEFAULT_DT, FlockParams, MAX_FISH, MAX_NEIGHBOUR_CAP, MAX_TOPOLOGICAL_NEIGHBOURS, ParamError, PerFrame,
 };
 pub use world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Route, Scene};
 pub use world::school::SchoolTable;

@@ -96,8 +96,39 @@ fn damaged_files_are_refused_with_a_specific_error() {
         text.replacen(&format!("{MAGIC} {FORMAT_VERSION} "), &format!("{MAGIC} {} ", FORMAT_VERSION + 1), 1);
     assert_eq!(
         Recording::from_text(&newer),
-        Err(ReplayError::Version { found: FORMAT_VERSION + 1, supported: FORMAT_VERSION })
+        Err(ReplayError::Version { found: (FORMAT_VERSION + 1).to_string(), supported: FORMAT_VERSION })
     );
+    // A version past every integer type is a version this build cannot
+    // read, not a missing one.
+    let huge = "9".repeat(30);
+    let far = text.replacen(&format!("{MAGIC} {FORMAT_VERSION} "), &format!("{MAGIC} {huge} "), 1);
+    match Recording::from_text(&far) {
+        Err(e @ ReplayError::Version { .. }) => assert!(e.to_string().contains("999999"), "{e}"),
+        other => panic!("expected a version error, got {other:?}"),
+    }
+
+    // A number edited into another of another length, the header left as
+    // it was: the checksum, not a truncation, is what is reported.
+    let edited = text.replacen("radius: 40.0", "radius: NaN", 1);
+    match Recording::from_text(&edited) {
+        Err(ReplayError::Corrupt { reason }) => assert!(reason.contains("checksum"), "{reason}"),
+        other => panic!("expected corruption, got {other:?}"),
+    }
+
+    // A run too long to replay is refused before anything runs, even with a
+    // header fixed to match.
+    let mut endless = record(1.4);
+    endless.ticks = u64::MAX;
+    match Recording::from_text(&endless.to_text()) {
+        Err(e @ ReplayError::TooLarge { what: "ticks", .. }) => {
+            assert!(e.to_string().contains("ticks"), "{e}")
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+
+    // A replay is not a configuration, and says so.
+    let err = mirofish_sim::ExperimentConfig::from_ron(&text).unwrap_err();
+    assert!(err.to_string().contains("replay"), "{err}");
 
     // A well-formed body with a bad value and a correct checksum (someone
     // edited it and fixed the header): refused by validation.

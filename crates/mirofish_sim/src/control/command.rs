@@ -19,7 +19,7 @@ use glam::Vec2;
 
 use crate::rules::noise::{self, Stream};
 use crate::world::flock::Flock;
-use crate::world::params::{FlockParams, MAX_LENGTH, ParamError, Range, check};
+use crate::world::params::{FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check};
 use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, Scene, point};
 use crate::world::tank::{BoundaryMode, Tank};
 
@@ -64,7 +64,8 @@ pub enum Command {
     /// Set or clear the route the leaders follow.
     SetRoute(Option<Route>),
     /// Add `count` fish spread over a disc (clipped to the tank),
-    /// with random headings at half the top speed. Where they go depends
+    /// with random headings at half the top speed; never beyond
+    /// [`crate::MAX_FISH`] in all. Where they go depends
     /// only on the seed, the tick and the fish count, never on threads.
     SpawnFish {
         /// How many.
@@ -108,6 +109,15 @@ impl Command {
         }
     }
 
+    /// Checks the command for `tank`: [`Command::validate`], and an
+    /// obstacle must leave room in it.
+    pub fn validate_in(&self, tank: &Tank) -> Result<(), ParamError> {
+        match self {
+            Command::AddObstacle(o) => o.validate_in(tank),
+            _ => self.validate(),
+        }
+    }
+
     /// Applies the command to a single-school simulation's state.
     pub fn apply(&self, flock: &mut Flock, params: &mut FlockParams, tank: &mut Tank, scene: &mut Scene) {
         match self {
@@ -133,7 +143,9 @@ impl Command {
             Command::SetRoute(r) => scene.route = r.clone(),
             Command::SpawnFish { count, centre, radius } => {
                 let key = SpawnKey { seed: flock.seed(), tick: flock.tick(), first_slot: flock.len() as u64 };
-                for (position, velocity, phase) in spawn_disc(key, *count, *centre, *radius, tank, params) {
+                // Never beyond the most fish a simulation holds.
+                let count = (*count).min(MAX_FISH.saturating_sub(flock.len()));
+                for (position, velocity, phase) in spawn_disc(key, count, *centre, *radius, tank, params) {
                     flock.push(position, velocity, phase);
                 }
             }

@@ -24,12 +24,9 @@ use std::path::{Path, PathBuf};
 
 use crate::control::preset::Preset;
 use crate::observe::metrics::DEFAULT_EVERY;
-use crate::world::params::{DEFAULT_DT, FlockParams, ParamError, validate_dt};
+use crate::world::params::{DEFAULT_DT, FlockParams, MAX_FISH, ParamError, validate_dt};
 use crate::world::scene::Scene;
 use crate::world::tank::Tank;
-
-/// Most fish a configuration may ask for.
-pub const MAX_FISH: usize = 10_000_000;
 
 /// Everything that defines a run, apart from the commands sent during it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -96,12 +93,15 @@ impl ExperimentConfig {
         validate_dt(self.dt).map_err(section(""))?;
         self.params.validate().map_err(section("params"))?;
         self.tank.validate().map_err(section(""))?;
-        self.scene.validate().map_err(section("scene"))?;
+        self.scene.validate_in(&self.tank).map_err(section("scene"))?;
         Ok(())
     }
 
     /// Parses and validates RON text.
     pub fn from_ron(text: &str) -> Result<Self, ConfigError> {
+        if text.starts_with(crate::control::replay::MAGIC) {
+            return Err(ConfigError::Replay);
+        }
         let config: Self = ron::from_str(text).map_err(ConfigError::parse)?;
         config.validate()?;
         Ok(config)
@@ -117,8 +117,15 @@ impl ExperimentConfig {
     /// Loads and validates a RON file.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| ConfigError::Io { path: path.to_owned(), source: source.to_string() })?;
+        let io =
+            |source: std::io::Error| ConfigError::Io { path: path.to_owned(), source: source.to_string() };
+        let size = std::fs::metadata(path).map_err(io)?.len();
+        let limit = crate::control::replay::MAX_FILE_BYTES;
+        if size > limit {
+            let source = format!("{size} bytes, more than the {limit} a configuration may have");
+            return Err(ConfigError::Io { path: path.to_owned(), source });
+        }
+        let text = std::fs::read_to_string(path).map_err(io)?;
         Self::from_ron(&text).map_err(|e| e.in_file(path))
     }
 
@@ -158,6 +165,8 @@ pub enum ConfigError {
         /// The field, its value and what it must be.
         error: ParamError,
     },
+    /// The text is a MiroFish replay, not a configuration.
+    Replay,
     /// Any of the above, in this file.
     InFile {
         /// The file.
@@ -210,6 +219,10 @@ impl fmt::Display for ConfigError {
                 self.field().unwrap_or_default(),
                 error.value,
                 error.expected
+            ),
+            ConfigError::Replay => write!(
+                f,
+                "this is a MiroFish replay, not a configuration (check it with `mirofish-lab replay FILE`)"
             ),
             ConfigError::InFile { path, error } => write!(f, "{}: {error}", path.display()),
         }

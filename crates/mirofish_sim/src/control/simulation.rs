@@ -3,7 +3,7 @@
 use crate::control::command::{Command, CommandError, CommandQueue, Stamped};
 use crate::control::config::{ConfigError, ExperimentConfig};
 use crate::world::flock::Flock;
-use crate::world::params::{DEFAULT_DT, FlockParams, ParamError, validate_dt};
+use crate::world::params::{DEFAULT_DT, FlockParams, ParamError, validate_dt, validate_fish};
 use crate::world::scene::Scene;
 use crate::world::spawn;
 use crate::world::tank::Tank;
@@ -44,9 +44,11 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Validates the parameters and scatters `count` fish over the tank;
-    /// `seed` fixes both the start and all later noise.
+    /// Validates the parameters and scatters `count` fish (at most
+    /// [`crate::MAX_FISH`]) over the tank; `seed` fixes both the start and
+    /// all later noise.
     pub fn new(params: FlockParams, tank: Tank, count: usize, seed: u64) -> Result<Self, ParamError> {
+        validate_fish("fish", count)?;
         params.validate()?;
         tank.validate()?;
         let mut flock = Flock::new(seed);
@@ -88,8 +90,10 @@ impl Simulation {
     }
 
     /// Queues `command` for the start of `tick`. Refused, and not queued,
-    /// if the command holds an invalid number or `tick` is already past.
+    /// if the command holds an invalid number, an obstacle that would
+    /// cover the whole tank, or `tick` is already past.
     pub fn schedule(&mut self, tick: u64, command: Command) -> Result<(), CommandError> {
+        command.validate_in(&self.tank)?;
         self.commands.schedule(self.tick(), tick, command)
     }
 

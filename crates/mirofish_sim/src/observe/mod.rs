@@ -6,7 +6,10 @@
 //! [`stats`], their summary (mean, variance, autocorrelation time).
 //!
 //! Every function is total: an empty flock, fish at rest or fish stacked on
-//! one point give a finite number (usually 0), never NaN.
+//! one point give a finite number (usually 0), never NaN. A fish whose
+//! position or velocity is not finite (written so by outside code, before
+//! the next tick repairs it) is left out, so that one fish can never poison
+//! a measure of the whole school.
 
 pub mod metrics;
 pub mod queries;
@@ -53,11 +56,11 @@ pub fn state_hash(flock: &Flock) -> u64 {
 /// all fish swim the same way, near 0 when headings are disordered. Fish at
 /// rest contribute no heading; an empty flock gives 0.
 pub fn polarization(velocities: &[Vec2]) -> f32 {
-    if velocities.is_empty() {
-        return 0.0;
-    }
-    let sum: Vec2 = velocities.iter().map(|v| v.normalize_or_zero()).sum();
-    sum.length() / velocities.len() as f32
+    let (sum, n) = velocities
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold((Vec2::ZERO, 0usize), |(sum, n), v| (sum + v.normalize_or_zero(), n + 1));
+    if n == 0 { 0.0 } else { sum.length() / n as f32 }
 }
 
 /// Milling (rotation) order parameter: the mean of `r̂ × v̂` about the
@@ -69,40 +72,36 @@ pub fn polarization(velocities: &[Vec2]) -> f32 {
 /// Returned as the absolute value, so clockwise and anticlockwise mills both
 /// read 1. An empty flock gives 0.
 pub fn milling(positions: &[Vec2], velocities: &[Vec2]) -> f32 {
-    let n = positions.len().min(velocities.len());
+    let fish = || positions.iter().zip(velocities).filter(|(p, v)| p.is_finite() && v.is_finite());
+    let (sum, n) = fish().fold((Vec2::ZERO.as_dvec2(), 0usize), |(s, n), (p, _)| (s + p.as_dvec2(), n + 1));
     if n == 0 {
         return 0.0;
     }
-    let centre = centroid(&positions[..n]);
-    let sum: f32 = positions[..n]
-        .iter()
-        .zip(&velocities[..n])
-        .map(|(&p, &v)| (p - centre).normalize_or_zero().perp_dot(v.normalize_or_zero()))
-        .sum();
-    (sum / n as f32).abs()
+    let centre = (sum / n as f64).as_vec2();
+    let turn: f32 =
+        fish().map(|(&p, &v)| (p - centre).normalize_or_zero().perp_dot(v.normalize_or_zero())).sum();
+    (turn / n as f32).abs()
 }
 
 /// The mean position; the origin for an empty slice. Accumulated in `f64`
 /// so a million fish far from the origin still give the right centre.
 pub fn centroid(positions: &[Vec2]) -> Vec2 {
-    if positions.is_empty() {
-        return Vec2::ZERO;
-    }
-    let (mut x, mut y) = (0.0f64, 0.0f64);
-    for p in positions {
+    let (mut x, mut y, mut n) = (0.0f64, 0.0f64, 0usize);
+    for p in positions.iter().filter(|p| p.is_finite()) {
         x += f64::from(p.x);
         y += f64::from(p.y);
+        n += 1;
     }
-    let n = positions.len() as f64;
-    Vec2::new((x / n) as f32, (y / n) as f32)
+    if n == 0 { Vec2::ZERO } else { Vec2::new((x / n as f64) as f32, (y / n as f64) as f32) }
 }
 
 /// Area of the axis-aligned box around every fish (world units²); 0 for
 /// fewer than two fish. On a wrapping tank a school that straddles the seam
 /// reads as wide as the tank: the box is measured in tank coordinates.
 pub fn bounding_box_area(positions: &[Vec2]) -> f32 {
-    let Some(&first) = positions.first() else { return 0.0 };
-    let (lo, hi) = positions.iter().fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+    let mut finite = positions.iter().filter(|p| p.is_finite());
+    let Some(&first) = finite.next() else { return 0.0 };
+    let (lo, hi) = finite.fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p)));
     let size = hi - lo;
     size.x * size.y
 }
@@ -117,17 +116,18 @@ pub fn boundary_contacts(positions: &[Vec2], tank: &Tank, distance: f32) -> usiz
         .iter()
         .filter(|p| {
             let gap = (**p - tank.min).min(tank.max - **p).min_element();
-            gap < distance
+            p.is_finite() && gap < distance
         })
         .count()
 }
 
 /// Mean speed; 0 for an empty flock.
 pub fn mean_speed(velocities: &[Vec2]) -> f32 {
-    if velocities.is_empty() {
-        return 0.0;
-    }
-    velocities.iter().map(|v| v.length()).sum::<f32>() / velocities.len() as f32
+    let (sum, n) = velocities
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold((0.0f32, 0usize), |(s, n), v| (s + v.length(), n + 1));
+    if n == 0 { 0.0 } else { sum / n as f32 }
 }
 
 /// Mean number of neighbours within the perception radius, from the last
@@ -244,6 +244,23 @@ mod tests {
                 (Vec2::new(300.0, -50.0) + radial * r, tangent * 100.0)
             })
             .unzip()
+    }
+
+    #[test]
+    fn one_fish_that_is_not_a_number_does_not_poison_a_measure() {
+        let (mut p, mut v) = ring(64, 40.0, false);
+        let (mill, order, centre) = (milling(&p, &v), polarization(&v), centroid(&p));
+        let (area, speed) = (bounding_box_area(&p), mean_speed(&v));
+        p.push(Vec2::NAN);
+        v.push(Vec2::new(f32::INFINITY, 1.0));
+        p.push(Vec2::new(f32::NEG_INFINITY, 0.0));
+        v.push(Vec2::NAN);
+        assert_eq!(milling(&p, &v), mill);
+        assert_eq!(polarization(&v), order);
+        assert_eq!(centroid(&p), centre);
+        assert_eq!((bounding_box_area(&p), mean_speed(&v)), (area, speed));
+        let tank = Tank::centered(Vec2::new(1000.0, 1000.0));
+        assert_eq!(boundary_contacts(&[Vec2::NAN, Vec2::ZERO], &tank, 1.0e6), 1);
     }
 
     #[test]

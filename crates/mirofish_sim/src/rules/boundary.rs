@@ -2,7 +2,8 @@
 //!
 //! Whatever the mode, a fish leaves these functions inside `[min, max)` on
 //! both axes with a finite velocity; that is the invariant the property
-//! tests hold the whole simulation to.
+//! tests hold the whole simulation to. A position that is not a number
+//! (outside code may write one) is put in the middle of the tank.
 
 use glam::Vec2;
 
@@ -44,6 +45,11 @@ fn wrap_axis(x: f32, lo: f32, hi: f32) -> f32 {
     if x >= lo && x < hi {
         return x;
     }
+    if x.is_nan() {
+        // A position that is not a number (written so from outside): the
+        // middle of the tank, where the other walls' repair puts it too.
+        return middle(lo, hi);
+    }
     let w = hi - lo;
     let r = lo + (x - lo).rem_euclid(w);
     // `rem_euclid` of a tiny negative number rounds up to exactly `w`.
@@ -71,6 +77,10 @@ pub fn bounce(p: Vec2, v: Vec2, tank: &Tank, scatter: f32) -> (Vec2, Vec2) {
 
 #[inline]
 fn bounce_axis(x: f32, v: f32, lo: f32, hi: f32) -> (f32, f32, bool) {
+    if x.is_nan() {
+        // Not a number (written so from outside): the middle, at rest.
+        return (middle(lo, hi), 0.0, true);
+    }
     if x < lo {
         (inside(lo + (lo - x), lo, hi), v.abs(), true)
     } else if x >= hi {
@@ -78,6 +88,12 @@ fn bounce_axis(x: f32, v: f32, lo: f32, hi: f32) -> (f32, f32, bool) {
     } else {
         (x, v, false)
     }
+}
+
+/// The middle of `[lo, hi)`, inside it however narrow.
+#[inline]
+fn middle(lo: f32, hi: f32) -> f32 {
+    inside(lo + (hi - lo) * 0.5, lo, hi)
 }
 
 /// Clamps into `[lo, hi)`: a mirror image can still overshoot when a fish
@@ -118,6 +134,15 @@ mod tests {
         // Far overshoot still ends inside.
         let (p, _) = bounce(Vec2::new(1.0e5, -1.0e5), Vec2::ONE, &t, 1.0);
         assert!(t.contains(p), "{p}");
+    }
+
+    #[test]
+    fn a_position_that_is_not_a_number_goes_to_the_middle() {
+        let t = Tank { min: Vec2::new(0.0, -50.0), max: Vec2::new(200.0, 50.0), ..tank() };
+        assert_eq!(wrap(Vec2::new(f32::NAN, 7.0), &t), Vec2::new(100.0, 7.0));
+        let (p, v) = bounce(Vec2::NAN, Vec2::new(3.0, 4.0), &t, 1.0);
+        assert_eq!(p, Vec2::new(100.0, 0.0));
+        assert!(t.contains(p) && v == Vec2::ZERO, "{v}");
     }
 
     #[test]

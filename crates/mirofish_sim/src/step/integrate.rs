@@ -191,7 +191,14 @@ fn contain(
         // catches fish too fast to turn in time.
         BoundaryMode::SoftMargin => (p, v) = boundary::bounce(p, v, tank, 0.0),
     }
-    if !scene.obstacles.is_empty() {
+    // Out of every obstacle, then back into the tank. Pushed out of one
+    // rock a fish may land in another that overlaps it, or beyond a wall
+    // and back into a rock across it: a few rounds settle any scene that
+    // leaves room there.
+    for _ in 0..PUSH_OUT_ROUNDS {
+        if !scene.obstacles.iter().any(|o| o.contains(p)) {
+            break;
+        }
         for o in &scene.obstacles {
             (p, v) = crate::rules::scene::push_out(p, v, o);
         }
@@ -204,6 +211,10 @@ fn contain(
     }
     (p, v)
 }
+
+/// Most rounds of pushing a fish out of the obstacles and back into the
+/// tank in one tick.
+const PUSH_OUT_ROUNDS: usize = 4;
 
 /// The integrator's step for one fish: `[position, velocity, steering]`
 /// and `[wander phase, fear]`, its kick, its school's `[max_speed,

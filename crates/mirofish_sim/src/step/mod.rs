@@ -68,7 +68,7 @@ impl Flock {
         }
         let params = table;
         tank.validate()?;
-        scene.validate()?;
+        scene.validate_in(tank)?;
         validate_dt(dt)?;
         // The whole tick on one thread of the pool: each pass's own `run`
         // then starts at once (no hand-over, no wake-up of the caller).

@@ -25,6 +25,10 @@ pub const MAX_WEIGHT: f32 = 1.0e3;
 pub const MAX_ACCELERATION: f32 = 1.0e9;
 /// Largest tank side accepted.
 pub const MAX_TANK_SIDE: f32 = 1.0e7;
+/// Most fish one simulation holds: a simulation, a configuration or a spawn
+/// that would exceed it is refused (a count mistyped as `usize::MAX` must be
+/// an error, not an attempt to allocate it).
+pub const MAX_FISH: usize = 10_000_000;
 /// The frame rate per-frame numbers ([`PerFrame`]) assume.
 pub const SEED_FRAME_RATE: f32 = 60.0;
 
@@ -267,6 +271,14 @@ impl FlockParams {
 /// The fixed time step the default parameters are tuned for: 60 ticks per
 /// second.
 pub const DEFAULT_DT: f32 = 1.0 / 60.0;
+
+/// Checks a number of fish against [`MAX_FISH`]; the error names `field`.
+pub fn validate_fish(field: &'static str, count: usize) -> Result<(), ParamError> {
+    if count <= MAX_FISH {
+        return Ok(());
+    }
+    Err(ParamError { field, value: count as f32, expected: format!("at most {MAX_FISH} fish") })
+}
 
 /// Checks a fixed time step (seconds).
 pub fn validate_dt(dt: f32) -> Result<(), ParamError> {

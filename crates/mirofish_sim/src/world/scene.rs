@@ -6,6 +6,7 @@
 use glam::Vec2;
 
 use super::params::{MAX_ACCELERATION, MAX_LENGTH, MAX_TANK_SIDE, MAX_WEIGHT, ParamError, Range, check};
+use super::tank::Tank;
 
 /// A circular rock, coral or wall post that fish steer around and never
 /// enter.
@@ -23,6 +24,34 @@ impl Obstacle {
     pub fn validate(&self) -> Result<(), ParamError> {
         point("obstacle.centre", self.centre)?;
         check("obstacle.radius", self.radius, Range::Positive(MAX_LENGTH))
+    }
+
+    /// Checks the obstacle in `tank`: besides [`Obstacle::validate`], it
+    /// must leave room for the fish (not cover every corner of the tank).
+    pub fn validate_in(&self, tank: &Tank) -> Result<(), ParamError> {
+        self.validate()?;
+        if self.covers(tank) {
+            return Err(ParamError {
+                field: "obstacle.radius",
+                value: self.radius,
+                expected: "small enough to leave room in the tank (this obstacle covers all of it)".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether `p` lies inside (or on) the obstacle.
+    #[inline]
+    pub fn contains(&self, p: Vec2) -> bool {
+        p.distance_squared(self.centre) < self.radius * self.radius
+    }
+
+    /// Whether the obstacle covers the whole tank (all four corners).
+    pub fn covers(&self, tank: &Tank) -> bool {
+        let r2 = self.radius * self.radius;
+        [tank.min, tank.max, Vec2::new(tank.min.x, tank.max.y), Vec2::new(tank.max.x, tank.min.y)]
+            .iter()
+            .all(|c| c.distance_squared(self.centre) <= r2)
     }
 }
 
@@ -218,6 +247,15 @@ impl Scene {
     /// one.
     pub fn goal_of(&self, school: usize) -> Option<Goal> {
         self.school_goals.get(school).copied().flatten().or(self.goal)
+    }
+
+    /// Checks every element in `tank`: each valid ([`Scene::validate`]),
+    /// and no obstacle covering the whole tank.
+    pub fn validate_in(&self, tank: &Tank) -> Result<(), ParamError> {
+        for o in &self.obstacles {
+            o.validate_in(tank)?;
+        }
+        self.validate()
     }
 
     /// Checks every element; the error names the bad field.
