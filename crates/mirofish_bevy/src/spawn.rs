@@ -2,6 +2,7 @@
 
 use bevy::prelude::*;
 use mirofish_sim::rules::noise::mix64;
+use mirofish_sim::world::params::validate_fish;
 use mirofish_sim::world::spawn::scatter;
 
 use crate::components::{Boid, Position, PreviousPosition, School, Velocity, WanderPhase};
@@ -19,6 +20,10 @@ use crate::state::FlockState;
 ///     commands.queue(SpawnSchool::new(500));
 /// }
 /// ```
+///
+/// A spawn that would take the flock past [`mirofish_sim::MAX_FISH`] fish
+/// spawns none: it is refused with a warning and the error is kept in
+/// [`FlockState::refused_spawn`].
 ///
 /// To give the fish a look, observe their arrival:
 /// `app.add_observer(|add: On<Add, Boid>, mut commands: Commands| { ... })`.
@@ -47,6 +52,12 @@ impl Command for SpawnSchool {
     type Out = ();
 
     fn apply(self, world: &mut World) {
+        let present = world.query_filtered::<(), With<Boid>>().iter(world).count();
+        if let Err(err) = validate_fish("SpawnSchool.count", present.saturating_add(self.count)) {
+            log::warn!("MiroFish: refusing to spawn {} fish beside {present}: {err}", self.count);
+            world.resource_mut::<FlockState>().refused_spawn = Some(err);
+            return;
+        }
         let requested = world.resource::<FlockConfig>().clone();
         let (config, batch) = {
             let mut state = world.resource_mut::<FlockState>();

@@ -28,6 +28,9 @@ pub struct FlockState {
     pub schools: Vec<FlockParams>,
     /// Why the latest [`FlockConfig`] was refused, while it is.
     pub rejected: Option<ParamError>,
+    /// Why the latest refused [`crate::SpawnSchool`] was refused (it would
+    /// have taken the flock past [`mirofish_sim::MAX_FISH`] fish).
+    pub refused_spawn: Option<ParamError>,
     /// Schools spawned so far; mixed into each [`crate::SpawnSchool`]'s seed
     /// so that two spawns do not stack fish on the same points.
     pub spawned_schools: u64,
@@ -44,6 +47,7 @@ impl FlockState {
             schools: config.school_table(),
             active: config,
             rejected: None,
+            refused_spawn: None,
             spawned_schools: 0,
         }
     }

@@ -29,18 +29,28 @@ type FishParts = (
     Option<&'static School>,
 );
 
+/// Which entities are fish of the flock: a [`Boid`] with every component
+/// the tick reads or writes. A fish that loses one (game code removed it)
+/// leaves the flock whole at the next gather, and rejoins when it is put
+/// back, rather than staying half in: gathered but never written back.
+type InFlock = (With<Boid>, With<FishSlot>, With<PreviousPosition>, With<Steering>);
+
 /// Applies a changed configuration if it is valid, then copies every fish,
 /// obstacle and predator into the flock's arrays in query order.
 pub(crate) fn gather(
     config: Res<FlockConfig>,
     mut state: ResMut<FlockState>,
-    fish: Query<FishParts, With<Boid>>,
+    fish: Query<FishParts, InFlock>,
     mut slots: Query<&mut FishSlot>,
     obstacles: Query<(&Obstacle, &Position), Without<Boid>>,
     predators: Query<(Entity, &Predator, &Position, &Velocity), Without<Boid>>,
 ) {
     let state = &mut *state;
-    if config.is_changed() && *config != state.active {
+    if config.is_changed() && *config == state.active {
+        // Set back to the configuration in force: nothing to apply, and
+        // nothing refused any more.
+        state.rejected = None;
+    } else if config.is_changed() {
         match config.validate() {
             Ok(()) => {
                 state.active = config.clone();
@@ -68,7 +78,7 @@ pub(crate) fn gather(
 ///
 /// Column copies rather than an item per fish: at 100k fish the per-entity
 /// query was most of the plugin's overhead over the core's tick.
-fn gather_in_place(state: &mut FlockState, fish: &Query<FishParts, With<Boid>>) -> bool {
+fn gather_in_place(state: &mut FlockState, fish: &Query<FishParts, InFlock>) -> bool {
     let (flock, entities) = (&mut state.flock, &state.entities);
     // Every component `FishParts` reads is stored in tables, so the query
     // is always dense; were it not, the caller would regather.
@@ -111,7 +121,7 @@ fn gather_in_place(state: &mut FlockState, fish: &Query<FishParts, With<Boid>>) 
 /// Fills the flock from scratch in query order (fish were spawned,
 /// despawned or moved between tables), carrying every remaining fish's
 /// fear over, and numbers each fish's [`FishSlot`].
-fn regather(state: &mut FlockState, fish: &Query<FishParts, With<Boid>>, slots: &mut Query<&mut FishSlot>) {
+fn regather(state: &mut FlockState, fish: &Query<FishParts, InFlock>, slots: &mut Query<&mut FishSlot>) {
     // Only afraid fish need remembering: usually none, and no allocation.
     let afraid: EntityHashMap<f32> = state
         .entities
@@ -139,7 +149,8 @@ fn regather(state: &mut FlockState, fish: &Query<FishParts, With<Boid>>, slots: 
 }
 
 /// Copies obstacles, predators and the configured goal and attractor into
-/// the scene, dropping (with a warning) any element that is not valid.
+/// the scene, dropping (with a warning) any element that is not valid,
+/// including an obstacle that would cover the whole tank.
 fn gather_scene(
     state: &mut FlockState,
     obstacles: &Query<(&Obstacle, &Position), Without<Boid>>,
@@ -154,7 +165,7 @@ fn gather_scene(
     scene.attractor = state.active.attractor;
     for (o, p) in obstacles {
         let obstacle = sim::Obstacle { centre: p.0, radius: o.radius };
-        if valid(obstacle.validate()) {
+        if valid(obstacle.validate_in(&state.active.tank)) {
             scene.obstacles.push(obstacle);
         }
     }

@@ -29,6 +29,21 @@ fn invalid_config_is_refused_naming_the_field_and_the_last_valid_one_kept() {
 }
 
 #[test]
+fn going_back_to_the_config_in_force_clears_the_refusal() {
+    let mut app = headless_app(config(1), 1);
+    spawn(&mut app, 10);
+    app.update();
+    app.world_mut().resource_mut::<FlockConfig>().params.max_speed = f32::INFINITY;
+    app.update();
+    assert!(app.world().resource::<FlockState>().rejected.is_some());
+    // The same configuration as the one in force: valid, and nothing
+    // changes, but the refusal is over.
+    app.world_mut().resource_mut::<FlockConfig>().params.max_speed = FlockParams::default().max_speed;
+    app.update();
+    assert_eq!(app.world().resource::<FlockState>().rejected, None);
+}
+
+#[test]
 #[should_panic(expected = "max_speed")]
 fn an_invalid_initial_config_stops_the_app_at_build() {
     let mut bad = config(1);

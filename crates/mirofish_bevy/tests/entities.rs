@@ -114,3 +114,63 @@ fn the_write_back_marks_every_fish_it_writes_changed() {
         assert_eq!(app.world().resource::<ChangedPositions>().0, 300);
     }
 }
+
+#[test]
+fn a_fish_moved_to_nan_by_game_code_is_repaired_and_metrics_stay_finite() {
+    let mut app = headless_app(config(12), 1);
+    spawn(&mut app, 100);
+    app.update();
+    let broken = app.world_mut().query_filtered::<Entity, With<Boid>>().iter(app.world()).nth(5).unwrap();
+    app.world_mut().get_mut::<Position>(broken).unwrap().0 = Vec2::NAN;
+    app.world_mut().get_mut::<Velocity>(broken).unwrap().0 = Vec2::new(f32::NAN, f32::INFINITY);
+    run_ticks(&mut app, 40);
+    let tank = app.world().resource::<FlockState>().active.tank;
+    let p = app.world().get::<Position>(broken).unwrap().0;
+    assert!(p.is_finite() && tank.contains(p), "still broken: {p}");
+    assert!(app.world().get::<Velocity>(broken).unwrap().0.is_finite());
+    assert!(app.world().get::<Transform>(broken).unwrap().translation.is_finite());
+    let metrics = app.world().resource::<FlockMetrics>().latest().expect("no metrics sampled");
+    assert!(metrics.polarization.is_finite() && metrics.milling.is_finite(), "{metrics:?}");
+    assert!(metrics.values().iter().flatten().all(|v| v.is_finite()), "{metrics:?}");
+}
+
+#[test]
+fn a_fish_that_loses_a_component_the_tick_needs_leaves_the_flock_whole() {
+    let mut app = headless_app(config(13), 1);
+    spawn(&mut app, 50);
+    app.update();
+    let fish: Vec<Entity> =
+        app.world_mut().query_filtered::<Entity, With<Boid>>().iter(app.world()).collect();
+    app.world_mut().entity_mut(fish[0]).remove::<FishSlot>();
+    app.world_mut().entity_mut(fish[1]).remove::<PreviousPosition>();
+    app.world_mut().entity_mut(fish[2]).remove::<Steering>();
+    app.world_mut().entity_mut(fish[3]).remove::<WanderPhase>();
+    app.world_mut().entity_mut(fish[4]).remove::<Velocity>();
+    app.update();
+    let state = app.world().resource::<FlockState>();
+    assert_eq!(state.flock.len(), 45);
+    assert!(fish[..5].iter().all(|e| !state.entities.contains(e)));
+    // The rest are in, each written back with its own slot's result.
+    let (entities, positions) = (state.entities.clone(), state.flock.positions().to_vec());
+    for (e, p) in entities.iter().zip(positions) {
+        assert_eq!(app.world().get::<Position>(*e).unwrap().0, p);
+    }
+    // Put back, the fish rejoins.
+    let p = app.world().get::<Position>(fish[1]).unwrap().0;
+    app.world_mut().entity_mut(fish[1]).insert(PreviousPosition(p));
+    app.update();
+    assert!(app.world().resource::<FlockState>().entities.contains(&fish[1]));
+}
+
+#[test]
+fn a_spawn_past_the_fish_limit_is_refused_without_a_panic() {
+    let mut app = headless_app(config(14), 1);
+    spawn(&mut app, 20);
+    spawn(&mut app, usize::MAX);
+    run_ticks(&mut app, 1);
+    let state = app.world().resource::<FlockState>();
+    let err = state.refused_spawn.as_ref().expect("the spawn was not refused");
+    assert_eq!(err.field, "SpawnSchool.count");
+    assert!(err.to_string().contains(&mirofish_sim::MAX_FISH.to_string()), "{err}");
+    assert_eq!(state.flock.len(), 20);
+}

@@ -107,6 +107,23 @@ fn predator_and_obstacle_entities_act_on_the_school() {
 }
 
 #[test]
+fn an_obstacle_covering_the_whole_tank_is_ignored_and_fish_stay_out_of_the_others() {
+    let mut app = headless_app(config(6), 1);
+    spawn(&mut app, 200);
+    app.world_mut().spawn((Obstacle { radius: 5_000.0 }, Position(Vec2::ZERO)));
+    app.world_mut().spawn((Obstacle { radius: 120.0 }, Position(Vec2::new(50.0, 0.0))));
+    for _ in 0..5 {
+        app.update();
+    }
+    let state = app.world().resource::<FlockState>();
+    assert_eq!(state.scene.obstacles.len(), 1);
+    let rock = state.scene.obstacles[0];
+    for &p in state.flock.positions() {
+        assert!(p.distance(rock.centre) >= rock.radius * 0.999, "a fish inside the rock at {p}");
+    }
+}
+
+#[test]
 fn an_invalid_obstacle_is_ignored_not_fatal() {
     let mut app = headless_app(config(6), 1);
     spawn(&mut app, 20);

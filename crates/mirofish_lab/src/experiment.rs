@@ -10,6 +10,7 @@ use mirofish_sim::observe::stats::Summary;
 use mirofish_sim::{ExperimentConfig, MetricsLog, Recording};
 
 use crate::Error;
+use crate::out_dir::OutDir;
 
 /// Columns of the metrics CSV that are bookkeeping, not measurements.
 const NOT_MEASURED: [&str; 1] = ["tick"];
@@ -156,26 +157,28 @@ pub fn summarize(log: &MetricsLog, warmup: u64) -> RunSummary {
 
 /// Writes a run's results into `dir` (created if needed):
 /// `config.ron` (the exact start, seed included), `metrics.csv`,
-/// `summary.csv`, `summary.ron` and `run.replay`.
+/// `summary.csv`, `summary.ron` and `run.replay`. If any of it fails,
+/// the files and folders it made are removed again.
 pub fn write_results(
     dir: &Path,
     experiment: &Experiment,
     outcome: &Outcome,
     summary: &RunSummary,
 ) -> Result<(), Error> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let file = |name: &str| dir.join(name);
-    let create = |name: &str| {
-        std::fs::File::create(file(name))
+    let mut out = OutDir::create(dir)?;
+    let mut create = |name: &str| {
+        let path = out.file(name);
+        std::fs::File::create(&path)
             .map(std::io::BufWriter::new)
-            .map_err(|e| format!("{}: {e}", file(name).display()))
+            .map_err(|e| format!("{}: {e}", path.display()))
     };
-    experiment.config.save(file("config.ron"))?;
     outcome.log.write_csv(create("metrics.csv")?)?;
     summary.write_csv(create("summary.csv")?)?;
+    experiment.config.save(out.file("config.ron"))?;
     let pretty = ron::ser::PrettyConfig::new().struct_names(false);
-    std::fs::write(file("summary.ron"), ron::ser::to_string_pretty(summary, pretty)?)?;
-    outcome.recording.save(file("run.replay"))?;
+    std::fs::write(out.file("summary.ron"), ron::ser::to_string_pretty(summary, pretty)?)?;
+    outcome.recording.save(out.file("run.replay"))?;
+    out.keep();
     Ok(())
 }
 

@@ -8,6 +8,7 @@
 //!   an order parameter against it.
 //! - [`baseline`]: a stored summary of a fixed run and the check that a new
 //!   build still lands inside its tolerance bands.
+//! - [`out_dir`]: a results folder that is removed again if a run fails.
 //!
 //! ```
 //! use mirofish_lab::experiment::{Experiment, summarize};
@@ -23,6 +24,7 @@
 
 pub mod baseline;
 pub mod experiment;
+pub mod out_dir;
 pub mod plot;
 pub mod sweep;
 

@@ -20,6 +20,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use mirofish_lab::Error;
 use mirofish_lab::baseline::Baseline;
 use mirofish_lab::experiment::{Experiment, summarize, write_results};
+use mirofish_lab::out_dir::OutDir;
 use mirofish_lab::plot::{Series, lines_with_errors};
 use mirofish_lab::sweep::{SWEEP_METRICS, Sweep, by_value, linspace, write_csv};
 use mirofish_sim::control::command::Stamped;
@@ -227,9 +228,9 @@ fn run(cli: Cli) -> Result<(), Error> {
             let bar = progress_bar((sweep.values.len() * sweep.seeds.len()) as u64, "runs");
             let rows = sweep.run(|done| bar.set_position(done as u64))?;
             bar.finish_and_clear();
-            std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-            sweep.base.save(out.join("base-config.ron"))?;
-            write_csv(&sweep.parameter, &rows, std::fs::File::create(out.join("sweep.csv"))?)?;
+            let mut dir = OutDir::create(&out)?;
+            sweep.base.save(dir.file("base-config.ron"))?;
+            write_csv(&sweep.parameter, &rows, std::fs::File::create(dir.file("sweep.csv"))?)?;
             let polarization = by_value(&rows, 0);
             let milling = by_value(&rows, 1);
             let title = format!(
@@ -239,7 +240,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 sweep.parameter
             );
             lines_with_errors(
-                &out.join("sweep.png"),
+                &dir.file("sweep.png"),
                 (960, 600),
                 &title,
                 &sweep.parameter,
@@ -258,6 +259,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                     },
                 ],
             )?;
+            dir.keep();
             println!("{:>10} {}", sweep.parameter, SWEEP_METRICS[..2].join("  "));
             for ((v, p, ps), (_, m, ms)) in polarization.iter().zip(&milling) {
                 println!("{v:>10.3} {p:.3}±{ps:.3}  {m:.3}±{ms:.3}");
@@ -296,10 +298,15 @@ fn run(cli: Cli) -> Result<(), Error> {
 }
 
 fn write_presets(out: &Path) -> Result<(), Error> {
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut dir = OutDir::create(out)?;
+    let mut written = Vec::new();
     for preset in Preset::all() {
-        let path = out.join(format!("{}.ron", preset.name));
+        let path = dir.file(&format!("{}.ron", preset.name));
         ExperimentConfig::from(&preset).save(&path)?;
+        written.push(path);
+    }
+    dir.keep();
+    for path in written {
         println!("wrote {}", path.display());
     }
     Ok(())

@@ -87,6 +87,19 @@ fn bad_input_fails_with_a_message() {
 }
 
 #[test]
+fn an_out_folder_that_cannot_be_made_leaves_nothing_behind() {
+    let root = scratch("unmakeable");
+    std::fs::create_dir_all(&root).unwrap();
+    // The parents can be made, the last name cannot (too long).
+    let out = root.join("runs/today").join("x".repeat(300));
+    let args = ["run", "--preset", "reference", "--ticks", "5", "--out", out.to_str().unwrap()];
+    let (ok, _, stderr) = lab(&args);
+    assert!(!ok && stderr.contains("runs/today"), "{stderr}");
+    assert!(!root.join("runs").exists(), "a parent folder was left behind");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
 fn a_small_sweep_writes_a_csv_and_a_png() {
     let out = scratch("sweep");
     let (ok, stdout, stderr) = lab(&[
