@@ -42,8 +42,15 @@ pub fn interpolate_transforms(
             for (((p, prev), v), t) in p.iter().zip(prev).zip(v).zip(t) {
                 let jump = (p.0 - prev.0).abs();
                 // A fish that wrapped across the tank is drawn where it is,
-                // not dragged across the screen.
-                let xy = if jump.x > half.x || jump.y > half.y { p.0 } else { prev.0.lerp(p.0, alpha) };
+                // not dragged across the screen; so is one whose previous
+                // position game code made non-finite (a NaN jump).
+                let wrapped = !(jump.x <= half.x && jump.y <= half.y);
+                let xy = if wrapped { p.0 } else { prev.0.lerp(p.0, alpha) };
+                if !xy.is_finite() {
+                    // A position game code broke since the last tick: the
+                    // next tick repairs it; until then it is drawn where it was.
+                    continue;
+                }
                 t.translation.x = xy.x;
                 t.translation.y = xy.y;
                 // The turn from +X to the heading, without trigonometry: an
@@ -55,7 +62,9 @@ pub fn interpolate_transforms(
             }
         });
     }
-    for (p, mut t) in &mut obstacles {
+    // An obstacle at a non-finite position is ignored by the tick, and not
+    // drawn anywhere new either.
+    for (p, mut t) in obstacles.iter_mut().filter(|(p, _)| p.is_finite()) {
         t.translation.x = p.x;
         t.translation.y = p.y;
     }

@@ -279,7 +279,9 @@ pub(crate) fn write_back(state: Res<FlockState>, mut fish: Query<FishWrite, With
                 |((p, prev, v, s, w), (new_p, new_v, new_s, new_w))| {
                     let rows = p.iter_mut().zip(prev).zip(new_p);
                     for ((p, prev), new_p) in rows {
-                        prev.0 = p.0;
+                        // A position game code made non-finite is not
+                        // worth remembering: the repaired one stands in.
+                        prev.0 = if p.0.is_finite() { p.0 } else { *new_p };
                         p.0 = *new_p;
                     }
                     v.iter_mut().zip(new_v).for_each(|(v, new_v)| v.0 = *new_v);
@@ -294,7 +296,7 @@ pub(crate) fn write_back(state: Res<FlockState>, mut fish: Query<FishWrite, With
             if entities.get(slot) != Some(&entity) {
                 continue;
             }
-            let last = p[row].0;
+            let last = if p[row].0.is_finite() { p[row].0 } else { positions[slot] };
             set_row(&mut prev, row, PreviousPosition(last));
             set_row(&mut p, row, Position(positions[slot]));
             set_row(&mut v, row, Velocity(velocities[slot]));

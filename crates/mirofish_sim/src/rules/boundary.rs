@@ -45,9 +45,10 @@ fn wrap_axis(x: f32, lo: f32, hi: f32) -> f32 {
     if x >= lo && x < hi {
         return x;
     }
-    if x.is_nan() {
-        // A position that is not a number (written so from outside): the
-        // middle of the tank, where the other walls' repair puts it too.
+    if !x.is_finite() {
+        // A position that is not a number or infinite (written so from
+        // outside; `rem_euclid` of either is NaN): the middle of the tank,
+        // where the other walls' repair puts it too.
         return middle(lo, hi);
     }
     let w = hi - lo;
@@ -137,9 +138,11 @@ mod tests {
     }
 
     #[test]
-    fn a_position_that_is_not_a_number_goes_to_the_middle() {
+    fn a_position_that_is_not_a_number_or_infinite_goes_to_the_middle() {
         let t = Tank { min: Vec2::new(0.0, -50.0), max: Vec2::new(200.0, 50.0), ..tank() };
         assert_eq!(wrap(Vec2::new(f32::NAN, 7.0), &t), Vec2::new(100.0, 7.0));
+        assert_eq!(wrap(Vec2::new(5.0, f32::INFINITY), &t), Vec2::new(5.0, 0.0));
+        assert_eq!(wrap(Vec2::new(f32::NEG_INFINITY, 7.0), &t), Vec2::new(100.0, 7.0));
         let (p, v) = bounce(Vec2::NAN, Vec2::new(3.0, 4.0), &t, 1.0);
         assert_eq!(p, Vec2::new(100.0, 0.0));
         assert!(t.contains(p) && v == Vec2::ZERO, "{v}");

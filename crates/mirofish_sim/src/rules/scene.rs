@@ -85,6 +85,51 @@ pub fn push_out(p: Vec2, v: Vec2, obstacle: &Obstacle) -> (Vec2, Vec2) {
     (surface, v - n * inward)
 }
 
+/// [`push_out`] inside `tank`: where the nearest point of the rock's rim
+/// lies beyond a wall (a rock across a wall or a corner), the fish goes to
+/// the nearest point of the rim that is still in the tank, where the rim
+/// crosses a wall. Unchanged if no point of the rim is in the tank (the
+/// rock covers it all, which validation refuses).
+pub fn push_out_in(p: Vec2, v: Vec2, obstacle: &Obstacle, tank: &Tank) -> (Vec2, Vec2) {
+    let (q, w) = push_out(p, v, obstacle);
+    if q == p || tank.contains(q) {
+        return (q, w);
+    }
+    // From inside a disc the distance to its rim grows with the angle from
+    // the radial direction, so the nearest rim point in the (convex) tank
+    // is an end of an arc inside it: a crossing of the rim and a wall.
+    let (c, r) = (obstacle.centre, obstacle.radius * (1.0 + 1.0e-5) + 1.0e-4);
+    let inside = |x: f32, y: f32| {
+        Vec2::new(x.clamp(tank.min.x, tank.max.x.next_down()), y.clamp(tank.min.y, tank.max.y.next_down()))
+    };
+    let mut best: Option<Vec2> = None;
+    let mut consider = |cand: Vec2| {
+        if tank.contains(cand)
+            && !obstacle.contains(cand)
+            && best.is_none_or(|b| cand.distance_squared(p) < b.distance_squared(p))
+        {
+            best = Some(cand);
+        }
+    };
+    for wall in [tank.min, tank.max] {
+        let h2 = r * r - (wall.x - c.x) * (wall.x - c.x);
+        if h2 >= 0.0 {
+            let h = h2.sqrt();
+            consider(inside(wall.x, c.y - h));
+            consider(inside(wall.x, c.y + h));
+        }
+        let h2 = r * r - (wall.y - c.y) * (wall.y - c.y);
+        if h2 >= 0.0 {
+            let h = h2.sqrt();
+            consider(inside(c.x - h, wall.y));
+            consider(inside(c.x + h, wall.y));
+        }
+    }
+    let Some(rim) = best else { return (q, w) };
+    let n = (rim - c).try_normalize().unwrap_or(Vec2::X);
+    (rim, v - n * v.dot(n).min(0.0))
+}
+
 /// Moves a predator one tick: a chasing one steers (seek) at `prey`, if
 /// any; all integrate semi-implicitly and stay inside the tank.
 pub fn move_predator(predator: &mut Predator, prey: Option<Vec2>, tank: &Tank, dt: f32) {
@@ -161,6 +206,24 @@ mod tests {
         assert!(p.distance(rock.centre) >= rock.radius);
         let outside = Vec2::new(30.0, 5.0);
         assert_eq!(push_out(outside, Vec2::ONE, &rock), (outside, Vec2::ONE));
+    }
+
+    #[test]
+    fn push_out_in_a_tank_lands_on_the_rim_where_it_crosses_a_wall() {
+        // A rock across the left half of the tank, reaching past its top
+        // and bottom: straight out of it is beyond the wall.
+        let tank = Tank::centered(Vec2::new(400.0, 300.0));
+        let rock = Obstacle { centre: Vec2::new(-150.0, 0.0), radius: 195.0 };
+        let fish = Vec2::new(-186.0, 115.0);
+        assert!(!tank.contains(push_out(fish, Vec2::ZERO, &rock).0));
+        let (p, v) = push_out_in(fish, Vec2::new(0.0, 10.0), &rock, &tank);
+        assert!(tank.contains(p) && !rock.contains(p), "{p}");
+        // On the top wall, at the rim's right crossing, going along the wall.
+        assert!((p.y - tank.max.y).abs() < 1e-3 && p.x > rock.centre.x, "{p}");
+        assert!(v.is_finite());
+        // Inside the tank already: the same as push_out.
+        let near = Vec2::new(0.0, 0.0);
+        assert_eq!(push_out_in(near, Vec2::ONE, &rock, &tank), push_out(near, Vec2::ONE, &rock));
     }
 
     #[test]

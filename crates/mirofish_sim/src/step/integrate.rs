@@ -191,16 +191,15 @@ fn contain(
         // catches fish too fast to turn in time.
         BoundaryMode::SoftMargin => (p, v) = boundary::bounce(p, v, tank, 0.0),
     }
-    // Out of every obstacle, then back into the tank. Pushed out of one
-    // rock a fish may land in another that overlaps it, or beyond a wall
-    // and back into a rock across it: a few rounds settle any scene that
-    // leaves room there.
+    // Out of every obstacle onto the nearest free point of its rim in the
+    // tank. Pushed out of one rock a fish may land in another that
+    // overlaps it: a few rounds settle such a cluster where it leaves room.
     for _ in 0..PUSH_OUT_ROUNDS {
         if !scene.obstacles.iter().any(|o| o.contains(p)) {
             break;
         }
         for o in &scene.obstacles {
-            (p, v) = crate::rules::scene::push_out(p, v, o);
+            (p, v) = crate::rules::scene::push_out_in(p, v, o, tank);
         }
         if !tank.contains(p) {
             p = match tank.boundary {

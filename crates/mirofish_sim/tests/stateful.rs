@@ -1,0 +1,169 @@
+//! Random sequences of hostile operations on a recorded run: commands
+//! (valid and invalid, with non-finite and huge numbers), spawns and
+//! removals, scene changes, ticks on one or two threads. After every step
+//! nothing is NaN or inf, every fish is in the tank and out of every
+//! obstacle; at the end the recording replays to the same hashes.
+//!
+//! CI runs the default number of cases; a long run:
+//! `PROPTEST_CASES=2000 cargo test --release -p mirofish_sim --test stateful`.
+
+use std::sync::OnceLock;
+
+use mirofish_sim::{
+    Attractor, BoundaryMode, Command, ExperimentConfig, FlockParams, Goal, GoalMode, Obstacle, Predator,
+    Recorder, Recording, Route, Simulation, Tank, Vec2, state_hash,
+};
+use proptest::prelude::*;
+
+/// Numbers a careless or hostile caller might type.
+fn wild() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        12 => -500.0f32..500.0,
+        1 => Just(f32::NAN),
+        1 => Just(f32::INFINITY),
+        1 => Just(f32::NEG_INFINITY),
+        1 => Just(1.0e30f32),
+        1 => Just(0.0f32),
+        1 => Just(-1.0e-30f32),
+    ]
+}
+
+fn point() -> impl Strategy<Value = Vec2> {
+    (wild(), wild()).prop_map(|(x, y)| Vec2::new(x, y))
+}
+
+fn params() -> impl Strategy<Value = FlockParams> {
+    let sane = (5.0f32..120.0, 10.0f32..400.0, 0.0f32..4.0, 0.0f32..4.0, 0.0f32..3.0, 1u32..=16);
+    let hostile = (wild(), wild(), wild(), wild(), 0.0f32..3.0, 0u32..=20);
+    prop_oneof![sane, hostile].prop_map(|(radius, speed, sep, coh, align, cap)| FlockParams {
+        perception_radius: radius.abs(),
+        max_speed: speed,
+        separation_weight: sep,
+        cohesion_weight: coh,
+        alignment_weight: align,
+        neighbour_cap: cap,
+        ..FlockParams::default()
+    })
+}
+
+fn command() -> impl Strategy<Value = Command> {
+    prop_oneof![
+        params().prop_map(Command::SetParams),
+        prop_oneof![Just(BoundaryMode::Wrap), Just(BoundaryMode::Bounce), Just(BoundaryMode::SoftMargin)]
+            .prop_map(Command::SetBoundary),
+        (point(), wild()).prop_map(|(p, r)| Command::AddPredator(Predator::new(p, r))),
+        (0usize..4).prop_map(Command::RemovePredator),
+        (point(), wild()).prop_map(|(centre, radius)| Command::AddObstacle(Obstacle { centre, radius })),
+        (0usize..4).prop_map(Command::RemoveObstacle),
+        Just(Command::ClearObstacles),
+        (point(), wild()).prop_map(|(p, w)| Command::SetGoal(Some(Goal::seek(p, w)))),
+        (point(), wild(), wild()).prop_map(|(p, w, slowing)| Command::SetGoal(Some(Goal {
+            target: p,
+            weight: w,
+            mode: GoalMode::Flee,
+            slowing_radius: slowing,
+        }))),
+        (point(), wild(), wild()).prop_map(|(p, s, r)| Command::SetAttractor(Some(Attractor {
+            point: p,
+            strength: s,
+            radius: r
+        }))),
+        Just(Command::SetAttractor(None)),
+        (point(), point(), wild())
+            .prop_map(|(a, b, reach)| Command::SetRoute(Some(Route::new(vec![a, b], reach)))),
+        (prop_oneof![0usize..200, Just(usize::MAX), Just(2_000_000usize)], point(), wild())
+            .prop_map(|(count, centre, radius)| Command::SpawnFish { count, centre, radius }),
+        prop_oneof![0usize..100, Just(usize::MAX)].prop_map(|count| Command::RemoveFish { count }),
+    ]
+}
+
+#[derive(Clone, Debug)]
+enum Step {
+    /// Queue a command `delay` ticks ahead.
+    Schedule { delay: u64, command: Command },
+    /// Run ticks on a pool of this many threads.
+    Run { ticks: u64, threads: usize },
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        2 => (0u64..3, command()).prop_map(|(delay, command)| Step::Schedule { delay, command }),
+        1 => (1u64..8, 1usize..=2).prop_map(|(ticks, threads)| Step::Run { ticks, threads }),
+    ]
+}
+
+fn pool(threads: usize) -> &'static rayon::ThreadPool {
+    static POOLS: OnceLock<[rayon::ThreadPool; 2]> = OnceLock::new();
+    let pools = POOLS.get_or_init(|| {
+        [1, 2].map(|n| rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("a thread pool"))
+    });
+    &pools[threads - 1]
+}
+
+/// Every number finite, every fish in the tank, and out of every obstacle
+/// where the obstacles do not overlap (pushed out of one rock into
+/// another, a fish gets a few rounds, not a guarantee).
+fn check(sim: &Simulation, label: &str) {
+    let flock = &sim.flock;
+    let rocks = &sim.scene.obstacles;
+    let separate = rocks
+        .iter()
+        .enumerate()
+        .all(|(i, a)| rocks[i + 1..].iter().all(|b| a.centre.distance(b.centre) > a.radius + b.radius));
+    for (i, (p, v)) in flock.positions().iter().zip(flock.velocities()).enumerate() {
+        assert!(p.is_finite() && v.is_finite(), "{label}: fish {i} at {p} moving {v}");
+        assert!(sim.tank.contains(*p), "{label}: fish {i} outside the tank at {p}");
+        if separate {
+            for o in rocks {
+                assert!(!o.contains(*p), "{label}: fish {i} inside {o:?} at {p}");
+            }
+        }
+    }
+    assert!(flock.steering().iter().all(|s| s.is_finite()), "{label}: steering not finite");
+    for predator in &sim.scene.predators {
+        assert!(predator.position.is_finite() && predator.velocity.is_finite(), "{label}: {predator:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn hostile_sequences_keep_the_state_sound_and_replayable(
+        seed in any::<u64>(),
+        fish in 0usize..300,
+        steps in prop::collection::vec(step(), 1..40),
+    ) {
+        let config = ExperimentConfig {
+            fish,
+            seed,
+            tank: Tank::centered(Vec2::new(400.0, 300.0)),
+            ..ExperimentConfig::default()
+        };
+        let mut recorder = Recorder::new(config, 5).expect("a valid start");
+        let mut refused = 0;
+        for (n, step) in steps.iter().enumerate() {
+            match step {
+                Step::Schedule { delay, command } => {
+                    let tick = recorder.simulation().tick() + delay;
+                    if recorder.schedule(tick, command.clone()).is_err() {
+                        refused += 1;
+                    }
+                }
+                Step::Run { ticks, threads } => {
+                    pool(*threads).install(|| recorder.run(*ticks)).expect("a valid step");
+                }
+            }
+            check(recorder.simulation(), &format!("step {n} ({step:?})"));
+        }
+        let hash = state_hash(&recorder.simulation().flock);
+        let recording = recorder.finish();
+        // Through the file format and back, on the other thread count.
+        let reloaded = Recording::from_text(&recording.to_text()).expect("its own recording loads");
+        let replayed = pool(2).install(|| reloaded.replay()).expect("the recording replays");
+        prop_assert_eq!(state_hash(&replayed.flock), hash, "{} commands refused", refused);
+        if std::env::var_os("MIROFISH_STATEFUL_STATS").is_some() {
+            eprintln!("refused {refused} of {} steps, applied {}", steps.len(), recording.commands.len());
+        }
+    }
+}
