@@ -1,6 +1,8 @@
 //! The performance table: milliseconds per tick and agent-updates per
-//! second for 1k–1M fish, uniform and crowded
-//! (with and without the neighbour cap), grid against brute force, one
+//! second for 1k–1M fish, uniform and crowded (the default neighbour cap
+//! and a tighter one), the worst arrangements (every fish on one point,
+//! within the separation floor, in one cell) against the uniform tick,
+//! grid against brute force, one
 //! thread against two, stable slots against slots in space order, the bare
 //! kernel against the whole plugin tick, bytes per fish and heap
 //! allocations per warmed-up tick.
@@ -162,6 +164,49 @@ fn plugin_tick(n: usize, ticks: usize) -> PluginTick {
     }
 }
 
+/// The worst arrangements a goal, an attractor or a script can make: every
+/// fish on one point, within the separation floor (1 unit), inside one
+/// grid cell (20 units), standing still. Timed on one thread against the
+/// uniform tick `uniform_ms`: the first tick after the arrangement (its
+/// buffers grow to the pile) and the steady tick (the arrangement made
+/// again before each tick, as a goal holding the fish would).
+fn worst_cases(uniform: &Simulation, uniform_ms: f64, ticks: usize) {
+    let n = uniform.flock.len();
+    let pool = pool(1);
+    for (name, spread) in [("one point", 0.0f32), ("within the separation floor", 1.0), ("one cell", 20.0)] {
+        let arrange = |sim: &mut Simulation| {
+            for i in 0..n {
+                // A sunflower spiral: even cover of the disc, no two equal.
+                let (a, r) = (i as f32 * 2.399_963, spread * ((i as f32 + 0.5) / n as f32).sqrt());
+                sim.flock.set(i, Vec2::new(a.cos(), a.sin()) * r, Vec2::ZERO, 0.0);
+            }
+        };
+        let mut sim = uniform.clone();
+        sim.flock = sim.flock.with_thread_pool(pool.clone());
+        sim.step().expect("valid parameters");
+        arrange(&mut sim);
+        let t0 = Instant::now();
+        sim.step().expect("valid parameters");
+        let first = t0.elapsed().as_secs_f64() * 1e3;
+        let mut steady: Vec<f64> = (0..ticks)
+            .map(|_| {
+                arrange(&mut sim);
+                let t0 = Instant::now();
+                sim.step().expect("valid parameters");
+                t0.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        steady.sort_by(f64::total_cmp);
+        let steady = steady[steady.len() / 2];
+        println!("| {name}, 1 thread: first · steady tick (ms) | {n} | | {first:.2} · {steady:.2} | |");
+        println!(
+            "| {name} / uniform, 1 thread: first · steady | {n} | | {:.2}× · {:.2}× | |",
+            first / uniform_ms,
+            steady / uniform_ms
+        );
+    }
+}
+
 fn main() {
     let mut sizes = vec![1_000usize, 10_000, 100_000, 1_000_000];
     let mut ticks = 15usize;
@@ -213,13 +258,13 @@ fn main() {
             let crowded = school(n, crowd, 240);
             let kc = observe::mean_neighbours(&crowded.flock);
             let full = time_tick(&crowded, 2, t);
-            row("crowded, 2 threads, no cap", n, full, kc);
+            row("crowded, 2 threads (default neighbour_cap 16)", n, full, kc);
             let mut capped = crowded.clone();
             capped.params.neighbour_cap = 8;
             let cap = time_tick(&capped, 2, t);
             row("crowded, 2 threads, neighbour_cap 8", n, cap, kc);
             println!(
-                "| crowded / uniform (no cap · cap 8) | {n} | | {:.2}× · {:.2}× | |",
+                "| crowded / uniform (cap 16 · cap 8) | {n} | | {:.2}× · {:.2}× | |",
                 full / two,
                 cap / two
             );
@@ -232,7 +277,7 @@ fn main() {
                 };
                 let (u, c) = (portable(&uniform), portable(&crowded));
                 row("uniform, 2 threads, portable build (no AVX2)", n, u, k);
-                row("crowded, 2 threads, no cap, portable build (no AVX2)", n, c, kc);
+                row("crowded, 2 threads, portable build (no AVX2)", n, c, kc);
                 println!(
                     "| portable / AVX2 build (uniform · crowded) | {n} | | {:.2}× · {:.2}× | |",
                     u / two,
@@ -240,25 +285,8 @@ fn main() {
                 );
             }
         }
-        if n == 10_000 {
-            // A ball far denser than any school keeps: about 500 neighbours
-            // each. Here the cap is what keeps a tick affordable.
-            let ball = |cap| {
-                let params = FlockParams { neighbour_cap: cap, ..FlockParams::default() };
-                let mut sim = Simulation::new(params, Tank::default(), 0, 1).expect("valid parameters");
-                for i in 0..n {
-                    let (a, r) = (i as f32 * 2.399_963, 200.0 * (i as f32 / n as f32).sqrt());
-                    sim.flock.push(Vec2::new(a.cos(), a.sin()) * r, Vec2::new(100.0, 30.0), 0.0);
-                }
-                sim.step().expect("valid parameters");
-                sim
-            };
-            let (full, capped) = (ball(0), ball(8));
-            let kb = observe::mean_neighbours(&full.flock);
-            let (f, c) = (time_tick(&full, 2, t), time_tick(&capped, 2, t));
-            row("dense ball, 2 threads, no cap", n, f, kb);
-            row("dense ball, 2 threads, neighbour_cap 8", n, c, kb);
-            println!("| dense ball: no cap / cap 8 | {n} | | {:.1}× | |", f / c);
+        if (10_000..=100_000).contains(&n) {
+            worst_cases(&uniform, one, t);
         }
         if n <= 10_000 {
             let mut brute = uniform.clone();

@@ -31,6 +31,8 @@
 //! forms of the rules give the same bits (tests in `rules`, `angle`
 //! and `noise`).
 
+use core::ops::Range;
+
 use glam::{Mat4, Vec2, Vec4};
 
 use crate::rules::noise::{Stream, TickKey};
@@ -663,6 +665,26 @@ fn strata_steps(own: usize, rest: usize, cap: u32) -> (usize, usize) {
     (own.div_ceil(own_budget).max(1), rest.div_ceil(rest_budget).max(1))
 }
 
+/// The own cells' sample of a thinned scan: `len` consecutive sorted
+/// indices of `own` centred on `at`, wrapping around the end of `own` to
+/// its start. As two ranges, the wrapped part first, so that both are
+/// visited in ascending order.
+#[inline]
+fn own_window(own: Range<usize>, len: usize, at: usize) -> [Range<usize>; 2] {
+    let size = own.len();
+    if len >= size {
+        return [own.start..own.start, own];
+    }
+    let from = (at.saturating_sub(own.start) + size - len / 2) % size;
+    let start = own.start + from;
+    let end = start + len;
+    if end <= own.end {
+        [own.start..own.start, start..end]
+    } else {
+        [own.start..own.start + (end - own.end), start..own.end]
+    }
+}
+
 /// The neighbourhood estimated from two strata of a thinned scan, each
 /// scaled by its own `others` (its candidates but the fish itself) over the
 /// `looked` at (Horvitz–Thompson): means stay, and sums and counts
@@ -704,6 +726,26 @@ fn scale(hood: &mut Neighbourhood, others: usize, looked: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_own_window_is_centred_and_wraps_within_the_own_cells() {
+        let covered = |w: &[Range<usize>; 2]| w.iter().map(|r| r.len()).sum::<usize>();
+        // Centred on the quartet, inside the own cells.
+        let w = own_window(100..200, 10, 150);
+        assert_eq!(w, [100..100, 145..155]);
+        // Near the start: wraps to the end, the wrapped part first.
+        let w = own_window(100..200, 10, 101);
+        assert_eq!(w, [100..106, 196..200]);
+        assert_eq!(covered(&w), 10);
+        // Wider than the cells: all of them.
+        assert_eq!(own_window(100..105, 10, 101), [100..100, 100..105]);
+        // Every start covers exactly `len`, all inside.
+        for at in 100..200 {
+            let w = own_window(100..200, 7, at);
+            assert_eq!(covered(&w), 7);
+            assert!(w.iter().all(|r| r.start >= 100 && r.end <= 200));
+        }
+    }
     use crate::rules::noise;
     use crate::world::tank::BoundaryMode;
 

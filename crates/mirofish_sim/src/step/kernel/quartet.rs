@@ -508,18 +508,24 @@ impl ForceKernel<'_> {
             total += run.len();
         }
         let (own_step, rest_step) = super::strata_steps(in_own, total - in_own, cap);
-        let quartet = q.base / LANES;
-        let own_start = own.start + quartet % own_step;
-        let rest_offset = quartet % rest_step;
+        // The own cells' sample is a window of consecutive candidates
+        // around the quartet itself (cyclic within the own cells): the
+        // next quartet's window is this one moved by four, so a pile's
+        // sample streams through memory instead of striding over it,
+        // where each candidate looked at would be a miss of its own.
+        let window = super::own_window(own.clone(), in_own.div_ceil(own_step), q.base);
+        let rest_offset = (q.base / LANES) % rest_step;
         // The sample, in ascending sorted order within each stratum: the
-        // own cells' candidates on their stride (counted from the start of
-        // the own cells), the others on theirs (counted from the start of
-        // their run).
+        // own cells' window, and the others' candidates on their stride
+        // (counted from the start of their run).
         let (mut own_sample, mut rest_sample) = (Sample::default(), Sample::default());
         for run in runs.iter() {
             let start = run.start + rest_offset;
             rest_sample.extend(on_stride(start, rest_step, run.start, run.end.min(own.start)));
-            own_sample.extend(on_stride(own_start, own_step, run.start.max(own.start), run.end.min(own.end)));
+            let (a, b) = (run.start.max(own.start), run.end.min(own.end));
+            for part in &window {
+                own_sample.extend(a.max(part.start)..b.min(part.end));
+            }
             rest_sample.extend(on_stride(start, rest_step, run.start.max(own.end), run.end));
         }
         let hoods_own = self.scan_sample::<WRAP, AVX2>(q, own_sample.indices());
@@ -530,7 +536,7 @@ impl ForceKernel<'_> {
             // one looked at, and never a neighbour of its own.
             let me = q.base + l;
             let mine = usize::from(own.contains(&me));
-            let seen_self = usize::from(mine == 1 && on_stride(own_start, own_step, me, me + 1).len() == 1);
+            let seen_self = usize::from(mine == 1 && window.iter().any(|part| part.contains(&me)));
             let hood = super::combine_strata(
                 &hoods_own.lane(l),
                 (in_own - mine, own_sample.len - seen_self),
