@@ -13,7 +13,7 @@
 //!
 //! `--neighbours` sets the density (mean neighbours per fish, 6.5 by
 //! default; 50 is the performance table's crowded case), `--cap` the
-//! school's `neighbour_cap` (set once warmed up), `--topological` its
+//! school's `neighbour_cap` (1–16, the default 16; set once warmed up), `--topological` its
 //! `topological_neighbours`, `--warmup` the ticks run before the timed
 //! ones (5 by default, the school as spawned; after a few hundred the
 //! default school has gathered into dense groups, and the force pass costs
@@ -33,7 +33,7 @@ fn main() -> ExitCode {
     let mut ticks = 50u32;
     let mut threads: Option<usize> = None;
     let mut neighbours = 6.5f32;
-    let mut cap = 0u32;
+    let mut cap = FlockParams::default().neighbour_cap;
     let mut topological = 0u32;
     let defaults = FlockParams::default();
     let (mut cohesion, mut separation) = (defaults.cohesion_weight, defaults.separation_weight);
@@ -81,8 +81,12 @@ fn main() -> ExitCode {
     sim.flock.set_slot_order(order);
     sim.run(warmup).expect("valid parameters");
     // The cap only once the school is warmed up, as `scale` sets it: the
-    // same fish with and without it.
+    // same fish under different caps.
     sim.params.neighbour_cap = cap;
+    if let Err(e) = sim.params.validate() {
+        eprintln!("--cap: {e}");
+        return ExitCode::FAILURE;
+    }
     let start = sim.clone();
 
     // Milliseconds per tick of each pass, and of the three together.

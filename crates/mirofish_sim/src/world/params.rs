@@ -112,18 +112,18 @@ pub struct FlockParams {
     /// school does: when the cells a quartet of fish (four fish next to
     /// each other in the grid's order, whose neighbourhoods are scanned
     /// together) share hold more than `3 × neighbour_cap` candidates, the
-    /// quartet looks at only every s-th of them (s chosen so about
-    /// `3 × neighbour_cap` are looked at, from an offset of the quartet's
-    /// own) and scales each fish's sums by candidates over candidates
-    /// looked at: averages (alignment, cohesion) keep their expected value,
-    /// the separation push its expected size, and a tick in a dense ball —
-    /// or with the whole school on one point — costs a small multiple of a
-    /// uniform one instead of growing with the crowd. The price: in a
-    /// crowd, each fish sees a thinned, deterministic sample of its
-    /// neighbourhood instead of all of it. In a school at the usual 5–8
-    /// neighbours it never triggers. Between 1 and [`MAX_NEIGHBOUR_CAP`]
-    /// (the default): a lower cap samples fewer candidates in crowds and
-    /// is cheaper there.
+    /// quartet looks at about that many only — two thirds from its own
+    /// cells, as a window of consecutive fish around it, the rest on a
+    /// stride over the other cells — and scales each part back up by its
+    /// candidates over those looked at: averages (alignment, cohesion) keep
+    /// their expected value, and a tick in a dense ball — or with the whole
+    /// school on one point — costs a small multiple of a uniform one
+    /// instead of growing with the crowd. The price: in a crowd each fish
+    /// sees a thinned, deterministic sample of its neighbourhood, whose
+    /// separation pushes a little less than a full scan's, so crowds pack
+    /// closer. A school with up to about 16 neighbours in reach is never
+    /// thinned. Between 1 and [`MAX_NEIGHBOUR_CAP`] (the default): a lower
+    /// cap samples fewer candidates in crowds and is cheaper there.
     pub neighbour_cap: u32,
     /// Topological neighbourhood: 0 (the default) aligns with and coheres
     /// to every neighbour within the perception radius (a metric

@@ -532,14 +532,16 @@ impl ForceKernel<'_> {
         let hoods_rest = self.scan_sample::<WRAP, AVX2>(q, rest_sample.indices());
         let mut hoods = NeighbourhoodLanes::default();
         for l in 0..LANES {
-            // The fish itself is one of its own cells' candidates, maybe
-            // one looked at, and never a neighbour of its own.
+            // The fish itself is one of its own cells' candidates (where
+            // its cell is among the runs: a quartet that spans the end of
+            // a row has own cells outside them), maybe one looked at, and
+            // never a neighbour of its own.
             let me = q.base + l;
-            let mine = usize::from(own.contains(&me));
-            let seen_self = usize::from(mine == 1 && window.iter().any(|part| part.contains(&me)));
+            let counted = own.contains(&me) && runs.iter().any(|run| run.contains(&me));
+            let seen_self = usize::from(counted && window.iter().any(|part| part.contains(&me)));
             let hood = super::combine_strata(
                 &hoods_own.lane(l),
-                (in_own - mine, own_sample.len - seen_self),
+                (in_own - usize::from(counted), own_sample.len - seen_self),
                 &hoods_rest.lane(l),
                 (total - in_own, rest_sample.len),
             );
