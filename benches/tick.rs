@@ -163,7 +163,7 @@ fn plugin(c: &mut Criterion) {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
         .insert_resource(FlockConfig { params, tank, seed: 1, ..default() })
-        .add_plugins(MiroFishPlugin { interpolate: false, ..default() })
+        .add_plugins(MiroFishPlugin::default().with_tick_rate(60.0).without_interpolation())
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app.world_mut().commands().queue(SpawnSchool::new(n));
     for _ in 0..10 {

@@ -101,7 +101,7 @@ fn main() -> ExitCode {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
         .insert_resource(config)
-        .add_plugins(MiroFishPlugin { interpolate: false, ..default() })
+        .add_plugins(MiroFishPlugin::default().with_tick_rate(60.0).without_interpolation())
         // Exactly one fixed tick per update, whatever the wall clock does.
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app.world_mut().commands().queue(SpawnSchool::new(fish));

@@ -10,7 +10,7 @@ use mirofish::prelude::*;
 
 fn main() {
     App::new()
-        .add_plugins((DefaultPlugins, MiroFishPlugin::default()))
+        .add_plugins((DefaultPlugins, MiroFishPlugin::default().with_tick_rate(60.0).with_max_catch_up(3)))
         .add_systems(Startup, |mut commands: Commands| {
             commands.spawn(Camera2d);
             commands.queue(SpawnSchool::new(600));

@@ -120,7 +120,7 @@ fn plugin_tick(n: usize, ticks: usize) -> PluginTick {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
         .insert_resource(FlockConfig { tank, seed: 1, ..default() })
-        .add_plugins(MiroFishPlugin::default())
+        .add_plugins(MiroFishPlugin::default().with_tick_rate(60.0))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
         .init_resource::<Stopwatch>();
     {

@@ -7,7 +7,12 @@ use mirofish_sim::{Attractor, FlockParams, Goal, ParamError, Scene, Tank};
 /// the seed. Change it at any time; the next tick validates it and either
 /// applies it or keeps the last valid one and reports the error (see
 /// [`FlockConfig::validate`] and [`crate::FlockState::rejected`]).
-#[derive(Resource, Clone, Debug, Default, PartialEq)]
+///
+/// It is `Reflect` (as are the core's parameter, tank and scene types it
+/// holds), so an inspector can show and edit it; an edit is validated at the
+/// next tick like any other change.
+#[derive(Resource, Clone, Debug, Default, PartialEq, Reflect)]
+#[reflect(Resource, Debug, Default, PartialEq)]
 pub struct FlockConfig {
     /// Radii, limits and rule weights of school 0 (every fish without a
     /// [`crate::School`] component).

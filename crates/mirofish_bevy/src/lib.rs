@@ -16,7 +16,7 @@
 //! let mut app = App::new();
 //! app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
 //!     .insert_resource(FlockConfig { seed: 7, ..default() })
-//!     .add_plugins(MiroFishPlugin::default())
+//!     .add_plugins(MiroFishPlugin::default().with_tick_rate(60.0))
 //!     .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
 //! app.world_mut().commands().queue(SpawnSchool::new(300));
 //! // The first update starts the clocks; every later one runs one tick.
@@ -43,13 +43,14 @@
 //! the result back. In variable-rate frames, [`interpolate_transforms`]
 //! blends each fish's `Transform` between its last two tick positions.
 //!
-//! # Why a fixed step, and why 60 Hz
+//! # Why a fixed step
 //!
-//! The rules are tuned per tick, and a step tied to the frame rate makes the
-//! school speed up or slow down with it (a classic pitfall). The plugin
-//! sets `Time<Fixed>` to 60 Hz, the rate the defaults are tuned for, unless
-//! told otherwise, and caps the catch-up after a long frame at three ticks
-//! by limiting `Time<Virtual>`'s maximum delta.
+//! A step tied to the frame rate makes the school's run depend on the frame
+//! rate, and no two runs alike. The plugin ticks in [`FixedUpdate`] by
+//! default, at the app's fixed rate; it leaves the app's clocks alone unless
+//! asked ([`MiroFishPlugin::with_tick_rate`] sets the rate,
+//! [`MiroFishPlugin::with_max_catch_up`] caps the catch-up after a long
+//! frame), so a game with fixed-step physics of its own keeps its settings.
 //!
 //! # Determinism
 //!
@@ -73,6 +74,8 @@ mod systems;
 use core::time::Duration;
 
 use bevy::app::{RunFixedMainLoop, RunFixedMainLoopSystems};
+use bevy::ecs::intern::Interned;
+use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 
 pub use commands::FlockCommands;
@@ -102,18 +105,48 @@ pub mod prelude {
     pub use mirofish_sim::{Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Tank};
 }
 
-/// Most fixed ticks run in one frame to catch up after a slow frame.
+/// Most fixed ticks run in one frame to catch up after a slow frame, when
+/// the game asks the plugin to limit them
+/// ([`MiroFishPlugin::with_max_catch_up`]).
 pub const MAX_CATCH_UP_TICKS: u32 = 3;
 
 /// Adds the fish-school simulation to an app.
 ///
-/// Inserts a default [`FlockConfig`] unless the app already has one, sets
-/// the fixed clock to [`MiroFishPlugin::tick_rate`], and schedules the
-/// [`BoidSystems`] sets. Works headless (`MinimalPlugins`, no window).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Inserts a default [`FlockConfig`] unless the app already has one and
+/// schedules the [`BoidSystems`] sets in its schedule ([`FixedUpdate`]
+/// unless [`MiroFishPlugin::new`] names another). Works headless
+/// (`MinimalPlugins`, no window).
+///
+/// The app's clocks are left alone unless the game asks: each tick lasts
+/// the schedule's `Time` delta (in [`FixedUpdate`], the app's fixed time
+/// step: Bevy's default is 64 Hz). [`MiroFishPlugin::with_tick_rate`] sets
+/// `Time<Fixed>` to a rate of its own (the examples use 60 Hz, the rate the
+/// presets were tuned at), and [`MiroFishPlugin::with_max_catch_up`] limits
+/// `Time<Virtual>`'s largest step, so that a slow frame is followed by at
+/// most that many ticks instead of a burst.
+///
+/// An invalid [`FlockConfig`] inserted before the plugin is refused like any
+/// later one: the defaults (with its seed) are used, the error is logged and
+/// kept in [`FlockState::rejected`].
+///
+/// # Panics
+///
+/// If the tick rate asked for is not between 1 and 10 000 Hz: a mistake in
+/// the program, not in its input.
+#[derive(Clone, Debug, PartialEq)]
 pub struct MiroFishPlugin {
-    /// Fixed ticks per second (default 60, the rate the defaults are tuned for).
-    pub tick_rate: f64,
+    /// The schedule the tick runs in (default [`FixedUpdate`]). Outside
+    /// a fixed-step schedule each tick lasts the frame's delta, so runs
+    /// are no longer reproducible, and `Transform`s are placed at the tick's
+    /// positions instead of being interpolated.
+    pub schedule: Interned<dyn ScheduleLabel>,
+    /// Fixed ticks per second to set on `Time<Fixed>`; `None` (the
+    /// default) leaves the app's fixed clock as it is.
+    pub tick_rate: Option<f64>,
+    /// Most ticks run in one frame after a slow one, set as
+    /// `Time<Virtual>`'s maximum delta; `None` (the default) leaves it as
+    /// it is.
+    pub max_catch_up: Option<u32>,
     /// Whether to interpolate `Transform`s between ticks (default on; turn
     /// it off to drive `Transform` yourself).
     pub interpolate: bool,
@@ -121,33 +154,62 @@ pub struct MiroFishPlugin {
 
 impl Default for MiroFishPlugin {
     fn default() -> Self {
-        Self { tick_rate: 60.0, interpolate: true }
+        Self::new(FixedUpdate)
     }
 }
 
 impl MiroFishPlugin {
-    /// The plugin with another tick rate.
+    /// The plugin with its tick in `schedule`, leaving the app's clocks alone.
+    pub fn new(schedule: impl ScheduleLabel) -> Self {
+        Self { schedule: schedule.intern(), tick_rate: None, max_catch_up: None, interpolate: true }
+    }
+
+    /// Sets `Time<Fixed>` to `hz` ticks per second.
     pub fn with_tick_rate(mut self, hz: f64) -> Self {
-        self.tick_rate = hz;
+        self.tick_rate = Some(hz);
+        self
+    }
+
+    /// Limits the catch-up after a slow frame to `ticks` ticks (at least 1),
+    /// through `Time<Virtual>`'s maximum delta.
+    pub fn with_max_catch_up(mut self, ticks: u32) -> Self {
+        self.max_catch_up = Some(ticks.max(1));
+        self
+    }
+
+    /// Without `Transform` interpolation.
+    pub fn without_interpolation(mut self) -> Self {
+        self.interpolate = false;
         self
     }
 }
 
 impl Plugin for MiroFishPlugin {
     fn build(&self, app: &mut App) {
-        assert!(
-            self.tick_rate.is_finite() && self.tick_rate >= 1.0 && self.tick_rate <= 10_000.0,
-            "MiroFishPlugin: tick_rate must be between 1 and 10000 Hz, got {}",
-            self.tick_rate
-        );
-        let config = app.world_mut().get_resource_or_insert_with(FlockConfig::default).clone();
-        if let Err(err) = config.validate() {
-            panic!("MiroFishPlugin: the initial FlockConfig is invalid: {err}");
+        if let Some(hz) = self.tick_rate {
+            assert!(
+                hz.is_finite() && (1.0..=10_000.0).contains(&hz),
+                "MiroFishPlugin: tick_rate must be between 1 and 10000 Hz, got {hz}"
+            );
+            app.insert_resource(Time::<Fixed>::from_hz(hz));
         }
-        app.insert_resource(FlockState::new(config))
+        let requested = app.world_mut().get_resource_or_insert_with(FlockConfig::default).clone();
+        let mut state = match requested.validate() {
+            Ok(()) => FlockState::new(requested),
+            Err(err) => {
+                log::error!("MiroFish: the initial FlockConfig is invalid, using the defaults: {err}");
+                let mut state = FlockState::new(FlockConfig { seed: requested.seed, ..default() });
+                state.rejected = Some(err);
+                state
+            }
+        };
+        state.fixed_schedule = self.schedule == FixedUpdate.intern();
+        let schedule = self.schedule;
+        app.insert_resource(state)
             .init_resource::<FlockCommands>()
             .init_resource::<FlockMetrics>()
-            .insert_resource(Time::<Fixed>::from_hz(self.tick_rate))
+            .register_type::<FlockConfig>()
+            .register_type::<FlockMetrics>()
             .register_type::<Boid>()
             .register_type::<Position>()
             .register_type::<Velocity>()
@@ -159,7 +221,7 @@ impl Plugin for MiroFishPlugin {
             .register_type::<Obstacle>()
             .register_type::<Predator>()
             .add_systems(
-                FixedUpdate,
+                schedule,
                 (
                     // Right after the set, so systems placed in it can
                     // still submit commands for this very tick.
@@ -174,9 +236,9 @@ impl Plugin for MiroFishPlugin {
                 ),
             );
         for pair in BoidSystems::ORDER.windows(2) {
-            app.configure_sets(FixedUpdate, pair[1].after(pair[0]));
+            app.configure_sets(schedule, pair[1].after(pair[0]));
         }
-        cap_catch_up(app, self.tick_rate);
+        self.cap_catch_up(app);
         if self.interpolate {
             app.add_systems(
                 RunFixedMainLoop,
@@ -188,15 +250,29 @@ impl Plugin for MiroFishPlugin {
     fn finish(&self, app: &mut App) {
         // Again here: TimePlugin may be added after this plugin, and
         // `finish` runs once every plugin is built (`App::run` calls it).
-        cap_catch_up(app, self.tick_rate);
+        if let Some(hz) = self.tick_rate
+            && let Some(mut fixed) = app.world_mut().get_resource_mut::<Time<Fixed>>()
+        {
+            fixed.set_timestep_hz(hz);
+        }
+        self.cap_catch_up(app);
     }
 }
 
-/// Limits `Time<Virtual>`'s maximum delta to [`MAX_CATCH_UP_TICKS`] ticks,
-/// so a slow frame is followed by at most that many fixed ticks.
-fn cap_catch_up(app: &mut App, tick_rate: f64) {
-    let tick = Duration::from_secs_f64(1.0 / tick_rate);
-    if let Some(mut virtual_time) = app.world_mut().get_resource_mut::<Time<Virtual>>() {
-        virtual_time.set_max_delta(tick * MAX_CATCH_UP_TICKS);
+impl MiroFishPlugin {
+    /// Limits `Time<Virtual>`'s maximum delta to [`MiroFishPlugin::max_catch_up`]
+    /// fixed steps, if asked.
+    fn cap_catch_up(&self, app: &mut App) {
+        let Some(ticks) = self.max_catch_up else { return };
+        let tick = match self.tick_rate {
+            Some(hz) => Duration::from_secs_f64(1.0 / hz),
+            None => app
+                .world()
+                .get_resource::<Time<Fixed>>()
+                .map_or(Duration::from_secs_f64(1.0 / 64.0), Time::timestep),
+        };
+        if let Some(mut virtual_time) = app.world_mut().get_resource_mut::<Time<Virtual>>() {
+            virtual_time.set_max_delta(tick * ticks);
+        }
     }
 }

@@ -13,8 +13,11 @@ use crate::state::FlockState;
 /// multiple of [`FlockMetrics::every`]; the history keeps the latest
 /// [`FlockMetrics::capacity`] rows (the oldest are dropped). Write it out
 /// with [`MetricsLog::write_csv`] on [`FlockMetrics::log`].
-#[derive(Resource, Debug)]
+#[derive(Resource, Debug, Reflect)]
+#[reflect(Resource, Debug)]
 pub struct FlockMetrics {
+    /// The samples (not reflected: read them with [`FlockMetrics::log`]).
+    #[reflect(ignore)]
     log: MetricsLog,
     /// Most rows kept.
     pub capacity: usize,

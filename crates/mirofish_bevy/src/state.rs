@@ -34,6 +34,9 @@ pub struct FlockState {
     /// Schools spawned so far; mixed into each [`crate::SpawnSchool`]'s seed
     /// so that two spawns do not stack fish on the same points.
     pub spawned_schools: u64,
+    /// Whether the tick runs in `FixedUpdate` (so `Transform`s are
+    /// interpolated by the fixed clock's overstep).
+    pub(crate) fixed_schedule: bool,
 }
 
 impl FlockState {
@@ -49,6 +52,7 @@ impl FlockState {
             rejected: None,
             refused_spawn: None,
             spawned_schools: 0,
+            fixed_schedule: true,
         }
     }
 }

@@ -207,18 +207,24 @@ pub(crate) fn accumulate_forces(mut state: ResMut<FlockState>) {
     state.flock.accumulate_forces(&state.schools, &state.active.tank, &state.scene);
 }
 
-/// Pass 3: semi-implicit Euler with the fixed time step, then the walls and
+/// The length of this tick: the schedule's `Time` delta (in `FixedUpdate`,
+/// the fixed time step), within the range the core accepts.
+fn tick_seconds(time: &Time) -> f32 {
+    time.delta_secs().clamp(1.0e-6, 1.0)
+}
+
+/// Pass 3: semi-implicit Euler with the tick's time step, then the walls and
 /// obstacles.
-pub(crate) fn integrate(mut state: ResMut<FlockState>, time: Res<Time<Fixed>>) {
+pub(crate) fn integrate(mut state: ResMut<FlockState>, time: Res<Time>) {
     let state = &mut *state;
-    let dt = time.timestep().as_secs_f32();
+    let dt = tick_seconds(&time);
     state.flock.integrate(&state.schools, &state.active.tank, &state.scene, dt);
 }
 
 /// After the walls: predators hunt and move.
-pub(crate) fn move_predators(mut state: ResMut<FlockState>, time: Res<Time<Fixed>>) {
+pub(crate) fn move_predators(mut state: ResMut<FlockState>, time: Res<Time>) {
     let state = &mut *state;
-    state.flock.move_predators(&mut state.scene, &state.active.tank, time.timestep().as_secs_f32());
+    state.flock.move_predators(&mut state.scene, &state.active.tank, tick_seconds(&time));
 }
 
 /// Writes the predators' new state back to their entities.

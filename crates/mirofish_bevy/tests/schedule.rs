@@ -86,10 +86,38 @@ fn ambiguity_detection_is_armed() {
 #[test]
 fn the_catch_up_cap_holds_when_time_is_added_after_the_plugin() {
     let mut app = App::new();
-    app.add_plugins(MiroFishPlugin::default())
+    app.add_plugins(MiroFishPlugin::default().with_tick_rate(50.0).with_max_catch_up(3))
         .add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>());
     app.finish();
     let max_delta = app.world().resource::<Time<Virtual>>().max_delta();
     let tick = app.world().resource::<Time<Fixed>>().timestep();
-    assert_eq!(max_delta, tick * mirofish_bevy::MAX_CATCH_UP_TICKS);
+    assert_eq!(tick, core::time::Duration::from_millis(20));
+    assert_eq!(max_delta, tick * 3);
+}
+
+#[test]
+fn the_app_clocks_are_left_alone_unless_asked() {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+        .insert_resource(Time::<Fixed>::from_hz(30.0));
+    let max_delta = app.world().resource::<Time<Virtual>>().max_delta();
+    app.add_plugins(MiroFishPlugin::default());
+    app.finish();
+    assert_eq!(app.world().resource::<Time<Fixed>>().timestep(), Time::<Fixed>::from_hz(30.0).timestep());
+    assert_eq!(app.world().resource::<Time<Virtual>>().max_delta(), max_delta);
+}
+
+#[test]
+fn the_tick_runs_in_the_schedule_it_is_given() {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+        .add_plugins(MiroFishPlugin::new(Update));
+    spawn(&mut app, 20);
+    for _ in 0..5 {
+        app.update();
+    }
+    // One tick per frame, every number finite.
+    let state = app.world().resource::<FlockState>();
+    assert_eq!(state.flock.tick(), 5);
+    assert!(state.flock.positions().iter().all(|p| p.is_finite()));
 }

@@ -47,6 +47,10 @@ pub mod rules;
 pub mod step;
 pub mod world;
 
+/// The thread-pool crate the passes run on, for
+/// [`Simulation::with_thread_pool`] and [`Flock::with_thread_pool`].
+pub use rayon;
+
 pub use control::command::{Command, CommandError, CommandQueue, SpawnKey, Stamped};
 pub use control::config::{ConfigError, ExperimentConfig};
 pub use control::preset::{Preset, with_auto_radius};

@@ -9,8 +9,7 @@ fn run(seed: u64, threads: Option<usize>, mode: BoundaryMode, ticks: u64) -> u64
     let tank = Tank::centered(Vec2::new(800.0, 600.0)).with_boundary(mode);
     let mut sim = Simulation::new(FlockParams::default(), tank, 3000, seed).unwrap();
     if let Some(n) = threads {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
-        sim.flock = std::mem::take(&mut sim.flock).with_thread_pool(Arc::new(pool));
+        sim = sim.with_threads(n).unwrap();
     }
     sim.run(ticks).unwrap();
     state_hash(&sim.flock)

@@ -16,7 +16,11 @@ pub fn headless_app(config: FlockConfig, ticks_per_update: u32) -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
         .insert_resource(config)
-        .add_plugins(MiroFishPlugin::default())
+        .add_plugins(
+            MiroFishPlugin::default()
+                .with_tick_rate(60.0)
+                .with_max_catch_up(mirofish_bevy::MAX_CATCH_UP_TICKS),
+        )
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(ticks_per_update))
         .edit_schedule(FixedUpdate, |schedule| {
             schedule.set_build_settings(ScheduleBuildSettings {

@@ -104,7 +104,12 @@ impl Plugin for AquariumPlugin {
             .insert_resource(config)
             .insert_resource(self.settings.clone())
             .insert_resource(FlockMetrics::new(15).with_rule_forces())
-            .add_plugins((MiroFishPlugin::default(), EguiPlugin::default()))
+            .add_plugins((
+                MiroFishPlugin::default()
+                    .with_tick_rate(60.0)
+                    .with_max_catch_up(mirofish_bevy::MAX_CATCH_UP_TICKS),
+                EguiPlugin::default(),
+            ))
             .add_plugins((
                 input::InputToolsPlugin,
                 visuals::VisualsPlugin,

@@ -84,6 +84,20 @@ impl Simulation {
         Ok(self)
     }
 
+    /// Runs the parallel passes on `threads` threads of a pool of the
+    /// simulation's own (at least 1) instead of rayon's global pool. The
+    /// state is the same bits on any number of threads.
+    pub fn with_threads(self, threads: usize) -> Result<Self, rayon::ThreadPoolBuildError> {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build()?;
+        Ok(self.with_thread_pool(std::sync::Arc::new(pool)))
+    }
+
+    /// Runs the parallel passes on `pool` (see [`Flock::with_thread_pool`]).
+    pub fn with_thread_pool(mut self, pool: std::sync::Arc<rayon::ThreadPool>) -> Self {
+        self.flock = self.flock.with_thread_pool(pool);
+        self
+    }
+
     /// The next tick to be simulated (ticks completed so far).
     pub fn tick(&self) -> u64 {
         self.flock.tick()

@@ -34,6 +34,7 @@ pub const SEED_FRAME_RATE: f32 = 60.0;
 
 /// The parameters of one school: radii, limits and the weight of each rule.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct FlockParams {
     /// Radius within which neighbours count for alignment and cohesion

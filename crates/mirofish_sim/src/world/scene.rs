@@ -11,6 +11,7 @@ use super::tank::Tank;
 /// A circular rock, coral or wall post that fish steer around and never
 /// enter.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(deny_unknown_fields)]
 pub struct Obstacle {
     /// Centre (world units).
@@ -66,6 +67,7 @@ pub(crate) fn point(field: &'static str, v: Vec2) -> Result<(), ParamError> {
 /// and keep more distance from each other; a chasing predator steers at the
 /// nearest fish.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(deny_unknown_fields)]
 pub struct Predator {
     /// Position (world units).
@@ -102,6 +104,7 @@ impl Predator {
 
 /// How a school relates to its goal point.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 pub enum GoalMode {
     /// Head for the point at full speed.
     #[default]
@@ -115,6 +118,7 @@ pub enum GoalMode {
 /// A point the school as a whole is drawn to (or away from): a waypoint, the
 /// cursor, a decision maker's answer.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(deny_unknown_fields)]
 pub struct Goal {
     /// The point.
@@ -144,6 +148,7 @@ impl Goal {
 /// A point force within a radius: positive strength attracts, negative
 /// repels (e.g. dragging the mouse through the tank).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(deny_unknown_fields)]
 pub struct Attractor {
     /// The point.
@@ -167,6 +172,7 @@ impl Attractor {
 /// waypoint and arrive at the last; once the leaders' centre comes within
 /// `reach` of a waypoint, the next one becomes current.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(deny_unknown_fields)]
 pub struct Route {
     /// The waypoints, in order.
@@ -224,6 +230,7 @@ impl Route {
 
 /// Everything in the tank besides the fish.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct Scene {
     /// Obstacles.

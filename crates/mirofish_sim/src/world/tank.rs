@@ -6,6 +6,7 @@ use super::params::{MAX_TANK_SIDE, MAX_WEIGHT, ParamError, Range, check};
 
 /// What happens at the walls of the tank.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 pub enum BoundaryMode {
     /// A torus: leaving on one side re-enters on the other, and neighbours
     /// are found across the seam.
@@ -22,6 +23,7 @@ pub enum BoundaryMode {
 
 /// The rectangle fish live in and how its walls behave.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct Tank {
     /// Lower-left corner (inclusive).
