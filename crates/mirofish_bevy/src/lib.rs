@@ -66,6 +66,7 @@ mod components;
 mod config;
 pub mod interpolation;
 mod metrics;
+mod refusals;
 mod schedule;
 mod spawn;
 mod state;
@@ -90,6 +91,7 @@ pub use mirofish_sim;
 /// A change to the running school ([`mirofish_sim::Command`]), named apart
 /// from Bevy's own `Command` trait.
 pub use mirofish_sim::Command as FlockCommand;
+pub use refusals::{FlockRefusal, FlockRefusals, Refused};
 pub use schedule::BoidSystems;
 pub use spawn::SpawnSchool;
 pub use state::FlockState;
@@ -98,9 +100,9 @@ pub use state::FlockState;
 pub mod prelude {
     pub use crate::FlockCommand;
     pub use crate::{
-        Boid, BoidSystems, FishSlot, FlockCommands, FlockConfig, FlockMetrics, FlockState, Leader,
-        MiroFishPlugin, Obstacle, Position, Predator, PreviousPosition, School, SpawnSchool, Steering,
-        Velocity, WanderPhase,
+        Boid, BoidSystems, FishSlot, FlockCommands, FlockConfig, FlockMetrics, FlockRefusal, FlockRefusals,
+        FlockState, Leader, MiroFishPlugin, Obstacle, Position, Predator, PreviousPosition, Refused, School,
+        SpawnSchool, Steering, Velocity, WanderPhase,
     };
     pub use mirofish_sim::{Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Tank};
 }
@@ -126,8 +128,8 @@ pub const MAX_CATCH_UP_TICKS: u32 = 3;
 /// most that many ticks instead of a burst.
 ///
 /// An invalid [`FlockConfig`] inserted before the plugin is refused like any
-/// later one: the defaults (with its seed) are used, the error is logged and
-/// kept in [`FlockState::rejected`].
+/// later one: the defaults (with its seed) are used, and the error is kept
+/// in [`FlockState::rejected`] and reported (see [`FlockRefusals`]).
 ///
 /// # Panics
 ///
@@ -194,12 +196,16 @@ impl Plugin for MiroFishPlugin {
             app.insert_resource(Time::<Fixed>::from_hz(hz));
         }
         let requested = app.world_mut().get_resource_or_insert_with(FlockConfig::default).clone();
+        app.add_message::<FlockRefusal>().init_resource::<FlockRefusals>();
         let mut state = match requested.validate() {
             Ok(()) => FlockState::new(requested),
             Err(err) => {
-                log::error!("MiroFish: the initial FlockConfig is invalid, using the defaults: {err}");
                 let mut state = FlockState::new(FlockConfig { seed: requested.seed, ..default() });
-                state.rejected = Some(err);
+                state.rejected = Some(err.clone());
+                refusals::report_in(
+                    app.world_mut(),
+                    FlockRefusal { tick: 0, what: Refused::Config, error: err },
+                );
                 state
             }
         };

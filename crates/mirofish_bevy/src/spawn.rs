@@ -7,6 +7,7 @@ use mirofish_sim::world::spawn::scatter;
 
 use crate::components::{Boid, Position, PreviousPosition, School, Velocity, WanderPhase};
 use crate::config::FlockConfig;
+use crate::refusals::{self, FlockRefusal, Refused};
 use crate::state::FlockState;
 
 /// A command that spawns `count` fish scattered over the tank with random
@@ -22,8 +23,8 @@ use crate::state::FlockState;
 /// ```
 ///
 /// A spawn that would take the flock past [`mirofish_sim::MAX_FISH`] fish
-/// spawns none: it is refused with a warning and the error is kept in
-/// [`FlockState::refused_spawn`].
+/// spawns none: it is refused, reported (see [`crate::FlockRefusals`]) and
+/// the error is kept in [`FlockState::refused_spawn`].
 ///
 /// To give the fish a look, observe their arrival:
 /// `app.add_observer(|add: On<Add, Boid>, mut commands: Commands| { ... })`.
@@ -54,8 +55,12 @@ impl Command for SpawnSchool {
     fn apply(self, world: &mut World) {
         let present = world.query_filtered::<(), With<Boid>>().iter(world).count();
         if let Err(err) = validate_fish("SpawnSchool.count", present.saturating_add(self.count)) {
-            log::warn!("MiroFish: refusing to spawn {} fish beside {present}: {err}", self.count);
-            world.resource_mut::<FlockState>().refused_spawn = Some(err);
+            let tick = {
+                let mut state = world.resource_mut::<FlockState>();
+                state.refused_spawn = Some(err.clone());
+                state.flock.tick()
+            };
+            refusals::report_in(world, FlockRefusal { tick, what: Refused::Spawn, error: err });
             return;
         }
         let requested = world.resource::<FlockConfig>().clone();

@@ -1,6 +1,7 @@
 //! The flock's arrays as a resource: the bridge between entities and the
 //! pure simulation core.
 
+use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 use mirofish_sim::{Flock, FlockParams, ParamError, Scene};
 
@@ -37,6 +38,9 @@ pub struct FlockState {
     /// Whether the tick runs in `FixedUpdate` (so `Transform`s are
     /// interpolated by the fixed clock's overstep).
     pub(crate) fixed_schedule: bool,
+    /// Scene entities refused and reported, so that each is reported once
+    /// while it stays invalid.
+    pub(crate) refused_entities: EntityHashSet,
 }
 
 impl FlockState {
@@ -53,6 +57,7 @@ impl FlockState {
             refused_spawn: None,
             spawned_schools: 0,
             fixed_schedule: true,
+            refused_entities: EntityHashSet::default(),
         }
     }
 }

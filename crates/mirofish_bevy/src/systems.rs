@@ -17,6 +17,7 @@ use crate::components::{
     WanderPhase,
 };
 use crate::config::FlockConfig;
+use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
 use crate::state::FlockState;
 
 /// What `gather` reads of a fish.
@@ -42,10 +43,12 @@ pub(crate) fn gather(
     mut state: ResMut<FlockState>,
     fish: Query<FishParts, InFlock>,
     mut slots: Query<&mut FishSlot>,
-    obstacles: Query<(&Obstacle, &Position), Without<Boid>>,
+    obstacles: Query<(Entity, &Obstacle, &Position), Without<Boid>>,
     predators: Query<(Entity, &Predator, &Position, &Velocity), Without<Boid>>,
+    (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
 ) {
     let state = &mut *state;
+    let tick = state.flock.tick();
     if config.is_changed() && *config == state.active {
         // Set back to the configuration in force: nothing to apply, and
         // nothing refused any more.
@@ -59,13 +62,16 @@ pub(crate) fn gather(
             }
             Err(err) => {
                 if state.rejected.as_ref() != Some(&err) {
-                    log::warn!("MiroFish: keeping the last valid flock configuration: {err}");
+                    let refusal = FlockRefusal { tick, what: Refused::Config, error: err.clone() };
+                    refusals::report(&mut refusals, &mut messages, refusal);
                 }
                 state.rejected = Some(err);
             }
         }
     }
-    gather_scene(state, &obstacles, &predators);
+    for refusal in gather_scene(state, &obstacles, &predators) {
+        refusals::report(&mut refusals, &mut messages, refusal);
+    }
     if !gather_in_place(state, &fish) {
         regather(state, &fish, &mut slots);
     }
@@ -149,13 +155,15 @@ fn regather(state: &mut FlockState, fish: &Query<FishParts, InFlock>, slots: &mu
 }
 
 /// Copies obstacles, predators and the configured goal and attractor into
-/// the scene, dropping (with a warning) any element that is not valid,
-/// including an obstacle that would cover the whole tank.
+/// the scene, leaving out any element that is not valid (an obstacle that
+/// would cover the whole tank included). Returns the refusals to report:
+/// each refused entity once, while it stays invalid.
 fn gather_scene(
     state: &mut FlockState,
-    obstacles: &Query<(&Obstacle, &Position), Without<Boid>>,
+    obstacles: &Query<(Entity, &Obstacle, &Position), Without<Boid>>,
     predators: &Query<(Entity, &Predator, &Position, &Velocity), Without<Boid>>,
-) {
+) -> Vec<FlockRefusal> {
+    let tick = state.flock.tick();
     let scene = &mut state.scene;
     scene.obstacles.clear();
     scene.predators.clear();
@@ -163,9 +171,22 @@ fn gather_scene(
     scene.goal = state.active.goal;
     scene.school_goals.clone_from(&state.active.school_goals);
     scene.attractor = state.active.attractor;
-    for (o, p) in obstacles {
+    let mut refused = Vec::new();
+    let mut check = |entity: Entity, what: Refused, result: Result<(), sim::ParamError>| match result {
+        Ok(()) => {
+            state.refused_entities.remove(&entity);
+            true
+        }
+        Err(error) => {
+            if state.refused_entities.insert(entity) {
+                refused.push(FlockRefusal { tick, what, error });
+            }
+            false
+        }
+    };
+    for (entity, o, p) in obstacles {
         let obstacle = sim::Obstacle { centre: p.0, radius: o.radius };
-        if valid(obstacle.validate_in(&state.active.tank)) {
+        if check(entity, Refused::Obstacle(entity), obstacle.validate_in(&state.active.tank)) {
             scene.obstacles.push(obstacle);
         }
     }
@@ -178,21 +199,12 @@ fn gather_scene(
             max_force: pr.max_force,
             chase: pr.chase,
         };
-        if valid(predator.validate()) {
+        if check(entity, Refused::Predator(entity), predator.validate()) {
             scene.predators.push(predator);
             state.predator_entities.push(entity);
         }
     }
-}
-
-fn valid(check: Result<(), sim::ParamError>) -> bool {
-    match check {
-        Ok(()) => true,
-        Err(err) => {
-            log::warn!("MiroFish: ignoring an invalid scene element: {err}");
-            false
-        }
-    }
+    refused
 }
 
 /// Pass 1: the neighbour grid.

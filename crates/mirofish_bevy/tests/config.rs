@@ -80,3 +80,33 @@ fn the_config_can_be_edited_through_reflection() {
     let fastest = state.flock.velocities().iter().map(|v| v.length()).fold(0.0, f32::max);
     assert!(fastest <= 40.0 * FlockParams::default().panic_speed * 1.001, "{fastest}");
 }
+
+/// Every refusal seen by a game system, as messages.
+#[derive(Resource, Default)]
+struct Seen(Vec<FlockRefusal>);
+
+fn collect(mut seen: ResMut<Seen>, mut refusals: MessageReader<FlockRefusal>) {
+    seen.0.extend(refusals.read().cloned());
+}
+
+#[test]
+fn refusals_arrive_as_messages_and_in_a_bounded_list() {
+    let mut app = headless_app(config(5), 1);
+    app.init_resource::<Seen>().add_systems(FixedUpdate, collect.after(BoidSystems::Writeback));
+    spawn(&mut app, 10);
+    run_ticks(&mut app, 1);
+    app.world_mut().resource_mut::<FlockConfig>().params.cohesion_weight = f32::NAN;
+    let rock = app.world_mut().spawn((Obstacle { radius: -1.0 }, Position(Vec2::ZERO))).id();
+    spawn(&mut app, usize::MAX);
+    run_ticks(&mut app, 5);
+    let seen = &app.world().resource::<Seen>().0;
+    let kinds: Vec<&Refused> = seen.iter().map(|r| &r.what).collect();
+    // Each once, though the config and the rock stay invalid for five ticks.
+    assert_eq!(kinds.len(), 3, "{seen:?}");
+    assert!(kinds.contains(&&Refused::Config) && kinds.contains(&&Refused::Spawn));
+    assert!(kinds.contains(&&Refused::Obstacle(rock)));
+    let config = seen.iter().find(|r| r.what == Refused::Config).unwrap();
+    assert_eq!(config.error.field, "cohesion_weight");
+    let list = app.world().resource::<FlockRefusals>();
+    assert_eq!((list.total(), list.recent().count()), (3, 3));
+}
