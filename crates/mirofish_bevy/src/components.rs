@@ -54,6 +54,17 @@ pub struct Velocity(pub Vec2);
 #[reflect(Component, Debug, Default, PartialEq)]
 pub struct Steering(pub Vec2);
 
+/// A game's own force on one fish: an acceleration (world units per
+/// second²) added to what the rules ask for, in
+/// [`BoidSystems::Clamp`](crate::BoidSystems::Clamp), and clamped to the
+/// school's `max_force` with it. Write it from a system placed before that
+/// set (follow the player, avoid the boat, go for the food); remove it, or
+/// set it to zero, to stop. A non-finite value is ignored. With the game's
+/// own inputs deterministic, runs stay bit-identical.
+#[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Debug, Default, PartialEq)]
+pub struct ExtraSteering(pub Vec2);
+
 /// Phase (radians) of the fish's own slowly turning wander direction.
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Debug, Default, PartialEq)]

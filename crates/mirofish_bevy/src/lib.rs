@@ -35,8 +35,8 @@
 //!
 //! The plugin runs the sets of [`BoidSystems`] in [`FixedUpdate`], chained:
 //! apply the due [`FlockCommands`] → gather the fish and rebuild the spatial
-//! index → accumulate the forces (each fish's total clamped once) →
-//! integrate (walls and obstacles included) → predators → write-back.
+//! index → accumulate the forces (each fish's total clamped once) → add the
+//! game's own forces ([`ExtraSteering`]) and clamp again → integrate (walls and obstacles included) → predators → write-back.
 //! Between ticks the entities' [`Position`], [`Velocity`] and
 //! [`WanderPhase`] are the truth; each tick copies them into
 //! contiguous arrays, runs the core's passes there (in parallel), and writes
@@ -81,8 +81,8 @@ use bevy::prelude::*;
 
 pub use commands::FlockCommands;
 pub use components::{
-    Boid, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering, Velocity,
-    WanderPhase,
+    Boid, ExtraSteering, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering,
+    Velocity, WanderPhase,
 };
 pub use config::{FlockConfig, SCHOOL_PALETTE};
 pub use interpolation::interpolate_transforms;
@@ -100,9 +100,9 @@ pub use state::FlockState;
 pub mod prelude {
     pub use crate::FlockCommand;
     pub use crate::{
-        Boid, BoidSystems, FishSlot, FlockCommands, FlockConfig, FlockMetrics, FlockRefusal, FlockRefusals,
-        FlockState, Leader, MiroFishPlugin, Obstacle, Position, Predator, PreviousPosition, Refused, School,
-        SpawnSchool, Steering, Velocity, WanderPhase,
+        Boid, BoidSystems, ExtraSteering, FishSlot, FlockCommands, FlockConfig, FlockMetrics, FlockRefusal,
+        FlockRefusals, FlockState, Leader, MiroFishPlugin, Obstacle, Position, Predator, PreviousPosition,
+        Refused, School, SpawnSchool, Steering, Velocity, WanderPhase,
     };
     pub use mirofish_sim::{Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Tank};
 }
@@ -220,6 +220,7 @@ impl Plugin for MiroFishPlugin {
             .register_type::<Position>()
             .register_type::<Velocity>()
             .register_type::<Steering>()
+            .register_type::<ExtraSteering>()
             .register_type::<WanderPhase>()
             .register_type::<PreviousPosition>()
             .register_type::<Leader>()
@@ -234,6 +235,7 @@ impl Plugin for MiroFishPlugin {
                     commands::apply_commands.after(BoidSystems::Commands).before(BoidSystems::SpatialIndex),
                     (systems::gather, systems::rebuild_index).chain().in_set(BoidSystems::SpatialIndex),
                     systems::accumulate_forces.in_set(BoidSystems::Forces),
+                    systems::add_extra_steering.in_set(BoidSystems::Clamp),
                     systems::integrate.in_set(BoidSystems::Integrate),
                     systems::move_predators.in_set(BoidSystems::Predators),
                     (systems::write_back, systems::write_back_predators, metrics::sample_metrics)

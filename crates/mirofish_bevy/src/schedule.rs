@@ -22,6 +22,15 @@ pub enum BoidSystems {
     /// scene into one acceleration, clamped once to `max_force` — in
     /// parallel, reading only the previous tick's state.
     Forces,
+    /// Runs in [`FixedUpdate`]. Adds every fish's [`crate::ExtraSteering`]
+    /// to the steering the rules gave it and clamps the sum to its
+    /// school's `max_force` (the rules' own total is clamped within
+    /// [`BoidSystems::Forces`], where it is computed). A system placed
+    /// before this set may write `ExtraSteering`; one placed after it may
+    /// read the final steering in [`crate::FlockState`]'s flock (by
+    /// [`crate::FishSlot`]). Nothing to do, and no cost, when no fish has
+    /// an `ExtraSteering`.
+    Clamp,
     /// Runs in [`FixedUpdate`]. Semi-implicit Euler: velocity, speed clamp,
     /// then position; advances the wander phase and fear; then applies the
     /// tank's walls (wrap, bounce or the soft margin's hard backstop) and
@@ -38,10 +47,11 @@ pub enum BoidSystems {
 
 impl BoidSystems {
     /// All sets in the order they run.
-    pub const ORDER: [BoidSystems; 6] = [
+    pub const ORDER: [BoidSystems; 7] = [
         BoidSystems::Commands,
         BoidSystems::SpatialIndex,
         BoidSystems::Forces,
+        BoidSystems::Clamp,
         BoidSystems::Integrate,
         BoidSystems::Predators,
         BoidSystems::Writeback,

@@ -13,8 +13,8 @@ use rayon::prelude::*;
 use crate::columns::{COLUMN_CHUNK, copy_column, set_row};
 
 use crate::components::{
-    Boid, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering, Velocity,
-    WanderPhase,
+    Boid, ExtraSteering, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering,
+    Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
@@ -217,6 +217,24 @@ pub(crate) fn rebuild_index(mut state: ResMut<FlockState>) {
 pub(crate) fn accumulate_forces(mut state: ResMut<FlockState>) {
     let state = &mut *state;
     state.flock.accumulate_forces(&state.schools, &state.active.tank, &state.scene);
+}
+
+/// Between the rules and the integrator: every fish's game force added to
+/// its steering and the sum clamped.
+pub(crate) fn add_extra_steering(
+    mut state: ResMut<FlockState>,
+    extras: Query<(Entity, &FishSlot, &ExtraSteering), With<Boid>>,
+) {
+    if extras.is_empty() {
+        return;
+    }
+    let state = &mut *state;
+    for (entity, slot, extra) in &extras {
+        // Only a fish gathered this tick, in the slot it was gathered into.
+        if let Some(slot) = slot.get().filter(|&s| state.entities.get(s) == Some(&entity)) {
+            state.flock.add_steering(&state.schools, slot, extra.0);
+        }
+    }
 }
 
 /// The length of this tick: the schedule's `Time` delta (in `FixedUpdate`,

@@ -359,3 +359,28 @@ fn each_school_can_head_for_its_own_goal() {
     assert!(mean(school0).distance(left) < 120.0, "school 0 at {}", mean(school0));
     assert!(mean(school1).distance(right) < 120.0, "school 1 at {}", mean(school1));
 }
+
+#[test]
+fn a_game_force_between_the_passes_is_added_and_clamped() {
+    let params = mirofish_sim::FlockParams::default();
+    let mut sim = mirofish_sim::Simulation::new(params, mirofish_sim::Tank::default(), 200, 3).unwrap();
+    sim.run(5).unwrap();
+    let mut pushed = sim.clone();
+    let schools = [params];
+    for sim in [&mut sim, &mut pushed] {
+        sim.flock.rebuild_index(&schools[..], &sim.tank);
+        sim.flock.accumulate_forces(&schools[..], &sim.tank, &sim.scene);
+    }
+    let east = mirofish_sim::Vec2::new(1.0e6, 0.0);
+    assert!(pushed.flock.add_steering(&schools[..], 7, east));
+    assert!(!pushed.flock.add_steering(&schools[..], 7, mirofish_sim::Vec2::NAN), "a NaN force is ignored");
+    assert!(!pushed.flock.add_steering(&schools[..], 10_000, east), "no such fish");
+    for sim in [&mut sim, &mut pushed] {
+        sim.flock.integrate(&schools[..], &sim.tank, &sim.scene, 1.0 / 60.0);
+    }
+    let (before, after) = (sim.flock.steering()[7], pushed.flock.steering()[7]);
+    assert!(after.x > before.x, "{before} -> {after}");
+    assert!(after.length() <= params.max_force * (1.0 + 1.0e-5), "not clamped: {after}");
+    // Only that fish.
+    assert_eq!(sim.flock.steering()[8], pushed.flock.steering()[8]);
+}

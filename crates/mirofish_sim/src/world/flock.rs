@@ -16,6 +16,7 @@ use std::sync::Arc;
 use glam::Vec2;
 
 use super::grid::SpatialGrid;
+use super::school::SchoolTable;
 use crate::step::SortedColumns;
 use crate::step::kernel::{ForceSample, KernelPath, Kick, NeighbourSearch, SchoolCache};
 
@@ -331,6 +332,32 @@ impl Flock {
     /// The clamped acceleration each fish applied in the last tick.
     pub fn steering(&self) -> &[Vec2] {
         &self.steering
+    }
+
+    /// Adds `extra`, an acceleration (world units per second squared), to
+    /// the steering this tick's force pass gave the fish at `slot`, and
+    /// clamps the sum to its school's `max_force` as the rules' own total
+    /// is: the place for a game's own forces (follow the player, avoid the
+    /// boat), called between [`Flock::accumulate_forces`] and
+    /// [`Flock::integrate`] (at other times the next force pass overwrites
+    /// it). A non-finite `extra` is ignored. `false` if there is no such
+    /// fish in this tick's index, or `extra` was ignored.
+    pub fn add_steering<S: SchoolTable + ?Sized>(&mut self, schools: &S, slot: usize, extra: Vec2) -> bool {
+        if !extra.is_finite() {
+            return false;
+        }
+        // The force pass leaves each fish's total in its sorted place.
+        let Some(kick) = self.grid.rank().get(slot).and_then(|&s| self.sorted_kick.get_mut(s as usize))
+        else {
+            return false;
+        };
+        let table = schools.table();
+        let school =
+            usize::from(self.school.get(slot).copied().unwrap_or(0)).min(table.len().saturating_sub(1));
+        let max_force = table.get(school).map_or(0.0, |p| p.max_force);
+        let acceleration = crate::rules::clamp_length(kick.acceleration() + extra, max_force);
+        *kick = Kick::new(acceleration, kick.fright(), kick.neighbours());
+        true
     }
 
     /// Sets the state of one fish (e.g. from the ECS before a tick).
