@@ -2,7 +2,7 @@
 //! drawn as sprites that point along their velocity.
 //!
 //! ```text
-//! cargo run --release --features render --example minimal
+//! cargo run --release --example minimal
 //! ```
 
 use bevy::prelude::*;
