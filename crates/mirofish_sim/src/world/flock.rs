@@ -352,8 +352,7 @@ impl Flock {
             return false;
         };
         let table = schools.table();
-        let school =
-            usize::from(self.school.get(slot).copied().unwrap_or(0)).min(table.len().saturating_sub(1));
+        let school = super::school::clamp_index(self.school.get(slot).copied().unwrap_or(0), table.len());
         let max_force = table.get(school).map_or(0.0, |p| p.max_force);
         let acceleration = crate::rules::clamp_length(kick.acceleration() + extra, max_force);
         *kick = Kick::new(acceleration, kick.fright(), kick.neighbours());
