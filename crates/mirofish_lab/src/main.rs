@@ -24,6 +24,7 @@ use mirofish_lab::out_dir::OutDir;
 use mirofish_lab::plot::{Series, lines_with_errors};
 use mirofish_lab::sweep::{SWEEP_METRICS, Sweep, by_value, linspace, write_csv};
 use mirofish_sim::control::command::Stamped;
+use mirofish_sim::observe::health::Health;
 use mirofish_sim::{ExperimentConfig, Preset, Recording, state_hash};
 
 #[derive(Parser)]
@@ -200,6 +201,10 @@ fn run(cli: Cli) -> Result<(), Error> {
                     m.autocorrelation_ticks
                 );
             }
+            let (params, tank) = (&experiment.config.params, &experiment.config.tank);
+            let health = Health::assess(outcome.log.rows(), params, tank);
+            println!("health at the last sample (tick {}):", outcome.log.latest().map_or(0, |m| m.tick));
+            print!("{health}");
         }
         Cmd::Replay { file } => {
             let recording = Recording::load(&file)?;

@@ -3,7 +3,9 @@
 //! Here, the state hash that proves determinism and the order parameters
 //! and shape measures of the whole school; in [`queries`], questions about
 //! single fish; in [`metrics`], those measures sampled over a run; in
-//! [`stats`], their summary (mean, variance, autocorrelation time).
+//! [`stats`], their summary (mean, variance, autocorrelation time); in
+//! [`health`], the latest sample against a natural school's ranges, with a
+//! diagnosis.
 //!
 //! Every function is total: an empty flock, fish at rest or fish stacked on
 //! one point give a finite number (usually 0), never NaN. A fish whose
@@ -11,6 +13,7 @@
 //! the next tick repairs it) is left out, so that one fish can never poison
 //! a measure of the whole school.
 
+pub mod health;
 pub mod metrics;
 pub mod queries;
 pub mod stats;
