@@ -25,7 +25,7 @@ use mirofish_lab::plot::{Series, lines_with_errors};
 use mirofish_lab::sweep::{SWEEP_METRICS, Sweep, by_value, linspace, write_csv};
 use mirofish_sim::control::command::Stamped;
 use mirofish_sim::observe::health::Health;
-use mirofish_sim::{ExperimentConfig, Preset, Recording, state_hash};
+use mirofish_sim::{ExperimentConfig, Preset, Recording, state_hash, with_auto_radius};
 
 #[derive(Parser)]
 #[command(
@@ -56,6 +56,11 @@ struct Start {
     /// Overrides the metrics sampling interval (ticks).
     #[arg(long)]
     every: Option<u64>,
+    /// Re-size the perception radius (and the separation radius with it)
+    /// so that the fish, spread over the tank, have this many neighbours
+    /// each on average.
+    #[arg(long, value_name = "NEIGHBOURS")]
+    auto_radius: Option<f32>,
 }
 
 impl Start {
@@ -74,6 +79,14 @@ impl Start {
         config.seed = self.seed.unwrap_or(config.seed);
         config.fish = self.fish.unwrap_or(config.fish);
         config.metrics_every = self.every.unwrap_or(config.metrics_every);
+        if let Some(neighbours) = self.auto_radius {
+            if !(neighbours.is_finite() && neighbours > 0.0) {
+                return Err(
+                    format!("--auto-radius {neighbours}: must be a positive number of neighbours").into()
+                );
+            }
+            config.params = with_auto_radius(&config.params, config.fish, &config.tank, neighbours);
+        }
         config.validate()?;
         Ok(config)
     }

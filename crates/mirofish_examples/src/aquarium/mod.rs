@@ -55,6 +55,14 @@ pub struct AquariumSettings {
     pub show_panel: bool,
     /// The school the panel edits.
     pub school: u16,
+    /// Whether the perception radius follows the fish count: when the
+    /// count changes, every school's radius (and its separation radius,
+    /// in proportion) is re-sized for `neighbours` neighbours per fish
+    /// spread over the tank ([`mirofish_sim::with_auto_radius`]). The same
+    /// parameters that look right for 1,000 fish make a blob of 10,000.
+    pub auto_radius: bool,
+    /// The mean neighbour count the automatic radius aims at.
+    pub neighbours: f32,
 }
 
 impl Default for AquariumSettings {
@@ -69,6 +77,8 @@ impl Default for AquariumSettings {
             colour_mode: ColourMode::School,
             show_panel: true,
             school: 0,
+            auto_radius: true,
+            neighbours: 7.0,
         }
     }
 }
@@ -86,7 +96,12 @@ pub struct AquariumPlugin {
 /// starting fish count.
 pub fn aquarium_config(settings: &AquariumSettings) -> FlockConfig {
     let params = FlockParams::default();
-    let tank = Tank::for_mean_neighbours(settings.fish.max(500), params.perception_radius, 7.0, 16.0 / 9.0);
+    let tank = Tank::for_mean_neighbours(
+        settings.fish.max(500),
+        params.perception_radius,
+        settings.neighbours,
+        16.0 / 9.0,
+    );
     // School 1: smaller and quicker, keeps to itself.
     let second = FlockParams {
         separation_radius: 10.0,
@@ -182,9 +197,10 @@ fn spawn_schools(commands: &mut Commands, settings: &AquariumSettings) {
 }
 
 /// Adds or removes fish (through commands) until the count matches the
-/// panel's slider. Only whole-school spawns above; here new fish join
+/// panel's slider, re-sizing the radii first where they follow the count
+/// ([`AquariumSettings::auto_radius`]). Only whole-school spawns above; here new fish join
 /// school 0 in a disc at the tank's centre.
-fn sync_fish_count(
+pub fn sync_fish_count(
     settings: Res<AquariumSettings>,
     fish: Query<(), With<Boid>>,
     mut commands: ResMut<FlockCommands>,
@@ -201,6 +217,9 @@ fn sync_fish_count(
         return;
     }
     *asked = Some(settings.fish);
+    if settings.auto_radius {
+        follow_fish_count(&settings, &config, &mut commands);
+    }
     let command = match settings.fish.cmp(&present) {
         core::cmp::Ordering::Greater => Command::SpawnFish {
             count: settings.fish - present,
@@ -212,6 +231,19 @@ fn sync_fish_count(
     };
     if let Err(e) = commands.submit(command) {
         warn!("aquarium: {e}");
+    }
+}
+
+/// Re-sizes every school's radii for the fish count wanted (see
+/// [`AquariumSettings::auto_radius`]), through commands.
+fn follow_fish_count(settings: &AquariumSettings, config: &FlockConfig, commands: &mut FlockCommands) {
+    for (school, params) in config.school_table().iter().enumerate() {
+        let sized = mirofish_sim::with_auto_radius(params, settings.fish, &config.tank, settings.neighbours);
+        if sized != *params
+            && let Err(e) = commands.submit(Command::SetSchoolParams { school: school as u16, params: sized })
+        {
+            warn!("aquarium: {e}");
+        }
     }
 }
 

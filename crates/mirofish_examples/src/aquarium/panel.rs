@@ -1,6 +1,6 @@
-//! The egui panel: statistics, run controls, every parameter of the
-//! selected school with safe ranges, tools, overlay toggles and live plots
-//! of the metrics.
+//! The egui panel: statistics, the school's health with a diagnosis, run
+//! controls, every parameter of the selected school with safe ranges,
+//! tools, overlay toggles and live plots of the metrics.
 //!
 //! Parameter changes are sent as `SetSchoolParams` commands, so they enter
 //! the command log like every other input. The sliders' ranges are the
@@ -14,6 +14,7 @@ use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
 use mirofish_sim::control::command::Command;
 use mirofish_sim::control::tuning::KNOBS;
+use mirofish_sim::observe::health::{Health, Mark};
 use mirofish_sim::{Preset, observe};
 
 use super::input::{PointerOverUi, ToolSettings};
@@ -59,6 +60,9 @@ pub fn panel(
                 if let Some(err) = &state.rejected {
                     ui.colored_label(egui::Color32::LIGHT_RED, format!("rejected: {err}"));
                 }
+                egui::CollapsingHeader::new("health").default_open(true).show(ui, |ui| {
+                    health(ui, &metrics, &config);
+                });
                 ui.separator();
                 ui.horizontal(|ui| {
                     let pause = if settings.paused { "▶ resume" } else { "⏸ pause" };
@@ -84,6 +88,15 @@ pub fn panel(
                 if slider.drag_stopped() || (slider.changed() && !slider.dragged()) {
                     settings.fish = fish;
                 }
+                let aim = format!(
+                    "when the count changes, each school's perception radius is re-sized for {} neighbours per fish",
+                    settings.neighbours
+                );
+                ui.checkbox(&mut settings.auto_radius, "radius follows the fish count").on_hover_text(aim);
+                ui.label(format!(
+                    "perception radius {:.1}, separation {:.1}",
+                    config.params.perception_radius, config.params.separation_radius
+                ));
                 ui.separator();
                 school_controls(ui, &mut settings, &config, &mut send);
                 ui.separator();
@@ -162,6 +175,39 @@ fn stats_grid(ui: &mut egui::Ui, state: &FlockState, stats: &TickStats) {
     });
 }
 
+/// Each measure of the latest metrics sample with a green, amber or red
+/// mark against a natural school's range, and the diagnosis.
+fn health(ui: &mut egui::Ui, metrics: &FlockMetrics, config: &FlockConfig) {
+    let health = Health::assess(metrics.log().rows(), &config.params, &config.tank);
+    if health.checks.is_empty() {
+        ui.label("no sample yet");
+        return;
+    }
+    egui::Grid::new("health").num_columns(3).show(ui, |ui| {
+        for check in &health.checks {
+            let colour = match check.mark {
+                Mark::Good => egui::Color32::from_rgb(90, 200, 110),
+                Mark::Borderline => egui::Color32::from_rgb(235, 180, 60),
+                Mark::Bad => egui::Color32::from_rgb(235, 85, 70),
+            };
+            // A painted dot: the default font has no bullet glyph.
+            let (dot, response) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
+            ui.painter().circle_filled(dot.center(), 5.0, colour);
+            response.on_hover_text(check.mark.to_string());
+            ui.label(check.name);
+            ui.label(format!("{:.2}  ({}–{})", check.value, check.good.0, check.good.1));
+            ui.end_row();
+        }
+    });
+    if health.symptoms.is_empty() {
+        ui.label("looks natural");
+    }
+    for symptom in &health.symptoms {
+        ui.label(egui::RichText::new(symptom.description()).strong());
+        ui.label(format!("fix: {}", symptom.fix()));
+    }
+}
+
 fn school_controls(
     ui: &mut egui::Ui,
     settings: &mut AquariumSettings,
@@ -173,7 +219,8 @@ fn school_controls(
         ui.label("school");
         for school in 0..table.len() as u16 {
             let [r, g, b] = config.colour_of(school).map(|c| (c * 255.0) as u8);
-            let text = egui::RichText::new(format!("● {school}")).color(egui::Color32::from_rgb(r, g, b));
+            let text =
+                egui::RichText::new(school.to_string()).color(egui::Color32::from_rgb(r, g, b)).strong();
             ui.radio_value(&mut settings.school, school, text);
         }
     });
