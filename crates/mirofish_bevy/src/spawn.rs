@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 use mirofish_sim::rules::noise::mix64;
 use mirofish_sim::world::params::validate_fish;
-use mirofish_sim::world::spawn::scatter;
+use mirofish_sim::world::spawn::scatter_heading;
 
 use crate::components::{Boid, Position, PreviousPosition, School, Velocity, WanderPhase};
 use crate::config::FlockConfig;
@@ -28,23 +28,34 @@ use crate::state::FlockState;
 ///
 /// To give the fish a look, observe their arrival:
 /// `app.add_observer(|add: On<Add, Boid>, mut commands: Commands| { ... })`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpawnSchool {
     /// How many fish.
     pub count: usize,
     /// Which school they join (see [`School`]).
     pub school: u16,
+    /// The direction they start heading (radians, counter-clockwise from
+    /// +x, give or take an eighth of a turn); `None`: every way.
+    pub heading: Option<f32>,
 }
 
 impl SpawnSchool {
-    /// A school of `count` fish, in school 0.
+    /// A school of `count` fish, in school 0, heading every way.
     pub fn new(count: usize) -> Self {
-        Self { count, school: 0 }
+        Self { count, school: 0, heading: None }
     }
 
     /// The same fish, in school `school`.
     pub fn in_school(mut self, school: u16) -> Self {
         self.school = school;
+        self
+    }
+
+    /// The same fish, all starting along `heading` (radians) give or take
+    /// an eighth of a turn: a school that starts out schooled. A heading
+    /// that is not finite counts as none.
+    pub fn heading(mut self, heading: f32) -> Self {
+        self.heading = Some(heading);
         self
     }
 }
@@ -74,7 +85,8 @@ impl Command for SpawnSchool {
         };
         let table = config.school_table();
         let params = table[usize::from(self.school).min(table.len() - 1)];
-        let starts = scatter(self.count, &config.tank, &params, mix64(config.seed ^ mix64(batch)));
+        let seed = mix64(config.seed ^ mix64(batch));
+        let starts = scatter_heading(self.count, &config.tank, &params, seed, self.heading);
         let school = School(self.school);
         world.spawn_batch(starts.into_iter().map(|f| {
             (

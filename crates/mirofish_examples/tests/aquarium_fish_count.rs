@@ -59,3 +59,21 @@ fn without_auto_radius_the_radius_stays() {
     let start = app.world().resource::<FlockConfig>().params.perception_radius;
     assert_eq!(radius_after_asking_for(&mut app, 1600), start);
 }
+
+#[test]
+fn the_default_scene_is_the_scene_file() {
+    let settings = AquariumSettings::default();
+    let file = mirofish_sim::ExperimentConfig::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/scenes/aquarium.ron"
+    ))
+    .expect("the scene file loads");
+    assert_eq!(settings.scene, file, "the aquarium runs the file the lab runs");
+    let second: usize = file.schools.iter().map(|s| s.fish).sum();
+    assert_eq!(settings.fish, file.fish + second);
+    // At the scene's own fish count the automatic radius is the scene's.
+    let config = aquarium_config(&settings);
+    assert!((config.params.perception_radius - file.params.perception_radius).abs() < 1e-3);
+    assert!((config.schools[0].separation_radius - file.schools[0].params.separation_radius).abs() < 1e-3);
+    assert_eq!(config.tank, file.tank);
+}

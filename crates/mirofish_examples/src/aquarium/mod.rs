@@ -22,6 +22,7 @@ use bevy::prelude::*;
 use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
+use mirofish_sim::ExperimentConfig;
 use mirofish_sim::control::command::Command;
 
 pub use input::{CursorWorld, PointerOverUi, ToolSettings};
@@ -61,15 +62,43 @@ pub struct AquariumSettings {
     /// spread over the tank ([`mirofish_sim::with_auto_radius`]). The same
     /// parameters that look right for 1,000 fish make a blob of 10,000.
     pub auto_radius: bool,
-    /// The mean neighbour count the automatic radius aims at.
+    /// The mean neighbour count, for fish spread evenly over the tank,
+    /// the automatic radius aims at: the scene's own (its fish, tank and
+    /// perception radius), so its starting count keeps its radius.
+    /// Schooling gathers the fish to about three times as many.
     pub neighbours: f32,
+    /// The scene the aquarium starts from: each school's parameters and
+    /// starting heading, the tank and the goals. Its fish counts give the
+    /// default `fish` and `second_school_share`.
+    pub scene: ExperimentConfig,
+}
+
+/// The aquarium's default scene, `assets/scenes/aquarium.ron`, compiled in
+/// (a copied binary needs no assets folder): the same file
+/// `mirofish-lab run --config` runs.
+pub const SCENE_RON: &str = include_str!("../../../../assets/scenes/aquarium.ron");
+
+/// [`SCENE_RON`], parsed.
+pub fn default_scene() -> ExperimentConfig {
+    // A test parses it: a broken file fails CI, not a user's start.
+    ExperimentConfig::from_ron(SCENE_RON).expect("assets/scenes/aquarium.ron is a valid configuration")
+}
+
+/// Neighbours per fish within `radius` if `fish` fish were spread evenly
+/// over `tank`.
+fn spread_neighbours(fish: usize, tank: &Tank, radius: f32) -> f32 {
+    let size = tank.size();
+    fish as f32 / (size.x * size.y).max(f32::MIN_POSITIVE) * core::f32::consts::PI * radius * radius
 }
 
 impl Default for AquariumSettings {
     fn default() -> Self {
+        let scene = default_scene();
+        let fish = scene.schools.iter().fold(scene.fish, |n, s| n + s.fish);
+        let second = scene.schools.first().map_or(0, |s| s.fish);
         Self {
-            fish: 4_000,
-            second_school_share: 0.3,
+            fish,
+            second_school_share: second as f32 / fish.max(1) as f32,
             seed: 1,
             paused: false,
             step: false,
@@ -78,7 +107,8 @@ impl Default for AquariumSettings {
             show_panel: true,
             school: 0,
             auto_radius: true,
-            neighbours: 7.0,
+            neighbours: spread_neighbours(fish, &scene.tank, scene.params.perception_radius),
+            scene,
         }
     }
 }
@@ -92,24 +122,27 @@ pub struct AquariumPlugin {
     pub settings: AquariumSettings,
 }
 
-/// Two schools in a 16:9 tank sized for 5–8 neighbours per fish at the
-/// starting fish count.
+/// The plugin's configuration for the settings' scene: its schools'
+/// parameters (the radii re-sized for the settings' fish count where they
+/// follow it), its tank and goals, and the settings' seed.
 pub fn aquarium_config(settings: &AquariumSettings) -> FlockConfig {
-    let params = FlockParams::default();
-    let tank = Tank::for_mean_neighbours(
-        settings.fish.max(500),
-        params.perception_radius,
-        settings.neighbours,
-        16.0 / 9.0,
-    );
-    // School 1: smaller and quicker, keeps to itself.
-    let second = FlockParams {
-        separation_radius: 10.0,
-        max_speed: params.max_speed * 1.15,
-        cohesion_weight: 1.0,
-        ..params
+    let scene = &settings.scene;
+    let sized = |params: &FlockParams| {
+        if settings.auto_radius {
+            mirofish_sim::with_auto_radius(params, settings.fish, &scene.tank, settings.neighbours)
+        } else {
+            *params
+        }
     };
-    FlockConfig { params, schools: vec![second], tank, seed: settings.seed, ..default() }
+    FlockConfig {
+        params: sized(&scene.params),
+        schools: scene.schools.iter().map(|s| sized(&s.params)).collect(),
+        tank: scene.tank,
+        seed: settings.seed,
+        goal: scene.scene.goal,
+        school_goals: scene.scene.school_goals.clone(),
+        ..default()
+    }
 }
 
 impl Plugin for AquariumPlugin {
@@ -190,9 +223,15 @@ fn frame_tank(
 
 fn spawn_schools(commands: &mut Commands, settings: &AquariumSettings) {
     let second = (settings.fish as f32 * settings.second_school_share.clamp(0.0, 1.0)) as usize;
-    commands.queue(SpawnSchool::new(settings.fish - second));
+    let with_heading = |spawn: SpawnSchool, heading: Option<f32>| match heading {
+        Some(h) => spawn.heading(h),
+        None => spawn,
+    };
+    let scene = &settings.scene;
+    commands.queue(with_heading(SpawnSchool::new(settings.fish - second), scene.heading));
     if second > 0 {
-        commands.queue(SpawnSchool::new(second).in_school(1));
+        let heading = scene.schools.first().and_then(|s| s.heading);
+        commands.queue(with_heading(SpawnSchool::new(second).in_school(1), heading));
     }
 }
 

@@ -200,7 +200,11 @@ fn health(ui: &mut egui::Ui, metrics: &FlockMetrics, config: &FlockConfig) {
         }
     });
     if health.symptoms.is_empty() {
-        ui.label("looks natural");
+        ui.label(if health.worst() == Mark::Good {
+            "looks natural"
+        } else {
+            "no symptom recognised: see the marks"
+        });
     }
     for symptom in &health.symptoms {
         ui.label(egui::RichText::new(symptom.description()).strong());

@@ -144,7 +144,7 @@ fn dress_predator(
     commands.entity(add.entity).insert(Sprite {
         image: image.0.clone(),
         color: Color::srgb(0.9, 0.12, 0.18),
-        custom_size: Some(FISH_SIZE * 3.2),
+        custom_size: Some(FISH_SIZE * 4.5),
         ..default()
     });
 }

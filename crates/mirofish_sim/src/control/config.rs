@@ -44,9 +44,33 @@ pub struct ExperimentConfig {
     pub params: FlockParams,
     /// The tank.
     pub tank: Tank,
-    /// Obstacles, predators, goal, attractor and route at the start.
+    /// Obstacles, predators, goal, attractor and route at the start (a
+    /// goal for each school in `scene.school_goals`).
     pub scene: Scene,
+    /// The direction the first school's fish start heading (radians,
+    /// counter-clockwise from +x, give or take an eighth of a turn);
+    /// `None`: every way.
+    pub heading: Option<f32>,
+    /// More schools, each with its own fish and parameters: school 1, 2,
+    /// … in this order (the fields above are school 0).
+    pub schools: Vec<SchoolConfig>,
 }
+
+/// A school beyond the first in an [`ExperimentConfig`].
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SchoolConfig {
+    /// Number of fish at the start.
+    pub fish: usize,
+    /// The school's parameters.
+    pub params: FlockParams,
+    /// The direction its fish start heading, as
+    /// [`ExperimentConfig::heading`].
+    pub heading: Option<f32>,
+}
+
+/// Most schools a configuration may hold (school numbers are `u16`).
+pub const MAX_SCHOOLS: usize = 1024;
 
 impl Default for ExperimentConfig {
     fn default() -> Self {
@@ -58,6 +82,8 @@ impl Default for ExperimentConfig {
             params: FlockParams::default(),
             tank: Tank::default(),
             scene: Scene::default(),
+            heading: None,
+            schools: Vec::new(),
         }
     }
 }
@@ -74,15 +100,39 @@ impl ExperimentConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         let section =
             |name: &'static str| move |error: ParamError| ConfigError::Invalid { section: name, error };
-        if self.fish > MAX_FISH {
+        let all_fish = self.schools.iter().fold(self.fish, |n, s| n.saturating_add(s.fish));
+        if all_fish > MAX_FISH {
+            let field = if self.fish > MAX_FISH { "fish" } else { "fish (all schools)" };
+            return Err(ConfigError::Invalid {
+                section: "",
+                error: ParamError { field, value: all_fish as f32, expected: format!("at most {MAX_FISH}") },
+            });
+        }
+        if self.schools.len() >= MAX_SCHOOLS {
             return Err(ConfigError::Invalid {
                 section: "",
                 error: ParamError {
-                    field: "fish",
-                    value: self.fish as f32,
-                    expected: format!("at most {MAX_FISH}"),
+                    field: "schools",
+                    value: self.schools.len() as f32,
+                    expected: format!("fewer than {MAX_SCHOOLS} schools"),
                 },
             });
+        }
+        let heading = |section: &'static str, h: Option<f32>| match h {
+            Some(h) if !h.is_finite() => Err(ConfigError::Invalid {
+                section,
+                error: ParamError {
+                    field: "heading",
+                    value: h,
+                    expected: "a finite angle in radians".into(),
+                },
+            }),
+            _ => Ok(()),
+        };
+        heading("", self.heading)?;
+        for school in &self.schools {
+            school.params.validate().map_err(section("schools"))?;
+            heading("schools", school.heading)?;
         }
         if self.metrics_every == 0 {
             return Err(ConfigError::Invalid {
@@ -245,6 +295,9 @@ mod tests {
         config.tank.boundary = BoundaryMode::Wrap;
         config.scene.obstacles.push(Obstacle { centre: Vec2::new(0.1, -7.3), radius: 33.3 });
         config.params.alignment_weight = 0.1 + 0.2;
+        config.heading = Some(-1.25);
+        let second = FlockParams { max_speed: 99.5, ..FlockParams::default() };
+        config.schools.push(SchoolConfig { fish: 17, params: second, heading: Some(3.0) });
         let text = config.to_ron();
         assert_eq!(ExperimentConfig::from_ron(&text).unwrap(), config);
     }
@@ -258,6 +311,9 @@ mod tests {
             ("(dt: 5.0)", "dt"),
             ("(fish: 99999999999)", "fish"),
             ("(metrics_every: 0)", "metrics_every"),
+            ("(schools: [(params: (max_speed: -3.0))])", "schools.max_speed"),
+            ("(fish: 9000000, schools: [(fish: 2000000)])", "fish (all schools)"),
+            ("(heading: Some(inf))", "heading"),
         ];
         for (text, field) in cases {
             let err = ExperimentConfig::from_ron(text).unwrap_err();

@@ -2,6 +2,7 @@
 
 use crate::control::command::{Command, CommandError, CommandQueue, Stamped};
 use crate::control::config::{ConfigError, ExperimentConfig};
+use crate::rules::noise::mix64;
 use crate::world::flock::Flock;
 use crate::world::params::{DEFAULT_DT, FlockParams, ParamError, validate_dt, validate_fish};
 use crate::world::scene::Scene;
@@ -28,8 +29,12 @@ use crate::world::tank::Tank;
 pub struct Simulation {
     /// The fish.
     pub flock: Flock,
-    /// The school's parameters.
+    /// The parameters of school 0 (every fish, unless there are more
+    /// schools).
     pub params: FlockParams,
+    /// The parameters of schools 1, 2, … (empty: one school). A fish of a
+    /// school beyond them uses the last.
+    pub schools: Vec<FlockParams>,
     /// The tank.
     pub tank: Tank,
     /// Obstacles, predators, goal and attractor.
@@ -41,6 +46,9 @@ pub struct Simulation {
     /// Commands applied so far, in the order they were applied: with the
     /// configuration, this reproduces the run.
     applied: Vec<Stamped>,
+    /// `params` then `schools`, rebuilt in place each tick with several
+    /// schools (no allocation once it has grown).
+    table: Vec<FlockParams>,
 }
 
 impl Simulation {
@@ -58,21 +66,36 @@ impl Simulation {
         Ok(Self {
             flock,
             params,
+            schools: Vec::new(),
             tank,
             scene: Scene::default(),
             dt: DEFAULT_DT,
             commands: CommandQueue::new(),
             applied: Vec::new(),
+            table: Vec::new(),
         })
     }
 
     /// Builds the run a configuration describes: its fish, seed, time step,
-    /// parameters, tank and starting scene.
+    /// parameters, tank, starting scene and every school. School 0 starts
+    /// as [`Simulation::new`] places it; school `k` is scattered from a
+    /// seed of its own, derived from the run's seed and `k`.
     pub fn from_config(config: &ExperimentConfig) -> Result<Self, ConfigError> {
         config.validate()?;
-        let mut sim = Self::new(config.params, config.tank, config.fish, config.seed)
+        let invalid = |error| ConfigError::Invalid { section: "", error };
+        let mut sim = Self::new(config.params, config.tank, 0, config.seed)
             .and_then(|s| s.with_dt(config.dt))
-            .map_err(|error| ConfigError::Invalid { section: "", error })?;
+            .map_err(invalid)?;
+        let schools = core::iter::once((config.fish, &config.params, config.heading))
+            .chain(config.schools.iter().map(|s| (s.fish, &s.params, s.heading)));
+        for (school, (fish, params, heading)) in schools.enumerate() {
+            let seed = if school == 0 { config.seed } else { mix64(config.seed ^ mix64(school as u64)) };
+            for f in spawn::scatter_heading(fish, &config.tank, params, seed, heading) {
+                let slot = sim.flock.push(f.position, f.velocity, f.wander_phase);
+                sim.flock.set_school(slot, school as u16);
+            }
+        }
+        sim.schools = config.schools.iter().map(|s| s.params).collect();
         sim.scene = config.scene.clone();
         Ok(sim)
     }
@@ -129,10 +152,23 @@ impl Simulation {
     /// One tick: the due commands first, then the flock's passes.
     pub fn step(&mut self) -> Result<(), ParamError> {
         for stamped in self.commands.take_due(self.flock.tick()) {
-            stamped.command.apply(&mut self.flock, &mut self.params, &mut self.tank, &mut self.scene);
+            match &stamped.command {
+                Command::SetSchoolParams { school, params }
+                    if *school > 0 && usize::from(*school) <= self.schools.len() =>
+                {
+                    self.schools[usize::from(*school) - 1] = *params;
+                }
+                command => command.apply(&mut self.flock, &mut self.params, &mut self.tank, &mut self.scene),
+            }
             self.applied.push(stamped);
         }
-        self.flock.step(&self.params, &self.tank, &mut self.scene, self.dt)
+        if self.schools.is_empty() {
+            return self.flock.step(&self.params, &self.tank, &mut self.scene, self.dt);
+        }
+        self.table.clear();
+        self.table.push(self.params);
+        self.table.extend_from_slice(&self.schools);
+        self.flock.step(&self.table[..], &self.tank, &mut self.scene, self.dt)
     }
 
     /// `ticks` ticks.

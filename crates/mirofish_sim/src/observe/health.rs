@@ -94,6 +94,9 @@ pub enum Symptom {
     Ring,
     /// Rigid, parade-like: every fish exactly aligned.
     Parade,
+    /// Close enough to school, but without a common heading: the fish
+    /// mill about.
+    Aimless,
     /// The two radii too close: fish at the school's edge are pulled and
     /// pushed by the same neighbours and flicker.
     EdgeFlicker,
@@ -112,6 +115,7 @@ impl Symptom {
             Symptom::Collapsed => "the school collapses into a ball and jitters",
             Symptom::Ring => "the school locks into a ring that circles forever",
             Symptom::Parade => "the school moves like a parade, rigid",
+            Symptom::Aimless => "the fish mill about without a common heading",
             Symptom::EdgeFlicker => "fish at the edge of the school flicker back and forth",
             Symptom::HugsWalls => "the school hugs the walls",
             Symptom::Unsettled => "the school keeps growing and shrinking",
@@ -129,8 +133,11 @@ impl Symptom {
             }
             Symptom::Ring => "raise wander_weight (0.2-0.3) or lower alignment_weight",
             Symptom::Parade => "lower alignment_weight to about 0.5, add a little max_force and wander",
+            Symptom::Aimless => {
+                "raise alignment_weight (to 30-40 % of the three rule weights together), or lower wander_weight"
+            }
             Symptom::EdgeFlicker => {
-                "make perception_radius at least 1.8 x separation_radius (2.5-3 x is usual)"
+                "make perception_radius at least 1.5 x separation_radius (2-3 x is usual)"
             }
             Symptom::HugsWalls => {
                 "use SoftMargin walls with a margin of 8-12 % of the short side, or a bigger tank for this speed and radius"
@@ -171,7 +178,7 @@ pub const AREA_CHANGE: ((f32, f32), (f32, f32)) = ((0.0, 0.05), (0.0, 0.15));
 /// Milling above which a school counts as a locked ring.
 const RING_MILLING: f32 = 0.6;
 /// Perception radius over separation radius below which edges flicker.
-const MIN_RADIUS_RATIO: f32 = 1.8;
+const MIN_RADIUS_RATIO: f32 = 1.5;
 
 impl Health {
     /// Assesses the latest of `rows` (a run's metrics, oldest first; the
@@ -229,6 +236,11 @@ impl Health {
             symptoms.push(Symptom::Ring);
         } else if high(&polarization) && polarization.mark == Mark::Bad {
             symptoms.push(Symptom::Parade);
+        } else if low(&polarization)
+            && polarization.mark == Mark::Bad
+            && !symptoms.contains(&Symptom::Scattered)
+        {
+            symptoms.push(Symptom::Aimless);
         }
         if params.perception_radius < MIN_RADIUS_RATIO * params.separation_radius {
             symptoms.push(Symptom::EdgeFlicker);
@@ -258,8 +270,10 @@ impl fmt::Display for Health {
         for c in &self.checks {
             writeln!(f, "  {:<27} {:>9.3}  natural {}-{}  {}", c.name, c.value, c.good.0, c.good.1, c.mark)?;
         }
-        if self.symptoms.is_empty() {
+        if self.symptoms.is_empty() && self.worst() == Mark::Good {
             writeln!(f, "  diagnosis: looks natural")
+        } else if self.symptoms.is_empty() {
+            writeln!(f, "  diagnosis: no symptom recognised; see the measures marked above")
         } else {
             for s in &self.symptoms {
                 writeln!(f, "  diagnosis: {s}")?;
@@ -336,6 +350,10 @@ mod tests {
         parade.polarization = 0.99;
         assert_eq!(assess(&[parade]).symptoms, [Symptom::Parade]);
 
+        let mut aimless = natural();
+        aimless.polarization = 0.1;
+        assert_eq!(assess(&[aimless]).symptoms, [Symptom::Aimless]);
+
         let mut walls = natural();
         walls.boundary_contacts = 400;
         assert_eq!(assess(&[walls]).symptoms, [Symptom::HugsWalls]);
@@ -344,7 +362,7 @@ mod tests {
         grown.bounding_box_area *= 2.0;
         assert_eq!(assess(&[natural(), grown]).symptoms, [Symptom::Unsettled]);
 
-        let close = FlockParams { separation_radius: 40.0, ..FlockParams::default() };
+        let close = FlockParams { separation_radius: 35.0, ..FlockParams::default() };
         let health = Health::assess(&[natural()], &close, &Tank::default());
         assert_eq!(health.symptoms, [Symptom::EdgeFlicker]);
         for s in [Symptom::Scattered, Symptom::Collapsed, Symptom::Ring, Symptom::EdgeFlicker] {

@@ -22,6 +22,26 @@ pub struct FishStart {
 /// from a PCG32 generator seeded with `seed`: the same arguments always give
 /// the same school, on every platform.
 pub fn scatter(count: usize, tank: &Tank, params: &FlockParams, seed: u64) -> Vec<FishStart> {
+    scatter_heading(count, tank, params, seed, None)
+}
+
+/// How far from a school's common heading its fish start
+/// ([`scatter_heading`]): ± a quarter turn in all.
+pub const HEADING_SPREAD: f32 = core::f32::consts::FRAC_PI_2;
+
+/// [`scatter`], the fish heading along `heading` (radians,
+/// counter-clockwise from +x) give or take `HEADING_SPREAD / 2` instead of
+/// every way: a school that starts out schooled. The same positions and
+/// speeds as [`scatter`] with the same seed; `None` is [`scatter`] itself,
+/// and a heading that is not finite counts as `None`.
+pub fn scatter_heading(
+    count: usize,
+    tank: &Tank,
+    params: &FlockParams,
+    seed: u64,
+    heading: Option<f32>,
+) -> Vec<FishStart> {
+    let heading = heading.filter(|h| h.is_finite());
     let mut rng = Pcg32::seed_from_u64(seed);
     let size = tank.size();
     (0..count)
@@ -29,7 +49,11 @@ pub fn scatter(count: usize, tank: &Tank, params: &FlockParams, seed: u64) -> Ve
             let unit = Vec2::new(rng.random::<f32>(), rng.random::<f32>());
             // Draws in [0, 1) keep the point strictly below `max`.
             let position = (tank.min + unit * size).min(tank.max.map(f32::next_down));
-            let heading = rng.random::<f32>() * core::f32::consts::TAU;
+            let draw = rng.random::<f32>();
+            let heading = match heading {
+                Some(h) => h + (draw - 0.5) * HEADING_SPREAD,
+                None => draw * core::f32::consts::TAU,
+            };
             let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>());
             let wander_phase = rng.random::<f32>() * core::f32::consts::TAU;
             FishStart { position, velocity: crate::rules::angle::unit(heading) * speed, wander_phase }
@@ -52,5 +76,22 @@ mod tests {
             assert!(tank.contains(f.position));
             assert!(f.velocity.length() <= p.max_speed * 1.0001);
         }
+    }
+
+    #[test]
+    fn a_heading_turns_the_fish_and_nothing_else() {
+        let (tank, p) = (Tank::default(), FlockParams::default());
+        let all_ways = scatter(300, &tank, &p, 5);
+        assert_eq!(scatter_heading(300, &tank, &p, 5, None), all_ways);
+        assert_eq!(scatter_heading(300, &tank, &p, 5, Some(f32::NAN)), all_ways);
+        let east = scatter_heading(300, &tank, &p, 5, Some(0.0));
+        for (a, b) in all_ways.iter().zip(&east) {
+            assert_eq!((a.position, a.wander_phase), (b.position, b.wander_phase));
+            assert!((a.velocity.length() - b.velocity.length()).abs() < 1e-3);
+            // Within a quarter turn's half of east, whatever the draw.
+            assert!(b.velocity.x >= b.velocity.length() * (HEADING_SPREAD / 2.0).cos() - 1e-3, "{b:?}");
+        }
+        let v: Vec<Vec2> = east.iter().map(|f| f.velocity).collect();
+        assert!(crate::observe::polarization(&v) > 0.85);
     }
 }
