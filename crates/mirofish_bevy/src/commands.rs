@@ -1,6 +1,6 @@
 //! The command queue of the plugin: every outside change to the
 //! school — predators, obstacles, parameters, goals, fish added or removed
-//! — as a [`Command`] stamped with the tick at which it applies.
+//! — as a [`FlockCommand`] stamped with the tick at which it applies.
 //!
 //! Game code and the aquarium's mouse call [`FlockCommands::submit`] (next
 //! tick) or [`FlockCommands::schedule`] (a given tick). At the start of that
@@ -16,7 +16,7 @@
 
 use bevy::prelude::*;
 use mirofish_sim::control::command::{SpawnKey, spawn_disc};
-use mirofish_sim::{Command, CommandError, CommandQueue, Stamped};
+use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped};
 
 use crate::components::{Boid, Obstacle, Position, Predator, PreviousPosition, Velocity, WanderPhase};
 use crate::config::FlockConfig;
@@ -36,13 +36,13 @@ impl FlockCommands {
     /// plugin's start; [`FlockCommands::next_tick`] is the earliest).
     /// Refused, and not queued, if it holds an invalid number or the tick
     /// is past.
-    pub fn schedule(&mut self, tick: u64, command: Command) -> Result<(), CommandError> {
+    pub fn schedule(&mut self, tick: u64, command: FlockCommand) -> Result<(), CommandError> {
         self.queue.schedule(self.now, tick, command)
     }
 
     /// Queues `command` for the next tick. Refused only if it holds an
     /// invalid number (the error names the field).
-    pub fn submit(&mut self, command: Command) -> Result<(), CommandError> {
+    pub fn submit(&mut self, command: FlockCommand) -> Result<(), CommandError> {
         self.schedule(self.now, command)
     }
 
@@ -88,22 +88,22 @@ fn sorted<T: Component>(world: &mut World) -> Vec<Entity> {
     entities
 }
 
-fn apply(world: &mut World, command: &Command, tick: u64) {
+fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
     match command {
-        Command::SetParams(p) | Command::SetSchoolParams { school: 0, params: p } => {
+        FlockCommand::SetParams(p) | FlockCommand::SetSchoolParams { school: 0, params: p } => {
             world.resource_mut::<FlockConfig>().params = *p;
         }
-        Command::SetSchoolParams { school, params } => {
+        FlockCommand::SetSchoolParams { school, params } => {
             let mut config = world.resource_mut::<FlockConfig>();
             if let Some(slot) = config.schools.get_mut(usize::from(*school) - 1) {
                 *slot = *params;
             }
         }
-        Command::SetBoundary(b) => world.resource_mut::<FlockConfig>().tank.boundary = *b,
-        Command::SetGoal(g) => world.resource_mut::<FlockConfig>().goal = *g,
-        Command::SetAttractor(a) => world.resource_mut::<FlockConfig>().attractor = *a,
-        Command::SetRoute(r) => world.resource_mut::<FlockState>().scene.route = r.clone(),
-        Command::AddPredator(p) => {
+        FlockCommand::SetBoundary(b) => world.resource_mut::<FlockConfig>().tank.boundary = *b,
+        FlockCommand::SetGoal(g) => world.resource_mut::<FlockConfig>().goal = *g,
+        FlockCommand::SetAttractor(a) => world.resource_mut::<FlockConfig>().attractor = *a,
+        FlockCommand::SetRoute(r) => world.resource_mut::<FlockState>().scene.route = r.clone(),
+        FlockCommand::AddPredator(p) => {
             world.spawn((
                 Predator {
                     fear_radius: p.fear_radius,
@@ -117,34 +117,34 @@ fn apply(world: &mut World, command: &Command, tick: u64) {
                 Transform::from_translation(p.position.extend(0.0)),
             ));
         }
-        Command::AddObstacle(o) => {
+        FlockCommand::AddObstacle(o) => {
             world.spawn((
                 Obstacle { radius: o.radius },
                 Position(o.centre),
                 Transform::from_translation(o.centre.extend(0.0)),
             ));
         }
-        Command::RemovePredator(i) => {
+        FlockCommand::RemovePredator(i) => {
             if let Some(&e) = sorted::<Predator>(world).get(*i) {
                 world.despawn(e);
             }
         }
-        Command::RemoveObstacle(i) => {
+        FlockCommand::RemoveObstacle(i) => {
             if let Some(&e) = sorted::<Obstacle>(world).get(*i) {
                 world.despawn(e);
             }
         }
-        Command::ClearPredators => {
+        FlockCommand::ClearPredators => {
             for e in sorted::<Predator>(world) {
                 world.despawn(e);
             }
         }
-        Command::ClearObstacles => {
+        FlockCommand::ClearObstacles => {
             for e in sorted::<Obstacle>(world) {
                 world.despawn(e);
             }
         }
-        Command::SpawnFish { count, centre, radius } => {
+        FlockCommand::SpawnFish { count, centre, radius } => {
             let config = world.resource::<FlockConfig>().clone();
             let first_slot = world.query_filtered::<(), With<Boid>>().iter(world).count() as u64;
             let key = SpawnKey { seed: config.seed, tick, first_slot };
@@ -160,7 +160,7 @@ fn apply(world: &mut World, command: &Command, tick: u64) {
                 )
             }));
         }
-        Command::RemoveFish { count } => {
+        FlockCommand::RemoveFish { count } => {
             let boids = sorted::<Boid>(world);
             for &e in boids.iter().rev().take(*count) {
                 world.despawn(e);

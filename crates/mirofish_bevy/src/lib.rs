@@ -88,9 +88,9 @@ pub use config::{FlockConfig, SCHOOL_PALETTE};
 pub use interpolation::interpolate_transforms;
 pub use metrics::FlockMetrics;
 pub use mirofish_sim;
-/// A change to the running school ([`mirofish_sim::Command`]), named apart
-/// from Bevy's own `Command` trait.
-pub use mirofish_sim::Command as FlockCommand;
+/// A change to the running school, stamped with the tick it applies at
+/// (named apart from Bevy's own `Command` trait).
+pub use mirofish_sim::FlockCommand;
 pub use refusals::{FlockRefusal, FlockRefusals, Refused};
 pub use schedule::BoidSystems;
 pub use spawn::SpawnSchool;

@@ -14,7 +14,7 @@ mod common;
 use bevy::prelude::*;
 use common::*;
 use mirofish_bevy::prelude::*;
-use mirofish_sim::{BoundaryMode, Command};
+use mirofish_sim::{BoundaryMode, FlockCommand};
 use proptest::prelude::*;
 
 fn wild() -> impl Strategy<Value = f32> {
@@ -56,7 +56,7 @@ enum Step {
     Boundary(BoundaryMode),
     Rock(Vec2, f32),
     Shark(Vec2, f32),
-    Submit(Command),
+    Submit(FlockCommand),
     Ticks(u32),
 }
 
@@ -72,13 +72,16 @@ fn step() -> impl Strategy<Value = Step> {
     let boundary =
         prop_oneof![Just(BoundaryMode::Wrap), Just(BoundaryMode::Bounce), Just(BoundaryMode::SoftMargin)];
     let command = prop_oneof![
-        (point(), wild()).prop_map(|(p, r)| Command::AddPredator(mirofish_sim::Predator::new(p, r))),
-        (point(), wild())
-            .prop_map(|(centre, radius)| Command::AddObstacle(mirofish_sim::Obstacle { centre, radius })),
-        Just(Command::ClearObstacles),
+        (point(), wild()).prop_map(|(p, r)| FlockCommand::AddPredator(mirofish_sim::Predator::new(p, r))),
+        (point(), wild()).prop_map(|(centre, radius)| FlockCommand::AddObstacle(mirofish_sim::Obstacle {
+            centre,
+            radius
+        })),
+        Just(FlockCommand::ClearObstacles),
         (prop_oneof![0usize..30, Just(usize::MAX)], point(), wild())
-            .prop_map(|(count, centre, radius)| Command::SpawnFish { count, centre, radius }),
-        prop_oneof![4 => 0usize..30, 1 => Just(usize::MAX)].prop_map(|count| Command::RemoveFish { count }),
+            .prop_map(|(count, centre, radius)| FlockCommand::SpawnFish { count, centre, radius }),
+        prop_oneof![4 => 0usize..30, 1 => Just(usize::MAX)]
+            .prop_map(|count| FlockCommand::RemoveFish { count }),
     ];
     prop_oneof![
         3 => (prop_oneof![4 => 0usize..60, 1 => Just(usize::MAX)], 0u16..3).prop_map(|(count, school)| Step::Spawn { count, school }),

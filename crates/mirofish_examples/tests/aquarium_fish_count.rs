@@ -42,7 +42,8 @@ fn the_radius_follows_the_fish_count() {
     let more = radius_after_asking_for(&mut app, 1600);
     // Four times the fish on the same water: half the radius keeps the
     // neighbour count.
-    let expected = mirofish_sim::with_auto_radius(&start, 1600, &tank, 7.0);
+    let aim = app.world().resource::<AquariumSettings>().neighbours;
+    let expected = mirofish_sim::with_auto_radius(&start, 1600, &tank, aim);
     assert_eq!(more, expected.perception_radius);
     assert!((more / start.perception_radius - 0.5).abs() < 0.2, "{more} vs {}", start.perception_radius);
     let config = app.world().resource::<FlockConfig>().clone();

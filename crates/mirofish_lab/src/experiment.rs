@@ -185,7 +185,7 @@ pub fn write_results(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mirofish_sim::control::command::Command;
+    use mirofish_sim::control::command::FlockCommand;
     use mirofish_sim::{Predator, Vec2};
 
     #[test]
@@ -193,7 +193,7 @@ mod tests {
         let config =
             ExperimentConfig { fish: 120, seed: 4, metrics_every: 20, ..ExperimentConfig::default() };
         let script =
-            vec![Stamped { tick: 50, command: Command::AddPredator(Predator::new(Vec2::ZERO, 100.0)) }];
+            vec![Stamped { tick: 50, command: FlockCommand::AddPredator(Predator::new(Vec2::ZERO, 100.0)) }];
         let experiment = Experiment::new(config, 200, 100).with_commands(script);
         let mut calls = Vec::new();
         let outcome = experiment.run_recorded(|t| calls.push(t)).unwrap();

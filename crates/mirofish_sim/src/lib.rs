@@ -51,7 +51,7 @@ pub mod world;
 /// [`Simulation::with_thread_pool`] and [`Flock::with_thread_pool`].
 pub use rayon;
 
-pub use control::command::{Command, CommandError, CommandQueue, SpawnKey, Stamped};
+pub use control::command::{CommandError, CommandQueue, FlockCommand, SpawnKey, Stamped};
 pub use control::config::{ConfigError, ExperimentConfig};
 pub use control::preset::{Preset, with_auto_radius};
 pub use control::replay::{Recorder, Recording, ReplayError};

@@ -127,7 +127,7 @@ fn slots_in_space_order_give_every_fish_the_same_bits() {
     // school, a cap, walls and a torus, fish spawned and removed, and one
     // thread or two.
     use mirofish_sim::world::spawn;
-    use mirofish_sim::{Command, Obstacle, Predator, Route, Scene, SlotOrder};
+    use mirofish_sim::{FlockCommand, Obstacle, Predator, Route, Scene, SlotOrder};
     let crowded = FlockParams { cohesion_weight: 4.0, separation_weight: 0.3, ..FlockParams::default() };
     let wary = FlockParams { sees_other_schools: false, view_angle: 4.5, ..FlockParams::default() };
     let cases = [
@@ -156,9 +156,9 @@ fn slots_in_space_order_give_every_fish_the_same_bits() {
             spatial.0.set_slot_order(SlotOrder::Spatial);
             let (mut params_a, mut params_b, mut tank_a, mut tank_b) = (params, params, tank, tank);
             for tick in 0..120 {
-                let due: Option<Command> = match tick {
-                    40 => Some(Command::SpawnFish { count: 200, centre: Vec2::ZERO, radius: 60.0 }),
-                    70 => Some(Command::RemoveFish { count: 350 }),
+                let due: Option<FlockCommand> = match tick {
+                    40 => Some(FlockCommand::SpawnFish { count: 200, centre: Vec2::ZERO, radius: 60.0 }),
+                    70 => Some(FlockCommand::RemoveFish { count: 350 }),
                     _ => None,
                 };
                 if let Some(command) = due {

@@ -2,7 +2,7 @@
 //! same state hash at every checkpoint, and damaged files are refused with
 //! the right error before anything runs.
 
-use mirofish_sim::control::command::Command;
+use mirofish_sim::control::command::FlockCommand;
 use mirofish_sim::control::config::ExperimentConfig;
 use mirofish_sim::control::replay::{FORMAT_VERSION, MAGIC, Recorder, Recording, ReplayError};
 use mirofish_sim::{Attractor, BoundaryMode, FlockParams, Goal, Obstacle, Predator, Vec2, state_hash};
@@ -12,26 +12,32 @@ fn record(alignment_at_120: f32) -> Recording {
     let config = ExperimentConfig { fish: 200, seed: 11, ..ExperimentConfig::default() };
     let mut rec = Recorder::new(config, 25).unwrap();
     let schedule = [
-        (0, Command::AddObstacle(Obstacle { centre: Vec2::new(100.0, 50.0), radius: 40.0 })),
-        (10, Command::AddPredator(Predator::new(Vec2::new(-300.0, 0.0), 120.0))),
-        (10, Command::SpawnFish { count: 50, centre: Vec2::new(200.0, -100.0), radius: 60.0 }),
-        (60, Command::SetGoal(Some(Goal::seek(Vec2::new(400.0, 200.0), 0.6)))),
-        (90, Command::SetAttractor(Some(Attractor { point: Vec2::ZERO, strength: -1.0, radius: 150.0 }))),
+        (0, FlockCommand::AddObstacle(Obstacle { centre: Vec2::new(100.0, 50.0), radius: 40.0 })),
+        (10, FlockCommand::AddPredator(Predator::new(Vec2::new(-300.0, 0.0), 120.0))),
+        (10, FlockCommand::SpawnFish { count: 50, centre: Vec2::new(200.0, -100.0), radius: 60.0 }),
+        (60, FlockCommand::SetGoal(Some(Goal::seek(Vec2::new(400.0, 200.0), 0.6)))),
+        (
+            90,
+            FlockCommand::SetAttractor(Some(Attractor { point: Vec2::ZERO, strength: -1.0, radius: 150.0 })),
+        ),
         (
             120,
-            Command::SetParams(FlockParams { alignment_weight: alignment_at_120, ..FlockParams::default() }),
+            FlockCommand::SetParams(FlockParams {
+                alignment_weight: alignment_at_120,
+                ..FlockParams::default()
+            }),
         ),
-        (150, Command::RemoveFish { count: 30 }),
-        (170, Command::SetBoundary(BoundaryMode::Wrap)),
-        (200, Command::ClearPredators),
-        (230, Command::RemoveObstacle(0)),
+        (150, FlockCommand::RemoveFish { count: 30 }),
+        (170, FlockCommand::SetBoundary(BoundaryMode::Wrap)),
+        (200, FlockCommand::ClearPredators),
+        (230, FlockCommand::RemoveObstacle(0)),
     ];
     for (tick, command) in schedule {
         rec.schedule(tick, command).unwrap();
     }
     rec.run(140).unwrap();
     // A command sent mid-run, as a game would.
-    rec.schedule(145, Command::AddObstacle(Obstacle { centre: Vec2::new(-50.0, 80.0), radius: 20.0 }))
+    rec.schedule(145, FlockCommand::AddObstacle(Obstacle { centre: Vec2::new(-50.0, 80.0), radius: 20.0 }))
         .unwrap();
     rec.run(160).unwrap();
     rec.finish()
@@ -139,8 +145,8 @@ fn damaged_files_are_refused_with_a_specific_error() {
     assert!(err.to_string().contains("params.max_speed"), "{err}");
 
     let mut bad = record(1.4);
-    bad.commands[3].command = Command::AddObstacle(Obstacle { centre: Vec2::ZERO, radius: -1.0 });
-    assert!(matches!(Recording::from_text(&bad.to_text()), Err(ReplayError::Command { index: 3, .. })));
+    bad.commands[3].command = FlockCommand::AddObstacle(Obstacle { centre: Vec2::ZERO, radius: -1.0 });
+    assert!(matches!(Recording::from_text(&bad.to_text()), Err(ReplayError::FlockCommand { index: 3, .. })));
 
     let mut bad = record(1.4);
     bad.commands.swap(2, 6);

@@ -3,7 +3,7 @@
 //! recordings of such runs replay bit for bit.
 
 use mirofish_sim::control::config::SchoolConfig;
-use mirofish_sim::{Command, ExperimentConfig, FlockParams, Recorder, Simulation, observe, state_hash};
+use mirofish_sim::{ExperimentConfig, FlockCommand, FlockParams, Recorder, Simulation, observe, state_hash};
 
 fn two_schools() -> ExperimentConfig {
     let quick = FlockParams { max_speed: 240.0, cohesion_weight: 0.4, ..FlockParams::default() };
@@ -46,7 +46,7 @@ fn school_parameters_reach_their_school_and_change_its_motion() {
     let mut sim = Simulation::from_config(&two_schools()).unwrap();
     let mut still = sim.clone();
     let slow = FlockParams { max_speed: 10.0, ..FlockParams::default() };
-    sim.submit(Command::SetSchoolParams { school: 1, params: slow }).unwrap();
+    sim.submit(FlockCommand::SetSchoolParams { school: 1, params: slow }).unwrap();
     sim.run(60).unwrap();
     still.run(60).unwrap();
     assert_eq!(sim.schools[0], slow);
@@ -60,7 +60,7 @@ fn school_parameters_reach_their_school_and_change_its_motion() {
 fn a_recording_of_several_schools_replays_bit_for_bit() {
     let mut recorder = Recorder::new(two_schools(), 50).unwrap();
     let slow = FlockParams { max_speed: 60.0, ..FlockParams::default() };
-    recorder.schedule(40, Command::SetSchoolParams { school: 1, params: slow }).unwrap();
+    recorder.schedule(40, FlockCommand::SetSchoolParams { school: 1, params: slow }).unwrap();
     recorder.run(150).unwrap();
     let live = state_hash(&recorder.simulation().flock);
     let recording = recorder.finish();

@@ -10,7 +10,7 @@
 use std::sync::OnceLock;
 
 use mirofish_sim::{
-    Attractor, BoundaryMode, Command, ExperimentConfig, FlockParams, Goal, GoalMode, Obstacle, Predator,
+    Attractor, BoundaryMode, ExperimentConfig, FlockCommand, FlockParams, Goal, GoalMode, Obstacle, Predator,
     Recorder, Recording, Route, Simulation, Tank, Vec2, state_hash,
 };
 use proptest::prelude::*;
@@ -46,41 +46,41 @@ fn params() -> impl Strategy<Value = FlockParams> {
     })
 }
 
-fn command() -> impl Strategy<Value = Command> {
+fn command() -> impl Strategy<Value = FlockCommand> {
     prop_oneof![
-        params().prop_map(Command::SetParams),
+        params().prop_map(FlockCommand::SetParams),
         prop_oneof![Just(BoundaryMode::Wrap), Just(BoundaryMode::Bounce), Just(BoundaryMode::SoftMargin)]
-            .prop_map(Command::SetBoundary),
-        (point(), wild()).prop_map(|(p, r)| Command::AddPredator(Predator::new(p, r))),
-        (0usize..4).prop_map(Command::RemovePredator),
-        (point(), wild()).prop_map(|(centre, radius)| Command::AddObstacle(Obstacle { centre, radius })),
-        (0usize..4).prop_map(Command::RemoveObstacle),
-        Just(Command::ClearObstacles),
-        (point(), wild()).prop_map(|(p, w)| Command::SetGoal(Some(Goal::seek(p, w)))),
-        (point(), wild(), wild()).prop_map(|(p, w, slowing)| Command::SetGoal(Some(Goal {
+            .prop_map(FlockCommand::SetBoundary),
+        (point(), wild()).prop_map(|(p, r)| FlockCommand::AddPredator(Predator::new(p, r))),
+        (0usize..4).prop_map(FlockCommand::RemovePredator),
+        (point(), wild()).prop_map(|(centre, radius)| FlockCommand::AddObstacle(Obstacle { centre, radius })),
+        (0usize..4).prop_map(FlockCommand::RemoveObstacle),
+        Just(FlockCommand::ClearObstacles),
+        (point(), wild()).prop_map(|(p, w)| FlockCommand::SetGoal(Some(Goal::seek(p, w)))),
+        (point(), wild(), wild()).prop_map(|(p, w, slowing)| FlockCommand::SetGoal(Some(Goal {
             target: p,
             weight: w,
             mode: GoalMode::Flee,
             slowing_radius: slowing,
         }))),
-        (point(), wild(), wild()).prop_map(|(p, s, r)| Command::SetAttractor(Some(Attractor {
+        (point(), wild(), wild()).prop_map(|(p, s, r)| FlockCommand::SetAttractor(Some(Attractor {
             point: p,
             strength: s,
             radius: r
         }))),
-        Just(Command::SetAttractor(None)),
+        Just(FlockCommand::SetAttractor(None)),
         (point(), point(), wild())
-            .prop_map(|(a, b, reach)| Command::SetRoute(Some(Route::new(vec![a, b], reach)))),
+            .prop_map(|(a, b, reach)| FlockCommand::SetRoute(Some(Route::new(vec![a, b], reach)))),
         (prop_oneof![0usize..200, Just(usize::MAX), Just(2_000_000usize)], point(), wild())
-            .prop_map(|(count, centre, radius)| Command::SpawnFish { count, centre, radius }),
-        prop_oneof![0usize..100, Just(usize::MAX)].prop_map(|count| Command::RemoveFish { count }),
+            .prop_map(|(count, centre, radius)| FlockCommand::SpawnFish { count, centre, radius }),
+        prop_oneof![0usize..100, Just(usize::MAX)].prop_map(|count| FlockCommand::RemoveFish { count }),
     ]
 }
 
 #[derive(Clone, Debug)]
 enum Step {
     /// Queue a command `delay` ticks ahead.
-    Schedule { delay: u64, command: Command },
+    Schedule { delay: u64, command: FlockCommand },
     /// Run ticks on a pool of this many threads.
     Run { ticks: u64, threads: usize },
 }

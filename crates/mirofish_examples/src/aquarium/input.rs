@@ -19,7 +19,7 @@
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use mirofish_bevy::FlockCommands;
-use mirofish_sim::control::command::Command;
+use mirofish_sim::control::command::FlockCommand;
 use mirofish_sim::{Attractor, Obstacle, Predator};
 
 use super::AquariumSettings;
@@ -65,9 +65,9 @@ impl Default for ToolSettings {
 
 /// The command a plain click of `button` at world point `at` sends:
 /// left → a chasing predator, right → an obstacle; other buttons nothing.
-pub fn click_command(button: MouseButton, at: Vec2, tools: &ToolSettings) -> Option<Command> {
+pub fn click_command(button: MouseButton, at: Vec2, tools: &ToolSettings) -> Option<FlockCommand> {
     match button {
-        MouseButton::Left => Some(Command::AddPredator(Predator {
+        MouseButton::Left => Some(FlockCommand::AddPredator(Predator {
             position: at,
             velocity: Vec2::ZERO,
             fear_radius: tools.predator_fear_radius,
@@ -76,7 +76,7 @@ pub fn click_command(button: MouseButton, at: Vec2, tools: &ToolSettings) -> Opt
             chase: true,
         })),
         MouseButton::Right => {
-            Some(Command::AddObstacle(Obstacle { centre: at, radius: tools.obstacle_radius }))
+            Some(FlockCommand::AddObstacle(Obstacle { centre: at, radius: tools.obstacle_radius }))
         }
         _ => None,
     }
@@ -84,9 +84,9 @@ pub fn click_command(button: MouseButton, at: Vec2, tools: &ToolSettings) -> Opt
 
 /// The command a drag at `at` sends: an attractor (or, with `repel`, a
 /// repeller) centred there.
-pub fn drag_command(at: Vec2, repel: bool, tools: &ToolSettings) -> Command {
+pub fn drag_command(at: Vec2, repel: bool, tools: &ToolSettings) -> FlockCommand {
     let strength = if repel { -tools.attract_strength.abs() } else { tools.attract_strength.abs() };
-    Command::SetAttractor(Some(Attractor { point: at, strength, radius: tools.attract_radius }))
+    FlockCommand::SetAttractor(Some(Attractor { point: at, strength, radius: tools.attract_radius }))
 }
 
 /// The input systems, without the panel or the rendering: enough for a
@@ -130,7 +130,7 @@ pub fn mouse_tools(
     mut dragging: Local<Option<Vec2>>,
 ) {
     let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
-    let mut send = |command: Command| {
+    let mut send = |command: FlockCommand| {
         if let Err(e) = commands.submit(command) {
             warn!("aquarium: {e}");
         }
@@ -153,7 +153,7 @@ pub fn mouse_tools(
         _ => {}
     }
     if dragging.take().is_some() {
-        send(Command::SetAttractor(None));
+        send(FlockCommand::SetAttractor(None));
         return;
     }
     let (Some(at), false) = (cursor.0, over_ui.0) else { return };
@@ -176,7 +176,7 @@ pub fn keyboard_shortcuts(
     mut commands: ResMut<FlockCommands>,
 ) {
     if keys.just_pressed(KeyCode::KeyC) {
-        for command in [Command::ClearPredators, Command::ClearObstacles] {
+        for command in [FlockCommand::ClearPredators, FlockCommand::ClearObstacles] {
             // Neither holds a number, so neither can be refused.
             let _ = commands.submit(command);
         }
@@ -218,7 +218,7 @@ mod tests {
         let tools = ToolSettings::default();
         let at = Vec2::new(-31.5, 77.0);
         match click_command(MouseButton::Left, at, &tools) {
-            Some(Command::AddPredator(p)) => {
+            Some(FlockCommand::AddPredator(p)) => {
                 assert_eq!(p.position, at);
                 assert!(p.chase && p.validate().is_ok());
             }
@@ -226,12 +226,12 @@ mod tests {
         }
         assert_eq!(
             click_command(MouseButton::Right, at, &tools),
-            Some(Command::AddObstacle(Obstacle { centre: at, radius: tools.obstacle_radius }))
+            Some(FlockCommand::AddObstacle(Obstacle { centre: at, radius: tools.obstacle_radius }))
         );
         assert_eq!(click_command(MouseButton::Middle, at, &tools), None);
-        let Command::SetAttractor(Some(a)) = drag_command(at, true, &tools) else { panic!() };
+        let FlockCommand::SetAttractor(Some(a)) = drag_command(at, true, &tools) else { panic!() };
         assert!(a.strength < 0.0 && a.point == at);
-        let Command::SetAttractor(Some(a)) = drag_command(at, false, &tools) else { panic!() };
+        let FlockCommand::SetAttractor(Some(a)) = drag_command(at, false, &tools) else { panic!() };
         assert!(a.strength > 0.0);
     }
 }

@@ -23,7 +23,7 @@ use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
 use mirofish_sim::ExperimentConfig;
-use mirofish_sim::control::command::Command;
+use mirofish_sim::control::command::FlockCommand;
 
 pub use input::{CursorWorld, PointerOverUi, ToolSettings};
 pub use overlay::OverlaySettings;
@@ -260,12 +260,12 @@ pub fn sync_fish_count(
         follow_fish_count(&settings, &config, &mut commands);
     }
     let command = match settings.fish.cmp(&present) {
-        core::cmp::Ordering::Greater => Command::SpawnFish {
+        core::cmp::Ordering::Greater => FlockCommand::SpawnFish {
             count: settings.fish - present,
             centre: (config.tank.min + config.tank.max) * 0.5,
             radius: config.tank.size().min_element() * 0.45,
         },
-        core::cmp::Ordering::Less => Command::RemoveFish { count: present - settings.fish },
+        core::cmp::Ordering::Less => FlockCommand::RemoveFish { count: present - settings.fish },
         core::cmp::Ordering::Equal => return,
     };
     if let Err(e) = commands.submit(command) {
@@ -279,7 +279,8 @@ fn follow_fish_count(settings: &AquariumSettings, config: &FlockConfig, commands
     for (school, params) in config.school_table().iter().enumerate() {
         let sized = mirofish_sim::with_auto_radius(params, settings.fish, &config.tank, settings.neighbours);
         if sized != *params
-            && let Err(e) = commands.submit(Command::SetSchoolParams { school: school as u16, params: sized })
+            && let Err(e) =
+                commands.submit(FlockCommand::SetSchoolParams { school: school as u16, params: sized })
         {
             warn!("aquarium: {e}");
         }

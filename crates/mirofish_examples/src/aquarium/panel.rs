@@ -12,7 +12,7 @@ use bevy_egui::{EguiContexts, egui};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
-use mirofish_sim::control::command::Command;
+use mirofish_sim::control::command::FlockCommand;
 use mirofish_sim::control::tuning::KNOBS;
 use mirofish_sim::observe::health::{Health, Mark};
 use mirofish_sim::{Preset, observe};
@@ -44,7 +44,7 @@ pub fn panel(
     if !settings.show_panel {
         return Ok(());
     }
-    let mut send = |command: Command| {
+    let mut send = |command: FlockCommand| {
         if let Err(e) = commands.submit(command) {
             warn!("aquarium: {e}");
         }
@@ -131,8 +131,8 @@ pub fn panel(
                     ui.add(egui::Slider::new(&mut tools.attract_strength, 0.1..=5.0).text("drag strength"));
                     ui.add(egui::Slider::new(&mut tools.attract_radius, 50.0..=800.0).text("drag reach"));
                     if ui.button("clear predators and obstacles (C)").clicked() {
-                        send(Command::ClearPredators);
-                        send(Command::ClearObstacles);
+                        send(FlockCommand::ClearPredators);
+                        send(FlockCommand::ClearObstacles);
                     }
                 });
                 ui.collapsing("metrics", |ui| metric_plots(ui, &metrics));
@@ -216,7 +216,7 @@ fn school_controls(
     ui: &mut egui::Ui,
     settings: &mut AquariumSettings,
     config: &FlockConfig,
-    send: &mut impl FnMut(Command),
+    send: &mut impl FnMut(FlockCommand),
 ) {
     let table = config.school_table();
     ui.horizontal(|ui| {
@@ -245,7 +245,7 @@ fn school_controls(
         }
     });
     if boundary != config.tank.boundary {
-        send(Command::SetBoundary(boundary));
+        send(FlockCommand::SetBoundary(boundary));
     }
     let mut group = "";
     for knob in &KNOBS {
@@ -261,7 +261,7 @@ fn school_controls(
     ui.checkbox(&mut params.match_speed, "alignment matches speed");
     ui.checkbox(&mut params.sees_other_schools, "sees other schools");
     if params != before {
-        send(Command::SetSchoolParams { school, params });
+        send(FlockCommand::SetSchoolParams { school, params });
     }
 }
 

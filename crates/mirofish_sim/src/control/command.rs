@@ -2,7 +2,7 @@
 //! which it applies.
 //!
 //! A game's clicks, a parameter slider and a scripted experiment all change
-//! the simulation the same way: by a [`Command`] scheduled for a tick. At the
+//! the simulation the same way: by a [`FlockCommand`] scheduled for a tick. At the
 //! start of that tick — before the neighbour index is rebuilt — the due
 //! commands are applied in a fixed order (by tick, then in the order they were
 //! scheduled). Because nothing else touches the state, the seed, the initial
@@ -28,7 +28,7 @@ pub const MAX_SPAWN: usize = 1_000_000;
 
 /// One change to a running simulation.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub enum Command {
+pub enum FlockCommand {
     /// Replace the parameters of school 0 (the only school of a
     /// [`crate::Simulation`]).
     SetParams(FlockParams),
@@ -82,38 +82,38 @@ pub enum Command {
     },
 }
 
-impl Command {
+impl FlockCommand {
     /// Checks every number in the command; the error names the field.
     pub fn validate(&self) -> Result<(), ParamError> {
         match self {
-            Command::SetParams(p) | Command::SetSchoolParams { params: p, .. } => p.validate(),
-            Command::AddPredator(p) => p.validate(),
-            Command::AddObstacle(o) => o.validate(),
-            Command::SetGoal(Some(g)) => g.validate(),
-            Command::SetAttractor(Some(a)) => a.validate(),
-            Command::SetRoute(Some(r)) => r.validate(),
-            Command::SpawnFish { count, centre, radius } => {
+            FlockCommand::SetParams(p) | FlockCommand::SetSchoolParams { params: p, .. } => p.validate(),
+            FlockCommand::AddPredator(p) => p.validate(),
+            FlockCommand::AddObstacle(o) => o.validate(),
+            FlockCommand::SetGoal(Some(g)) => g.validate(),
+            FlockCommand::SetAttractor(Some(a)) => a.validate(),
+            FlockCommand::SetRoute(Some(r)) => r.validate(),
+            FlockCommand::SpawnFish { count, centre, radius } => {
                 check("spawn.count", *count as f32, Range::Closed(0.0, MAX_SPAWN as f32))?;
                 point("spawn.centre", *centre)?;
                 check("spawn.radius", *radius, Range::NonNegative(MAX_LENGTH))
             }
-            Command::SetBoundary(_)
-            | Command::RemovePredator(_)
-            | Command::ClearPredators
-            | Command::RemoveObstacle(_)
-            | Command::ClearObstacles
-            | Command::SetGoal(None)
-            | Command::SetAttractor(None)
-            | Command::SetRoute(None)
-            | Command::RemoveFish { .. } => Ok(()),
+            FlockCommand::SetBoundary(_)
+            | FlockCommand::RemovePredator(_)
+            | FlockCommand::ClearPredators
+            | FlockCommand::RemoveObstacle(_)
+            | FlockCommand::ClearObstacles
+            | FlockCommand::SetGoal(None)
+            | FlockCommand::SetAttractor(None)
+            | FlockCommand::SetRoute(None)
+            | FlockCommand::RemoveFish { .. } => Ok(()),
         }
     }
 
-    /// Checks the command for `tank`: [`Command::validate`], and an
+    /// Checks the command for `tank`: [`FlockCommand::validate`], and an
     /// obstacle must leave room in it.
     pub fn validate_in(&self, tank: &Tank) -> Result<(), ParamError> {
         match self {
-            Command::AddObstacle(o) => o.validate_in(tank),
+            FlockCommand::AddObstacle(o) => o.validate_in(tank),
             _ => self.validate(),
         }
     }
@@ -121,27 +121,29 @@ impl Command {
     /// Applies the command to a single-school simulation's state.
     pub fn apply(&self, flock: &mut Flock, params: &mut FlockParams, tank: &mut Tank, scene: &mut Scene) {
         match self {
-            Command::SetParams(p) | Command::SetSchoolParams { school: 0, params: p } => *params = *p,
-            Command::SetSchoolParams { .. } => {}
-            Command::SetBoundary(b) => tank.boundary = *b,
-            Command::AddPredator(p) => scene.predators.push(*p),
-            Command::RemovePredator(i) => {
+            FlockCommand::SetParams(p) | FlockCommand::SetSchoolParams { school: 0, params: p } => {
+                *params = *p
+            }
+            FlockCommand::SetSchoolParams { .. } => {}
+            FlockCommand::SetBoundary(b) => tank.boundary = *b,
+            FlockCommand::AddPredator(p) => scene.predators.push(*p),
+            FlockCommand::RemovePredator(i) => {
                 if *i < scene.predators.len() {
                     scene.predators.remove(*i);
                 }
             }
-            Command::ClearPredators => scene.predators.clear(),
-            Command::AddObstacle(o) => scene.obstacles.push(*o),
-            Command::RemoveObstacle(i) => {
+            FlockCommand::ClearPredators => scene.predators.clear(),
+            FlockCommand::AddObstacle(o) => scene.obstacles.push(*o),
+            FlockCommand::RemoveObstacle(i) => {
                 if *i < scene.obstacles.len() {
                     scene.obstacles.remove(*i);
                 }
             }
-            Command::ClearObstacles => scene.obstacles.clear(),
-            Command::SetGoal(g) => scene.goal = *g,
-            Command::SetAttractor(a) => scene.attractor = *a,
-            Command::SetRoute(r) => scene.route = r.clone(),
-            Command::SpawnFish { count, centre, radius } => {
+            FlockCommand::ClearObstacles => scene.obstacles.clear(),
+            FlockCommand::SetGoal(g) => scene.goal = *g,
+            FlockCommand::SetAttractor(a) => scene.attractor = *a,
+            FlockCommand::SetRoute(r) => scene.route = r.clone(),
+            FlockCommand::SpawnFish { count, centre, radius } => {
                 let key = SpawnKey { seed: flock.seed(), tick: flock.tick(), first_slot: flock.len() as u64 };
                 // Never beyond the most fish a simulation holds.
                 let count = (*count).min(MAX_FISH.saturating_sub(flock.len()));
@@ -150,7 +152,7 @@ impl Command {
                 }
             }
             // The highest ids: the last slots, unless the slots follow space.
-            Command::RemoveFish { count } => flock.truncate(flock.len().saturating_sub(*count)),
+            FlockCommand::RemoveFish { count } => flock.truncate(flock.len().saturating_sub(*count)),
         }
     }
 }
@@ -198,7 +200,7 @@ pub struct Stamped {
     /// from `tick` to `tick + 1`.
     pub tick: u64,
     /// What to do.
-    pub command: Command,
+    pub command: FlockCommand,
 }
 
 /// Why a command was refused.
@@ -238,7 +240,7 @@ impl From<ParamError> for CommandError {
 /// by tick, then by the order they were scheduled.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CommandQueue {
-    pending: BTreeMap<(u64, u64), Command>,
+    pending: BTreeMap<(u64, u64), FlockCommand>,
     scheduled: u64,
 }
 
@@ -250,7 +252,7 @@ impl CommandQueue {
 
     /// Validates `command` and queues it for `tick`. `now` is the next tick
     /// to be simulated; earlier ticks are refused.
-    pub fn schedule(&mut self, now: u64, tick: u64, command: Command) -> Result<(), CommandError> {
+    pub fn schedule(&mut self, now: u64, tick: u64, command: FlockCommand) -> Result<(), CommandError> {
         if tick < now {
             return Err(CommandError::Past { tick, now });
         }
@@ -296,18 +298,18 @@ mod tests {
     #[test]
     fn due_commands_come_out_by_tick_then_by_order_scheduled() {
         let mut q = CommandQueue::new();
-        q.schedule(0, 5, Command::ClearObstacles).unwrap();
-        q.schedule(0, 2, Command::ClearPredators).unwrap();
-        q.schedule(0, 5, Command::RemoveFish { count: 1 }).unwrap();
-        q.schedule(0, 9, Command::SetGoal(None)).unwrap();
+        q.schedule(0, 5, FlockCommand::ClearObstacles).unwrap();
+        q.schedule(0, 2, FlockCommand::ClearPredators).unwrap();
+        q.schedule(0, 5, FlockCommand::RemoveFish { count: 1 }).unwrap();
+        q.schedule(0, 9, FlockCommand::SetGoal(None)).unwrap();
         let due = q.take_due(5);
-        let order: Vec<(u64, Command)> = due.into_iter().map(|s| (s.tick, s.command)).collect();
+        let order: Vec<(u64, FlockCommand)> = due.into_iter().map(|s| (s.tick, s.command)).collect();
         assert_eq!(
             order,
             [
-                (2, Command::ClearPredators),
-                (5, Command::ClearObstacles),
-                (5, Command::RemoveFish { count: 1 })
+                (2, FlockCommand::ClearPredators),
+                (5, FlockCommand::ClearObstacles),
+                (5, FlockCommand::RemoveFish { count: 1 })
             ]
         );
         assert_eq!(q.len(), 1);
@@ -319,16 +321,19 @@ mod tests {
     #[test]
     fn bad_and_late_commands_are_refused_and_not_queued() {
         let mut q = CommandQueue::new();
-        let err = q.schedule(10, 3, Command::ClearObstacles).unwrap_err();
+        let err = q.schedule(10, 3, FlockCommand::ClearObstacles).unwrap_err();
         assert_eq!(err, CommandError::Past { tick: 3, now: 10 });
-        let bad = Command::AddObstacle(Obstacle { centre: Vec2::ZERO, radius: f32::NAN });
+        let bad = FlockCommand::AddObstacle(Obstacle { centre: Vec2::ZERO, radius: f32::NAN });
         let err = q.schedule(10, 12, bad).unwrap_err();
         assert!(err.to_string().contains("obstacle.radius"), "{err}");
         let params = FlockParams { max_speed: -1.0, ..FlockParams::default() };
         assert!(
-            q.schedule(10, 12, Command::SetParams(params)).unwrap_err().to_string().contains("max_speed")
+            q.schedule(10, 12, FlockCommand::SetParams(params))
+                .unwrap_err()
+                .to_string()
+                .contains("max_speed")
         );
-        let spawn = Command::SpawnFish { count: 5, centre: Vec2::new(f32::INFINITY, 0.0), radius: 1.0 };
+        let spawn = FlockCommand::SpawnFish { count: 5, centre: Vec2::new(f32::INFINITY, 0.0), radius: 1.0 };
         assert!(q.schedule(10, 12, spawn).is_err());
         assert!(q.is_empty());
     }
@@ -337,7 +342,7 @@ mod tests {
     fn spawn_and_remove_fish() {
         let (mut flock, mut params, mut tank, mut scene) =
             (Flock::new(4), FlockParams::default(), Tank::default(), Scene::default());
-        let spawn = Command::SpawnFish { count: 40, centre: Vec2::new(600.0, 0.0), radius: 100.0 };
+        let spawn = FlockCommand::SpawnFish { count: 40, centre: Vec2::new(600.0, 0.0), radius: 100.0 };
         spawn.apply(&mut flock, &mut params, &mut tank, &mut scene);
         assert_eq!(flock.len(), 40);
         for (p, v) in flock.positions().iter().zip(flock.velocities()) {
@@ -349,9 +354,9 @@ mod tests {
         let mut again = Flock::new(4);
         spawn.apply(&mut again, &mut params, &mut tank, &mut scene);
         assert_eq!(crate::state_hash(&flock), crate::state_hash(&again));
-        Command::RemoveFish { count: 15 }.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        FlockCommand::RemoveFish { count: 15 }.apply(&mut flock, &mut params, &mut tank, &mut scene);
         assert_eq!(flock.len(), 25);
-        Command::RemoveFish { count: 100 }.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        FlockCommand::RemoveFish { count: 100 }.apply(&mut flock, &mut params, &mut tank, &mut scene);
         assert!(flock.is_empty());
     }
 
@@ -359,23 +364,23 @@ mod tests {
     fn scene_commands() {
         let (mut flock, mut params, mut tank, mut scene) =
             (Flock::new(4), FlockParams::default(), Tank::default(), Scene::default());
-        let mut run = |c: Command| c.apply(&mut flock, &mut params, &mut tank, &mut scene);
-        run(Command::AddPredator(Predator::new(Vec2::ONE, 50.0)));
-        run(Command::AddPredator(Predator::new(Vec2::ZERO, 60.0)));
-        run(Command::AddObstacle(Obstacle { centre: Vec2::X, radius: 3.0 }));
-        run(Command::RemovePredator(0));
-        run(Command::RemovePredator(7));
-        run(Command::RemoveObstacle(3));
-        run(Command::SetBoundary(BoundaryMode::Wrap));
-        run(Command::SetAttractor(Some(Attractor { point: Vec2::ONE, strength: -2.0, radius: 80.0 })));
+        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        run(FlockCommand::AddPredator(Predator::new(Vec2::ONE, 50.0)));
+        run(FlockCommand::AddPredator(Predator::new(Vec2::ZERO, 60.0)));
+        run(FlockCommand::AddObstacle(Obstacle { centre: Vec2::X, radius: 3.0 }));
+        run(FlockCommand::RemovePredator(0));
+        run(FlockCommand::RemovePredator(7));
+        run(FlockCommand::RemoveObstacle(3));
+        run(FlockCommand::SetBoundary(BoundaryMode::Wrap));
+        run(FlockCommand::SetAttractor(Some(Attractor { point: Vec2::ONE, strength: -2.0, radius: 80.0 })));
         assert_eq!(scene.predators.len(), 1);
         assert_eq!(scene.predators[0].fear_radius, 60.0);
         assert_eq!(scene.obstacles.len(), 1);
         assert_eq!(tank.boundary, BoundaryMode::Wrap);
         assert!(scene.attractor.is_some());
-        let mut run = |c: Command| c.apply(&mut flock, &mut params, &mut tank, &mut scene);
-        run(Command::ClearPredators);
-        run(Command::ClearObstacles);
+        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        run(FlockCommand::ClearPredators);
+        run(FlockCommand::ClearObstacles);
         assert!(scene.predators.is_empty() && scene.obstacles.is_empty());
     }
 }

@@ -22,7 +22,7 @@
 use core::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::control::command::{Command, CommandError, Stamped};
+use crate::control::command::{CommandError, FlockCommand, Stamped};
 use crate::control::config::{ConfigError, ExperimentConfig};
 use crate::control::simulation::Simulation;
 use crate::observe::state_hash;
@@ -94,7 +94,7 @@ impl Recorder {
     }
 
     /// Queues a command; see [`Simulation::schedule`].
-    pub fn schedule(&mut self, tick: u64, command: Command) -> Result<(), CommandError> {
+    pub fn schedule(&mut self, tick: u64, command: FlockCommand) -> Result<(), CommandError> {
         self.sim.schedule(tick, command)
     }
 
@@ -214,7 +214,7 @@ impl Recording {
             stamped
                 .command
                 .validate_in(&self.config.tank)
-                .map_err(|error| ReplayError::Command { index, error })?;
+                .map_err(|error| ReplayError::FlockCommand { index, error })?;
             last = stamped.tick;
         }
         let ordered = self.checkpoints.windows(2).all(|w| w[0].tick < w[1].tick);
@@ -318,7 +318,7 @@ pub enum ReplayError {
     /// The configuration in it is invalid.
     Config(ConfigError),
     /// A command in it is invalid.
-    Command {
+    FlockCommand {
         /// Its position in the log.
         index: usize,
         /// The bad value.
@@ -354,7 +354,7 @@ impl fmt::Display for ReplayError {
                 write!(f, "replay is too large: {value} {what}, at most {limit}")
             }
             ReplayError::Config(e) => write!(f, "replay configuration: {e}"),
-            ReplayError::Command { index, error } => write!(f, "replay command {index}: {error}"),
+            ReplayError::FlockCommand { index, error } => write!(f, "replay command {index}: {error}"),
             ReplayError::Diverged { tick, expected, found } => {
                 write!(f, "replay diverged at tick {tick}: state hash {found:016x}, recorded {expected:016x}")
             }

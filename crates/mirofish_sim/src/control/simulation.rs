@@ -1,6 +1,6 @@
 //! A flock together with its parameters: the headless entry point.
 
-use crate::control::command::{Command, CommandError, CommandQueue, Stamped};
+use crate::control::command::{CommandError, CommandQueue, FlockCommand, Stamped};
 use crate::control::config::{ConfigError, ExperimentConfig};
 use crate::rules::noise::mix64;
 use crate::world::flock::Flock;
@@ -129,13 +129,13 @@ impl Simulation {
     /// Queues `command` for the start of `tick`. Refused, and not queued,
     /// if the command holds an invalid number, an obstacle that would
     /// cover the whole tank, or `tick` is already past.
-    pub fn schedule(&mut self, tick: u64, command: Command) -> Result<(), CommandError> {
+    pub fn schedule(&mut self, tick: u64, command: FlockCommand) -> Result<(), CommandError> {
         command.validate_in(&self.tank)?;
         self.commands.schedule(self.tick(), tick, command)
     }
 
     /// Queues `command` for the start of the next tick.
-    pub fn submit(&mut self, command: Command) -> Result<(), CommandError> {
+    pub fn submit(&mut self, command: FlockCommand) -> Result<(), CommandError> {
         self.schedule(self.tick(), command)
     }
 
@@ -153,7 +153,7 @@ impl Simulation {
     pub fn step(&mut self) -> Result<(), ParamError> {
         for stamped in self.commands.take_due(self.flock.tick()) {
             match &stamped.command {
-                Command::SetSchoolParams { school, params }
+                FlockCommand::SetSchoolParams { school, params }
                     if *school > 0 && usize::from(*school) <= self.schools.len() =>
                 {
                     self.schools[usize::from(*school) - 1] = *params;
