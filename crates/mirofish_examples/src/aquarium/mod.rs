@@ -84,17 +84,10 @@ pub fn default_scene() -> ExperimentConfig {
     ExperimentConfig::from_ron(SCENE_RON).expect("assets/scenes/aquarium.ron is a valid configuration")
 }
 
-/// Neighbours per fish within `radius` if `fish` fish were spread evenly
-/// over `tank`.
-fn spread_neighbours(fish: usize, tank: &Tank, radius: f32) -> f32 {
-    let size = tank.size();
-    fish as f32 / (size.x * size.y).max(f32::MIN_POSITIVE) * core::f32::consts::PI * radius * radius
-}
-
 impl Default for AquariumSettings {
     fn default() -> Self {
         let scene = default_scene();
-        let fish = scene.schools.iter().fold(scene.fish, |n, s| n + s.fish);
+        let fish = scene.total_fish();
         let second = scene.schools.first().map_or(0, |s| s.fish);
         Self {
             fish,
@@ -107,7 +100,11 @@ impl Default for AquariumSettings {
             show_panel: true,
             school: 0,
             auto_radius: true,
-            neighbours: spread_neighbours(fish, &scene.tank, scene.params.perception_radius),
+            neighbours: mirofish_sim::control::preset::spread_neighbours(
+                fish,
+                scene.tank.size().x * scene.tank.size().y,
+                scene.params.perception_radius,
+            ),
             scene,
         }
     }
@@ -223,22 +220,18 @@ fn frame_tank(
 
 fn spawn_schools(commands: &mut Commands, settings: &AquariumSettings) {
     let second = (settings.fish as f32 * settings.second_school_share.clamp(0.0, 1.0)) as usize;
-    let with_heading = |spawn: SpawnSchool, heading: Option<f32>| match heading {
-        Some(h) => spawn.heading(h),
-        None => spawn,
-    };
     let scene = &settings.scene;
-    commands.queue(with_heading(SpawnSchool::new(settings.fish - second), scene.heading));
+    commands.queue(SpawnSchool { heading: scene.heading, ..SpawnSchool::new(settings.fish - second) });
     if second > 0 {
         let heading = scene.schools.first().and_then(|s| s.heading);
-        commands.queue(with_heading(SpawnSchool::new(second).in_school(1), heading));
+        commands.queue(SpawnSchool { heading, ..SpawnSchool::new(second).in_school(1) });
     }
 }
 
 /// Adds or removes fish (through commands) until the count matches the
 /// panel's slider, re-sizing the radii first where they follow the count
-/// ([`AquariumSettings::auto_radius`]). Only whole-school spawns above; here new fish join
-/// school 0 in a disc at the tank's centre.
+/// ([`AquariumSettings::auto_radius`]). Only whole-school spawns above;
+/// here new fish join school 0 in a disc at the tank's centre.
 pub fn sync_fish_count(
     settings: Res<AquariumSettings>,
     fish: Query<(), With<Boid>>,

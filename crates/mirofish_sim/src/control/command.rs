@@ -118,13 +118,31 @@ impl FlockCommand {
         }
     }
 
-    /// Applies the command to a single-school simulation's state.
+    /// Applies the command to a single-school simulation's state (a
+    /// `SetSchoolParams` for another school changes nothing).
     pub fn apply(&self, flock: &mut Flock, params: &mut FlockParams, tank: &mut Tank, scene: &mut Scene) {
+        self.apply_to_schools(flock, (params, &mut []), tank, scene);
+    }
+
+    /// Applies the command to a simulation of several schools: `params` of
+    /// school 0 and `others` of schools 1, 2, …. A `SetSchoolParams` for
+    /// a school beyond them changes nothing.
+    pub fn apply_to_schools(
+        &self,
+        flock: &mut Flock,
+        (params, others): (&mut FlockParams, &mut [FlockParams]),
+        tank: &mut Tank,
+        scene: &mut Scene,
+    ) {
         match self {
             FlockCommand::SetParams(p) | FlockCommand::SetSchoolParams { school: 0, params: p } => {
                 *params = *p
             }
-            FlockCommand::SetSchoolParams { .. } => {}
+            FlockCommand::SetSchoolParams { school, params: p } => {
+                if let Some(to) = others.get_mut(usize::from(*school) - 1) {
+                    *to = *p;
+                }
+            }
             FlockCommand::SetBoundary(b) => tank.boundary = *b,
             FlockCommand::AddPredator(p) => scene.predators.push(*p),
             FlockCommand::RemovePredator(i) => {

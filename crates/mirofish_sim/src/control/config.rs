@@ -100,7 +100,7 @@ impl ExperimentConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         let section =
             |name: &'static str| move |error: ParamError| ConfigError::Invalid { section: name, error };
-        let all_fish = self.schools.iter().fold(self.fish, |n, s| n.saturating_add(s.fish));
+        let all_fish = self.total_fish();
         if all_fish > MAX_FISH {
             let field = if self.fish > MAX_FISH { "fish" } else { "fish (all schools)" };
             return Err(ConfigError::Invalid {
@@ -145,6 +145,12 @@ impl ExperimentConfig {
         self.tank.validate().map_err(section(""))?;
         self.scene.validate_in(&self.tank).map_err(section("scene"))?;
         Ok(())
+    }
+
+    /// The fish of every school together (saturating: validation refuses
+    /// more than [`MAX_FISH`]).
+    pub fn total_fish(&self) -> usize {
+        self.schools.iter().fold(self.fish, |n, s| n.saturating_add(s.fish))
     }
 
     /// Parses and validates RON text.

@@ -82,6 +82,13 @@ pub fn auto_perception_radius(count: usize, area: f32, neighbours: f32) -> f32 {
     (neighbours.max(0.0) / (core::f32::consts::PI * density)).sqrt()
 }
 
+/// The mean number of others within `radius` of each of `count` fish
+/// spread evenly over `area`: density × π r², the inverse of
+/// [`auto_perception_radius`].
+pub fn spread_neighbours(count: usize, area: f32, radius: f32) -> f32 {
+    count as f32 / area.max(f32::MIN_POSITIVE) * core::f32::consts::PI * radius * radius
+}
+
 /// `params` with the perception radius chosen for `count` fish in `tank`
 /// ([`auto_perception_radius`]) and the separation radius scaled with it, so
 /// the ratio between the two radii is kept.
@@ -121,5 +128,6 @@ mod tests {
         let r = auto_perception_radius(300, 1280.0 * 720.0, 5.0);
         assert!((r - 69.0).abs() < 1.5, "{r}");
         assert!(auto_perception_radius(0, 0.0, 5.0).is_finite());
+        assert!((spread_neighbours(300, 1280.0 * 720.0, r) - 5.0).abs() < 1e-3);
     }
 }

@@ -152,14 +152,8 @@ impl Simulation {
     /// One tick: the due commands first, then the flock's passes.
     pub fn step(&mut self) -> Result<(), ParamError> {
         for stamped in self.commands.take_due(self.flock.tick()) {
-            match &stamped.command {
-                FlockCommand::SetSchoolParams { school, params }
-                    if *school > 0 && usize::from(*school) <= self.schools.len() =>
-                {
-                    self.schools[usize::from(*school) - 1] = *params;
-                }
-                command => command.apply(&mut self.flock, &mut self.params, &mut self.tank, &mut self.scene),
-            }
+            let schools = (&mut self.params, &mut self.schools[..]);
+            stamped.command.apply_to_schools(&mut self.flock, schools, &mut self.tank, &mut self.scene);
             self.applied.push(stamped);
         }
         if self.schools.is_empty() {
