@@ -18,7 +18,9 @@ use bevy::prelude::*;
 use mirofish_sim::control::command::{SpawnKey, spawn_disc};
 use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped};
 
-use crate::components::{Boid, Obstacle, Position, Predator, PreviousPosition, Velocity, WanderPhase};
+use crate::components::{
+    Boid, FishGroup, FishSlot, Obstacle, Position, Predator, PreviousPosition, School, Velocity, WanderPhase,
+};
 use crate::config::FlockConfig;
 use crate::state::FlockState;
 
@@ -166,5 +168,55 @@ fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
                 world.despawn(e);
             }
         }
+        FlockCommand::FormGroups { school, first, count } => form_groups(world, *school, *first, *count),
+        FlockCommand::JoinGroup { fish, group } => {
+            // The plugin's fish ids are their slots ([`FishSlot`]) as of the
+            // last tick.
+            let mut by_slot: Vec<(u32, Entity)> =
+                world.query::<(Entity, &FishSlot)>().iter(world).map(|(e, s)| (s.0, e)).collect();
+            by_slot.sort_unstable();
+            for id in fish {
+                let Ok(k) = by_slot.binary_search_by_key(id, |&(slot, _)| slot) else { continue };
+                let entity = by_slot[k].1;
+                match group {
+                    Some(g) => world.entity_mut(entity).insert(FishGroup(*g)),
+                    None => world.entity_mut(entity).remove::<FishGroup>(),
+                };
+            }
+        }
+        FlockCommand::SetGroupGoal { group, goal } => {
+            world.resource_mut::<FlockState>().scene.set_group_goal(*group, *goal)
+        }
+        FlockCommand::ClearGroups => {
+            for e in sorted::<FishGroup>(world) {
+                world.entity_mut(e).remove::<FishGroup>();
+            }
+            world.resource_mut::<FlockState>().scene.group_goals.clear();
+        }
+    }
+}
+
+/// [`FlockCommand::FormGroups`] on the fish entities: the core's bisection
+/// over the fish of `school` (in entity order, so a replay forms the same
+/// groups), each given its [`FishGroup`].
+fn form_groups(world: &mut World, school: Option<u16>, first: u16, count: u16) {
+    let count = usize::from(count).min(mirofish_sim::MAX_GROUPS.saturating_sub(usize::from(first)));
+    if count == 0 {
+        return;
+    }
+    let mut fish: Vec<(Entity, Vec2, u16)> = world
+        .query_filtered::<(Entity, &Position, Option<&School>), With<Boid>>()
+        .iter(world)
+        .map(|(e, p, s)| (e, p.0, s.map_or(0, |s| s.0)))
+        .filter(|(_, _, s)| school.is_none_or(|k| *s == k))
+        .collect();
+    fish.sort_unstable_by_key(|f| f.0);
+    let mut members: Vec<(u32, Vec2)> = fish.iter().enumerate().map(|(k, f)| (k as u32, f.1)).collect();
+    let mut groups = vec![0u16; fish.len()];
+    mirofish_sim::world::groups::bisect(&mut members, count, &mut |k, g| {
+        groups[k as usize] = first + g as u16
+    });
+    for ((entity, _, _), group) in fish.into_iter().zip(groups) {
+        world.entity_mut(entity).insert(FishGroup(group));
     }
 }

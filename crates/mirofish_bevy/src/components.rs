@@ -83,6 +83,16 @@ pub struct PreviousPosition(pub Vec2);
 #[reflect(Component, Debug, Default, PartialEq)]
 pub struct School(pub u16);
 
+/// The group a fish belongs to: it steers for its group's goal
+/// ([`FlockState::scene`](crate::FlockState::scene)'s `group_goals`, set by
+/// [`FlockCommand::SetGroupGoal`](mirofish_sim::FlockCommand::SetGroupGoal))
+/// on top of its school's. Put one fish in a group of its own to give it a
+/// target of its own. Numbers from [`mirofish_sim::MAX_GROUPS`] up count
+/// as no group.
+#[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Eq, Hash, Deref, DerefMut)]
+#[reflect(Component, Debug, Default, PartialEq)]
+pub struct FishGroup(pub u16);
+
 /// Marks a fish as a leader: its neighbours weigh it
 /// [`FlockParams::leader_weight`](mirofish_sim::FlockParams::leader_weight)
 /// times more in alignment and cohesion.

@@ -81,8 +81,8 @@ use bevy::prelude::*;
 
 pub use commands::FlockCommands;
 pub use components::{
-    Boid, ExtraSteering, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering,
-    Velocity, WanderPhase,
+    Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School,
+    Steering, Velocity, WanderPhase,
 };
 pub use config::{FlockConfig, SCHOOL_PALETTE};
 pub use interpolation::interpolate_transforms;
@@ -225,6 +225,7 @@ impl Plugin for MiroFishPlugin {
             .register_type::<PreviousPosition>()
             .register_type::<Leader>()
             .register_type::<School>()
+            .register_type::<FishGroup>()
             .register_type::<Obstacle>()
             .register_type::<Predator>()
             .add_systems(
@@ -233,7 +234,9 @@ impl Plugin for MiroFishPlugin {
                     // Right after the set, so systems placed in it can
                     // still submit commands for this very tick.
                     commands::apply_commands.after(BoidSystems::Commands).before(BoidSystems::SpatialIndex),
-                    (systems::gather, systems::rebuild_index).chain().in_set(BoidSystems::SpatialIndex),
+                    (systems::gather, systems::gather_groups, systems::rebuild_index)
+                        .chain()
+                        .in_set(BoidSystems::SpatialIndex),
                     systems::accumulate_forces.in_set(BoidSystems::Forces),
                     systems::add_extra_steering.in_set(BoidSystems::Clamp),
                     systems::integrate.in_set(BoidSystems::Integrate),

@@ -13,8 +13,8 @@ use rayon::prelude::*;
 use crate::columns::{COLUMN_CHUNK, copy_column, set_row};
 
 use crate::components::{
-    Boid, ExtraSteering, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School, Steering,
-    Velocity, WanderPhase,
+    Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School,
+    Steering, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
@@ -74,6 +74,17 @@ pub(crate) fn gather(
     }
     if !gather_in_place(state, &fish) {
         regather(state, &fish, &mut slots);
+    }
+}
+
+/// Copies each fish's [`FishGroup`] into the flock (after `gather`, whose
+/// slots it reads). Without any `FishGroup` it does nothing but clear.
+pub(crate) fn gather_groups(mut state: ResMut<FlockState>, groups: Query<(&FishSlot, &FishGroup), InFlock>) {
+    let flock = &mut state.flock;
+    flock.clear_groups();
+    for (slot, group) in &groups {
+        // A number from `MAX_GROUPS` up is refused: no group.
+        flock.set_group(slot.0, Some(group.0));
     }
 }
 

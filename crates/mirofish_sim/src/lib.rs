@@ -60,10 +60,11 @@ pub use observe::metrics::{Metrics, MetricsLog};
 pub use observe::state_hash;
 pub use step::{ForceSample, KernelPath, NeighbourSearch};
 pub use world::flock::{FishInputs, Flock, SlotOrder};
+pub use world::groups::NO_GROUP;
 pub use world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_NEIGHBOUR_CAP, MAX_TOPOLOGICAL_NEIGHBOURS, ParamError, PerFrame,
 };
-pub use world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Route, Scene};
+pub use world::scene::{Attractor, Goal, GoalMode, MAX_GROUPS, Obstacle, Predator, Route, Scene};
 pub use world::school::SchoolTable;
 pub use world::tank::{BoundaryMode, Tank};
 

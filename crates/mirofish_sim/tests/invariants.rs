@@ -34,7 +34,7 @@ fn check(sim: &Simulation, label: &str) {
 }
 
 /// Two obstacles (one across a wall), three predators (two chasing), a
-/// goal and a repeller, scaled to the tank.
+/// goal, a repeller and goals for groups, scaled to the tank.
 fn busy_scene(tank: &Tank) -> Scene {
     let size = tank.size();
     let at = |fx: f32, fy: f32| tank.min + size * Vec2::new(fx, fy);
@@ -57,12 +57,19 @@ fn busy_scene(tank: &Tank) -> Scene {
         school_goals: vec![None, Some(Goal { mode: GoalMode::Flee, ..Goal::seek(at(0.1, 0.9), 2.0) })],
         attractor: Some(Attractor { point: at(0.5, 0.5), strength: -2.0, radius: r * 0.3 }),
         route: Some(Route { looping: true, ..Route::new(vec![at(0.1, 0.1), at(0.9, 0.5)], r * 0.1) }),
+        group_goals: vec![
+            Some(Goal { mode: GoalMode::Arrive, slowing_radius: 1.0e-3, ..Goal::seek(at(0.6, 0.4), 3.0) }),
+            None,
+            Some(Goal::seek(at(0.0, 1.0), -1.0)),
+        ],
     }
 }
 
-/// The busy scene, with the first five fish as leaders.
+/// The busy scene, with the first five fish as leaders and the fish in
+/// four groups (one without a goal).
 fn crowd(sim: &mut Simulation) {
     sim.scene = busy_scene(&sim.tank);
+    sim.flock.form_groups(None, 0, 4);
     sim.flock.set_record_rules(true);
     for slot in 0..sim.flock.len().min(5) {
         sim.flock.set_leader(slot, true);

@@ -74,6 +74,15 @@ fn command() -> impl Strategy<Value = FlockCommand> {
         (prop_oneof![0usize..200, Just(usize::MAX), Just(2_000_000usize)], point(), wild())
             .prop_map(|(count, centre, radius)| FlockCommand::SpawnFish { count, centre, radius }),
         prop_oneof![0usize..100, Just(usize::MAX)].prop_map(|count| FlockCommand::RemoveFish { count }),
+        (prop::option::of(0u16..3), 0u16..5000, 0u16..60)
+            .prop_map(|(school, first, count)| FlockCommand::FormGroups { school, first, count }),
+        (prop::collection::vec(0u32..400, 0..20), prop::option::of(0u16..5000))
+            .prop_map(|(fish, group)| FlockCommand::JoinGroup { fish, group }),
+        (0u16..5000, point(), wild(), wild()).prop_map(|(group, p, w, slowing)| FlockCommand::SetGroupGoal {
+            group,
+            goal: Some(Goal { target: p, weight: w, mode: GoalMode::Arrive, slowing_radius: slowing }),
+        }),
+        Just(FlockCommand::ClearGroups),
     ]
 }
 

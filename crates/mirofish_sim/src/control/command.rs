@@ -20,7 +20,7 @@ use glam::Vec2;
 use crate::rules::noise::{self, Stream};
 use crate::world::flock::Flock;
 use crate::world::params::{FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check};
-use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, Scene, point};
+use crate::world::scene::{Attractor, Goal, MAX_GROUPS, Obstacle, Predator, Route, Scene, point};
 use crate::world::tank::{BoundaryMode, Tank};
 
 /// Most fish one command may add: keeps a typo from allocating gigabytes.
@@ -80,6 +80,36 @@ pub enum FlockCommand {
         /// How many.
         count: usize,
     },
+    /// Split the fish of a school (every fish if `school` is `None`) into
+    /// `count` spatially compact groups of nearly equal size, numbered from
+    /// `first` (see [`Flock::form_groups`]). Which fish land in which group
+    /// depends only on where the fish are at that tick, so a replay forms
+    /// the same groups.
+    FormGroups {
+        /// The school to split, or every fish.
+        school: Option<u16>,
+        /// The number of the first group.
+        first: u16,
+        /// How many groups.
+        count: u16,
+    },
+    /// Put the fish with these ids (see [`Flock::ids`]) into `group`, or
+    /// into none; ids of no fish are skipped. At most [`MAX_SPAWN`] ids.
+    JoinGroup {
+        /// The fish, by id.
+        fish: Vec<u32>,
+        /// Their group (below [`MAX_GROUPS`]), or none.
+        group: Option<u16>,
+    },
+    /// Set or clear the goal of one group (see [`Scene::group_goals`]).
+    SetGroupGoal {
+        /// The group (below [`MAX_GROUPS`]).
+        group: u16,
+        /// Its goal, or none.
+        goal: Option<Goal>,
+    },
+    /// Take every fish out of its group and clear every group's goal.
+    ClearGroups,
 }
 
 impl FlockCommand {
@@ -97,7 +127,20 @@ impl FlockCommand {
                 point("spawn.centre", *centre)?;
                 check("spawn.radius", *radius, Range::NonNegative(MAX_LENGTH))
             }
+            FlockCommand::FormGroups { first, count, .. } => {
+                let last = f32::from(*first) + f32::from(*count);
+                check("groups.first + groups.count", last, Range::Closed(0.0, MAX_GROUPS as f32))
+            }
+            FlockCommand::JoinGroup { fish, group } => {
+                check("groups.fish", fish.len() as f32, Range::Closed(0.0, MAX_SPAWN as f32))?;
+                group_number(*group)
+            }
+            FlockCommand::SetGroupGoal { group, goal } => {
+                group_number(Some(*group))?;
+                goal.as_ref().map_or(Ok(()), Goal::validate)
+            }
             FlockCommand::SetBoundary(_)
+            | FlockCommand::ClearGroups
             | FlockCommand::RemovePredator(_)
             | FlockCommand::ClearPredators
             | FlockCommand::RemoveObstacle(_)
@@ -171,8 +214,27 @@ impl FlockCommand {
             }
             // The highest ids: the last slots, unless the slots follow space.
             FlockCommand::RemoveFish { count } => flock.truncate(flock.len().saturating_sub(*count)),
+            FlockCommand::FormGroups { school, first, count } => {
+                flock.form_groups(*school, *first, *count);
+            }
+            FlockCommand::JoinGroup { fish, group } => {
+                for &id in fish {
+                    flock.set_group(id, *group);
+                }
+            }
+            FlockCommand::SetGroupGoal { group, goal } => scene.set_group_goal(*group, *goal),
+            FlockCommand::ClearGroups => {
+                flock.clear_groups();
+                scene.group_goals.clear();
+            }
         }
     }
+}
+
+/// Checks a group number: below [`MAX_GROUPS`].
+fn group_number(group: Option<u16>) -> Result<(), ParamError> {
+    let g = group.map_or(0.0, f32::from);
+    check("groups.group", g, Range::Closed(0.0, MAX_GROUPS as f32 - 1.0))
 }
 
 /// What the noise of a spawn is keyed by: the seed, the tick and the slot

@@ -33,11 +33,13 @@ impl Flock {
             sorted_leader: &self.sorted_leader,
             fear: &self.fear,
             leader: &self.leader,
+            group: &self.group,
             leader_goal: scene.route.as_ref().and_then(Route::goal),
             quiet: scene.obstacles.is_empty()
                 && scene.predators.is_empty()
                 && scene.goal.is_none()
                 && scene.school_goals.iter().all(Option::is_none)
+                && (self.group.is_empty() || scene.group_goals.iter().all(Option::is_none))
                 && scene.attractor.is_none()
                 && (scene.route.is_none() || !has_leaders)
                 && all_zero(&self.fear),

@@ -189,6 +189,8 @@ pub(crate) struct ForceKernel<'a> {
     pub fear: &'a [f32],
     /// Leader flags by slot.
     pub leader: &'a [bool],
+    /// Groups by id (empty: nobody in a group).
+    pub group: &'a [u16],
     /// Where the route sends the leaders this tick.
     pub leader_goal: Option<Goal>,
     /// Nothing in the scene and nobody afraid: the scene reactions are
@@ -416,7 +418,7 @@ impl ForceKernel<'_> {
         let phase = self.sorted_phase[s];
         let mut forces = RuleForces::evaluate(hood, v, phase, params);
         let fright =
-            if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, params, (p, slot, school), v) };
+            if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, params, (p, slot, s, school), v) };
         if self.tank.boundary == BoundaryMode::SoftMargin {
             let (tank, margin) = (self.tank, self.tank.margin());
             let clear = p.cmpge(tank.min + margin).all() && p.cmple(tank.max - margin).all();
@@ -446,7 +448,7 @@ impl ForceKernel<'_> {
         &self,
         forces: &mut RuleForces,
         params: &FlockParams,
-        (p, slot, school): (Vec2, u32, usize),
+        (p, slot, s, school): (Vec2, u32, usize, usize),
         v: Vec2,
     ) -> f32 {
         let scene = self.scene;
@@ -471,7 +473,8 @@ impl ForceKernel<'_> {
             }
             forces.flee = rules::steer(flight, params.flee_weight, params);
         }
-        if let Some(goal) = scene.goal_of(school) {
+        let group = self.group.get(self.ids[s] as usize).and_then(|&g| scene.group_goal(g));
+        for goal in scene.goal_of(school).into_iter().chain(group) {
             forces.goal +=
                 rules::steer(scene_rules::pursue(p, v, &goal, params.max_speed), goal.weight, params);
         }
@@ -810,6 +813,7 @@ mod tests {
                 sorted_leader: &self.leader,
                 fear: &self.fear,
                 leader: &self.leader,
+                group: &[],
                 leader_goal: None,
                 quiet: true,
                 scene: &self.scene,

@@ -108,6 +108,9 @@ pub struct Flock {
     pub(crate) steering: Vec<Vec2>,
     /// Each fish's id (its slot under [`SlotOrder::Stable`]), by slot.
     pub(crate) id: Vec<u32>,
+    /// Each fish's group, by id ([`crate::NO_GROUP`]: none); empty while no
+    /// fish was ever put in a group. By id, so it needs no renumbering.
+    pub(crate) group: Vec<u16>,
     /// How the slots are numbered.
     pub(crate) slot_order: SlotOrder,
     /// Ids in sorted order, gathered by the index under
@@ -207,6 +210,9 @@ impl Flock {
         self.school.push(0);
         self.steering.push(Vec2::ZERO);
         self.id.push(self.id.len() as u32);
+        if !self.group.is_empty() {
+            self.group.push(super::groups::NO_GROUP);
+        }
         self.position.len() - 1
     }
 
@@ -221,6 +227,10 @@ impl Flock {
         let gone = self.id[slot];
         each_column!(self, |column| column.swap_remove(slot));
         let highest = last as u32;
+        if !self.group.is_empty() {
+            // The heir takes the id, and with it the slot of the group table.
+            self.group.swap_remove(gone as usize);
+        }
         if gone != highest {
             // Where the slots are stable, the fish that moved; elsewhere a
             // search.
@@ -238,6 +248,7 @@ impl Flock {
     /// [`SlotOrder::Stable`], the first `len` slots), in their order.
     pub fn truncate(&mut self, len: usize) {
         self.indexed = None;
+        self.group.truncate(len);
         if self.slot_order == SlotOrder::Stable || len >= self.len() {
             each_column!(self, |column| column.truncate(len));
             return;
@@ -252,6 +263,7 @@ impl Flock {
     /// Removes every fish.
     pub fn clear(&mut self) {
         self.indexed = None;
+        self.group.clear();
         each_column!(self, |column| column.clear());
     }
 
@@ -401,6 +413,7 @@ impl Flock {
     pub fn heap_bytes(&self) -> usize {
         (self.position.capacity() + self.velocity.capacity() + self.steering.capacity()) * 8
             + (self.wander_phase.capacity() + self.id.capacity()) * 4
+            + self.group.capacity() * 2
             + (self.sorted_id.capacity() + self.renumbered_fear.capacity()) * 4
             + self.sorted_leader.capacity()
             + self.sorted_school.capacity() * 2

@@ -1,13 +1,14 @@
 //! World state: what exists between two ticks.
 //!
 //! The fish ([`flock`]), the tank they live in ([`tank`]), what shares it
-//! with them ([`scene`]), each school's parameters ([`params`], [`school`]),
+//! with them ([`scene`]), groups of fish that share a goal ([`groups`]), each school's parameters ([`params`], [`school`]),
 //! the neighbour index rebuilt every tick ([`grid`]) and how a school is
 //! first scattered ([`spawn`]). Every number that enters from outside is
 //! validated here, with an error that names the field.
 
 pub mod flock;
 pub mod grid;
+pub mod groups;
 pub mod params;
 pub mod scene;
 pub mod school;

@@ -8,6 +8,9 @@ use glam::Vec2;
 use super::params::{MAX_ACCELERATION, MAX_LENGTH, MAX_TANK_SIDE, MAX_WEIGHT, ParamError, Range, check};
 use super::tank::Tank;
 
+/// Most groups a scene may give goals to (group numbers run below it).
+pub const MAX_GROUPS: usize = 4096;
+
 /// A circular rock, coral or wall post that fish steer around and never
 /// enter.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -247,6 +250,11 @@ pub struct Scene {
     /// The leaders' waypoint path, if any (only fish marked as leaders
     /// follow it; the rest follow them).
     pub route: Option<Route>,
+    /// Goals per group (index = group number, see
+    /// [`crate::Flock::groups`]): a fish in a group steers for its group's
+    /// goal on top of its school's. What a decision maker or a game sets
+    /// for part of a school, or for one fish.
+    pub group_goals: Vec<Option<Goal>>,
 }
 
 impl Scene {
@@ -254,6 +262,28 @@ impl Scene {
     /// one.
     pub fn goal_of(&self, school: usize) -> Option<Goal> {
         self.school_goals.get(school).copied().flatten().or(self.goal)
+    }
+
+    /// The goal of group `group`, if it has one.
+    #[inline]
+    pub fn group_goal(&self, group: u16) -> Option<Goal> {
+        self.group_goals.get(usize::from(group)).copied().flatten()
+    }
+
+    /// Sets (or clears) the goal of group `group` (below [`MAX_GROUPS`]),
+    /// growing the table as needed; a group beyond it is ignored.
+    pub fn set_group_goal(&mut self, group: u16, goal: Option<Goal>) {
+        let g = usize::from(group);
+        if g >= MAX_GROUPS {
+            return;
+        }
+        if g >= self.group_goals.len() {
+            if goal.is_none() {
+                return;
+            }
+            self.group_goals.resize(g + 1, None);
+        }
+        self.group_goals[g] = goal;
     }
 
     /// Checks every element in `tank`: each valid ([`Scene::validate`]),
@@ -273,7 +303,15 @@ impl Scene {
         for p in &self.predators {
             p.validate()?;
         }
-        for g in self.goal.iter().chain(self.school_goals.iter().flatten()) {
+        if self.group_goals.len() > MAX_GROUPS {
+            return Err(ParamError {
+                field: "group_goals",
+                value: self.group_goals.len() as f32,
+                expected: format!("at most {MAX_GROUPS} groups"),
+            });
+        }
+        let goals = self.school_goals.iter().chain(&self.group_goals).flatten();
+        for g in self.goal.iter().chain(goals) {
             g.validate()?;
         }
         if let Some(r) = &self.route {
