@@ -39,6 +39,10 @@ pub use mirofish_bevy::*;
 /// control.
 pub use mirofish_sim as sim;
 
+/// The decision layer (no Bevy): units of a school that decide where to go,
+/// by rules or by a language model, recorded as commands.
+pub use mirofish_decide as decide;
+
 /// The README's and the guide's Rust examples, compiled (and, where they
 /// need no window, run) by `cargo test`, so that the docs stay true.
 #[cfg(doctest)]
@@ -55,6 +59,8 @@ mod guide {
     struct CommandsAndReplays;
     #[doc = include_str!("../docs/experiments.md")]
     struct Experiments;
+    #[doc = include_str!("../docs/decisions.md")]
+    struct Decisions;
     #[doc = include_str!("../docs/performance.md")]
     struct Performance;
     #[doc = include_str!("../docs/contributing.md")]

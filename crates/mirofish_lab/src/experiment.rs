@@ -59,7 +59,18 @@ impl Experiment {
     }
 
     /// Like [`Experiment::run`], also returning the recording.
-    pub fn run_recorded(&self, mut progress: impl FnMut(u64)) -> Result<Outcome, Error> {
+    pub fn run_recorded(&self, progress: impl FnMut(u64)) -> Result<Outcome, Error> {
+        self.run_planned(progress, |_| Vec::new())
+    }
+
+    /// Like [`Experiment::run_recorded`], with `plan` asked before every
+    /// tick for commands to apply at its start (a decision layer's): they
+    /// go into the recording like the script's.
+    pub fn run_planned(
+        &self,
+        mut progress: impl FnMut(u64),
+        mut plan: impl FnMut(&mirofish_sim::Simulation) -> Vec<mirofish_sim::FlockCommand>,
+    ) -> Result<Outcome, Error> {
         let mut recorder = Recorder::new(self.config.clone(), self.checkpoint_every)?;
         for stamped in &self.commands {
             recorder.schedule(stamped.tick, stamped.command.clone())?;
@@ -74,6 +85,10 @@ impl Experiment {
         recorder.record_rules(true);
         observe(&recorder, &mut log);
         for done in 1..=self.ticks {
+            let tick = recorder.simulation().tick();
+            for command in plan(recorder.simulation()) {
+                recorder.schedule(tick, command)?;
+            }
             recorder.step()?;
             observe(&recorder, &mut log);
             if done.is_multiple_of(report_every) || done == self.ticks {

@@ -17,6 +17,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use mirofish_decide::{DecisionConfig, DecisionLayer};
 use mirofish_lab::Error;
 use mirofish_lab::baseline::Baseline;
 use mirofish_lab::experiment::{Experiment, summarize, write_results};
@@ -113,6 +114,16 @@ enum Cmd {
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Give the school intent: split it into units that decide where to
+        /// go by `rules` (no network) or by a language model (`llm`: an
+        /// OpenAI-compatible server from `MIROFISH_LLM_ENDPOINT`,
+        /// `MIROFISH_LLM_MODEL` and `OPENAI_API_KEY`; needs the `openai`
+        /// feature). The decisions are recorded in run.replay.
+        #[arg(long)]
+        decide: Option<Decide>,
+        /// Decision units for --decide.
+        #[arg(long, default_value_t = 24)]
+        units: u16,
     },
     /// Replay a recorded run and check every checkpoint's state hash.
     Replay {
@@ -165,6 +176,29 @@ enum Cmd {
     },
 }
 
+/// Who decides for `run --decide`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Decide {
+    /// The rule-based decider: no network.
+    Rules,
+    /// A language model behind an OpenAI-compatible endpoint.
+    Llm,
+}
+
+/// The decision layer `kind` asks for.
+fn decision_layer(kind: Decide, config: DecisionConfig) -> Result<DecisionLayer, Error> {
+    match kind {
+        Decide::Rules => Ok(DecisionLayer::with_rules(config)?),
+        #[cfg(feature = "openai")]
+        Decide::Llm => Ok(DecisionLayer::new(config, mirofish_decide::OpenAiDecider::from_env())?),
+        #[cfg(not(feature = "openai"))]
+        Decide::Llm => {
+            Err("--decide llm needs the `openai` feature: cargo run -p mirofish_lab --features openai -- ..."
+                .into())
+        }
+    }
+}
+
 fn progress_bar(len: u64, what: &str) -> ProgressBar {
     let bar = ProgressBar::new(len);
     bar.set_style(
@@ -178,7 +212,7 @@ fn progress_bar(len: u64, what: &str) -> ProgressBar {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
-        Cmd::Run { start, commands, ticks, warmup, out, threads } => {
+        Cmd::Run { start, commands, ticks, warmup, out, threads, decide, units } => {
             if let Some(n) = threads {
                 rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
             }
@@ -194,14 +228,26 @@ fn run(cli: Cli) -> Result<(), Error> {
             let experiment = Experiment::new(config, ticks, warmup).with_commands(script);
             let bar = progress_bar(ticks, "ticks");
             let clock = Instant::now();
-            let outcome = experiment.run_recorded(|t| bar.set_position(t))?;
+            let mut layer = match decide {
+                None => None,
+                Some(kind) => {
+                    Some(decision_layer(kind, DecisionConfig { units, ..DecisionConfig::default() })?)
+                }
+            };
+            let outcome = experiment.run_planned(
+                |t| bar.set_position(t),
+                |sim| match layer.as_mut() {
+                    Some(layer) => layer.plan(&sim.flock, &sim.tank, &sim.scene),
+                    None => Vec::new(),
+                },
+            )?;
             bar.finish_and_clear();
             let seconds = clock.elapsed().as_secs_f64();
             let summary = summarize(&outcome.log, warmup);
             write_results(&out, &experiment, &outcome, &summary)?;
             println!(
                 "{} fish, {ticks} ticks in {seconds:.2} s ({:.2} ms/tick); results in {}",
-                experiment.config.fish,
+                experiment.config.total_fish(),
                 seconds * 1e3 / ticks.max(1) as f64,
                 out.display()
             );
@@ -218,6 +264,23 @@ fn run(cli: Cli) -> Result<(), Error> {
             let health = Health::assess(outcome.log.rows(), params, tank);
             println!("health at the last sample (tick {}):", outcome.log.latest().map_or(0, |m| m.tick));
             print!("{health}");
+            if let Some(layer) = &layer {
+                let s = layer.stats();
+                println!(
+                    "decisions: {} ({} from the cache, hit rate {:.0} %), {} requests, {} fallbacks ({} timeouts, {} errors, {} malformed, {} unfit), {} late answers dropped, {} goal commands",
+                    s.decisions,
+                    s.cache_hits,
+                    layer.cache().hit_rate() * 100.0,
+                    s.requests,
+                    s.fallbacks,
+                    s.timeouts,
+                    s.errors,
+                    s.malformed,
+                    s.unfit,
+                    s.late,
+                    s.commands
+                );
+            }
         }
         Cmd::Replay { file } => {
             let recording = Recording::load(&file)?;

@@ -141,3 +141,47 @@ fn preset_files_match_the_built_in_presets() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), Preset::all().len());
     assert!(Path::new(&dir).join("reference.ron").is_file());
 }
+
+#[test]
+fn a_decided_run_records_its_decisions_and_replays_without_the_decider() {
+    let out = scratch("decide");
+    let (ok, stdout, stderr) = lab(&[
+        "run",
+        "--preset",
+        "compact-rush",
+        "--ticks",
+        "240",
+        "--warmup",
+        "0",
+        "--decide",
+        "rules",
+        "--units",
+        "20",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(stdout.contains("decisions: 20 "), "{stdout}");
+    let recording = mirofish_sim::Recording::load(out.join("run.replay")).unwrap();
+    let goals = recording
+        .commands
+        .iter()
+        .filter(|c| matches!(c.command, mirofish_sim::FlockCommand::SetGroupGoal { goal: Some(_), .. }))
+        .count();
+    assert_eq!(goals, 20, "one goal per unit");
+    let (ok, stdout, stderr) = lab(&["replay", out.join("run.replay").to_str().unwrap()]);
+    assert!(ok && stdout.contains("checkpoints identical"), "{stdout}\n{stderr}");
+    let (ok, _, stderr) = lab(&[
+        "run",
+        "--preset",
+        "compact-rush",
+        "--decide",
+        "rules",
+        "--units",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!ok && stderr.contains("decision.units"), "{stderr}");
+    std::fs::remove_dir_all(&out).unwrap();
+}

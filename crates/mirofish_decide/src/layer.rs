@@ -1,0 +1,453 @@
+//! The decision layer: splits a school into units, asks a decider for each
+//! unit's intent now and then, and turns the answers into goal commands.
+//!
+//! It never holds up the simulation. A decider that is not instant runs
+//! on worker threads of the layer's own; [`DecisionLayer::plan`], called
+//! once per tick, only collects the answers that have arrived, sends the
+//! units that are due, and returns commands for the tick about to run. A
+//! unit waiting for an answer keeps its last intent; an answer later than
+//! the timeout, an error or an answer outside the vocabulary gives the
+//! unit the default intent instead (and is counted).
+//!
+//! The answers enter the simulation only as tick-stamped commands
+//! (`FormGroups` and `SetGroupGoal`), so a recording of a run with a
+//! language model replays bit for bit without the model or a network.
+
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mirofish_sim::{Flock, FlockCommand, Goal, MAX_GROUPS, Scene, Tank};
+
+use crate::cache::{DecisionCache, SceneKey};
+use crate::decider::{DecideError, Decider, RuleDecider};
+use crate::intent::Intent;
+use crate::unit::{UnitView, describe_units};
+
+/// How the layer splits, asks and falls back.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DecisionConfig {
+    /// Decision units (groups) to split the fish into; 20–50 suits a
+    /// school of thousands.
+    pub units: u16,
+    /// The school to split (`None`: every fish).
+    pub school: Option<u16>,
+    /// The group number of unit 0 (units take `first_group..first_group +
+    /// units`), so that other groups of a game stay apart.
+    pub first_group: u16,
+    /// Ticks between two decisions of a unit with a leader in it.
+    pub leader_period: u64,
+    /// Ticks between two decisions of any other unit.
+    pub follower_period: u64,
+    /// Ticks between two re-splits of the fish into units (`None`: split
+    /// once, at the start: the units then stay together as sub-schools).
+    pub regroup_period: Option<u64>,
+    /// How long an answer may take (milliseconds, counted from the
+    /// request) before the unit falls back to `default_intent`.
+    pub timeout_ms: u64,
+    /// What a unit does when its decider fails, times out or answers
+    /// outside the vocabulary.
+    pub default_intent: Intent,
+    /// Weight of the goal an intent sets.
+    pub goal_weight: f32,
+    /// Predators and other schools farther than this from a unit are not
+    /// mentioned to it (world units).
+    pub notice: f32,
+    /// Answers remembered by situation (0: no cache).
+    pub cache_capacity: usize,
+    /// Threads that call a decider that is not instant.
+    pub workers: usize,
+}
+
+impl Default for DecisionConfig {
+    fn default() -> Self {
+        Self {
+            units: 24,
+            school: None,
+            first_group: 0,
+            leader_period: 60,
+            follower_period: 600,
+            regroup_period: None,
+            timeout_ms: 3000,
+            default_intent: Intent::FollowLeaders,
+            goal_weight: 0.4,
+            notice: 600.0,
+            cache_capacity: 4096,
+            workers: 4,
+        }
+    }
+}
+
+/// A field of [`DecisionConfig`] out of range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecisionConfigError {
+    /// The field.
+    pub field: &'static str,
+    /// What it must be.
+    pub expected: String,
+}
+
+impl core::fmt::Display for DecisionConfigError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "decision.{} must be {}", self.field, self.expected)
+    }
+}
+
+impl std::error::Error for DecisionConfigError {}
+
+impl DecisionConfig {
+    /// Checks every field; the error names the bad one.
+    pub fn validate(&self) -> Result<(), DecisionConfigError> {
+        let bad = |field, expected: String| Err(DecisionConfigError { field, expected });
+        let room = MAX_GROUPS - usize::from(self.first_group.min(MAX_GROUPS as u16));
+        if self.units == 0 || usize::from(self.units) > room {
+            return bad("units", format!("1 to {room} (groups end below {MAX_GROUPS})"));
+        }
+        if self.leader_period == 0 || self.follower_period == 0 || self.regroup_period == Some(0) {
+            return bad("leader_period/follower_period/regroup_period", "at least 1 tick".into());
+        }
+        if self.timeout_ms == 0 {
+            return bad("timeout_ms", "at least 1".into());
+        }
+        if !(self.goal_weight.is_finite() && (0.0..=100.0).contains(&self.goal_weight)) {
+            return bad("goal_weight", "in 0-100".into());
+        }
+        if !(self.notice.is_finite() && self.notice >= 0.0) {
+            return bad("notice", "a finite distance >= 0".into());
+        }
+        if !(1..=256).contains(&self.workers) {
+            return bad("workers", "1 to 256".into());
+        }
+        Ok(())
+    }
+}
+
+/// What the layer has done so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DecisionStats {
+    /// Decisions made (cached, inline or answered).
+    pub decisions: u64,
+    /// Requests sent to the worker threads.
+    pub requests: u64,
+    /// Answers from the cache.
+    pub cache_hits: u64,
+    /// Lookups the cache could not answer.
+    pub cache_misses: u64,
+    /// Requests without an answer in time.
+    pub timeouts: u64,
+    /// Decider errors (backend unreachable, HTTP errors).
+    pub errors: u64,
+    /// Answers outside the vocabulary.
+    pub malformed: u64,
+    /// Intents that did not fit the unit (a threat it does not see, cover
+    /// where there is none).
+    pub unfit: u64,
+    /// Answers that came after their timeout (dropped).
+    pub late: u64,
+    /// Units given the default intent for any of the reasons above.
+    pub fallbacks: u64,
+    /// Goal commands issued.
+    pub commands: u64,
+}
+
+/// A request on its way.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    request: u64,
+    sent: Instant,
+    key: SceneKey,
+}
+
+/// One unit's state between decisions.
+#[derive(Clone, Debug, Default)]
+struct UnitState {
+    intent: Option<Intent>,
+    goal: Option<Goal>,
+    next_due: u64,
+    pending: Option<Pending>,
+}
+
+struct Job {
+    unit: usize,
+    request: u64,
+    view: UnitView,
+}
+
+struct Answer {
+    unit: usize,
+    request: u64,
+    result: Result<Intent, DecideError>,
+}
+
+/// The worker threads and their two channels. Dropping it closes the job
+/// channel: each thread ends after its current job (nobody waits for it).
+struct Workers {
+    jobs: Sender<Job>,
+    answers: Receiver<Answer>,
+}
+
+impl Workers {
+    fn start(decider: Arc<dyn Decider>, threads: usize) -> Self {
+        let (jobs, job_queue) = channel::<Job>();
+        let (answer, answers) = channel::<Answer>();
+        let job_queue = Arc::new(Mutex::new(job_queue));
+        for k in 0..threads {
+            let (decider, job_queue, answer) = (decider.clone(), job_queue.clone(), answer.clone());
+            let spawned = std::thread::Builder::new().name(format!("mirofish-decide-{k}")).spawn(move || {
+                loop {
+                    // The lock is held only while taking a job.
+                    let job = match job_queue.lock() {
+                        Ok(queue) => queue.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(job) = job else { return };
+                    // A decider that panics fails this request only.
+                    let result =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decider.decide(&job.view)))
+                            .unwrap_or_else(|_| Err(DecideError::Backend("the decider panicked".into())));
+                    if answer.send(Answer { unit: job.unit, request: job.request, result }).is_err() {
+                        return;
+                    }
+                }
+            });
+            // Without a thread the requests time out and fall back.
+            drop(spawned);
+        }
+        Self { jobs, answers }
+    }
+}
+
+/// The decision layer over one flock. Call [`DecisionLayer::plan`] before
+/// each tick and submit what it returns for that tick.
+///
+/// ```
+/// use mirofish_decide::{DecisionConfig, DecisionLayer};
+/// use mirofish_sim::{ExperimentConfig, Simulation};
+///
+/// let mut sim = Simulation::from_config(&ExperimentConfig { fish: 500, ..Default::default() })?;
+/// let mut layer = DecisionLayer::with_rules(DecisionConfig { units: 20, ..Default::default() })?;
+/// for _ in 0..120 {
+///     for command in layer.plan(&sim.flock, &sim.tank, &sim.scene) {
+///         sim.submit(command)?;
+///     }
+///     sim.step()?;
+/// }
+/// assert_eq!(layer.intents().filter(|i| i.is_some()).count(), 20);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct DecisionLayer {
+    config: DecisionConfig,
+    decider: Arc<dyn Decider>,
+    instant: bool,
+    cache: DecisionCache,
+    units: Vec<UnitState>,
+    workers: Option<Workers>,
+    next_regroup: Option<u64>,
+    next_request: u64,
+    stats: DecisionStats,
+}
+
+impl core::fmt::Debug for DecisionLayer {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DecisionLayer").field("config", &self.config).field("stats", &self.stats).finish()
+    }
+}
+
+impl DecisionLayer {
+    /// A layer asking `decider`, once `config` validates.
+    pub fn new(config: DecisionConfig, decider: impl Decider) -> Result<Self, DecisionConfigError> {
+        config.validate()?;
+        let instant = decider.is_instant();
+        Ok(Self {
+            cache: DecisionCache::new(config.cache_capacity),
+            units: vec![UnitState::default(); usize::from(config.units)],
+            decider: Arc::new(decider),
+            instant,
+            config,
+            workers: None,
+            next_regroup: None,
+            next_request: 0,
+            stats: DecisionStats::default(),
+        })
+    }
+
+    /// A layer with the rule-based decider ([`RuleDecider`]): no network,
+    /// decided on the simulation thread, the live run deterministic.
+    pub fn with_rules(config: DecisionConfig) -> Result<Self, DecisionConfigError> {
+        Self::new(config, RuleDecider::default())
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &DecisionConfig {
+        &self.config
+    }
+
+    /// What the layer has done so far (cache counts included).
+    pub fn stats(&self) -> DecisionStats {
+        DecisionStats { cache_hits: self.cache.hits, cache_misses: self.cache.misses, ..self.stats }
+    }
+
+    /// The cache.
+    pub fn cache(&self) -> &DecisionCache {
+        &self.cache
+    }
+
+    /// Each unit's current intent (`None` until it first decides).
+    pub fn intents(&self) -> impl Iterator<Item = Option<Intent>> + '_ {
+        self.units.iter().map(|u| u.intent)
+    }
+
+    /// Units waiting for an answer.
+    pub fn in_flight(&self) -> usize {
+        self.units.iter().filter(|u| u.pending.is_some()).count()
+    }
+
+    /// The commands for the tick about to run (`flock.tick()`): splitting
+    /// the fish into units when due, and the goals of units whose intent
+    /// was decided since the last call. Never waits for a decider.
+    pub fn plan(&mut self, flock: &Flock, tank: &Tank, scene: &Scene) -> Vec<FlockCommand> {
+        let now = flock.tick();
+        if self.next_regroup.is_none_or(|at| now >= at) {
+            return self.regroup(now);
+        }
+        let mut out = Vec::new();
+        let mut views: Option<Vec<Option<UnitView>>> = None;
+        let mut view_of = |layer: &Self, k: usize| -> Option<UnitView> {
+            let views = views.get_or_insert_with(|| {
+                let c = &layer.config;
+                describe_units(flock, tank, scene, (c.first_group, c.units), c.notice)
+            });
+            let mut view = views.get(k)?.clone()?;
+            view.intent = layer.units[k].intent;
+            Some(view)
+        };
+        // Answers that arrived.
+        let answers: Vec<Answer> = match &self.workers {
+            Some(w) => core::iter::from_fn(|| w.answers.try_recv().ok()).collect(),
+            None => Vec::new(),
+        };
+        for a in answers {
+            let Some(pending) = self.units[a.unit].pending.filter(|p| p.request == a.request) else {
+                self.stats.late += 1;
+                continue;
+            };
+            self.units[a.unit].pending = None;
+            let Some(view) = view_of(self, a.unit) else { continue };
+            self.settle(a.unit, &view, a.result, Some(pending.key), tank, &mut out);
+        }
+        // Requests out of time.
+        let timeout = Duration::from_millis(self.config.timeout_ms);
+        for k in 0..self.units.len() {
+            if self.units[k].pending.is_some_and(|p| p.sent.elapsed() > timeout) {
+                self.units[k].pending = None;
+                self.stats.timeouts += 1;
+                if let Some(view) = view_of(self, k) {
+                    self.fall_back(k, &view, tank, &mut out);
+                }
+            }
+        }
+        // Units due.
+        for k in 0..self.units.len() {
+            let unit = &self.units[k];
+            if unit.pending.is_some() || now < unit.next_due {
+                continue;
+            }
+            let Some(view) = view_of(self, k) else { continue };
+            let period =
+                if view.leaders > 0 { self.config.leader_period } else { self.config.follower_period };
+            self.units[k].next_due = now + period;
+            let key = SceneKey::of(&view, self.config.notice * 0.5);
+            if let Some(intent) = self.cache.get(&key) {
+                self.settle(k, &view, Ok(intent), None, tank, &mut out);
+            } else if self.instant {
+                let result = self.decider.decide(&view);
+                self.settle(k, &view, result, Some(key), tank, &mut out);
+            } else {
+                self.send(k, view, key);
+            }
+        }
+        out
+    }
+
+    /// Splits the fish into units again: every unit decides afresh once
+    /// the split has applied, and answers still on their way are dropped.
+    fn regroup(&mut self, now: u64) -> Vec<FlockCommand> {
+        self.next_regroup = Some(self.config.regroup_period.map_or(u64::MAX, |p| now.saturating_add(p)));
+        for unit in &mut self.units {
+            // The goal of a unit number now means other fish: set afresh.
+            *unit = UnitState { next_due: now + 1, ..UnitState::default() };
+        }
+        let c = &self.config;
+        let mut out =
+            vec![FlockCommand::FormGroups { school: c.school, first: c.first_group, count: c.units }];
+        out.extend((0..c.units).map(|k| FlockCommand::SetGroupGoal { group: c.first_group + k, goal: None }));
+        out
+    }
+
+    fn send(&mut self, k: usize, view: UnitView, key: SceneKey) {
+        let request = self.next_request;
+        self.next_request += 1;
+        let (decider, threads) = (self.decider.clone(), self.config.workers);
+        let workers = self.workers.get_or_insert_with(|| Workers::start(decider, threads));
+        self.stats.requests += 1;
+        self.units[k].pending = Some(Pending { request, sent: Instant::now(), key });
+        if workers.jobs.send(Job { unit: k, request, view }).is_err() {
+            // No thread left to take it: it times out and falls back.
+        }
+    }
+
+    /// Takes a decider's result for unit `k`: adopts the intent (and caches
+    /// it under `key`), or falls back.
+    fn settle(
+        &mut self,
+        k: usize,
+        view: &UnitView,
+        result: Result<Intent, DecideError>,
+        key: Option<SceneKey>,
+        tank: &Tank,
+        out: &mut Vec<FlockCommand>,
+    ) {
+        match result {
+            Ok(intent) => match intent.goal(view, tank, self.config.goal_weight) {
+                Ok(goal) => {
+                    if let Some(key) = key {
+                        self.cache.insert(key, intent);
+                    }
+                    self.stats.decisions += 1;
+                    self.adopt(k, intent, goal, out);
+                }
+                Err(_) => {
+                    self.stats.unfit += 1;
+                    self.fall_back(k, view, tank, out);
+                }
+            },
+            Err(DecideError::Malformed(_)) => {
+                self.stats.malformed += 1;
+                self.fall_back(k, view, tank, out);
+            }
+            Err(DecideError::Backend(_)) => {
+                self.stats.errors += 1;
+                self.fall_back(k, view, tank, out);
+            }
+        }
+    }
+
+    fn fall_back(&mut self, k: usize, view: &UnitView, tank: &Tank, out: &mut Vec<FlockCommand>) {
+        self.stats.fallbacks += 1;
+        let intent = self.config.default_intent;
+        // A default that does not fit either (hide, with no rock): no goal.
+        let goal = intent.goal(view, tank, self.config.goal_weight).unwrap_or(None);
+        self.adopt(k, intent, goal, out);
+    }
+
+    fn adopt(&mut self, k: usize, intent: Intent, goal: Option<Goal>, out: &mut Vec<FlockCommand>) {
+        let unit = &mut self.units[k];
+        unit.intent = Some(intent);
+        if unit.goal != goal {
+            unit.goal = goal;
+            self.stats.commands += 1;
+            out.push(FlockCommand::SetGroupGoal { group: self.config.first_group + k as u16, goal });
+        }
+    }
+}

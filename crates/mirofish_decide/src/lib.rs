@@ -1,0 +1,57 @@
+//! MiroFish's decision layer: schools with intent.
+//!
+//! Motion is always the local rules, every tick. Above them, this crate
+//! lets a school *decide* — where to go next, whether to hide — now and
+//! then, by rules or by a language model, without ever holding up the
+//! simulation:
+//!
+//! - The fish are split into 20–50 **units** (compact groups, see
+//!   `FlockCommand::FormGroups`); each unit is described in a few words
+//!   ([`UnitView`]) on behalf of its **representative**, the fish nearest
+//!   its centre.
+//! - A [`Decider`] answers with an [`Intent`] from a small vocabulary (go
+//!   to a named region, follow the leaders, gather, spread out, hide, flee,
+//!   rest) — never a velocity or a coordinate. The intent is mapped here to
+//!   a goal for the unit's group, added on top of the rules.
+//! - Units with a leader decide often, the rest rarely; a slow decider runs
+//!   on the layer's own threads, answers enter as commands, a cache answers
+//!   situations already seen, and timeouts, errors and answers outside the
+//!   vocabulary fall back to a default intent ([`DecisionLayer`]).
+//! - Because decisions are commands, a recorded run replays bit for bit
+//!   with no model and no network.
+//!
+//! [`RuleDecider`] needs no network. With the `openai` feature,
+//! `OpenAiDecider` asks any OpenAI-compatible chat-completions server (a
+//! local llama.cpp server, Ollama, vLLM or a hosted API).
+//!
+//! ```
+//! use mirofish_decide::{DecisionConfig, DecisionLayer};
+//! use mirofish_sim::{ExperimentConfig, Simulation};
+//!
+//! let mut sim = Simulation::from_config(&ExperimentConfig { fish: 400, ..Default::default() })?;
+//! let mut layer = DecisionLayer::with_rules(DecisionConfig::default())?;
+//! for _ in 0..60 {
+//!     for command in layer.plan(&sim.flock, &sim.tank, &sim.scene) {
+//!         sim.submit(command)?;
+//!     }
+//!     sim.step()?;
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod cache;
+pub mod decider;
+pub mod intent;
+pub mod layer;
+#[cfg(feature = "openai")]
+pub mod openai;
+pub mod prompt;
+pub mod unit;
+
+pub use cache::{DecisionCache, SceneKey};
+pub use decider::{DecideError, Decider, RuleDecider, ScriptedDecider, SlowDecider};
+pub use intent::{Intent, Region, Unfit};
+pub use layer::{DecisionConfig, DecisionConfigError, DecisionLayer, DecisionStats};
+#[cfg(feature = "openai")]
+pub use openai::OpenAiDecider;
+pub use unit::{OtherSchool, Threat, UnitView, describe_units};

@@ -1,0 +1,333 @@
+//! Decision units: what a unit of fish is told about itself and its
+//! surroundings before it decides, computed from the flock in one pass.
+//!
+//! A unit is a group of the flock (see `mirofish_sim::Flock::groups`); its
+//! *representative* is the fish nearest the unit's centroid: the one that
+//! is asked, on the unit's behalf.
+
+use core::fmt::Write;
+
+use mirofish_sim::{Flock, Scene, Tank, Vec2};
+
+use crate::intent::{Intent, Region};
+
+/// A predator a unit sees.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Threat {
+    /// Its index in the scene's predators.
+    pub predator: usize,
+    /// Where it is.
+    pub position: Vec2,
+    /// How far from the unit's centroid.
+    pub distance: f32,
+}
+
+/// Another school near a unit.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct OtherSchool {
+    /// The school.
+    pub school: u16,
+    /// Its centre.
+    pub centre: Vec2,
+    /// How far its centre is from the unit's centroid.
+    pub distance: f32,
+}
+
+/// A compact description of one unit: what a decider is given.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct UnitView {
+    /// The unit's number (its group is the layer's first group plus this).
+    pub unit: u16,
+    /// The school of its representative.
+    pub school: u16,
+    /// Fish in the unit.
+    pub fish: usize,
+    /// Leaders among them.
+    pub leaders: usize,
+    /// The representative's id: the fish nearest the centroid.
+    pub representative: u32,
+    /// Mean position.
+    pub centroid: Vec2,
+    /// Direction of the mean velocity (zero if the fish cancel out).
+    pub heading: Vec2,
+    /// Length of the mean velocity (world units per second).
+    pub speed: f32,
+    /// Root-mean-square distance of the fish from the centroid.
+    pub spread: f32,
+    /// The region of the tank the centroid is in.
+    pub region: Region,
+    /// Predators within the layer's notice range, nearest first.
+    pub threats: Vec<Threat>,
+    /// Where the unit could hide: beside the rock nearest it, on the far
+    /// side from the nearest threat (or from the unit), if there is a rock.
+    pub cover: Option<Vec2>,
+    /// Centre of the unit's school.
+    pub school_centre: Vec2,
+    /// The other schools' centres within the notice range, nearest first.
+    pub other_schools: Vec<OtherSchool>,
+    /// What the unit intends now, if it has decided before.
+    pub intent: Option<Intent>,
+}
+
+/// Running sums of one unit or school.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sums {
+    fish: usize,
+    leaders: usize,
+    position: Vec2,
+    velocity: Vec2,
+    square: f32,
+    school: u16,
+}
+
+impl Sums {
+    fn centre(&self) -> Vec2 {
+        self.position / self.fish.max(1) as f32
+    }
+}
+
+/// Describes the units `first..first + units` of `flock` (fish whose group
+/// lies there), in unit order; a unit without fish is `None`. Predators
+/// and other schools beyond `notice` are left out.
+pub fn describe_units(
+    flock: &Flock,
+    tank: &Tank,
+    scene: &Scene,
+    (first, units): (u16, u16),
+    notice: f32,
+) -> Vec<Option<UnitView>> {
+    let n = usize::from(units);
+    let mut unit_sums = vec![Sums::default(); n];
+    let mut school_sums: Vec<Sums> = Vec::new();
+    let groups = flock.groups();
+    let (ids, positions, velocities) = (flock.ids(), flock.positions(), flock.velocities());
+    let (leaders, schools) = (flock.leaders(), flock.school_indices());
+    let unit_of = |slot: usize| {
+        let g = *groups.get(ids[slot] as usize)?;
+        let k = usize::from(g.checked_sub(first)?);
+        (k < n).then_some(k)
+    };
+    for slot in 0..flock.len() {
+        let (p, school) = (positions[slot], schools[slot]);
+        if school_sums.len() <= usize::from(school) {
+            school_sums.resize(usize::from(school) + 1, Sums::default());
+        }
+        let s = &mut school_sums[usize::from(school)];
+        s.fish += 1;
+        s.position += p;
+        if let Some(k) = unit_of(slot) {
+            let u = &mut unit_sums[k];
+            u.fish += 1;
+            u.leaders += usize::from(leaders[slot]);
+            u.position += p;
+            u.velocity += velocities[slot];
+            u.square += p.length_squared();
+            u.school = school;
+        }
+    }
+    // The representative: the fish nearest its unit's centroid (ties: the
+    // lower id, so the choice does not depend on the slots' order).
+    let centres: Vec<Vec2> = unit_sums.iter().map(Sums::centre).collect();
+    let mut nearest: Vec<Option<(f32, u32)>> = vec![None; n];
+    for slot in 0..flock.len() {
+        if let Some(k) = unit_of(slot) {
+            let candidate = (positions[slot].distance_squared(centres[k]), ids[slot]);
+            if nearest[k]
+                .is_none_or(|best| candidate.0.total_cmp(&best.0).then(candidate.1.cmp(&best.1)).is_lt())
+            {
+                nearest[k] = Some(candidate);
+            }
+        }
+    }
+    unit_sums
+        .iter()
+        .zip(nearest)
+        .enumerate()
+        .map(|(k, (u, rep))| {
+            let (_, representative) = rep?;
+            let centroid = centres[k];
+            let mean_velocity = u.velocity / u.fish as f32;
+            let variance = (u.square / u.fish as f32 - centroid.length_squared()).max(0.0);
+            let mut threats: Vec<Threat> = scene
+                .predators
+                .iter()
+                .enumerate()
+                .map(|(predator, p)| Threat {
+                    predator,
+                    position: p.position,
+                    distance: p.position.distance(centroid),
+                })
+                .filter(|t| t.distance <= notice)
+                .collect();
+            threats.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.predator.cmp(&b.predator)));
+            let danger = threats.first().map_or(centroid, |t| t.position);
+            let cover = scene
+                .obstacles
+                .iter()
+                .min_by(|a, b| {
+                    let gap = |o: &mirofish_sim::Obstacle| o.centre.distance(centroid) - o.radius;
+                    gap(a).total_cmp(&gap(b))
+                })
+                .map(|o| {
+                    let away = (o.centre - danger).try_normalize().unwrap_or(Vec2::X);
+                    o.centre + away * (o.radius * 1.3 + 20.0)
+                });
+            let school_centre = school_sums.get(usize::from(u.school)).map_or(centroid, Sums::centre);
+            let mut other_schools: Vec<OtherSchool> = school_sums
+                .iter()
+                .enumerate()
+                .filter(|(s, sums)| *s != usize::from(u.school) && sums.fish > 0)
+                .map(|(s, sums)| OtherSchool {
+                    school: s as u16,
+                    centre: sums.centre(),
+                    distance: sums.centre().distance(centroid),
+                })
+                .filter(|o| o.distance <= notice)
+                .collect();
+            other_schools.sort_by(|a, b| a.distance.total_cmp(&b.distance));
+            Some(UnitView {
+                unit: k as u16,
+                school: u.school,
+                fish: u.fish,
+                leaders: u.leaders,
+                representative,
+                centroid,
+                heading: mean_velocity.try_normalize().unwrap_or(Vec2::ZERO),
+                speed: mean_velocity.length(),
+                spread: variance.sqrt(),
+                region: Region::of(centroid, tank),
+                threats,
+                cover,
+                school_centre,
+                other_schools,
+                intent: None,
+            })
+        })
+        .collect()
+}
+
+/// The compass direction of `v` (`y` up is north), or "nowhere".
+pub fn compass(v: Vec2) -> &'static str {
+    if v.length_squared() < 1.0e-12 || !v.is_finite() {
+        return "nowhere";
+    }
+    const NAMES: [&str; 8] =
+        ["east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east"];
+    let octant = (v.y.atan2(v.x) / core::f32::consts::FRAC_PI_4).round().rem_euclid(8.0) as usize;
+    NAMES[octant.min(7)]
+}
+
+impl UnitView {
+    /// The unit in plain words: what a language model is told.
+    pub fn in_words(&self) -> String {
+        let mut s = String::new();
+        let lead = if self.leaders > 0 { format!(" ({} leaders)", self.leaders) } else { String::new() };
+        let _ = writeln!(
+            s,
+            "You speak for a unit of {} fish{lead} of school {}, in the {} of the tank.",
+            self.fish, self.school, self.region
+        );
+        let _ = writeln!(
+            s,
+            "It swims {} at {:.0} units/s, spread over about {:.0} units.",
+            compass(self.heading),
+            self.speed,
+            self.spread
+        );
+        if self.threats.is_empty() {
+            let _ = writeln!(s, "Threats: none in sight.");
+        }
+        for (k, t) in self.threats.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "Threat {k}: a predator {:.0} units to the {}.",
+                t.distance,
+                compass(t.position - self.centroid)
+            );
+        }
+        match self.cover {
+            Some(c) => {
+                let _ = writeln!(
+                    s,
+                    "Cover: a rock {:.0} units to the {}.",
+                    c.distance(self.centroid),
+                    compass(c - self.centroid)
+                );
+            }
+            None => {
+                let _ = writeln!(s, "Cover: none.");
+            }
+        }
+        for o in &self.other_schools {
+            let _ = writeln!(
+                s,
+                "School {}: {:.0} units to the {}.",
+                o.school,
+                o.distance,
+                compass(o.centre - self.centroid)
+            );
+        }
+        let _ = match self.intent {
+            Some(i) => writeln!(s, "Current intent: {i}."),
+            None => writeln!(s, "Current intent: none yet."),
+        };
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mirofish_sim::{Obstacle, Predator};
+
+    #[test]
+    fn a_unit_is_summed_and_described() {
+        let tank = Tank::centered(Vec2::new(600.0, 300.0));
+        let mut flock = Flock::new(1);
+        // Unit 0: four fish round (-400, 150) swimming east; one of them leads.
+        for (k, d) in [Vec2::X, -Vec2::X, Vec2::Y, -Vec2::Y].into_iter().enumerate() {
+            let slot = flock.push(Vec2::new(-400.0, 150.0) + d * 10.0, Vec2::new(80.0, 0.0), 0.0);
+            flock.set_group(slot as u32, Some(5));
+            flock.set_leader(slot, k == 0);
+        }
+        // And one at the centre, the representative.
+        let rep = flock.push(Vec2::new(-400.0, 150.0), Vec2::new(80.0, 0.0), 0.0);
+        flock.set_group(rep as u32, Some(5));
+        // A fish of no unit.
+        flock.push(Vec2::new(500.0, -200.0), Vec2::ZERO, 0.0);
+        let scene = Scene {
+            predators: vec![Predator::new(Vec2::new(-400.0, -50.0), 100.0), Predator::new(Vec2::ZERO, 1.0)],
+            obstacles: vec![Obstacle { centre: Vec2::new(-200.0, 150.0), radius: 40.0 }],
+            ..Scene::default()
+        };
+        let views = describe_units(&flock, &tank, &scene, (4, 3), 300.0);
+        assert_eq!(views.len(), 3);
+        assert!(views[0].is_none() && views[2].is_none());
+        let u = views[1].clone().unwrap();
+        assert_eq!((u.unit, u.fish, u.leaders, u.representative), (1, 5, 1, rep as u32));
+        assert!(u.centroid.distance(Vec2::new(-400.0, 150.0)) < 1e-3);
+        assert_eq!(u.heading, Vec2::X);
+        assert!((u.spread - (4.0f32 * 100.0 / 5.0).sqrt()).abs() < 1e-2, "{}", u.spread);
+        assert_eq!(u.region, Region::TopLeft);
+        assert_eq!(u.threats.len(), 1, "the second predator is out of notice");
+        assert_eq!(u.threats[0].predator, 0);
+        // Cover beside the rock, on its side away from the predator.
+        let cover = u.cover.unwrap();
+        assert!(
+            cover.distance(Vec2::new(-400.0, -50.0))
+                > Vec2::new(-200.0, 150.0).distance(Vec2::new(-400.0, -50.0))
+        );
+        let words = u.in_words();
+        assert!(words.contains("5 fish (1 leaders)") && words.contains("top left"), "{words}");
+        assert!(words.contains("Threat 0: a predator 200 units to the south."), "{words}");
+    }
+
+    #[test]
+    fn compass_points() {
+        assert_eq!(compass(Vec2::new(1.0, 0.1)), "east");
+        assert_eq!(compass(Vec2::new(-1.0, -1.0)), "south-west");
+        assert_eq!(compass(Vec2::new(0.0, 2.0)), "north");
+        assert_eq!(compass(Vec2::ZERO), "nowhere");
+        assert_eq!(compass(Vec2::NAN), "nowhere");
+    }
+}

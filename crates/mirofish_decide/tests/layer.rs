@@ -1,0 +1,175 @@
+//! The decision layer as a user runs it: deterministic with the rules,
+//! never waiting for a slow or stuck decider, falling back on timeouts and
+//! bad answers, caching, and replaying without any decider.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mirofish_decide::{
+    DecideError, Decider, DecisionConfig, DecisionLayer, Intent, Region, ScriptedDecider, SlowDecider,
+    UnitView,
+};
+use mirofish_sim::control::replay::Recorder;
+use mirofish_sim::{ExperimentConfig, Predator, Simulation, Vec2, state_hash};
+
+fn config(fish: usize, seed: u64) -> ExperimentConfig {
+    ExperimentConfig { fish, seed, ..ExperimentConfig::default() }
+}
+
+/// `ticks` ticks of `sim` with `layer` planning before each.
+fn drive(sim: &mut Simulation, layer: &mut DecisionLayer, ticks: u64) {
+    for _ in 0..ticks {
+        for command in layer.plan(&sim.flock, &sim.tank, &sim.scene) {
+            sim.submit(command).unwrap();
+        }
+        sim.step().unwrap();
+    }
+}
+
+#[test]
+fn the_rules_give_every_unit_an_intent_and_the_same_run_on_any_threads() {
+    let decide = DecisionConfig { units: 30, follower_period: 120, ..DecisionConfig::default() };
+    let run = |threads: usize| {
+        let mut sim = Simulation::from_config(&config(1500, 4)).unwrap().with_threads(threads).unwrap();
+        sim.submit(mirofish_sim::FlockCommand::AddPredator(Predator::new(Vec2::new(200.0, 100.0), 150.0)))
+            .unwrap();
+        let mut layer = DecisionLayer::with_rules(decide.clone()).unwrap();
+        drive(&mut sim, &mut layer, 600);
+        (state_hash(&sim.flock), layer)
+    };
+    let (one, layer) = run(1);
+    let (two, _) = run(2);
+    assert_eq!(one, two);
+    assert_eq!(layer.intents().filter(Option::is_some).count(), 30);
+    let stats = layer.stats();
+    assert_eq!((stats.requests, stats.timeouts, stats.fallbacks), (0, 0, 0), "{stats:?}");
+    assert!(stats.commands >= 30, "{stats:?}");
+}
+
+/// A decider that answers only once it is let go.
+struct Held {
+    gate: Arc<Mutex<()>>,
+}
+
+impl Decider for Held {
+    fn decide(&self, _unit: &UnitView) -> Result<Intent, DecideError> {
+        let _open = self.gate.lock().map_err(|e| DecideError::Backend(e.to_string()))?;
+        Ok(Intent::Rest)
+    }
+}
+
+#[test]
+fn a_stuck_decider_never_holds_up_the_ticks() {
+    let gate = Arc::new(Mutex::new(()));
+    let closed = gate.lock().unwrap();
+    let decide = DecisionConfig { units: 20, timeout_ms: 3_600_000, workers: 2, ..DecisionConfig::default() };
+    let mut layer = DecisionLayer::new(decide, Held { gate: gate.clone() }).unwrap();
+    let mut sim = Simulation::from_config(&config(800, 2)).unwrap();
+    // Were `plan` to wait for an answer, this would never return.
+    drive(&mut sim, &mut layer, 300);
+    assert_eq!(sim.tick(), 300);
+    assert_eq!(layer.in_flight(), 20, "every unit waits, keeping its last intent");
+    assert!(layer.intents().all(|i| i.is_none()));
+    drop(closed);
+    // Let the answers in (bounded: the test fails rather than hangs).
+    let start = Instant::now();
+    while layer.in_flight() > 0 && start.elapsed() < Duration::from_secs(30) {
+        drive(&mut sim, &mut layer, 1);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(layer.in_flight(), 0);
+    assert!(layer.intents().all(|i| i == Some(Intent::Rest)));
+}
+
+#[test]
+fn timeouts_errors_and_bad_answers_fall_back_and_are_counted() {
+    let decide = DecisionConfig {
+        units: 4,
+        timeout_ms: 40,
+        default_intent: Intent::GoTo { region: Region::Centre },
+        cache_capacity: 0,
+        ..DecisionConfig::default()
+    };
+    let slow = SlowDecider { intent: Intent::Gather, delay: Duration::from_millis(400) };
+    let mut layer = DecisionLayer::new(decide.clone(), slow).unwrap();
+    let mut sim = Simulation::from_config(&config(200, 3)).unwrap();
+    let start = Instant::now();
+    while layer.stats().late < 4 && start.elapsed() < Duration::from_secs(30) {
+        drive(&mut sim, &mut layer, 1);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let stats = layer.stats();
+    assert_eq!((stats.timeouts, stats.late, stats.fallbacks), (4, 4, 4), "{stats:?}");
+    assert!(layer.intents().all(|i| i == Some(Intent::GoTo { region: Region::Centre })));
+
+    let script = ScriptedDecider::new(vec![
+        Err(DecideError::Malformed("\"dance\"".into())),
+        Err(DecideError::Backend("HTTP 503".into())),
+        Ok(Intent::Flee { threat: 5 }),
+        Ok(Intent::Hide),
+    ]);
+    let mut layer = DecisionLayer::new(decide, script).unwrap();
+    let mut sim = Simulation::from_config(&config(200, 3)).unwrap();
+    let start = Instant::now();
+    while layer.stats().fallbacks < 4 && start.elapsed() < Duration::from_secs(30) {
+        drive(&mut sim, &mut layer, 1);
+    }
+    let stats = layer.stats();
+    // No predator and no rock: fleeing threat 5 and hiding do not fit.
+    assert_eq!((stats.malformed, stats.errors, stats.unfit, stats.fallbacks), (1, 1, 2, 4), "{stats:?}");
+}
+
+#[test]
+fn a_calm_school_is_mostly_answered_from_the_cache() {
+    let decide = DecisionConfig { units: 24, follower_period: 60, ..DecisionConfig::default() };
+    let mut layer = DecisionLayer::with_rules(decide).unwrap();
+    let mut sim = Simulation::from_config(&config(2000, 6)).unwrap();
+    drive(&mut sim, &mut layer, 3600);
+    let cache = layer.cache();
+    assert!(cache.hits + cache.misses >= 24 * 59, "{} lookups", cache.hits + cache.misses);
+    assert!(cache.hit_rate() > 0.6, "hit rate {:.2}", cache.hit_rate());
+}
+
+#[test]
+fn a_run_decided_on_worker_threads_replays_without_the_decider() {
+    // Answers arrive whenever the threads are done: the live run depends
+    // on timing, its recording does not.
+    let script = ScriptedDecider::new(vec![
+        Ok(Intent::GoTo { region: Region::TopLeft }),
+        Ok(Intent::SpreadOut),
+        Ok(Intent::Gather),
+        Err(DecideError::Malformed("?".into())),
+        Ok(Intent::GoTo { region: Region::Bottom }),
+    ]);
+    let decide =
+        DecisionConfig { units: 12, follower_period: 40, cache_capacity: 0, ..DecisionConfig::default() };
+    let mut layer = DecisionLayer::new(decide, script).unwrap();
+    let mut recorder = Recorder::new(config(600, 8), 50).unwrap();
+    for _ in 0..400 {
+        let sim = recorder.simulation();
+        let (tick, commands) = (sim.tick(), layer.plan(&sim.flock, &sim.tank, &sim.scene));
+        for command in commands {
+            recorder.schedule(tick, command).unwrap();
+        }
+        recorder.step().unwrap();
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    assert!(layer.stats().decisions > 12, "{:?}", layer.stats());
+    let recording = recorder.finish();
+    let text = recording.to_text();
+    let replayed = mirofish_sim::Recording::from_text(&text).unwrap().replay().unwrap();
+    assert_eq!(state_hash(&replayed.flock), recording.checkpoints.last().unwrap().hash);
+}
+
+#[test]
+fn bad_configurations_are_refused_by_name() {
+    let refuse = |c: DecisionConfig| DecisionLayer::with_rules(c).unwrap_err().field;
+    assert_eq!(refuse(DecisionConfig { units: 0, ..Default::default() }), "units");
+    assert_eq!(refuse(DecisionConfig { first_group: 4090, units: 10, ..Default::default() }), "units");
+    assert_eq!(refuse(DecisionConfig { goal_weight: f32::NAN, ..Default::default() }), "goal_weight");
+    assert_eq!(refuse(DecisionConfig { timeout_ms: 0, ..Default::default() }), "timeout_ms");
+    assert_eq!(refuse(DecisionConfig { notice: f32::INFINITY, ..Default::default() }), "notice");
+    assert_eq!(refuse(DecisionConfig { workers: 0, ..Default::default() }), "workers");
+    let err = refuse(DecisionConfig { leader_period: 0, ..Default::default() });
+    assert!(err.contains("leader_period"));
+}
