@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --release --example aquarium
 //! cargo run --release --example aquarium -- --fish 10000 --seed 7
+//! cargo run --release --example aquarium -- --scene assets/scenes/leaders.ron
 //! cargo run --release --example aquarium -- --smoke shot.png   # CI's self-test
 //! cargo run --release --example aquarium -- --smoke shot.png --settle 20
 //! ```
@@ -11,25 +12,26 @@
 //! Controls: left click a predator, right click an obstacle, Shift + drag
 //! attracts (left) or repels (right), C clears, Space pauses, N steps,
 //! R resets, 1–4 toggle the overlay, M changes the colouring, H hides the
-//! panel.
+//! panel, I lets the schools decide where to go (`--intent` from the start).
 
 use bevy::prelude::*;
 use bevy::window::WindowResolution;
-use mirofish_examples::aquarium::{AquariumPlugin, AquariumSettings, OverlaySettings, SmokeTest};
+use mirofish_examples::aquarium::{
+    AquariumPlugin, AquariumSettings, IntentSettings, OverlaySettings, SmokeTest,
+};
 
 fn main() -> AppExit {
-    let mut settings = AquariumSettings::default();
+    let (mut scene, mut fish, mut seed) = (None, None, None);
     let mut smoke = None;
     let mut overlay = OverlaySettings::default();
+    let mut intent = IntentSettings::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().unwrap_or_else(|| fail(&format!("{name} needs a value")));
         match arg.as_str() {
-            "--fish" => {
-                settings.fish = value("--fish").parse().unwrap_or_else(|_| fail("--fish takes a count"))
-            }
+            "--fish" => fish = Some(value("--fish").parse().unwrap_or_else(|_| fail("--fish takes a count"))),
             "--seed" => {
-                settings.seed = value("--seed").parse().unwrap_or_else(|_| fail("--seed takes a number"))
+                seed = Some(value("--seed").parse().unwrap_or_else(|_| fail("--seed takes a number")))
             }
             "--smoke" => smoke = Some(SmokeTest::new(value("--smoke"))),
             "--settle" => {
@@ -39,6 +41,13 @@ fn main() -> AppExit {
                     None => fail("--settle goes after --smoke"),
                 }
             }
+            "--intent" => intent.on = true,
+            "--scene" => {
+                let path = value("--scene");
+                scene = Some(
+                    mirofish::sim::ExperimentConfig::load(&path).unwrap_or_else(|e| fail(&e.to_string())),
+                );
+            }
             "--overlay" => {
                 overlay.neighbours = true;
                 overlay.forces = true;
@@ -46,14 +55,16 @@ fn main() -> AppExit {
             }
             "--help" | "-h" => {
                 println!(
-                    "usage: aquarium [--fish N] [--seed N] [--overlay] [--smoke OUT.png [--settle SECONDS]]"
+                    "usage: aquarium [--scene FILE.ron] [--fish N] [--seed N] [--overlay] [--intent] [--smoke OUT.png [--settle SECONDS]]"
                 );
                 return AppExit::Success;
             }
             other => fail(&format!("unknown argument `{other}` (try --help)")),
         }
     }
-    settings.fish = settings.fish.min(mirofish_examples::aquarium::panel::MAX_FISH);
+    let mut settings = scene.map_or_else(AquariumSettings::default, AquariumSettings::from_scene);
+    settings.fish = fish.unwrap_or(settings.fish).min(mirofish_examples::aquarium::panel::MAX_FISH);
+    settings.seed = seed.unwrap_or(settings.seed);
     let mut app = App::new();
     app.add_plugins(DefaultPlugins.set(WindowPlugin {
         primary_window: Some(Window {
@@ -64,6 +75,7 @@ fn main() -> AppExit {
         ..default()
     }))
     .insert_resource(overlay)
+    .insert_resource(intent)
     .add_plugins(AquariumPlugin { settings });
     if let Some(test) = smoke {
         app.insert_resource(test);

@@ -5,7 +5,7 @@ use mirofish_sim::rules::noise::mix64;
 use mirofish_sim::world::params::validate_fish;
 use mirofish_sim::world::spawn::scatter_heading;
 
-use crate::components::{Boid, Position, PreviousPosition, School, Velocity, WanderPhase};
+use crate::components::{Boid, Leader, Position, PreviousPosition, School, Velocity, WanderPhase};
 use crate::config::FlockConfig;
 use crate::refusals::{self, FlockRefusal, Refused};
 use crate::state::FlockState;
@@ -37,12 +37,21 @@ pub struct SpawnSchool {
     /// The direction they start heading (radians, counter-clockwise from
     /// +x, give or take an eighth of a turn); `None`: every way.
     pub heading: Option<f32>,
+    /// How many of them lead (get [`Leader`]): the first ones placed.
+    pub leaders: usize,
 }
 
 impl SpawnSchool {
     /// A school of `count` fish, in school 0, heading every way.
     pub fn new(count: usize) -> Self {
-        Self { count, school: 0, heading: None }
+        Self { count, school: 0, heading: None, leaders: 0 }
+    }
+
+    /// The same fish, the first `leaders` of them leading (see
+    /// [`Leader`]; at most all of them).
+    pub fn with_leaders(mut self, leaders: usize) -> Self {
+        self.leaders = leaders;
+        self
     }
 
     /// The same fish, in school `school`.
@@ -88,16 +97,23 @@ impl Command for SpawnSchool {
         let seed = mix64(config.seed ^ mix64(batch));
         let starts = scatter_heading(self.count, &config.tank, &params, seed, self.heading);
         let school = School(self.school);
-        world.spawn_batch(starts.into_iter().map(|f| {
-            (
-                Boid,
-                Position(f.position),
-                PreviousPosition(f.position),
-                Velocity(f.velocity),
-                WanderPhase(f.wander_phase),
-                Transform::from_translation(f.position.extend(0.0)),
-                school,
-            )
-        }));
+        let leaders = self.leaders.min(starts.len());
+        let led: Vec<Entity> = world
+            .spawn_batch(starts.into_iter().map(|f| {
+                (
+                    Boid,
+                    Position(f.position),
+                    PreviousPosition(f.position),
+                    Velocity(f.velocity),
+                    WanderPhase(f.wander_phase),
+                    Transform::from_translation(f.position.extend(0.0)),
+                    school,
+                )
+            }))
+            .take(leaders)
+            .collect();
+        for fish in led {
+            world.entity_mut(fish).insert(Leader);
+        }
     }
 }

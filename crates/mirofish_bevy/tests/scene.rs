@@ -194,3 +194,14 @@ fn every_school_has_a_display_colour() {
     assert_eq!(config.colour_of(7), mirofish_bevy::SCHOOL_PALETTE[1], "the palette cycles");
     assert_ne!(config.colour_of(1), config.colour_of(2));
 }
+
+#[test]
+fn a_school_spawned_with_leaders_has_them() {
+    let mut app = headless_app(config(6), 1);
+    app.world_mut().commands().queue(SpawnSchool::new(50).with_leaders(5));
+    app.world_mut().commands().queue(SpawnSchool::new(3).in_school(0).with_leaders(10));
+    app.world_mut().flush();
+    run_ticks(&mut app, 1);
+    assert_eq!(count::<Leader>(&mut app), 8, "5, and all 3 of the second spawn");
+    assert_eq!(app.world().resource::<FlockState>().flock.leaders().iter().filter(|&&l| l).count(), 8);
+}

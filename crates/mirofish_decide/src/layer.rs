@@ -184,7 +184,9 @@ struct Answer {
 /// channel: each thread ends after its current job (nobody waits for it).
 struct Workers {
     jobs: Sender<Job>,
-    answers: Receiver<Answer>,
+    // Behind a lock so that the layer is `Sync` (a Bevy resource); only
+    // `plan`, holding `&mut self`, ever takes it.
+    answers: Mutex<Receiver<Answer>>,
 }
 
 impl Workers {
@@ -214,12 +216,13 @@ impl Workers {
             // Without a thread the requests time out and fall back.
             drop(spawned);
         }
-        Self { jobs, answers }
+        Self { jobs, answers: Mutex::new(answers) }
     }
 }
 
 /// The decision layer over one flock. Call [`DecisionLayer::plan`] before
-/// each tick and submit what it returns for that tick.
+/// each tick and submit what it returns for that tick. It is `Send` and
+/// `Sync`, so a Bevy app can keep it in a resource.
 ///
 /// ```
 /// use mirofish_decide::{DecisionConfig, DecisionLayer};
@@ -324,7 +327,12 @@ impl DecisionLayer {
         };
         // Answers that arrived.
         let answers: Vec<Answer> = match &self.workers {
-            Some(w) => core::iter::from_fn(|| w.answers.try_recv().ok()).collect(),
+            Some(w) => match w.answers.lock() {
+                Ok(answers) => core::iter::from_fn(|| answers.try_recv().ok()).collect(),
+                // A thread never panics holding it; were it poisoned, the
+                // units time out and fall back.
+                Err(_) => Vec::new(),
+            },
             None => Vec::new(),
         };
         for a in answers {

@@ -173,3 +173,9 @@ fn bad_configurations_are_refused_by_name() {
     let err = refuse(DecisionConfig { leader_period: 0, ..Default::default() });
     assert!(err.contains("leader_period"));
 }
+
+#[test]
+fn a_layer_can_live_in_a_shared_resource() {
+    fn shared<T: Send + Sync + 'static>() {}
+    shared::<DecisionLayer>();
+}

@@ -1,20 +1,22 @@
 //! The aquarium's mouse tools without a window: a click at a world position
 //! becomes a predator at that position on the next tick; a right click an
 //! obstacle; a Shift-drag an attractor that follows the cursor and goes
-//! away on release; clicks over the panel do nothing.
+//! away on release; clicks over the panel do nothing; a Ctrl-click picks
+//! the nearest fish to inspect and spawns nothing.
 
 use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::prelude::*;
 use mirofish_examples::aquarium::input::InputToolsPlugin;
-use mirofish_examples::aquarium::{CursorWorld, PointerOverUi};
+use mirofish_examples::aquarium::inspect::{InspectPlugin, report};
+use mirofish_examples::aquarium::{CursorWorld, Inspected, PointerOverUi};
 
 fn app() -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
         .insert_resource(FlockConfig { seed: 3, ..default() })
-        .add_plugins((MiroFishPlugin::default(), InputToolsPlugin))
+        .add_plugins((MiroFishPlugin::default(), InputToolsPlugin, InspectPlugin))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app.world_mut().commands().queue(SpawnSchool::new(50));
     app.world_mut().flush();
@@ -104,4 +106,27 @@ fn a_shift_drag_moves_an_attractor_and_release_removes_it() {
     release(&mut app, MouseButton::Left);
     app.update();
     assert_eq!(app.world().resource::<FlockState>().scene.attractor, None);
+}
+
+#[test]
+fn a_ctrl_click_inspects_the_nearest_fish_and_spawns_nothing() {
+    let mut app = app();
+    let (fish, at) = {
+        let world = app.world_mut();
+        let mut q = world.query_filtered::<(Entity, &Position), With<Boid>>();
+        let (e, p) = q.iter(world).min_by_key(|(e, _)| *e).unwrap();
+        (e, p.0)
+    };
+    app.world_mut().resource_mut::<ButtonInput<KeyCode>>().press(KeyCode::ControlLeft);
+    click(&mut app, MouseButton::Left, at + Vec2::splat(0.5), false);
+    release(&mut app, MouseButton::Left);
+    assert_eq!(app.world().resource::<Inspected>().fish, Some(fish));
+    assert!(spawned_at::<Predator>(&mut app).is_empty(), "an inspecting click is no tool");
+    let slot = app.world().get::<mirofish_bevy::FishSlot>(fish).copied();
+    let r = report(app.world().resource::<FlockState>(), fish, slot.as_ref()).expect("a report");
+    let velocity = app.world().get::<Velocity>(fish).unwrap().0;
+    assert_eq!((r.velocity, r.school, r.group, r.leader), (velocity, 0, None, false));
+    app.world_mut().resource_mut::<ButtonInput<KeyCode>>().press(KeyCode::Escape);
+    app.update();
+    assert_eq!(app.world().resource::<Inspected>().fish, None);
 }

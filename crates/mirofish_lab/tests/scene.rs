@@ -1,14 +1,21 @@
-//! The aquarium's default scene, `assets/scenes/aquarium.ron`, run headless
-//! as the lab runs it: its schools do not pack into balls in their first
-//! minute (seeded, deterministic, not timed). The natural range itself (4–12
-//! neighbours at every moment) is not held yet: schools meeting at the walls
-//! crowd to a few dozen neighbours for a while.
+//! The scene files, run headless as the lab runs them (seeded,
+//! deterministic, not timed). The aquarium's default scene,
+//! `assets/scenes/aquarium.ron`: its schools do not pack into balls in
+//! their first minute. The natural range itself (4–12 neighbours at every
+//! moment) is not held yet: schools meeting at the walls crowd to a few
+//! dozen neighbours for a while. The leaders' scene,
+//! `assets/scenes/leaders.ron`: the leaders go round their route and the
+//! school goes with them, round the rocks.
 
 use mirofish_sim::{ExperimentConfig, Metrics, Simulation};
 
+fn load(name: &str) -> ExperimentConfig {
+    let path = format!("{}/../../assets/scenes/{name}", env!("CARGO_MANIFEST_DIR"));
+    ExperimentConfig::load(path).expect("the scene file loads")
+}
+
 fn scene() -> ExperimentConfig {
-    ExperimentConfig::load(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/scenes/aquarium.ron"))
-        .expect("the scene file loads")
+    load("aquarium.ron")
 }
 
 #[test]
@@ -29,4 +36,49 @@ fn the_default_scene_does_not_pack_into_balls_in_its_first_minute() {
             assert!((0.25..=0.65).contains(&nearest), "{at}");
         }
     }
+}
+
+#[test]
+fn the_leaders_take_the_school_round_the_rocks() {
+    let config = load("leaders.ron");
+    let mut sim = Simulation::from_config(&config).unwrap();
+    let leaders = sim.flock.leaders().iter().filter(|&&l| l).count();
+    assert_eq!(leaders, 40);
+    let waypoints = sim.scene.route.as_ref().unwrap().waypoints.len();
+    let (mut passed, mut last) = (0, 0);
+    // Where the fish that do not lead are, on average: a school that
+    // follows its leaders round the loop carries it round the rocks too.
+    let followers = |sim: &Simulation| {
+        let (mut sum, mut n) = (mirofish_sim::Vec2::ZERO, 0.0);
+        for (p, &l) in sim.flock.positions().iter().zip(sim.flock.leaders()) {
+            if !l {
+                sum += *p;
+                n += 1.0;
+            }
+        }
+        sum / n
+    };
+    let (mut turned, mut away) = (0.0f32, 0);
+    let mut before = followers(&sim);
+    for _ in 0..60 {
+        sim.run(60).unwrap();
+        let next = sim.scene.route.as_ref().unwrap().next;
+        if next != last {
+            passed += 1;
+            last = next;
+        }
+        let now = followers(&sim);
+        turned += before.angle_to(now);
+        away += usize::from(now.length() > 150.0);
+        before = now;
+        for p in sim.flock.positions() {
+            assert!(sim.scene.obstacles.iter().all(|o| !o.contains(*p)), "a fish inside a rock at {p}");
+        }
+    }
+    assert!(passed >= waypoints, "in a minute the leaders passed {passed} waypoints of {waypoints}");
+    // At least half way round the loop (the leaders are ahead: about 0.7
+    // of a turn for their 1.5), away from the middle most of the time:
+    // followers spread all over would stay there.
+    assert!(turned.abs() > core::f32::consts::PI, "the followers' centre turned {turned} rad");
+    assert!(away >= 40, "the followers' centre was away from the middle {away} s of 60");
 }

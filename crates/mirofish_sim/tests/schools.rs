@@ -11,7 +11,12 @@ fn two_schools() -> ExperimentConfig {
         fish: 300,
         seed: 11,
         heading: Some(0.0),
-        schools: vec![SchoolConfig { fish: 120, params: quick, heading: Some(core::f32::consts::PI) }],
+        schools: vec![SchoolConfig {
+            fish: 120,
+            params: quick,
+            heading: Some(core::f32::consts::PI),
+            leaders: 0,
+        }],
         ..ExperimentConfig::default()
     }
 }
@@ -66,4 +71,17 @@ fn a_recording_of_several_schools_replays_bit_for_bit() {
     let recording = recorder.finish();
     let again = mirofish_sim::Recording::from_text(&recording.to_text()).unwrap();
     assert_eq!(state_hash(&again.replay().unwrap().flock), live);
+}
+
+#[test]
+fn the_first_fish_of_each_school_lead_as_configured() {
+    let config = ExperimentConfig {
+        fish: 50,
+        leaders: 4,
+        schools: vec![SchoolConfig { fish: 30, leaders: 2, ..SchoolConfig::default() }],
+        ..ExperimentConfig::default()
+    };
+    let sim = Simulation::from_config(&config).unwrap();
+    let leads: Vec<usize> = (0..sim.flock.len()).filter(|&s| sim.flock.leaders()[s]).collect();
+    assert_eq!(leads, [0, 1, 2, 3, 50, 51]);
 }

@@ -6,10 +6,13 @@
 //! | right click | an obstacle where you click |
 //! | Shift + left drag | attract the school to the cursor |
 //! | Shift + right drag | repel the school from the cursor |
+//! | Ctrl + left click | inspect the fish nearest the cursor (Esc: let go) |
 //! | C | clear predators and obstacles |
 //! | Space / N / R | pause · single step · reset |
 //! | 1 2 3 4 | overlay: neighbours · forces · radii · grid |
 //! | M / H | next colour mode · hide the panel |
+//! | I | the schools decide where to go (on / off) |
+//! | W / X | a waypoint of the leaders' route at the cursor / no route |
 //!
 //! The mapping from a click to a command is a pure function
 //! ([`click_command`], [`drag_command`]); the systems only read Bevy's input
@@ -18,9 +21,9 @@
 
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use mirofish_bevy::FlockCommands;
+use mirofish_bevy::{FlockCommands, FlockState};
 use mirofish_sim::control::command::FlockCommand;
-use mirofish_sim::{Attractor, Obstacle, Predator};
+use mirofish_sim::{Attractor, Obstacle, Predator, Route};
 
 use super::AquariumSettings;
 use super::overlay::OverlaySettings;
@@ -89,6 +92,15 @@ pub fn drag_command(at: Vec2, repel: bool, tools: &ToolSettings) -> FlockCommand
     FlockCommand::SetAttractor(Some(Attractor { point: at, strength, radius: tools.attract_radius }))
 }
 
+/// The command that adds waypoint `at` to the end of `route` (a new
+/// looping route if there is none): the leaders go round the waypoints
+/// in order, passing each within 60 world units.
+pub fn waypoint_command(route: Option<&Route>, at: Vec2) -> FlockCommand {
+    let mut route = route.cloned().unwrap_or_else(|| Route { looping: true, ..Route::new(Vec::new(), 60.0) });
+    route.waypoints.push(at);
+    FlockCommand::SetRoute(Some(route))
+}
+
 /// The input systems, without the panel or the rendering: enough for a
 /// headless app with `ButtonInput` resources.
 pub struct InputToolsPlugin;
@@ -100,6 +112,7 @@ impl Plugin for InputToolsPlugin {
             .init_resource::<ToolSettings>()
             .init_resource::<OverlaySettings>()
             .init_resource::<AquariumSettings>()
+            .init_resource::<super::IntentSettings>()
             .init_resource::<ButtonInput<MouseButton>>()
             .init_resource::<ButtonInput<KeyCode>>()
             .add_systems(PreUpdate, cursor_to_world)
@@ -130,6 +143,10 @@ pub fn mouse_tools(
     mut dragging: Local<Option<Vec2>>,
 ) {
     let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    // Ctrl + click picks a fish to inspect (see `inspect`): no tool.
+    if keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]) {
+        return;
+    }
     let mut send = |command: FlockCommand| {
         if let Err(e) = commands.submit(command) {
             warn!("aquarium: {e}");
@@ -168,13 +185,27 @@ pub fn mouse_tools(
 }
 
 /// Keyboard shortcuts: clear, pause, step, reset, overlay toggles, colour
-/// mode, panel.
+/// mode, panel, intent.
 pub fn keyboard_shortcuts(
     keys: Res<ButtonInput<KeyCode>>,
     mut settings: ResMut<AquariumSettings>,
     mut overlay: ResMut<OverlaySettings>,
     mut commands: ResMut<FlockCommands>,
+    (mut intent, cursor, state): (ResMut<super::IntentSettings>, Res<CursorWorld>, Res<FlockState>),
 ) {
+    if keys.just_pressed(KeyCode::KeyI) {
+        intent.on = !intent.on;
+    }
+    if keys.just_pressed(KeyCode::KeyW)
+        && let Some(at) = cursor.0
+        && let Err(e) = commands.submit(waypoint_command(state.scene.route.as_ref(), at))
+    {
+        warn!("aquarium: {e}");
+    }
+    if keys.just_pressed(KeyCode::KeyX) {
+        // Holds no number: cannot be refused.
+        let _ = commands.submit(FlockCommand::SetRoute(None));
+    }
     if keys.just_pressed(KeyCode::KeyC) {
         for command in [FlockCommand::ClearPredators, FlockCommand::ClearObstacles] {
             // Neither holds a number, so neither can be refused.

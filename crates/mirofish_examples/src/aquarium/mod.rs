@@ -11,6 +11,8 @@
 //! The module is part of the `render` feature.
 
 pub mod input;
+pub mod inspect;
+pub mod intent;
 pub mod overlay;
 pub mod panel;
 pub mod smoke;
@@ -26,6 +28,8 @@ use mirofish_sim::ExperimentConfig;
 use mirofish_sim::control::command::FlockCommand;
 
 pub use input::{CursorWorld, PointerOverUi, ToolSettings};
+pub use inspect::{FishReport, Inspected};
+pub use intent::{Decisions, IntentSettings};
 pub use overlay::OverlaySettings;
 pub use smoke::{Coverage, SmokeTest};
 pub use stats::TickStats;
@@ -86,13 +90,21 @@ pub fn default_scene() -> ExperimentConfig {
 
 impl Default for AquariumSettings {
     fn default() -> Self {
-        let scene = default_scene();
+        Self::from_scene(default_scene())
+    }
+}
+
+impl AquariumSettings {
+    /// Settings that start from `scene`: its fish counts, its schools and
+    /// the neighbour count its own radius gives (which the automatic radius
+    /// then keeps).
+    pub fn from_scene(scene: ExperimentConfig) -> Self {
         let fish = scene.total_fish();
         let second = scene.schools.first().map_or(0, |s| s.fish);
         Self {
             fish,
             second_school_share: second as f32 / fish.max(1) as f32,
-            seed: 1,
+            seed: scene.seed,
             paused: false,
             step: false,
             reset: false,
@@ -157,6 +169,8 @@ impl Plugin for AquariumPlugin {
             ))
             .add_plugins((
                 input::InputToolsPlugin,
+                intent::IntentPlugin,
+                inspect::InspectPlugin,
                 visuals::VisualsPlugin,
                 overlay::OverlayPlugin,
                 smoke::SmokeTestPlugin,
@@ -174,6 +188,8 @@ impl Plugin for AquariumPlugin {
                 Update,
                 (stats::frame_time, sync_fish_count, pause_and_step, reset, frame_tank).chain(),
             )
+            .add_systems(Update, (inspect::draw_inspected, inspect::follow).chain().after(inspect::pick))
+            .add_systems(Update, intent::draw_goals)
             .add_systems(EguiPrimaryContextPass, panel::panel);
     }
 }
@@ -190,7 +206,7 @@ const PANEL_SHARE: f32 = 0.24;
 
 /// A projection and camera position that show the whole tank with a little
 /// water around it — right of the panel when it is shown.
-fn framing(tank: &Tank, panel: bool) -> (Projection, Transform) {
+pub(crate) fn framing(tank: &Tank, panel: bool) -> (Projection, Transform) {
     let size = tank.size() * 1.04;
     let free = if panel { 1.0 - PANEL_SHARE } else { 1.0 };
     let width = size.x / free;
@@ -218,13 +234,35 @@ fn frame_tank(
     }
 }
 
+/// Spawns the scene's schools (with their leaders) and sends its rocks,
+/// predators and route as commands for the first tick.
 fn spawn_schools(commands: &mut Commands, settings: &AquariumSettings) {
     let second = (settings.fish as f32 * settings.second_school_share.clamp(0.0, 1.0)) as usize;
     let scene = &settings.scene;
-    commands.queue(SpawnSchool { heading: scene.heading, ..SpawnSchool::new(settings.fish - second) });
+    commands.queue(SpawnSchool {
+        heading: scene.heading,
+        ..SpawnSchool::new(settings.fish - second).with_leaders(scene.leaders)
+    });
     if second > 0 {
-        let heading = scene.schools.first().and_then(|s| s.heading);
-        commands.queue(SpawnSchool { heading, ..SpawnSchool::new(second).in_school(1) });
+        let first = scene.schools.first();
+        let heading = first.and_then(|s| s.heading);
+        let leaders = first.map_or(0, |s| s.leaders);
+        commands
+            .queue(SpawnSchool { heading, ..SpawnSchool::new(second).in_school(1).with_leaders(leaders) });
+    }
+    let rocks = scene.scene.obstacles.iter().map(|o| FlockCommand::AddObstacle(*o));
+    let predators = scene.scene.predators.iter().map(|p| FlockCommand::AddPredator(*p));
+    let route = scene.scene.route.clone().map(|r| FlockCommand::SetRoute(Some(r)));
+    let sent: Vec<FlockCommand> = rocks.chain(predators).chain(route).collect();
+    if !sent.is_empty() {
+        commands.queue(move |world: &mut World| {
+            let mut queue = world.resource_mut::<FlockCommands>();
+            for command in sent {
+                if let Err(e) = queue.submit(command) {
+                    warn!("aquarium scene: {e}");
+                }
+            }
+        });
     }
 }
 

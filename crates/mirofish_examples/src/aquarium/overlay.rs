@@ -1,5 +1,5 @@
 //! The debug overlay, drawn with gizmos: the tank, predators' fear
-//! radii and the attractor always; per toggle, neighbour lines and
+//! radii, the attractor and the leaders' route always; per toggle, neighbour lines and
 //! perception/separation circles for the first fish, per-rule force arrows,
 //! and the neighbour grid.
 
@@ -58,6 +58,9 @@ fn draw_overlay(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<Fl
         gizmos.circle_2d(a.point, a.radius, colour);
         gizmos.circle_2d(a.point, 6.0, colour);
     }
+    if let Some(route) = &state.scene.route {
+        draw_route(&mut gizmos, route);
+    }
     let flock = &state.flock;
     let params = state.schools.first().copied().unwrap_or_default();
     if overlay.grid && !flock.is_empty() {
@@ -94,5 +97,21 @@ fn draw_overlay(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<Fl
                 }
             }
         }
+    }
+}
+
+/// The leaders' route: its legs, each waypoint's reach, the current one
+/// brighter.
+fn draw_route(gizmos: &mut Gizmos, route: &mirofish_sim::Route) {
+    let colour = Color::srgba(1.0, 0.75, 0.3, 0.55);
+    let legs = route.waypoints.windows(2).map(|w| (w[0], w[1]));
+    let back = route.looping.then(|| route.waypoints.last().zip(route.waypoints.first())).flatten();
+    for (a, b) in legs.chain(back.map(|(&a, &b)| (a, b))) {
+        gizmos.line_2d(a, b, colour.with_alpha(0.3));
+    }
+    for (k, &w) in route.waypoints.iter().enumerate() {
+        let current = k == route.next;
+        gizmos.circle_2d(w, route.reach, if current { colour.with_alpha(0.95) } else { colour });
+        gizmos.circle_2d(w, 4.0, colour);
     }
 }

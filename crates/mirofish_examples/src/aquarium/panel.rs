@@ -11,13 +11,15 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::prelude::*;
-use mirofish_bevy::{FlockCommands, FlockMetrics};
+use mirofish_bevy::{FishSlot, FlockCommands, FlockMetrics};
 use mirofish_sim::control::command::FlockCommand;
 use mirofish_sim::control::tuning::KNOBS;
 use mirofish_sim::observe::health::{Health, Mark};
 use mirofish_sim::{Preset, observe};
 
 use super::input::{PointerOverUi, ToolSettings};
+use super::inspect::{Inspected, report};
+use super::intent::{Decisions, IntentSettings, intent_colour};
 use super::overlay::OverlaySettings;
 use super::visuals::{ColourMode, RULE_COLOURS};
 use super::{AquariumSettings, TickStats};
@@ -38,6 +40,8 @@ pub fn panel(
     state: Res<FlockState>,
     metrics: Res<FlockMetrics>,
     stats: Res<TickStats>,
+    (mut intent, decisions): (ResMut<IntentSettings>, Res<Decisions>),
+    (mut inspected, slots): (ResMut<Inspected>, Query<&FishSlot>),
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     over_ui.0 = ctx.is_pointer_over_egui() || ctx.egui_wants_pointer_input();
@@ -119,6 +123,12 @@ pub fn panel(
                         }
                     });
                 });
+                egui::CollapsingHeader::new("inspect").default_open(true).show(ui, |ui| {
+                    inspect_controls(ui, &mut inspected, &state, &slots);
+                });
+                egui::CollapsingHeader::new("intent").default_open(true).show(ui, |ui| {
+                    intent_controls(ui, &mut intent, &decisions);
+                });
                 ui.collapsing("tools", |ui| {
                     ui.add(
                         egui::Slider::new(&mut tools.predator_fear_radius, 20.0..=400.0)
@@ -152,10 +162,105 @@ pub const CONTROLS: &[&str] = &[
     "right click: obstacle",
     "Shift + left drag: attract",
     "Shift + right drag: repel",
+    "Ctrl + left click: inspect a fish · Esc: let go",
     "C: clear predators and obstacles",
     "Space: pause · N: step · R: reset",
     "1–4: overlay items · M: colour mode · H: panel",
+    "I: intent on / off",
+    "W: a route waypoint at the cursor · X: no route",
 ];
+
+/// The inspected fish's numbers, or how to pick one.
+fn inspect_controls(
+    ui: &mut egui::Ui,
+    inspected: &mut Inspected,
+    state: &FlockState,
+    slots: &Query<&FishSlot>,
+) {
+    let Some(fish) = inspected.fish else {
+        ui.label("Ctrl + click a fish to follow its neighbours and forces");
+        return;
+    };
+    let Some(r) = report(state, fish, slots.get(fish).ok()) else {
+        ui.label("the inspected fish is gone");
+        return;
+    };
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut inspected.follow, "camera follows");
+        if ui.button("let go (Esc)").clicked() {
+            inspected.fish = None;
+        }
+    });
+    let heading = r.velocity.y.atan2(r.velocity.x).to_degrees();
+    let mut lines = vec![
+        format!("school {}{}", r.school, if r.leader { ", leader" } else { "" }),
+        format!(
+            "at ({:.0}, {:.0}), speed {:.1}, heading {heading:.0}°",
+            r.position.x,
+            r.position.y,
+            r.velocity.length()
+        ),
+        format!("fear {:.2}, group {}", r.fear, r.group.map_or("none".into(), |g| g.to_string())),
+    ];
+    if let Some(s) = r.forces {
+        lines.push(format!("{} neighbours", s.neighbours));
+    }
+    for line in lines {
+        ui.label(line);
+    }
+    if let Some(s) = r.forces {
+        ui.horizontal_wrapped(|ui| {
+            for (force, (name, colour)) in super::visuals::rule_parts(&s.rules).into_iter().zip(RULE_COLOURS)
+            {
+                let [red, g, b, _] = colour.to_srgba().to_u8_array();
+                ui.colored_label(egui::Color32::from_rgb(red, g, b), format!("{name} {:.0}", force.length()));
+            }
+        });
+    }
+}
+
+/// The decision layer's switch, its units, and what the units intend.
+fn intent_controls(ui: &mut egui::Ui, intent: &mut IntentSettings, decisions: &Decisions) {
+    ui.checkbox(&mut intent.on, "schools decide where to go (I)")
+        .on_hover_text("the fish split into units; each picks a region to visit, flees or hides, by rules");
+    ui.add_enabled(!intent.on, egui::Slider::new(&mut intent.units, 4..=50).text("units"));
+    ui.checkbox(&mut intent.show, "draw each unit's goal");
+    let Some(layer) = decisions.layer.as_ref() else { return };
+    let mut counts: Vec<(mirofish_decide::Intent, usize)> = Vec::new();
+    for i in layer.intents().flatten() {
+        // Kinds, not regions or threats: "go to" counts once.
+        let kind = match i {
+            mirofish_decide::Intent::GoTo { .. } => {
+                mirofish_decide::Intent::GoTo { region: mirofish_decide::Region::Centre }
+            }
+            mirofish_decide::Intent::Flee { .. } => mirofish_decide::Intent::Flee { threat: 0 },
+            other => other,
+        };
+        match counts.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((kind, 1)),
+        }
+    }
+    counts.sort();
+    ui.horizontal_wrapped(|ui| {
+        for (kind, n) in counts {
+            let [r, g, b, _] = intent_colour(kind).to_srgba().to_u8_array();
+            let name = match kind {
+                mirofish_decide::Intent::GoTo { .. } => "travelling".to_string(),
+                mirofish_decide::Intent::Flee { .. } => "fleeing".to_string(),
+                other => other.to_string(),
+            };
+            ui.colored_label(egui::Color32::from_rgb(r, g, b), format!("{n} {name}"));
+        }
+    });
+    let s = layer.stats();
+    ui.label(format!(
+        "{} decisions, {:.0} % from the cache, {} fallbacks",
+        s.decisions,
+        layer.cache().hit_rate() * 100.0,
+        s.fallbacks
+    ));
+}
 
 fn stats_grid(ui: &mut egui::Ui, state: &FlockState, stats: &TickStats) {
     let flock = &state.flock;

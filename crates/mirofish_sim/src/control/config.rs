@@ -54,6 +54,10 @@ pub struct ExperimentConfig {
     /// More schools, each with its own fish and parameters: school 1, 2,
     /// … in this order (the fields above are school 0).
     pub schools: Vec<SchoolConfig>,
+    /// How many of the first school's fish lead (the first ones placed):
+    /// their neighbours weigh them `params.leader_weight` times more, and
+    /// they follow `scene.route`. At most `fish`.
+    pub leaders: usize,
 }
 
 /// A school beyond the first in an [`ExperimentConfig`].
@@ -67,6 +71,8 @@ pub struct SchoolConfig {
     /// The direction its fish start heading, as
     /// [`ExperimentConfig::heading`].
     pub heading: Option<f32>,
+    /// How many of its fish lead, as [`ExperimentConfig::leaders`].
+    pub leaders: usize,
 }
 
 /// Most schools a configuration may hold (school numbers are `u16`).
@@ -84,6 +90,7 @@ impl Default for ExperimentConfig {
             scene: Scene::default(),
             heading: None,
             schools: Vec::new(),
+            leaders: 0,
         }
     }
 }
@@ -130,9 +137,24 @@ impl ExperimentConfig {
             _ => Ok(()),
         };
         heading("", self.heading)?;
+        let leaders = |section: &'static str, leaders: usize, fish: usize| {
+            if leaders > fish {
+                return Err(ConfigError::Invalid {
+                    section,
+                    error: ParamError {
+                        field: "leaders",
+                        value: leaders as f32,
+                        expected: format!("at most the school's {fish} fish"),
+                    },
+                });
+            }
+            Ok(())
+        };
+        leaders("", self.leaders, self.fish)?;
         for school in &self.schools {
             school.params.validate().map_err(section("schools"))?;
             heading("schools", school.heading)?;
+            leaders("schools", school.leaders, school.fish)?;
         }
         if self.metrics_every == 0 {
             return Err(ConfigError::Invalid {
@@ -303,7 +325,7 @@ mod tests {
         config.params.alignment_weight = 0.1 + 0.2;
         config.heading = Some(-1.25);
         let second = FlockParams { max_speed: 99.5, ..FlockParams::default() };
-        config.schools.push(SchoolConfig { fish: 17, params: second, heading: Some(3.0) });
+        config.schools.push(SchoolConfig { fish: 17, params: second, heading: Some(3.0), leaders: 2 });
         let text = config.to_ron();
         assert_eq!(ExperimentConfig::from_ron(&text).unwrap(), config);
     }
@@ -320,6 +342,8 @@ mod tests {
             ("(schools: [(params: (max_speed: -3.0))])", "schools.max_speed"),
             ("(fish: 9000000, schools: [(fish: 2000000)])", "fish (all schools)"),
             ("(heading: Some(inf))", "heading"),
+            ("(fish: 10, leaders: 11)", "leaders"),
+            ("(schools: [(fish: 3, leaders: 4)])", "schools.leaders"),
         ];
         for (text, field) in cases {
             let err = ExperimentConfig::from_ron(text).unwrap_err();

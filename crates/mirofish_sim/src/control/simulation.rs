@@ -77,7 +77,8 @@ impl Simulation {
     }
 
     /// Builds the run a configuration describes: its fish, seed, time step,
-    /// parameters, tank, starting scene and every school. School 0 starts
+    /// parameters, tank, starting scene, every school and its leaders (the
+    /// first fish placed of each). School 0 starts
     /// as [`Simulation::new`] places it; school `k` is scattered from a
     /// seed of its own, derived from the run's seed and `k`.
     pub fn from_config(config: &ExperimentConfig) -> Result<Self, ConfigError> {
@@ -86,13 +87,18 @@ impl Simulation {
         let mut sim = Self::new(config.params, config.tank, 0, config.seed)
             .and_then(|s| s.with_dt(config.dt))
             .map_err(invalid)?;
-        let schools = core::iter::once((config.fish, &config.params, config.heading))
-            .chain(config.schools.iter().map(|s| (s.fish, &s.params, s.heading)));
-        for (school, (fish, params, heading)) in schools.enumerate() {
+        let schools = core::iter::once((config.fish, &config.params, config.heading, config.leaders))
+            .chain(config.schools.iter().map(|s| (s.fish, &s.params, s.heading, s.leaders)));
+        for (school, (fish, params, heading, leaders)) in schools.enumerate() {
             let seed = if school == 0 { config.seed } else { mix64(config.seed ^ mix64(school as u64)) };
-            for f in spawn::scatter_heading(fish, &config.tank, params, seed, heading) {
+            for (k, f) in
+                spawn::scatter_heading(fish, &config.tank, params, seed, heading).into_iter().enumerate()
+            {
                 let slot = sim.flock.push(f.position, f.velocity, f.wander_phase);
                 sim.flock.set_school(slot, school as u16);
+                if k < leaders {
+                    sim.flock.set_leader(slot, true);
+                }
             }
         }
         sim.schools = config.schools.iter().map(|s| s.params).collect();
