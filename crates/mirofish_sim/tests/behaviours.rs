@@ -238,14 +238,14 @@ fn two_schools(seed: u64) -> (mirofish_sim::Flock, [FlockParams; 2], Tank) {
         alignment_weight: 2.0,
         wander_weight: 0.05,
         sees_other_schools: false,
-        ..FlockParams::default()
+        ..FlockParams::reference()
     };
     let swarm = FlockParams {
         alignment_weight: 0.0,
         wander_weight: 1.0,
         max_speed: 120.0,
         sees_other_schools: false,
-        ..FlockParams::default()
+        ..FlockParams::reference()
     };
     let mut flock = Flock::new(seed);
     for (i, f) in scatter(600, &tank, &marching, seed).into_iter().enumerate() {
@@ -314,7 +314,7 @@ fn a_school_follows_its_leaders_along_a_path() {
     // (With heading-only alignment the school orbits the end 300–600 units
     // out, or loses the stopped leaders: 0–1 of 6 seeds passed.)
     let tank = Tank::centered(Vec2::new(1600.0, 1000.0));
-    let params = FlockParams { leader_weight: 8.0, match_speed: true, ..FlockParams::default() };
+    let params = FlockParams { leader_weight: 8.0, match_speed: true, ..FlockParams::reference() };
     for seed in [1, 2, 3] {
         let mut sim = Simulation::new(params, tank, 0, seed).unwrap();
         // A compact school of 120 in the lower left, every twelfth a leader.

@@ -33,7 +33,7 @@ const TABLE: [(&str, &str, usize, f32, f32, f32, f32, f32, f32, f32, f32); 5] = 
     ("compact-rush", "tight, fast school", 400, 60.0, 22.0, 3.6, 0.11, 1.8, 1.2, 0.9, 0.20),
     ("loose-drift", "loose, drifting school", 150, 95.0, 24.0, 2.0, 0.05, 1.2, 0.7, 0.6, 0.30),
     ("dense-sardines", "dense bait ball with clear gaps", 800, 45.0, 18.0, 3.0, 0.09, 2.0, 1.1, 1.0, 0.20),
-    ("reference", "the defaults: the reference start", 800, 45.0, 12.0, 3.0, 0.15, 1.6, 1.0, 0.8, 0.15),
+    ("reference", "the reference start: dense, packs into balls", 800, 45.0, 12.0, 3.0, 0.15, 1.6, 1.0, 0.8, 0.15),
 ];
 
 impl Preset {
@@ -114,7 +114,7 @@ mod tests {
         assert!((sardines.params.max_force - 0.09 * 3600.0).abs() < 1e-2);
         assert_eq!(sardines.params.separation_weight, 2.0);
         let reference = Preset::by_name("reference").unwrap();
-        assert_eq!(reference.params, FlockParams::default());
+        assert_eq!(reference.params, FlockParams::reference());
         assert!(Preset::by_name("no-such-style").is_none());
         assert_eq!(Preset::names().len(), 5);
         for p in Preset::all() {

@@ -498,7 +498,7 @@ mod tests {
     use super::*;
 
     fn params() -> FlockParams {
-        FlockParams::default()
+        FlockParams::reference()
     }
 
     fn hood(offsets: &[(Vec2, Vec2)]) -> Neighbourhood {

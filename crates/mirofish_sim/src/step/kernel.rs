@@ -943,7 +943,7 @@ mod tests {
         let n = position.len();
         // No cap (0, which validation refuses but the kernel reads as
         // none): the exact scan is under test.
-        let params = FlockParams { topological_neighbours: 5, neighbour_cap: 0, ..FlockParams::default() };
+        let params = FlockParams { topological_neighbours: 5, neighbour_cap: 0, ..FlockParams::reference() };
         let tank = Tank::centered(Vec2::new(200.0, 200.0)).with_boundary(BoundaryMode::Wrap);
         let mut grid = SpatialGrid::default();
         grid.rebuild(&position, &velocity, &tank, params.interaction_radius(), true);
