@@ -43,7 +43,7 @@ fn simulation(n: usize, threads: Option<usize>) -> Simulation {
 
 /// A warmed-up simulation of `n` fish at `neighbours` mean neighbours.
 fn simulation_at(n: usize, threads: Option<usize>, neighbours: f32) -> Simulation {
-    let params = FlockParams::default();
+    let params = FlockParams::reference();
     let tank = Tank::for_mean_neighbours(n, params.perception_radius, neighbours, 16.0 / 9.0);
     let mut sim = Simulation::new(params, tank, n, 1).expect("valid parameters");
     if let Some(t) = threads {
@@ -158,7 +158,7 @@ fn plugin(c: &mut Criterion) {
     let mut group = c.benchmark_group("plugin");
     group.sample_size(20);
     let n = 10_000;
-    let params = FlockParams::default();
+    let params = FlockParams::reference();
     let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())

@@ -7,6 +7,9 @@
 //! kernel against the whole plugin tick, bytes per fish and heap
 //! allocations per warmed-up tick.
 //!
+//! Every row runs the seeds' reference start (`FlockParams::reference()`),
+//! the parameters the published figures were measured with.
+//!
 //! ```text
 //! cargo run --release --example scale
 //! cargo run --release --example scale -- --sizes 1000,10000,100000 --ticks 10
@@ -115,11 +118,11 @@ struct PluginTick {
 /// passes, write-back, metrics, interpolation) for `n` fish in a headless
 /// app, then the core's tick alone on the same fish.
 fn plugin_tick(n: usize, ticks: usize) -> PluginTick {
-    let params = FlockParams::default();
+    let params = FlockParams::reference();
     let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
-        .insert_resource(FlockConfig { tank, seed: 1, ..default() })
+        .insert_resource(FlockConfig { params, tank, seed: 1, ..default() })
         .add_plugins(MiroFishPlugin::default().with_tick_rate(60.0))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
         .init_resource::<Stopwatch>();
@@ -227,10 +230,10 @@ fn main() {
     println!("force pass: {}", if avx2 { "the AVX2 build" } else { "the portable build (no AVX2 here)" });
     println!("\n| case | fish | mean neighbours | ms per tick (median) | M agent-updates/s |");
     println!("|---|---|---|---|---|");
-    let crowd = FlockParams { cohesion_weight: 3.0, separation_weight: 0.4, ..FlockParams::default() };
+    let crowd = FlockParams { cohesion_weight: 3.0, separation_weight: 0.4, ..FlockParams::reference() };
     for &n in &sizes {
         let t = if n >= 1_000_000 { ticks.min(5) } else { ticks };
-        let uniform = school(n, FlockParams::default(), 5);
+        let uniform = school(n, FlockParams::reference(), 5);
         let k = observe::mean_neighbours(&uniform.flock);
         let one = time_tick(&uniform, 1, t);
         let two = time_tick(&uniform, 2, t);

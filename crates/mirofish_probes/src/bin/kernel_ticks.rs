@@ -17,7 +17,7 @@ fn main() {
     // Mean neighbours per fish: 6.5 unless a third argument says otherwise.
     let neighbours = args.next().filter(|&n| n > 0).map_or(6.5, |n| n as f32);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a thread pool");
-    let params = FlockParams::default();
+    let params = FlockParams::reference();
     let tank = Tank::for_mean_neighbours(fish, params.perception_radius, neighbours, 16.0 / 9.0);
     let hash = pool.install(|| {
         let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");

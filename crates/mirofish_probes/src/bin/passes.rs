@@ -33,9 +33,9 @@ fn main() -> ExitCode {
     let mut ticks = 50u32;
     let mut threads: Option<usize> = None;
     let mut neighbours = 6.5f32;
-    let mut cap = FlockParams::default().neighbour_cap;
+    let mut cap = FlockParams::reference().neighbour_cap;
     let mut topological = 0u32;
-    let defaults = FlockParams::default();
+    let defaults = FlockParams::reference();
     let (mut cohesion, mut separation) = (defaults.cohesion_weight, defaults.separation_weight);
     let mut warmup = 5u64;
     let mut path = KernelPath::Fastest;

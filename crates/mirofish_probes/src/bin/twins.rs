@@ -32,7 +32,7 @@ use mirofish_sim::{FlockParams, Simulation, Tank};
 
 /// A warmed-up school of `fish` fish at 6.5 neighbours.
 fn school(fish: usize, seed: u64) -> Simulation {
-    let params = FlockParams::default();
+    let params = FlockParams::reference();
     let tank = Tank::for_mean_neighbours(fish, params.perception_radius, 6.5, 16.0 / 9.0);
     let mut sim = Simulation::new(params, tank, fish, seed).expect("valid parameters");
     sim.run(5).expect("valid parameters");
