@@ -49,6 +49,25 @@ pub const SCHOOL_PALETTE: [[f32; 3]; 6] = [
     [0.6, 0.9, 0.35],
 ];
 
+impl From<&mirofish_sim::ExperimentConfig> for FlockConfig {
+    /// The plugin's part of a configuration file: every school's
+    /// parameters, the tank, the seed, the goals and the attractor (fish,
+    /// rocks, predators and the route are entities and commands: see
+    /// `FlockAssetPlugin`, with the `asset` feature).
+    fn from(config: &mirofish_sim::ExperimentConfig) -> Self {
+        Self {
+            params: config.params,
+            schools: config.schools.iter().map(|s| s.params).collect(),
+            tank: config.tank,
+            seed: config.seed,
+            goal: config.scene.goal,
+            school_goals: config.scene.school_goals.clone(),
+            attractor: config.scene.attractor,
+            colours: Vec::new(),
+        }
+    }
+}
+
 impl FlockConfig {
     /// The display colour of school `school` (sRGB, 0–1): its entry in
     /// [`FlockConfig::colours`], else the palette's, cycling.

@@ -60,6 +60,8 @@
 //! summed in an order fixed by the state alone, and noise is a pure function
 //! of `(seed, tick, fish)`.
 
+#[cfg(feature = "asset")]
+mod asset;
 mod columns;
 mod commands;
 mod components;
@@ -79,6 +81,8 @@ use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 
+#[cfg(feature = "asset")]
+pub use asset::{FlockAsset, FlockAssetError, FlockAssetLoader, FlockAssetPlugin, FlockConfigAsset};
 pub use commands::FlockCommands;
 pub use components::{
     Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School,

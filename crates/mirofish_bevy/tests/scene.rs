@@ -161,8 +161,11 @@ fn a_goal_and_an_attractor_in_the_config_are_validated_and_steer_the_school() {
 
 #[test]
 fn schools_spawned_into_the_plugin_keep_their_own_parameters() {
+    // The reference start swims fast (180 a second), the second school is
+    // held to 60.
     let slow = FlockParams { max_speed: 60.0, ..FlockParams::default() };
-    let mut app = headless_app(FlockConfig { schools: vec![slow], ..config(8) }, 1);
+    let fast = FlockParams::reference();
+    let mut app = headless_app(FlockConfig { params: fast, schools: vec![slow], ..config(8) }, 1);
     app.world_mut().commands().queue(SpawnSchool::new(150));
     app.world_mut().commands().queue(SpawnSchool::new(150).in_school(1));
     app.world_mut().flush();

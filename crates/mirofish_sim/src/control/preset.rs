@@ -33,7 +33,19 @@ const TABLE: [(&str, &str, usize, f32, f32, f32, f32, f32, f32, f32, f32); 5] = 
     ("compact-rush", "tight, fast school", 400, 60.0, 22.0, 3.6, 0.11, 1.8, 1.2, 0.9, 0.20),
     ("loose-drift", "loose, drifting school", 150, 95.0, 24.0, 2.0, 0.05, 1.2, 0.7, 0.6, 0.30),
     ("dense-sardines", "dense bait ball with clear gaps", 800, 45.0, 18.0, 3.0, 0.09, 2.0, 1.1, 1.0, 0.20),
-    ("reference", "the reference start: dense, packs into balls", 800, 45.0, 12.0, 3.0, 0.15, 1.6, 1.0, 0.8, 0.15),
+    (
+        "reference",
+        "the reference start: dense, packs into balls",
+        800,
+        45.0,
+        12.0,
+        3.0,
+        0.15,
+        1.6,
+        1.0,
+        0.8,
+        0.15,
+    ),
 ];
 
 impl Preset {

@@ -1,0 +1,172 @@
+//! Configuration files as assets: a `.flock.ron` file — the lab's
+//! configuration format (`mirofish_sim::ExperimentConfig`) — loaded through
+//! Bevy's asset server and followed as it changes. Edit the file while the
+//! game runs (with Bevy's `file_watcher` feature) and the school takes the
+//! new parameters at the next tick.
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use mirofish_bevy::prelude::*;
+//! use mirofish_bevy::{FlockAssetPlugin, FlockConfigAsset};
+//!
+//! App::new()
+//!     .add_plugins((DefaultPlugins, MiroFishPlugin::default(), FlockAssetPlugin))
+//!     .add_systems(Startup, |mut commands: Commands, assets: Res<AssetServer>| {
+//!         commands.insert_resource(FlockConfigAsset::spawning(assets.load("school.flock.ron")));
+//!     })
+//!     .run();
+//! ```
+
+use core::fmt;
+
+use bevy::asset::io::Reader;
+use bevy::asset::{AssetLoader, LoadContext};
+use bevy::prelude::*;
+use mirofish_sim::{ConfigError, ExperimentConfig, FlockCommand};
+
+use crate::commands::FlockCommands;
+use crate::config::FlockConfig;
+use crate::spawn::SpawnSchool;
+
+/// A loaded `.flock.ron` file.
+#[derive(Asset, TypePath, Clone, Debug, PartialEq)]
+pub struct FlockAsset {
+    /// What the file says.
+    pub config: ExperimentConfig,
+}
+
+/// Reads `.flock.ron` files (a valid configuration, or an error naming the
+/// field and the line).
+#[derive(Clone, Copy, Debug, Default, TypePath)]
+pub struct FlockAssetLoader;
+
+/// Why a `.flock.ron` file did not load.
+#[derive(Debug)]
+pub enum FlockAssetError {
+    /// It could not be read.
+    Io(std::io::Error),
+    /// It is not valid UTF-8.
+    Text(core::str::Utf8Error),
+    /// It is not a valid configuration.
+    Config(ConfigError),
+}
+
+impl fmt::Display for FlockAssetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FlockAssetError::Io(e) => write!(f, "flock configuration unreadable: {e}"),
+            FlockAssetError::Text(e) => write!(f, "flock configuration is not text: {e}"),
+            FlockAssetError::Config(e) => write!(f, "flock configuration refused: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for FlockAssetError {}
+
+impl AssetLoader for FlockAssetLoader {
+    type Asset = FlockAsset;
+    type Settings = ();
+    type Error = FlockAssetError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        _context: &mut LoadContext<'_>,
+    ) -> Result<FlockAsset, FlockAssetError> {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).await.map_err(FlockAssetError::Io)?;
+        let text = core::str::from_utf8(&bytes).map_err(FlockAssetError::Text)?;
+        let config = ExperimentConfig::from_ron(text).map_err(FlockAssetError::Config)?;
+        Ok(FlockAsset { config })
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["flock.ron"]
+    }
+}
+
+/// The configuration file the flock follows: each time it loads or
+/// changes, [`FlockConfig`] becomes what it says (parameters of every
+/// school, tank, seed, goals, attractor).
+#[derive(Resource, Clone, Debug)]
+pub struct FlockConfigAsset {
+    /// The file.
+    pub handle: Handle<FlockAsset>,
+    /// On its first load, also spawn its schools (with their headings and
+    /// leaders) and send its rocks, predators and route as commands.
+    pub spawn: bool,
+    spawned: bool,
+}
+
+impl FlockConfigAsset {
+    /// Follow `handle`'s configuration (fish are spawned by the game).
+    pub fn new(handle: Handle<FlockAsset>) -> Self {
+        Self { handle, spawn: false, spawned: false }
+    }
+
+    /// Follow `handle`'s configuration, and on its first load spawn what
+    /// it describes.
+    pub fn spawning(handle: Handle<FlockAsset>) -> Self {
+        Self { spawn: true, ..Self::new(handle) }
+    }
+}
+
+/// Loads `.flock.ron` files and keeps [`FlockConfig`] in step with the one
+/// named by the [`FlockConfigAsset`] resource. Needs Bevy's `AssetPlugin`
+/// (in `DefaultPlugins`).
+pub struct FlockAssetPlugin;
+
+impl Plugin for FlockAssetPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_asset::<FlockAsset>()
+            .init_asset_loader::<FlockAssetLoader>()
+            .add_systems(PreUpdate, follow_config_asset);
+    }
+}
+
+/// Applies the followed file when it loads or changes.
+fn follow_config_asset(
+    mut events: MessageReader<AssetEvent<FlockAsset>>,
+    assets: Res<Assets<FlockAsset>>,
+    source: Option<ResMut<FlockConfigAsset>>,
+    mut config: ResMut<FlockConfig>,
+    mut queue: ResMut<FlockCommands>,
+    mut commands: Commands,
+) {
+    let Some(mut source) = source else {
+        events.clear();
+        return;
+    };
+    let followed = source.handle.id();
+    let changed = events.read().any(|event| match event {
+        AssetEvent::LoadedWithDependencies { id } | AssetEvent::Modified { id } => *id == followed,
+        _ => false,
+    });
+    let Some(asset) = assets.get(followed).filter(|_| changed) else { return };
+    let file = &asset.config;
+    // Colours are the game's, not the file's.
+    let colours = core::mem::take(&mut config.colours);
+    *config = FlockConfig { colours, ..FlockConfig::from(file) };
+    if source.spawn && !source.spawned {
+        source.spawned = true;
+        let schools = core::iter::once((file.fish, file.heading, file.leaders))
+            .chain(file.schools.iter().map(|s| (s.fish, s.heading, s.leaders)));
+        for (school, (fish, heading, leaders)) in schools.enumerate() {
+            commands.queue(SpawnSchool {
+                heading,
+                ..SpawnSchool::new(fish).in_school(school as u16).with_leaders(leaders)
+            });
+        }
+        let scene = &file.scene;
+        let rocks = scene.obstacles.iter().map(|o| FlockCommand::AddObstacle(*o));
+        let predators = scene.predators.iter().map(|p| FlockCommand::AddPredator(*p));
+        for command in
+            rocks.chain(predators).chain(scene.route.clone().map(|r| FlockCommand::SetRoute(Some(r))))
+        {
+            if let Err(e) = queue.submit(command) {
+                warn!("{e}");
+            }
+        }
+    }
+}
