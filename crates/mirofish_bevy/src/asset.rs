@@ -20,13 +20,15 @@
 use core::fmt;
 
 use bevy::asset::io::Reader;
-use bevy::asset::{AssetLoader, LoadContext};
+use bevy::asset::{AssetLoadFailedEvent, AssetLoader, LoadContext};
 use bevy::prelude::*;
-use mirofish_sim::{ConfigError, ExperimentConfig, FlockCommand};
+use mirofish_sim::{ConfigError, ExperimentConfig, ParamError};
 
 use crate::commands::FlockCommands;
 use crate::config::FlockConfig;
+use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
 use crate::spawn::SpawnSchool;
+use crate::state::FlockState;
 
 /// A loaded `.flock.ron` file.
 #[derive(Asset, TypePath, Clone, Debug, PartialEq)]
@@ -125,20 +127,39 @@ impl Plugin for FlockAssetPlugin {
     }
 }
 
-/// Applies the followed file when it loads or changes.
+/// Applies the followed file when it loads or changes; reports it when it
+/// does not load.
+#[expect(clippy::too_many_arguments, reason = "a system's parameters")]
 fn follow_config_asset(
     mut events: MessageReader<AssetEvent<FlockAsset>>,
+    mut failures: MessageReader<AssetLoadFailedEvent<FlockAsset>>,
     assets: Res<Assets<FlockAsset>>,
     source: Option<ResMut<FlockConfigAsset>>,
     mut config: ResMut<FlockConfig>,
     mut queue: ResMut<FlockCommands>,
     mut commands: Commands,
+    (state, mut refusals, mut messages): (
+        Res<FlockState>,
+        ResMut<FlockRefusals>,
+        MessageWriter<FlockRefusal>,
+    ),
 ) {
     let Some(mut source) = source else {
         events.clear();
+        failures.clear();
         return;
     };
     let followed = source.handle.id();
+    for failure in failures.read().filter(|f| f.id == followed) {
+        let error = ParamError {
+            field: "file",
+            value: f32::NAN,
+            expected: format!("a configuration that loads ({})", failure.error),
+        };
+        let refusal =
+            FlockRefusal { tick: state.flock.tick(), what: Refused::File(failure.path.to_string()), error };
+        refusals::report(&mut refusals, &mut messages, refusal);
+    }
     let changed = events.read().any(|event| match event {
         AssetEvent::LoadedWithDependencies { id } | AssetEvent::Modified { id } => *id == followed,
         _ => false,
@@ -158,12 +179,7 @@ fn follow_config_asset(
                 ..SpawnSchool::new(fish).in_school(school as u16).with_leaders(leaders)
             });
         }
-        let scene = &file.scene;
-        let rocks = scene.obstacles.iter().map(|o| FlockCommand::AddObstacle(*o));
-        let predators = scene.predators.iter().map(|p| FlockCommand::AddPredator(*p));
-        for command in
-            rocks.chain(predators).chain(scene.route.clone().map(|r| FlockCommand::SetRoute(Some(r))))
-        {
+        for command in mirofish_sim::control::command::scene_commands(&file.scene) {
             if let Err(e) = queue.submit(command) {
                 warn!("{e}");
             }

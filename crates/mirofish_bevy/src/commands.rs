@@ -103,6 +103,10 @@ fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
         }
         FlockCommand::SetBoundary(b) => world.resource_mut::<FlockConfig>().tank.boundary = *b,
         FlockCommand::SetGoal(g) => world.resource_mut::<FlockConfig>().goal = *g,
+        FlockCommand::SetSchoolGoal { school, goal } => {
+            let mut config = world.resource_mut::<FlockConfig>();
+            mirofish_sim::control::command::set_school_goal(&mut config.school_goals, *school, *goal);
+        }
         FlockCommand::SetAttractor(a) => world.resource_mut::<FlockConfig>().attractor = *a,
         FlockCommand::SetRoute(r) => world.resource_mut::<FlockState>().scene.route = r.clone(),
         FlockCommand::AddPredator(p) => {

@@ -18,6 +18,9 @@ pub enum Refused {
     Obstacle(Entity),
     /// A [`crate::Predator`] entity (ignored while it stays invalid).
     Predator(Entity),
+    /// A configuration file, by asset path (the configuration in force
+    /// stays; the `asset` feature).
+    File(String),
 }
 
 /// One refusal: what, why (the field and the value), and at which tick.

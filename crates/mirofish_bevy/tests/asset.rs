@@ -1,6 +1,7 @@
 //! Configuration files as assets (the `asset` feature): a `.flock.ron`
 //! file loads into `FlockConfig`, spawns what it describes, and a change
-//! to it reaches the flock; a bad file is refused and changes nothing.
+//! to it reaches the flock; a bad file is refused, reported with the field
+//! named, and changes nothing.
 #![cfg(feature = "asset")]
 
 use std::time::{Duration, Instant};
@@ -9,7 +10,7 @@ use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::prelude::*;
-use mirofish_bevy::{FlockAsset, FlockAssetPlugin, FlockConfigAsset};
+use mirofish_bevy::{FlockAsset, FlockAssetPlugin, FlockConfigAsset, FlockRefusals, Refused};
 
 const FILE: &str = "(
     fish: 120,
@@ -86,7 +87,10 @@ fn a_bad_file_is_refused_and_changes_nothing() {
     until(&mut app, "the refusal", |app| {
         app.world().resource::<AssetServer>().load_state(&handle).is_failed()
     });
-    app.update();
+    until(&mut app, "the refusal's report", |app| app.world().resource::<FlockRefusals>().total() > 0);
+    let refusal = app.world().resource::<FlockRefusals>().recent().last().cloned().unwrap();
+    assert_eq!(refusal.what, Refused::File("bad.flock.ron".into()));
+    assert!(refusal.error.to_string().contains("params.max_speed"), "{refusal}");
     assert_eq!(*app.world().resource::<FlockConfig>(), before);
     assert_eq!(count::<Boid>(&mut app), 0);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -83,6 +83,8 @@ fn command() -> impl Strategy<Value = FlockCommand> {
             goal: Some(Goal { target: p, weight: w, mode: GoalMode::Arrive, slowing_radius: slowing }),
         }),
         Just(FlockCommand::ClearGroups),
+        (0u16..2000, point(), wild())
+            .prop_map(|(school, p, w)| FlockCommand::SetSchoolGoal { school, goal: Some(Goal::seek(p, w)) }),
     ]
 }
 

@@ -13,6 +13,7 @@
 //! | M / H | next colour mode · hide the panel |
 //! | I | the schools decide where to go (on / off) |
 //! | W / X | a waypoint of the leaders' route at the cursor / no route |
+//! | G / Shift + G | the panel's school's goal at the cursor / no goal |
 //!
 //! The mapping from a click to a command is a pure function
 //! ([`click_command`], [`drag_command`]); the systems only read Bevy's input
@@ -23,7 +24,7 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use mirofish_bevy::{FlockCommands, FlockState};
 use mirofish_sim::control::command::FlockCommand;
-use mirofish_sim::{Attractor, Obstacle, Predator, Route};
+use mirofish_sim::{Attractor, Goal, GoalMode, Obstacle, Predator, Route};
 
 use super::AquariumSettings;
 use super::overlay::OverlaySettings;
@@ -201,6 +202,14 @@ pub fn keyboard_shortcuts(
         && let Err(e) = commands.submit(waypoint_command(state.scene.route.as_ref(), at))
     {
         warn!("aquarium: {e}");
+    }
+    if keys.just_pressed(KeyCode::KeyG) {
+        let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+        let goal =
+            cursor.0.filter(|_| !shift).map(|at| Goal { mode: GoalMode::Arrive, ..Goal::seek(at, 1.0) });
+        if let Err(e) = commands.submit(FlockCommand::SetSchoolGoal { school: settings.school, goal }) {
+            warn!("aquarium: {e}");
+        }
     }
     if keys.just_pressed(KeyCode::KeyX) {
         // Holds no number: cannot be refused.

@@ -250,10 +250,7 @@ fn spawn_schools(commands: &mut Commands, settings: &AquariumSettings) {
         commands
             .queue(SpawnSchool { heading, ..SpawnSchool::new(second).in_school(1).with_leaders(leaders) });
     }
-    let rocks = scene.scene.obstacles.iter().map(|o| FlockCommand::AddObstacle(*o));
-    let predators = scene.scene.predators.iter().map(|p| FlockCommand::AddPredator(*p));
-    let route = scene.scene.route.clone().map(|r| FlockCommand::SetRoute(Some(r)));
-    let sent: Vec<FlockCommand> = rocks.chain(predators).chain(route).collect();
+    let sent = mirofish_sim::control::command::scene_commands(&scene.scene);
     if !sent.is_empty() {
         commands.queue(move |world: &mut World| {
             let mut queue = world.resource_mut::<FlockCommands>();

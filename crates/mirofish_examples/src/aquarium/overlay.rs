@@ -61,6 +61,15 @@ fn draw_overlay(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<Fl
     if let Some(route) = &state.scene.route {
         draw_route(&mut gizmos, route);
     }
+    // Each school's goal, in the school's colour.
+    for (school, goal) in state.scene.school_goals.iter().enumerate() {
+        if let Some(goal) = goal {
+            let [r, g, b] = state.active.colour_of(school as u16);
+            let colour = Color::srgba(r, g, b, 0.9);
+            gizmos.circle_2d(goal.target, 18.0, colour);
+            gizmos.circle_2d(goal.target, 6.0, colour);
+        }
+    }
     let flock = &state.flock;
     let params = state.schools.first().copied().unwrap_or_default();
     if overlay.grid && !flock.is_empty() {

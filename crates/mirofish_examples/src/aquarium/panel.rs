@@ -168,6 +168,7 @@ pub const CONTROLS: &[&str] = &[
     "1–4: overlay items · M: colour mode · H: panel",
     "I: intent on / off",
     "W: a route waypoint at the cursor · X: no route",
+    "G: the panel's school's goal at the cursor · Shift + G: none",
 ];
 
 /// The inspected fish's numbers, or how to pick one.

@@ -57,8 +57,16 @@ pub enum FlockCommand {
     RemoveObstacle(usize),
     /// Remove every obstacle.
     ClearObstacles,
-    /// Set or clear the school's goal.
+    /// Set or clear the goal every school steers for (a school's own goal,
+    /// [`FlockCommand::SetSchoolGoal`], overrides it).
     SetGoal(Option<Goal>),
+    /// Set or clear one school's own goal (see [`Scene::school_goals`]).
+    SetSchoolGoal {
+        /// The school (below [`crate::control::config::MAX_SCHOOLS`]).
+        school: u16,
+        /// Its goal, or none.
+        goal: Option<Goal>,
+    },
     /// Set or clear the attract/repel point.
     SetAttractor(Option<Attractor>),
     /// Set or clear the route the leaders follow.
@@ -139,6 +147,11 @@ impl FlockCommand {
                 group_number(Some(*group))?;
                 goal.as_ref().map_or(Ok(()), Goal::validate)
             }
+            FlockCommand::SetSchoolGoal { school, goal } => {
+                let most = crate::control::config::MAX_SCHOOLS as f32 - 1.0;
+                check("goal.school", f32::from(*school), Range::Closed(0.0, most))?;
+                goal.as_ref().map_or(Ok(()), Goal::validate)
+            }
             FlockCommand::SetBoundary(_)
             | FlockCommand::ClearGroups
             | FlockCommand::RemovePredator(_)
@@ -202,6 +215,9 @@ impl FlockCommand {
             }
             FlockCommand::ClearObstacles => scene.obstacles.clear(),
             FlockCommand::SetGoal(g) => scene.goal = *g,
+            FlockCommand::SetSchoolGoal { school, goal } => {
+                set_school_goal(&mut scene.school_goals, *school, *goal)
+            }
             FlockCommand::SetAttractor(a) => scene.attractor = *a,
             FlockCommand::SetRoute(r) => scene.route = r.clone(),
             FlockCommand::SpawnFish { count, centre, radius } => {
@@ -229,6 +245,29 @@ impl FlockCommand {
             }
         }
     }
+}
+
+/// The commands that put `scene`'s rocks, predators and route into a
+/// running flock (its goals and attractor belong to the configuration):
+/// what starting from a scene file sends on its first tick.
+pub fn scene_commands(scene: &Scene) -> Vec<FlockCommand> {
+    let rocks = scene.obstacles.iter().map(|o| FlockCommand::AddObstacle(*o));
+    let predators = scene.predators.iter().map(|p| FlockCommand::AddPredator(*p));
+    let route = scene.route.clone().map(|r| FlockCommand::SetRoute(Some(r)));
+    rocks.chain(predators).chain(route).collect()
+}
+
+/// Sets (or clears) entry `school` of a per-school goal table, growing it
+/// as needed.
+pub fn set_school_goal(goals: &mut Vec<Option<Goal>>, school: u16, goal: Option<Goal>) {
+    let k = usize::from(school);
+    if k >= goals.len() {
+        if goal.is_none() {
+            return;
+        }
+        goals.resize(k + 1, None);
+    }
+    goals[k] = goal;
 }
 
 /// Checks a group number: below [`MAX_GROUPS`].
@@ -462,5 +501,16 @@ mod tests {
         run(FlockCommand::ClearPredators);
         run(FlockCommand::ClearObstacles);
         assert!(scene.predators.is_empty() && scene.obstacles.is_empty());
+        let goal = Goal::seek(Vec2::ONE, 1.0);
+        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        run(FlockCommand::SetSchoolGoal { school: 2, goal: Some(goal) });
+        assert_eq!(scene.school_goals, [None, None, Some(goal)]);
+        assert_eq!(scene.goal_of(2), Some(goal));
+        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        run(FlockCommand::SetSchoolGoal { school: 2, goal: None });
+        run(FlockCommand::SetSchoolGoal { school: 9, goal: None });
+        assert_eq!(scene.school_goals, [None, None, None]);
+        let far = FlockCommand::SetSchoolGoal { school: u16::MAX, goal: None };
+        assert_eq!(far.validate().unwrap_err().field, "goal.school");
     }
 }
