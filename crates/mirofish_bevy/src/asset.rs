@@ -181,7 +181,7 @@ fn follow_config_asset(
         }
         for command in mirofish_sim::control::command::scene_commands(&file.scene) {
             if let Err(e) = queue.submit(command) {
-                warn!("{e}");
+                log::warn!("MiroFish: {e}");
             }
         }
     }
