@@ -171,12 +171,10 @@ fn follow_config_asset(
     *config = FlockConfig { colours, ..FlockConfig::from(file) };
     if source.spawn && !source.spawned {
         source.spawned = true;
-        let schools = core::iter::once((file.fish, file.heading, file.leaders))
-            .chain(file.schools.iter().map(|s| (s.fish, s.heading, s.leaders)));
-        for (school, (fish, heading, leaders)) in schools.enumerate() {
+        for (school, s) in file.all_schools().enumerate() {
             commands.queue(SpawnSchool {
-                heading,
-                ..SpawnSchool::new(fish).in_school(school as u16).with_leaders(leaders)
+                heading: s.heading,
+                ..SpawnSchool::new(s.fish).in_school(school as u16).with_leaders(s.leaders)
             });
         }
         for command in mirofish_sim::control::command::scene_commands(&file.scene) {

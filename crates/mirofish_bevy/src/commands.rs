@@ -105,7 +105,7 @@ fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
         FlockCommand::SetGoal(g) => world.resource_mut::<FlockConfig>().goal = *g,
         FlockCommand::SetSchoolGoal { school, goal } => {
             let mut config = world.resource_mut::<FlockConfig>();
-            mirofish_sim::control::command::set_school_goal(&mut config.school_goals, *school, *goal);
+            mirofish_sim::world::scene::set_goal_entry(&mut config.school_goals, usize::from(*school), *goal);
         }
         FlockCommand::SetAttractor(a) => world.resource_mut::<FlockConfig>().attractor = *a,
         FlockCommand::SetRoute(r) => world.resource_mut::<FlockState>().scene.route = r.clone(),

@@ -30,12 +30,7 @@ pub struct SceneKey {
 impl SceneKey {
     /// The key of `unit`, with threats counted near within `near`.
     pub fn of(unit: &UnitView, near: f32) -> Self {
-        let heading = if unit.heading == mirofish_sim::Vec2::ZERO {
-            8
-        } else {
-            ((unit.heading.y.atan2(unit.heading.x) / core::f32::consts::FRAC_PI_4).round().rem_euclid(8.0))
-                as u8
-        };
+        let heading = crate::unit::octant(unit.heading).unwrap_or(8);
         let threat = match unit.threats.first() {
             None => 0,
             Some(t) if t.distance > near => 1,
@@ -43,7 +38,7 @@ impl SceneKey {
         };
         Self {
             region: unit.region,
-            heading: heading.min(8),
+            heading,
             size: (usize::BITS - unit.fish.leading_zeros()) as u8,
             threat,
             cover: unit.cover.is_some(),

@@ -206,15 +206,20 @@ pub fn describe_units(
         .collect()
 }
 
+/// The eighth of a turn `v` points in (0 east, 2 north, … 7 south-east),
+/// or `None` for a vector too short (or not finite) to point anywhere.
+pub fn octant(v: Vec2) -> Option<u8> {
+    if v.length_squared() < 1.0e-12 || !v.is_finite() {
+        return None;
+    }
+    Some(((v.y.atan2(v.x) / core::f32::consts::FRAC_PI_4).round().rem_euclid(8.0) as u8).min(7))
+}
+
 /// The compass direction of `v` (`y` up is north), or "nowhere".
 pub fn compass(v: Vec2) -> &'static str {
-    if v.length_squared() < 1.0e-12 || !v.is_finite() {
-        return "nowhere";
-    }
     const NAMES: [&str; 8] =
         ["east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east"];
-    let octant = (v.y.atan2(v.x) / core::f32::consts::FRAC_PI_4).round().rem_euclid(8.0) as usize;
-    NAMES[octant.min(7)]
+    octant(v).map_or("nowhere", |k| NAMES[usize::from(k)])
 }
 
 impl UnitView {

@@ -9,14 +9,14 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::prelude::*;
 use mirofish_examples::aquarium::input::InputToolsPlugin;
-use mirofish_examples::aquarium::inspect::{InspectPlugin, report};
+use mirofish_examples::aquarium::inspect::report;
 use mirofish_examples::aquarium::{CursorWorld, Inspected, PointerOverUi};
 
 fn app() -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
         .insert_resource(FlockConfig { seed: 3, ..default() })
-        .add_plugins((MiroFishPlugin::default(), InputToolsPlugin, InspectPlugin))
+        .add_plugins((MiroFishPlugin::default(), InputToolsPlugin))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app.world_mut().commands().queue(SpawnSchool::new(50));
     app.world_mut().flush();

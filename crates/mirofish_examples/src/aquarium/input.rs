@@ -114,10 +114,11 @@ impl Plugin for InputToolsPlugin {
             .init_resource::<OverlaySettings>()
             .init_resource::<AquariumSettings>()
             .init_resource::<super::IntentSettings>()
+            .init_resource::<super::Inspected>()
             .init_resource::<ButtonInput<MouseButton>>()
             .init_resource::<ButtonInput<KeyCode>>()
             .add_systems(PreUpdate, cursor_to_world)
-            .add_systems(Update, (mouse_tools, keyboard_shortcuts));
+            .add_systems(Update, (mouse_tools, keyboard_shortcuts, super::inspect::pick));
     }
 }
 

@@ -59,23 +59,10 @@ pub fn report(state: &FlockState, fish: Entity, slot: Option<&FishSlot>) -> Opti
     })
 }
 
-/// Picking a fish to inspect (part of the aquarium; it needs no window,
-/// so a headless test can drive it). The aquarium adds the drawing and
-/// the following camera ([`draw_inspected`], [`follow`]).
-pub struct InspectPlugin;
-
-impl Plugin for InspectPlugin {
-    fn build(&self, app: &mut App) {
-        app.init_resource::<Inspected>()
-            .init_resource::<CursorWorld>()
-            .init_resource::<PointerOverUi>()
-            .init_resource::<ButtonInput<MouseButton>>()
-            .init_resource::<ButtonInput<KeyCode>>()
-            .add_systems(Update, pick);
-    }
-}
-
-/// Ctrl + left click picks the fish nearest the cursor; Esc lets go.
+/// Ctrl + left click picks the fish nearest the cursor; Esc lets go. One
+/// of the input tools ([`super::input::InputToolsPlugin`]); the aquarium
+/// adds the drawing and the following camera ([`draw_inspected`],
+/// [`follow`]).
 pub fn pick(
     buttons: Res<ButtonInput<MouseButton>>,
     keys: Res<ButtonInput<KeyCode>>,

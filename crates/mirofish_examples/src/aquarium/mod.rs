@@ -170,7 +170,6 @@ impl Plugin for AquariumPlugin {
             .add_plugins((
                 input::InputToolsPlugin,
                 intent::IntentPlugin,
-                inspect::InspectPlugin,
                 visuals::VisualsPlugin,
                 overlay::OverlayPlugin,
                 smoke::SmokeTestPlugin,

@@ -227,19 +227,13 @@ fn intent_controls(ui: &mut egui::Ui, intent: &mut IntentSettings, decisions: &D
     ui.add_enabled(!intent.on, egui::Slider::new(&mut intent.units, 4..=50).text("units"));
     ui.checkbox(&mut intent.show, "draw each unit's goal");
     let Some(layer) = decisions.layer.as_ref() else { return };
+    // Counted by kind: every "go to" is one kind, whatever the region.
     let mut counts: Vec<(mirofish_decide::Intent, usize)> = Vec::new();
     for i in layer.intents().flatten() {
-        // Kinds, not regions or threats: "go to" counts once.
-        let kind = match i {
-            mirofish_decide::Intent::GoTo { .. } => {
-                mirofish_decide::Intent::GoTo { region: mirofish_decide::Region::Centre }
-            }
-            mirofish_decide::Intent::Flee { .. } => mirofish_decide::Intent::Flee { threat: 0 },
-            other => other,
-        };
-        match counts.iter_mut().find(|(k, _)| *k == kind) {
+        let kind = core::mem::discriminant(&i);
+        match counts.iter_mut().find(|(k, _)| core::mem::discriminant(k) == kind) {
             Some((_, n)) => *n += 1,
-            None => counts.push((kind, 1)),
+            None => counts.push((i, 1)),
         }
     }
     counts.sort();

@@ -20,7 +20,9 @@ use glam::Vec2;
 use crate::rules::noise::{self, Stream};
 use crate::world::flock::Flock;
 use crate::world::params::{FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check};
-use crate::world::scene::{Attractor, Goal, MAX_GROUPS, Obstacle, Predator, Route, Scene, point};
+use crate::world::scene::{
+    Attractor, Goal, MAX_GROUPS, Obstacle, Predator, Route, Scene, point, set_goal_entry,
+};
 use crate::world::tank::{BoundaryMode, Tank};
 
 /// Most fish one command may add: keeps a typo from allocating gigabytes.
@@ -216,7 +218,7 @@ impl FlockCommand {
             FlockCommand::ClearObstacles => scene.obstacles.clear(),
             FlockCommand::SetGoal(g) => scene.goal = *g,
             FlockCommand::SetSchoolGoal { school, goal } => {
-                set_school_goal(&mut scene.school_goals, *school, *goal)
+                set_goal_entry(&mut scene.school_goals, usize::from(*school), *goal)
             }
             FlockCommand::SetAttractor(a) => scene.attractor = *a,
             FlockCommand::SetRoute(r) => scene.route = r.clone(),
@@ -255,19 +257,6 @@ pub fn scene_commands(scene: &Scene) -> Vec<FlockCommand> {
     let predators = scene.predators.iter().map(|p| FlockCommand::AddPredator(*p));
     let route = scene.route.clone().map(|r| FlockCommand::SetRoute(Some(r)));
     rocks.chain(predators).chain(route).collect()
-}
-
-/// Sets (or clears) entry `school` of a per-school goal table, growing it
-/// as needed.
-pub fn set_school_goal(goals: &mut Vec<Option<Goal>>, school: u16, goal: Option<Goal>) {
-    let k = usize::from(school);
-    if k >= goals.len() {
-        if goal.is_none() {
-            return;
-        }
-        goals.resize(k + 1, None);
-    }
-    goals[k] = goal;
 }
 
 /// Checks a group number: below [`MAX_GROUPS`].

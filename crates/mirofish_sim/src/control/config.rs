@@ -175,6 +175,18 @@ impl ExperimentConfig {
         self.schools.iter().fold(self.fish, |n, s| n.saturating_add(s.fish))
     }
 
+    /// Every school in order, school 0 (the top-level fields) first, each
+    /// as a [`SchoolConfig`].
+    pub fn all_schools(&self) -> impl Iterator<Item = SchoolConfig> + '_ {
+        let first = SchoolConfig {
+            fish: self.fish,
+            params: self.params,
+            heading: self.heading,
+            leaders: self.leaders,
+        };
+        core::iter::once(first).chain(self.schools.iter().cloned())
+    }
+
     /// Parses and validates RON text.
     pub fn from_ron(text: &str) -> Result<Self, ConfigError> {
         if text.starts_with(crate::control::replay::MAGIC) {

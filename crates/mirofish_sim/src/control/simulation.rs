@@ -87,16 +87,15 @@ impl Simulation {
         let mut sim = Self::new(config.params, config.tank, 0, config.seed)
             .and_then(|s| s.with_dt(config.dt))
             .map_err(invalid)?;
-        let schools = core::iter::once((config.fish, &config.params, config.heading, config.leaders))
-            .chain(config.schools.iter().map(|s| (s.fish, &s.params, s.heading, s.leaders)));
-        for (school, (fish, params, heading, leaders)) in schools.enumerate() {
+        for (school, s) in config.all_schools().enumerate() {
             let seed = if school == 0 { config.seed } else { mix64(config.seed ^ mix64(school as u64)) };
-            for (k, f) in
-                spawn::scatter_heading(fish, &config.tank, params, seed, heading).into_iter().enumerate()
+            for (k, f) in spawn::scatter_heading(s.fish, &config.tank, &s.params, seed, s.heading)
+                .into_iter()
+                .enumerate()
             {
                 let slot = sim.flock.push(f.position, f.velocity, f.wander_phase);
                 sim.flock.set_school(slot, school as u16);
-                if k < leaders {
+                if k < s.leaders {
                     sim.flock.set_leader(slot, true);
                 }
             }

@@ -59,6 +59,18 @@ impl Obstacle {
     }
 }
 
+/// Sets (or clears) entry `index` of a goal table (per school or per
+/// group), growing it only to hold a goal.
+pub fn set_goal_entry(goals: &mut Vec<Option<Goal>>, index: usize, goal: Option<Goal>) {
+    if index >= goals.len() {
+        if goal.is_none() {
+            return;
+        }
+        goals.resize(index + 1, None);
+    }
+    goals[index] = goal;
+}
+
 /// Checks that both coordinates of a point are finite and within the
 /// largest admissible tank.
 pub(crate) fn point(field: &'static str, v: Vec2) -> Result<(), ParamError> {
@@ -273,17 +285,9 @@ impl Scene {
     /// Sets (or clears) the goal of group `group` (below [`MAX_GROUPS`]),
     /// growing the table as needed; a group beyond it is ignored.
     pub fn set_group_goal(&mut self, group: u16, goal: Option<Goal>) {
-        let g = usize::from(group);
-        if g >= MAX_GROUPS {
-            return;
+        if usize::from(group) < MAX_GROUPS {
+            set_goal_entry(&mut self.group_goals, usize::from(group), goal);
         }
-        if g >= self.group_goals.len() {
-            if goal.is_none() {
-                return;
-            }
-            self.group_goals.resize(g + 1, None);
-        }
-        self.group_goals[g] = goal;
     }
 
     /// Checks every element in `tank`: each valid ([`Scene::validate`]),
