@@ -44,6 +44,7 @@ pub mod control;
 pub mod observe;
 mod prefetch;
 pub mod rules;
+pub mod space;
 pub mod step;
 pub mod world;
 
@@ -66,7 +67,7 @@ pub use world::params::{
 };
 pub use world::scene::{Attractor, Goal, GoalMode, MAX_GROUPS, Obstacle, Predator, Route, Scene};
 pub use world::school::SchoolTable;
-pub use world::tank::{BoundaryMode, Tank};
+pub use world::tank::{BoundaryMode, Tank, Tank3d, TankOf};
 
 /// The vector type of the whole API (the same `glam` type Bevy uses).
 pub use glam::Vec2;

@@ -5,10 +5,14 @@
 //! tests hold the whole simulation to. A position that is not a number
 //! (outside code may write one) is put in the middle of the tank.
 
+#[cfg(test)]
 use glam::Vec2;
 
+use crate::space::Vector;
 use crate::world::params::FlockParams;
+#[cfg(test)]
 use crate::world::tank::Tank;
+use crate::world::tank::TankOf;
 
 /// Fraction of the current speed given as tangential scatter on a bounce, so
 /// that fish hitting a wall together do not slide along it in a line.
@@ -17,10 +21,10 @@ pub const BOUNCE_SCATTER: f32 = 0.05;
 /// The soft margin's inward steering (a desired velocity, unweighted):
 /// zero in the interior, ramping linearly to `max_speed` at the wall.
 #[inline]
-pub fn soft_margin_steer(p: Vec2, tank: &Tank, params: &FlockParams) -> Vec2 {
+pub fn soft_margin_steer<V: Vector>(p: V, tank: &TankOf<V>, params: &FlockParams) -> V {
     let margin = tank.margin();
     if margin <= 0.0 {
-        return Vec2::ZERO;
+        return V::ZERO;
     }
     let inv = 1.0 / margin;
     let ramp = |lo_gap: f32, hi_gap: f32| {
@@ -30,14 +34,13 @@ pub fn soft_margin_steer(p: Vec2, tank: &Tank, params: &FlockParams) -> Vec2 {
         let outward = ((margin - hi_gap) * inv).clamp(0.0, 1.0);
         inward - outward
     };
-    Vec2::new(ramp(p.x - tank.min.x, tank.max.x - p.x), ramp(p.y - tank.min.y, tank.max.y - p.y))
-        * params.max_speed
+    V::from_fn(|i| ramp(p.axis(i) - tank.min.axis(i), tank.max.axis(i) - p.axis(i))) * params.max_speed
 }
 
-/// Torus: brings `p` back into `[min, max)` on both axes.
+/// Torus: brings `p` back into `[min, max)` on every axis.
 #[inline]
-pub fn wrap(p: Vec2, tank: &Tank) -> Vec2 {
-    Vec2::new(wrap_axis(p.x, tank.min.x, tank.max.x), wrap_axis(p.y, tank.min.y, tank.max.y))
+pub fn wrap<V: Vector>(p: V, tank: &TankOf<V>) -> V {
+    V::from_fn(|i| wrap_axis(p.axis(i), tank.min.axis(i), tank.max.axis(i)))
 }
 
 #[inline]
@@ -62,18 +65,23 @@ fn wrap_axis(x: f32, lo: f32, hi: f32) -> f32 {
 /// tangential nudge of at most [`BOUNCE_SCATTER`] × speed on a bounce.
 /// Returns the new position and velocity.
 #[inline]
-pub fn bounce(p: Vec2, v: Vec2, tank: &Tank, scatter: f32) -> (Vec2, Vec2) {
-    let (x, vx, hit_x) = bounce_axis(p.x, v.x, tank.min.x, tank.max.x);
-    let (y, vy, hit_y) = bounce_axis(p.y, v.y, tank.min.y, tank.max.y);
-    let mut v = Vec2::new(vx, vy);
-    if hit_x || hit_y {
+pub fn bounce<V: Vector>(p: V, v: V, tank: &TankOf<V>, scatter: f32) -> (V, V) {
+    // Each axis on its own (at most three; the unused ones stay idle).
+    let axes: [(f32, f32, bool); 3] = core::array::from_fn(|i| {
+        if i < V::DIM { bounce_axis(p.axis(i), v.axis(i), tank.min.axis(i), tank.max.axis(i)) } else { (0.0, 0.0, false) }
+    });
+    let position = V::from_fn(|i| axes[i].0);
+    let mut v = V::from_fn(|i| axes[i].1);
+    let hit = (0..V::DIM).find(|&i| axes[i].2);
+    if let Some(axis) = hit {
         let speed = v.length();
-        let tangent = if hit_x { Vec2::Y } else { Vec2::X };
+        // Along the axis after the first wall hit: a direction in the wall.
+        let tangent = V::from_fn(|j| if j == (axis + 1) % V::DIM { 1.0 } else { 0.0 });
         let scattered = v + tangent * (scatter * BOUNCE_SCATTER * speed);
         // Keep the speed: scatter turns the fish, it does not push it.
         v = scattered.normalize_or_zero() * speed;
     }
-    (Vec2::new(x, y), v)
+    (position, v)
 }
 
 #[inline]

@@ -21,23 +21,25 @@ pub mod view;
 
 use glam::{Vec2, Vec4, Vec4Swizzles};
 
+use crate::space::Vector;
 use crate::world::params::FlockParams;
 use lanes::Lanes;
 
 /// Sums over one fish's neighbourhood, gathered in a single pass over the
 /// candidates. Offsets point from the fish to the neighbour (wrap-aware).
+/// `V` is [`Vec2`] on a plane, [`glam::Vec3`] in a volume.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Neighbourhood {
+pub struct Neighbourhood<V: Vector = Vec2> {
     /// Neighbours within the perception radius.
     pub count: u32,
     /// Sum of their velocities.
-    pub velocity_sum: Vec2,
+    pub velocity_sum: V,
     /// Sum of their offsets from the fish.
-    pub offset_sum: Vec2,
+    pub offset_sum: V,
     /// Neighbours within the separation radius.
     pub separation_count: u32,
     /// Sum of their pushes ([`separation_push`]).
-    pub separation_sum: Vec2,
+    pub separation_sum: V,
     /// Summed strength ([`separation_strength`]) of the neighbours exactly
     /// on top of the fish, whose offset gives no direction to push along:
     /// [`Neighbourhood::settle_ties`] adds them to `separation_sum` along a
@@ -76,7 +78,7 @@ impl Reach {
     }
 }
 
-impl Neighbourhood {
+impl<V: Vector> Neighbourhood<V> {
     /// Adds one neighbour seen at `offset` (neighbour minus fish) and
     /// squared distance `d2`, moving with `velocity`. A neighbour exactly
     /// on top of the fish adds to `tie_strength`; call
@@ -85,7 +87,7 @@ impl Neighbourhood {
     /// This is the reference form; the flock's force kernel does the same
     /// sums branch-free on packed vectors, and a test holds the two equal.
     #[inline]
-    pub fn add(&mut self, offset: Vec2, d2: f32, velocity: Vec2, reach: &Reach) {
+    pub fn add(&mut self, offset: V, d2: f32, velocity: V, reach: &Reach) {
         if d2 < reach.perception2 {
             self.count += 1;
             self.velocity_sum += velocity;
@@ -106,7 +108,7 @@ impl Neighbourhood {
     /// escapes its own way) and clears `tie_strength`. Nothing changes
     /// without such neighbours.
     #[inline]
-    pub fn settle_ties(&mut self, direction: Vec2) {
+    pub fn settle_ties(&mut self, direction: V) {
         if self.tie_strength > 0.0 {
             self.separation_sum += direction * self.tie_strength;
         }
@@ -128,19 +130,19 @@ pub fn separation_strength(d2: f32, radius: f32, floor: f32) -> f32 {
 /// [`separation_strength`]. Zero for a neighbour exactly on top of the
 /// fish, which has no direction (see [`Neighbourhood::tie_strength`]).
 #[inline]
-pub fn separation_push(offset: Vec2, d2: f32, radius: f32, floor: f32) -> Vec2 {
+pub fn separation_push<V: Vector>(offset: V, d2: f32, radius: f32, floor: f32) -> V {
     let d = d2.sqrt();
     let strength = (radius / d.max(floor) - 1.0).max(0.0);
-    if d > 0.0 { -offset / d * strength } else { Vec2::ZERO }
+    if d > 0.0 { -offset / d * strength } else { V::ZERO }
 }
 
 /// Separation: the sum of the neighbours' pushes, scaled to a velocity
 /// (`max_speed` per unit of push). Grows as neighbours come closer and as
 /// more of them crowd in; zero without neighbours.
 #[inline]
-pub fn separation(n: &Neighbourhood, params: &FlockParams) -> Vec2 {
+pub fn separation<V: Vector>(n: &Neighbourhood<V>, params: &FlockParams) -> V {
     if n.separation_count == 0 {
-        return Vec2::ZERO;
+        return V::ZERO;
     }
     n.separation_sum * params.max_speed
 }
@@ -150,10 +152,10 @@ pub fn separation(n: &Neighbourhood, params: &FlockParams) -> Vec2 {
 /// mean velocity, speed included (Reynolds' velocity matching: a school can
 /// then slow down with its leaders). Zero without neighbours.
 #[inline]
-pub fn alignment(n: &Neighbourhood, velocity: Vec2, params: &FlockParams) -> Vec2 {
+pub fn alignment<V: Vector>(n: &Neighbourhood<V>, velocity: V, params: &FlockParams) -> V {
     if params.match_speed {
         if n.count == 0 {
-            return Vec2::ZERO;
+            return V::ZERO;
         }
         return clamp_length(n.velocity_sum / n.count as f32, params.max_speed) - velocity;
     }
@@ -163,7 +165,7 @@ pub fn alignment(n: &Neighbourhood, velocity: Vec2, params: &FlockParams) -> Vec
 /// Cohesion: steer towards the neighbours' centre at full speed. Zero
 /// without neighbours, and no NaN when the fish sits exactly at the centre.
 #[inline]
-pub fn cohesion(n: &Neighbourhood, velocity: Vec2, params: &FlockParams) -> Vec2 {
+pub fn cohesion<V: Vector>(n: &Neighbourhood<V>, velocity: V, params: &FlockParams) -> V {
     steer_towards_mean(n.offset_sum, n.count, velocity, params)
 }
 
@@ -193,9 +195,9 @@ pub fn alignment_and_cohesion(n: &Neighbourhood, velocity: Vec2, params: &FlockP
 /// to `sum`) minus the current velocity: the line that gives boids their
 /// inertia. Zero when `count` is zero; a zero mean desires standing still.
 #[inline]
-fn steer_towards_mean(sum: Vec2, count: u32, velocity: Vec2, params: &FlockParams) -> Vec2 {
+fn steer_towards_mean<V: Vector>(sum: V, count: u32, velocity: V, params: &FlockParams) -> V {
     if count == 0 {
-        return Vec2::ZERO;
+        return V::ZERO;
     }
     (sum / count as f32).normalize_or_zero() * params.max_speed - velocity
 }
@@ -209,28 +211,28 @@ pub fn wander(phase: f32, params: &FlockParams) -> Vec2 {
 /// The heading of a fish: its velocity direction, or `fallback` when it is
 /// not moving (so a stopped fish still has a defined heading).
 #[inline]
-pub fn heading(velocity: Vec2, fallback: Vec2) -> Vec2 {
+pub fn heading<V: Vector>(velocity: V, fallback: V) -> V {
     velocity.try_normalize().unwrap_or(fallback)
 }
 
 /// Scales `v` down to length `max` if it is longer; never returns NaN or inf,
 /// also for an infinite or NaN input (which becomes zero).
 #[inline]
-pub fn clamp_length(v: Vec2, max: f32) -> Vec2 {
+pub fn clamp_length<V: Vector>(v: V, max: f32) -> V {
     let len2 = v.length_squared();
     // The common case first: short enough (false for NaN).
     if len2 <= max * max {
         return v;
     }
     if v.is_nan() {
-        return Vec2::ZERO;
+        return V::ZERO;
     }
     if !len2.is_finite() {
         // The square overflowed, so the vector is far longer than any
         // admissible limit: keep its direction, rescaled before normalising.
         let scale = v.abs().max_element();
         if !scale.is_finite() {
-            return Vec2::ZERO;
+            return V::ZERO;
         }
         return (v / scale).normalize_or_zero() * max;
     }
@@ -241,23 +243,23 @@ pub fn clamp_length(v: Vec2, max: f32) -> Vec2 {
 /// velocity change is divided by the reaction time, truncated to
 /// `max_force` and weighted. Their sum is clamped once more by the flock.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct RuleForces {
+pub struct RuleForces<V: Vector = Vec2> {
     /// Separation (weighted).
-    pub separation: Vec2,
+    pub separation: V,
     /// Alignment (weighted).
-    pub alignment: Vec2,
+    pub alignment: V,
     /// Cohesion (weighted).
-    pub cohesion: Vec2,
+    pub cohesion: V,
     /// Wander (weighted).
-    pub wander: Vec2,
+    pub wander: V,
     /// Soft-margin steering (weighted).
-    pub boundary: Vec2,
+    pub boundary: V,
     /// Obstacle avoidance (weighted).
-    pub obstacle: Vec2,
+    pub obstacle: V,
     /// Flight from predators (weighted).
-    pub flee: Vec2,
+    pub flee: V,
     /// Goal and attract/repel point (weighted).
-    pub goal: Vec2,
+    pub goal: V,
 }
 
 /// Turns one rule's velocity change into its weighted acceleration.
@@ -271,7 +273,7 @@ pub struct RuleForces {
 /// clamped once more (see [`crate::Flock::accumulate_forces`]); that single clamp
 /// of the total is what bounds the velocity change per tick.
 #[inline]
-pub fn steer(velocity_change: Vec2, weight: f32, params: &FlockParams) -> Vec2 {
+pub fn steer<V: Vector>(velocity_change: V, weight: f32, params: &FlockParams) -> V {
     steer_with(velocity_change, weight, 1.0 / params.reaction_time, params.max_force)
 }
 
@@ -297,12 +299,15 @@ fn steer_four(changes: [Vec2; 4], weights: [f32; 4], params: &FlockParams) -> [V
 /// [`steer`] with the reciprocal of the reaction time already taken (one
 /// division per fish instead of one per rule; the same bits).
 #[inline]
-fn steer_with(velocity_change: Vec2, weight: f32, inv_reaction_time: f32, max_force: f32) -> Vec2 {
+fn steer_with<V: Vector>(velocity_change: V, weight: f32, inv_reaction_time: f32, max_force: f32) -> V {
     clamp_length(velocity_change * inv_reaction_time, max_force) * weight
 }
 
 impl RuleForces {
-    /// Evaluates the three rules and wander for one fish.
+    /// Evaluates the three rules and wander for one fish on a plane (the
+    /// four rules' clamps side by side; the same bits as
+    /// [`RuleForces::evaluate_towards`] with the wander direction of
+    /// `phase`).
     #[inline(always)]
     pub fn evaluate(n: &Neighbourhood, velocity: Vec2, phase: f32, params: &FlockParams) -> Self {
         let (alignment, cohesion) = alignment_and_cohesion(n, velocity, params);
@@ -312,10 +317,27 @@ impl RuleForces {
         let [separation, alignment, cohesion, wander] = steer_four(changes, weights, params);
         Self { separation, alignment, cohesion, wander, ..Self::default() }
     }
+}
+
+impl<V: Vector> RuleForces<V> {
+    /// Evaluates the three rules and wander for one fish in any dimension,
+    /// wandering along the unit vector `wander_direction`.
+    #[inline]
+    pub fn evaluate_towards(n: &Neighbourhood<V>, velocity: V, wander_direction: V, params: &FlockParams) -> Self {
+        let inv = 1.0 / params.reaction_time;
+        let rule = |change: V, weight: f32| steer_with(change, weight, inv, params.max_force);
+        Self {
+            separation: rule(separation(n, params), params.separation_weight),
+            alignment: rule(alignment(n, velocity, params), params.alignment_weight),
+            cohesion: rule(cohesion(n, velocity, params), params.cohesion_weight),
+            wander: rule(wander_direction * params.max_speed, params.wander_weight),
+            ..Self::default()
+        }
+    }
 
     /// Sum of all parts: the fish's acceleration before the final clamp.
     #[inline]
-    pub fn acceleration(&self) -> Vec2 {
+    pub fn acceleration(&self) -> V {
         self.separation
             + self.alignment
             + self.cohesion

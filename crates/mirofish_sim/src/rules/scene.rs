@@ -7,6 +7,7 @@
 use glam::Vec2;
 
 use super::boundary;
+use crate::space::Vector;
 use crate::world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator};
 use crate::world::tank::{BoundaryMode, Tank};
 
@@ -14,38 +15,38 @@ use crate::world::tank::{BoundaryMode, Tank};
 /// velocity straight away from its centre, ramping from 0 at `look` to
 /// `max_speed` at the surface. Zero when far.
 #[inline]
-pub fn avoid(p: Vec2, obstacle: &Obstacle, look: f32, max_speed: f32) -> Vec2 {
+pub fn avoid<V: Vector>(p: V, obstacle: &Obstacle<V>, look: f32, max_speed: f32) -> V {
     let away = p - obstacle.centre;
     let dist = away.length();
     let gap = dist - obstacle.radius;
     if gap >= look || look <= 0.0 {
-        return Vec2::ZERO;
+        return V::ZERO;
     }
     let ramp = (1.0 - gap / look).clamp(0.0, 1.0);
-    away.try_normalize().unwrap_or(Vec2::X) * (max_speed * ramp)
+    away.try_normalize().unwrap_or(V::X) * (max_speed * ramp)
 }
 
 /// Flight from a predator: how afraid a fish at `p` is (0 outside the fear
 /// radius, 1 on top of the predator) and the velocity change that flees
 /// (desired velocity away at full speed, scaled by that fear).
 #[inline]
-pub fn flee(p: Vec2, velocity: Vec2, predator: &Predator, max_speed: f32) -> (f32, Vec2) {
+pub fn flee<V: Vector>(p: V, velocity: V, predator: &Predator<V>, max_speed: f32) -> (f32, V) {
     let away = p - predator.position;
     let d = away.length();
     if d >= predator.fear_radius || predator.fear_radius <= 0.0 {
-        return (0.0, Vec2::ZERO);
+        return (0.0, V::ZERO);
     }
     let fear = 1.0 - d / predator.fear_radius;
-    let desired = away.try_normalize().unwrap_or(Vec2::X) * max_speed;
+    let desired = away.try_normalize().unwrap_or(V::X) * max_speed;
     (fear, (desired - velocity) * fear)
 }
 
 /// Seek, arrive or flee a goal: desired velocity minus current velocity.
 #[inline]
-pub fn pursue(p: Vec2, velocity: Vec2, goal: &Goal, max_speed: f32) -> Vec2 {
+pub fn pursue<V: Vector>(p: V, velocity: V, goal: &Goal<V>, max_speed: f32) -> V {
     let to = goal.target - p;
     let d = to.length();
-    let dir = to.try_normalize().unwrap_or(Vec2::ZERO);
+    let dir = to.try_normalize().unwrap_or(V::ZERO);
     let desired = match goal.mode {
         GoalMode::Seek => dir * max_speed,
         GoalMode::Arrive => dir * max_speed * (d / goal.slowing_radius).min(1.0),
@@ -58,27 +59,27 @@ pub fn pursue(p: Vec2, velocity: Vec2, goal: &Goal, max_speed: f32) -> Vec2 {
 /// speed, fading linearly to zero at its radius. Unweighted: the caller
 /// multiplies by `strength`'s magnitude.
 #[inline]
-pub fn attract(p: Vec2, attractor: &Attractor, max_speed: f32) -> Vec2 {
+pub fn attract<V: Vector>(p: V, attractor: &Attractor<V>, max_speed: f32) -> V {
     let to = attractor.point - p;
     let d = to.length();
     if d >= attractor.radius {
-        return Vec2::ZERO;
+        return V::ZERO;
     }
     let ramp = 1.0 - d / attractor.radius;
-    to.try_normalize().unwrap_or(Vec2::ZERO) * (max_speed * ramp * attractor.strength.signum())
+    to.try_normalize().unwrap_or(V::ZERO) * (max_speed * ramp * attractor.strength.signum())
 }
 
 /// Puts a fish that ended a tick inside an obstacle back on its surface and
 /// removes the inward part of its velocity. Returns the new position and
 /// velocity (unchanged if it was outside).
 #[inline]
-pub fn push_out(p: Vec2, v: Vec2, obstacle: &Obstacle) -> (Vec2, Vec2) {
+pub fn push_out<V: Vector>(p: V, v: V, obstacle: &Obstacle<V>) -> (V, V) {
     let away = p - obstacle.centre;
     let d2 = away.length_squared();
     if d2 >= obstacle.radius * obstacle.radius {
         return (p, v);
     }
-    let n = away.try_normalize().unwrap_or(Vec2::X);
+    let n = away.try_normalize().unwrap_or(V::X);
     // A hair outside, so rounding cannot leave the fish on the inside.
     let surface = obstacle.centre + n * (obstacle.radius * (1.0 + 1.0e-5) + 1.0e-4);
     let inward = v.dot(n).min(0.0);

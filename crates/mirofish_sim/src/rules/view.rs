@@ -10,8 +10,10 @@
 //! squares. The force kernel evaluates it together with the distance mask
 //! (branch-free), and only for schools whose view is not all-round.
 
+#[cfg(test)]
 use glam::Vec2;
 
+use crate::space::Vector;
 use crate::world::params::FlockParams;
 
 /// Half-width of the front zone: neighbours within ±45° of the heading.
@@ -71,7 +73,7 @@ impl View {
     /// view of a fish heading along the unit vector `heading`. A neighbour
     /// on top of the fish (`d2 = 0`) is seen.
     #[inline]
-    pub fn sees(&self, heading: Vec2, offset: Vec2, d2: f32) -> bool {
+    pub fn sees<V: Vector>(&self, heading: V, offset: V, d2: f32) -> bool {
         if self.all_round {
             return true;
         }
@@ -88,7 +90,7 @@ impl View {
     /// back), times the distance falloff, times the leader weight if it
     /// leads. Never negative.
     #[inline]
-    pub fn weight(&self, heading: Vec2, offset: Vec2, dist: f32, is_leader: bool) -> f32 {
+    pub fn weight<V: Vector>(&self, heading: V, offset: V, dist: f32, is_leader: bool) -> f32 {
         let cos = if dist > 0.0 { heading.dot(offset) / dist } else { 1.0 };
         let zone = if cos >= FRONT_HALF_ANGLE.cos() {
             self.front

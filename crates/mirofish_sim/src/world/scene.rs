@@ -5,8 +5,10 @@
 
 use glam::Vec2;
 
+use crate::space::Vector;
+
 use super::params::{MAX_ACCELERATION, MAX_LENGTH, MAX_TANK_SIDE, MAX_WEIGHT, ParamError, Range, check};
-use super::tank::Tank;
+use super::tank::{Tank, TankOf};
 
 /// Most groups a scene may give goals to (group numbers run below it).
 pub const MAX_GROUPS: usize = 4096;
@@ -16,14 +18,14 @@ pub const MAX_GROUPS: usize = 4096;
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(deny_unknown_fields)]
-pub struct Obstacle {
+pub struct Obstacle<V: Vector = Vec2> {
     /// Centre (world units).
-    pub centre: Vec2,
+    pub centre: V,
     /// Radius (world units, > 0).
     pub radius: f32,
 }
 
-impl Obstacle {
+impl<V: Vector> Obstacle<V> {
     /// Checks the obstacle; the error names the bad field.
     pub fn validate(&self) -> Result<(), ParamError> {
         point("obstacle.centre", self.centre)?;
@@ -32,7 +34,7 @@ impl Obstacle {
 
     /// Checks the obstacle in `tank`: besides [`Obstacle::validate`], it
     /// must leave room for the fish (not cover every corner of the tank).
-    pub fn validate_in(&self, tank: &Tank) -> Result<(), ParamError> {
+    pub fn validate_in(&self, tank: &TankOf<V>) -> Result<(), ParamError> {
         self.validate()?;
         if self.covers(tank) {
             return Err(ParamError {
@@ -46,16 +48,14 @@ impl Obstacle {
 
     /// Whether `p` lies inside (or on) the obstacle.
     #[inline]
-    pub fn contains(&self, p: Vec2) -> bool {
+    pub fn contains(&self, p: V) -> bool {
         p.distance_squared(self.centre) < self.radius * self.radius
     }
 
     /// Whether the obstacle covers the whole tank (all four corners).
-    pub fn covers(&self, tank: &Tank) -> bool {
+    pub fn covers(&self, tank: &TankOf<V>) -> bool {
         let r2 = self.radius * self.radius;
-        [tank.min, tank.max, Vec2::new(tank.min.x, tank.max.y), Vec2::new(tank.max.x, tank.min.y)]
-            .iter()
-            .all(|c| c.distance_squared(self.centre) <= r2)
+        tank.corners().all(|c| c.distance_squared(self.centre) <= r2)
     }
 }
 
@@ -73,9 +73,8 @@ pub fn set_goal_entry(goals: &mut Vec<Option<Goal>>, index: usize, goal: Option<
 
 /// Checks that both coordinates of a point are finite and within the
 /// largest admissible tank.
-pub(crate) fn point(field: &'static str, v: Vec2) -> Result<(), ParamError> {
-    check(field, v.x, Range::Symmetric(MAX_TANK_SIDE))?;
-    check(field, v.y, Range::Symmetric(MAX_TANK_SIDE))
+pub(crate) fn point<V: Vector>(field: &'static str, v: V) -> Result<(), ParamError> {
+    (0..V::DIM).try_for_each(|i| check(field, v.axis(i), Range::Symmetric(MAX_TANK_SIDE)))
 }
 
 /// A moving source of fear. Fish within its fear radius flee, swim faster
@@ -84,11 +83,11 @@ pub(crate) fn point(field: &'static str, v: Vec2) -> Result<(), ParamError> {
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(deny_unknown_fields)]
-pub struct Predator {
+pub struct Predator<V: Vector = Vec2> {
     /// Position (world units).
-    pub position: Vec2,
+    pub position: V,
     /// Velocity (world units per second).
-    pub velocity: Vec2,
+    pub velocity: V,
     /// Fish closer than this are afraid (world units).
     pub fear_radius: f32,
     /// The predator's own speed limit.
@@ -100,11 +99,11 @@ pub struct Predator {
     pub chase: bool,
 }
 
-impl Predator {
+impl<V: Vector> Predator<V> {
     /// A chasing predator at `position`, at rest, with a fear radius of
     /// `fear_radius`, a little faster than the reference school.
-    pub fn new(position: Vec2, fear_radius: f32) -> Self {
-        Self { position, velocity: Vec2::ZERO, fear_radius, max_speed: 200.0, max_force: 400.0, chase: true }
+    pub fn new(position: V, fear_radius: f32) -> Self {
+        Self { position, velocity: V::ZERO, fear_radius, max_speed: 200.0, max_force: 400.0, chase: true }
     }
 
     /// Checks the predator; the error names the bad field.
@@ -135,9 +134,9 @@ pub enum GoalMode {
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(deny_unknown_fields)]
-pub struct Goal {
+pub struct Goal<V: Vector = Vec2> {
     /// The point.
-    pub target: Vec2,
+    pub target: V,
     /// Seek, arrive or flee.
     pub mode: GoalMode,
     /// Weight of the goal force.
@@ -146,7 +145,7 @@ pub struct Goal {
     pub slowing_radius: f32,
 }
 
-impl Goal {
+impl<V: Vector> Goal<V> {
     /// Checks the goal; the error names the bad field.
     pub fn validate(&self) -> Result<(), ParamError> {
         point("goal.target", self.target)?;
@@ -155,7 +154,7 @@ impl Goal {
     }
 
     /// Seek `target` with weight `weight`.
-    pub fn seek(target: Vec2, weight: f32) -> Self {
+    pub fn seek(target: V, weight: f32) -> Self {
         Self { target, mode: GoalMode::Seek, weight, slowing_radius: 100.0 }
     }
 }
@@ -165,16 +164,16 @@ impl Goal {
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(deny_unknown_fields)]
-pub struct Attractor {
+pub struct Attractor<V: Vector = Vec2> {
     /// The point.
-    pub point: Vec2,
+    pub point: V,
     /// Weight: > 0 attracts, < 0 repels.
     pub strength: f32,
     /// Fish farther than this feel nothing.
     pub radius: f32,
 }
 
-impl Attractor {
+impl<V: Vector> Attractor<V> {
     /// Checks the attractor; the error names the bad field.
     pub fn validate(&self) -> Result<(), ParamError> {
         point("attractor.point", self.point)?;

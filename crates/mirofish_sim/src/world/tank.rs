@@ -2,6 +2,8 @@
 
 use glam::Vec2;
 
+use crate::space::Vector;
+
 use super::params::{MAX_TANK_SIDE, MAX_WEIGHT, ParamError, Range, check};
 
 /// What happens at the walls of the tank.
@@ -22,14 +24,21 @@ pub enum BoundaryMode {
 }
 
 /// The rectangle fish live in and how its walls behave.
+pub type Tank = TankOf<Vec2>;
+
+/// The box fish live in, in three dimensions, and how its walls behave.
+pub type Tank3d = TankOf<glam::Vec3>;
+
+/// The rectangle ([`Tank`]) or box ([`Tank3d`]) fish live in and how its
+/// walls behave, over the [`Vector`] `V`.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
-pub struct Tank {
+pub struct TankOf<V: Vector> {
     /// Lower-left corner (inclusive).
-    pub min: Vec2,
+    pub min: V,
     /// Upper-right corner (exclusive).
-    pub max: Vec2,
+    pub max: V,
     /// Behaviour at the walls.
     pub boundary: BoundaryMode,
     /// Width of the soft margin as a fraction of the tank's short side
@@ -39,25 +48,15 @@ pub struct Tank {
     pub boundary_weight: f32,
 }
 
-impl Default for Tank {
-    /// A 1280 × 720 screen, centred on the origin, soft walls.
+impl<V: Vector> Default for TankOf<V> {
+    /// A 1280 × 720 screen centred on the origin (720 deep in a volume),
+    /// soft walls.
     fn default() -> Self {
-        Self::centered(Vec2::new(1280.0, 720.0))
+        Self::centered(V::TANK)
     }
 }
 
 impl Tank {
-    /// A tank of the given size centred on the origin, with soft walls.
-    pub fn centered(size: Vec2) -> Self {
-        Self {
-            min: -size * 0.5,
-            max: size * 0.5,
-            boundary: BoundaryMode::SoftMargin,
-            margin_fraction: 0.1,
-            boundary_weight: 1.6,
-        }
-    }
-
     /// A tank centred on the origin, of aspect `width / height`, sized so
     /// that `count` fish spread uniformly have on average `neighbours`
     /// others within `radius` (density × π r² = neighbours). Benchmarks and
@@ -67,6 +66,30 @@ impl Tank {
         let height = (area / aspect).sqrt();
         Self::centered(Vec2::new(height * aspect, height))
     }
+}
+
+impl Tank3d {
+    /// A cube centred on the origin, sized so that `count` fish spread
+    /// uniformly have on average `neighbours` others within `radius`
+    /// (density × 4/3 π r³ = neighbours).
+    pub fn for_mean_neighbours_3d(count: usize, radius: f32, neighbours: f32) -> Self {
+        let ball = 4.0 / 3.0 * core::f32::consts::PI * radius * radius * radius;
+        let volume = count.max(1) as f32 * ball / neighbours.max(1e-3);
+        Self::centered(glam::Vec3::splat(volume.cbrt()))
+    }
+}
+
+impl<V: Vector> TankOf<V> {
+    /// A tank of the given size centred on the origin, with soft walls.
+    pub fn centered(size: V) -> Self {
+        Self {
+            min: -size * 0.5,
+            max: size * 0.5,
+            boundary: BoundaryMode::SoftMargin,
+            margin_fraction: 0.1,
+            boundary_weight: 1.6,
+        }
+    }
 
     /// The same tank with another boundary mode.
     pub fn with_boundary(mut self, boundary: BoundaryMode) -> Self {
@@ -74,8 +97,8 @@ impl Tank {
         self
     }
 
-    /// Width and height.
-    pub fn size(&self) -> Vec2 {
+    /// Width and height (and depth).
+    pub fn size(&self) -> V {
         self.max - self.min
     }
 
@@ -84,24 +107,33 @@ impl Tank {
         self.size().min_element() * self.margin_fraction
     }
 
-    /// Whether `p` lies inside `[min, max)` on both axes.
-    pub fn contains(&self, p: Vec2) -> bool {
-        p.x >= self.min.x && p.x < self.max.x && p.y >= self.min.y && p.y < self.max.y
+    /// Whether `p` lies inside `[min, max)` on every axis.
+    pub fn contains(&self, p: V) -> bool {
+        (0..V::DIM).all(|i| p.axis(i) >= self.min.axis(i) && p.axis(i) < self.max.axis(i))
+    }
+
+    /// The corners of the tank.
+    pub fn corners(&self) -> impl Iterator<Item = V> + '_ {
+        (0..1usize << V::DIM).map(|mask| {
+            V::from_fn(|i| if mask >> i & 1 == 1 { self.max.axis(i) } else { self.min.axis(i) })
+        })
     }
 
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<(), ParamError> {
-        for (field, v) in [
-            ("tank.min.x", self.min.x),
-            ("tank.min.y", self.min.y),
-            ("tank.max.x", self.max.x),
-            ("tank.max.y", self.max.y),
-        ] {
-            check(field, v, Range::Symmetric(MAX_TANK_SIDE))?;
+        const CORNERS: [[&str; 3]; 2] =
+            [["tank.min.x", "tank.min.y", "tank.min.z"], ["tank.max.x", "tank.max.y", "tank.max.z"]];
+        const SIDES: [&str; 3] =
+            ["tank width (max.x - min.x)", "tank height (max.y - min.y)", "tank depth (max.z - min.z)"];
+        for (names, corner) in CORNERS.iter().zip([self.min, self.max]) {
+            for (i, field) in names.iter().enumerate().take(V::DIM) {
+                check(field, corner.axis(i), Range::Symmetric(MAX_TANK_SIDE))?;
+            }
         }
         let size = self.size();
-        check("tank width (max.x - min.x)", size.x, Range::Positive(MAX_TANK_SIDE))?;
-        check("tank height (max.y - min.y)", size.y, Range::Positive(MAX_TANK_SIDE))?;
+        for (i, field) in SIDES.iter().enumerate().take(V::DIM) {
+            check(field, size.axis(i), Range::Positive(MAX_TANK_SIDE))?;
+        }
         check("tank.margin_fraction", self.margin_fraction, Range::Closed(0.0, 0.5))?;
         check("tank.boundary_weight", self.boundary_weight, Range::Closed(0.0, MAX_WEIGHT))?;
         Ok(())
