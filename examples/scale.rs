@@ -5,7 +5,8 @@
 //! grid against brute force, one
 //! thread against two, stable slots against slots in space order, the bare
 //! kernel against the whole plugin tick, bytes per fish and heap
-//! allocations per warmed-up tick.
+//! allocations per warmed-up tick; then the same for schools in a volume
+//! (`--volume-only` runs just those rows).
 //!
 //! Every row runs the seeds' reference start (`FlockParams::reference()`),
 //! the parameters the published figures were measured with.
@@ -26,7 +27,8 @@ use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use mirofish::prelude::*;
-use mirofish::sim::{KernelPath, NeighbourSearch, Simulation, SlotOrder, observe};
+use mirofish::sim::space::Flock3d;
+use mirofish::sim::{KernelPath, NeighbourSearch, Simulation, SlotOrder, Tank3d, observe};
 
 /// Counts heap allocations, to show the warmed-up tick makes none.
 #[global_allocator]
@@ -210,17 +212,81 @@ fn worst_cases(uniform: &Simulation, uniform_ms: f64, ticks: usize) {
     }
 }
 
+/// A school of `n` in a cube at a start density of 7 neighbours (a
+/// crowded one after `warm` ticks of strong cohesion), warmed `warm` ticks.
+fn volume_school(n: usize, params: FlockParams, warm: u64) -> Flock3d {
+    let tank = Tank3d::for_mean_neighbours_3d(n, params.perception_radius, 7.0);
+    let mut flock = Flock3d::new(params, tank, n, 1).expect("valid parameters");
+    flock.run(warm);
+    flock
+}
+
+/// Median milliseconds of one tick of `start` on `threads` threads.
+fn time_volume_tick(start: &Flock3d, threads: usize, ticks: usize) -> f64 {
+    let pool = pool(threads);
+    let mut times: Vec<f64> = (0..ticks)
+        .map(|_| {
+            let mut flock = start.clone().with_thread_pool(pool.clone());
+            flock.step();
+            let t0 = Instant::now();
+            flock.step();
+            t0.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// The rows of schools in a volume: uniform on 1 and 2 threads, crowded
+/// against uniform, and allocations per warmed-up tick.
+fn volume_rows(n: usize, ticks: usize) {
+    let neighbours =
+        |f: &Flock3d| f.neighbour_counts().map(|c| c as f32).sum::<f32>() / f.len().max(1) as f32;
+    let uniform = volume_school(n, FlockParams::reference(), 2);
+    let k = neighbours(&uniform);
+    let (one, two) = (time_volume_tick(&uniform, 1, ticks), time_volume_tick(&uniform, 2, ticks));
+    row("volume: uniform, 1 thread", n, one, k);
+    row("volume: uniform, 2 threads", n, two, k);
+    println!("| volume: 1 → 2 threads speed-up | {n} | | {:.2}× | |", one / two);
+    if n <= 100_000 {
+        let crowd = FlockParams { cohesion_weight: 3.0, separation_weight: 0.4, ..FlockParams::reference() };
+        let crowded = volume_school(n, crowd, 240);
+        let kc = neighbours(&crowded);
+        let c = time_volume_tick(&crowded, 2, ticks);
+        row("volume: crowded, 2 threads", n, c, kc);
+        println!("| volume: crowded / uniform, 2 threads | {n} | | {:.2}× | |", c / two);
+    }
+    let pool = pool(2);
+    let mut flock = uniform.clone().with_thread_pool(pool.clone());
+    let ticks = if n >= 1_000_000 { 5 } else { 63 };
+    let allocs = pool.install(|| {
+        flock.run(2);
+        let before = alloc_counter::allocations();
+        flock.run(ticks);
+        alloc_counter::allocations() - before
+    });
+    println!(
+        "| volume: heap allocations per warmed-up tick, on a thread of the pool ({ticks} ticks) | {n} | | {:.3} | |",
+        allocs as f64 / ticks as f64
+    );
+}
+
 fn main() {
     let mut sizes = vec![1_000usize, 10_000, 100_000, 1_000_000];
     let mut ticks = 15usize;
+    let mut volume_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
+        if flag == "--volume-only" {
+            volume_only = true;
+            continue;
+        }
         let value = args.next().unwrap_or_default();
         match flag.as_str() {
             "--sizes" => sizes = value.split(',').filter_map(|s| s.trim().parse().ok()).collect(),
             "--ticks" => ticks = value.parse().unwrap_or(ticks).max(1),
             _ => {
-                eprintln!("usage: scale [--sizes 1000,10000,...] [--ticks N]");
+                eprintln!("usage: scale [--sizes 1000,10000,...] [--ticks N] [--volume-only]");
                 std::process::exit(2);
             }
         }
@@ -231,7 +297,7 @@ fn main() {
     println!("\n| case | fish | mean neighbours | ms per tick (median) | M agent-updates/s |");
     println!("|---|---|---|---|---|");
     let crowd = FlockParams { cohesion_weight: 3.0, separation_weight: 0.4, ..FlockParams::reference() };
-    for &n in &sizes {
+    for &n in sizes.iter().filter(|_| !volume_only) {
         let t = if n >= 1_000_000 { ticks.min(5) } else { ticks };
         let uniform = school(n, FlockParams::reference(), 5);
         let k = observe::mean_neighbours(&uniform.flock);
@@ -333,5 +399,8 @@ fn main() {
                 allocs as f64 / ticks as f64
             );
         }
+    }
+    for &n in &sizes {
+        volume_rows(n, if n >= 1_000_000 { ticks.min(5) } else { ticks });
     }
 }

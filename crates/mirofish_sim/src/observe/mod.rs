@@ -20,8 +20,9 @@ pub mod stats;
 
 use glam::Vec2;
 
+use crate::space::Vector;
 use crate::world::flock::{Flock, SlotOrder};
-use crate::world::tank::{BoundaryMode, Tank};
+use crate::world::tank::{BoundaryMode, TankOf};
 
 /// FNV-1a over the bits of every position, velocity and wander phase, in
 /// the order of the fish's ids (slot order under [`SlotOrder::Stable`]), so
@@ -58,11 +59,11 @@ pub fn state_hash(flock: &Flock) -> u64 {
 /// Polarization order parameter: the length of the mean unit heading, 1 when
 /// all fish swim the same way, near 0 when headings are disordered. Fish at
 /// rest contribute no heading; an empty flock gives 0.
-pub fn polarization(velocities: &[Vec2]) -> f32 {
+pub fn polarization<V: Vector>(velocities: &[V]) -> f32 {
     let (sum, n) = velocities
         .iter()
         .filter(|v| v.is_finite())
-        .fold((Vec2::ZERO, 0usize), |(sum, n), v| (sum + v.normalize_or_zero(), n + 1));
+        .fold((V::ZERO, 0usize), |(sum, n), v| (sum + v.normalize_or_zero(), n + 1));
     if n == 0 { 0.0 } else { sum.length() / n as f32 }
 }
 
@@ -73,45 +74,55 @@ pub fn polarization(velocities: &[Vec2]) -> f32 {
 /// or a disordered one. Fish at rest or on the centre count as 0.
 ///
 /// Returned as the absolute value, so clockwise and anticlockwise mills both
-/// read 1. An empty flock gives 0.
-pub fn milling(positions: &[Vec2], velocities: &[Vec2]) -> f32 {
+/// read 1. An empty flock gives 0. In a volume `r̂ × v̂` is a vector and
+/// the parameter is the length of its mean (Couzin's group angular
+/// momentum): 1 for a torus whose fish all circle the same axis.
+pub fn milling<V: Vector>(positions: &[V], velocities: &[V]) -> f32 {
     let fish = || positions.iter().zip(velocities).filter(|(p, v)| p.is_finite() && v.is_finite());
-    let (sum, n) = fish().fold((Vec2::ZERO.as_dvec2(), 0usize), |(s, n), (p, _)| (s + p.as_dvec2(), n + 1));
+    let n = fish().count();
     if n == 0 {
         return 0.0;
     }
-    let centre = (sum / n as f64).as_vec2();
-    let turn: f32 =
-        fish().map(|(&p, &v)| (p - centre).normalize_or_zero().perp_dot(v.normalize_or_zero())).sum();
-    (turn / n as f32).abs()
+    let centre = centroid(positions);
+    let turn = fish().fold(glam::Vec3::ZERO, |sum, (&p, &v)| {
+        sum + (p - centre).normalize_or_zero().cross3(v.normalize_or_zero())
+    });
+    turn.length() / n as f32
 }
 
 /// The mean position; the origin for an empty slice. Accumulated in `f64`
 /// so a million fish far from the origin still give the right centre.
-pub fn centroid(positions: &[Vec2]) -> Vec2 {
-    let (mut x, mut y, mut n) = (0.0f64, 0.0f64, 0usize);
+pub fn centroid<V: Vector>(positions: &[V]) -> V {
+    let (mut sum, mut n) = ([0.0f64; 3], 0usize);
     for p in positions.iter().filter(|p| p.is_finite()) {
-        x += f64::from(p.x);
-        y += f64::from(p.y);
+        for (i, s) in sum.iter_mut().enumerate().take(V::DIM) {
+            *s += f64::from(p.axis(i));
+        }
         n += 1;
     }
-    if n == 0 { Vec2::ZERO } else { Vec2::new((x / n as f64) as f32, (y / n as f64) as f32) }
+    if n == 0 { V::ZERO } else { V::from_fn(|i| (sum[i] / n as f64) as f32) }
 }
 
 /// Area of the axis-aligned box around every fish (world units²); 0 for
 /// fewer than two fish. On a wrapping tank a school that straddles the seam
 /// reads as wide as the tank: the box is measured in tank coordinates.
 pub fn bounding_box_area(positions: &[Vec2]) -> f32 {
+    bounding_box_size(positions).product()
+}
+
+/// Size of the axis-aligned box around every fish, axis by axis (its
+/// [`Vector::product`] is the box's area on a plane, its volume in a
+/// volume); zero for fewer than two fish.
+pub fn bounding_box_size<V: Vector>(positions: &[V]) -> V {
     let mut finite = positions.iter().filter(|p| p.is_finite());
-    let Some(&first) = finite.next() else { return 0.0 };
+    let Some(&first) = finite.next() else { return V::ZERO };
     let (lo, hi) = finite.fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p)));
-    let size = hi - lo;
-    size.x * size.y
+    hi - lo
 }
 
 /// How many fish are within `distance` of a wall. A wrapping tank has no
 /// walls, so it always gives 0.
-pub fn boundary_contacts(positions: &[Vec2], tank: &Tank, distance: f32) -> usize {
+pub fn boundary_contacts<V: Vector>(positions: &[V], tank: &TankOf<V>, distance: f32) -> usize {
     if tank.boundary == BoundaryMode::Wrap {
         return 0;
     }
@@ -125,7 +136,7 @@ pub fn boundary_contacts(positions: &[Vec2], tank: &Tank, distance: f32) -> usiz
 }
 
 /// Mean speed; 0 for an empty flock.
-pub fn mean_speed(velocities: &[Vec2]) -> f32 {
+pub fn mean_speed<V: Vector>(velocities: &[V]) -> f32 {
     let (sum, n) = velocities
         .iter()
         .filter(|v| v.is_finite())
@@ -228,10 +239,11 @@ pub fn mean_nearest_neighbour_distance(flock: &Flock, radius: f32) -> Option<f32
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Tank;
 
     #[test]
     fn polarization_of_aligned_and_opposed_fish() {
-        assert_eq!(polarization(&[]), 0.0);
+        assert_eq!(polarization::<Vec2>(&[]), 0.0);
         assert!((polarization(&[Vec2::X * 3.0, Vec2::X, Vec2::X * 0.1]) - 1.0).abs() < 1e-6);
         assert!(polarization(&[Vec2::X, -Vec2::X, Vec2::Y, -Vec2::Y]) < 1e-6);
         assert!((polarization(&[Vec2::X, Vec2::ZERO]) - 0.5).abs() < 1e-6);
@@ -289,11 +301,11 @@ mod tests {
 
     #[test]
     fn degenerate_flocks_give_zero_not_nan() {
-        assert_eq!(milling(&[], &[]), 0.0);
+        assert_eq!(milling::<Vec2>(&[], &[]), 0.0);
         assert_eq!(milling(&[Vec2::ONE; 3], &[Vec2::ZERO; 3]), 0.0);
         assert_eq!(bounding_box_area(&[]), 0.0);
         assert_eq!(bounding_box_area(&[Vec2::ONE]), 0.0);
-        assert_eq!(centroid(&[]), Vec2::ZERO);
+        assert_eq!(centroid::<Vec2>(&[]), Vec2::ZERO);
     }
 
     #[test]

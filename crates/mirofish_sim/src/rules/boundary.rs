@@ -68,7 +68,11 @@ fn wrap_axis(x: f32, lo: f32, hi: f32) -> f32 {
 pub fn bounce<V: Vector>(p: V, v: V, tank: &TankOf<V>, scatter: f32) -> (V, V) {
     // Each axis on its own (at most three; the unused ones stay idle).
     let axes: [(f32, f32, bool); 3] = core::array::from_fn(|i| {
-        if i < V::DIM { bounce_axis(p.axis(i), v.axis(i), tank.min.axis(i), tank.max.axis(i)) } else { (0.0, 0.0, false) }
+        if i < V::DIM {
+            bounce_axis(p.axis(i), v.axis(i), tank.min.axis(i), tank.max.axis(i))
+        } else {
+            (0.0, 0.0, false)
+        }
     });
     let position = V::from_fn(|i| axes[i].0);
     let mut v = V::from_fn(|i| axes[i].1);

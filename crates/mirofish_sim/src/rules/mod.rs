@@ -323,7 +323,12 @@ impl<V: Vector> RuleForces<V> {
     /// Evaluates the three rules and wander for one fish in any dimension,
     /// wandering along the unit vector `wander_direction`.
     #[inline]
-    pub fn evaluate_towards(n: &Neighbourhood<V>, velocity: V, wander_direction: V, params: &FlockParams) -> Self {
+    pub fn evaluate_towards(
+        n: &Neighbourhood<V>,
+        velocity: V,
+        wander_direction: V,
+        params: &FlockParams,
+    ) -> Self {
         let inv = 1.0 / params.reaction_time;
         let rule = |change: V, weight: f32| steer_with(change, weight, inv, params.max_force);
         Self {

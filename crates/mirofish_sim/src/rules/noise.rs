@@ -9,6 +9,8 @@
 
 use glam::{Vec2, Vec4};
 
+use crate::space::Vector;
+
 /// Independent purposes of noise, so that two draws for the same fish and
 /// tick never share bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,6 +24,8 @@ pub enum Stream {
     Coincident = 3,
     /// Place and heading of a fish added by a command.
     Spawn = 4,
+    /// The turn of a fish's wander direction in a volume.
+    Wander = 5,
 }
 
 /// The SplitMix64 finaliser: a bijective 64-bit mixer with good avalanche.
@@ -48,7 +52,7 @@ const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
 /// Room for the streams in a draw's counter: a power of two above every
 /// [`Stream`].
 const STREAMS: u64 = 8;
-const _: () = assert!((Stream::Spawn as u64) < STREAMS);
+const _: () = assert!((Stream::Wander as u64) < STREAMS);
 
 impl TickKey {
     /// The key of `tick` under `seed`.
@@ -89,6 +93,19 @@ impl TickKey {
         let len = len2.sqrt();
         [Vec4::select(outside, x / len, x), Vec4::select(outside, y / len, y)]
     }
+
+    /// A point of the unit ball (disc on a plane) for one `(fish,
+    /// stream)`: 21 bits per axis, folded onto the sphere when the cube's
+    /// corner falls outside it.
+    #[inline]
+    pub fn in_unit_ball<V: Vector>(self, fish: u64, stream: Stream) -> V {
+        let bits = self.bits(fish, stream);
+        let p = V::from_fn(|i| {
+            ((bits >> (21 * i)) & 0x1f_ffff) as u32 as f32 * (1.0 / (1u32 << 20) as f32) - 1.0
+        });
+        if p.length_squared() > 1.0 { p.normalize_or_zero() } else { p }
+    }
+
     /// The unit direction along which `fish` escapes, this tick, the
     /// neighbours exactly on top of it (whose offset gives no direction):
     /// a direction of its own, so that each fish of a pile leaves its own

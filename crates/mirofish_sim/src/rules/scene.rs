@@ -9,7 +9,7 @@ use glam::Vec2;
 use super::boundary;
 use crate::space::Vector;
 use crate::world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator};
-use crate::world::tank::{BoundaryMode, Tank};
+use crate::world::tank::{BoundaryMode, Tank, TankOf};
 
 /// Obstacle avoidance: within `look` of an obstacle's surface, a desired
 /// velocity straight away from its centre, ramping from 0 at `look` to
@@ -133,11 +133,11 @@ pub fn push_out_in(p: Vec2, v: Vec2, obstacle: &Obstacle, tank: &Tank) -> (Vec2,
 
 /// Moves a predator one tick: a chasing one steers (seek) at `prey`, if
 /// any; all integrate semi-implicitly and stay inside the tank.
-pub fn move_predator(predator: &mut Predator, prey: Option<Vec2>, tank: &Tank, dt: f32) {
+pub fn move_predator<V: Vector>(predator: &mut Predator<V>, prey: Option<V>, tank: &TankOf<V>, dt: f32) {
     if predator.chase
         && let Some(target) = prey
     {
-        let desired = (target - predator.position).try_normalize().unwrap_or(Vec2::ZERO) * predator.max_speed;
+        let desired = (target - predator.position).try_normalize().unwrap_or(V::ZERO) * predator.max_speed;
         let accel = super::clamp_length((desired - predator.velocity) / dt, predator.max_force);
         predator.velocity += accel * dt;
     }

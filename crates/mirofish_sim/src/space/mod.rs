@@ -5,6 +5,10 @@
 //! The rules themselves ([`crate::rules`]) are generic over [`Vector`];
 //! this module adds what a school in a volume needs around them.
 
+pub mod grid;
+pub mod swarm;
 pub mod vector;
 
+pub use grid::CellGrid;
+pub use swarm::{Flock3d, Surroundings, Surroundings3d, Swarm, swarm_hash};
 pub use vector::Vector;

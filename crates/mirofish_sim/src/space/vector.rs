@@ -72,6 +72,16 @@ pub trait Vector:
     fn abs(self) -> Self;
     /// Each component multiplied by the same component of `other`.
     fn scale_by(self, other: Self) -> Self;
+    /// The component-wise minimum.
+    fn min(self, other: Self) -> Self;
+    /// The component-wise maximum.
+    fn max(self, other: Self) -> Self;
+    /// The cross product `self × other` as a vector of the volume: on a
+    /// plane it points along z, its length the perpendicular dot product.
+    fn cross3(self, other: Self) -> Vec3;
+    /// The product of the components: an area on a plane, a volume in a
+    /// volume.
+    fn product(self) -> f32;
 }
 
 macro_rules! forward {
@@ -106,6 +116,14 @@ impl Vector for Vec2 {
     fn scale_by(self, other: Self) -> Self {
         self * other
     }
+    #[inline(always)]
+    fn product(self) -> f32 {
+        self.x * self.y
+    }
+    #[inline(always)]
+    fn cross3(self, other: Self) -> Vec3 {
+        Vec3::new(0.0, 0.0, self.perp_dot(other))
+    }
     forward! {
         dot(other: Self) -> f32;
         length() -> f32;
@@ -118,6 +136,8 @@ impl Vector for Vec2 {
         max_element() -> f32;
         min_element() -> f32;
         abs() -> Self;
+        min(other: Self) -> Self;
+        max(other: Self) -> Self;
     }
 }
 
@@ -144,6 +164,14 @@ impl Vector for Vec3 {
     fn scale_by(self, other: Self) -> Self {
         self * other
     }
+    #[inline(always)]
+    fn product(self) -> f32 {
+        self.x * self.y * self.z
+    }
+    #[inline(always)]
+    fn cross3(self, other: Self) -> Vec3 {
+        self.cross(other)
+    }
     forward! {
         dot(other: Self) -> f32;
         length() -> f32;
@@ -156,6 +184,8 @@ impl Vector for Vec3 {
         max_element() -> f32;
         min_element() -> f32;
         abs() -> Self;
+        min(other: Self) -> Self;
+        max(other: Self) -> Self;
     }
 }
 

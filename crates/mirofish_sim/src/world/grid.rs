@@ -19,6 +19,7 @@
 
 use core::ops::Range;
 
+use crate::space::Vector;
 use glam::{Vec2, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
@@ -792,13 +793,13 @@ fn axis_spans(c0: u32, c1: u32, reach: u32, n: u32, wrap: bool) -> ([(u32, u32);
 /// The shortest offset from `from` to `to`: plain difference for walls, the
 /// nearest image across the seam for a torus of size `size`.
 #[inline]
-pub fn offset(from: Vec2, to: Vec2, size: Vec2, wrap: bool) -> Vec2 {
+pub fn offset<V: Vector>(from: V, to: V, size: V, wrap: bool) -> V {
     let d = to - from;
     if !wrap {
         return d;
     }
     let half = size * 0.5;
-    Vec2::new(wrap_component(d.x, half.x, size.x), wrap_component(d.y, half.y, size.y))
+    V::from_fn(|i| wrap_component(d.axis(i), half.axis(i), size.axis(i)))
 }
 
 #[inline]

@@ -114,9 +114,8 @@ impl<V: Vector> TankOf<V> {
 
     /// The corners of the tank.
     pub fn corners(&self) -> impl Iterator<Item = V> + '_ {
-        (0..1usize << V::DIM).map(|mask| {
-            V::from_fn(|i| if mask >> i & 1 == 1 { self.max.axis(i) } else { self.min.axis(i) })
-        })
+        (0..1usize << V::DIM)
+            .map(|mask| V::from_fn(|i| if mask >> i & 1 == 1 { self.max.axis(i) } else { self.min.axis(i) }))
     }
 
     /// Checks every field; the error names the first bad one.

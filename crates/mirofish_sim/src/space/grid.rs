@@ -1,0 +1,309 @@
+//! The neighbour index of a school in any dimension: a uniform grid of
+//! cells at least one search radius wide, rebuilt every tick by a counting
+//! sort, so that a fish's neighbours lie in its own cell and the cells
+//! around it (3 × 3 on a plane, 3 × 3 × 3 in a volume).
+//!
+//! A k-d tree or a bounding-volume hierarchy answers "who is within r"
+//! too, but is rebuilt in O(n log n) and walked with branches; a school
+//! moves every tick and asks only fixed-radius questions, which a grid
+//! answers with one pass to build and a few contiguous runs to read.
+//!
+//! After [`CellGrid::rebuild`] the fish are also available in cell order
+//! ([`CellGrid::order`]): reading positions in that order keeps the
+//! neighbours of consecutive fish in cache.
+
+use core::ops::Range;
+
+use super::Vector;
+use crate::world::tank::TankOf;
+
+/// Most cells a grid allocates per fish (and at least [`MIN_CELLS`]): a
+/// tank far larger than the school gets coarser cells, never a memory
+/// blow-up.
+const CELLS_PER_FISH: usize = 4;
+/// The fewest cells the cap in [`CELLS_PER_FISH`] allows.
+const MIN_CELLS: usize = 4096;
+
+/// A uniform grid over a tank, its cells listing fish in a counting-sorted
+/// order.
+#[derive(Clone, Debug, Default)]
+pub struct CellGrid<V: Vector> {
+    min: V,
+    size: V,
+    inv_cell: V,
+    dims: [u32; 3],
+    wrap: bool,
+    /// `cell_start[c]..cell_start[c + 1]` are cell `c`'s slots in `order`.
+    cell_start: Vec<u32>,
+    /// The fish in cell order.
+    order: Vec<u32>,
+    /// Each fish's cell.
+    cell_of: Vec<u32>,
+}
+
+impl<V: Vector> CellGrid<V> {
+    /// Rebuilds the grid for `positions` in `tank`, with cells at least
+    /// `radius` wide on every axis (wider when the tank would need more
+    /// than a few cells per fish). `wrap` makes the edge cells neighbours of
+    /// the opposite edge's. Positions outside the tank (or not numbers)
+    /// count in the nearest edge cell.
+    pub fn rebuild(&mut self, positions: &[V], tank: &TankOf<V>, radius: f32, wrap: bool) {
+        let size = tank.size();
+        let cap = (positions.len() * CELLS_PER_FISH).max(MIN_CELLS);
+        let mut reach = if radius.is_finite() && radius > 0.0 { radius } else { size.max_element() };
+        let mut dims = [1u32; 3];
+        loop {
+            let mut cells = 1usize;
+            for (i, d) in dims.iter_mut().enumerate().take(V::DIM) {
+                *d = (size.axis(i) / reach).floor().clamp(1.0, u32::MAX as f32) as u32;
+                cells = cells.saturating_mul(*d as usize);
+            }
+            if cells <= cap {
+                break;
+            }
+            reach *= 1.25;
+        }
+        self.min = tank.min;
+        self.size = size;
+        self.inv_cell = V::from_fn(|i| dims[i] as f32 / size.axis(i));
+        self.dims = dims;
+        self.wrap = wrap;
+        let cells = dims.iter().map(|&d| d as usize).product::<usize>();
+        self.cell_start.clear();
+        self.cell_start.resize(cells + 1, 0);
+        self.cell_of.clear();
+        for &p in positions {
+            let c = self.cell_index(self.coords(p));
+            self.cell_of.push(c);
+            self.cell_start[c as usize] += 1;
+        }
+        // Each cell's end, then `cell_start[cells]`: the end of them all.
+        for c in 1..cells {
+            self.cell_start[c] += self.cell_start[c - 1];
+        }
+        self.cell_start[cells] = positions.len() as u32;
+        // Counting sort, stable: within a cell, fish keep their index order.
+        self.order.clear();
+        self.order.resize(positions.len(), 0);
+        // Fill each cell from its end backwards, walking the fish backwards:
+        // stable, and each `cell_start` ends at its cell's start without a
+        // second array.
+        for (fish, &c) in self.cell_of.iter().enumerate().rev() {
+            let end = &mut self.cell_start[c as usize];
+            *end -= 1;
+            self.order[*end as usize] = fish as u32;
+        }
+    }
+
+    /// The cell of `p`, axis by axis (clamped to the grid).
+    #[inline]
+    pub fn coords(&self, p: V) -> [u32; 3] {
+        let mut c = [0u32; 3];
+        for (i, ci) in c.iter_mut().enumerate().take(V::DIM) {
+            // `as` truncates towards zero (a floor for the positions inside
+            // the tank; the few outside are clamped to the edge anyway),
+            // saturates, and sends NaN to 0: every position has a cell.
+            let x = ((p.axis(i) - self.min.axis(i)) * self.inv_cell.axis(i)) as i64;
+            *ci = x.clamp(0, i64::from(self.dims[i]) - 1) as u32;
+        }
+        c
+    }
+
+    #[inline]
+    fn cell_index(&self, c: [u32; 3]) -> u32 {
+        c[0] + self.dims[0] * (c[1] + self.dims[1] * c[2])
+    }
+
+    /// The fish in cell order.
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// Cells along each axis (1 on the axes a plane lacks).
+    pub fn dimensions(&self) -> [u32; 3] {
+        self.dims
+    }
+
+    /// Whether edge cells neighbour the opposite edge's.
+    pub fn wraps(&self) -> bool {
+        self.wrap
+    }
+
+    /// Calls `visit` with the runs of `order` (slots) of every cell around
+    /// the one holding `p`: each cell once, in a fixed order, however few
+    /// cells an axis has.
+    #[inline]
+    pub fn for_each_run(&self, p: V, mut visit: impl FnMut(Range<usize>)) {
+        let c = self.coords(p);
+        let mut spans = [[0u32; 3]; 3];
+        let mut counts = [1usize; 3];
+        for i in 0..V::DIM {
+            (spans[i], counts[i]) = around(c[i], self.dims[i], self.wrap);
+        }
+        // Cells are numbered along x first, so the cells of one row that
+        // follow each other are one run of slots: at most two runs per row
+        // (two where the row wraps round the tank).
+        let xs = &mut spans[0][..counts[0]];
+        xs.sort_unstable();
+        let mut rows = [(0u32, 0u32); 3];
+        let mut row_count = 0;
+        for &x in xs.iter() {
+            match row_count {
+                0 => {}
+                k if rows[k - 1].1 + 1 == x => {
+                    rows[k - 1].1 = x;
+                    continue;
+                }
+                _ => {}
+            }
+            rows[row_count] = (x, x);
+            row_count += 1;
+        }
+        for &z in &spans[2][..counts[2]] {
+            for &y in &spans[1][..counts[1]] {
+                for &(x0, x1) in &rows[..row_count] {
+                    let first = self.cell_index([x0, y, z]) as usize;
+                    let last = self.cell_index([x1, y, z]) as usize;
+                    let run = self.cell_start[first] as usize..self.cell_start[last + 1] as usize;
+                    if !run.is_empty() {
+                        visit(run);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Bytes held on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        (self.cell_start.capacity() + self.order.capacity() + self.cell_of.capacity()) * 4
+    }
+}
+
+/// The distinct cells at most one away from `c` on an axis of `n` cells:
+/// wrapping round when `wrap`, cut at the edges otherwise.
+#[inline]
+fn around(c: u32, n: u32, wrap: bool) -> ([u32; 3], usize) {
+    if n <= 3 && (wrap || n == 1) {
+        // Every cell of the axis is within reach (or the only one).
+        return ([0, 1, 2], n as usize);
+    }
+    let lo = if c > 0 {
+        Some(c - 1)
+    } else if wrap {
+        Some(n - 1)
+    } else {
+        None
+    };
+    let hi = if c + 1 < n {
+        Some(c + 1)
+    } else if wrap {
+        Some(0)
+    } else {
+        None
+    };
+    let mut out = [c; 3];
+    let mut k = 0;
+    for cell in [lo, Some(c), hi].into_iter().flatten() {
+        out[k] = cell;
+        k += 1;
+    }
+    (out, k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::grid::offset;
+    use glam::Vec3;
+
+    fn scatter(n: usize, tank: &TankOf<Vec3>) -> Vec<Vec3> {
+        let size = tank.size();
+        (0..n as u64)
+            .map(|i| {
+                let b = crate::rules::noise::mix64(i + 1);
+                let f = |k: u32| ((b >> (20 * k)) & 0xf_ffff) as f32 / (1u32 << 20) as f32;
+                tank.min + Vec3::new(f(0), f(1), f(2)) * size
+            })
+            .collect()
+    }
+
+    /// Everything within `radius` of every fish, found by the grid and by
+    /// looking at all pairs, as sorted lists per fish.
+    fn both_ways(
+        positions: &[Vec3],
+        tank: &TankOf<Vec3>,
+        radius: f32,
+        wrap: bool,
+    ) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+        let mut grid = CellGrid::default();
+        grid.rebuild(positions, tank, radius, wrap);
+        let within = |a: Vec3, b: Vec3| offset(a, b, tank.size(), wrap).length_squared() < radius * radius;
+        let by_grid = positions
+            .iter()
+            .map(|&p| {
+                let mut found = Vec::new();
+                grid.for_each_run(p, |run| {
+                    found.extend(
+                        grid.order()[run].iter().copied().filter(|&j| within(p, positions[j as usize])),
+                    );
+                });
+                found.sort_unstable();
+                found
+            })
+            .collect();
+        let brute = positions
+            .iter()
+            .map(|&p| (0..positions.len() as u32).filter(|&j| within(p, positions[j as usize])).collect())
+            .collect();
+        (by_grid, brute)
+    }
+
+    #[test]
+    fn the_grid_finds_what_brute_force_finds_in_a_volume() {
+        let tank = TankOf::centered(Vec3::new(300.0, 200.0, 120.0));
+        let positions = scatter(1500, &tank);
+        for wrap in [false, true] {
+            for radius in [10.0, 31.0, 45.0, 70.0, 130.0] {
+                let (grid, brute) = both_ways(&positions, &tank, radius, wrap);
+                assert_eq!(grid, brute, "radius {radius}, wrap {wrap}");
+            }
+        }
+    }
+
+    #[test]
+    fn neighbours_are_found_across_the_wrap_seams() {
+        let tank = TankOf::centered(Vec3::splat(100.0));
+        // Two fish 2 apart through the corner seam, 98 apart inside.
+        let positions = [Vec3::splat(-49.0), Vec3::splat(49.5)];
+        let (grid, _) = both_ways(&positions, &tank, 5.0, true);
+        assert_eq!(grid[0], vec![0, 1]);
+        let (walls, _) = both_ways(&positions, &tank, 5.0, false);
+        assert_eq!(walls[0], vec![0]);
+    }
+
+    #[test]
+    fn a_huge_tank_gets_coarser_cells_not_a_huge_grid() {
+        let tank = TankOf::centered(Vec3::splat(1.0e6));
+        let mut grid = CellGrid::default();
+        grid.rebuild(&[Vec3::ZERO, Vec3::splat(f32::NAN), Vec3::splat(f32::INFINITY)], &tank, 1.0, false);
+        let cells: u64 = grid.dimensions().iter().map(|&d| u64::from(d)).product();
+        assert!(cells <= MIN_CELLS as u64, "{cells}");
+        assert_eq!(grid.order().len(), 3);
+    }
+
+    #[test]
+    fn each_cell_around_is_visited_once_however_few_cells_an_axis_has() {
+        for n in 1..6 {
+            for c in 0..n {
+                for wrap in [false, true] {
+                    let (cells, k) = around(c, n, wrap);
+                    let mut seen = cells[..k].to_vec();
+                    seen.sort_unstable();
+                    seen.dedup();
+                    assert_eq!(seen.len(), k, "n {n} c {c} wrap {wrap}");
+                    assert!(seen.iter().all(|&x| x < n));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,569 @@
+//! A school in any dimension, stepped by the rules written over
+//! [`Vector`]: [`Flock3d`] in a volume.
+//!
+//! One tick, as on a plane: rebuild the neighbour grid, sum each fish's
+//! neighbourhood and its rules (separation, alignment, cohesion, wander,
+//! walls, obstacles, predators, goals) into one acceleration clamped to
+//! `max_force`, then integrate semi-implicitly, hold the fish inside the
+//! tank and outside the rocks, and move the predators.
+//!
+//! Every fish's force is a function of the state at the start of the tick
+//! and of the counter-based noise only, and is summed in the grid's fixed
+//! order, so the tick gives the same bits on any number of threads.
+
+use std::sync::Arc;
+
+use glam::{Vec2, Vec3};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg32;
+use rayon::prelude::*;
+
+use super::Vector;
+use super::grid::CellGrid;
+use crate::rules::noise::{Stream, TickKey};
+use crate::rules::view::View;
+use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
+use crate::world::grid::offset;
+use crate::world::params::{DEFAULT_DT, FlockParams, MAX_FISH, ParamError, validate_dt};
+use crate::world::scene::{Attractor, Goal, Obstacle, Predator};
+use crate::world::tank::{BoundaryMode, TankOf};
+
+/// A school in a volume.
+pub type Flock3d = Swarm<Vec3>;
+/// What shares a volume with the school.
+pub type Surroundings3d = Surroundings<Vec3>;
+
+/// Fish per parallel task: large enough that scheduling is noise, small
+/// enough that two threads share a few thousand fish evenly.
+const CHUNK: usize = 1024;
+
+/// What shares the tank with a [`Swarm`]: rocks, predators, goals and an
+/// attract/repel point, in the swarm's dimension.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Surroundings<V: Vector> {
+    /// Spheres (discs on a plane) the fish steer round and cannot enter.
+    pub obstacles: Vec<Obstacle<V>>,
+    /// Predators the fish flee.
+    pub predators: Vec<Predator<V>>,
+    /// A goal for every fish.
+    pub goal: Option<Goal<V>>,
+    /// A goal per school, by school index (added to `goal`).
+    pub school_goals: Vec<Option<Goal<V>>>,
+    /// An attract (strength > 0) or repel point.
+    pub attractor: Option<Attractor<V>>,
+}
+
+impl<V: Vector> Default for Surroundings<V> {
+    fn default() -> Self {
+        Self {
+            obstacles: Vec::new(),
+            predators: Vec::new(),
+            goal: None,
+            school_goals: Vec::new(),
+            attractor: None,
+        }
+    }
+}
+
+impl<V: Vector> Surroundings<V> {
+    /// Checks every element against `tank`; the error names the first bad
+    /// field.
+    pub fn validate(&self, tank: &TankOf<V>) -> Result<(), ParamError> {
+        self.obstacles.iter().try_for_each(|o| o.validate_in(tank))?;
+        self.predators.iter().try_for_each(Predator::validate)?;
+        self.goal.iter().chain(self.school_goals.iter().flatten()).try_for_each(Goal::validate)?;
+        self.attractor.iter().try_for_each(Attractor::validate)
+    }
+}
+
+/// A school (or several) in `V`'s dimension: the fish as columns, their
+/// parameters, tank and surroundings, and the scratch a tick reuses.
+#[derive(Clone, Debug)]
+pub struct Swarm<V: Vector> {
+    /// The fish, stored in the grid's cell order of the last tick (fish
+    /// that are near each other are near in memory); `fish.id` says who
+    /// is where.
+    fish: Columns<V>,
+    params: Vec<FlockParams>,
+    tank: TankOf<V>,
+    /// What shares the tank; change it freely between ticks (validated by
+    /// [`Swarm::set_surroundings`]).
+    surroundings: Surroundings<V>,
+    seed: u64,
+    tick: u64,
+    dt: f32,
+    grid: CellGrid<V>,
+    /// Scratch: the fish in this tick's cell order, swapped with `fish`.
+    sorted: Columns<V>,
+    /// Each slot's acceleration, fear and neighbour count.
+    kicks: Vec<Kick<V>>,
+    /// What each school's force pass computes once per tick.
+    schools_now: Vec<SchoolNow>,
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+/// The fish, column by column.
+#[derive(Clone, Debug, Default)]
+struct Columns<V: Vector> {
+    /// Which fish each slot holds (its index when it was spawned).
+    id: Vec<u32>,
+    position: Vec<V>,
+    velocity: Vec<V>,
+    /// The unit direction each fish wanders along.
+    wander: Vec<V>,
+    /// Fear, 0–1.
+    fright: Vec<f32>,
+    school: Vec<u16>,
+}
+
+impl<V: Vector> Columns<V> {
+    /// Fills `self` with `from`'s fish in `order`.
+    fn gather(&mut self, from: &Self, order: &[u32]) {
+        fn column<T: Copy>(to: &mut Vec<T>, from: &[T], order: &[u32]) {
+            to.clear();
+            to.extend(order.iter().map(|&i| from[i as usize]));
+        }
+        column(&mut self.id, &from.id, order);
+        column(&mut self.position, &from.position, order);
+        column(&mut self.velocity, &from.velocity, order);
+        column(&mut self.wander, &from.wander, order);
+        column(&mut self.fright, &from.fright, order);
+        column(&mut self.school, &from.school, order);
+    }
+}
+
+/// A school's view, reach and calming factor, computed once per tick.
+#[derive(Clone, Copy, Debug)]
+struct SchoolNow {
+    view: View,
+    reach: Reach,
+    /// How much fear is left after one tick without a predator.
+    calm: f32,
+}
+
+/// One fish's outcome of the force pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Kick<V: Vector> {
+    acceleration: V,
+    fear: f32,
+    neighbours: u32,
+}
+
+impl<V: Vector> Swarm<V> {
+    /// `count` fish of one school with `params`, scattered uniformly in
+    /// `tank` (outside nothing: the tank starts empty) heading every way at
+    /// half to full speed, from `seed`.
+    pub fn new(params: FlockParams, tank: TankOf<V>, count: usize, seed: u64) -> Result<Self, ParamError> {
+        params.validate()?;
+        tank.validate()?;
+        let mut swarm = Self {
+            fish: Columns::default(),
+            params: vec![params],
+            tank,
+            surroundings: Surroundings::default(),
+            seed,
+            tick: 0,
+            dt: DEFAULT_DT,
+            grid: CellGrid::default(),
+            sorted: Columns::default(),
+            kicks: Vec::new(),
+            schools_now: Vec::new(),
+            pool: None,
+        };
+        swarm.spawn(0, count, seed)?;
+        Ok(swarm)
+    }
+
+    /// Adds a school with its own parameters and returns its index.
+    pub fn add_school(&mut self, params: FlockParams, count: usize, seed: u64) -> Result<u16, ParamError> {
+        params.validate()?;
+        let index = self.params.len();
+        if index > usize::from(u16::MAX) {
+            return Err(ParamError {
+                field: "schools",
+                value: index as f32,
+                expected: "at most 65536".into(),
+            });
+        }
+        self.params.push(params);
+        let spawned = self.spawn(index as u16, count, seed);
+        if spawned.is_err() {
+            self.params.pop();
+        }
+        spawned.map(|()| index as u16)
+    }
+
+    /// Scatters `count` fish of `school` uniformly in the tank, outside the
+    /// obstacles (a fish drawn inside one is pushed to its surface).
+    fn spawn(&mut self, school: u16, count: usize, seed: u64) -> Result<(), ParamError> {
+        if count > MAX_FISH - self.len() {
+            return Err(ParamError {
+                field: "count",
+                value: count as f32,
+                expected: format!("at most {MAX_FISH} fish in all"),
+            });
+        }
+        let params = self.params[usize::from(school)];
+        let mut rng = Pcg32::seed_from_u64(seed);
+        let size = self.tank.size();
+        let unit = |rng: &mut Pcg32| loop {
+            let d = V::from_fn(|_| rng.random::<f32>() * 2.0 - 1.0);
+            let len2 = d.length_squared();
+            if len2 > 1.0e-4 && len2 <= 1.0 {
+                return d / len2.sqrt();
+            }
+        };
+        for _ in 0..count {
+            let corner = V::from_fn(|_| rng.random::<f32>());
+            let mut p = self.tank.min + corner.scale_by(size);
+            p = V::from_fn(|i| p.axis(i).min(self.tank.max.axis(i).next_down()));
+            let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>());
+            let mut v = unit(&mut rng) * speed;
+            for o in &self.surroundings.obstacles {
+                (p, v) = react::push_out(p, v, o);
+            }
+            let fish = &mut self.fish;
+            fish.id.push(fish.id.len() as u32);
+            fish.position.push(p);
+            fish.velocity.push(v);
+            fish.wander.push(unit(&mut rng));
+            fish.fright.push(0.0);
+            fish.school.push(school);
+        }
+        Ok(())
+    }
+
+    /// Steps of `dt` seconds instead of [`DEFAULT_DT`].
+    pub fn with_dt(mut self, dt: f32) -> Result<Self, ParamError> {
+        validate_dt(dt)?;
+        self.dt = dt;
+        Ok(self)
+    }
+
+    /// Runs the passes on a pool of `threads` threads of the swarm's own
+    /// (at least 1); the state is the same bits on any number of threads.
+    pub fn with_threads(self, threads: usize) -> Result<Self, rayon::ThreadPoolBuildError> {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build()?;
+        Ok(self.with_thread_pool(Arc::new(pool)))
+    }
+
+    /// Runs the passes on `pool` instead of the global one (for example a
+    /// pool of one thread, to compare).
+    pub fn with_thread_pool(mut self, pool: Arc<rayon::ThreadPool>) -> Self {
+        self.pool = Some(pool);
+        self
+    }
+
+    /// Replaces what shares the tank, after checking it.
+    pub fn set_surroundings(&mut self, surroundings: Surroundings<V>) -> Result<(), ParamError> {
+        surroundings.validate(&self.tank)?;
+        self.surroundings = surroundings;
+        Ok(())
+    }
+
+    /// Replaces one school's parameters, after checking them.
+    pub fn set_params(&mut self, school: u16, params: FlockParams) -> Result<(), ParamError> {
+        params.validate()?;
+        let slot = self.params.get_mut(usize::from(school)).ok_or_else(|| ParamError {
+            field: "school",
+            value: f32::from(school),
+            expected: "an existing school".into(),
+        })?;
+        *slot = params;
+        Ok(())
+    }
+
+    /// Number of fish.
+    pub fn len(&self) -> usize {
+        self.fish.id.len()
+    }
+
+    /// Whether there are no fish.
+    pub fn is_empty(&self) -> bool {
+        self.fish.id.is_empty()
+    }
+
+    /// Which fish each slot holds: the fish are stored in the order of the
+    /// neighbour grid's cells (it changes as they move), and each keeps the
+    /// id it was spawned with (0, 1, 2, … in spawn order).
+    pub fn ids(&self) -> &[u32] {
+        &self.fish.id
+    }
+
+    /// Positions, by slot (see [`Swarm::ids`]).
+    pub fn positions(&self) -> &[V] {
+        &self.fish.position
+    }
+
+    /// Velocities, by slot.
+    pub fn velocities(&self) -> &[V] {
+        &self.fish.velocity
+    }
+
+    /// Each slot's school.
+    pub fn schools(&self) -> &[u16] {
+        &self.fish.school
+    }
+
+    /// Each school's parameters.
+    pub fn params(&self) -> &[FlockParams] {
+        &self.params
+    }
+
+    /// The tank.
+    pub fn tank(&self) -> &TankOf<V> {
+        &self.tank
+    }
+
+    /// What shares the tank (predators move as the swarm steps).
+    pub fn surroundings(&self) -> &Surroundings<V> {
+        &self.surroundings
+    }
+
+    /// Ticks stepped so far.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// How many neighbours each fish saw in the last tick, in cell order
+    /// (empty before the first tick).
+    pub fn neighbour_counts(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.kicks.iter().map(|k| k.neighbours)
+    }
+
+    /// Steps `ticks` ticks of [`DEFAULT_DT`].
+    pub fn run(&mut self, ticks: u64) {
+        for _ in 0..ticks {
+            self.step();
+        }
+    }
+
+    /// One tick: index, forces, integration, predators.
+    pub fn step(&mut self) {
+        let radius =
+            self.params.iter().map(|p| p.perception_radius.max(p.separation_radius)).fold(0.0, f32::max);
+        let wrap = self.tank.boundary == BoundaryMode::Wrap;
+        self.grid.rebuild(&self.fish.position, &self.tank, radius, wrap);
+        // Store the fish in cell order: the force pass then reads each
+        // cell's fish from consecutive memory, and the next tick's order
+        // is nearly this one, so gathering it reads nearly in sequence.
+        self.sorted.gather(&self.fish, self.grid.order());
+        core::mem::swap(&mut self.fish, &mut self.sorted);
+        self.kicks.clear();
+        self.kicks.resize(self.len(), Kick::default());
+        let dt = self.dt;
+        self.schools_now.clear();
+        self.schools_now.extend(self.params.iter().map(|p| SchoolNow {
+            view: View::new(p),
+            reach: Reach::new(p),
+            calm: (-p.calm_rate * dt).exp(),
+        }));
+        let pass = ForcePass {
+            schools_now: &self.schools_now,
+            one_school: self.params.len() == 1,
+            grid: &self.grid,
+            fish: &self.fish,
+            params: &self.params,
+            tank: &self.tank,
+            surroundings: &self.surroundings,
+            key: TickKey::new(self.seed, self.tick),
+        };
+        let kicks = &mut self.kicks;
+        crate::step::run(self.pool.as_deref(), || {
+            kicks.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
+                for (k, kick) in chunk.iter_mut().enumerate() {
+                    *kick = pass.fish(c * CHUNK + k);
+                }
+            });
+        });
+        self.integrate();
+        self.move_predators();
+        self.tick += 1;
+    }
+
+    /// Velocities, positions, walls, rocks, fear and wander, fish by fish
+    /// (each from its own state and its kick: any split gives the same bits).
+    fn integrate(&mut self) {
+        let (dt, key) = (self.dt, TickKey::new(self.seed, self.tick));
+        let (tank, surroundings, params) = (&self.tank, &self.surroundings, &self.params);
+        let (schools_now, kicks) = (&self.schools_now, &self.kicks);
+        let fish = &mut self.fish;
+        let (id, school) = (&fish.id, &fish.school);
+        let columns = (
+            fish.position.par_chunks_mut(CHUNK),
+            fish.velocity.par_chunks_mut(CHUNK),
+            fish.wander.par_chunks_mut(CHUNK),
+            fish.fright.par_chunks_mut(CHUNK),
+        );
+        crate::step::run(self.pool.as_deref(), || {
+            columns.into_par_iter().enumerate().for_each(|(c, (position, velocity, wander, fright))| {
+                for k in 0..position.len() {
+                    let slot = c * CHUNK + k;
+                    let (name, school) = (u64::from(id[slot]), usize::from(school[slot]));
+                    let p = &params[school];
+                    let kick = kicks[slot];
+                    let mut limit = p.max_speed;
+                    if fright[k] > 0.0 || kick.fear > 0.0 {
+                        let fear = (fright[k] * schools_now[school].calm).max(kick.fear).clamp(0.0, 1.0);
+                        fright[k] = fear;
+                        limit *= 1.0 + fear * (p.panic_speed - 1.0);
+                    }
+                    let v = rules::clamp_length(velocity[k] + kick.acceleration * dt, limit);
+                    let moved = position[k] + v * dt;
+                    (position[k], velocity[k]) =
+                        contain(moved, v, tank, surroundings, key.bits(name, Stream::Bounce));
+                    let turn: V = key.in_unit_ball(name, Stream::Wander);
+                    let turned = wander[k] + turn * (p.wander_rate * dt);
+                    wander[k] = turned.try_normalize().unwrap_or(wander[k]);
+                }
+            });
+        });
+    }
+
+    /// Predators chase the nearest fish (by brute force: there are few
+    /// predators) and move.
+    fn move_predators(&mut self) {
+        let (size, wrap) = (self.tank.size(), self.tank.boundary == BoundaryMode::Wrap);
+        for predator in &mut self.surroundings.predators {
+            let prey = self
+                .fish
+                .position
+                .iter()
+                .map(|&p| (offset(predator.position, p, size, wrap).length_squared(), p))
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, p)| p);
+            react::move_predator(predator, prey, &self.tank, self.dt);
+        }
+    }
+}
+
+/// Puts a fish that moved to `p` with velocity `v` back inside the tank
+/// (wrapping, bouncing, or, for the soft margin, bouncing off the hard
+/// wall behind it) and outside every obstacle.
+#[inline]
+fn contain<V: Vector>(p: V, v: V, tank: &TankOf<V>, surroundings: &Surroundings<V>, bits: u64) -> (V, V) {
+    let scatter = (bits >> 40) as u32 as f32 * (2.0 / (1u32 << 24) as f32) - 1.0;
+    let wall = |p: V, v: V| match tank.boundary {
+        BoundaryMode::Wrap => (rules::boundary::wrap(p, tank), v),
+        BoundaryMode::Bounce | BoundaryMode::SoftMargin => rules::boundary::bounce(p, v, tank, scatter),
+    };
+    let (mut p, mut v) = wall(p, v);
+    for o in &surroundings.obstacles {
+        (p, v) = react::push_out(p, v, o);
+    }
+    // A rock against a wall can push a fish through it: back inside (on
+    // the rock's rim, where it meets the wall, the fish is then pushed out
+    // again next tick).
+    if !tank.contains(p) { wall(p, v) } else { (p, v) }
+}
+
+/// Everything the force pass reads: the state at the start of the tick,
+/// in cell order where the neighbours are read.
+struct ForcePass<'a, V: Vector> {
+    grid: &'a CellGrid<V>,
+    /// The fish, in this tick's cell order.
+    fish: &'a Columns<V>,
+    params: &'a [FlockParams],
+    schools_now: &'a [SchoolNow],
+    /// Whether every fish is of one school (no school test per pair).
+    one_school: bool,
+    tank: &'a TankOf<V>,
+    surroundings: &'a Surroundings<V>,
+    key: TickKey,
+}
+
+impl<V: Vector> ForcePass<'_, V> {
+    /// The acceleration, fear and neighbour count of the fish in `slot`.
+    #[inline]
+    fn fish(&self, slot: usize) -> Kick<V> {
+        let sorted = self.fish;
+        let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], sorted.school[slot]);
+        let name = u64::from(sorted.id[slot]);
+        let params = &self.params[usize::from(school)];
+        let now = &self.schools_now[usize::from(school)];
+        let fright = sorted.fright[slot];
+        let mut reach = now.reach;
+        if fright > 0.0 {
+            // Fear widens the personal space (panic_separation at full fear).
+            let widen = 1.0 + fright * (params.panic_separation - 1.0);
+            let afraid = FlockParams { separation_radius: params.separation_radius * widen, ..*params };
+            reach = Reach::new(&afraid);
+        }
+        let heading = rules::heading(v, sorted.wander[slot]);
+        let (size, wrap) = (self.tank.size(), self.grid.wraps());
+        let (max2, all_schools) = (reach.max2(), self.one_school || params.sees_other_schools);
+        let mut hood = Neighbourhood::<V>::default();
+        self.grid.for_each_run(p, |run| {
+            let others = sorted.position[run.clone()].iter().zip(&sorted.velocity[run.clone()]);
+            for (s, (&q, &u)) in run.clone().zip(others) {
+                let d = offset(p, q, size, wrap);
+                let d2 = d.length_squared();
+                if d2 < max2
+                    && s != slot
+                    && (all_schools || sorted.school[s] == school)
+                    && now.view.sees(heading, d, d2)
+                {
+                    hood.add(d, d2, u, &reach);
+                }
+            }
+        });
+        let tie: V = self.key.in_unit_ball(name, Stream::Coincident);
+        hood.settle_ties(tie.try_normalize().unwrap_or(V::X));
+        let mut forces = RuleForces::evaluate_towards(&hood, v, sorted.wander[slot], params);
+        let speed = params.max_speed;
+        if self.tank.boundary == BoundaryMode::SoftMargin {
+            let wall = rules::boundary::soft_margin_steer(p, self.tank, params);
+            forces.boundary = rules::steer(wall, self.tank.boundary_weight, params);
+        }
+        let s = self.surroundings;
+        let avoid =
+            s.obstacles.iter().fold(V::ZERO, |sum, o| sum + react::avoid(p, o, params.obstacle_look, speed));
+        forces.obstacle = rules::steer(avoid, params.obstacle_weight, params);
+        let (mut fear, mut flee) = (0.0f32, V::ZERO);
+        for predator in &s.predators {
+            let (f, change) = react::flee(p, v, predator, speed);
+            fear = fear.max(f);
+            flee += change;
+        }
+        forces.flee = rules::steer(flee, params.flee_weight, params);
+        let goals = s.goal.iter().chain(s.school_goals.get(usize::from(school)).and_then(Option::as_ref));
+        forces.goal =
+            goals.fold(V::ZERO, |sum, g| sum + rules::steer(react::pursue(p, v, g, speed), g.weight, params));
+        if let Some(a) = &s.attractor {
+            forces.goal += rules::steer(react::attract(p, a, speed), a.strength.abs(), params);
+        }
+        let jitter: V = self.key.in_unit_ball(name, Stream::Jitter);
+        let total = forces.acceleration() + jitter * (params.jitter * params.max_force);
+        Kick { acceleration: rules::clamp_length(total, params.max_force), fear, neighbours: hood.count }
+    }
+}
+
+impl Swarm<Vec2> {
+    /// The fish's headings as angles, for drawing on a plane.
+    pub fn angles(&self) -> impl Iterator<Item = f32> + '_ {
+        self.fish.velocity.iter().map(|v| v.to_angle())
+    }
+}
+
+/// A 64-bit FNV-1a hash of every fish's id, position, velocity and wander
+/// direction, bit for bit, in slot order: equal hashes mean equal states.
+pub fn swarm_hash<V: Vector>(swarm: &Swarm<V>) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h = OFFSET;
+    let fish = &swarm.fish;
+    for f in 0..swarm.len() {
+        for byte in fish.id[f].to_le_bytes() {
+            h = (h ^ u64::from(byte)).wrapping_mul(PRIME);
+        }
+        for x in [fish.position[f], fish.velocity[f], fish.wander[f]] {
+            for i in 0..V::DIM {
+                for byte in x.axis(i).to_bits().to_le_bytes() {
+                    h = (h ^ u64::from(byte)).wrapping_mul(PRIME);
+                }
+            }
+        }
+    }
+    h
+}
