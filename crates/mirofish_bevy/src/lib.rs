@@ -73,6 +73,7 @@ mod schedule;
 mod spawn;
 mod state;
 mod systems;
+pub mod volume;
 
 use core::time::Duration;
 

@@ -21,6 +21,9 @@ pub enum Refused {
     /// A configuration file, by asset path (the configuration in force
     /// stays; the `asset` feature).
     File(String),
+    /// A [`crate::volume::SetSurroundings3d`] (the surroundings in force
+    /// stay).
+    Surroundings,
 }
 
 /// One refusal: what, why (the field and the value), and at which tick.

@@ -194,6 +194,20 @@ impl<V: Vector> Swarm<V> {
         spawned.map(|()| index as u16)
     }
 
+    /// Adds `count` fish to an existing `school`, scattered as in
+    /// [`Swarm::new`] from `seed`; returns the id of the first.
+    pub fn spawn_school(&mut self, school: u16, count: usize, seed: u64) -> Result<u32, ParamError> {
+        if usize::from(school) >= self.params.len() {
+            return Err(ParamError {
+                field: "school",
+                value: f32::from(school),
+                expected: "an existing school".into(),
+            });
+        }
+        let first = self.len() as u32;
+        self.spawn(school, count, seed).map(|()| first)
+    }
+
     /// Scatters `count` fish of `school` uniformly in the tank, outside the
     /// obstacles (a fish drawn inside one is pushed to its surface).
     fn spawn(&mut self, school: u16, count: usize, seed: u64) -> Result<(), ParamError> {
@@ -239,6 +253,13 @@ impl<V: Vector> Swarm<V> {
         validate_dt(dt)?;
         self.dt = dt;
         Ok(self)
+    }
+
+    /// Sets the step to `dt` seconds from the next tick on.
+    pub fn set_dt(&mut self, dt: f32) -> Result<(), ParamError> {
+        validate_dt(dt)?;
+        self.dt = dt;
+        Ok(())
     }
 
     /// Runs the passes on a pool of `threads` threads of the swarm's own

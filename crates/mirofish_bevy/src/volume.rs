@@ -1,0 +1,314 @@
+//! Schools in a volume in a Bevy app: [`MiroFish3dPlugin`].
+//!
+//! The core's [`Flock3d`] holds the fish and steps them (in parallel,
+//! bit-identical on any number of threads); every fish is also an entity
+//! with a [`Boid3d`] marker, its [`FishId`], a [`Position3d`] and a
+//! [`Velocity3d`] written back after each tick, and a `Transform` that
+//! follows them between ticks, turned so that its −Z axis (Bevy's
+//! forward) points along the velocity. Give each fish a look when it
+//! arrives (an observer on `Add<Boid3d>` inserting a mesh and a material:
+//! one shared mesh and one material per school let Bevy draw them all in a
+//! few instanced draws).
+//!
+//! ```
+//! use bevy::app::ScheduleRunnerPlugin;
+//! use bevy::prelude::*;
+//! use bevy::time::TimeUpdateStrategy;
+//! use mirofish_bevy::volume::*;
+//!
+//! let mut app = App::new();
+//! app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+//!     .add_plugins(MiroFish3dPlugin::default())
+//!     .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+//! app.world_mut().commands().queue(SpawnSchool3d::new(500));
+//! for _ in 0..=30 {
+//!     app.update();
+//! }
+//! let state = app.world().resource::<Flock3dState>();
+//! assert_eq!((state.flock.len(), state.flock.tick()), (500, 30));
+//! ```
+//!
+//! Here the whole tick (index, forces, clamp, integration, walls, predators)
+//! runs in one system, [`Volume3dSystems::Step`], followed by the write-back
+//! to the entities ([`Volume3dSystems::WriteBack`]); a game system ordered
+//! after the write-back sees the tick's result.
+
+use bevy::ecs::intern::Interned;
+use bevy::ecs::schedule::ScheduleLabel;
+use bevy::prelude::*;
+use mirofish_sim::space::{Flock3d, Surroundings3d};
+use mirofish_sim::{FlockParams, ParamError, Tank3d};
+
+use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
+
+/// Marks a fish of a school in a volume.
+#[derive(Component, Clone, Copy, Debug, Default, Reflect)]
+#[reflect(Component)]
+#[require(Transform, Position3d, Velocity3d, PreviousPosition3d)]
+pub struct Boid3d;
+
+/// Which fish of the [`Flock3dState`] an entity shows (its id in the core).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Component)]
+pub struct FishId(pub u32);
+
+/// The school a fish belongs to (0 for the first).
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Component)]
+pub struct School3d(pub u16);
+
+/// A fish's position after the last tick (world units).
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect, Deref, DerefMut)]
+#[reflect(Component)]
+pub struct Position3d(pub Vec3);
+
+/// A fish's velocity after the last tick (world units per second).
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect, Deref, DerefMut)]
+#[reflect(Component)]
+pub struct Velocity3d(pub Vec3);
+
+/// A fish's position before the last tick, for drawing between ticks.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect, Deref, DerefMut)]
+#[reflect(Component)]
+pub struct PreviousPosition3d(pub Vec3);
+
+/// The parameters a [`Flock3dState`] starts from, read when the plugin is
+/// added (insert it before, or keep the default).
+#[derive(Resource, Clone, Debug, PartialEq, Reflect)]
+#[reflect(Resource)]
+pub struct Flock3dConfig {
+    /// The first school's parameters.
+    pub params: FlockParams,
+    /// The box the fish live in.
+    #[reflect(ignore)]
+    pub tank: Tank3d,
+    /// The seed of every random draw.
+    pub seed: u64,
+}
+
+impl Default for Flock3dConfig {
+    fn default() -> Self {
+        Self { params: FlockParams::default(), tank: Tank3d::default(), seed: 1 }
+    }
+}
+
+/// The school in the volume: the core's state, the truth between ticks,
+/// and the entity that shows each fish.
+#[derive(Resource, Debug)]
+pub struct Flock3dState {
+    /// The fish, their parameters, tank and surroundings.
+    pub flock: Flock3d,
+    /// The entity of each fish, by id (`None` until it is spawned).
+    entities: Vec<Option<Entity>>,
+    /// How far the tick has gone, for drawing between ticks.
+    fixed_schedule: bool,
+}
+
+impl Flock3dState {
+    /// The entity showing fish `id`, if any.
+    pub fn entity(&self, id: u32) -> Option<Entity> {
+        self.entities.get(id as usize).copied().flatten()
+    }
+}
+
+/// The system sets of [`MiroFish3dPlugin`], chained in its schedule.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Volume3dSystems {
+    /// One tick of the core.
+    Step,
+    /// The tick's positions and velocities copied to the entities.
+    WriteBack,
+}
+
+/// Adds schools in a volume: [`Flock3dState`] from [`Flock3dConfig`], a
+/// tick per run of its schedule, and `Transform`s that follow the fish.
+pub struct MiroFish3dPlugin {
+    /// The schedule the tick runs in (default [`FixedUpdate`]).
+    pub schedule: Interned<dyn ScheduleLabel>,
+}
+
+impl Default for MiroFish3dPlugin {
+    fn default() -> Self {
+        Self::new(FixedUpdate)
+    }
+}
+
+impl MiroFish3dPlugin {
+    /// The plugin with its tick in `schedule`, leaving the app's clocks
+    /// alone.
+    pub fn new(schedule: impl ScheduleLabel) -> Self {
+        Self { schedule: schedule.intern() }
+    }
+}
+
+impl Plugin for MiroFish3dPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_message::<FlockRefusal>().init_resource::<FlockRefusals>();
+        let config = app.world_mut().get_resource_or_init::<Flock3dConfig>().clone();
+        let flock = Flock3d::new(config.params, config.tank, 0, config.seed).unwrap_or_else(|error| {
+            report_in(app.world_mut(), FlockRefusal { tick: 0, what: Refused::Config, error });
+            Flock3d::new(FlockParams::default(), Tank3d::default(), 0, config.seed)
+                .expect("the defaults are valid")
+        });
+        let fixed_schedule = self.schedule == FixedUpdate.intern();
+        app.register_type::<(Boid3d, FishId, School3d, Position3d, Velocity3d, PreviousPosition3d)>()
+            .register_type::<Flock3dConfig>()
+            .insert_resource(Flock3dState { flock, entities: Vec::new(), fixed_schedule })
+            .configure_sets(self.schedule, Volume3dSystems::Step.before(Volume3dSystems::WriteBack))
+            .add_systems(self.schedule, step.in_set(Volume3dSystems::Step))
+            .add_systems(self.schedule, write_back.in_set(Volume3dSystems::WriteBack))
+            .add_systems(PostUpdate, follow.before(TransformSystems::Propagate));
+    }
+}
+
+/// Adds a school to the volume: `count` fish, with their own parameters
+/// (a new school) or joining the first. A command: queue it on `Commands`.
+#[derive(Clone, Debug)]
+pub struct SpawnSchool3d {
+    /// How many fish.
+    pub count: usize,
+    /// Parameters of a new school; `None` joins school 0.
+    pub params: Option<FlockParams>,
+    /// Seed of their scattering (mixed with the count of fish so far).
+    pub seed: u64,
+}
+
+impl SpawnSchool3d {
+    /// `count` fish joining the first school.
+    pub fn new(count: usize) -> Self {
+        Self { count, params: None, seed: 0 }
+    }
+
+    /// The fish form a new school with `params`.
+    pub fn with_params(mut self, params: FlockParams) -> Self {
+        self.params = Some(params);
+        self
+    }
+}
+
+impl Command for SpawnSchool3d {
+    type Out = ();
+
+    fn apply(self, world: &mut World) {
+        let Some(mut state) = world.get_resource_mut::<Flock3dState>() else {
+            log::warn!("MiroFish: SpawnSchool3d before MiroFish3dPlugin was added; nothing spawned");
+            return;
+        };
+        let seed = self.seed ^ (state.flock.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let added: Result<(u16, u32), ParamError> = match self.params {
+            Some(params) => {
+                let first = state.flock.len() as u32;
+                state.flock.add_school(params, self.count, seed).map(|school| (school, first))
+            }
+            None => state.flock.spawn_school(0, self.count, seed).map(|first| (0, first)),
+        };
+        let (school, first) = match added {
+            Ok(added) => added,
+            Err(error) => {
+                let tick = state.flock.tick();
+                report_in(world, FlockRefusal { tick, what: Refused::Spawn, error });
+                return;
+            }
+        };
+        let flock = &state.flock;
+        let fish: Vec<(u32, Vec3, Vec3)> = flock
+            .ids()
+            .iter()
+            .zip(flock.positions().iter().zip(flock.velocities()))
+            .filter(|(id, _)| **id >= first)
+            .map(|(&id, (&p, &v))| (id, p, v))
+            .collect();
+        let spawned: Vec<(u32, Entity)> = fish
+            .into_iter()
+            .map(|(id, p, v)| {
+                let entity = world
+                    .spawn((
+                        Boid3d,
+                        FishId(id),
+                        School3d(school),
+                        Position3d(p),
+                        PreviousPosition3d(p),
+                        Velocity3d(v),
+                        Transform::from_translation(p).looking_to(v.normalize_or(Vec3::NEG_Z), Vec3::Y),
+                    ))
+                    .id();
+                (id, entity)
+            })
+            .collect();
+        let mut state = world.resource_mut::<Flock3dState>();
+        for (id, entity) in spawned {
+            let id = id as usize;
+            if state.entities.len() <= id {
+                state.entities.resize(id + 1, None);
+            }
+            state.entities[id] = Some(entity);
+        }
+    }
+}
+
+/// One tick of the core, `dt` from the schedule's clock (in
+/// [`FixedUpdate`], the app's fixed step).
+fn step(time: Res<Time>, mut state: ResMut<Flock3dState>) {
+    // A zero or absurd delta (the first frame of a variable schedule)
+    // keeps the last valid step.
+    let _ = state.flock.set_dt(time.delta_secs());
+    state.flock.step();
+}
+
+/// Copies each fish's new position and velocity to its entity, keeping
+/// the old position for drawing between ticks.
+fn write_back(
+    state: Res<Flock3dState>,
+    mut fish: Query<(&mut Position3d, &mut PreviousPosition3d, &mut Velocity3d), With<Boid3d>>,
+) {
+    let flock = &state.flock;
+    for ((&id, &p), &v) in flock.ids().iter().zip(flock.positions()).zip(flock.velocities()) {
+        let Some(entity) = state.entity(id) else { continue };
+        if let Ok((mut position, mut previous, mut velocity)) = fish.get_mut(entity) {
+            previous.0 = position.0;
+            position.0 = p;
+            velocity.0 = v;
+        }
+    }
+}
+
+/// Moves each fish's `Transform` between its last two positions by how far
+/// the fixed clock has run into the next tick, turned along its velocity.
+fn follow(
+    time: Res<Time<Fixed>>,
+    state: Res<Flock3dState>,
+    mut fish: Query<(&Position3d, &PreviousPosition3d, &Velocity3d, &mut Transform), With<Boid3d>>,
+) {
+    let alpha = if state.fixed_schedule { time.overstep_fraction().clamp(0.0, 1.0) } else { 1.0 };
+    let half = state.flock.tank().size() * 0.5;
+    fish.par_iter_mut().for_each(|(p, prev, v, mut t)| {
+        let jump = (p.0 - prev.0).abs();
+        // A fish that wrapped round the tank is drawn where it is.
+        let wrapped = !(jump.x <= half.x && jump.y <= half.y && jump.z <= half.z);
+        let at = if wrapped { p.0 } else { prev.0.lerp(p.0, alpha) };
+        if !at.is_finite() {
+            return;
+        }
+        t.translation = at;
+        if let Some(heading) = v.0.try_normalize() {
+            t.rotation = Quat::from_rotation_arc(Vec3::NEG_Z, heading);
+        }
+    });
+}
+
+/// Replaces what shares the volume (rocks, predators, goals), refusing it
+/// with a [`FlockRefusal`] if an element is invalid. A command.
+#[derive(Clone, Debug)]
+pub struct SetSurroundings3d(pub Surroundings3d);
+
+impl Command for SetSurroundings3d {
+    type Out = ();
+
+    fn apply(self, world: &mut World) {
+        let Some(mut state) = world.get_resource_mut::<Flock3dState>() else { return };
+        if let Err(error) = state.flock.set_surroundings(self.0) {
+            let tick = state.flock.tick();
+            report_in(world, FlockRefusal { tick, what: Refused::Surroundings, error });
+        }
+    }
+}

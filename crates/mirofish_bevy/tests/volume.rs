@@ -1,0 +1,64 @@
+//! The plugin in a volume: fish entities follow the core, schools and
+//! refusals arrive as in two dimensions, and `Transform`s point along the
+//! velocity.
+
+use bevy::app::ScheduleRunnerPlugin;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use mirofish_bevy::prelude::FlockRefusals;
+use mirofish_bevy::volume::*;
+use mirofish_sim::space::Surroundings3d;
+use mirofish_sim::{FlockParams, Obstacle};
+
+fn app() -> App {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+        .insert_resource(Flock3dConfig { seed: 9, ..default() })
+        .add_plugins(MiroFish3dPlugin::default())
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app
+}
+
+#[test]
+fn fish_entities_follow_the_core_and_face_their_velocity() {
+    let mut app = app();
+    app.world_mut().commands().queue(SpawnSchool3d::new(300));
+    let fast = FlockParams { max_speed: 200.0, ..FlockParams::default() };
+    app.world_mut().commands().queue(SpawnSchool3d { count: 100, params: Some(fast), seed: 4 });
+    for _ in 0..=40 {
+        app.update();
+    }
+    let state = app.world().resource::<Flock3dState>();
+    assert_eq!((state.flock.len(), state.flock.params().len()), (400, 2));
+    let flock = &state.flock;
+    let mut schools = [0usize; 2];
+    for ((&id, &p), &v) in flock.ids().iter().zip(flock.positions()).zip(flock.velocities()) {
+        let entity = state.entity(id).expect("every fish has an entity");
+        let e = app.world().entity(entity);
+        assert_eq!(e.get::<FishId>(), Some(&FishId(id)));
+        assert_eq!(e.get::<Position3d>().unwrap().0, p);
+        assert_eq!(e.get::<Velocity3d>().unwrap().0, v);
+        schools[e.get::<School3d>().unwrap().0 as usize] += 1;
+        let forward = e.get::<Transform>().unwrap().forward();
+        assert!(forward.dot(v.normalize()) > 0.999, "{forward} vs {v}");
+    }
+    assert_eq!(schools, [300, 100]);
+}
+
+#[test]
+fn bad_spawns_and_surroundings_are_refused_and_change_nothing() {
+    let mut app = app();
+    app.world_mut().commands().queue(SpawnSchool3d::new(50));
+    app.update();
+    let bad = FlockParams { perception_radius: -1.0, ..FlockParams::default() };
+    app.world_mut().commands().queue(SpawnSchool3d::new(10).with_params(bad));
+    let covering = Obstacle { centre: Vec3::ZERO, radius: 1.0e5 };
+    let surroundings = Surroundings3d { obstacles: vec![covering], ..default() };
+    app.world_mut().commands().queue(SetSurroundings3d(surroundings));
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 50);
+    assert!(app.world().resource::<Flock3dState>().flock.surroundings().obstacles.is_empty());
+    let refusals: Vec<String> =
+        app.world().resource::<FlockRefusals>().recent().map(|r| r.error.field.to_string()).collect();
+    assert_eq!(refusals, ["perception_radius", "obstacle.radius"]);
+}
