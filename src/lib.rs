@@ -61,6 +61,8 @@ mod guide {
     struct Experiments;
     #[doc = include_str!("../docs/decisions.md")]
     struct Decisions;
+    #[doc = include_str!("../docs/volume.md")]
+    struct Volume;
     #[doc = include_str!("../docs/performance.md")]
     struct Performance;
     #[doc = include_str!("../docs/contributing.md")]

@@ -1,0 +1,427 @@
+//! The aquarium in three dimensions: two schools in a lit glass tank with a
+//! sandy floor and fog, drawn as one shared fish mesh and one material per
+//! school (Bevy batches them into a few instanced draws).
+//!
+//! ```text
+//! cargo run --release --example aquarium3d
+//! cargo run --release --example aquarium3d -- --fish 10000 --seed 7
+//! cargo run --release --example aquarium3d -- --smoke shot.png   # CI's self-test
+//! ```
+//!
+//! Controls: drag to orbit, wheel to zoom; a click on the floor drops a
+//! predator above it, a right click a rock on it; C clears them.
+
+use std::path::PathBuf;
+
+use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
+use bevy::light::GlobalAmbientLight;
+use bevy::pbr::{DistanceFog, FogFalloff};
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
+use bevy::window::{PrimaryWindow, WindowResolution};
+use mirofish::sim::space::Surroundings3d;
+use mirofish::sim::{FlockParams, Obstacle, Predator, Tank3d, observe};
+use mirofish::volume::*;
+
+/// The schools' colours (sRGB): orange and teal.
+const SCHOOL_COLOURS: [[f32; 3]; 2] = [[1.0, 0.55, 0.12], [0.15, 0.75, 0.85]];
+/// The predators' colour.
+const PREDATOR_COLOUR: [f32; 3] = [0.95, 0.08, 0.1];
+/// The floor's colour.
+const SAND: [f32; 3] = [0.76, 0.66, 0.46];
+
+fn main() -> AppExit {
+    let (mut fish, mut seed, mut smoke, mut settle) = (4000usize, 1u64, None, 3.0f32);
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().unwrap_or_else(|| fail(&format!("{name} needs a value")));
+        match arg.as_str() {
+            "--fish" => fish = value("--fish").parse().unwrap_or_else(|_| fail("--fish takes a count")),
+            "--seed" => seed = value("--seed").parse().unwrap_or_else(|_| fail("--seed takes a number")),
+            "--smoke" => smoke = Some(PathBuf::from(value("--smoke"))),
+            "--settle" => {
+                settle = value("--settle").parse().unwrap_or_else(|_| fail("--settle takes seconds"))
+            }
+            "--help" | "-h" => {
+                println!("aquarium3d [--fish N] [--seed N] [--smoke shot.png [--settle seconds]]");
+                return AppExit::Success;
+            }
+            other => fail(&format!("unknown argument {other} (try --help)")),
+        }
+    }
+    let tank = Tank3d::centered(Vec3::new(1400.0, 600.0, 900.0));
+    let mut app = App::new();
+    app.add_plugins(DefaultPlugins.set(WindowPlugin {
+        primary_window: Some(Window {
+            title: "MiroFish aquarium 3D".into(),
+            resolution: WindowResolution::new(1280, 720),
+            ..default()
+        }),
+        ..default()
+    }))
+    .insert_resource(ClearColor(Color::srgb(0.02, 0.07, 0.12)))
+    .insert_resource(GlobalAmbientLight { brightness: 150.0, ..default() })
+    .insert_resource(Flock3dConfig { params: FlockParams::default(), tank, seed })
+    .insert_resource(Orbit { yaw: 0.5, pitch: 0.35, distance: 1700.0 })
+    .init_resource::<Drag>()
+    .add_plugins(MiroFish3dPlugin::default())
+    .add_systems(Startup, (setup, move |mut commands: Commands| spawn_schools(&mut commands, fish)))
+    .add_systems(Update, (orbit, click, clear, draw_glass, show_surroundings, status))
+    .add_observer(give_fish_a_look);
+    if let Some(out) = smoke {
+        app.insert_resource(Smoke { out, settle, frames: 0, dropped_at: None, shot: false })
+            .add_systems(Update, drive_smoke);
+    }
+    app.run()
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("aquarium3d: {message}");
+    std::process::exit(2)
+}
+
+fn srgb([r, g, b]: [f32; 3]) -> Color {
+    Color::srgb(r, g, b)
+}
+
+/// The shared fish mesh and one material per school.
+#[derive(Resource)]
+struct FishLook {
+    mesh: Handle<Mesh>,
+    materials: Vec<Handle<StandardMaterial>>,
+    predator: (Handle<Mesh>, Handle<StandardMaterial>),
+    rock: (Handle<Mesh>, Handle<StandardMaterial>),
+}
+
+/// The camera's place on a sphere round the tank's centre.
+#[derive(Resource)]
+struct Orbit {
+    yaw: f32,
+    pitch: f32,
+    distance: f32,
+}
+
+/// How far the mouse moved since a button went down (a click moves little).
+#[derive(Resource, Default)]
+struct Drag {
+    moved: f32,
+}
+
+/// Marks the drawn predators and rocks, redrawn when the scene changes.
+#[derive(Component)]
+struct SceneMarker;
+
+fn setup(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    // A slim cone, tip forward: Bevy's forward is −Z, the cone's tip +Y.
+    let fish = Cone { radius: 5.0, height: 22.0 }.mesh().resolution(8).build();
+    let fish = fish.rotated_by(Quat::from_rotation_x(-core::f32::consts::FRAC_PI_2));
+    let school_materials = SCHOOL_COLOURS
+        .iter()
+        .map(|&c| {
+            materials.add(StandardMaterial { base_color: srgb(c), perceptual_roughness: 0.6, ..default() })
+        })
+        .collect();
+    let glow = |c: [f32; 3]| StandardMaterial { base_color: srgb(c), emissive: srgb(c).into(), ..default() };
+    commands.insert_resource(FishLook {
+        mesh: meshes.add(fish),
+        materials: school_materials,
+        predator: (meshes.add(Sphere::new(18.0)), materials.add(glow(PREDATOR_COLOUR))),
+        rock: (
+            meshes.add(Sphere::new(1.0).mesh().ico(3).expect("a small ico sphere")),
+            materials.add(StandardMaterial { base_color: Color::srgb(0.35, 0.36, 0.38), ..default() }),
+        ),
+    });
+    let tank = Tank3d::centered(Vec3::new(1400.0, 600.0, 900.0));
+    let floor = Plane3d::default().mesh().size(tank.size().x * 1.6, tank.size().z * 1.6);
+    commands.spawn((
+        Mesh3d(meshes.add(floor)),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color: srgb(SAND),
+            perceptual_roughness: 1.0,
+            ..default()
+        })),
+        Transform::from_xyz(0.0, tank.min.y - 2.0, 0.0),
+    ));
+    commands.spawn((
+        DirectionalLight { illuminance: 2_500.0, shadow_maps_enabled: false, ..default() },
+        Transform::from_xyz(300.0, 1000.0, 400.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.spawn((
+        Camera3d::default(),
+        // The default tone mapping needs lookup tables the minimal Bevy
+        // here does not build; colours are drawn as chosen.
+        Tonemapping::None,
+        Transform::default(),
+        DistanceFog {
+            color: Color::srgb(0.05, 0.16, 0.24),
+            falloff: FogFalloff::Linear { start: 1600.0, end: 4200.0 },
+            ..default()
+        },
+    ));
+}
+
+fn spawn_schools(commands: &mut Commands, fish: usize) {
+    let second = fish / 4;
+    commands.queue(SpawnSchool3d::new(fish - second));
+    let quick = FlockParams { max_speed: 150.0, perception_radius: 50.0, ..FlockParams::default() };
+    commands.queue(SpawnSchool3d { count: second, params: Some(quick), seed: 2 });
+}
+
+/// Each fish, as it arrives, gets the shared mesh and its school's material.
+fn give_fish_a_look(
+    add: On<Add, Boid3d>,
+    schools: Query<&School3d>,
+    look: Res<FishLook>,
+    mut commands: Commands,
+) {
+    let school = schools.get(add.entity).map_or(0, |s| usize::from(s.0));
+    let material = look.materials[school % look.materials.len()].clone();
+    commands.entity(add.entity).insert((Mesh3d(look.mesh.clone()), MeshMaterial3d(material)));
+}
+
+fn orbit(
+    buttons: Res<ButtonInput<MouseButton>>,
+    motion: Res<AccumulatedMouseMotion>,
+    scroll: Res<AccumulatedMouseScroll>,
+    mut orbit: ResMut<Orbit>,
+    mut drag: ResMut<Drag>,
+    mut camera: Single<&mut Transform, With<Camera3d>>,
+) {
+    if buttons.any_just_pressed([MouseButton::Left, MouseButton::Right]) {
+        drag.moved = 0.0;
+    }
+    if buttons.pressed(MouseButton::Left) {
+        drag.moved += motion.delta.length();
+        orbit.yaw -= motion.delta.x * 0.005;
+        orbit.pitch = (orbit.pitch + motion.delta.y * 0.005).clamp(-0.2, 1.45);
+    }
+    orbit.distance = (orbit.distance * (1.0 - scroll.delta.y * 0.1)).clamp(300.0, 6000.0);
+    let (sy, cy) = orbit.yaw.sin_cos();
+    let (sp, cp) = orbit.pitch.sin_cos();
+    let eye = Vec3::new(sy * cp, sp, cy * cp) * orbit.distance;
+    **camera = Transform::from_translation(eye).looking_at(Vec3::ZERO, Vec3::Y);
+}
+
+/// Where the cursor's ray meets the floor, if it does inside the tank.
+fn floor_point(window: &Window, camera: &Camera, at: &GlobalTransform, tank: &Tank3d) -> Option<Vec3> {
+    let ray = camera.viewport_to_world(at, window.cursor_position()?).ok()?;
+    let floor = Vec3::new(0.0, tank.min.y, 0.0);
+    let t = ray.intersect_plane(floor, InfinitePlane3d::new(Vec3::Y))?;
+    let p = ray.get_point(t);
+    (p.x > tank.min.x && p.x < tank.max.x && p.z > tank.min.z && p.z < tank.max.z).then_some(p)
+}
+
+/// A predator above the floor point, at a third of the tank's height.
+fn predator_at(point: Vec3, tank: &Tank3d) -> Predator<Vec3> {
+    let above = Vec3::new(point.x, tank.min.y + tank.size().y * 0.35, point.z);
+    Predator::new(above, tank.size().y * 0.4)
+}
+
+fn click(
+    buttons: Res<ButtonInput<MouseButton>>,
+    drag: Res<Drag>,
+    window: Single<&Window, With<PrimaryWindow>>,
+    camera: Single<(&Camera, &GlobalTransform)>,
+    mut state: ResMut<Flock3dState>,
+) {
+    let left = buttons.just_released(MouseButton::Left) && drag.moved < 6.0;
+    let right = buttons.just_released(MouseButton::Right);
+    if !(left || right) {
+        return;
+    }
+    let tank = *state.flock.tank();
+    let Some(point) = floor_point(&window, camera.0, camera.1, &tank) else { return };
+    let mut surroundings = state.flock.surroundings().clone();
+    if left {
+        surroundings.predators.push(predator_at(point, &tank));
+    } else {
+        surroundings.obstacles.push(Obstacle { centre: point, radius: 70.0 });
+    }
+    if let Err(e) = state.flock.set_surroundings(surroundings) {
+        warn!("not placed: {e}");
+    }
+}
+
+fn clear(keys: Res<ButtonInput<KeyCode>>, mut state: ResMut<Flock3dState>) {
+    if keys.just_pressed(KeyCode::KeyC) {
+        let _ = state.flock.set_surroundings(Surroundings3d::default());
+    }
+}
+
+/// The glass: the tank's edges.
+fn draw_glass(state: Res<Flock3dState>, mut gizmos: Gizmos) {
+    let tank = state.flock.tank();
+    let box_ = Transform::from_translation((tank.min + tank.max) * 0.5).with_scale(tank.size());
+    gizmos.cube(box_, Color::srgba(0.7, 0.9, 1.0, 0.6));
+}
+
+/// Predators and rocks drawn where the core has them, every frame.
+fn show_surroundings(
+    mut commands: Commands,
+    state: Res<Flock3dState>,
+    look: Res<FishLook>,
+    drawn: Query<Entity, With<SceneMarker>>,
+) {
+    for entity in &drawn {
+        commands.entity(entity).despawn();
+    }
+    let s = state.flock.surroundings();
+    for p in &s.predators {
+        let (mesh, material) = look.predator.clone();
+        commands.spawn((
+            SceneMarker,
+            Mesh3d(mesh),
+            MeshMaterial3d(material),
+            Transform::from_translation(p.position),
+        ));
+    }
+    for o in &s.obstacles {
+        let (mesh, material) = look.rock.clone();
+        let at = Transform::from_translation(o.centre).with_scale(Vec3::splat(o.radius));
+        commands.spawn((SceneMarker, Mesh3d(mesh), MeshMaterial3d(material), at));
+    }
+}
+
+/// The order parameters and the controls, in the window's title (twice a
+/// second).
+fn status(
+    state: Res<Flock3dState>,
+    time: Res<Time<Real>>,
+    mut window: Single<&mut Window, With<PrimaryWindow>>,
+) {
+    if time.elapsed_secs() % 0.5 >= time.delta_secs() {
+        return;
+    }
+    let flock = &state.flock;
+    let n = flock.len().max(1) as f32;
+    let neighbours = flock.neighbour_counts().map(|c| c as f32).sum::<f32>() / n;
+    window.title = format!(
+        "MiroFish 3D · {} fish · tick {} · polarization {:.2} · milling {:.2} · neighbours {:.1} · \
+         drag: orbit, wheel: zoom, click the floor: predator, right click: rock, C: clear",
+        flock.len(),
+        flock.tick(),
+        observe::polarization(flock.velocities()),
+        observe::milling(flock.positions(), flock.velocities()),
+        neighbours,
+    );
+}
+
+/// CI's self-test: drop a predator, wait, take a screenshot and check that
+/// it shows fish of both schools, the predator and the sandy floor.
+#[derive(Resource)]
+struct Smoke {
+    out: PathBuf,
+    settle: f32,
+    frames: u32,
+    dropped_at: Option<f32>,
+    shot: bool,
+}
+
+fn drive_smoke(
+    mut commands: Commands,
+    mut smoke: ResMut<Smoke>,
+    time: Res<Time<Real>>,
+    mut state: ResMut<Flock3dState>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let now = time.elapsed_secs();
+    smoke.frames += 1;
+    if now > 240.0 {
+        error!("smoke test: no verdict after {now:.0} s");
+        exit.write(AppExit::error());
+    }
+    if smoke.dropped_at.is_none() && smoke.frames >= 30 {
+        let tank = *state.flock.tank();
+        let mut surroundings = state.flock.surroundings().clone();
+        surroundings.predators.push(predator_at(Vec3::new(150.0, tank.min.y, 100.0), &tank));
+        state.flock.set_surroundings(surroundings).expect("a predator inside the tank");
+        smoke.dropped_at = Some(now);
+    }
+    if smoke.shot || !smoke.dropped_at.is_some_and(|t| now - t >= smoke.settle) {
+        return;
+    }
+    smoke.shot = true;
+    commands.spawn(Screenshot::primary_window()).observe(save_to_disk(smoke.out.clone())).observe(
+        |captured: On<ScreenshotCaptured>, mut exit: MessageWriter<AppExit>| {
+            let verdict = match captured.image.clone().try_into_dynamic() {
+                Ok(image) => {
+                    let rgb = image.to_rgb8();
+                    Ok(Seen::count(rgb.as_raw(), rgb.width() as usize))
+                }
+                Err(e) => Err(format!("cannot read the screenshot: {e:?}")),
+            };
+            match verdict {
+                Ok(seen) if seen.shows_the_scene() => {
+                    println!("smoke test passed: {seen:?}");
+                    exit.write(AppExit::Success);
+                }
+                Ok(seen) => {
+                    error!("smoke test failed: the picture lacks fish, predator or floor: {seen:?}");
+                    exit.write(AppExit::error());
+                }
+                Err(e) => {
+                    error!("smoke test failed: {e}");
+                    exit.write(AppExit::error());
+                }
+            }
+        },
+    );
+}
+
+/// What a screenshot shows, by colour family (lit and fogged colours keep
+/// their hue, not their exact value).
+#[derive(Debug, Default)]
+struct Seen {
+    /// Pixels of the orange school.
+    orange: usize,
+    /// Pixels of the teal school.
+    teal: usize,
+    /// Pixels of the red predator.
+    red: usize,
+    /// Pixels of the sandy floor.
+    sand: usize,
+    /// Columns of a 16-column split holding fish pixels.
+    columns_with_fish: usize,
+}
+
+impl Seen {
+    fn count(rgb: &[u8], width: usize) -> Self {
+        let mut seen = Seen::default();
+        let mut columns = [false; 16];
+        for (i, px) in rgb.chunks_exact(3).enumerate() {
+            let [r, g, b] = [px[0], px[1], px[2]].map(f32::from);
+            let fish = if r > 110.0 && g > 0.35 * r && g < 0.75 * r && b < 0.3 * r {
+                seen.orange += 1;
+                true
+            } else if b > 90.0 && g > 0.75 * b && r < 0.5 * b {
+                seen.teal += 1;
+                true
+            } else {
+                if r > 110.0 && g < 0.3 * r && b < 0.3 * r {
+                    seen.red += 1;
+                } else if r > 70.0 && g > 0.78 * r && g < 0.95 * r && b > 0.5 * r && b < 0.72 * r {
+                    seen.sand += 1;
+                }
+                false
+            };
+            if fish {
+                columns[(i % width) * 16 / width.max(1)] = true;
+            }
+        }
+        seen.columns_with_fish = columns.iter().filter(|&&c| c).count();
+        seen
+    }
+
+    fn shows_the_scene(&self) -> bool {
+        self.orange >= 500
+            && self.teal >= 100
+            && self.red >= 40
+            && self.sand >= 20_000
+            && self.columns_with_fish >= 6
+    }
+}
