@@ -8,6 +8,8 @@
 //!   an order parameter against it.
 //! - [`baseline`]: a stored summary of a fixed run and the check that a new
 //!   build still lands inside its tolerance bands.
+//! - [`collective`]: Couzin's collective states — the zone model swept
+//!   through its orientation zone's width, up and then down.
 //! - [`out_dir`]: a results folder that is removed again if a run fails.
 //!
 //! ```
@@ -23,6 +25,7 @@
 //! ```
 
 pub mod baseline;
+pub mod collective;
 pub mod experiment;
 pub mod out_dir;
 pub mod plot;

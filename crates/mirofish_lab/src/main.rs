@@ -20,6 +20,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use mirofish_decide::{DecisionConfig, DecisionLayer};
 use mirofish_lab::Error;
 use mirofish_lab::baseline::Baseline;
+use mirofish_lab::collective::{self, Hysteresis};
 use mirofish_lab::experiment::{Experiment, summarize, write_results};
 use mirofish_lab::out_dir::OutDir;
 use mirofish_lab::plot::{Series, lines_with_errors};
@@ -167,6 +168,35 @@ enum Cmd {
         /// Re-measure and overwrite the file instead of checking it.
         #[arg(long)]
         update: bool,
+    },
+    /// Couzin's collective states: sweep the zone model's orientation width
+    /// up and then down (the school carried over), write couzin.csv and
+    /// couzin.png into --out and print each state's order parameters.
+    Couzin {
+        /// 2 for a plane, 3 for a volume.
+        #[arg(long, default_value_t = 3)]
+        dims: u8,
+        /// Fish in the school.
+        #[arg(long, default_value_t = 100)]
+        fish: usize,
+        /// Seeds (1, 2, …), one sweep each.
+        #[arg(long, default_value_t = 4)]
+        seeds: u64,
+        /// Widest orientation zone (world units; the repulsion radius is 10).
+        #[arg(long, default_value_t = 150.0)]
+        to: f32,
+        /// Width step.
+        #[arg(long, default_value_t = 10.0)]
+        step: f32,
+        /// Ticks of 0.1 s at each width before measuring.
+        #[arg(long, default_value_t = 1500)]
+        settle: u64,
+        /// Ticks measured at each width.
+        #[arg(long, default_value_t = 500)]
+        measure: u64,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Write every built-in preset as a configuration file into --out.
     Presets {
@@ -374,7 +404,97 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
         }
         Cmd::Presets { out } => write_presets(&out)?,
+        Cmd::Couzin { dims, fish, seeds, to, step, settle, measure, out } => {
+            couzin(dims, fish, seeds, to, step, settle, measure, &out)?
+        }
     }
+    Ok(())
+}
+
+/// The `couzin` command: the sweep, its CSV and plot, and a state table.
+#[expect(clippy::too_many_arguments, reason = "one per command-line option")]
+fn couzin(
+    dims: u8,
+    fish: usize,
+    seeds: u64,
+    to: f32,
+    step: f32,
+    settle: u64,
+    measure: u64,
+    out: &Path,
+) -> Result<(), Error> {
+    if !(step > 0.0 && to >= 0.0 && to / step <= 1000.0) {
+        return Err("--step must be positive and --to / --step at most 1000".into());
+    }
+    let sweep = Hysteresis {
+        fish,
+        widths: (0..=(to / step).round() as usize).map(|k| k as f32 * step).collect(),
+        seeds: (1..=seeds.max(1)).collect(),
+        settle,
+        measure,
+        ..Hysteresis::default()
+    };
+    let bar = progress_bar(sweep.seeds.len() as u64, "seeds");
+    let steps = match dims {
+        2 => sweep.run::<mirofish_sim::Vec2>(|done| bar.set_position(done as u64))?,
+        3 => sweep.run::<mirofish_sim::Vec3>(|done| bar.set_position(done as u64))?,
+        _ => return Err(format!("--dims must be 2 or 3, not {dims}").into()),
+    };
+    bar.finish_and_clear();
+    let mut dir = OutDir::create(out)?;
+    let mut csv = String::from("width,rising,polarization,polarization_se,milling,milling_se\n");
+    for s in &steps {
+        csv += &format!(
+            "{},{},{:.4},{:.4},{:.4},{:.4}\n",
+            s.width, s.rising, s.polarization.0, s.polarization.1, s.milling.0, s.milling.1
+        );
+    }
+    std::fs::write(dir.file("couzin.csv"), csv)?;
+    let points = |rising: bool, milling: bool| -> Vec<(f32, f64, f64)> {
+        steps
+            .iter()
+            .filter(|s| s.rising == rising)
+            .map(|s| {
+                let (m, e) = if milling { s.milling } else { s.polarization };
+                (s.width, m, e)
+            })
+            .collect()
+    };
+    let (pu, pd, mu, md) =
+        (points(true, false), points(false, false), points(true, true), points(false, true));
+    let colour = |r, g, b| plotters::style::RGBColor(r, g, b);
+    lines_with_errors(
+        &dir.file("couzin.png"),
+        (960, 600),
+        &format!(
+            "Couzin's zones, {fish} fish in {dims}D, {} seeds: orientation width up, then down",
+            sweep.seeds.len()
+        ),
+        "orientation zone width (repulsion radius 10, attraction zone 140 wide)",
+        "order parameter (mean ± standard error over seeds)",
+        0.0..1.05,
+        &[
+            Series { name: "polarization, width rising", colour: colour(31, 119, 180), points: &pu },
+            Series { name: "polarization, width falling", colour: colour(23, 190, 207), points: &pd },
+            Series { name: "milling, width rising", colour: colour(214, 39, 40), points: &mu },
+            Series { name: "milling, width falling", colour: colour(255, 127, 14), points: &md },
+        ],
+    )?;
+    dir.keep();
+    println!("{:>6} {:>7} {:>14} {:>14}  state", "width", "way", "polarization", "milling");
+    for s in &steps {
+        println!(
+            "{:>6} {:>7} {:>7.3}±{:.3} {:>7.3}±{:.3}  {}",
+            s.width,
+            if s.rising { "up" } else { "down" },
+            s.polarization.0,
+            s.polarization.1,
+            s.milling.0,
+            s.milling.1,
+            collective::state(s.polarization.0, s.milling.0)
+        );
+    }
+    println!("wrote {} and {}", out.join("couzin.csv").display(), out.join("couzin.png").display());
     Ok(())
 }
 

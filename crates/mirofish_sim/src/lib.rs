@@ -69,5 +69,6 @@ pub use world::scene::{Attractor, Goal, GoalMode, MAX_GROUPS, Obstacle, Predator
 pub use world::school::SchoolTable;
 pub use world::tank::{BoundaryMode, Tank, Tank3d, TankOf};
 
-/// The vector type of the whole API (the same `glam` type Bevy uses).
-pub use glam::Vec2;
+/// The vector types of the API: `Vec2` on a plane, `Vec3` in a volume (the
+/// same `glam` types Bevy uses).
+pub use glam::{Vec2, Vec3};

@@ -154,3 +154,36 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn random_zone_models_keep_a_volume_finite_and_contained(
+        repulsion in prop_oneof![Just(0.0f32), 0.0f32..50.0, Just(1.0e6f32)],
+        widths in (0.0f32..200.0, 0.0f32..200.0),
+        view in 0.0f32..=core::f32::consts::TAU,
+        turn in prop_oneof![Just(0.0f32), 0.0f32..10.0, Just(1.0e6f32)],
+        speed in prop_oneof![Just(0.0f32), 0.0f32..500.0, Just(1.0e6f32)],
+        noise in 0.0f32..=10.0,
+        mode in prop_oneof![Just(BoundaryMode::Wrap), Just(BoundaryMode::Bounce), Just(BoundaryMode::SoftMargin)],
+        seed in any::<u64>(),
+    ) {
+        let zones = mirofish_sim::space::Zones {
+            repulsion,
+            orientation_width: widths.0,
+            attraction_width: widths.1,
+            field_of_view: view,
+            turn_rate: turn,
+            speed,
+            noise,
+        };
+        let tank = Tank3d::centered(Vec3::new(400.0, 300.0, 200.0)).with_boundary(mode);
+        let mut flock = Flock3d::new(FlockParams::default(), tank, 80, seed).unwrap().with_dt(0.1).unwrap();
+        flock.set_zones(Some(zones)).unwrap();
+        for _ in 0..10 {
+            flock.run(10);
+            check(&flock, &format!("{zones:?} {mode:?}"));
+        }
+    }
+}

@@ -8,7 +8,9 @@
 pub mod grid;
 pub mod swarm;
 pub mod vector;
+pub mod zones;
 
 pub use grid::CellGrid;
 pub use swarm::{Flock3d, Surroundings, Surroundings3d, Swarm, swarm_hash};
 pub use vector::Vector;
+pub use zones::Zones;

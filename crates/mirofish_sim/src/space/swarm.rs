@@ -20,6 +20,7 @@ use rayon::prelude::*;
 
 use super::Vector;
 use super::grid::CellGrid;
+use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
@@ -100,6 +101,8 @@ pub struct Swarm<V: Vector> {
     kicks: Vec<Kick<V>>,
     /// What each school's force pass computes once per tick.
     schools_now: Vec<SchoolNow>,
+    /// Couzin's zone model instead of the weighted rules, when set.
+    zones: Option<Zones>,
     pool: Option<Arc<rayon::ThreadPool>>,
 }
 
@@ -169,6 +172,7 @@ impl<V: Vector> Swarm<V> {
             sorted: Columns::default(),
             kicks: Vec::new(),
             schools_now: Vec::new(),
+            zones: None,
             pool: None,
         };
         swarm.spawn(0, count, seed)?;
@@ -283,6 +287,32 @@ impl<V: Vector> Swarm<V> {
         Ok(())
     }
 
+    /// Replaces the tank, after checking it; fish outside the new one are
+    /// brought in by the next tick's walls.
+    pub fn set_tank(&mut self, tank: TankOf<V>) -> Result<(), ParamError> {
+        tank.validate()?;
+        self.surroundings.validate(&tank)?;
+        self.tank = tank;
+        Ok(())
+    }
+
+    /// Moves every fish by Couzin's zone model ([`Zones`]: constant speed,
+    /// bounded turning, repulsion before orientation and attraction)
+    /// instead of the weighted rules, or, with `None`, by the rules again.
+    /// The walls, rocks and predators' positions still hold the fish in.
+    pub fn set_zones(&mut self, zones: Option<Zones>) -> Result<(), ParamError> {
+        if let Some(z) = &zones {
+            z.validate()?;
+        }
+        self.zones = zones;
+        Ok(())
+    }
+
+    /// The zone model in force, if any.
+    pub fn zones(&self) -> Option<&Zones> {
+        self.zones.as_ref()
+    }
+
     /// Replaces one school's parameters, after checking them.
     pub fn set_params(&mut self, school: u16, params: FlockParams) -> Result<(), ParamError> {
         params.validate()?;
@@ -382,6 +412,7 @@ impl<V: Vector> Swarm<V> {
         }));
         let pass = ForcePass {
             schools_now: &self.schools_now,
+            zones: self.zones.as_ref(),
             one_school: self.params.len() == 1,
             grid: &self.grid,
             fish: &self.fish,
@@ -408,7 +439,7 @@ impl<V: Vector> Swarm<V> {
     fn integrate(&mut self) {
         let (dt, key) = (self.dt, TickKey::new(self.seed, self.tick));
         let (tank, surroundings, params) = (&self.tank, &self.surroundings, &self.params);
-        let (schools_now, kicks) = (&self.schools_now, &self.kicks);
+        let (schools_now, kicks, zones) = (&self.schools_now, &self.kicks, self.zones);
         let fish = &mut self.fish;
         let (id, school) = (&fish.id, &fish.school);
         let columns = (
@@ -424,6 +455,26 @@ impl<V: Vector> Swarm<V> {
                     let (name, school) = (u64::from(id[slot]), usize::from(school[slot]));
                     let p = &params[school];
                     let kick = kicks[slot];
+                    if let Some(z) = &zones {
+                        // Constant speed, bounded turn towards the wish
+                        // (or the heading, when the fish saw nobody),
+                        // blurred by a little noise.
+                        let own = rules::heading(velocity[k], wander[k]);
+                        let wish = if kick.acceleration == V::ZERO { own } else { kick.acceleration };
+                        let noise: V = key.in_unit_ball(name, Stream::Wander);
+                        let wish = (wish + noise * z.noise).try_normalize().unwrap_or(own);
+                        let heading = turn_towards(own, wish, z.turn_rate * dt);
+                        let v = heading * z.speed;
+                        (position[k], velocity[k]) = contain(
+                            position[k] + v * dt,
+                            v,
+                            tank,
+                            surroundings,
+                            key.bits(name, Stream::Bounce),
+                        );
+                        wander[k] = heading;
+                        continue;
+                    }
                     let mut limit = p.max_speed;
                     if fright[k] > 0.0 || kick.fear > 0.0 {
                         let fear = (fright[k] * schools_now[school].calm).max(kick.fear).clamp(0.0, 1.0);
@@ -487,6 +538,8 @@ struct ForcePass<'a, V: Vector> {
     fish: &'a Columns<V>,
     params: &'a [FlockParams],
     schools_now: &'a [SchoolNow],
+    /// Couzin's zones, when they replace the rules.
+    zones: Option<&'a Zones>,
     /// Whether every fish is of one school (no school test per pair).
     one_school: bool,
     tank: &'a TankOf<V>,
@@ -498,6 +551,9 @@ impl<V: Vector> ForcePass<'_, V> {
     /// The acceleration, fear and neighbour count of the fish in `slot`.
     #[inline]
     fn fish(&self, slot: usize) -> Kick<V> {
+        if let Some(zones) = self.zones {
+            return self.wish(slot, zones);
+        }
         let sorted = self.fish;
         let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], sorted.school[slot]);
         let name = u64::from(sorted.id[slot]);
@@ -557,6 +613,32 @@ impl<V: Vector> ForcePass<'_, V> {
         let jitter: V = self.key.in_unit_ball(name, Stream::Jitter);
         let total = forces.acceleration() + jitter * (params.jitter * params.max_force);
         Kick { acceleration: rules::clamp_length(total, params.max_force), fear, neighbours: hood.count }
+    }
+}
+
+impl<V: Vector> ForcePass<'_, V> {
+    /// The direction the fish in `slot` wishes to head along under
+    /// Couzin's zones (zero: keep its heading), as its kick.
+    fn wish(&self, slot: usize, zones: &Zones) -> Kick<V> {
+        let fish = self.fish;
+        let (p, school) = (fish.position[slot], fish.school[slot]);
+        let own = rules::heading(fish.velocity[slot], fish.wander[slot]);
+        let cos_half_view = (zones.field_of_view * 0.5).cos();
+        let (size, wrap) = (self.tank.size(), self.grid.wraps());
+        let all_schools = self.one_school || self.params[usize::from(school)].sees_other_schools;
+        let mut sums = ZoneSums::<V>::default();
+        self.grid.for_each_run(p, |run| {
+            for s in run {
+                if s == slot || !(all_schools || fish.school[s] == school) {
+                    continue;
+                }
+                let d = offset(p, fish.position[s], size, wrap);
+                let heading = rules::heading(fish.velocity[s], fish.wander[s]);
+                sums.add(zones, own, cos_half_view, d, d.length_squared(), heading);
+            }
+        });
+        let neighbours = sums.repelled.0 + sums.oriented.0 + sums.attracted.0;
+        Kick { acceleration: sums.wish(own).unwrap_or(V::ZERO), fear: 0.0, neighbours }
     }
 }
 

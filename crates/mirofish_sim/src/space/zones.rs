@@ -1,0 +1,219 @@
+//! Couzin's zone model of collective motion (Couzin, Krause, James,
+//! Ruxton and Franks, 2002, "Collective memory and spatial sorting in
+//! animal groups"), as an alternative to the weighted rules.
+//!
+//! Each fish swims at one constant speed and turns at a bounded rate. It
+//! sees three nested zones: within the zone of **repulsion** it turns away
+//! from the neighbours there and ignores everything else; otherwise it
+//! heads along the mean of the headings in the zone of **orientation** and
+//! the directions towards the neighbours in the zone of **attraction**
+//! beyond it (the two averaged when both hold fish). A blind angle behind
+//! it, and a little angular noise, complete the model.
+//!
+//! With the attraction zone wide, the orientation zone's width alone walks
+//! a school through four states: a swarm (no orientation zone), a torus
+//! (narrow: the fish mill round an empty core), a dynamic parallel group
+//! and a highly parallel one (wide). Going back from parallel the school
+//! stays parallel well below the width at which a torus turned parallel:
+//! the model's collective memory.
+
+use super::Vector;
+use crate::world::params::{MAX_LENGTH, ParamError, Range, check};
+
+/// The zones, speed and turning of Couzin's model. Lengths in world units,
+/// angles in radians, the speed per second and the turning rate radians
+/// per second.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Zones {
+    /// Radius of the zone of repulsion.
+    pub repulsion: f32,
+    /// Width of the zone of orientation, beyond the repulsion radius.
+    pub orientation_width: f32,
+    /// Width of the zone of attraction, beyond the orientation zone.
+    pub attraction_width: f32,
+    /// The angle a fish sees (the rest, behind it, is blind).
+    pub field_of_view: f32,
+    /// The fastest a fish turns.
+    pub turn_rate: f32,
+    /// The speed every fish swims at.
+    pub speed: f32,
+    /// Radius of the random turn added to the wished direction each tick.
+    pub noise: f32,
+}
+
+impl Default for Zones {
+    /// The paper's parameters with 1 unit of the paper = 10 world units: repulsion 10,
+    /// orientation 20 wide, attraction 140 wide, 270° field of view, 40° per
+    /// second, speed 30 per second, noise 0.05.
+    fn default() -> Self {
+        Self {
+            repulsion: 10.0,
+            orientation_width: 20.0,
+            attraction_width: 140.0,
+            field_of_view: 270f32.to_radians(),
+            turn_rate: 40f32.to_radians(),
+            speed: 30.0,
+            noise: 0.05,
+        }
+    }
+}
+
+impl Zones {
+    /// The outer radius of the orientation zone.
+    pub fn orientation(&self) -> f32 {
+        self.repulsion + self.orientation_width
+    }
+
+    /// The outer radius of the attraction zone: how far a fish looks.
+    pub fn reach(&self) -> f32 {
+        self.orientation() + self.attraction_width
+    }
+
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check("zones.repulsion", self.repulsion, Range::NonNegative(MAX_LENGTH))?;
+        check("zones.orientation_width", self.orientation_width, Range::NonNegative(MAX_LENGTH))?;
+        check("zones.attraction_width", self.attraction_width, Range::NonNegative(MAX_LENGTH))?;
+        check("zones.field_of_view", self.field_of_view, Range::Closed(0.0, core::f32::consts::TAU))?;
+        check("zones.turn_rate", self.turn_rate, Range::NonNegative(MAX_LENGTH))?;
+        check("zones.speed", self.speed, Range::NonNegative(MAX_LENGTH))?;
+        check("zones.noise", self.noise, Range::Closed(0.0, 10.0))
+    }
+}
+
+/// What one fish gathered from its zones: sums of unit vectors.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ZoneSums<V: Vector> {
+    /// Neighbours in the zone of repulsion, and the sum of the unit
+    /// directions towards them.
+    pub repelled: (u32, V),
+    /// Neighbours in the zone of orientation, and the sum of their headings.
+    pub oriented: (u32, V),
+    /// Neighbours in the zone of attraction, and the sum of the unit
+    /// directions towards them.
+    pub attracted: (u32, V),
+}
+
+impl<V: Vector> ZoneSums<V> {
+    /// Adds a neighbour at `offset` (squared distance `d2`) heading along
+    /// the unit vector `heading`, if the fish looking along `own` sees it
+    /// (`cos_half_view`: the cosine of half the field of view).
+    #[inline]
+    pub fn add(&mut self, zones: &Zones, own: V, cos_half_view: f32, offset: V, d2: f32, heading: V) {
+        let reach = zones.reach();
+        if d2 >= reach * reach || d2 <= 0.0 {
+            return;
+        }
+        let d = d2.sqrt();
+        let towards = offset / d;
+        if towards.dot(own) < cos_half_view {
+            return;
+        }
+        if d < zones.repulsion {
+            self.repelled.0 += 1;
+            self.repelled.1 += towards;
+        } else if d < zones.orientation() {
+            self.oriented.0 += 1;
+            self.oriented.1 += heading;
+        } else {
+            self.attracted.0 += 1;
+            self.attracted.1 += towards;
+        }
+    }
+
+    /// The direction the fish wishes to head along (a unit vector), or
+    /// `None` when it sees nobody and keeps its heading. Repulsion, when
+    /// any, is all that counts; otherwise orientation (its own heading
+    /// included, as in the paper) and attraction, averaged when both hold
+    /// fish.
+    pub fn wish(&self, own: V) -> Option<V> {
+        if self.repelled.0 > 0 {
+            return (-self.repelled.1).try_normalize();
+        }
+        let orient = (self.oriented.0 > 0).then(|| (self.oriented.1 + own).try_normalize()).flatten();
+        let attract = (self.attracted.0 > 0).then(|| self.attracted.1.try_normalize()).flatten();
+        match (orient, attract) {
+            (Some(o), Some(a)) => ((o + a) * 0.5).try_normalize().or(Some(o)),
+            (o, a) => o.or(a),
+        }
+    }
+}
+
+/// Turns the unit heading `from` towards the unit vector `to` by at most
+/// `max_angle` radians, in the plane the two span. A wish straight behind
+/// turns the fish towards the axis that is least aligned with it.
+pub fn turn_towards<V: Vector>(from: V, to: V, max_angle: f32) -> V {
+    let cos = from.dot(to).clamp(-1.0, 1.0);
+    let angle = cos.acos();
+    if angle <= max_angle {
+        return to;
+    }
+    // The unit vector in the turning plane perpendicular to `from`.
+    let side = (to - from * cos).try_normalize().unwrap_or_else(|| {
+        let axis =
+            (0..V::DIM).min_by(|&a, &b| from.axis(a).abs().total_cmp(&from.axis(b).abs())).unwrap_or(0);
+        let e = V::from_fn(|i| if i == axis { 1.0 } else { 0.0 });
+        (e - from * from.dot(e)).normalize_or_zero()
+    });
+    let (sin, cos) = max_angle.sin_cos();
+    (from * cos + side * sin).try_normalize().unwrap_or(from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Vec2, Vec3};
+
+    fn zones() -> Zones {
+        Zones::default()
+    }
+
+    #[test]
+    fn repulsion_overrides_everything_else() {
+        let z = zones();
+        let mut sums = ZoneSums::default();
+        let own = Vec3::X;
+        let cos = (z.field_of_view * 0.5).cos();
+        sums.add(&z, own, cos, Vec3::new(5.0, 0.0, 0.0), 25.0, Vec3::Y);
+        sums.add(&z, own, cos, Vec3::new(0.0, 20.0, 0.0), 400.0, Vec3::Z);
+        sums.add(&z, own, cos, Vec3::new(0.0, 0.0, 100.0), 1.0e4, Vec3::Z);
+        assert_eq!(sums.repelled.0, 1);
+        assert_eq!(sums.wish(own), Some(-Vec3::X));
+    }
+
+    #[test]
+    fn orientation_and_attraction_average_and_the_blind_angle_hides() {
+        let z = zones();
+        let own = Vec2::X;
+        let cos = (z.field_of_view * 0.5).cos();
+        let mut sums = ZoneSums::default();
+        // Oriented along +Y, a fish to attract along +Y as well.
+        sums.add(&z, own, cos, Vec2::new(15.0, 10.0), 325.0, Vec2::Y);
+        sums.add(&z, own, cos, Vec2::new(0.0, 100.0), 1.0e4, Vec2::Y);
+        // Straight behind: blind.
+        sums.add(&z, own, cos, Vec2::new(-50.0, 0.0), 2500.0, -Vec2::X);
+        assert_eq!((sums.oriented.0, sums.attracted.0, sums.repelled.0), (1, 1, 0));
+        let wish = sums.wish(own).unwrap();
+        assert!(wish.y > 0.0 && wish.x > 0.0 && (wish.length() - 1.0).abs() < 1e-5, "{wish}");
+        assert_eq!(ZoneSums::<Vec2>::default().wish(own), None);
+    }
+
+    #[test]
+    fn turning_is_bounded_and_lands_on_the_wish_when_close() {
+        let turned = turn_towards(Vec3::X, Vec3::Y, 0.1);
+        assert!((turned.dot(Vec3::X) - 0.1f32.cos()).abs() < 1e-5 && turned.z.abs() < 1e-6, "{turned}");
+        let near = Vec3::new(1.0, 0.05, 0.0).normalize();
+        assert_eq!(turn_towards(Vec3::X, near, 0.1), near);
+        // Straight behind: still a unit vector, turned by the bound.
+        let back = turn_towards(Vec2::X, -Vec2::X, 0.2);
+        assert!((back.length() - 1.0).abs() < 1e-5 && (back.dot(Vec2::X) - 0.2f32.cos()).abs() < 1e-5);
+    }
+
+    #[test]
+    fn bad_zones_are_refused_with_the_field_named() {
+        assert_eq!(Zones { speed: -1.0, ..zones() }.validate().unwrap_err().field, "zones.speed");
+        assert_eq!(Zones { noise: f32::NAN, ..zones() }.validate().unwrap_err().field, "zones.noise");
+        zones().validate().unwrap();
+    }
+}
