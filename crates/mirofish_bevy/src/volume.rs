@@ -100,7 +100,8 @@ pub struct Flock3dState {
     pub flock: Flock3d,
     /// The entity of each fish, by id (`None` until it is spawned).
     entities: Vec<Option<Entity>>,
-    /// How far the tick has gone, for drawing between ticks.
+    /// Whether the tick runs in `FixedUpdate` (fish drawn between ticks)
+    /// or once per frame (drawn where the tick left them).
     fixed_schedule: bool,
 }
 

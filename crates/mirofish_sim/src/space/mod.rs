@@ -2,8 +2,18 @@
 //! they move in, so that a school in a volume ([`glam::Vec3`]) follows the
 //! same rules, with the same guards, as a school on a plane.
 //!
-//! The rules themselves ([`crate::rules`]) are generic over [`Vector`];
-//! this module adds what a school in a volume needs around them.
+//! The rules themselves ([`crate::rules`]), the walls, the tank
+//! ([`crate::TankOf`]), the scene's obstacles, predators and goals and the
+//! order parameters are generic over [`Vector`]; this module adds what a
+//! school in any dimension needs around them:
+//!
+//! - [`grid`]: the neighbour grid, counting-sorted every tick;
+//! - [`swarm`]: the school and its tick ([`Flock3d`] in a volume);
+//! - [`zones`]: Couzin's zone model, an alternative to the weighted rules.
+//!
+//! The plane's [`crate::Flock`] keeps its own force pass, vectorised over
+//! four and eight fish at a time; a [`Swarm`] over [`glam::Vec2`] runs the
+//! plain one on a plane.
 
 pub mod grid;
 pub mod swarm;

@@ -39,8 +39,6 @@ pub trait Vector:
     const X: Self;
     /// The default tank's size along each axis.
     const TANK: Self;
-    /// The names of the axes, for error messages (`"x"`, `"y"`, `"z"`).
-    const AXES: &'static [&'static str];
 
     /// The component along axis `i` (`0..DIM`).
     fn axis(self, i: usize) -> f32;
@@ -84,7 +82,38 @@ pub trait Vector:
     fn product(self) -> f32;
 }
 
-macro_rules! forward {
+/// What both implementations share: indexing, splatting, the
+/// component-wise product, and the methods that forward to `glam`'s own.
+macro_rules! glam_vector {
+    () => {
+        #[inline(always)]
+        fn axis(self, i: usize) -> f32 {
+            self[i]
+        }
+        #[inline(always)]
+        fn splat(v: f32) -> Self {
+            Self::splat(v)
+        }
+        #[inline(always)]
+        fn scale_by(self, other: Self) -> Self {
+            self * other
+        }
+        glam_vector! {
+            dot(other: Self) -> f32;
+            length() -> f32;
+            length_squared() -> f32;
+            distance_squared(other: Self) -> f32;
+            normalize_or_zero() -> Self;
+            try_normalize() -> Option<Self>;
+            is_nan() -> bool;
+            is_finite() -> bool;
+            max_element() -> f32;
+            min_element() -> f32;
+            abs() -> Self;
+            min(other: Self) -> Self;
+            max(other: Self) -> Self;
+        }
+    };
     ($($method:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
         $(#[inline(always)]
         fn $method(self $(, $arg: $ty)*) -> $ret {
@@ -98,23 +127,10 @@ impl Vector for Vec2 {
     const ZERO: Self = Vec2::ZERO;
     const X: Self = Vec2::X;
     const TANK: Self = Vec2::new(1280.0, 720.0);
-    const AXES: &'static [&'static str] = &["x", "y"];
 
-    #[inline(always)]
-    fn axis(self, i: usize) -> f32 {
-        self[i]
-    }
     #[inline(always)]
     fn from_fn(mut f: impl FnMut(usize) -> f32) -> Self {
         Vec2::new(f(0), f(1))
-    }
-    #[inline(always)]
-    fn splat(v: f32) -> Self {
-        Vec2::splat(v)
-    }
-    #[inline(always)]
-    fn scale_by(self, other: Self) -> Self {
-        self * other
     }
     #[inline(always)]
     fn product(self) -> f32 {
@@ -124,21 +140,7 @@ impl Vector for Vec2 {
     fn cross3(self, other: Self) -> Vec3 {
         Vec3::new(0.0, 0.0, self.perp_dot(other))
     }
-    forward! {
-        dot(other: Self) -> f32;
-        length() -> f32;
-        length_squared() -> f32;
-        distance_squared(other: Self) -> f32;
-        normalize_or_zero() -> Self;
-        try_normalize() -> Option<Self>;
-        is_nan() -> bool;
-        is_finite() -> bool;
-        max_element() -> f32;
-        min_element() -> f32;
-        abs() -> Self;
-        min(other: Self) -> Self;
-        max(other: Self) -> Self;
-    }
+    glam_vector!();
 }
 
 impl Vector for Vec3 {
@@ -146,23 +148,10 @@ impl Vector for Vec3 {
     const ZERO: Self = Vec3::ZERO;
     const X: Self = Vec3::X;
     const TANK: Self = Vec3::new(1280.0, 720.0, 720.0);
-    const AXES: &'static [&'static str] = &["x", "y", "z"];
 
-    #[inline(always)]
-    fn axis(self, i: usize) -> f32 {
-        self[i]
-    }
     #[inline(always)]
     fn from_fn(mut f: impl FnMut(usize) -> f32) -> Self {
         Vec3::new(f(0), f(1), f(2))
-    }
-    #[inline(always)]
-    fn splat(v: f32) -> Self {
-        Vec3::splat(v)
-    }
-    #[inline(always)]
-    fn scale_by(self, other: Self) -> Self {
-        self * other
     }
     #[inline(always)]
     fn product(self) -> f32 {
@@ -172,21 +161,7 @@ impl Vector for Vec3 {
     fn cross3(self, other: Self) -> Vec3 {
         self.cross(other)
     }
-    forward! {
-        dot(other: Self) -> f32;
-        length() -> f32;
-        length_squared() -> f32;
-        distance_squared(other: Self) -> f32;
-        normalize_or_zero() -> Self;
-        try_normalize() -> Option<Self>;
-        is_nan() -> bool;
-        is_finite() -> bool;
-        max_element() -> f32;
-        min_element() -> f32;
-        abs() -> Self;
-        min(other: Self) -> Self;
-        max(other: Self) -> Self;
-    }
+    glam_vector!();
 }
 
 #[cfg(test)]
@@ -198,7 +173,6 @@ mod tests {
         for i in 0..V::DIM {
             assert_eq!(v.axis(i), i as f32 + 1.0);
         }
-        assert_eq!(V::AXES.len(), V::DIM);
         assert_eq!(V::ZERO.try_normalize(), None);
         assert_eq!(V::X.length(), 1.0);
     }
