@@ -108,9 +108,12 @@ struct Drag {
     moved: f32,
 }
 
-/// Marks the drawn predators and rocks, redrawn when the scene changes.
-#[derive(Component)]
-struct SceneMarker;
+/// A drawn predator or rock, by its index in the surroundings.
+#[derive(Component, Clone, Copy)]
+enum SceneMarker {
+    Predator(usize),
+    Rock(usize),
+}
 
 fn setup(
     mut commands: Commands,
@@ -260,30 +263,48 @@ fn draw_glass(state: Res<Flock3dState>, mut gizmos: Gizmos) {
     gizmos.cube(box_, Color::srgba(0.7, 0.9, 1.0, 0.6));
 }
 
-/// Predators and rocks drawn where the core has them, every frame.
+/// Predators and rocks drawn where the core has them: the drawn ones
+/// moved, the missing ones spawned, the ones gone despawned.
 fn show_surroundings(
     mut commands: Commands,
     state: Res<Flock3dState>,
     look: Res<FishLook>,
-    drawn: Query<Entity, With<SceneMarker>>,
+    mut drawn: Query<(Entity, &SceneMarker, &mut Transform)>,
 ) {
-    for entity in &drawn {
-        commands.entity(entity).despawn();
-    }
     let s = state.flock.surroundings();
-    for p in &s.predators {
-        let (mesh, material) = look.predator.clone();
-        commands.spawn((
-            SceneMarker,
-            Mesh3d(mesh),
-            MeshMaterial3d(material),
-            Transform::from_translation(p.position),
-        ));
+    let place = |marker: SceneMarker| match marker {
+        SceneMarker::Predator(i) => s.predators.get(i).map(|p| Transform::from_translation(p.position)),
+        SceneMarker::Rock(i) => s
+            .obstacles
+            .get(i)
+            .map(|o| Transform::from_translation(o.centre).with_scale(Vec3::splat(o.radius))),
+    };
+    // Markers are spawned with consecutive indices and removed from the
+    // end, so the ones still in place are the first of each kind.
+    let (mut predators, mut rocks) = (0, 0);
+    for (entity, &marker, mut transform) in &mut drawn {
+        match place(marker) {
+            Some(at) => {
+                *transform = at;
+                match marker {
+                    SceneMarker::Predator(_) => predators += 1,
+                    SceneMarker::Rock(_) => rocks += 1,
+                }
+            }
+            None => commands.entity(entity).despawn(),
+        }
     }
-    for o in &s.obstacles {
-        let (mesh, material) = look.rock.clone();
-        let at = Transform::from_translation(o.centre).with_scale(Vec3::splat(o.radius));
-        commands.spawn((SceneMarker, Mesh3d(mesh), MeshMaterial3d(material), at));
+    let spawn = |commands: &mut Commands,
+                 marker: SceneMarker,
+                 (mesh, material): (Handle<Mesh>, Handle<StandardMaterial>)| {
+        let at = place(marker).unwrap_or_default();
+        commands.spawn((marker, Mesh3d(mesh), MeshMaterial3d(material), at));
+    };
+    for i in predators..s.predators.len() {
+        spawn(&mut commands, SceneMarker::Predator(i), look.predator.clone());
+    }
+    for i in rocks..s.obstacles.len() {
+        spawn(&mut commands, SceneMarker::Rock(i), look.rock.clone());
     }
 }
 

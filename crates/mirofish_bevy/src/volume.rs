@@ -260,17 +260,18 @@ fn step(time: Res<Time>, mut state: ResMut<Flock3dState>) {
 /// the old position for drawing between ticks.
 fn write_back(
     state: Res<Flock3dState>,
-    mut fish: Query<(&mut Position3d, &mut PreviousPosition3d, &mut Velocity3d), With<Boid3d>>,
+    mut fish: Query<(&FishId, &mut Position3d, &mut PreviousPosition3d, &mut Velocity3d), With<Boid3d>>,
 ) {
     let flock = &state.flock;
-    for ((&id, &p), &v) in flock.ids().iter().zip(flock.positions()).zip(flock.velocities()) {
-        let Some(entity) = state.entity(id) else { continue };
-        if let Ok((mut position, mut previous, mut velocity)) = fish.get_mut(entity) {
-            previous.0 = position.0;
-            position.0 = p;
-            velocity.0 = v;
-        }
-    }
+    let (slots, positions, velocities) = (flock.slots(), flock.positions(), flock.velocities());
+    // Each entity reads its fish's slot: one pass over the entities, no
+    // lookup of an entity per fish.
+    fish.par_iter_mut().for_each(|(id, mut position, mut previous, mut velocity)| {
+        let Some(&slot) = slots.get(id.0 as usize) else { return };
+        previous.0 = position.0;
+        position.0 = positions[slot as usize];
+        velocity.0 = velocities[slot as usize];
+    });
 }
 
 /// Moves each fish's `Transform` between its last two positions by how far

@@ -95,6 +95,8 @@ pub struct Swarm<V: Vector> {
     tick: u64,
     dt: f32,
     grid: CellGrid<V>,
+    /// Each fish's slot, by id (the inverse of `fish.id`).
+    slots: Vec<u32>,
     /// Scratch: the fish in this tick's cell order, swapped with `fish`.
     sorted: Columns<V>,
     /// Each slot's acceleration, fear and neighbour count.
@@ -162,6 +164,7 @@ impl<V: Vector> Swarm<V> {
         tank.validate()?;
         let mut swarm = Self {
             fish: Columns::default(),
+            slots: Vec::new(),
             params: vec![params],
             tank,
             surroundings: Surroundings::default(),
@@ -242,6 +245,7 @@ impl<V: Vector> Swarm<V> {
                 (p, v) = react::push_out(p, v, o);
             }
             let fish = &mut self.fish;
+            self.slots.push(fish.id.len() as u32);
             fish.id.push(fish.id.len() as u32);
             fish.position.push(p);
             fish.velocity.push(v);
@@ -342,6 +346,11 @@ impl<V: Vector> Swarm<V> {
         &self.fish.id
     }
 
+    /// Each fish's slot, by id: the inverse of [`Swarm::ids`].
+    pub fn slots(&self) -> &[u32] {
+        &self.slots
+    }
+
     /// Positions, by slot (see [`Swarm::ids`]).
     pub fn positions(&self) -> &[V] {
         &self.fish.position
@@ -401,6 +410,9 @@ impl<V: Vector> Swarm<V> {
         // is nearly this one, so gathering it reads nearly in sequence.
         self.sorted.gather(&self.fish, self.grid.order());
         core::mem::swap(&mut self.fish, &mut self.sorted);
+        for (slot, &id) in self.fish.id.iter().enumerate() {
+            self.slots[id as usize] = slot as u32;
+        }
         self.kicks.clear();
         self.kicks.resize(self.len(), Kick::default());
         let dt = self.dt;
@@ -624,6 +636,8 @@ impl<V: Vector> ForcePass<'_, V> {
         let (p, school) = (fish.position[slot], fish.school[slot]);
         let own = rules::heading(fish.velocity[slot], fish.wander[slot]);
         let cos_half_view = (zones.field_of_view * 0.5).cos();
+        // Only neighbours within reach need their heading normalised.
+        let reach2 = zones.reach() * zones.reach();
         let (size, wrap) = (self.tank.size(), self.grid.wraps());
         let all_schools = self.one_school || self.params[usize::from(school)].sees_other_schools;
         let mut sums = ZoneSums::<V>::default();
@@ -633,8 +647,11 @@ impl<V: Vector> ForcePass<'_, V> {
                     continue;
                 }
                 let d = offset(p, fish.position[s], size, wrap);
-                let heading = rules::heading(fish.velocity[s], fish.wander[s]);
-                sums.add(zones, own, cos_half_view, d, d.length_squared(), heading);
+                let d2 = d.length_squared();
+                if d2 < reach2 {
+                    let heading = rules::heading(fish.velocity[s], fish.wander[s]);
+                    sums.add(zones, own, cos_half_view, d, d2, heading);
+                }
             }
         });
         let neighbours = sums.repelled.0 + sums.oriented.0 + sums.attracted.0;
