@@ -106,11 +106,11 @@ fn main() -> ExitCode {
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app.world_mut().commands().queue(SpawnSchool::new(fish));
     // Keep each rule's force, for the report below.
-    app.world_mut().resource_mut::<FlockState>().flock.set_record_rules(true);
+    app.world_mut().resource_mut::<FlockState>().set_record_rules(true);
 
     // Bevy's first update has a zero time delta and runs no fixed tick;
     // count ticks, not updates.
-    let ticks = |app: &App| app.world().resource::<FlockState>().flock.tick();
+    let ticks = |app: &App| app.world().resource::<FlockState>().flock().tick();
     let start = Instant::now();
     while ticks(&app) < u64::from(args.ticks) {
         app.update();
@@ -118,7 +118,7 @@ fn main() -> ExitCode {
     let elapsed = start.elapsed();
 
     let state = app.world().resource::<FlockState>();
-    let flock = &state.flock;
+    let flock = &state.flock();
     println!("fish          {}", flock.len());
     println!("ticks         {}", flock.tick());
     println!("seed          {}", args.seed);

@@ -159,13 +159,13 @@ fn plugin_tick(n: usize, ticks: usize) -> PluginTick {
     let parts = app.world().resource::<Stopwatch>().spent.map(|s| s * 1e3 / ticks as f64);
     // The core's tick on the same fish, timed as every other core row.
     let state = app.world().resource::<FlockState>();
-    let mut core = Simulation::new(state.schools[0], state.active.tank, 0, 1).expect("valid parameters");
-    (core.flock, core.scene) = (state.flock.clone(), state.scene.clone());
+    let mut core = Simulation::new(state.schools()[0], state.config().tank, 0, 1).expect("valid parameters");
+    (core.flock, core.scene) = (state.flock().clone(), state.scene().clone());
     PluginTick {
         frame: times[times.len() / 2],
         parts,
         kernel: time_tick(&core, 2, ticks),
-        neighbours: observe::mean_neighbours(&state.flock),
+        neighbours: observe::mean_neighbours(state.flock()),
     }
 }
 

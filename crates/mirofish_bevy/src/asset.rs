@@ -90,7 +90,8 @@ impl AssetLoader for FlockAssetLoader {
 
 /// The configuration file the flock follows: each time it loads or
 /// changes, [`FlockConfig`] becomes what it says (parameters of every
-/// school, tank, seed, goals, attractor).
+/// school, tank, seed, goals, attractor, and the colour of each school
+/// that names one).
 #[derive(Resource, Clone, Debug)]
 pub struct FlockConfigAsset {
     /// The file.
@@ -166,8 +167,17 @@ fn follow_config_asset(
     });
     let Some(asset) = assets.get(followed).filter(|_| changed) else { return };
     let file = &asset.config;
-    // Colours are the game's, not the file's.
-    let colours = core::mem::take(&mut config.colours);
+    // A school's colour comes from the file where it gives one, else it
+    // stays the game's.
+    let mut colours = core::mem::take(&mut config.colours);
+    for (school, s) in file.all_schools().enumerate() {
+        if let Some(colour) = s.colour {
+            if colours.len() <= school {
+                colours.extend((colours.len()..=school).map(|k| config.colour_of(k as u16)));
+            }
+            colours[school] = colour;
+        }
+    }
     *config = FlockConfig { colours, ..FlockConfig::from(file) };
     if source.spawn && !source.spawned {
         source.spawned = true;

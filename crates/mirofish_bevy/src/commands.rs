@@ -19,7 +19,7 @@ use mirofish_sim::control::command::{SpawnKey, spawn_disc};
 use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped};
 
 use crate::components::{
-    Boid, FishGroup, FishSlot, Obstacle, Position, Predator, PreviousPosition, School, Velocity, WanderPhase,
+    Boid, FishGroup, FishSlot, Obstacle2d, Position, Predator2d, PreviousPosition, School, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::state::FlockState;
@@ -111,7 +111,7 @@ fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
         FlockCommand::SetRoute(r) => world.resource_mut::<FlockState>().scene.route = r.clone(),
         FlockCommand::AddPredator(p) => {
             world.spawn((
-                Predator {
+                Predator2d {
                     fear_radius: p.fear_radius,
                     max_speed: p.max_speed,
                     max_force: p.max_force,
@@ -125,28 +125,28 @@ fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
         }
         FlockCommand::AddObstacle(o) => {
             world.spawn((
-                Obstacle { radius: o.radius },
+                Obstacle2d { radius: o.radius },
                 Position(o.centre),
                 Transform::from_translation(o.centre.extend(0.0)),
             ));
         }
         FlockCommand::RemovePredator(i) => {
-            if let Some(&e) = sorted::<Predator>(world).get(*i) {
+            if let Some(&e) = sorted::<Predator2d>(world).get(*i) {
                 world.despawn(e);
             }
         }
         FlockCommand::RemoveObstacle(i) => {
-            if let Some(&e) = sorted::<Obstacle>(world).get(*i) {
+            if let Some(&e) = sorted::<Obstacle2d>(world).get(*i) {
                 world.despawn(e);
             }
         }
         FlockCommand::ClearPredators => {
-            for e in sorted::<Predator>(world) {
+            for e in sorted::<Predator2d>(world) {
                 world.despawn(e);
             }
         }
         FlockCommand::ClearObstacles => {
-            for e in sorted::<Obstacle>(world) {
+            for e in sorted::<Obstacle2d>(world) {
                 world.despawn(e);
             }
         }

@@ -101,21 +101,27 @@ pub struct FishGroup(pub u16);
 pub struct Leader;
 
 /// A circular obstacle at its [`Position`]: fish steer around it and never
-/// end a tick inside it.
+/// end a tick inside it. The entity form of the core's
+/// [`Obstacle`](mirofish_sim::Obstacle), which
+/// [`FlockCommand::AddObstacle`](mirofish_sim::FlockCommand::AddObstacle)
+/// carries (the plugin spawns one of these for it).
 #[derive(Reflect, Clone, Copy, Component, Debug, PartialEq)]
 #[reflect(Component, Debug, PartialEq)]
 #[require(Position, Transform)]
-pub struct Obstacle {
+pub struct Obstacle2d {
     /// Radius (world units).
     pub radius: f32,
 }
 
 /// A predator at its [`Position`], moving with its [`Velocity`]: fish within
 /// `fear_radius` flee. With `chase`, it hunts the nearest fish on its own.
+/// The entity form of the core's [`Predator`](mirofish_sim::Predator),
+/// which [`FlockCommand::AddPredator`](mirofish_sim::FlockCommand::AddPredator)
+/// carries.
 #[derive(Reflect, Clone, Copy, Component, Debug, PartialEq)]
 #[reflect(Component, Debug, PartialEq)]
 #[require(Position, Velocity, PreviousPosition, Transform)]
-pub struct Predator {
+pub struct Predator2d {
     /// Fish closer than this are afraid.
     pub fear_radius: f32,
     /// Its own speed limit.
@@ -126,7 +132,7 @@ pub struct Predator {
     pub chase: bool,
 }
 
-impl Default for Predator {
+impl Default for Predator2d {
     fn default() -> Self {
         let p = mirofish_sim::Predator::new(Vec2::ZERO, 150.0);
         Self { fear_radius: p.fear_radius, max_speed: p.max_speed, max_force: p.max_force, chase: p.chase }

@@ -51,7 +51,8 @@ pub const SCHOOL_PALETTE: [[f32; 3]; 6] = [
 
 impl From<&mirofish_sim::ExperimentConfig> for FlockConfig {
     /// The plugin's part of a configuration file: every school's
-    /// parameters, the tank, the seed, the goals and the attractor (fish,
+    /// parameters and colour, the tank, the seed, the goals and the
+    /// attractor (fish,
     /// rocks, predators and the route are entities and commands: see
     /// `FlockAssetPlugin`, with the `asset` feature).
     fn from(config: &mirofish_sim::ExperimentConfig) -> Self {
@@ -63,7 +64,17 @@ impl From<&mirofish_sim::ExperimentConfig> for FlockConfig {
             goal: config.scene.goal,
             school_goals: config.scene.school_goals.clone(),
             attractor: config.scene.attractor,
-            colours: Vec::new(),
+            // Up to the last school that names a colour; the palette's
+            // before it where a school names none.
+            colours: {
+                let named: Vec<_> = config.all_schools().map(|s| s.colour).collect();
+                let last = named.iter().rposition(Option::is_some).map_or(0, |k| k + 1);
+                named[..last]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, c)| c.unwrap_or(SCHOOL_PALETTE[k % SCHOOL_PALETTE.len()]))
+                    .collect()
+            },
         }
     }
 }

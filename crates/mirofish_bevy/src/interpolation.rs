@@ -11,7 +11,7 @@ use bevy::prelude::*;
 use rayon::prelude::*;
 
 use crate::columns::COLUMN_CHUNK;
-use crate::components::{Boid, Obstacle, Position, Predator, PreviousPosition, Velocity};
+use crate::components::{Boid, Obstacle2d, Position, Predator2d, PreviousPosition, Velocity};
 use crate::state::FlockState;
 
 /// Sets every fish's and predator's `Transform` translation (x, y; z is left
@@ -22,9 +22,9 @@ pub fn interpolate_transforms(
     state: Res<FlockState>,
     mut fish: Query<
         (&Position, &PreviousPosition, &Velocity, &mut Transform),
-        Or<(With<Boid>, With<Predator>)>,
+        Or<(With<Boid>, With<Predator2d>)>,
     >,
-    mut obstacles: Query<(&Position, &mut Transform), (With<Obstacle>, Without<Boid>, Without<Predator>)>,
+    mut obstacles: Query<(&Position, &mut Transform), (With<Obstacle2d>, Without<Boid>, Without<Predator2d>)>,
 ) {
     // Outside a fixed-step schedule a tick runs every frame: draw its result.
     let alpha = if state.fixed_schedule { time.overstep_fraction().clamp(0.0, 1.0) } else { 1.0 };

@@ -24,7 +24,7 @@
 //!     app.update();
 //! }
 //! let state = app.world().resource::<FlockState>();
-//! assert_eq!((state.flock.len(), state.flock.tick()), (300, 30));
+//! assert_eq!((state.flock().len(), state.tick()), (300, 30));
 //! ```
 //!
 //! In a game, add the plugin next to `DefaultPlugins` and give each fish a
@@ -36,7 +36,8 @@
 //! The plugin runs the sets of [`BoidSystems`] in [`FixedUpdate`], chained:
 //! apply the due [`FlockCommands`] → gather the fish and rebuild the spatial
 //! index → accumulate the forces (each fish's total clamped once) → add the
-//! game's own forces ([`ExtraSteering`]) and clamp again → integrate (walls and obstacles included) → predators → write-back.
+//! game's own forces ([`ExtraSteering`]) and clamp again → integrate →
+//! the walls and rocks (the boundary) → predators → write-back.
 //! Between ticks the entities' [`Position`], [`Velocity`] and
 //! [`WanderPhase`] are the truth; each tick copies them into
 //! contiguous arrays, runs the core's passes there (in parallel), and writes
@@ -86,7 +87,7 @@ use bevy::prelude::*;
 pub use asset::{FlockAsset, FlockAssetError, FlockAssetLoader, FlockAssetPlugin, FlockConfigAsset};
 pub use commands::FlockCommands;
 pub use components::{
-    Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School,
+    Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle2d, Position, Predator2d, PreviousPosition, School,
     Steering, Velocity, WanderPhase,
 };
 pub use config::{FlockConfig, SCHOOL_PALETTE};
@@ -106,10 +107,10 @@ pub mod prelude {
     pub use crate::FlockCommand;
     pub use crate::{
         Boid, BoidSystems, ExtraSteering, FishSlot, FlockCommands, FlockConfig, FlockMetrics, FlockRefusal,
-        FlockRefusals, FlockState, Leader, MiroFishPlugin, Obstacle, Position, Predator, PreviousPosition,
+        FlockRefusals, FlockState, Leader, MiroFishPlugin, Obstacle2d, Position, Predator2d, PreviousPosition,
         Refused, School, SpawnSchool, Steering, Velocity, WanderPhase,
     };
-    pub use mirofish_sim::{Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Tank};
+    pub use mirofish_sim::{Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Obstacle, Predator, Route, Tank};
 }
 
 /// Most fixed ticks run in one frame to catch up after a slow frame, when
@@ -231,8 +232,8 @@ impl Plugin for MiroFishPlugin {
             .register_type::<Leader>()
             .register_type::<School>()
             .register_type::<FishGroup>()
-            .register_type::<Obstacle>()
-            .register_type::<Predator>()
+            .register_type::<Obstacle2d>()
+            .register_type::<Predator2d>()
             .add_systems(
                 schedule,
                 (
@@ -245,6 +246,7 @@ impl Plugin for MiroFishPlugin {
                     systems::accumulate_forces.in_set(BoidSystems::Forces),
                     systems::add_extra_steering.in_set(BoidSystems::Clamp),
                     systems::integrate.in_set(BoidSystems::Integrate),
+                    systems::apply_boundary.in_set(BoidSystems::Boundary),
                     systems::move_predators.in_set(BoidSystems::Predators),
                     (systems::write_back, systems::write_back_predators, metrics::sample_metrics)
                         .chain()

@@ -14,9 +14,9 @@ pub enum Refused {
     Config,
     /// A [`crate::SpawnSchool`] (nothing was spawned).
     Spawn,
-    /// An [`crate::Obstacle`] entity (ignored while it stays invalid).
+    /// An [`crate::Obstacle2d`] entity (ignored while it stays invalid).
     Obstacle(Entity),
-    /// A [`crate::Predator`] entity (ignored while it stays invalid).
+    /// A [`crate::Predator2d`] entity (ignored while it stays invalid).
     Predator(Entity),
     /// A configuration file, by asset path (the configuration in force
     /// stays; the `asset` feature).

@@ -29,13 +29,22 @@ pub enum BoidSystems {
     /// before this set may write `ExtraSteering`; one placed after it may
     /// read the final steering in [`crate::FlockState`]'s flock (by
     /// [`crate::FishSlot`]). Nothing to do, and no cost, when no fish has
-    /// an `ExtraSteering`.
+    /// an `ExtraSteering`. A system that computes forces from the flock's
+    /// arrays adds them here with [`crate::FlockState::add_steering`].
     Clamp,
-    /// Runs in [`FixedUpdate`]. Semi-implicit Euler: velocity, speed clamp,
-    /// then position; advances the wander phase and fear; then applies the
-    /// tank's walls (wrap, bounce or the soft margin's hard backstop) and
-    /// pushes fish out of obstacles.
+    /// Runs in [`FixedUpdate`]. Semi-implicit Euler: velocity (`v += a·dt`),
+    /// speed clamp (raised by fear), then position with the new velocity;
+    /// advances the wander phase and fear. Fish may now stand outside the
+    /// tank or inside a rock: a system placed after this set and before
+    /// [`BoidSystems::Boundary`] may move them
+    /// ([`crate::FlockState::set_motion`]: a current, a net, a teleport),
+    /// and the boundary then brings them in like any fish.
     Integrate,
+    /// Runs in [`FixedUpdate`]. The tank's walls (wrap, bounce, or the soft
+    /// margin's hard backstop) and the rocks: every fish is brought inside
+    /// the tank and out of every obstacle. After it, every position in the
+    /// flock is valid.
+    Boundary,
     /// Runs in [`FixedUpdate`]. The leaders' route advances and predators
     /// hunt and move.
     Predators,
@@ -47,12 +56,13 @@ pub enum BoidSystems {
 
 impl BoidSystems {
     /// All sets in the order they run.
-    pub const ORDER: [BoidSystems; 7] = [
+    pub const ORDER: [BoidSystems; 8] = [
         BoidSystems::Commands,
         BoidSystems::SpatialIndex,
         BoidSystems::Forces,
         BoidSystems::Clamp,
         BoidSystems::Integrate,
+        BoidSystems::Boundary,
         BoidSystems::Predators,
         BoidSystems::Writeback,
     ];

@@ -5,36 +5,42 @@ use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 use mirofish_sim::{Flock, FlockParams, ParamError, Scene};
 
+use crate::components::FishSlot;
 use crate::config::FlockConfig;
 
 /// The simulation core's view of the school, refreshed from the entities at
 /// the start of every tick and written back at its end.
+///
+/// Read it anywhere: the flock's arrays by slot ([`FlockState::flock`],
+/// with [`FlockState::entities`] naming each slot's fish), the scene it
+/// sees, the configuration in force and the latest refusals. Change it
+/// only through the methods below, each documented with the stage of
+/// [`crate::BoidSystems`] where the change is valid; everything else
+/// (fish, config, scene) is changed through entities, [`FlockConfig`] and
+/// [`crate::FlockCommands`].
 #[derive(Resource, Debug)]
 pub struct FlockState {
     /// The flock's arrays, in the order of [`FlockState::entities`].
-    pub flock: Flock,
+    pub(crate) flock: Flock,
     /// The entity of each slot of the flock, as gathered this tick.
-    pub entities: Vec<Entity>,
+    pub(crate) entities: Vec<Entity>,
     /// Obstacles, predators, goal and attractor, as gathered this tick from
-    /// the [`crate::Obstacle`] and [`crate::Predator`] entities and the
-    /// [`FlockConfig`]. Its `route` (the leaders' waypoint path) is not
-    /// gathered but kept from tick to tick: set it here.
-    pub scene: Scene,
+    /// the obstacle and predator entities and the [`FlockConfig`]; the
+    /// route and group goals are kept from tick to tick.
+    pub(crate) scene: Scene,
     /// The entity of each predator in [`FlockState::scene`].
-    pub predator_entities: Vec<Entity>,
+    pub(crate) predator_entities: Vec<Entity>,
     /// The configuration in force (the last one that validated).
-    pub active: FlockConfig,
-    /// Its school table ([`FlockConfig::school_table`]), kept so the tick
-    /// does not rebuild it.
-    pub schools: Vec<FlockParams>,
+    pub(crate) active: FlockConfig,
+    /// Its school table, kept so the tick does not rebuild it.
+    pub(crate) schools: Vec<FlockParams>,
     /// Why the latest [`FlockConfig`] was refused, while it is.
-    pub rejected: Option<ParamError>,
-    /// Why the latest refused [`crate::SpawnSchool`] was refused (it would
-    /// have taken the flock past [`mirofish_sim::MAX_FISH`] fish).
-    pub refused_spawn: Option<ParamError>,
+    pub(crate) rejected: Option<ParamError>,
+    /// Why the latest refused [`crate::SpawnSchool`] was refused.
+    pub(crate) refused_spawn: Option<ParamError>,
     /// Schools spawned so far; mixed into each [`crate::SpawnSchool`]'s seed
     /// so that two spawns do not stack fish on the same points.
-    pub spawned_schools: u64,
+    pub(crate) spawned_schools: u64,
     /// Whether the tick runs in `FixedUpdate` (so `Transform`s are
     /// interpolated by the fixed clock's overstep).
     pub(crate) fixed_schedule: bool,
@@ -59,5 +65,106 @@ impl FlockState {
             fixed_schedule: true,
             refused_entities: EntityHashSet::default(),
         }
+    }
+
+    /// The flock's arrays (positions, velocities, steering, … by slot) as
+    /// the last stage left them: after [`crate::BoidSystems::Writeback`]
+    /// they hold the tick's result, between the stages its work so far.
+    pub fn flock(&self) -> &Flock {
+        &self.flock
+    }
+
+    /// The entity of each slot of [`FlockState::flock`], as gathered at the
+    /// start of the last tick.
+    pub fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// The slot of `entity` in [`FlockState::flock`], given its
+    /// [`FishSlot`]: `None` for a fish not gathered by the last tick (just
+    /// spawned, or despawned).
+    pub fn slot_of(&self, entity: Entity, slot: FishSlot) -> Option<usize> {
+        slot.get().filter(|&s| self.entities.get(s) == Some(&entity))
+    }
+
+    /// The obstacles, predators, goals, attractor and route the fish see.
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+
+    /// The configuration in force: the last [`FlockConfig`] that validated.
+    pub fn config(&self) -> &FlockConfig {
+        &self.active
+    }
+
+    /// The parameters of each school in force ([`FlockConfig::school_table`]).
+    pub fn schools(&self) -> &[FlockParams] {
+        &self.schools
+    }
+
+    /// Why the latest [`FlockConfig`] was refused, while it is.
+    pub fn rejected(&self) -> Option<&ParamError> {
+        self.rejected.as_ref()
+    }
+
+    /// Why the latest refused [`crate::SpawnSchool`] was refused (it would
+    /// have taken the flock past [`mirofish_sim::MAX_FISH`] fish).
+    pub fn refused_spawn(&self) -> Option<&ParamError> {
+        self.refused_spawn.as_ref()
+    }
+
+    /// Keeps (or stops keeping) each rule's force for every fish
+    /// ([`Flock::samples`](mirofish_sim::Flock::samples)), for metrics and
+    /// debug drawing; off by default (it costs memory traffic every tick).
+    pub fn set_record_rules(&mut self, record: bool) {
+        self.flock.set_record_rules(record);
+    }
+
+    /// Ticks run so far.
+    pub fn tick(&self) -> u64 {
+        self.flock.tick()
+    }
+
+    /// Moves the fish in `slot` to `position` with `velocity`, within the
+    /// tick. Valid after [`crate::BoidSystems::Integrate`] and before
+    /// [`crate::BoidSystems::Boundary`], which then brings it inside the
+    /// tank and out of the rocks like any fish (a current, a net, a
+    /// teleport); at other times the change is overwritten, or, after
+    /// the boundary, left unchecked until the next tick. Between ticks,
+    /// write the fish's [`crate::Position`] and [`crate::Velocity`] instead.
+    ///
+    /// # Errors
+    ///
+    /// If `slot` holds no fish or a value is not finite; nothing changes.
+    pub fn set_motion(&mut self, slot: usize, position: Vec2, velocity: Vec2) -> Result<(), ParamError> {
+        let point = |field, v: Vec2| {
+            if v.is_finite() {
+                Ok(())
+            } else {
+                Err(ParamError { field, value: if v.x.is_finite() { v.y } else { v.x }, expected: "a finite vector".into() })
+            }
+        };
+        if slot >= self.flock.len() {
+            return Err(ParamError {
+                field: "slot",
+                value: slot as f32,
+                expected: format!("a slot below the {} fish", self.flock.len()),
+            });
+        }
+        point("position", position)?;
+        point("velocity", velocity)?;
+        let phase = self.flock.wander_phases()[slot];
+        self.flock.set(slot, position, velocity, phase);
+        Ok(())
+    }
+
+    /// Adds `extra` (an acceleration) to the steering of the fish in
+    /// `slot` and clamps the sum to its school's `max_force`; what
+    /// [`crate::ExtraSteering`] does, for a system that computes its forces
+    /// from the flock's arrays. Valid after [`crate::BoidSystems::Forces`]
+    /// and before [`crate::BoidSystems::Integrate`]. `false`, with nothing
+    /// changed, if `slot` holds no fish or `extra` is not finite.
+    pub fn add_steering(&mut self, slot: usize, extra: Vec2) -> bool {
+        self.flock.add_steering(&self.schools, slot, extra)
     }
 }

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::columns::{COLUMN_CHUNK, copy_column, set_row};
 
 use crate::components::{
-    Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle, Position, Predator, PreviousPosition, School,
+    Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle2d, Position, Predator2d, PreviousPosition, School,
     Steering, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
@@ -43,8 +43,8 @@ pub(crate) fn gather(
     mut state: ResMut<FlockState>,
     fish: Query<FishParts, InFlock>,
     mut slots: Query<&mut FishSlot>,
-    obstacles: Query<(Entity, &Obstacle, &Position), Without<Boid>>,
-    predators: Query<(Entity, &Predator, &Position, &Velocity), Without<Boid>>,
+    obstacles: Query<(Entity, &Obstacle2d, &Position), Without<Boid>>,
+    predators: Query<(Entity, &Predator2d, &Position, &Velocity), Without<Boid>>,
     (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
 ) {
     let state = &mut *state;
@@ -171,8 +171,8 @@ fn regather(state: &mut FlockState, fish: &Query<FishParts, InFlock>, slots: &mu
 /// each refused entity once, while it stays invalid.
 fn gather_scene(
     state: &mut FlockState,
-    obstacles: &Query<(Entity, &Obstacle, &Position), Without<Boid>>,
-    predators: &Query<(Entity, &Predator, &Position, &Velocity), Without<Boid>>,
+    obstacles: &Query<(Entity, &Obstacle2d, &Position), Without<Boid>>,
+    predators: &Query<(Entity, &Predator2d, &Position, &Velocity), Without<Boid>>,
 ) -> Vec<FlockRefusal> {
     let tick = state.flock.tick();
     let scene = &mut state.scene;
@@ -242,7 +242,7 @@ pub(crate) fn add_extra_steering(
     let state = &mut *state;
     for (entity, slot, extra) in &extras {
         // Only a fish gathered this tick, in the slot it was gathered into.
-        if let Some(slot) = slot.get().filter(|&s| state.entities.get(s) == Some(&entity)) {
+        if let Some(slot) = state.slot_of(entity, *slot) {
             state.flock.add_steering(&state.schools, slot, extra.0);
         }
     }
@@ -254,12 +254,18 @@ fn tick_seconds(time: &Time) -> f32 {
     time.delta_secs().clamp(1.0e-6, 1.0)
 }
 
-/// Pass 3: semi-implicit Euler with the tick's time step, then the walls and
-/// obstacles.
+/// Pass 3: semi-implicit Euler with the tick's time step; the walls and
+/// obstacles wait for [`apply_boundary`].
 pub(crate) fn integrate(mut state: ResMut<FlockState>, time: Res<Time>) {
     let state = &mut *state;
     let dt = tick_seconds(&time);
-    state.flock.integrate(&state.schools, &state.active.tank, &state.scene, dt);
+    state.flock.integrate_unbounded(&state.schools, &state.active.tank, &state.scene, dt);
+}
+
+/// The end of pass 3: every fish inside the tank and out of the rocks.
+pub(crate) fn apply_boundary(mut state: ResMut<FlockState>) {
+    let state = &mut *state;
+    state.flock.apply_boundary(&state.active.tank, &state.scene);
 }
 
 /// After the walls: predators hunt and move.
@@ -273,7 +279,7 @@ pub(crate) fn write_back_predators(
     state: Res<FlockState>,
     mut predators: Query<
         (&mut Position, &mut PreviousPosition, &mut Velocity),
-        (With<Predator>, Without<Boid>),
+        (With<Predator2d>, Without<Boid>),
     >,
 ) {
     for (predator, &entity) in state.scene.predators.iter().zip(&state.predator_entities) {

@@ -17,7 +17,7 @@ const FILE: &str = "(
     leaders: 3,
     seed: 9,
     params: (cohesion_weight: 0.3, max_speed: 110.0),
-    schools: [(fish: 40, params: (max_speed: 150.0))],
+    schools: [(fish: 40, params: (max_speed: 150.0), colour: Some((0.1, 0.8, 0.3)))],
     tank: (min: (-500.0, -300.0), max: (500.0, 300.0)),
     scene: (obstacles: [(centre: (0.0, 0.0), radius: 40.0)]),
 )";
@@ -59,9 +59,12 @@ fn a_flock_file_configures_spawns_and_follows_its_changes() {
     assert_eq!((config.params.cohesion_weight, config.params.max_speed, config.seed), (0.3, 110.0, 9));
     assert_eq!(config.schools.len(), 1);
     assert_eq!(config.schools[0].max_speed, 150.0);
+    // The second school's colour is the file's; the first keeps the game's.
+    assert_eq!(config.colour_of(1), [0.1, 0.8, 0.3]);
+    assert_eq!(config.colour_of(0), mirofish_bevy::SCHOOL_PALETTE[0]);
     assert_eq!(config.tank.max, Vec2::new(500.0, 300.0));
     assert_eq!(count::<Leader>(&mut app), 3);
-    until(&mut app, "the rock", |app| count::<mirofish_bevy::Obstacle>(app) == 1);
+    until(&mut app, "the rock", |app| count::<mirofish_bevy::Obstacle2d>(app) == 1);
     // An edit (what the file watcher does on a save) reaches the config.
     app.world_mut()
         .resource_mut::<Assets<FlockAsset>>()

@@ -27,24 +27,24 @@ fn commands_apply_at_the_start_of_their_tick() {
             .unwrap();
     }
     run_ticks(&mut app, 5);
-    assert_eq!(count::<Predator>(&mut app), 0, "not before tick 5");
+    assert_eq!(count::<Predator2d>(&mut app), 0, "not before tick 5");
     assert_eq!(count::<Boid>(&mut app), 100);
     run_ticks(&mut app, 1);
-    assert_eq!(count::<Predator>(&mut app), 1);
+    assert_eq!(count::<Predator2d>(&mut app), 1);
     assert_eq!(count::<Boid>(&mut app), 120);
     // The predator started at the point and has moved one tick since.
     let (position, previous) = app
         .world_mut()
-        .query_filtered::<(&Position, &PreviousPosition), With<Predator>>()
+        .query_filtered::<(&Position, &PreviousPosition), With<Predator2d>>()
         .single(app.world())
         .map(|(p, q)| (p.0, q.0))
         .unwrap();
     assert_eq!(previous, at);
     assert!(position.distance(at) < 5.0);
     // The new fish took part in tick 5 itself: 120 fish were gathered.
-    assert_eq!(app.world().resource::<FlockState>().flock.len(), 120);
+    assert_eq!(app.world().resource::<FlockState>().flock().len(), 120);
     run_ticks(&mut app, 2);
-    assert_eq!(app.world().resource::<FlockState>().active.params.cohesion_weight, 2.5);
+    assert_eq!(app.world().resource::<FlockState>().config().params.cohesion_weight, 2.5);
     let log: Vec<u64> = app.world().resource::<FlockCommands>().applied().iter().map(|s| s.tick).collect();
     assert_eq!(log, [5, 5, 7]);
     assert!(app.world().resource::<FlockCommands>().pending().is_empty());
@@ -93,7 +93,7 @@ fn the_command_log_decides_the_run() {
         }
         run_ticks(&mut app, 80);
         assert_eq!(count::<Boid>(&mut app), 425);
-        assert_eq!(count::<Predator>(&mut app) + count::<mirofish_bevy::Obstacle>(&mut app), 0);
+        assert_eq!(count::<Predator2d>(&mut app) + count::<mirofish_bevy::Obstacle2d>(&mut app), 0);
         ecs_hash(&mut app)
     };
     let a = run(100.0);

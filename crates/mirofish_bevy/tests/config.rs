@@ -15,17 +15,17 @@ fn invalid_config_is_refused_naming_the_field_and_the_last_valid_one_kept() {
     app.world_mut().resource_mut::<FlockConfig>().params.perception_radius = -5.0;
     app.update();
     let state = app.world().resource::<FlockState>();
-    let err = state.rejected.as_ref().expect("the bad config was accepted");
+    let err = state.rejected().expect("the bad config was accepted");
     assert_eq!(err.field, "perception_radius");
     assert!(err.to_string().contains("perception_radius"));
-    assert_eq!(state.active.params.perception_radius, FlockParams::default().perception_radius);
+    assert_eq!(state.config().params.perception_radius, FlockParams::default().perception_radius);
 
     // A valid change is applied and clears the error.
     app.world_mut().resource_mut::<FlockConfig>().params.perception_radius = 60.0;
     app.update();
     let state = app.world().resource::<FlockState>();
-    assert!(state.rejected.is_none());
-    assert_eq!(state.active.params.perception_radius, 60.0);
+    assert!(state.rejected().is_none());
+    assert_eq!(state.config().params.perception_radius, 60.0);
 }
 
 #[test]
@@ -35,12 +35,12 @@ fn going_back_to_the_config_in_force_clears_the_refusal() {
     app.update();
     app.world_mut().resource_mut::<FlockConfig>().params.max_speed = f32::INFINITY;
     app.update();
-    assert!(app.world().resource::<FlockState>().rejected.is_some());
+    assert!(app.world().resource::<FlockState>().rejected().is_some());
     // The same configuration as the one in force: valid, and nothing
     // changes, but the refusal is over.
     app.world_mut().resource_mut::<FlockConfig>().params.max_speed = FlockParams::default().max_speed;
     app.update();
-    assert_eq!(app.world().resource::<FlockState>().rejected, None);
+    assert_eq!(app.world().resource::<FlockState>().rejected(), None);
 }
 
 #[test]
@@ -51,10 +51,10 @@ fn an_invalid_initial_config_is_refused_and_the_defaults_run() {
     spawn(&mut app, 30);
     run_ticks(&mut app, 3);
     let state = app.world().resource::<FlockState>();
-    assert_eq!(state.rejected.as_ref().map(|e| e.field), Some("max_speed"));
-    assert_eq!(state.active.params, FlockParams::default());
-    assert_eq!(state.active.seed, 1);
-    assert!(state.flock.positions().iter().all(|p| p.is_finite()));
+    assert_eq!(state.rejected().map(|e| e.field), Some("max_speed"));
+    assert_eq!(state.config().params, FlockParams::default());
+    assert_eq!(state.config().seed, 1);
+    assert!(state.flock().positions().iter().all(|p| p.is_finite()));
 }
 
 #[test]
@@ -76,8 +76,8 @@ fn the_config_can_be_edited_through_reflection() {
     }
     run_ticks(&mut app, 30);
     let state = app.world().resource::<FlockState>();
-    assert_eq!(state.active.params.max_speed, 40.0);
-    let fastest = state.flock.velocities().iter().map(|v| v.length()).fold(0.0, f32::max);
+    assert_eq!(state.config().params.max_speed, 40.0);
+    let fastest = state.flock().velocities().iter().map(|v| v.length()).fold(0.0, f32::max);
     assert!(fastest <= 40.0 * FlockParams::default().panic_speed * 1.001, "{fastest}");
 }
 
@@ -96,7 +96,7 @@ fn refusals_arrive_as_messages_and_in_a_bounded_list() {
     spawn(&mut app, 10);
     run_ticks(&mut app, 1);
     app.world_mut().resource_mut::<FlockConfig>().params.cohesion_weight = f32::NAN;
-    let rock = app.world_mut().spawn((Obstacle { radius: -1.0 }, Position(Vec2::ZERO))).id();
+    let rock = app.world_mut().spawn((Obstacle2d { radius: -1.0 }, Position(Vec2::ZERO))).id();
     spawn(&mut app, usize::MAX);
     run_ticks(&mut app, 5);
     let seen = &app.world().resource::<Seen>().0;

@@ -15,7 +15,7 @@ fn same_seed_same_bits_other_seed_other_bits() {
         for _ in 0..200 {
             app.update();
         }
-        let state_hash = observe::state_hash(&app.world().resource::<FlockState>().flock);
+        let state_hash = observe::state_hash(app.world().resource::<FlockState>().flock());
         (ecs_hash(&mut app), state_hash)
     };
     let a = run(11);

@@ -29,10 +29,10 @@ fn despawning_and_spawning_between_ticks_keeps_everything_consistent() {
         app.update();
     }
     let state = app.world().resource::<FlockState>();
-    assert_eq!(state.flock.len(), 100 - 34 + 10);
+    assert_eq!(state.flock().len(), 100 - 34 + 10);
     // The ECS and the flock agree fish by fish.
-    let entities = state.entities.clone();
-    let positions = state.flock.positions().to_vec();
+    let entities = state.entities().to_vec();
+    let positions = state.flock().positions().to_vec();
     for (e, p) in entities.iter().zip(positions) {
         assert_eq!(app.world().get::<Position>(*e).unwrap().0, p);
     }
@@ -78,7 +78,7 @@ fn the_write_back_skips_fish_the_tick_never_saw_and_the_gather_takes_edits() {
     // Every gathered fish still alive got the tick's result; the newcomer
     // kept what it was spawned with.
     let state = app.world().resource::<FlockState>();
-    let (entities, positions) = (state.entities.clone(), state.flock.positions().to_vec());
+    let (entities, positions) = (state.entities().to_vec(), state.flock().positions().to_vec());
     let mut written = 0;
     for (e, p) in entities.iter().zip(positions) {
         if let Some(ecs) = app.world().get::<Position>(*e) {
@@ -91,7 +91,7 @@ fn the_write_back_skips_fish_the_tick_never_saw_and_the_gather_takes_edits() {
     assert_eq!(app.world().get::<Position>(newcomer).unwrap().0, Vec2::new(10.0, 20.0));
     // The next tick gathers it and moves it.
     app.update();
-    assert_eq!(app.world().resource::<FlockState>().flock.len(), 200);
+    assert_eq!(app.world().resource::<FlockState>().flock().len(), 200);
     assert_ne!(app.world().get::<Position>(newcomer).unwrap().0, Vec2::new(10.0, 20.0));
 }
 
@@ -124,7 +124,7 @@ fn a_fish_moved_to_nan_by_game_code_is_repaired_and_metrics_stay_finite() {
     app.world_mut().get_mut::<Position>(broken).unwrap().0 = Vec2::NAN;
     app.world_mut().get_mut::<Velocity>(broken).unwrap().0 = Vec2::new(f32::NAN, f32::INFINITY);
     run_ticks(&mut app, 40);
-    let tank = app.world().resource::<FlockState>().active.tank;
+    let tank = app.world().resource::<FlockState>().config().tank;
     let p = app.world().get::<Position>(broken).unwrap().0;
     assert!(p.is_finite() && tank.contains(p), "still broken: {p}");
     assert!(app.world().get::<Velocity>(broken).unwrap().0.is_finite());
@@ -148,10 +148,10 @@ fn a_fish_that_loses_a_component_the_tick_needs_leaves_the_flock_whole() {
     app.world_mut().entity_mut(fish[4]).remove::<Velocity>();
     app.update();
     let state = app.world().resource::<FlockState>();
-    assert_eq!(state.flock.len(), 45);
-    assert!(fish[..5].iter().all(|e| !state.entities.contains(e)));
+    assert_eq!(state.flock().len(), 45);
+    assert!(fish[..5].iter().all(|e| !state.entities().contains(e)));
     // The rest are in, each written back with its own slot's result.
-    let (entities, positions) = (state.entities.clone(), state.flock.positions().to_vec());
+    let (entities, positions) = (state.entities().to_vec(), state.flock().positions().to_vec());
     for (e, p) in entities.iter().zip(positions) {
         assert_eq!(app.world().get::<Position>(*e).unwrap().0, p);
     }
@@ -159,7 +159,7 @@ fn a_fish_that_loses_a_component_the_tick_needs_leaves_the_flock_whole() {
     let p = app.world().get::<Position>(fish[1]).unwrap().0;
     app.world_mut().entity_mut(fish[1]).insert(PreviousPosition(p));
     app.update();
-    assert!(app.world().resource::<FlockState>().entities.contains(&fish[1]));
+    assert!(app.world().resource::<FlockState>().entities().contains(&fish[1]));
 }
 
 #[test]
@@ -169,8 +169,8 @@ fn a_spawn_past_the_fish_limit_is_refused_without_a_panic() {
     spawn(&mut app, usize::MAX);
     run_ticks(&mut app, 1);
     let state = app.world().resource::<FlockState>();
-    let err = state.refused_spawn.as_ref().expect("the spawn was not refused");
+    let err = state.refused_spawn().expect("the spawn was not refused");
     assert_eq!(err.field, "SpawnSchool.count");
     assert!(err.to_string().contains(&mirofish_sim::MAX_FISH.to_string()), "{err}");
-    assert_eq!(state.flock.len(), 20);
+    assert_eq!(state.flock().len(), 20);
 }

@@ -56,7 +56,7 @@ fn formed_groups_follow_their_goals() {
     app.world_mut().resource_mut::<FlockCommands>().submit(FlockCommand::ClearGroups).unwrap();
     run_ticks(&mut app, 1);
     assert_eq!(count::<FishGroup>(&mut app), 0);
-    assert!(app.world().resource::<FlockState>().scene.group_goals.is_empty());
+    assert!(app.world().resource::<FlockState>().scene().group_goals.is_empty());
 }
 
 /// How far the first fish ends from `target` after 300 ticks, with a

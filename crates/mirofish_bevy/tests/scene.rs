@@ -16,7 +16,7 @@ fn fish_move_and_stay_inside_headless() {
         app.update();
     }
     assert_ne!(before, ecs_hash(&mut app), "nothing moved");
-    let tank = app.world().resource::<FlockState>().active.tank;
+    let tank = app.world().resource::<FlockState>().config().tank;
     let mut q = app.world_mut().query::<(&Position, &Velocity, &Transform)>();
     let mut n = 0;
     for (p, v, t) in q.iter(app.world()) {
@@ -35,26 +35,26 @@ fn a_leader_component_reaches_the_flock() {
     app.update();
     app.update();
     let state = app.world().resource::<FlockState>();
-    let slot = state.entities.iter().position(|&e| e == first).unwrap();
-    assert!(state.flock.leaders()[slot]);
-    assert_eq!(state.flock.leaders().iter().filter(|&&l| l).count(), 1);
+    let slot = state.entities().iter().position(|&e| e == first).unwrap();
+    assert!(state.flock().leaders()[slot]);
+    assert_eq!(state.flock().leaders().iter().filter(|&&l| l).count(), 1);
 }
 
 #[test]
 fn fear_lingers_after_the_predator_leaves_and_survives_spawns() {
     let mut app = headless_app(config(8), 1);
     spawn(&mut app, 300);
-    let shark = app.world_mut().spawn((Predator::default(), Position(Vec2::ZERO))).id();
+    let shark = app.world_mut().spawn((Predator2d::default(), Position(Vec2::ZERO))).id();
     for _ in 0..20 {
         app.update();
     }
     let afraid = |app: &App| -> Vec<(Entity, f32)> {
         let state = app.world().resource::<FlockState>();
         state
-            .entities
+            .entities()
             .iter()
             .copied()
-            .zip(state.flock.fears().iter().copied())
+            .zip(state.flock().fears().iter().copied())
             .filter(|(_, f)| *f > 0.05)
             .collect()
     };
@@ -66,12 +66,12 @@ fn fear_lingers_after_the_predator_leaves_and_survives_spawns() {
     spawn(&mut app, 50);
     app.update();
     let state = app.world().resource::<FlockState>();
-    assert_eq!(state.flock.len(), 350);
+    assert_eq!(state.flock().len(), 350);
     let params = FlockParams::default();
     let calm = (-params.calm_rate / 60.0).exp();
     for (entity, fear) in before {
-        let slot = state.entities.iter().position(|&e| e == entity).expect("still gathered");
-        let now = state.flock.fears()[slot];
+        let slot = state.entities().iter().position(|&e| e == entity).expect("still gathered");
+        let now = state.flock().fears()[slot];
         assert!(
             (now - fear * calm).abs() <= 1.0e-6,
             "{entity}: {fear} should decay to {}, is {now}",
@@ -86,8 +86,8 @@ fn fear_lingers_after_the_predator_leaves_and_survives_spawns() {
 fn predator_and_obstacle_entities_act_on_the_school() {
     let mut app = headless_app(config(6), 1);
     spawn(&mut app, 300);
-    let rock = app.world_mut().spawn((Obstacle { radius: 50.0 }, Position(Vec2::new(100.0, 0.0)))).id();
-    let shark = app.world_mut().spawn((Predator::default(), Position(Vec2::new(-200.0, 0.0)))).id();
+    let rock = app.world_mut().spawn((Obstacle2d { radius: 50.0 }, Position(Vec2::new(100.0, 0.0)))).id();
+    let shark = app.world_mut().spawn((Predator2d::default(), Position(Vec2::new(-200.0, 0.0)))).id();
     for _ in 0..300 {
         app.update();
     }
@@ -103,22 +103,22 @@ fn predator_and_obstacle_entities_act_on_the_school() {
     }
     assert_eq!(app.world().get::<Transform>(rock).unwrap().translation.truncate(), Vec2::new(100.0, 0.0));
     let state = app.world().resource::<FlockState>();
-    assert_eq!((state.scene.obstacles.len(), state.scene.predators.len()), (1, 1));
+    assert_eq!((state.scene().obstacles.len(), state.scene().predators.len()), (1, 1));
 }
 
 #[test]
 fn an_obstacle_covering_the_whole_tank_is_ignored_and_fish_stay_out_of_the_others() {
     let mut app = headless_app(config(6), 1);
     spawn(&mut app, 200);
-    app.world_mut().spawn((Obstacle { radius: 5_000.0 }, Position(Vec2::ZERO)));
-    app.world_mut().spawn((Obstacle { radius: 120.0 }, Position(Vec2::new(50.0, 0.0))));
+    app.world_mut().spawn((Obstacle2d { radius: 5_000.0 }, Position(Vec2::ZERO)));
+    app.world_mut().spawn((Obstacle2d { radius: 120.0 }, Position(Vec2::new(50.0, 0.0))));
     for _ in 0..5 {
         app.update();
     }
     let state = app.world().resource::<FlockState>();
-    assert_eq!(state.scene.obstacles.len(), 1);
-    let rock = state.scene.obstacles[0];
-    for &p in state.flock.positions() {
+    assert_eq!(state.scene().obstacles.len(), 1);
+    let rock = state.scene().obstacles[0];
+    for &p in state.flock().positions() {
         assert!(p.distance(rock.centre) >= rock.radius * 0.999, "a fish inside the rock at {p}");
     }
 }
@@ -127,11 +127,11 @@ fn an_obstacle_covering_the_whole_tank_is_ignored_and_fish_stay_out_of_the_other
 fn an_invalid_obstacle_is_ignored_not_fatal() {
     let mut app = headless_app(config(6), 1);
     spawn(&mut app, 20);
-    app.world_mut().spawn((Obstacle { radius: f32::NAN }, Position(Vec2::ZERO)));
+    app.world_mut().spawn((Obstacle2d { radius: f32::NAN }, Position(Vec2::ZERO)));
     for _ in 0..5 {
         app.update();
     }
-    assert!(app.world().resource::<FlockState>().scene.obstacles.is_empty());
+    assert!(app.world().resource::<FlockState>().scene().obstacles.is_empty());
 }
 
 #[test]
@@ -142,7 +142,7 @@ fn a_goal_and_an_attractor_in_the_config_are_validated_and_steer_the_school() {
     // A NaN goal is refused, naming the field; the last valid config stays.
     app.world_mut().resource_mut::<FlockConfig>().goal = Some(Goal::seek(Vec2::new(f32::NAN, 0.0), 1.0));
     app.update();
-    let err = app.world().resource::<FlockState>().rejected.clone().expect("NaN goal accepted");
+    let err = app.world().resource::<FlockState>().rejected().cloned().expect("NaN goal accepted");
     assert_eq!(err.field, "goal.target");
     // A valid goal on the right pulls the school's centre that way.
     let centre = |app: &mut App| {
@@ -155,7 +155,7 @@ fn a_goal_and_an_attractor_in_the_config_are_validated_and_steer_the_school() {
     for _ in 0..180 {
         app.update();
     }
-    assert!(app.world().resource::<FlockState>().rejected.is_none());
+    assert!(app.world().resource::<FlockState>().rejected().is_none());
     assert!(centre(&mut app).x > before.x + 100.0, "the goal did not pull the school");
 }
 
@@ -186,7 +186,7 @@ fn schools_spawned_into_the_plugin_keep_their_own_parameters() {
     }
     assert_eq!(slow_count, 150);
     assert!(fast > 100, "school 0 should swim faster than school 1's limit");
-    assert_eq!(app.world().resource::<FlockState>().schools.len(), 2);
+    assert_eq!(app.world().resource::<FlockState>().schools().len(), 2);
 }
 
 #[test]
@@ -206,5 +206,5 @@ fn a_school_spawned_with_leaders_has_them() {
     app.world_mut().flush();
     run_ticks(&mut app, 1);
     assert_eq!(count::<Leader>(&mut app), 8, "5, and all 3 of the second spawn");
-    assert_eq!(app.world().resource::<FlockState>().flock.leaders().iter().filter(|&&l| l).count(), 8);
+    assert_eq!(app.world().resource::<FlockState>().flock().leaders().iter().filter(|&&l| l).count(), 8);
 }

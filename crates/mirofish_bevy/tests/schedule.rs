@@ -31,7 +31,7 @@ fn fixed_update_runs_the_sets_in_the_documented_order_without_ambiguity() {
     let trace = &app.world().resource::<Trace>().0;
     let expected: Vec<BoidSystems> =
         BoidSystems::ORDER.iter().copied().cycle().take(3 * BoidSystems::ORDER.len()).collect();
-    assert_eq!(app.world().resource::<FlockState>().flock.tick(), 3);
+    assert_eq!(app.world().resource::<FlockState>().flock().tick(), 3);
     assert_eq!(trace, &expected);
 }
 
@@ -44,7 +44,7 @@ fn several_fixed_ticks_per_update_are_all_run_up_to_the_catch_up_cap() {
     for _ in 0..3 {
         app.update();
     }
-    assert_eq!(app.world().resource::<FlockState>().flock.tick(), 6);
+    assert_eq!(app.world().resource::<FlockState>().flock().tick(), 6);
 
     // Five timesteps per update exceed the cap of three catch-up ticks:
     // the fixed clock only ever advances three.
@@ -53,7 +53,7 @@ fn several_fixed_ticks_per_update_are_all_run_up_to_the_catch_up_cap() {
     for _ in 0..3 {
         capped.update();
     }
-    assert_eq!(capped.world().resource::<FlockState>().flock.tick(), 6);
+    assert_eq!(capped.world().resource::<FlockState>().flock().tick(), 6);
 }
 
 #[test]
@@ -61,10 +61,10 @@ fn a_frame_after_a_long_stall_catches_up_at_most_three_ticks() {
     let mut app = headless_app(config(1), 1);
     spawn(&mut app, 10);
     app.update();
-    let before = app.world().resource::<FlockState>().flock.tick();
+    let before = app.world().resource::<FlockState>().flock().tick();
     app.insert_resource(TimeUpdateStrategy::ManualDuration(core::time::Duration::from_secs(2)));
     app.update();
-    let ran = app.world().resource::<FlockState>().flock.tick() - before;
+    let ran = app.world().resource::<FlockState>().flock().tick() - before;
     assert!(ran <= u64::from(mirofish_bevy::MAX_CATCH_UP_TICKS), "ran {ran} ticks in one frame");
     assert!(ran >= 1);
 }
@@ -118,6 +118,6 @@ fn the_tick_runs_in_the_schedule_it_is_given() {
     }
     // One tick per frame, every number finite.
     let state = app.world().resource::<FlockState>();
-    assert_eq!(state.flock.tick(), 5);
-    assert!(state.flock.positions().iter().all(|p| p.is_finite()));
+    assert_eq!(state.flock().tick(), 5);
+    assert!(state.flock().positions().iter().all(|p| p.is_finite()));
 }

@@ -164,10 +164,10 @@ fn apply(app: &mut App, step: &Step) {
         Step::MaxSpeed(s) => app.world_mut().resource_mut::<FlockConfig>().params.max_speed = s,
         Step::Boundary(mode) => app.world_mut().resource_mut::<FlockConfig>().tank.boundary = mode,
         Step::Rock(p, radius) => {
-            app.world_mut().spawn((Obstacle { radius }, Position(p)));
+            app.world_mut().spawn((Obstacle2d { radius }, Position(p)));
         }
         Step::Shark(p, fear_radius) => {
-            app.world_mut().spawn((Predator { fear_radius, ..default() }, Position(p)));
+            app.world_mut().spawn((Predator2d { fear_radius, ..default() }, Position(p)));
         }
         Step::Submit(ref command) => {
             // Refusal is an answer too; it must not panic.
@@ -179,12 +179,12 @@ fn apply(app: &mut App, step: &Step) {
 
 fn check(app: &mut App, label: &str) {
     let state = app.world().resource::<FlockState>();
-    let (tank, rocks) = (state.active.tank, state.scene.obstacles.clone());
+    let (tank, rocks) = (state.config().tank, state.scene().obstacles.clone());
     let separate = rocks
         .iter()
         .enumerate()
         .all(|(i, a)| rocks[i + 1..].iter().all(|b| a.centre.distance(b.centre) > a.radius + b.radius));
-    let flock = &state.flock;
+    let flock = &state.flock();
     for (i, (p, v)) in flock.positions().iter().zip(flock.velocities()).enumerate() {
         assert!(p.is_finite() && v.is_finite(), "{label}: fish {i} at {p} moving {v}");
         assert!(tank.contains(*p), "{label}: fish {i} outside the tank at {p}");
@@ -193,7 +193,7 @@ fn check(app: &mut App, label: &str) {
         }
     }
     let written: Vec<(Entity, Vec2)> =
-        state.entities.iter().copied().zip(flock.positions().iter().copied()).collect();
+        state.entities().iter().copied().zip(flock.positions().iter().copied()).collect();
     for (e, p) in written {
         if let Some(ecs) = app.world().get::<Position>(e) {
             assert_eq!(ecs.0, p, "{label}: the entity and the flock disagree");
@@ -229,7 +229,7 @@ proptest! {
         check(&mut app, "the last tick");
         if std::env::var_os("MIROFISH_STATEFUL_STATS").is_some() {
             let state = app.world().resource::<FlockState>();
-            eprintln!("steps {} ticks {} fish {}", steps.len(), state.flock.tick(), state.flock.len());
+            eprintln!("steps {} ticks {} fish {}", steps.len(), state.flock().tick(), state.flock().len());
         }
     }
 }

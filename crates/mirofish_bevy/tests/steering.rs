@@ -46,7 +46,7 @@ fn an_extra_force_steers_the_school_and_is_clamped_with_the_rules() {
     // A force far above max_force is clamped with the rest.
     let max_force = FlockParams::default().max_force;
     let state = pushed.world().resource::<FlockState>();
-    for s in state.flock.steering() {
+    for s in state.flock().steering() {
         assert!(s.length() <= max_force * (1.0 + 1.0e-5), "not clamped: {}", s.length());
     }
     // Written back to the entities as well.
@@ -70,7 +70,7 @@ fn a_non_finite_extra_force_is_ignored() {
     }
     run_ticks(&mut app, 5);
     let state = app.world().resource::<FlockState>();
-    assert!(state.flock.steering().iter().chain(state.flock.velocities()).all(|v| v.is_finite()));
+    assert!(state.flock().steering().iter().chain(state.flock().velocities()).all(|v| v.is_finite()));
 }
 
 #[test]
@@ -84,4 +84,45 @@ fn extra_forces_keep_one_and_two_threads_identical() {
         })
     };
     assert_eq!(run(1), run(2));
+}
+
+/// A net between the integrator and the boundary: every fish is thrown far
+/// outside the tank; the boundary stage, run after it, brings each one back
+/// in before the write-back, so the entities never see a fish outside.
+fn throw_out(mut state: ResMut<FlockState>) {
+    for slot in 0..state.flock().len() {
+        let v = state.flock().velocities()[slot];
+        state.set_motion(slot, Vec2::new(1.0e4, -1.0e4), v).expect("a valid slot and finite values");
+    }
+}
+
+#[test]
+fn a_change_between_integrate_and_boundary_is_brought_back_inside() {
+    for boundary in [BoundaryMode::Wrap, BoundaryMode::Bounce, BoundaryMode::SoftMargin] {
+        let mut cfg = config(5);
+        cfg.tank.boundary = boundary;
+        let mut app = headless_app(cfg.clone(), 1);
+        app.add_systems(FixedUpdate, throw_out.after(BoidSystems::Integrate).before(BoidSystems::Boundary));
+        spawn(&mut app, 200);
+        run_ticks(&mut app, 3);
+        let positions: Vec<Vec2> = app.world_mut().query::<&Position>().iter(app.world()).map(|p| p.0).collect();
+        assert_eq!(positions.len(), 200);
+        assert!(positions.iter().all(|&p| cfg.tank.contains(p)), "{boundary:?}: a fish outside the tank");
+    }
+}
+
+#[test]
+fn a_bad_change_of_motion_is_refused_and_changes_nothing() {
+    let mut app = headless_app(config(5), 1);
+    spawn(&mut app, 10);
+    run_ticks(&mut app, 1);
+    let mut state = app.world_mut().resource_mut::<FlockState>();
+    let before = state.flock().positions().to_vec();
+    let err = state.set_motion(0, Vec2::new(f32::NAN, 0.0), Vec2::ZERO).unwrap_err();
+    assert_eq!(err.field, "position");
+    let err = state.set_motion(0, Vec2::ZERO, Vec2::splat(f32::INFINITY)).unwrap_err();
+    assert_eq!(err.field, "velocity");
+    let err = state.set_motion(10, Vec2::ZERO, Vec2::ZERO).unwrap_err();
+    assert_eq!(err.field, "slot");
+    assert_eq!(state.flock().positions(), &before[..]);
 }

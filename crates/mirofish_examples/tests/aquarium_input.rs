@@ -57,7 +57,7 @@ fn a_left_click_puts_a_predator_where_the_click_was() {
     release(&mut app, MouseButton::Left);
     // The command applies at the start of the next tick; the predator has
     // moved one tick since, so its previous position is the click.
-    assert_eq!(spawned_at::<Predator>(&mut app), [at]);
+    assert_eq!(spawned_at::<Predator2d>(&mut app), [at]);
     let log = app.world().resource::<FlockCommands>().applied();
     assert_eq!(log.len(), 1);
     assert!(matches!(log[0].command, FlockCommand::AddPredator(p) if p.position == at));
@@ -71,7 +71,7 @@ fn a_right_click_puts_an_obstacle_there() {
     release(&mut app, MouseButton::Right);
     let obstacles: Vec<Vec2> = app
         .world_mut()
-        .query_filtered::<&Position, With<Obstacle>>()
+        .query_filtered::<&Position, With<Obstacle2d>>()
         .iter(app.world())
         .map(|p| p.0)
         .collect();
@@ -85,7 +85,7 @@ fn clicks_over_the_panel_do_nothing() {
     click(&mut app, MouseButton::Left, Vec2::ZERO, false);
     release(&mut app, MouseButton::Left);
     app.update();
-    assert!(spawned_at::<Predator>(&mut app).is_empty());
+    assert!(spawned_at::<Predator2d>(&mut app).is_empty());
     assert!(app.world().resource::<FlockCommands>().applied().is_empty());
 }
 
@@ -99,13 +99,13 @@ fn a_shift_drag_moves_an_attractor_and_release_removes_it() {
     app.update();
     app.update();
     let attractor =
-        app.world().resource::<FlockState>().scene.attractor.expect("an attractor while dragging");
+        app.world().resource::<FlockState>().scene().attractor.expect("an attractor while dragging");
     assert_eq!(attractor.point, Vec2::new(60.0, -20.0));
     assert!(attractor.strength > 0.0);
-    assert!(spawned_at::<Predator>(&mut app).is_empty(), "a drag is not a click");
+    assert!(spawned_at::<Predator2d>(&mut app).is_empty(), "a drag is not a click");
     release(&mut app, MouseButton::Left);
     app.update();
-    assert_eq!(app.world().resource::<FlockState>().scene.attractor, None);
+    assert_eq!(app.world().resource::<FlockState>().scene().attractor, None);
 }
 
 #[test]
@@ -121,7 +121,7 @@ fn a_ctrl_click_inspects_the_nearest_fish_and_spawns_nothing() {
     click(&mut app, MouseButton::Left, at + Vec2::splat(0.5), false);
     release(&mut app, MouseButton::Left);
     assert_eq!(app.world().resource::<Inspected>().fish, Some(fish));
-    assert!(spawned_at::<Predator>(&mut app).is_empty(), "an inspecting click is no tool");
+    assert!(spawned_at::<Predator2d>(&mut app).is_empty(), "an inspecting click is no tool");
     let slot = app.world().get::<mirofish_bevy::FishSlot>(fish).copied();
     let r = report(app.world().resource::<FlockState>(), fish, slot.as_ref()).expect("a report");
     let velocity = app.world().get::<Velocity>(fish).unwrap().0;

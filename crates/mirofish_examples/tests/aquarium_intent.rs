@@ -10,8 +10,8 @@ use mirofish_examples::aquarium::intent::IntentPlugin;
 use mirofish_examples::aquarium::{Decisions, IntentSettings};
 
 fn ticks(app: &mut App, n: u64) {
-    let target = app.world().resource::<FlockState>().flock.tick() + n;
-    while app.world().resource::<FlockState>().flock.tick() < target {
+    let target = app.world().resource::<FlockState>().flock().tick() + n;
+    while app.world().resource::<FlockState>().flock().tick() < target {
         app.update();
     }
 }
@@ -34,11 +34,11 @@ fn switching_intent_on_and_off() {
     assert_eq!(grouped(&mut app), 400);
     let layer = app.world().resource::<Decisions>().layer.as_ref().unwrap();
     assert_eq!(layer.intents().filter(Option::is_some).count(), 10, "{:?}", layer.stats());
-    let goals = app.world().resource::<FlockState>().scene.group_goals.iter().flatten().count();
+    let goals = app.world().resource::<FlockState>().scene().group_goals.iter().flatten().count();
     assert_eq!(goals, 10, "every unit has somewhere to go");
     app.world_mut().resource_mut::<IntentSettings>().on = false;
     ticks(&mut app, 3);
     assert!(app.world().resource::<Decisions>().layer.is_none());
     assert_eq!(grouped(&mut app), 0);
-    assert!(app.world().resource::<FlockState>().scene.group_goals.is_empty());
+    assert!(app.world().resource::<FlockState>().scene().group_goals.is_empty());
 }

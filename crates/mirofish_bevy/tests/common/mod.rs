@@ -59,8 +59,8 @@ pub fn ecs_hash(app: &mut App) -> u64 {
 }
 
 pub fn run_ticks(app: &mut App, ticks: u64) {
-    let target = app.world().resource::<FlockState>().flock.tick() + ticks;
-    while app.world().resource::<FlockState>().flock.tick() < target {
+    let target = app.world().resource::<FlockState>().flock().tick() + ticks;
+    while app.world().resource::<FlockState>().flock().tick() < target {
         app.update();
     }
 }

@@ -200,7 +200,7 @@ pub fn keyboard_shortcuts(
     }
     if keys.just_pressed(KeyCode::KeyW)
         && let Some(at) = cursor.0
-        && let Err(e) = commands.submit(waypoint_command(state.scene.route.as_ref(), at))
+        && let Err(e) = commands.submit(waypoint_command(state.scene().route.as_ref(), at))
     {
         warn!("aquarium: {e}");
     }

@@ -45,8 +45,8 @@ pub struct FishReport {
 
 /// The report on `fish`, if it is in the flock.
 pub fn report(state: &FlockState, fish: Entity, slot: Option<&FishSlot>) -> Option<FishReport> {
-    let slot = slot.and_then(|s| s.get()).filter(|&s| state.entities.get(s) == Some(&fish))?;
-    let flock = &state.flock;
+    let slot = slot.and_then(|s| s.get()).filter(|&s| state.entities().get(s) == Some(&fish))?;
+    let flock = &state.flock();
     Some(FishReport {
         slot,
         position: flock.positions()[slot],
@@ -79,10 +79,10 @@ pub fn pick(
     else {
         return;
     };
-    let tank = state.active.tank;
+    let tank = state.config().tank;
     let wrap = tank.boundary == BoundaryMode::Wrap;
-    if let Some(slot) = state.flock.nearest_fish(at, tank.size(), wrap) {
-        inspected.fish = state.entities.get(slot).copied();
+    if let Some(slot) = state.flock().nearest_fish(at, tank.size(), wrap) {
+        inspected.fish = state.entities().get(slot).copied();
     }
 }
 
@@ -97,8 +97,8 @@ pub fn draw_inspected(
     let Some(fish) = inspected.fish else { return };
     let Some(r) = report(&state, fish, slots.get(fish).ok()) else { return };
     let params =
-        state.schools.get(usize::from(r.school)).or(state.schools.last()).copied().unwrap_or_default();
-    let (p, tank) = (r.position, state.active.tank);
+        state.schools().get(usize::from(r.school)).or(state.schools().last()).copied().unwrap_or_default();
+    let (p, tank) = (r.position, state.config().tank);
     gizmos.circle_2d(p, 9.0, Color::WHITE);
     gizmos.circle_2d(p, params.perception_radius, Color::srgba(0.4, 0.7, 1.0, 0.6));
     gizmos.circle_2d(p, params.separation_radius, Color::srgba(1.0, 0.4, 0.4, 0.7));
@@ -110,8 +110,8 @@ pub fn draw_inspected(
             gizmos.line_2d(p, p + edge * params.perception_radius, Color::srgba(1.0, 1.0, 0.6, 0.7));
         }
     }
-    for n in state.flock.grid_neighbours(r.slot, params.perception_radius) {
-        let q = state.flock.positions()[n as usize];
+    for n in state.flock().grid_neighbours(r.slot, params.perception_radius) {
+        let q = state.flock().positions()[n as usize];
         let d = mirofish_sim::world::grid::offset(p, q, tank.size(), tank.boundary == BoundaryMode::Wrap);
         gizmos.line_2d(p, p + d, Color::srgba(1.0, 1.0, 1.0, 0.5));
     }
@@ -145,7 +145,7 @@ pub fn follow(
                 transform.translation = p.extend(transform.translation.z);
             }
             None if *following => {
-                (*projection, *transform) = super::framing(&state.active.tank, settings.show_panel);
+                (*projection, *transform) = super::framing(&state.config().tank, settings.show_panel);
             }
             None => {}
         }

@@ -61,7 +61,7 @@ fn plan(
     state: Res<FlockState>,
     mut commands: ResMut<FlockCommands>,
 ) {
-    let tick = state.flock.tick();
+    let tick = state.flock().tick();
     let decisions = &mut *decisions;
     if tick < decisions.last_tick {
         // A reset: new fish, new state, no groups.
@@ -88,7 +88,7 @@ fn plan(
         _ => {}
     }
     if let Some(layer) = decisions.layer.as_mut() {
-        for command in layer.plan(&state.flock, &state.active.tank, &state.scene) {
+        for command in layer.plan(state.flock(), &state.config().tank, state.scene()) {
             send(command);
         }
     }
@@ -119,7 +119,7 @@ pub fn draw_goals(
     let first = layer.config().first_group;
     let units = usize::from(layer.config().units);
     let mut sums = vec![(Vec2::ZERO, 0u32); units];
-    let (flock, groups) = (&state.flock, state.flock.groups());
+    let (flock, groups) = (&state.flock(), state.flock().groups());
     for (slot, &p) in flock.positions().iter().enumerate() {
         let group = groups.get(flock.ids()[slot] as usize).copied().unwrap_or(mirofish_sim::NO_GROUP);
         if let Some(k) = group.checked_sub(first).map(usize::from).filter(|&k| k < units) {
@@ -129,7 +129,7 @@ pub fn draw_goals(
     }
     for (k, intent) in layer.intents().enumerate() {
         let (Some(intent), (sum, n)) = (intent, sums[k]) else { continue };
-        let Some(goal) = state.scene.group_goal(first + k as u16) else { continue };
+        let Some(goal) = state.scene().group_goal(first + k as u16) else { continue };
         if n == 0 {
             continue;
         }

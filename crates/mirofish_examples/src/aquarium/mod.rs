@@ -150,6 +150,7 @@ pub fn aquarium_config(settings: &AquariumSettings) -> FlockConfig {
         seed: settings.seed,
         goal: scene.scene.goal,
         school_goals: scene.scene.school_goals.clone(),
+        colours: FlockConfig::from(scene).colours,
         ..default()
     }
 }
@@ -345,7 +346,7 @@ fn reset(world: &mut World) {
         s.clone()
     };
     let doomed: Vec<Entity> = world
-        .query_filtered::<Entity, Or<(With<Boid>, With<Predator>, With<mirofish_bevy::Obstacle>)>>()
+        .query_filtered::<Entity, Or<(With<Boid>, With<Predator2d>, With<Obstacle2d>)>>()
         .iter(world)
         .collect();
     for e in doomed {

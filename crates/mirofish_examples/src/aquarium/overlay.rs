@@ -43,13 +43,13 @@ impl Plugin for OverlayPlugin {
 }
 
 fn draw_overlay(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<FlockState>) {
-    let tank = state.active.tank;
+    let tank = state.config().tank;
     let centre = (tank.min + tank.max) * 0.5;
     gizmos.rect_2d(centre, tank.size(), Color::srgba(0.5, 0.7, 0.9, 0.5));
-    for p in &state.scene.predators {
+    for p in &state.scene().predators {
         gizmos.circle_2d(p.position, p.fear_radius, Color::srgba(1.0, 0.2, 0.2, 0.35));
     }
-    if let Some(a) = state.scene.attractor {
+    if let Some(a) = state.scene().attractor {
         let colour = if a.strength >= 0.0 {
             Color::srgba(0.3, 1.0, 0.5, 0.6)
         } else {
@@ -58,20 +58,20 @@ fn draw_overlay(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<Fl
         gizmos.circle_2d(a.point, a.radius, colour);
         gizmos.circle_2d(a.point, 6.0, colour);
     }
-    if let Some(route) = &state.scene.route {
+    if let Some(route) = &state.scene().route {
         draw_route(&mut gizmos, route);
     }
     // Each school's goal, in the school's colour.
-    for (school, goal) in state.scene.school_goals.iter().enumerate() {
+    for (school, goal) in state.scene().school_goals.iter().enumerate() {
         if let Some(goal) = goal {
-            let [r, g, b] = state.active.colour_of(school as u16);
+            let [r, g, b] = state.config().colour_of(school as u16);
             let colour = Color::srgba(r, g, b, 0.9);
             gizmos.circle_2d(goal.target, 18.0, colour);
             gizmos.circle_2d(goal.target, 6.0, colour);
         }
     }
-    let flock = &state.flock;
-    let params = state.schools.first().copied().unwrap_or_default();
+    let flock = &state.flock();
+    let params = state.schools().first().copied().unwrap_or_default();
     if overlay.grid && !flock.is_empty() {
         let (cols, rows) = flock.grid().dimensions();
         gizmos.grid_2d(

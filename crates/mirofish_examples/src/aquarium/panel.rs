@@ -61,7 +61,7 @@ pub fn panel(
         .show(ctx, |ui| {
             {
                 stats_grid(ui, &state, &stats);
-                if let Some(err) = &state.rejected {
+                if let Some(err) = &state.rejected() {
                     ui.colored_label(egui::Color32::LIGHT_RED, format!("rejected: {err}"));
                 }
                 egui::CollapsingHeader::new("health").default_open(true).show(ui, |ui| {
@@ -258,7 +258,7 @@ fn intent_controls(ui: &mut egui::Ui, intent: &mut IntentSettings, decisions: &D
 }
 
 fn stats_grid(ui: &mut egui::Ui, state: &FlockState, stats: &TickStats) {
-    let flock = &state.flock;
+    let flock = &state.flock();
     egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
         let mut row = |name: &str, value: String| {
             ui.label(name);

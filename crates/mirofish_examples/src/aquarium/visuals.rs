@@ -133,7 +133,7 @@ fn dress_fish(
 }
 
 fn dress_predator(
-    add: On<Add, Predator>,
+    add: On<Add, Predator2d>,
     mut commands: Commands,
     image: Res<FishImage>,
     mut t: Query<&mut Transform>,
@@ -150,9 +150,9 @@ fn dress_predator(
 }
 
 fn dress_obstacle(
-    add: On<Add, mirofish_bevy::Obstacle>,
+    add: On<Add, Obstacle2d>,
     mut commands: Commands,
-    obstacles: Query<&mirofish_bevy::Obstacle>,
+    obstacles: Query<&Obstacle2d>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<ColorMaterial>>,
     mut t: Query<&mut Transform>,
@@ -197,8 +197,8 @@ fn stretch_and_colour(
                 // gathered into (none yet for a fish spawned since).
                 let rule = slot
                     .get()
-                    .filter(|&slot| state.entities.get(slot) == Some(&entity))
-                    .and_then(|slot| strongest_rule(&state.flock.sample(slot)?.rules));
+                    .filter(|&slot| state.entities().get(slot) == Some(&entity))
+                    .and_then(|slot| strongest_rule(&state.flock().sample(slot)?.rules));
                 rule.map_or(Color::srgb(0.5, 0.5, 0.5), |i| RULE_COLOURS[i].1)
             }
         };

@@ -58,6 +58,11 @@ pub struct ExperimentConfig {
     /// their neighbours weigh them `params.leader_weight` times more, and
     /// they follow `scene.route`. At most `fish`.
     pub leaders: usize,
+    /// The first school's display colour, sRGB with each channel in 0–1
+    /// (`(0.95, 0.55, 0.2)`); `None`: the viewer's own. The simulation
+    /// never reads it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub colour: Option<[f32; 3]>,
 }
 
 /// A school beyond the first in an [`ExperimentConfig`].
@@ -73,6 +78,9 @@ pub struct SchoolConfig {
     pub heading: Option<f32>,
     /// How many of its fish lead, as [`ExperimentConfig::leaders`].
     pub leaders: usize,
+    /// Its display colour, as [`ExperimentConfig::colour`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub colour: Option<[f32; 3]>,
 }
 
 /// Most schools a configuration may hold (school numbers are `u16`).
@@ -91,6 +99,7 @@ impl Default for ExperimentConfig {
             heading: None,
             schools: Vec::new(),
             leaders: 0,
+            colour: None,
         }
     }
 }
@@ -151,10 +160,23 @@ impl ExperimentConfig {
             Ok(())
         };
         leaders("", self.leaders, self.fish)?;
+        let colour = |section: &'static str, c: Option<[f32; 3]>| match c {
+            Some(c) if !c.iter().all(|x| (0.0..=1.0).contains(x)) => Err(ConfigError::Invalid {
+                section,
+                error: ParamError {
+                    field: "colour",
+                    value: c.into_iter().find(|x| !(0.0..=1.0).contains(x)).unwrap_or(f32::NAN),
+                    expected: "three sRGB channels, each from 0 to 1".into(),
+                },
+            }),
+            _ => Ok(()),
+        };
+        colour("", self.colour)?;
         for school in &self.schools {
             school.params.validate().map_err(section("schools"))?;
             heading("schools", school.heading)?;
             leaders("schools", school.leaders, school.fish)?;
+            colour("schools", school.colour)?;
         }
         if self.metrics_every == 0 {
             return Err(ConfigError::Invalid {
@@ -183,6 +205,7 @@ impl ExperimentConfig {
             params: self.params,
             heading: self.heading,
             leaders: self.leaders,
+            colour: self.colour,
         };
         core::iter::once(first).chain(self.schools.iter().cloned())
     }
@@ -337,7 +360,13 @@ mod tests {
         config.params.alignment_weight = 0.1 + 0.2;
         config.heading = Some(-1.25);
         let second = FlockParams { max_speed: 99.5, ..FlockParams::default() };
-        config.schools.push(SchoolConfig { fish: 17, params: second, heading: Some(3.0), leaders: 2 });
+        config.schools.push(SchoolConfig {
+            fish: 17,
+            params: second,
+            heading: Some(3.0),
+            leaders: 2,
+            colour: Some([0.2, 0.7, 0.65]),
+        });
         let text = config.to_ron();
         assert_eq!(ExperimentConfig::from_ron(&text).unwrap(), config);
     }
@@ -356,6 +385,8 @@ mod tests {
             ("(heading: Some(inf))", "heading"),
             ("(fish: 10, leaders: 11)", "leaders"),
             ("(schools: [(fish: 3, leaders: 4)])", "schools.leaders"),
+            ("(colour: Some((1.0, 0.5, 1.5)))", "colour"),
+            ("(schools: [(colour: Some((0.0, NaN, 0.0)))])", "schools.colour"),
         ];
         for (text, field) in cases {
             let err = ExperimentConfig::from_ron(text).unwrap_err();

@@ -27,6 +27,60 @@ impl Flock {
     /// Under [`SlotOrder::Spatial`] the same pass renumbers the fish in the
     /// order the index sorted them.
     pub fn integrate<S: SchoolTable + ?Sized>(&mut self, schools: &S, tank: &Tank, scene: &Scene, dt: f32) {
+        self.integrate_with(schools, tank, scene, dt, Walls::Now);
+    }
+
+    /// Pass 3 without its end: semi-implicit Euler only, as
+    /// [`Flock::integrate`] does it, leaving the walls and the obstacles to
+    /// [`Flock::apply_boundary`]. In between, fish may stand outside the
+    /// tank or inside a rock, and their positions and velocities may be
+    /// changed ([`Flock::set`]); the boundary then brings every fish in. The
+    /// two together give exactly what [`Flock::integrate`] gives.
+    pub fn integrate_unbounded<S: SchoolTable + ?Sized>(
+        &mut self,
+        schools: &S,
+        tank: &Tank,
+        scene: &Scene,
+        dt: f32,
+    ) {
+        self.integrate_with(schools, tank, scene, dt, Walls::Later);
+    }
+
+    /// The end of pass 3 after [`Flock::integrate_unbounded`]: every fish
+    /// brought back inside the tank (wrap, bounce or the soft margin's hard
+    /// backstop) and out of every obstacle, with the bounce's random turn
+    /// drawn for the tick that moved it. Does nothing when no unbounded
+    /// motion waits (after [`Flock::integrate`], or twice in a row).
+    pub fn apply_boundary(&mut self, tank: &Tank, scene: &Scene) {
+        let Some(tick) = self.unbounded.take() else { return };
+        let key = TickKey::new(self.seed, tick);
+        let ids = &self.id;
+        let chunks = (self.position.par_chunks_mut(CHUNK), self.velocity.par_chunks_mut(CHUNK));
+        let free = scene.obstacles.is_empty();
+        run(self.pool.as_deref(), || {
+            chunks.into_par_iter().enumerate().for_each(|(chunk, (p, v))| {
+                let base = chunk * CHUNK;
+                for (k, (p, v)) in p.iter_mut().zip(v.iter_mut()).enumerate() {
+                    // Inside and clear of rocks a fish is left as it is,
+                    // as the fused pass leaves it.
+                    if free && tank.contains(*p) {
+                        continue;
+                    }
+                    let id = ids.get(base + k).copied().unwrap_or_default();
+                    (*p, *v) = contain(*p, *v, tank, scene, || key.in_unit_disc(u64::from(id), Stream::Bounce).x);
+                }
+            });
+        });
+    }
+
+    fn integrate_with<S: SchoolTable + ?Sized>(
+        &mut self,
+        schools: &S,
+        tank: &Tank,
+        scene: &Scene,
+        dt: f32,
+        walls: Walls,
+    ) {
         let table = schools.table();
         self.school_motion.clear();
         self.school_motion.extend(
@@ -142,7 +196,7 @@ impl Flock {
                                 motion_of(k),
                                 dt,
                                 tank,
-                                scene,
+                                (walls == Walls::Now).then_some(scene),
                                 || key.in_unit_disc(u64::from(ids[base + k]), Stream::Bounce).x,
                             );
                         }
@@ -166,8 +220,18 @@ impl Flock {
             core::mem::swap(&mut self.id, &mut self.sorted_id);
             run(self.pool.as_deref(), || self.grid.renumber());
         }
+        self.unbounded = (walls == Walls::Later).then_some(self.tick);
         self.tick += 1;
     }
+}
+
+/// Whether the integrator brings the fish inside at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walls {
+    /// In the same pass (the tick as one step).
+    Now,
+    /// In [`Flock::apply_boundary`] (the plugin's separate stage).
+    Later,
 }
 
 /// A fish at `p` moving with `v`, brought inside the tank and out of every
@@ -217,8 +281,9 @@ const PUSH_OUT_ROUNDS: usize = 4;
 
 /// The integrator's step for one fish: `[position, velocity, steering]`
 /// and `[wander phase, fear]`, its kick, its school's `[max_speed,
-/// panic - 1, wander turn, calm factor]`; `scatter` draws the bounce's
-/// random turn.
+/// panic - 1, wander turn, calm factor]`; with `walls` (the scene), it is
+/// brought inside the tank and out of the rocks too, and `scatter` draws
+/// the bounce's random turn.
 #[inline(always)]
 #[expect(clippy::too_many_arguments, reason = "one fish's state, its kick, its school and the world")]
 fn integrate_one(
@@ -228,7 +293,7 @@ fn integrate_one(
     [max_speed, panic, turn, calm]: [f32; 4],
     dt: f32,
     tank: &Tank,
-    scene: &Scene,
+    walls: Option<&Scene>,
     scatter: impl FnOnce() -> f32,
 ) {
     let (a, fright) = (kick.acceleration(), kick.fright());
@@ -239,7 +304,9 @@ fn integrate_one(
     *v = rules::clamp_length(*v + a * dt, limit);
     *p += *v * dt;
     *phase = wrap_angle(*phase + turn);
-    (*p, *v) = contain(*p, *v, tank, scene, scatter);
+    if let Some(scene) = walls {
+        (*p, *v) = contain(*p, *v, tank, scene, scatter);
+    }
 }
 
 /// The integrator's step for four fish of one school at once, in vector
@@ -391,7 +458,7 @@ mod tests {
                     motion,
                     dt,
                     &tank,
-                    &scene,
+                    Some(&scene),
                     || 0.0,
                 );
             }
@@ -414,5 +481,44 @@ mod tests {
             }
         }
         assert!((300..500).contains(&taken), "most groups go in lanes, some not: {taken}");
+    }
+
+    /// The motion and the boundary as two passes give the bits of the one
+    /// fused pass, in every wall mode, with rocks, a predator and fish
+    /// hitting the walls; a second boundary, or one without motion waiting,
+    /// changes nothing.
+    #[test]
+    fn unbounded_motion_then_boundary_is_the_fused_pass() {
+        let params = FlockParams { max_speed: 400.0, ..FlockParams::default() };
+        let dt = 1.0 / 60.0;
+        for boundary in [BoundaryMode::Wrap, BoundaryMode::Bounce, BoundaryMode::SoftMargin] {
+            let tank = Tank { boundary, ..Tank::centered(Vec2::new(300.0, 200.0)) };
+            let mut scene = Scene::default();
+            scene.obstacles.push(crate::Obstacle { centre: Vec2::new(40.0, 10.0), radius: 30.0 });
+            scene.obstacles.push(crate::Obstacle { centre: Vec2::new(-90.0, -40.0), radius: 20.0 });
+            scene.predators.push(crate::Predator::new(Vec2::ZERO, 120.0));
+            let mut fused = Flock::new(4);
+            for f in crate::world::spawn::scatter(700, &tank, &params, 11) {
+                fused.push(f.position, f.velocity, f.wander_phase);
+            }
+            let mut split = fused.clone();
+            for _ in 0..40 {
+                fused.rebuild_index(&params, &tank);
+                fused.accumulate_forces(&params, &tank, &scene);
+                fused.integrate(&params, &tank, &scene, dt);
+                split.rebuild_index(&params, &tank);
+                split.accumulate_forces(&params, &tank, &scene);
+                split.integrate_unbounded(&params, &tank, &scene, dt);
+                split.apply_boundary(&tank, &scene);
+                let before = split.positions().to_vec();
+                split.apply_boundary(&tank, &scene);
+                assert_eq!(split.positions(), &before[..], "a second boundary is a no-op");
+            }
+            let bits = |f: &Flock| {
+                f.positions().iter().chain(f.velocities()).flat_map(|v| [v.x, v.y]).map(f32::to_bits).collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&split), bits(&fused), "{boundary:?}");
+            assert_eq!(split.tick(), fused.tick());
+        }
     }
 }

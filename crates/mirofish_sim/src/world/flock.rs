@@ -139,6 +139,9 @@ pub struct Flock {
     pub(crate) record_rules: bool,
     pub(crate) seed: u64,
     pub(crate) tick: u64,
+    /// The tick whose motion [`Flock::integrate_unbounded`] left for
+    /// [`Flock::apply_boundary`], while it waits.
+    pub(crate) unbounded: Option<u64>,
     pub(crate) pool: Option<Arc<rayon::ThreadPool>>,
 }
 
