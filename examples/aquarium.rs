@@ -5,6 +5,7 @@
 //! cargo run --release --example aquarium
 //! cargo run --release --example aquarium -- --fish 10000 --seed 7
 //! cargo run --release --example aquarium -- --scene assets/scenes/leaders.ron
+//! cargo run --release --example aquarium -- --replay aquarium-session.replay
 //! cargo run --release --example aquarium -- --smoke shot.png   # CI's self-test
 //! cargo run --release --example aquarium -- --smoke shot.png --settle 20
 //! ```
@@ -13,16 +14,21 @@
 //! attracts (left) or repels (right), C clears, Space pauses, N steps,
 //! R resets, 1–4 toggle the overlay, M changes the colouring, H hides the
 //! panel, I lets the schools decide where to go (`--intent` from the start).
+//! The panel's "record & replay" buttons record a session (it restarts the
+//! scene), save it as `aquarium-session.replay` in the working folder —
+//! `mirofish-lab replay` runs it to the same bits — and replay it;
+//! "save config" writes the running configuration as `aquarium.flock.ron`.
 
 use bevy::prelude::*;
 use bevy::window::WindowResolution;
+use mirofish_examples::aquarium::session::{Ask, SessionControls};
 use mirofish_examples::aquarium::{
     AquariumPlugin, AquariumSettings, IntentSettings, OverlaySettings, SmokeTest,
 };
 
 fn main() -> AppExit {
     let (mut scene, mut fish, mut seed) = (None, None, None);
-    let mut smoke = None;
+    let (mut smoke, mut replay) = (None, None);
     let mut overlay = OverlaySettings::default();
     let mut intent = IntentSettings::default();
     let mut args = std::env::args().skip(1);
@@ -48,6 +54,10 @@ fn main() -> AppExit {
                     mirofish::sim::ExperimentConfig::load(&path).unwrap_or_else(|e| fail(&e.to_string())),
                 );
             }
+            "--replay" => {
+                let path = value("--replay");
+                replay = Some(mirofish::sim::Recording::load(&path).unwrap_or_else(|e| fail(&e.to_string())));
+            }
             "--overlay" => {
                 overlay.neighbours = true;
                 overlay.forces = true;
@@ -55,7 +65,7 @@ fn main() -> AppExit {
             }
             "--help" | "-h" => {
                 println!(
-                    "usage: aquarium [--scene FILE.ron] [--fish N] [--seed N] [--overlay] [--intent] [--smoke OUT.png [--settle SECONDS]]"
+                    "usage: aquarium [--scene FILE.ron] [--fish N] [--seed N] [--replay FILE.replay] [--overlay] [--intent] [--smoke OUT.png [--settle SECONDS]]"
                 );
                 return AppExit::Success;
             }
@@ -79,6 +89,9 @@ fn main() -> AppExit {
     .add_plugins(AquariumPlugin { settings });
     if let Some(test) = smoke {
         app.insert_resource(test);
+    }
+    if let Some(recording) = replay {
+        app.insert_resource(SessionControls { last: Some(recording), asked: Some(Ask::Replay), ..default() });
     }
     app.run()
 }

@@ -74,7 +74,7 @@ fn row(what: &str, n: usize, ms: f64, neighbours: f32) {
 const PARTS: [&str; 5] = [
     "gather + index rebuild",
     "forces",
-    "integrate",
+    "integrate + boundary",
     "predators + write-back + metrics",
     "rest of the frame (interpolation, time, schedules)",
 ];
@@ -91,7 +91,7 @@ struct Stopwatch {
 }
 
 /// Records mark `I`, and the part that ended there: 0 before the index,
-/// 1–4 after the sets of index, forces, integrate and write-back, 5 at the
+/// 1–4 after the sets of index, forces, boundary and write-back, 5 at the
 /// end of the frame.
 fn mark<const I: usize>(mut watch: ResMut<Stopwatch>) {
     let now = Instant::now();
@@ -119,7 +119,7 @@ struct PluginTick {
 /// Times whole plugin frames with one fixed tick each (commands, gather,
 /// passes, write-back, metrics, interpolation) for `n` fish in a headless
 /// app, then the core's tick alone on the same fish.
-fn plugin_tick(n: usize, ticks: usize) -> PluginTick {
+fn plugin_tick(n: usize, ticks: usize, custom_force: bool) -> PluginTick {
     let params = FlockParams::reference();
     let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
     let mut app = App::new();
@@ -136,11 +136,19 @@ fn plugin_tick(n: usize, ticks: usize) -> PluginTick {
                 mark::<0>.after(Set::Commands).before(Set::SpatialIndex),
                 mark::<1>.after(Set::SpatialIndex).before(Set::Forces),
                 mark::<2>.after(Set::Forces).before(Set::Integrate),
-                mark::<3>.after(Set::Integrate).before(Set::Predators),
+                mark::<3>.after(Set::Boundary).before(Set::Predators),
                 mark::<4>.after(Set::Writeback),
             ),
         )
         .add_systems(Last, mark::<5>);
+    }
+    if custom_force {
+        // A game's own force on every fish: a pull towards the tank's
+        // centre, written before the clamp stage.
+        app.add_observer(|add: On<Add, Boid>, mut commands: Commands| {
+            commands.entity(add.entity).insert(ExtraSteering::default());
+        })
+        .add_systems(FixedUpdate, pull_to_centre.before(BoidSystems::Clamp).after(BoidSystems::Forces));
     }
     app.world_mut().commands().queue(SpawnSchool::new(n));
     app.world_mut().flush();
@@ -167,6 +175,12 @@ fn plugin_tick(n: usize, ticks: usize) -> PluginTick {
         kernel: time_tick(&core, 2, ticks),
         neighbours: observe::mean_neighbours(state.flock()),
     }
+}
+
+/// The custom force of [`plugin_tick`]: every fish pulled towards the
+/// centre, a little.
+fn pull_to_centre(mut fish: Query<(&Position, &mut ExtraSteering)>) {
+    fish.par_iter_mut().for_each(|(p, mut extra)| extra.0 = -p.0 * 0.05);
 }
 
 /// The worst arrangements a goal, an attractor or a script can make: every
@@ -365,13 +379,21 @@ fn main() {
             println!("| grid speed-up over brute force | {n} | | {:.1}× | |", b / two);
         }
         if n <= 100_000 {
-            let p = plugin_tick(n, t);
+            let p = plugin_tick(n, t, false);
             row("whole plugin frame with one tick (ECS), 2 threads", n, p.frame, p.neighbours);
             for (part, ms) in PARTS.iter().zip(p.parts) {
                 println!("| plugin: {part} (mean) | {n} | | {ms:.3} | |");
             }
             row("the core's tick alone on the same fish, 2 threads", n, p.kernel, p.neighbours);
             println!("| plugin frame / core tick | {n} | | {:.2}× | |", p.frame / p.kernel);
+            let custom = plugin_tick(n, t, true);
+            row(
+                "whole plugin frame, a custom force on every fish, 2 threads",
+                n,
+                custom.frame,
+                custom.neighbours,
+            );
+            println!("| the custom force's cost | {n} | | {:+.3} | |", custom.frame - p.frame);
         }
         // Allocations in warmed-up ticks of the core: called on a thread of
         // the pool (as from within `pool.install`), and from outside it,

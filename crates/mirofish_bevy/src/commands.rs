@@ -19,7 +19,8 @@ use mirofish_sim::control::command::{SpawnKey, spawn_disc};
 use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped};
 
 use crate::components::{
-    Boid, FishGroup, FishSlot, Obstacle2d, Position, Predator2d, PreviousPosition, School, Velocity, WanderPhase,
+    Boid, FishGroup, FishSlot, Obstacle2d, Position, Predator2d, PreviousPosition, SceneOrder, School,
+    Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::state::FlockState;
@@ -90,7 +91,19 @@ fn sorted<T: Component>(world: &mut World) -> Vec<Entity> {
     entities
 }
 
-fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
+/// Rocks or predators in the order they entered the scene: the order of
+/// the scene's lists, which the commands' indices count in.
+fn in_scene_order<T: Component>(world: &mut World) -> Vec<Entity> {
+    let mut entities: Vec<(SceneOrder, Entity)> = world
+        .query_filtered::<(Entity, Option<&SceneOrder>), With<T>>()
+        .iter(world)
+        .map(|(e, order)| (order.copied().unwrap_or_default(), e))
+        .collect();
+    entities.sort_unstable();
+    entities.into_iter().map(|(_, e)| e).collect()
+}
+
+pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
     match command {
         FlockCommand::SetParams(p) | FlockCommand::SetSchoolParams { school: 0, params: p } => {
             world.resource_mut::<FlockConfig>().params = *p;
@@ -131,22 +144,22 @@ fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
             ));
         }
         FlockCommand::RemovePredator(i) => {
-            if let Some(&e) = sorted::<Predator2d>(world).get(*i) {
+            if let Some(&e) = in_scene_order::<Predator2d>(world).get(*i) {
                 world.despawn(e);
             }
         }
         FlockCommand::RemoveObstacle(i) => {
-            if let Some(&e) = sorted::<Obstacle2d>(world).get(*i) {
+            if let Some(&e) = in_scene_order::<Obstacle2d>(world).get(*i) {
                 world.despawn(e);
             }
         }
         FlockCommand::ClearPredators => {
-            for e in sorted::<Predator2d>(world) {
+            for e in in_scene_order::<Predator2d>(world) {
                 world.despawn(e);
             }
         }
         FlockCommand::ClearObstacles => {
-            for e in sorted::<Obstacle2d>(world) {
+            for e in in_scene_order::<Obstacle2d>(world) {
                 world.despawn(e);
             }
         }
@@ -155,9 +168,13 @@ fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
             let first_slot = world.query_filtered::<(), With<Boid>>().iter(world).count() as u64;
             let key = SpawnKey { seed: config.seed, tick, first_slot };
             let fish = spawn_disc(key, *count, *centre, *radius, &config.tank, &config.params);
+            // With their school named, as a recorded session's fish are:
+            // they join those fish's table, after them, as the core appends
+            // them.
             world.spawn_batch(fish.into_iter().map(|(p, v, phase)| {
                 (
                     Boid,
+                    School(0),
                     Position(p),
                     PreviousPosition(p),
                     Velocity(v),
@@ -167,8 +184,15 @@ fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
             }));
         }
         FlockCommand::RemoveFish { count } => {
-            let boids = sorted::<Boid>(world);
-            for &e in boids.iter().rev().take(*count) {
+            // The last fish in the flock's order, as the core removes them:
+            // those spawned since the last tick (no slot yet) first.
+            let mut fish: Vec<(u32, Entity)> = world
+                .query_filtered::<(Entity, &FishSlot), With<Boid>>()
+                .iter(world)
+                .map(|(e, slot)| (slot.get().map_or(u32::MAX, |s| s as u32), e))
+                .collect();
+            fish.sort_unstable();
+            for &(_, e) in fish.iter().rev().take(*count) {
                 world.despawn(e);
             }
         }

@@ -95,10 +95,32 @@ pub struct FishGroup(pub u16);
 
 /// Marks a fish as a leader: its neighbours weigh it
 /// [`FlockParams::leader_weight`](mirofish_sim::FlockParams::leader_weight)
-/// times more in alignment and cohesion.
+/// times more in alignment and cohesion. Kept apart from the fish's table
+/// (a sparse set), so that leading does not move a fish among the others
+/// and the flock keeps its fish in the order they were spawned.
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq)]
+#[component(storage = "SparseSet")]
 #[reflect(Component, Debug, Default, PartialEq)]
 pub struct Leader;
+
+/// The order in which a rock or predator entered the scene: the scene
+/// lists them so, as the core does, whatever entities they were given.
+#[derive(Clone, Copy, Component, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct SceneOrder(pub(crate) u64);
+
+/// The next [`SceneOrder`].
+#[derive(Resource, Debug, Default)]
+pub(crate) struct SceneArrivals(u64);
+
+/// Numbers a rock or predator as it arrives.
+pub(crate) fn number_arrival<T: Component>(
+    add: On<Add, T>,
+    mut next: ResMut<SceneArrivals>,
+    mut commands: Commands,
+) {
+    commands.entity(add.entity).insert(SceneOrder(next.0));
+    next.0 += 1;
+}
 
 /// A circular obstacle at its [`Position`]: fish steer around it and never
 /// end a tick inside it. The entity form of the core's

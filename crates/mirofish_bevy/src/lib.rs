@@ -69,6 +69,7 @@ mod components;
 mod config;
 pub mod interpolation;
 mod metrics;
+mod recording;
 mod refusals;
 mod schedule;
 mod spawn;
@@ -87,8 +88,8 @@ use bevy::prelude::*;
 pub use asset::{FlockAsset, FlockAssetError, FlockAssetLoader, FlockAssetPlugin, FlockConfigAsset};
 pub use commands::FlockCommands;
 pub use components::{
-    Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle2d, Position, Predator2d, PreviousPosition, School,
-    Steering, Velocity, WanderPhase,
+    Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
+    School, Steering, Velocity, WanderPhase,
 };
 pub use config::{FlockConfig, SCHOOL_PALETTE};
 pub use interpolation::interpolate_transforms;
@@ -97,6 +98,7 @@ pub use mirofish_sim;
 /// A change to the running school, stamped with the tick it applies at
 /// (named apart from Bevy's own `Command` trait).
 pub use mirofish_sim::FlockCommand;
+pub use recording::{FlockRecorder, Session};
 pub use refusals::{FlockRefusal, FlockRefusals, Refused};
 pub use schedule::BoidSystems;
 pub use spawn::SpawnSchool;
@@ -106,11 +108,13 @@ pub use state::FlockState;
 pub mod prelude {
     pub use crate::FlockCommand;
     pub use crate::{
-        Boid, BoidSystems, ExtraSteering, FishSlot, FlockCommands, FlockConfig, FlockMetrics, FlockRefusal,
-        FlockRefusals, FlockState, Leader, MiroFishPlugin, Obstacle2d, Position, Predator2d, PreviousPosition,
-        Refused, School, SpawnSchool, Steering, Velocity, WanderPhase,
+        Boid, BoidSystems, ExtraSteering, FishSlot, FlockCommands, FlockConfig, FlockMetrics, FlockRecorder,
+        FlockRefusal, FlockRefusals, FlockState, Leader, MiroFishPlugin, Obstacle2d, Position, Predator2d,
+        PreviousPosition, Refused, School, SpawnSchool, Steering, Velocity, WanderPhase,
     };
-    pub use mirofish_sim::{Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Obstacle, Predator, Route, Tank};
+    pub use mirofish_sim::{
+        Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Obstacle, Predator, Route, Tank,
+    };
 }
 
 /// Most fixed ticks run in one frame to catch up after a slow frame, when
@@ -220,6 +224,10 @@ impl Plugin for MiroFishPlugin {
         app.insert_resource(state)
             .init_resource::<FlockCommands>()
             .init_resource::<FlockMetrics>()
+            .init_resource::<FlockRecorder>()
+            .init_resource::<components::SceneArrivals>()
+            .add_observer(components::number_arrival::<Obstacle2d>)
+            .add_observer(components::number_arrival::<Predator2d>)
             .register_type::<FlockConfig>()
             .register_type::<FlockMetrics>()
             .register_type::<Boid>()
@@ -239,8 +247,16 @@ impl Plugin for MiroFishPlugin {
                 (
                     // Right after the set, so systems placed in it can
                     // still submit commands for this very tick.
-                    commands::apply_commands.after(BoidSystems::Commands).before(BoidSystems::SpatialIndex),
-                    (systems::gather, systems::gather_groups, systems::rebuild_index)
+                    (recording::start_sessions, commands::apply_commands)
+                        .chain()
+                        .after(BoidSystems::Commands)
+                        .before(BoidSystems::SpatialIndex),
+                    (
+                        systems::gather,
+                        systems::gather_leaders,
+                        systems::gather_groups,
+                        systems::rebuild_index,
+                    )
                         .chain()
                         .in_set(BoidSystems::SpatialIndex),
                     systems::accumulate_forces.in_set(BoidSystems::Forces),
@@ -248,7 +264,12 @@ impl Plugin for MiroFishPlugin {
                     systems::integrate.in_set(BoidSystems::Integrate),
                     systems::apply_boundary.in_set(BoidSystems::Boundary),
                     systems::move_predators.in_set(BoidSystems::Predators),
-                    (systems::write_back, systems::write_back_predators, metrics::sample_metrics)
+                    (
+                        systems::write_back,
+                        systems::write_back_predators,
+                        metrics::sample_metrics,
+                        recording::take_checkpoints,
+                    )
                         .chain()
                         .in_set(BoidSystems::Writeback),
                 ),

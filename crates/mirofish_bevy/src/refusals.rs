@@ -24,6 +24,9 @@ pub enum Refused {
     /// A [`crate::volume::SetSurroundings3d`] (the surroundings in force
     /// stay).
     Surroundings,
+    /// A recorded session's start ([`crate::FlockRecorder`]; the run goes
+    /// on as it was).
+    Session,
 }
 
 /// One refusal: what, why (the field and the value), and at which tick.

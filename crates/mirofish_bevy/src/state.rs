@@ -5,7 +5,7 @@ use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 use mirofish_sim::{Flock, FlockParams, ParamError, Scene};
 
-use crate::components::FishSlot;
+use crate::components::{FishSlot, SceneOrder};
 use crate::config::FlockConfig;
 
 /// The simulation core's view of the school, refreshed from the entities at
@@ -47,6 +47,12 @@ pub struct FlockState {
     /// Scene entities refused and reported, so that each is reported once
     /// while it stays invalid.
     pub(crate) refused_entities: EntityHashSet,
+    /// The length of every tick, when a recorded session fixes it (else
+    /// the schedule's clock gives it).
+    pub(crate) dt: Option<f32>,
+    /// Rocks or predators sorted by arrival (kept, so that a tick does not
+    /// allocate).
+    pub(crate) arrivals: Vec<(SceneOrder, Entity)>,
 }
 
 impl FlockState {
@@ -64,7 +70,17 @@ impl FlockState {
             spawned_schools: 0,
             fixed_schedule: true,
             refused_entities: EntityHashSet::default(),
+            dt: None,
+            arrivals: Vec::new(),
         }
+    }
+
+    /// Starts over at tick 0 with `config` and ticks of `dt` seconds (a
+    /// recorded session), keeping how the plugin was scheduled.
+    pub(crate) fn restart(&mut self, config: FlockConfig, dt: f32) {
+        let (fixed_schedule, records) = (self.fixed_schedule, self.flock.records_rules());
+        *self = Self { fixed_schedule, dt: Some(dt), ..Self::new(config) };
+        self.flock.set_record_rules(records);
     }
 
     /// The flock's arrays (positions, velocities, steering, … by slot) as
@@ -141,7 +157,11 @@ impl FlockState {
             if v.is_finite() {
                 Ok(())
             } else {
-                Err(ParamError { field, value: if v.x.is_finite() { v.y } else { v.x }, expected: "a finite vector".into() })
+                Err(ParamError {
+                    field,
+                    value: if v.x.is_finite() { v.y } else { v.x },
+                    expected: "a finite vector".into(),
+                })
             }
         };
         if slot >= self.flock.len() {

@@ -13,22 +13,21 @@ use rayon::prelude::*;
 use crate::columns::{COLUMN_CHUNK, copy_column, set_row};
 
 use crate::components::{
-    Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle2d, Position, Predator2d, PreviousPosition, School,
-    Steering, Velocity, WanderPhase,
+    Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
+    SceneOrder, School, Steering, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
 use crate::state::FlockState;
 
 /// What `gather` reads of a fish.
-type FishParts = (
-    Entity,
-    &'static Position,
-    &'static Velocity,
-    &'static WanderPhase,
-    Has<Leader>,
-    Option<&'static School>,
-);
+type FishParts =
+    (Entity, &'static Position, &'static Velocity, &'static WanderPhase, Option<&'static School>);
+
+/// What `gather` reads of a rock or predator: its velocity (predators),
+/// and the order it arrived in.
+type SceneParts<T> =
+    (Entity, &'static T, &'static Position, Option<&'static Velocity>, Option<&'static SceneOrder>);
 
 /// Which entities are fish of the flock: a [`Boid`] with every component
 /// the tick reads or writes. A fish that loses one (game code removed it)
@@ -43,8 +42,8 @@ pub(crate) fn gather(
     mut state: ResMut<FlockState>,
     fish: Query<FishParts, InFlock>,
     mut slots: Query<&mut FishSlot>,
-    obstacles: Query<(Entity, &Obstacle2d, &Position), Without<Boid>>,
-    predators: Query<(Entity, &Predator2d, &Position, &Velocity), Without<Boid>>,
+    obstacles: Query<SceneParts<Obstacle2d>, Without<Boid>>,
+    predators: Query<SceneParts<Predator2d>, Without<Boid>>,
     (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
 ) {
     let state = &mut *state;
@@ -88,6 +87,19 @@ pub(crate) fn gather_groups(mut state: ResMut<FlockState>, groups: Query<(&FishS
     }
 }
 
+/// Marks the flock's leaders (after `gather`, whose slots it reads, and
+/// which left every fish unmarked).
+pub(crate) fn gather_leaders(
+    mut state: ResMut<FlockState>,
+    leaders: Query<&FishSlot, (InFlock, With<Leader>)>,
+) {
+    for slot in &leaders {
+        if let Some(slot) = slot.get() {
+            state.flock.set_leader(slot, true);
+        }
+    }
+}
+
 /// Overwrites the flock's inputs in place, a table column at a time, if
 /// the fish are the same ones in the same order as last tick (the usual
 /// case): what only the flock carries from tick to tick (fear) stays with
@@ -103,7 +115,7 @@ fn gather_in_place(state: &mut FlockState, fish: &Query<FishParts, InFlock>) -> 
         return false;
     };
     let mut start = 0;
-    for (ids, positions, velocities, phases, leads, schools) in tables {
+    for (ids, positions, velocities, phases, schools) in tables {
         let end = start + ids.len();
         if entities.get(start..end) != Some(ids) {
             return false;
@@ -125,7 +137,8 @@ fn gather_in_place(state: &mut FlockState, fish: &Query<FishParts, InFlock>) -> 
             v.iter_mut().zip(from_v).for_each(|(v, from)| *v = from.0);
             w.iter_mut().zip(from_w).for_each(|(w, from)| *w = from.0);
         });
-        inputs.leader.fill(leads);
+        // Leaders are marked again by `gather_leaders`.
+        inputs.leader.fill(false);
         match schools {
             Some(schools) => copy_column(inputs.school, schools, |to, from| *to = from.0),
             None => inputs.school.fill(0),
@@ -149,9 +162,8 @@ fn regather(state: &mut FlockState, fish: &Query<FishParts, InFlock>, slots: &mu
         .collect();
     state.flock.clear();
     state.entities.clear();
-    for (entity, position, velocity, phase, leads, school) in fish {
+    for (entity, position, velocity, phase, school) in fish {
         let slot = state.flock.push(position.0, velocity.0, phase.0);
-        state.flock.set_leader(slot, leads);
         if let Some(school) = school {
             state.flock.set_school(slot, school.0);
         }
@@ -171,8 +183,8 @@ fn regather(state: &mut FlockState, fish: &Query<FishParts, InFlock>, slots: &mu
 /// each refused entity once, while it stays invalid.
 fn gather_scene(
     state: &mut FlockState,
-    obstacles: &Query<(Entity, &Obstacle2d, &Position), Without<Boid>>,
-    predators: &Query<(Entity, &Predator2d, &Position, &Velocity), Without<Boid>>,
+    obstacles: &Query<SceneParts<Obstacle2d>, Without<Boid>>,
+    predators: &Query<SceneParts<Predator2d>, Without<Boid>>,
 ) -> Vec<FlockRefusal> {
     let tick = state.flock.tick();
     let scene = &mut state.scene;
@@ -195,16 +207,26 @@ fn gather_scene(
             false
         }
     };
-    for (entity, o, p) in obstacles {
+    // In the order they arrived (the core's order), not the tables'.
+    let in_order = &mut state.arrivals;
+    in_order.clear();
+    in_order.extend(obstacles.iter().map(|(e, _, _, _, order)| (order.copied().unwrap_or_default(), e)));
+    in_order.sort_unstable();
+    for &(_, entity) in in_order.iter() {
+        let Ok((_, o, p, _, _)) = obstacles.get(entity) else { continue };
         let obstacle = sim::Obstacle { centre: p.0, radius: o.radius };
         if check(entity, Refused::Obstacle(entity), obstacle.validate_in(&state.active.tank)) {
             scene.obstacles.push(obstacle);
         }
     }
-    for (entity, pr, p, v) in predators {
+    in_order.clear();
+    in_order.extend(predators.iter().map(|(e, _, _, _, order)| (order.copied().unwrap_or_default(), e)));
+    in_order.sort_unstable();
+    for &(_, entity) in in_order.iter() {
+        let Ok((_, pr, p, v, _)) = predators.get(entity) else { continue };
         let predator = sim::Predator {
             position: p.0,
-            velocity: v.0,
+            velocity: v.map_or(Vec2::ZERO, |v| v.0),
             fear_radius: pr.fear_radius,
             max_speed: pr.max_speed,
             max_force: pr.max_force,
@@ -250,15 +272,16 @@ pub(crate) fn add_extra_steering(
 
 /// The length of this tick: the schedule's `Time` delta (in `FixedUpdate`,
 /// the fixed time step), within the range the core accepts.
-fn tick_seconds(time: &Time) -> f32 {
-    time.delta_secs().clamp(1.0e-6, 1.0)
+/// A recorded session fixes it to its configuration's.
+fn tick_seconds(state: &FlockState, time: &Time) -> f32 {
+    state.dt.unwrap_or_else(|| time.delta_secs().clamp(1.0e-6, 1.0))
 }
 
 /// Pass 3: semi-implicit Euler with the tick's time step; the walls and
 /// obstacles wait for [`apply_boundary`].
 pub(crate) fn integrate(mut state: ResMut<FlockState>, time: Res<Time>) {
     let state = &mut *state;
-    let dt = tick_seconds(&time);
+    let dt = tick_seconds(state, &time);
     state.flock.integrate_unbounded(&state.schools, &state.active.tank, &state.scene, dt);
 }
 
@@ -271,7 +294,8 @@ pub(crate) fn apply_boundary(mut state: ResMut<FlockState>) {
 /// After the walls: predators hunt and move.
 pub(crate) fn move_predators(mut state: ResMut<FlockState>, time: Res<Time>) {
     let state = &mut *state;
-    state.flock.move_predators(&mut state.scene, &state.active.tank, tick_seconds(&time));
+    let dt = tick_seconds(state, &time);
+    state.flock.move_predators(&mut state.scene, &state.active.tank, dt);
 }
 
 /// Writes the predators' new state back to their entities.

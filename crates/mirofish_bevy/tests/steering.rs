@@ -105,7 +105,8 @@ fn a_change_between_integrate_and_boundary_is_brought_back_inside() {
         app.add_systems(FixedUpdate, throw_out.after(BoidSystems::Integrate).before(BoidSystems::Boundary));
         spawn(&mut app, 200);
         run_ticks(&mut app, 3);
-        let positions: Vec<Vec2> = app.world_mut().query::<&Position>().iter(app.world()).map(|p| p.0).collect();
+        let positions: Vec<Vec2> =
+            app.world_mut().query::<&Position>().iter(app.world()).map(|p| p.0).collect();
         assert_eq!(positions.len(), 200);
         assert!(positions.iter().all(|&p| cfg.tank.contains(p)), "{boundary:?}: a fish outside the tank");
     }

@@ -53,7 +53,7 @@ pub mod world;
 pub use rayon;
 
 pub use control::command::{CommandError, CommandQueue, FlockCommand, SpawnKey, Stamped};
-pub use control::config::{ConfigError, ExperimentConfig};
+pub use control::config::{ConfigError, ExperimentConfig, SchoolConfig};
 pub use control::preset::{Preset, with_auto_radius};
 pub use control::replay::{Recorder, Recording, ReplayError};
 pub use control::simulation::Simulation;

@@ -16,6 +16,7 @@ fn two_schools() -> ExperimentConfig {
             params: quick,
             heading: Some(core::f32::consts::PI),
             leaders: 0,
+            colour: None,
         }],
         ..ExperimentConfig::default()
     }

@@ -15,6 +15,7 @@ pub mod inspect;
 pub mod intent;
 pub mod overlay;
 pub mod panel;
+pub mod session;
 pub mod smoke;
 mod stats;
 mod visuals;
@@ -176,6 +177,7 @@ impl Plugin for AquariumPlugin {
                 smoke::SmokeTestPlugin,
             ))
             .init_resource::<TickStats>()
+            .init_resource::<session::SessionControls>()
             .add_systems(Startup, setup)
             .add_systems(
                 FixedUpdate,
@@ -190,6 +192,7 @@ impl Plugin for AquariumPlugin {
             )
             .add_systems(Update, (inspect::draw_inspected, inspect::follow).chain().after(inspect::pick))
             .add_systems(Update, intent::draw_goals)
+            .add_systems(Update, session::act.before(reset))
             .add_systems(EguiPrimaryContextPass, panel::panel);
     }
 }
@@ -345,6 +348,10 @@ fn reset(world: &mut World) {
         s.reset = false;
         s.clone()
     };
+    // A reset ends a recording or replay: it is not a command.
+    world.resource_scope(|world, mut recorder: Mut<FlockRecorder>| {
+        let _ = recorder.stop(world.resource(), world.resource());
+    });
     let doomed: Vec<Entity> = world
         .query_filtered::<Entity, Or<(With<Boid>, With<Predator2d>, With<Obstacle2d>)>>()
         .iter(world)

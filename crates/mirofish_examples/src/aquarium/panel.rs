@@ -21,6 +21,7 @@ use super::input::{PointerOverUi, ToolSettings};
 use super::inspect::{Inspected, report};
 use super::intent::{Decisions, IntentSettings, intent_colour};
 use super::overlay::OverlaySettings;
+use super::session::{SessionControls, controls as session_controls};
 use super::visuals::{ColourMode, RULE_COLOURS};
 use super::{AquariumSettings, TickStats};
 
@@ -42,6 +43,7 @@ pub fn panel(
     stats: Res<TickStats>,
     (mut intent, decisions): (ResMut<IntentSettings>, Res<Decisions>),
     (mut inspected, slots): (ResMut<Inspected>, Query<&FishSlot>),
+    (mut session, recorder): (ResMut<SessionControls>, Res<FlockRecorder>),
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     over_ui.0 = ctx.is_pointer_over_egui() || ctx.egui_wants_pointer_input();
@@ -144,6 +146,9 @@ pub fn panel(
                         send(FlockCommand::ClearPredators);
                         send(FlockCommand::ClearObstacles);
                     }
+                });
+                egui::CollapsingHeader::new("record & replay").default_open(true).show(ui, |ui| {
+                    session_controls(ui, &mut session, &recorder);
                 });
                 ui.collapsing("metrics", |ui| metric_plots(ui, &metrics));
                 egui::CollapsingHeader::new("controls").default_open(true).show(ui, |ui| {

@@ -67,7 +67,8 @@ impl Flock {
                         continue;
                     }
                     let id = ids.get(base + k).copied().unwrap_or_default();
-                    (*p, *v) = contain(*p, *v, tank, scene, || key.in_unit_disc(u64::from(id), Stream::Bounce).x);
+                    (*p, *v) =
+                        contain(*p, *v, tank, scene, || key.in_unit_disc(u64::from(id), Stream::Bounce).x);
                 }
             });
         });
@@ -515,7 +516,12 @@ mod tests {
                 assert_eq!(split.positions(), &before[..], "a second boundary is a no-op");
             }
             let bits = |f: &Flock| {
-                f.positions().iter().chain(f.velocities()).flat_map(|v| [v.x, v.y]).map(f32::to_bits).collect::<Vec<_>>()
+                f.positions()
+                    .iter()
+                    .chain(f.velocities())
+                    .flat_map(|v| [v.x, v.y])
+                    .map(f32::to_bits)
+                    .collect::<Vec<_>>()
             };
             assert_eq!(bits(&split), bits(&fused), "{boundary:?}");
             assert_eq!(split.tick(), fused.tick());

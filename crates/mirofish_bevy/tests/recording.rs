@@ -1,0 +1,137 @@
+//! Recorded play: a session of the app, with rocks, predators, leaders on
+//! a route, two schools and commands of every kind along the way, saved as
+//! a `Recording` that the core alone replays to the same bits, and that the
+//! app replays too; a change outside the commands shows as a divergence,
+//! and a bad start is refused and changes nothing.
+
+mod common;
+
+use bevy::prelude::*;
+use common::*;
+use mirofish_bevy::prelude::*;
+use mirofish_bevy::{FlockRecorder, Session};
+use mirofish_sim::{ExperimentConfig, FlockCommand, GoalMode, Recording, SchoolConfig};
+
+fn start() -> ExperimentConfig {
+    let mut config = ExperimentConfig { fish: 260, seed: 21, leaders: 4, heading: Some(0.3), ..default() };
+    config.tank = Tank::centered(Vec2::new(900.0, 500.0));
+    config.schools.push(SchoolConfig {
+        fish: 140,
+        leaders: 2,
+        params: FlockParams { max_speed: 150.0, ..default() },
+        ..default()
+    });
+    config.scene.obstacles.push(Obstacle { centre: Vec2::new(120.0, -40.0), radius: 35.0 });
+    config.scene.predators.push(Predator::new(Vec2::new(-300.0, 100.0), 120.0));
+    config.scene.route = Some(Route::new(vec![Vec2::new(300.0, 150.0), Vec2::new(-300.0, -150.0)], 40.0));
+    config
+}
+
+/// The commands of the session, by tick.
+fn script(tick: u64) -> Vec<FlockCommand> {
+    let goal =
+        Goal { target: Vec2::new(250.0, 0.0), mode: GoalMode::Seek, weight: 1.0, slowing_radius: 50.0 };
+    match tick {
+        10 => vec![FlockCommand::AddPredator(Predator::new(Vec2::new(200.0, -100.0), 150.0))],
+        25 => vec![
+            FlockCommand::AddObstacle(Obstacle { centre: Vec2::new(-150.0, 60.0), radius: 45.0 }),
+            FlockCommand::SetAttractor(Some(Attractor { point: Vec2::ZERO, strength: 2.0, radius: 200.0 })),
+        ],
+        40 => vec![FlockCommand::SetSchoolGoal { school: 1, goal: Some(goal) }],
+        55 => vec![
+            FlockCommand::SpawnFish { count: 30, centre: Vec2::new(-200.0, 0.0), radius: 60.0 },
+            FlockCommand::RemovePredator(0),
+        ],
+        70 => vec![FlockCommand::SetParams(FlockParams { cohesion_weight: 0.4, ..default() })],
+        85 => vec![FlockCommand::RemoveFish { count: 50 }, FlockCommand::RemoveObstacle(0)],
+        100 => vec![FlockCommand::SetBoundary(BoundaryMode::Wrap), FlockCommand::SetAttractor(None)],
+        _ => Vec::new(),
+    }
+}
+
+/// Records 120 ticks of the scripted session in a fresh app that ran a
+/// school of its own before (which the session clears).
+fn record() -> Recording {
+    let mut app = headless_app(config(4), 1);
+    spawn(&mut app, 300);
+    run_ticks(&mut app, 20);
+    app.world_mut().resource_mut::<FlockRecorder>().record(start(), 30);
+    // The session starts at the next tick, at tick 0.
+    app.update();
+    assert_eq!(app.world().resource::<FlockRecorder>().session(), &Session::Recording);
+    assert_eq!(app.world().resource::<FlockState>().tick(), 1);
+    while app.world().resource::<FlockState>().tick() < 120 {
+        let next = app.world().resource::<FlockCommands>().next_tick();
+        for command in script(next) {
+            app.world_mut().resource_mut::<FlockCommands>().submit(command).expect("a valid command");
+        }
+        app.update();
+    }
+    let world = app.world_mut();
+    world.resource_scope(|world, mut recorder: Mut<FlockRecorder>| {
+        recorder.stop(world.resource(), world.resource()).expect("a recording")
+    })
+}
+
+#[test]
+fn a_recorded_session_replays_to_the_same_bits_in_the_core() {
+    let recording = record();
+    assert_eq!(recording.ticks, 120);
+    assert_eq!(recording.commands.len(), 11, "every command of the script, once");
+    assert_eq!(recording.checkpoints.iter().map(|c| c.tick).collect::<Vec<_>>(), [0, 30, 60, 90, 120]);
+    // Through the file format, then the core alone: what `mirofish-lab
+    // replay` does.
+    let text = recording.to_text();
+    let read = Recording::from_text(&text).expect("the file reads back");
+    assert_eq!(read, recording);
+    let sim = read.replay().expect("the core replays the app's session to the same bits");
+    assert_eq!(sim.flock.len(), 260 + 140 + 30 - 50);
+    // Not trivially: the session's rocks, predators and commands mattered.
+    let mut quiet = recording.clone();
+    quiet.commands.clear();
+    assert!(quiet.replay().is_err(), "without its commands the run diverges");
+}
+
+#[test]
+fn the_app_replays_a_recording_and_notices_a_change_outside_the_commands() {
+    let recording = record();
+    let replay = |meddle: bool| {
+        let mut app = headless_app(config(9), 1);
+        spawn(&mut app, 50);
+        run_ticks(&mut app, 3);
+        app.world_mut().resource_mut::<FlockRecorder>().replay(recording.clone());
+        for _ in 0..130 {
+            app.update();
+            if meddle && app.world().resource::<FlockState>().tick() == 45 {
+                let mut q = app.world_mut().query_filtered::<&mut Velocity, With<Boid>>();
+                if let Some(mut v) = q.iter_mut(app.world_mut()).next() {
+                    v.0 += Vec2::new(1.0, 0.0);
+                }
+            }
+        }
+        app.world().resource::<FlockRecorder>().session().clone()
+    };
+    assert_eq!(replay(false), Session::Matched { ticks: 120 });
+    match replay(true) {
+        Session::Diverged { tick, .. } => assert_eq!(tick, 60, "found at the first checkpoint after"),
+        other => panic!("a change outside the commands went unnoticed: {other:?}"),
+    }
+}
+
+#[test]
+fn a_bad_start_is_refused_and_the_run_goes_on() {
+    let mut app = headless_app(config(4), 1);
+    spawn(&mut app, 100);
+    run_ticks(&mut app, 5);
+    let before = count::<Boid>(&mut app);
+    let bad = ExperimentConfig { params: FlockParams { max_speed: f32::NAN, ..default() }, ..start() };
+    app.world_mut().resource_mut::<FlockRecorder>().record(bad, 10);
+    run_ticks(&mut app, 2);
+    assert_eq!(app.world().resource::<FlockRecorder>().session(), &Session::Idle);
+    assert_eq!(count::<Boid>(&mut app), before);
+    assert_eq!(app.world().resource::<FlockState>().tick(), 7);
+    let refusals = app.world().resource::<FlockRefusals>();
+    let last = refusals.recent().last().expect("the start was reported");
+    assert_eq!(last.what, Refused::Session);
+    assert_eq!(last.error.field, "max_speed");
+}
