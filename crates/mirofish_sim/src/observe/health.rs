@@ -300,6 +300,7 @@ mod tests {
             boundary_contacts: 20,
             mean_neighbours: 7.0,
             mean_speed: 150.0,
+            formation: [300.0, 120.0],
             rule_forces: Some(RuleForceMeans {
                 separation: 300.0,
                 alignment: 250.0,

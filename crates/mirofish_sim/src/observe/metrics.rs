@@ -2,7 +2,8 @@
 //!
 //! A [`Metrics`] row is one snapshot of the school's order and shape:
 //! polarization, milling, mean nearest-neighbour distance, bounding-box
-//! area, wall contacts, mean neighbour count, mean speed and the mean
+//! area, wall contacts, mean neighbour count, mean speed, formation length
+//! and width and the mean
 //! magnitude of every rule's force. A [`MetricsLog`] takes one row every
 //! `every` ticks (30 by default: twice a second at 60 Hz) and writes them as
 //! CSV; [`crate::observe::stats`] turns a log into a summary.
@@ -40,6 +41,10 @@ pub struct Metrics {
     pub mean_neighbours: f32,
     /// Mean speed (world units per second).
     pub mean_speed: f32,
+    /// The school's length along its mean heading and its width across it
+    /// ([`observe::formation`], world units).
+    #[serde(default)]
+    pub formation: [f32; 2],
     /// Mean magnitude of each weighted rule force, when the flock records
     /// them ([`Flock::set_record_rules`]).
     pub rule_forces: Option<observe::RuleForceMeans>,
@@ -47,7 +52,7 @@ pub struct Metrics {
 
 /// Names of the columns [`Metrics::values`] returns, in order; also the CSV
 /// header.
-pub const COLUMNS: [&str; 17] = [
+pub const COLUMNS: [&str; 19] = [
     "tick",
     "fish",
     "polarization",
@@ -57,6 +62,8 @@ pub const COLUMNS: [&str; 17] = [
     "boundary_contacts",
     "mean_neighbours",
     "mean_speed",
+    "formation_length",
+    "formation_width",
     "force_separation",
     "force_alignment",
     "force_cohesion",
@@ -85,6 +92,7 @@ impl Metrics {
             ),
             mean_neighbours: observe::mean_neighbours(flock),
             mean_speed: observe::mean_speed(velocities),
+            formation: observe::formation(positions, velocities),
             rule_forces: observe::mean_rule_forces(flock),
         }
     }
@@ -104,6 +112,8 @@ impl Metrics {
             Some(self.boundary_contacts as f64),
             Some(f64::from(self.mean_neighbours)),
             Some(f64::from(self.mean_speed)),
+            Some(f64::from(self.formation[0])),
+            Some(f64::from(self.formation[1])),
             force(|m| m.separation),
             force(|m| m.alignment),
             force(|m| m.cohesion),

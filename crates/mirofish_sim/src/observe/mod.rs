@@ -120,6 +120,54 @@ pub fn bounding_box_size<V: Vector>(positions: &[V]) -> V {
     hi - lo
 }
 
+/// The school's shape along its heading: `[length, width]` (world units).
+/// Length is the spread of the fish along the mean heading and width their
+/// spread across it, each from the 10th to the 90th percentile, so that a
+/// few stragglers do not count (in a volume, width is twice the 80th
+/// percentile of the distance from the axis through the centre along the
+/// heading). A school swimming in file is long and narrow, one abreast
+/// short and wide. Zero without fish or without a mean heading (a mill, a
+/// school at rest).
+pub fn formation<V: Vector>(positions: &[V], velocities: &[V]) -> [f32; 2] {
+    let fish = || positions.iter().zip(velocities).filter(|(p, v)| p.is_finite() && v.is_finite());
+    let heading = fish().fold(V::ZERO, |sum, (_, v)| sum + v.normalize_or_zero());
+    // A mean heading shorter than this is no heading: the shape along it
+    // would follow noise.
+    let Some(h) = heading.try_normalize().filter(|_| heading.length() > 1.0e-3 * fish().count() as f32)
+    else {
+        return [0.0; 2];
+    };
+    let centre = centroid(positions);
+    let (mut along, mut across): (Vec<f32>, Vec<f32>) = fish()
+        .map(|(p, _)| {
+            let o = *p - centre;
+            let a = o.dot(h);
+            let side = o - h * a;
+            // In a plane the side is signed; in a volume, a distance.
+            let across = if V::DIM == 2 {
+                side.dot(V::from_fn(|i| [-h.axis(1), h.axis(0)][i]))
+            } else {
+                side.length()
+            };
+            (a, across)
+        })
+        .unzip();
+    let spread = |values: &mut [f32], lo: f32, hi: f32| percentile(values, hi) - percentile(values, lo);
+    let length = spread(&mut along, 0.1, 0.9);
+    let width = if V::DIM == 2 { spread(&mut across, 0.1, 0.9) } else { 2.0 * percentile(&mut across, 0.8) };
+    [length, width]
+}
+
+/// The `q`-quantile (0–1) of `values` by the nearest rank (reorders them);
+/// 0 when empty.
+fn percentile(values: &mut [f32], q: f32) -> f32 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let k = ((values.len() - 1) as f32 * q.clamp(0.0, 1.0)).round() as usize;
+    *values.select_nth_unstable_by(k, f32::total_cmp).1
+}
+
 /// How many fish are within `distance` of a wall. A wrapping tank has no
 /// walls, so it always gives 0.
 pub fn boundary_contacts<V: Vector>(positions: &[V], tank: &TankOf<V>, distance: f32) -> usize {
@@ -240,6 +288,37 @@ pub fn mean_nearest_neighbour_distance(flock: &Flock, radius: f32) -> Option<f32
 mod tests {
     use super::*;
     use crate::Tank;
+
+    /// A block of fish 100 long and 20 wide, heading along its length: long
+    /// and narrow; heading across it: short and wide; turned in the plane,
+    /// the same shape; a mill has none; stragglers do not widen it.
+    #[test]
+    fn formation_measures_a_school_along_and_across_its_heading() {
+        let grid: Vec<Vec2> =
+            (0..=100).flat_map(|x| (0..=20).map(move |y| Vec2::new(x as f32, y as f32))).collect();
+        let heading = |v: Vec2| vec![v; grid.len()];
+        let [length, width] = formation(&grid, &heading(Vec2::X));
+        assert!((length - 80.0).abs() < 1.0 && (width - 16.0).abs() < 1.0, "{length} {width}");
+        let [length, width] = formation(&grid, &heading(Vec2::Y * 3.0));
+        assert!((length - 16.0).abs() < 1.0 && (width - 80.0).abs() < 1.0, "{length} {width}");
+        let turn = Vec2::from_angle(0.7);
+        let turned: Vec<Vec2> = grid.iter().map(|p| turn.rotate(*p)).collect();
+        let [l, w] = formation(&turned, &heading(turn));
+        assert!((l - 80.0).abs() < 1.0 && (w - 16.0).abs() < 1.0, "{l} {w}");
+        let (p, v) = ring(60, 50.0, true);
+        assert_eq!(formation(&p, &v), [0.0, 0.0], "a mill has no heading to measure along");
+        let mut stray = grid.clone();
+        stray.extend([Vec2::new(50.0, 900.0), Vec2::new(50.0, -900.0)]);
+        let [_, w] = formation(&stray, &heading(Vec2::X)[..1].repeat(stray.len()));
+        assert!((w - 16.0).abs() < 1.0, "{w}");
+        assert_eq!(formation::<Vec2>(&[], &[]), [0.0, 0.0]);
+        // In a volume: a rod along x, 2 across, is long and narrow.
+        let rod: Vec<glam::Vec3> = (0..=100)
+            .flat_map(|x| [glam::Vec3::new(x as f32, 1.0, 0.0), glam::Vec3::new(x as f32, -1.0, 0.0)])
+            .collect();
+        let [l, w] = formation(&rod, &vec![glam::Vec3::X; rod.len()]);
+        assert!((l - 80.0).abs() < 1.5 && (w - 2.0).abs() < 1e-3, "{l} {w}");
+    }
 
     #[test]
     fn polarization_of_aligned_and_opposed_fish() {
