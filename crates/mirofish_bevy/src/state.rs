@@ -53,6 +53,9 @@ pub struct FlockState {
     /// Rocks or predators sorted by arrival (kept, so that a tick does not
     /// allocate).
     pub(crate) arrivals: Vec<(SceneOrder, Entity)>,
+    /// Every fish's [`crate::ExtraSteering`] by slot (kept, so that a tick
+    /// does not allocate).
+    pub(crate) extra: Vec<Vec2>,
 }
 
 impl FlockState {
@@ -72,6 +75,7 @@ impl FlockState {
             refused_entities: EntityHashSet::default(),
             dt: None,
             arrivals: Vec::new(),
+            extra: Vec::new(),
         }
     }
 

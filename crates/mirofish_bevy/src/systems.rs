@@ -262,12 +262,19 @@ pub(crate) fn add_extra_steering(
         return;
     }
     let state = &mut *state;
-    for (entity, slot, extra) in &extras {
-        // Only a fish gathered this tick, in the slot it was gathered into.
+    // Each fish's force by slot (a fish not gathered this tick, or in
+    // another fish's slot, has none), then all of them added at once along
+    // the force pass's own order.
+    let mut extra = core::mem::take(&mut state.extra);
+    extra.clear();
+    extra.resize(state.flock.len(), Vec2::ZERO);
+    for (entity, slot, force) in &extras {
         if let Some(slot) = state.slot_of(entity, *slot) {
-            state.flock.add_steering(&state.schools, slot, extra.0);
+            extra[slot] = force.0;
         }
     }
+    state.flock.add_steering_all(&state.schools, &extra);
+    state.extra = extra;
 }
 
 /// The length of this tick: the schedule's `Time` delta (in `FixedUpdate`,

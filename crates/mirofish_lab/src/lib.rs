@@ -10,6 +10,8 @@
 //!   build still lands inside its tolerance bands.
 //! - [`collective`]: Couzin's collective states — the zone model swept
 //!   through its orientation zone's width, up and then down.
+//! - [`turn`]: turn response — how fast a turn of the school's front
+//!   travels through it.
 //! - [`out_dir`]: a results folder that is removed again if a run fails.
 //!
 //! ```
@@ -30,6 +32,7 @@ pub mod experiment;
 pub mod out_dir;
 pub mod plot;
 pub mod sweep;
+pub mod turn;
 
 /// Errors of the lab: a bad configuration, a refused command, a file that
 /// could not be written.

@@ -8,6 +8,7 @@
 //! mirofish-lab baseline            # check against assets/baselines/reference.ron
 //! mirofish-lab baseline --update   # re-measure it, on purpose
 //! mirofish-lab presets --out assets/presets
+//! mirofish-lab turn --preset gentle-cruise --seeds 4 --out runs/turn
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ use mirofish_lab::experiment::{Experiment, summarize, write_results};
 use mirofish_lab::out_dir::OutDir;
 use mirofish_lab::plot::{Series, lines_with_errors};
 use mirofish_lab::sweep::{SWEEP_METRICS, Sweep, by_value, linspace, write_csv};
+use mirofish_lab::turn::TurnResponse;
 use mirofish_sim::control::command::Stamped;
 use mirofish_sim::observe::health::Health;
 use mirofish_sim::{ExperimentConfig, Preset, Recording, state_hash, with_auto_radius};
@@ -194,6 +196,29 @@ enum Cmd {
         /// Ticks measured at each width.
         #[arg(long, default_value_t = 500)]
         measure: u64,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Turn response: the front of a settled school turns aside; how long
+    /// until half and nine tenths of the rest follow, and how fast the turn
+    /// travels back through the school. Writes turn.csv and turn.png into
+    /// --out and prints the times (mean ± standard error over seeds).
+    Turn {
+        #[command(flatten)]
+        start: Start,
+        /// Seeds (1, 2, …), one run each (overrides --seed).
+        #[arg(long, default_value_t = 4)]
+        seeds: u64,
+        /// Ticks the school swims before the front turns.
+        #[arg(long, default_value_t = 900)]
+        settle: u64,
+        /// Ticks watched after.
+        #[arg(long, default_value_t = 600)]
+        watch: u64,
+        /// Share of the school at its front that turns.
+        #[arg(long, default_value_t = 0.1)]
+        front: f32,
         /// Output directory.
         #[arg(long)]
         out: PathBuf,
@@ -407,6 +432,10 @@ fn run(cli: Cli) -> Result<(), Error> {
         Cmd::Couzin { dims, fish, seeds, to, step, settle, measure, out } => {
             couzin(dims, fish, seeds, to, step, settle, measure, &out)?
         }
+        Cmd::Turn { start, seeds, settle, watch, front, out } => {
+            let experiment = TurnResponse { settle, watch, front, ..TurnResponse::default() };
+            turn(&start.load()?, &experiment, seeds, &out)?
+        }
     }
     Ok(())
 }
@@ -495,6 +524,92 @@ fn couzin(
         );
     }
     println!("wrote {} and {}", out.join("couzin.csv").display(), out.join("couzin.png").display());
+    Ok(())
+}
+
+/// The `turn` command: one run per seed, the share responded over time
+/// (with the control) as CSV and plot, and the times.
+fn turn(config: &ExperimentConfig, experiment: &TurnResponse, seeds: u64, out: &Path) -> Result<(), Error> {
+    let seeds: Vec<u64> = (1..=seeds.max(1)).collect();
+    let bar = progress_bar(seeds.len() as u64, "seeds");
+    let mut results = Vec::new();
+    for &seed in &seeds {
+        results.push(experiment.run(&ExperimentConfig { seed, ..config.clone() })?);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let mean_se = |values: &[f64]| -> (f64, f64) {
+        let n = values.len().max(1) as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+        (mean, (var / n).sqrt())
+    };
+    let dt = f64::from(config.dt);
+    let curve = |pick: fn(&mirofish_lab::turn::TurnResult) -> &[f32]| -> Vec<(f32, f64, f64)> {
+        (0..experiment.watch as usize)
+            .map(|k| {
+                let at: Vec<f64> = results.iter().map(|r| f64::from(pick(r)[k])).collect();
+                let (m, e) = mean_se(&at);
+                ((k + 1) as f32 * config.dt, m, e)
+            })
+            .collect()
+    };
+    let (responded, control) = (curve(|r| &r.responded), curve(|r| &r.control));
+    let mut dir = OutDir::create(out)?;
+    let mut csv = String::from("seconds,responded,responded_se,control,control_se\n");
+    for (r, c) in responded.iter().zip(&control) {
+        csv += &format!("{:.4},{:.4},{:.4},{:.4},{:.4}\n", r.0, r.1, r.2, c.1, c.2);
+    }
+    std::fs::write(dir.file("turn.csv"), csv)?;
+    let colour = |r, g, b| plotters::style::RGBColor(r, g, b);
+    lines_with_errors(
+        &dir.file("turn.png"),
+        (960, 600),
+        &format!(
+            "Turn response, {} fish, front {:.0} % turned {:.0}°, {} seeds",
+            config.total_fish(),
+            experiment.front * 100.0,
+            experiment.angle.to_degrees(),
+            seeds.len()
+        ),
+        "seconds after the front turned",
+        "share of the rest turned past 45° (mean ± s.e.)",
+        0.0..1.05,
+        &[
+            Series { name: "front turned", colour: colour(31, 119, 180), points: &responded },
+            Series { name: "control (no turn)", colour: colour(127, 127, 127), points: &control },
+        ],
+    )?;
+    dir.keep();
+    let times = |share: f32| -> (Option<(f64, f64)>, usize) {
+        let t: Vec<f64> = results.iter().filter_map(|r| r.time_to(share)).map(f64::from).collect();
+        ((!t.is_empty()).then(|| mean_se(&t)), t.len())
+    };
+    let show = |(t, n): (Option<(f64, f64)>, usize)| match t {
+        Some((m, e)) => format!("{m:.2} ± {e:.2} s ({n} of {} seeds)", results.len()),
+        None => format!("not reached in {:.1} s", experiment.watch as f64 * dt),
+    };
+    let speeds: Vec<f64> = results.iter().filter_map(|r| r.speed()).map(f64::from).collect();
+    let polarization: Vec<f64> = results.iter().map(|r| f64::from(r.polarization)).collect();
+    let spontaneous: Vec<f64> = results.iter().map(|r| f64::from(r.spontaneous())).collect();
+    let (p, pe) = mean_se(&polarization);
+    let (s, se) = mean_se(&spontaneous);
+    println!("polarization at the turn   {p:.3} ± {pe:.3}");
+    println!("half the school turned     {}", show(times(0.5)));
+    println!("nine tenths turned         {}", show(times(0.9)));
+    match speeds.is_empty() {
+        true => println!("turn travels back at       (no clear trend with distance)"),
+        false => {
+            let (v, ve) = mean_se(&speeds);
+            println!(
+                "turn travels back at       {v:.0} ± {ve:.0} units/s ({} of {} seeds)",
+                speeds.len(),
+                results.len()
+            );
+        }
+    }
+    println!("turned on their own        {:.1} % ± {:.1} % (control)", s * 100.0, se * 100.0);
+    println!("wrote {} and {}", out.join("turn.csv").display(), out.join("turn.png").display());
     Ok(())
 }
 

@@ -384,3 +384,46 @@ fn a_game_force_between_the_passes_is_added_and_clamped() {
     // Only that fish.
     assert_eq!(sim.flock.steering()[8], pushed.flock.steering()[8]);
 }
+
+/// Every fish's game force at once gives the bits of one call per fish,
+/// with two schools of different limits, zero, NaN and missing forces.
+#[test]
+fn game_forces_for_all_fish_at_once_match_one_at_a_time() {
+    use mirofish_sim::Vec2;
+    let first = mirofish_sim::FlockParams::default();
+    let second = mirofish_sim::FlockParams { max_force: 90.0, ..first };
+    let schools = [first, second];
+    let mut sim = mirofish_sim::Simulation::new(first, mirofish_sim::Tank::default(), 500, 8).unwrap();
+    for slot in 0..250 {
+        sim.flock.set_school(slot, 1);
+    }
+    for _ in 0..3 {
+        sim.flock.step(&schools[..], &sim.tank, &mut sim.scene, 1.0 / 60.0).unwrap();
+    }
+    sim.flock.rebuild_index(&schools[..], &sim.tank);
+    sim.flock.accumulate_forces(&schools[..], &sim.tank, &sim.scene);
+    // Most fish pushed some way, some not at all, one NaN; the last ten
+    // have no entry.
+    let extra: Vec<Vec2> = (0..490)
+        .map(|k| match k % 7 {
+            0 => Vec2::ZERO,
+            1 if k == 50 => Vec2::NAN,
+            _ => Vec2::from_angle(k as f32) * (k as f32 * 3.0),
+        })
+        .collect();
+    let (mut one, mut all) = (sim.flock.clone(), sim.flock.clone());
+    for (slot, &e) in extra.iter().enumerate() {
+        if e != Vec2::ZERO {
+            one.add_steering(&schools[..], slot, e);
+        }
+    }
+    all.add_steering_all(&schools[..], &extra);
+    for f in [&mut one, &mut all, &mut sim.flock] {
+        f.integrate(&schools[..], &sim.tank, &sim.scene, 1.0 / 60.0);
+    }
+    let bits = |f: &mirofish_sim::Flock| {
+        f.steering().iter().flat_map(|v| [v.x.to_bits(), v.y.to_bits()]).collect::<Vec<_>>()
+    };
+    assert_eq!(bits(&all), bits(&one));
+    assert_ne!(bits(&all), bits(&sim.flock), "the forces changed something");
+}

@@ -374,6 +374,35 @@ impl Flock {
         true
     }
 
+    /// [`Flock::add_steering`] for every fish at once: `extra[slot]` is
+    /// added to the steering of the fish in `slot` and the sum clamped to
+    /// its school's `max_force`, the same bits as one call per fish, in
+    /// parallel along the force pass's own order. A fish whose extra is
+    /// zero, or not finite, or past the end of `extra`, keeps its steering.
+    pub fn add_steering_all<S: SchoolTable + ?Sized>(&mut self, schools: &S, extra: &[Vec2]) {
+        use rayon::prelude::*;
+        let table = schools.table();
+        let (order, school) = (self.grid.order(), &self.school);
+        let n = self.sorted_kick.len().min(order.len());
+        let kicks = &mut self.sorted_kick[..n];
+        crate::step::run(self.pool.as_deref(), || {
+            kicks.par_chunks_mut(crate::step::CHUNK).enumerate().for_each(|(chunk, kicks)| {
+                let base = chunk * crate::step::CHUNK;
+                for (k, kick) in kicks.iter_mut().enumerate() {
+                    let slot = order[base + k] as usize;
+                    let Some(&e) = extra.get(slot).filter(|e| **e != Vec2::ZERO && e.is_finite()) else {
+                        continue;
+                    };
+                    let which =
+                        super::school::clamp_index(school.get(slot).copied().unwrap_or(0), table.len());
+                    let max_force = table.get(which).map_or(0.0, |p| p.max_force);
+                    let a = crate::rules::clamp_length(kick.acceleration() + e, max_force);
+                    *kick = Kick::new(a, kick.fright(), kick.neighbours());
+                }
+            });
+        });
+    }
+
     /// Sets the state of one fish (e.g. from the ECS before a tick).
     pub fn set(&mut self, slot: usize, position: Vec2, velocity: Vec2, wander_phase: f32) {
         self.indexed = None;
