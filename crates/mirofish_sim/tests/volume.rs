@@ -187,3 +187,52 @@ proptest! {
         }
     }
 }
+
+/// One fish heading +x at the centre and neighbours placed around it, each
+/// with its velocity; after one tick, how far the first fish turned
+/// towards +y.
+fn pull_of(neighbours: &[(Vec3, Vec3)], params: FlockParams) -> f32 {
+    let params = FlockParams { wander_weight: 0.0, jitter: 0.0, cohesion_weight: 0.0, ..params };
+    let tank = Tank3d { boundary: BoundaryMode::Wrap, ..Tank3d::centered(Vec3::splat(1000.0)) };
+    let mut flock = Flock3d::new(params, tank, 1 + neighbours.len(), 1).unwrap();
+    flock.set(0, Vec3::ZERO, Vec3::X * 60.0).unwrap();
+    for (k, &(p, v)) in neighbours.iter().enumerate() {
+        flock.set(k as u32 + 1, p, v).unwrap();
+    }
+    flock.step();
+    let slot = flock.slots()[0] as usize;
+    flock.velocities()[slot].y
+}
+
+#[test]
+fn the_view_cone_and_its_zone_weights_shape_whom_a_fish_follows_in_a_volume() {
+    // Beyond the separation radius, within perception.
+    let up = Vec3::Y * 60.0;
+    let (behind, side, front) =
+        (Vec3::new(-40.0, 0.0, 0.0), Vec3::new(0.0, 0.0, 40.0), Vec3::new(40.0, 0.0, 0.0));
+    let all_round = FlockParams { view_angle: core::f32::consts::TAU, ..FlockParams::default() };
+    let blind_behind = FlockParams { view_angle: 300f32.to_radians(), ..FlockParams::default() };
+    assert!(pull_of(&[(behind, up)], all_round) > 0.01, "a neighbour all round is followed");
+    assert_eq!(pull_of(&[(behind, up)], blind_behind), 0.0, "one in the blind cone behind is not");
+    assert!(pull_of(&[(front, up)], blind_behind) > 0.01, "one in front is");
+    // Zone weights: one neighbour to the side going up, one in front going
+    // down; whichever zone weighs more wins, and a zone weighted zero is
+    // not followed at all.
+    let tug =
+        |side_weight: f32| pull_of(&[(side, up), (front, -up)], FlockParams { side_weight, ..all_round });
+    assert!(tug(3.0) > 0.01, "the side wins: {}", tug(3.0));
+    assert!(tug(0.3) < -0.01, "the front wins: {}", tug(0.3));
+    assert_eq!(pull_of(&[(side, up)], FlockParams { side_weight: 0.0, ..all_round }), 0.0);
+}
+
+#[test]
+fn setting_a_fish_is_checked() {
+    let tank = Tank3d::centered(Vec3::splat(200.0));
+    let mut flock = Flock3d::new(FlockParams::default(), tank, 3, 2).unwrap();
+    assert_eq!(flock.set(3, Vec3::ZERO, Vec3::ZERO).unwrap_err().field, "id");
+    assert_eq!(flock.set(0, Vec3::NAN, Vec3::ZERO).unwrap_err().field, "position");
+    assert_eq!(flock.set(0, Vec3::ZERO, Vec3::new(0.0, f32::INFINITY, 0.0)).unwrap_err().field, "velocity");
+    assert_eq!(flock.set(0, Vec3::splat(500.0), Vec3::ZERO).unwrap_err().field, "position");
+    flock.set(2, Vec3::splat(10.0), Vec3::X).unwrap();
+    assert_eq!(flock.positions()[flock.slots()[2] as usize], Vec3::splat(10.0));
+}

@@ -93,6 +93,26 @@ impl<V: Vector> Neighbourhood<V> {
             self.velocity_sum += velocity;
             self.offset_sum += offset;
         }
+        self.add_separation(offset, d2, reach);
+    }
+
+    /// Adds one neighbour seen at `offset`, moving with `velocity`, to the
+    /// alignment and cohesion sums with `weight` (its zone, distance and
+    /// leader weight: [`view::View::weight`]); it counts as one neighbour.
+    /// For a fish whose view is shaped; the caller has checked the
+    /// perception radius and the view.
+    #[inline]
+    pub fn add_seen(&mut self, offset: V, velocity: V, weight: f32) {
+        self.count += 1;
+        self.velocity_sum += velocity * weight;
+        self.offset_sum += offset * weight;
+    }
+
+    /// Adds one neighbour at `offset` (squared distance `d2`) to the
+    /// separation sums if it is within the separation radius: all round,
+    /// whatever the view (a fish feels a neighbour it does not see).
+    #[inline]
+    pub fn add_separation(&mut self, offset: V, d2: f32, reach: &Reach) {
         if d2 < reach.separation2 {
             self.separation_count += 1;
             if d2 > 0.0 {

@@ -215,6 +215,43 @@ impl<V: Vector> Swarm<V> {
         self.spawn(school, count, seed).map(|()| first)
     }
 
+    /// Puts fish `id` at `position` (inside the tank) moving with
+    /// `velocity`, between ticks: a teleport, a net, a current.
+    ///
+    /// # Errors
+    ///
+    /// If there is no such fish, a value is not finite or the position is
+    /// outside the tank; nothing changes.
+    pub fn set(&mut self, id: u32, position: V, velocity: V) -> Result<(), ParamError> {
+        let Some(&slot) = self.slots.get(id as usize) else {
+            return Err(ParamError {
+                field: "id",
+                value: id as f32,
+                expected: format!("the id of one of the {} fish", self.len()),
+            });
+        };
+        let finite = |field, v: V| {
+            if v.is_finite() {
+                Ok(())
+            } else {
+                let bad = (0..V::DIM).map(|i| v.axis(i)).find(|x| !x.is_finite()).unwrap_or(f32::NAN);
+                Err(ParamError { field, value: bad, expected: "a finite vector".into() })
+            }
+        };
+        finite("position", position)?;
+        finite("velocity", velocity)?;
+        if !self.tank.contains(position) {
+            return Err(ParamError {
+                field: "position",
+                value: position.length(),
+                expected: "a point inside the tank".into(),
+            });
+        }
+        self.fish.position[slot as usize] = position;
+        self.fish.velocity[slot as usize] = velocity;
+        Ok(())
+    }
+
     /// Scatters `count` fish of `school` uniformly in the tank, outside the
     /// obstacles (a fish drawn inside one is pushed to its surface).
     fn spawn(&mut self, school: u16, count: usize, seed: u64) -> Result<(), ParamError> {
@@ -583,18 +620,25 @@ impl<V: Vector> ForcePass<'_, V> {
         let (size, wrap) = (self.tank.size(), self.grid.wraps());
         let (max2, all_schools) = (reach.max2(), self.one_school || params.sees_other_schools);
         let mut hood = Neighbourhood::<V>::default();
+        let shaped = now.view.is_shaped();
         self.grid.for_each_run(p, |run| {
             let others = sorted.position[run.clone()].iter().zip(&sorted.velocity[run.clone()]);
             for (s, (&q, &u)) in run.clone().zip(others) {
                 let d = offset(p, q, size, wrap);
                 let d2 = d.length_squared();
-                if d2 < max2
-                    && s != slot
-                    && (all_schools || sorted.school[s] == school)
-                    && now.view.sees(heading, d, d2)
-                {
-                    hood.add(d, d2, u, &reach);
+                if d2 >= max2 || s == slot || !(all_schools || sorted.school[s] == school) {
+                    continue;
                 }
+                if !shaped {
+                    hood.add(d, d2, u, &reach);
+                    continue;
+                }
+                // Seen, with its zone's and distance's weight, for
+                // alignment and cohesion; felt all round for separation.
+                if d2 < reach.perception2 && now.view.sees(heading, d, d2) {
+                    hood.add_seen(d, u, now.view.weight(heading, d, d2.sqrt(), false));
+                }
+                hood.add_separation(d, d2, &reach);
             }
         });
         let tie: V = self.key.in_unit_ball(name, Stream::Coincident);
