@@ -236,3 +236,39 @@ fn setting_a_fish_is_checked() {
     flock.set(2, Vec3::splat(10.0), Vec3::X).unwrap();
     assert_eq!(flock.positions()[flock.slots()[2] as usize], Vec3::splat(10.0));
 }
+
+/// A school crammed into a small box has hundreds of fish in reach: the
+/// crowding cap looks at a sample of them and scales it back up, so the
+/// neighbour count each fish reports still estimates the true one; the run
+/// stays finite, inside the box and the same on 1 and 2 threads.
+#[test]
+fn a_crowded_volume_is_sampled_and_still_estimates_its_neighbours() {
+    let params = FlockParams { view_angle: core::f32::consts::TAU, ..FlockParams::default() };
+    let tank = Tank3d::centered(Vec3::splat(120.0)).with_boundary(BoundaryMode::Bounce);
+    let hashes: Vec<u64> = [1, 2]
+        .into_iter()
+        .map(|threads| {
+            let flock = Flock3d::new(params, tank, 1500, 4).unwrap().with_threads(threads).unwrap();
+            let mut before = flock.clone();
+            before.run(3);
+            let mut after = before.clone();
+            after.step();
+            // The true mean neighbours, by brute force on the fish as the
+            // tick saw them.
+            let p = before.positions();
+            let r2 = params.perception_radius * params.perception_radius;
+            let exact = p
+                .iter()
+                .map(|a| p.iter().filter(|b| (**b - *a).length_squared() < r2).count() - 1)
+                .sum::<usize>() as f64
+                / p.len() as f64;
+            let estimated =
+                after.neighbour_counts().map(f64::from).sum::<f64>() / after.neighbour_counts().len() as f64;
+            assert!(exact > 200.0, "crowded: {exact}");
+            assert!((estimated / exact - 1.0).abs() < 0.2, "estimated {estimated} of {exact}");
+            check(&after, "crowded");
+            swarm_hash(&after)
+        })
+        .collect();
+    assert_eq!(hashes[0], hashes[1]);
+}

@@ -123,6 +123,20 @@ impl<V: Vector> Neighbourhood<V> {
         }
     }
 
+    /// Scales a thinned neighbourhood by `others` (the candidates but the
+    /// fish itself) over the `looked` at, so that means stay and sums and
+    /// counts estimate the full neighbourhood's (see
+    /// [`FlockParams::neighbour_cap`]).
+    pub fn scale_sample(&mut self, others: usize, looked: usize) {
+        let factor = others as f32 / looked.max(1) as f32;
+        let count = |c: u32| (c as f32 * factor).round() as u32;
+        self.count = count(self.count);
+        self.separation_count = count(self.separation_count);
+        self.velocity_sum *= factor;
+        self.offset_sum *= factor;
+        self.separation_sum *= factor;
+    }
+
     /// Adds the pushes of the neighbours exactly on top of the fish along
     /// `direction` (a unit vector of the fish's own: each fish of a pile
     /// escapes its own way) and clears `tie_strength`. Nothing changes

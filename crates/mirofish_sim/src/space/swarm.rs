@@ -621,9 +621,18 @@ impl<V: Vector> ForcePass<'_, V> {
         let (max2, all_schools) = (reach.max2(), self.one_school || params.sees_other_schools);
         let mut hood = Neighbourhood::<V>::default();
         let shaped = now.view.is_shaped();
+        // Crowding control: with more candidates than the cap allows, look
+        // at every `step`-th of each run (starting where this fish's slot
+        // says, so that neighbours sample differently) and scale back up.
+        let mut candidates = 0usize;
+        self.grid.for_each_run(p, |run| candidates += run.len());
+        let step = crate::step::kernel::thinning_step(candidates, params.neighbour_cap);
+        let mut looked = 0usize;
         self.grid.for_each_run(p, |run| {
-            let others = sorted.position[run.clone()].iter().zip(&sorted.velocity[run.clone()]);
-            for (s, (&q, &u)) in run.clone().zip(others) {
+            let first = if step > 1 { (run.start + slot % step).min(run.end) } else { run.start };
+            for s in (first..run.end).step_by(step) {
+                let (q, u) = (sorted.position[s], sorted.velocity[s]);
+                looked += usize::from(s != slot);
                 let d = offset(p, q, size, wrap);
                 let d2 = d.length_squared();
                 if d2 >= max2 || s == slot || !(all_schools || sorted.school[s] == school) {
@@ -643,6 +652,9 @@ impl<V: Vector> ForcePass<'_, V> {
         });
         let tie: V = self.key.in_unit_ball(name, Stream::Coincident);
         hood.settle_ties(tie.try_normalize().unwrap_or(V::X));
+        if step > 1 {
+            hood.scale_sample(candidates.saturating_sub(1), looked);
+        }
         let mut forces = RuleForces::evaluate_towards(&hood, v, sorted.wander[slot], params);
         let speed = params.max_speed;
         if self.tank.boundary == BoundaryMode::SoftMargin {

@@ -554,7 +554,7 @@ impl ForceKernel<'_> {
         }
         let metric = (hood.count, hood.velocity_sum, hood.offset_sum);
         if step > 1 {
-            scale(&mut hood, candidates.saturating_sub(1), looked);
+            hood.scale_sample(candidates.saturating_sub(1), looked);
         }
         if let Some(nearest) = &nearest {
             // Topological: with no more in range than it counts, a fish's
@@ -641,7 +641,7 @@ pub(super) const CANDIDATES_PER_CAPPED_NEIGHBOUR: usize = 3;
 /// unless a cap is set and there are more than `3 × cap` of them; then
 /// every `step`-th candidate of each run is looked at.
 #[inline]
-fn thinning_step(candidates: usize, cap: u32) -> usize {
+pub(crate) fn thinning_step(candidates: usize, cap: u32) -> usize {
     if cap == 0 {
         return 1;
     }
@@ -711,19 +711,6 @@ fn combine_strata(
         separation_sum: a.separation_sum * fa + b.separation_sum * fb,
         tie_strength: 0.0,
     }
-}
-
-/// Scales a thinned neighbourhood by `others` (the candidates but the fish
-/// itself) over the `looked` at, so that means stay and sums and counts
-/// estimate the full neighbourhood's.
-fn scale(hood: &mut Neighbourhood, others: usize, looked: usize) {
-    let factor = others as f32 / looked.max(1) as f32;
-    let count = |c: u32| (c as f32 * factor).round() as u32;
-    hood.count = count(hood.count);
-    hood.separation_count = count(hood.separation_count);
-    hood.velocity_sum *= factor;
-    hood.offset_sum *= factor;
-    hood.separation_sum *= factor;
 }
 
 #[cfg(test)]
@@ -1044,7 +1031,7 @@ mod tests {
     #[test]
     fn a_thinned_scan_is_scaled_to_the_whole() {
         let mut hood = Neighbourhood { count: 10, velocity_sum: Vec2::ONE, ..Neighbourhood::default() };
-        scale(&mut hood, 100, 25);
+        hood.scale_sample(100, 25);
         assert_eq!(hood.count, 40);
         assert_eq!(hood.velocity_sum, Vec2::splat(4.0));
         assert_eq!(thinning_step(101, 0), 1);

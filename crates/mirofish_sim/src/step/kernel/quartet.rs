@@ -475,7 +475,7 @@ impl ForceKernel<'_> {
         for (l, looked) in looked.into_iter().enumerate() {
             let mut hood = hoods.lane(l);
             let nearest = (hood.count, hood.velocity_sum, hood.offset_sum);
-            super::scale(&mut hood, candidates.saturating_sub(1), looked);
+            hood.scale_sample(candidates.saturating_sub(1), looked);
             if q.topological > 0 {
                 // The nearest of the sample are not scaled: their number is
                 // the point.
