@@ -36,7 +36,7 @@
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
-use mirofish_sim::space::{Flock3d, Surroundings3d};
+use mirofish_sim::space::{Flock3d, Surroundings3d, Zones};
 use mirofish_sim::{FlockParams, ParamError, Tank3d};
 
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
@@ -84,11 +84,16 @@ pub struct Flock3dConfig {
     pub tank: Tank3d,
     /// The seed of every random draw.
     pub seed: u64,
+    /// Couzin's zone model (constant speed, bounded turning, three zones)
+    /// instead of the weighted rules, if set; see
+    /// [`Flock3d::set_zones`](mirofish_sim::space::Swarm::set_zones).
+    #[reflect(ignore)]
+    pub zones: Option<Zones>,
 }
 
 impl Default for Flock3dConfig {
     fn default() -> Self {
-        Self { params: FlockParams::default(), tank: Tank3d::default(), seed: 1 }
+        Self { params: FlockParams::default(), tank: Tank3d::default(), seed: 1, zones: None }
     }
 }
 
@@ -146,11 +151,15 @@ impl Plugin for MiroFish3dPlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<FlockRefusal>().init_resource::<FlockRefusals>();
         let config = app.world_mut().get_resource_or_init::<Flock3dConfig>().clone();
-        let flock = Flock3d::new(config.params, config.tank, 0, config.seed).unwrap_or_else(|error| {
+        let mut flock = Flock3d::new(config.params, config.tank, 0, config.seed).unwrap_or_else(|error| {
             report_in(app.world_mut(), FlockRefusal { tick: 0, what: Refused::Config, error });
             Flock3d::new(FlockParams::default(), Tank3d::default(), 0, config.seed)
                 .expect("the defaults are valid")
         });
+        if let Err(error) = flock.set_zones(config.zones) {
+            // The weighted rules stay.
+            report_in(app.world_mut(), FlockRefusal { tick: 0, what: Refused::Config, error });
+        }
         let fixed_schedule = self.schedule == FixedUpdate.intern();
         app.register_type::<(Boid3d, FishId, School3d, Position3d, Velocity3d, PreviousPosition3d)>()
             .register_type::<Flock3dConfig>()

@@ -62,3 +62,22 @@ fn bad_spawns_and_surroundings_are_refused_and_change_nothing() {
         app.world().resource::<FlockRefusals>().recent().map(|r| r.error.field.to_string()).collect();
     assert_eq!(refusals, ["perception_radius", "obstacle.radius"]);
 }
+
+#[test]
+fn the_zone_model_comes_from_the_config_and_a_bad_one_is_refused() {
+    use mirofish_sim::space::Zones;
+    let with = |zones: Zones| {
+        let mut app = App::new();
+        app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+            .insert_resource(Flock3dConfig { zones: Some(zones), ..default() })
+            .add_plugins(MiroFish3dPlugin::default());
+        app
+    };
+    let app = with(Zones::default());
+    assert_eq!(app.world().resource::<Flock3dState>().flock.zones(), Some(&Zones::default()));
+    let bad = Zones { repulsion: f32::NAN, ..Zones::default() };
+    let app = with(bad);
+    assert_eq!(app.world().resource::<Flock3dState>().flock.zones(), None, "the weighted rules stay");
+    let refusals = app.world().resource::<FlockRefusals>();
+    assert_eq!(refusals.recent().last().map(|r| r.error.field), Some("zones.repulsion"));
+}
