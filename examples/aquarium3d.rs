@@ -62,7 +62,7 @@ fn main() -> AppExit {
     }))
     .insert_resource(ClearColor(Color::srgb(0.02, 0.07, 0.12)))
     .insert_resource(GlobalAmbientLight { brightness: 150.0, ..default() })
-    .insert_resource(Flock3dConfig { params: FlockParams::default(), tank, seed })
+    .insert_resource(Flock3dConfig { params: FlockParams::default(), tank, seed, ..default() })
     .insert_resource(Orbit { yaw: 0.5, pitch: 0.35, distance: 1700.0 })
     .init_resource::<Drag>()
     .add_plugins(MiroFish3dPlugin::default())
