@@ -5,9 +5,10 @@
 //! runs), to the same bits.
 //!
 //! A session starts from an [`ExperimentConfig`]: the plugin clears its
-//! fish, rocks and predators and lays the start out exactly as the core's
-//! `Simulation::from_config` does (the same fish in the same order, the
-//! same scene), with the configuration's time step for every tick. From
+//! fish, rocks, predators, queued commands and metrics and lays the start
+//! out exactly as the core's `Simulation::from_config` does (the same fish
+//! in the same order, the same scene), with the configuration's time step
+//! for every tick. From
 //! then on every change that should be part of the session goes through
 //! [`crate::FlockCommands`] — the mouse tools of the aquarium do — and is
 //! noted with its tick. Changes made around the commands (writing
@@ -201,6 +202,11 @@ pub(crate) fn start_sessions(world: &mut World) {
         state.scene.route = config.scene.route.clone();
     }
     *world.resource_mut::<FlockCommands>() = FlockCommands::default();
+    // The old run's samples would read as this one's (its ticks count from
+    // 0 again).
+    if let Some(mut metrics) = world.get_resource_mut::<crate::FlockMetrics>() {
+        metrics.clear();
+    }
     // The fish, one at a time in the core's order: every fish carries its
     // `School`, so that the fish of one kind share a table in that order.
     let (p, v, phase) = (sim.flock.positions(), sim.flock.velocities(), sim.flock.wander_phases());
