@@ -65,7 +65,7 @@ fn main() -> AppExit {
     .insert_resource(Flock3dConfig { params: FlockParams::default(), tank, seed, ..default() })
     .insert_resource(Orbit { yaw: 0.5, pitch: 0.35, distance: 1700.0 })
     .init_resource::<Drag>()
-    .add_plugins(MiroFish3dPlugin::default())
+    .add_plugins(MiroFish3dPlugin::default().with_banking(0.6))
     .add_systems(Startup, (setup, move |mut commands: Commands| spawn_schools(&mut commands, fish)))
     .add_systems(Update, (orbit, click, clear, draw_glass, show_surroundings, status))
     .add_observer(give_fish_a_look);

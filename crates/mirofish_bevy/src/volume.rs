@@ -44,7 +44,7 @@ use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
 /// Marks a fish of a school in a volume.
 #[derive(Component, Clone, Copy, Debug, Default, Reflect)]
 #[reflect(Component)]
-#[require(Transform, Position3d, Velocity3d, PreviousPosition3d)]
+#[require(Transform, Position3d, Velocity3d, PreviousPosition3d, Steering3d)]
 pub struct Boid3d;
 
 /// Which fish of the [`Flock3dState`] an entity shows (its id in the core).
@@ -66,6 +66,13 @@ pub struct Position3d(pub Vec3);
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect, Deref, DerefMut)]
 #[reflect(Component)]
 pub struct Velocity3d(pub Vec3);
+
+/// The steering (acceleration, world units per second²) a fish took in the
+/// last tick: every rule's force after the one clamp. Read it for effects
+/// or debugging; the plugin banks fish into their turns with it.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect, Deref, DerefMut)]
+#[reflect(Component)]
+pub struct Steering3d(pub Vec3);
 
 /// A fish's position before the last tick, for drawing between ticks.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect, Deref, DerefMut)]
@@ -108,6 +115,8 @@ pub struct Flock3dState {
     /// Whether the tick runs in `FixedUpdate` (fish drawn between ticks)
     /// or once per frame (drawn where the tick left them).
     fixed_schedule: bool,
+    /// The most a fish rolls into a turn (radians); 0: no banking.
+    bank: f32,
 }
 
 impl Flock3dState {
@@ -131,6 +140,10 @@ pub enum Volume3dSystems {
 pub struct MiroFish3dPlugin {
     /// The schedule the tick runs in (default [`FixedUpdate`]).
     pub schedule: Interned<dyn ScheduleLabel>,
+    /// The most a fish's `Transform` rolls into a turn (radians, 0 to
+    /// π/2; default 0: fish stay upright). A fish steering sideways at its
+    /// full `max_force` rolls this far towards the side it turns to.
+    pub bank: f32,
 }
 
 impl Default for MiroFish3dPlugin {
@@ -143,7 +156,14 @@ impl MiroFish3dPlugin {
     /// The plugin with its tick in `schedule`, leaving the app's clocks
     /// alone.
     pub fn new(schedule: impl ScheduleLabel) -> Self {
-        Self { schedule: schedule.intern() }
+        Self { schedule: schedule.intern(), bank: 0.0 }
+    }
+
+    /// Fish roll into their turns, at most `max_roll` radians (clamped to
+    /// 0–π/2; not a number: none).
+    pub fn with_banking(mut self, max_roll: f32) -> Self {
+        self.bank = if max_roll.is_nan() { 0.0 } else { max_roll.clamp(0.0, core::f32::consts::FRAC_PI_2) };
+        self
     }
 }
 
@@ -161,9 +181,9 @@ impl Plugin for MiroFish3dPlugin {
             report_in(app.world_mut(), FlockRefusal { tick: 0, what: Refused::Config, error });
         }
         let fixed_schedule = self.schedule == FixedUpdate.intern();
-        app.register_type::<(Boid3d, FishId, School3d, Position3d, Velocity3d, PreviousPosition3d)>()
+        app.register_type::<(Boid3d, FishId, School3d, Position3d, Velocity3d, PreviousPosition3d, Steering3d)>()
             .register_type::<Flock3dConfig>()
-            .insert_resource(Flock3dState { flock, entities: Vec::new(), fixed_schedule })
+            .insert_resource(Flock3dState { flock, entities: Vec::new(), fixed_schedule, bank: self.bank })
             .configure_sets(self.schedule, Volume3dSystems::Step.before(Volume3dSystems::WriteBack))
             .add_systems(self.schedule, step.in_set(Volume3dSystems::Step))
             .add_systems(self.schedule, write_back.in_set(Volume3dSystems::WriteBack))
@@ -265,34 +285,44 @@ fn step(time: Res<Time>, mut state: ResMut<Flock3dState>) {
     state.flock.step();
 }
 
-/// Copies each fish's new position and velocity to its entity, keeping
-/// the old position for drawing between ticks.
+/// Copies each fish's new position, velocity and steering to its entity,
+/// keeping the old position for drawing between ticks.
 fn write_back(
     state: Res<Flock3dState>,
-    mut fish: Query<(&FishId, &mut Position3d, &mut PreviousPosition3d, &mut Velocity3d), With<Boid3d>>,
+    mut fish: Query<
+        (&FishId, &mut Position3d, &mut PreviousPosition3d, &mut Velocity3d, &mut Steering3d),
+        With<Boid3d>,
+    >,
 ) {
     let flock = &state.flock;
     let (slots, positions, velocities) = (flock.slots(), flock.positions(), flock.velocities());
     // Each entity reads its fish's slot: one pass over the entities, no
     // lookup of an entity per fish.
-    fish.par_iter_mut().for_each(|(id, mut position, mut previous, mut velocity)| {
+    fish.par_iter_mut().for_each(|(id, mut position, mut previous, mut velocity, mut steer)| {
         let Some(&slot) = slots.get(id.0 as usize) else { return };
+        let slot = slot as usize;
         previous.0 = position.0;
-        position.0 = positions[slot as usize];
-        velocity.0 = velocities[slot as usize];
+        position.0 = positions[slot];
+        velocity.0 = velocities[slot];
+        steer.0 = flock.steering_at(slot).unwrap_or_default();
     });
 }
 
 /// Moves each fish's `Transform` between its last two positions by how far
-/// the fixed clock has run into the next tick, turned along its velocity.
+/// the fixed clock has run into the next tick, turned along its velocity
+/// and, with banking, rolled into its turn.
 fn follow(
     time: Res<Time<Fixed>>,
     state: Res<Flock3dState>,
-    mut fish: Query<(&Position3d, &PreviousPosition3d, &Velocity3d, &mut Transform), With<Boid3d>>,
+    mut fish: Query<
+        (&Position3d, &PreviousPosition3d, &Velocity3d, &Steering3d, Option<&School3d>, &mut Transform),
+        With<Boid3d>,
+    >,
 ) {
     let alpha = if state.fixed_schedule { time.overstep_fraction().clamp(0.0, 1.0) } else { 1.0 };
     let half = state.flock.tank().size() * 0.5;
-    fish.par_iter_mut().for_each(|(p, prev, v, mut t)| {
+    let (bank, params) = (state.bank, state.flock.params());
+    fish.par_iter_mut().for_each(|(p, prev, v, steer, school, mut t)| {
         let jump = (p.0 - prev.0).abs();
         // A fish that wrapped round the tank is drawn where it is.
         let wrapped = !(jump.x <= half.x && jump.y <= half.y && jump.z <= half.z);
@@ -302,9 +332,28 @@ fn follow(
         }
         t.translation = at;
         if let Some(heading) = v.0.try_normalize() {
-            t.rotation = Quat::from_rotation_arc(Vec3::NEG_Z, heading);
+            let upright = Quat::from_rotation_arc(Vec3::NEG_Z, heading);
+            let max_force = params.get(usize::from(school.map_or(0, |s| s.0))).map_or(0.0, |p| p.max_force);
+            t.rotation = banked(upright, heading, steer.0, max_force, bank);
         }
     });
+}
+
+/// `upright` (a fish turned along `heading`) rolled about the heading
+/// towards the side `steering` pulls to: by `bank` radians at `max_force`
+/// sideways, less below it.
+fn banked(upright: Quat, heading: Vec3, steering: Vec3, max_force: f32, bank: f32) -> Quat {
+    if bank <= 0.0 || max_force <= 0.0 {
+        return upright;
+    }
+    let right = upright * Vec3::X;
+    let side = (steering.dot(right) / max_force).clamp(-1.0, 1.0);
+    if !side.is_finite() {
+        return upright;
+    }
+    // A positive turn about the heading carries the fish's up towards its
+    // right: into a turn to the right.
+    Quat::from_axis_angle(heading, side * bank) * upright
 }
 
 /// Replaces what shares the volume (rocks, predators, goals), refusing it

@@ -81,3 +81,40 @@ fn the_zone_model_comes_from_the_config_and_a_bad_one_is_refused() {
     let refusals = app.world().resource::<FlockRefusals>();
     assert_eq!(refusals.recent().last().map(|r| r.error.field), Some("zones.repulsion"));
 }
+
+#[test]
+fn each_fish_carries_its_steering_and_banks_into_its_turn() {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+        .insert_resource(Flock3dConfig { seed: 5, ..default() })
+        .add_plugins(MiroFish3dPlugin::default().with_banking(0.8))
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app.world_mut().commands().queue(SpawnSchool3d::new(400));
+    for _ in 0..=30 {
+        app.update();
+    }
+    let max_force = FlockParams::default().max_force;
+    let mut banked = 0;
+    let fish: Vec<(Vec3, Vec3, Transform, u32)> = app
+        .world_mut()
+        .query::<(&Velocity3d, &Steering3d, &Transform, &FishId)>()
+        .iter(app.world())
+        .map(|(v, s, t, id)| (v.0, s.0, *t, id.0))
+        .collect();
+    let state = app.world().resource::<Flock3dState>();
+    for (v, steering, t, id) in fish {
+        let slot = state.flock.slots()[id as usize] as usize;
+        assert_eq!(Some(steering), state.flock.steering_at(slot), "the core's steering, fish {id}");
+        let heading = v.normalize();
+        assert!((t.rotation * Vec3::NEG_Z).dot(heading) > 0.999, "still faces its velocity");
+        let upright = Quat::from_rotation_arc(Vec3::NEG_Z, heading);
+        let side = steering.dot(upright * Vec3::X) / max_force;
+        let tilt = (t.rotation * Vec3::Y).dot(upright * Vec3::X);
+        if side.abs() > 0.2 {
+            // The up vector leans towards the side the fish turns to.
+            assert!(tilt * side > 0.0, "fish {id}: side {side}, tilt {tilt}");
+            banked += 1;
+        }
+    }
+    assert!(banked > 10, "{banked} fish turning hard enough to bank");
+}

@@ -423,6 +423,19 @@ impl<V: Vector> Swarm<V> {
         self.tick
     }
 
+    /// The steering (acceleration, world units per second², after the one
+    /// clamp) each fish took in the last tick, by slot (empty before the
+    /// first tick).
+    pub fn steering(&self) -> impl ExactSizeIterator<Item = V> + '_ {
+        self.kicks.iter().map(|k| k.acceleration)
+    }
+
+    /// The steering of the fish in `slot` in the last tick (see
+    /// [`Swarm::steering`]); `None` for no such slot.
+    pub fn steering_at(&self, slot: usize) -> Option<V> {
+        self.kicks.get(slot).map(|k| k.acceleration)
+    }
+
     /// How many neighbours each fish saw in the last tick, in cell order
     /// (empty before the first tick).
     pub fn neighbour_counts(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
