@@ -21,7 +21,7 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::window::{PrimaryWindow, WindowResolution};
 use mirofish::sim::space::Surroundings3d;
-use mirofish::sim::{FlockParams, Obstacle, Predator, Tank3d, observe};
+use mirofish::sim::{FlockParams, Obstacle, Predator, Tank3d};
 use mirofish::volume::*;
 
 /// The schools' colours (sRGB): orange and teal.
@@ -318,17 +318,16 @@ fn status(
     if time.elapsed_secs() % 0.5 >= time.delta_secs() {
         return;
     }
-    let flock = &state.flock;
-    let n = flock.len().max(1) as f32;
-    let neighbours = flock.neighbour_counts().map(|c| c as f32).sum::<f32>() / n;
+    let m = state.flock.metrics();
     window.title = format!(
         "MiroFish 3D · {} fish · tick {} · polarization {:.2} · milling {:.2} · neighbours {:.1} · \
-         drag: orbit, wheel: zoom, click the floor: predator, right click: rock, C: clear",
-        flock.len(),
-        flock.tick(),
-        observe::polarization(flock.velocities()),
-        observe::milling(flock.positions(), flock.velocities()),
-        neighbours,
+         nearest {:.1} · drag: orbit, wheel: zoom, click the floor: predator, right click: rock, C: clear",
+        m.fish,
+        m.tick,
+        m.polarization,
+        m.milling,
+        m.mean_neighbours,
+        m.nearest_neighbour.unwrap_or(0.0),
     );
 }
 

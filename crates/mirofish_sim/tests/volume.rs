@@ -272,3 +272,35 @@ fn a_crowded_volume_is_sampled_and_still_estimates_its_neighbours() {
         .collect();
     assert_eq!(hashes[0], hashes[1]);
 }
+
+/// Three fish in a row, 30 apart, all swimming +x: the metrics read a
+/// parallel school with its nearest neighbours 30 away, two neighbours for
+/// the middle one, and a shape long across the heading.
+#[test]
+fn a_volume_measures_its_school() {
+    let params = FlockParams {
+        wander_weight: 0.0,
+        jitter: 0.0,
+        view_angle: core::f32::consts::TAU,
+        ..FlockParams::default()
+    };
+    let tank = Tank3d::centered(Vec3::splat(1000.0)).with_boundary(BoundaryMode::Wrap);
+    let mut flock = Flock3d::new(params, tank, 3, 1).unwrap();
+    for (id, y) in [(0, -30.0), (1, 0.0), (2, 30.0)] {
+        flock.set(id, Vec3::new(0.0, y, 0.0), Vec3::X * 100.0).unwrap();
+    }
+    flock.step();
+    let m = flock.metrics();
+    assert_eq!((m.tick, m.fish), (1, 3));
+    assert!(m.polarization > 0.999, "{m:?}");
+    let nearest = m.nearest_neighbour.expect("neighbours in reach");
+    assert!((nearest - 30.0).abs() < 0.5, "{nearest}");
+    assert!((m.mean_neighbours - 4.0 / 3.0).abs() < 1e-6, "{m:?}");
+    assert!(m.formation[1] > m.formation[0], "wider than long: {:?}", m.formation);
+    assert_eq!(m.boundary_contacts, 0, "a wrapping tank has no walls");
+    // Alone, a fish has no nearest neighbour.
+    let lonely = Flock3d::new(params, tank, 1, 1).unwrap();
+    let mut lonely = lonely;
+    lonely.step();
+    assert_eq!(lonely.metrics().nearest_neighbour, None);
+}

@@ -21,6 +21,6 @@ pub mod vector;
 pub mod zones;
 
 pub use grid::CellGrid;
-pub use swarm::{Flock3d, Surroundings, Surroundings3d, Swarm, swarm_hash};
+pub use swarm::{Flock3d, Surroundings, Surroundings3d, Swarm, SwarmMetrics, swarm_hash};
 pub use vector::Vector;
 pub use zones::Zones;

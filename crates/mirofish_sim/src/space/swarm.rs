@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use super::Vector;
 use super::grid::CellGrid;
 use super::zones::{ZoneSums, Zones, turn_towards};
+use crate::observe;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
@@ -147,12 +148,45 @@ struct SchoolNow {
     calm: f32,
 }
 
+/// A snapshot of a [`Swarm`]'s order and shape ([`Swarm::metrics`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SwarmMetrics<V: Vector> {
+    /// Ticks completed.
+    pub tick: u64,
+    /// Number of fish.
+    pub fish: usize,
+    /// Polarization, 0–1 ([`observe::polarization`]).
+    pub polarization: f32,
+    /// Milling, 0–1: in a volume the group's normalised angular momentum
+    /// ([`observe::milling`]).
+    pub milling: f32,
+    /// Mean distance to the nearest neighbour within the interaction
+    /// radius ([`Swarm::nearest_distances`]); `None` when no fish has one.
+    pub nearest_neighbour: Option<f32>,
+    /// Size of the box around the school, axis by axis (its product is the
+    /// bounding volume).
+    pub bounds: V,
+    /// Fish closer to a wall than the soft margin or the separation radius.
+    pub boundary_contacts: usize,
+    /// Mean neighbours within the perception radius (estimated in crowds
+    /// thinned by the cap).
+    pub mean_neighbours: f32,
+    /// Mean speed.
+    pub mean_speed: f32,
+    /// Length along the mean heading and width across it
+    /// ([`observe::formation`]).
+    pub formation: [f32; 2],
+}
+
 /// One fish's outcome of the force pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Kick<V: Vector> {
     acceleration: V,
     fear: f32,
     neighbours: u32,
+    /// Squared distance to the nearest other fish looked at within the
+    /// interaction radius (infinite: none).
+    nearest2: f32,
 }
 
 impl<V: Vector> Swarm<V> {
@@ -430,6 +464,39 @@ impl<V: Vector> Swarm<V> {
         self.kicks.iter().map(|k| k.acceleration)
     }
 
+    /// The distance from each fish to its nearest neighbour in the last
+    /// tick, by slot, among the fish it looked at within its interaction
+    /// radius (`None`: none there). In a crowd thinned by the cap the
+    /// nearest of the sample.
+    pub fn nearest_distances(&self) -> impl ExactSizeIterator<Item = Option<f32>> + '_ {
+        self.kicks.iter().map(|k| k.nearest2.is_finite().then(|| k.nearest2.sqrt()))
+    }
+
+    /// The school's order and shape as the last tick left it: the plane's
+    /// [`Metrics`](crate::Metrics) in any dimension.
+    pub fn metrics(&self) -> SwarmMetrics<V> {
+        let (p, v) = (self.positions(), self.velocities());
+        let (sum, with) =
+            self.nearest_distances().flatten().fold((0.0f64, 0usize), |(s, n), d| (s + f64::from(d), n + 1));
+        let margin = self.params.first().map_or(0.0, |q| q.separation_radius).max(self.tank.margin());
+        SwarmMetrics {
+            tick: self.tick,
+            fish: self.len(),
+            polarization: observe::polarization(v),
+            milling: observe::milling(p, v),
+            nearest_neighbour: (with > 0).then(|| (sum / with as f64) as f32),
+            bounds: observe::bounding_box_size(p),
+            boundary_contacts: observe::boundary_contacts(p, &self.tank, margin),
+            mean_neighbours: if self.kicks.is_empty() {
+                0.0
+            } else {
+                self.kicks.iter().map(|k| k.neighbours as f32).sum::<f32>() / self.kicks.len() as f32
+            },
+            mean_speed: observe::mean_speed(v),
+            formation: observe::formation(p, v),
+        }
+    }
+
     /// The steering of the fish in `slot` in the last tick (see
     /// [`Swarm::steering`]); `None` for no such slot.
     pub fn steering_at(&self, slot: usize) -> Option<V> {
@@ -640,7 +707,7 @@ impl<V: Vector> ForcePass<'_, V> {
         let mut candidates = 0usize;
         self.grid.for_each_run(p, |run| candidates += run.len());
         let step = crate::step::kernel::thinning_step(candidates, params.neighbour_cap);
-        let mut looked = 0usize;
+        let (mut looked, mut nearest2) = (0usize, f32::INFINITY);
         self.grid.for_each_run(p, |run| {
             let first = if step > 1 { (run.start + slot % step).min(run.end) } else { run.start };
             for s in (first..run.end).step_by(step) {
@@ -651,6 +718,7 @@ impl<V: Vector> ForcePass<'_, V> {
                 if d2 >= max2 || s == slot || !(all_schools || sorted.school[s] == school) {
                     continue;
                 }
+                nearest2 = nearest2.min(d2);
                 if !shaped {
                     hood.add(d, d2, u, &reach);
                     continue;
@@ -693,7 +761,12 @@ impl<V: Vector> ForcePass<'_, V> {
         }
         let jitter: V = self.key.in_unit_ball(name, Stream::Jitter);
         let total = forces.acceleration() + jitter * (params.jitter * params.max_force);
-        Kick { acceleration: rules::clamp_length(total, params.max_force), fear, neighbours: hood.count }
+        Kick {
+            acceleration: rules::clamp_length(total, params.max_force),
+            fear,
+            neighbours: hood.count,
+            nearest2,
+        }
     }
 }
 
@@ -710,6 +783,7 @@ impl<V: Vector> ForcePass<'_, V> {
         let (size, wrap) = (self.tank.size(), self.grid.wraps());
         let all_schools = self.one_school || self.params[usize::from(school)].sees_other_schools;
         let mut sums = ZoneSums::<V>::default();
+        let mut nearest2 = f32::INFINITY;
         self.grid.for_each_run(p, |run| {
             for s in run {
                 if s == slot || !(all_schools || fish.school[s] == school) {
@@ -718,13 +792,14 @@ impl<V: Vector> ForcePass<'_, V> {
                 let d = offset(p, fish.position[s], size, wrap);
                 let d2 = d.length_squared();
                 if d2 < reach2 {
+                    nearest2 = nearest2.min(d2);
                     let heading = rules::heading(fish.velocity[s], fish.wander[s]);
                     sums.add(zones, own, cos_half_view, d, d2, heading);
                 }
             }
         });
         let neighbours = sums.repelled.0 + sums.oriented.0 + sums.attracted.0;
-        Kick { acceleration: sums.wish(own).unwrap_or(V::ZERO), fear: 0.0, neighbours }
+        Kick { acceleration: sums.wish(own).unwrap_or(V::ZERO), fear: 0.0, neighbours, nearest2 }
     }
 }
 
