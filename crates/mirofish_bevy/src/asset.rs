@@ -169,16 +169,7 @@ fn follow_config_asset(
     let file = &asset.config;
     // A school's colour comes from the file where it gives one, else it
     // stays the game's.
-    let mut colours = core::mem::take(&mut config.colours);
-    for (school, s) in file.all_schools().enumerate() {
-        if let Some(colour) = s.colour {
-            if colours.len() <= school {
-                colours.extend((colours.len()..=school).map(|k| config.colour_of(k as u16)));
-            }
-            colours[school] = colour;
-        }
-    }
-    *config = FlockConfig { colours, ..FlockConfig::from(file) };
+    *config = FlockConfig { colours: config.colours_with(file), ..FlockConfig::from(file) };
     if source.spawn && !source.spawned {
         source.spawned = true;
         for (school, s) in file.all_schools().enumerate() {

@@ -20,7 +20,7 @@ use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped};
 
 use crate::components::{
     Boid, FishGroup, FishSlot, Obstacle2d, Position, Predator2d, PreviousPosition, SceneOrder, School,
-    Velocity, WanderPhase,
+    Velocity, WanderPhase, sort_by_arrival,
 };
 use crate::config::FlockConfig;
 use crate::state::FlockState;
@@ -94,13 +94,13 @@ fn sorted<T: Component>(world: &mut World) -> Vec<Entity> {
 /// Rocks or predators in the order they entered the scene: the order of
 /// the scene's lists, which the commands' indices count in.
 fn in_scene_order<T: Component>(world: &mut World) -> Vec<Entity> {
-    let mut entities: Vec<(SceneOrder, Entity)> = world
+    let mut entities: Vec<(SceneOrder, Entity, ())> = world
         .query_filtered::<(Entity, Option<&SceneOrder>), With<T>>()
         .iter(world)
-        .map(|(e, order)| (order.copied().unwrap_or_default(), e))
+        .map(|(e, order)| (order.copied().unwrap_or_default(), e, ()))
         .collect();
-    entities.sort_unstable();
-    entities.into_iter().map(|(_, e)| e).collect()
+    sort_by_arrival(&mut entities);
+    entities.into_iter().map(|(_, e, ())| e).collect()
 }
 
 pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {

@@ -108,6 +108,13 @@ pub struct Leader;
 #[derive(Clone, Copy, Component, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct SceneOrder(pub(crate) u64);
 
+/// Sorts rocks or predators, each with its entity and what goes with it,
+/// into the order they arrived (entities break ties among those without
+/// an order).
+pub(crate) fn sort_by_arrival<T>(items: &mut [(SceneOrder, Entity, T)]) {
+    items.sort_unstable_by_key(|&(order, entity, _)| (order, entity));
+}
+
 /// The next [`SceneOrder`].
 #[derive(Resource, Debug, Default)]
 pub(crate) struct SceneArrivals(u64);

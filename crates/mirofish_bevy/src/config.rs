@@ -66,20 +66,28 @@ impl From<&mirofish_sim::ExperimentConfig> for FlockConfig {
             attractor: config.scene.attractor,
             // Up to the last school that names a colour; the palette's
             // before it where a school names none.
-            colours: {
-                let named: Vec<_> = config.all_schools().map(|s| s.colour).collect();
-                let last = named.iter().rposition(Option::is_some).map_or(0, |k| k + 1);
-                named[..last]
-                    .iter()
-                    .enumerate()
-                    .map(|(k, c)| c.unwrap_or(SCHOOL_PALETTE[k % SCHOOL_PALETTE.len()]))
-                    .collect()
-            },
+            colours: Self::default().colours_with(config),
         }
     }
 }
 
 impl FlockConfig {
+    /// These colours with those `file` names put in: a school the file
+    /// gives a colour takes it, every other keeps its own
+    /// ([`FlockConfig::colour_of`]).
+    pub fn colours_with(&self, file: &mirofish_sim::ExperimentConfig) -> Vec<[f32; 3]> {
+        let mut colours = self.colours.clone();
+        for (school, s) in file.all_schools().enumerate() {
+            if let Some(colour) = s.colour {
+                if colours.len() <= school {
+                    colours.extend((colours.len()..=school).map(|k| self.colour_of(k as u16)));
+                }
+                colours[school] = colour;
+            }
+        }
+        colours
+    }
+
     /// The display colour of school `school` (sRGB, 0–1): its entry in
     /// [`FlockConfig::colours`], else the palette's, cycling.
     pub fn colour_of(&self, school: u16) -> [f32; 3] {

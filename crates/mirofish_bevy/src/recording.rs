@@ -96,6 +96,8 @@ pub struct FlockRecorder {
     checkpoints: Vec<Checkpoint>,
     /// The recording being replayed.
     replaying: Option<Recording>,
+    /// Its first checkpoint not yet passed.
+    next: usize,
 }
 
 impl FlockRecorder {
@@ -191,10 +193,9 @@ pub(crate) fn start_sessions(world: &mut World) {
     for entity in old {
         world.despawn(entity);
     }
-    let mut flock_config = FlockConfig::from(&config);
-    if flock_config.colours.is_empty() {
-        flock_config.colours = world.resource::<FlockConfig>().colours.clone();
-    }
+    // The file's colours where it names them, the game's elsewhere.
+    let colours = world.resource::<FlockConfig>().colours_with(&config);
+    let flock_config = FlockConfig { colours, ..FlockConfig::from(&config) };
     world.insert_resource(flock_config.clone());
     {
         let mut state = world.resource_mut::<FlockState>();
@@ -251,6 +252,7 @@ pub(crate) fn start_sessions(world: &mut World) {
     recorder.every = every;
     recorder.checkpoints = vec![first];
     recorder.replaying = replaying;
+    recorder.next = 0;
 }
 
 /// After the write-back: a checkpoint when one is due; a replay compares
@@ -267,8 +269,15 @@ pub(crate) fn take_checkpoints(state: Res<FlockState>, mut recorder: ResMut<Floc
         return;
     }
     let Some(recording) = recorder.replaying.as_ref() else { return };
-    let (expected, last) =
-        (recording.checkpoints.iter().find(|c| c.tick == tick).map(|c| c.hash), recording.ticks);
+    // The checkpoints come by tick: step past those behind, compare the
+    // one at this tick if there is one.
+    let mut next = recorder.next;
+    while recording.checkpoints.get(next).is_some_and(|c| c.tick < tick) {
+        next += 1;
+    }
+    let expected = recording.checkpoints.get(next).filter(|c| c.tick == tick).map(|c| c.hash);
+    let last = recording.ticks;
+    recorder.next = next;
     if let Some(expected) = expected {
         let found = state_hash(state.flock());
         if found != expected {

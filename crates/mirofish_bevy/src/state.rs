@@ -50,9 +50,10 @@ pub struct FlockState {
     /// The length of every tick, when a recorded session fixes it (else
     /// the schedule's clock gives it).
     pub(crate) dt: Option<f32>,
-    /// Rocks or predators sorted by arrival (kept, so that a tick does not
-    /// allocate).
-    pub(crate) arrivals: Vec<(SceneOrder, Entity)>,
+    /// Rocks and predators as gathered, sorted by arrival (kept, so that
+    /// a tick does not allocate).
+    pub(crate) rocks: Vec<(SceneOrder, Entity, mirofish_sim::Obstacle)>,
+    pub(crate) hunters: Vec<(SceneOrder, Entity, mirofish_sim::Predator)>,
     /// Every fish's [`crate::ExtraSteering`] by slot (kept, so that a tick
     /// does not allocate).
     pub(crate) extra: Vec<Vec2>,
@@ -74,7 +75,8 @@ impl FlockState {
             fixed_schedule: true,
             refused_entities: EntityHashSet::default(),
             dt: None,
-            arrivals: Vec::new(),
+            rocks: Vec::new(),
+            hunters: Vec::new(),
             extra: Vec::new(),
         }
     }
@@ -155,19 +157,10 @@ impl FlockState {
     ///
     /// # Errors
     ///
-    /// If `slot` holds no fish or a value is not finite; nothing changes.
+    /// If `slot` holds no fish or a value is not finite (or beyond any
+    /// tank); nothing changes.
     pub fn set_motion(&mut self, slot: usize, position: Vec2, velocity: Vec2) -> Result<(), ParamError> {
-        let point = |field, v: Vec2| {
-            if v.is_finite() {
-                Ok(())
-            } else {
-                Err(ParamError {
-                    field,
-                    value: if v.x.is_finite() { v.y } else { v.x },
-                    expected: "a finite vector".into(),
-                })
-            }
-        };
+        use mirofish_sim::world::scene::point;
         if slot >= self.flock.len() {
             return Err(ParamError {
                 field: "slot",

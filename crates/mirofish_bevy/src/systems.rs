@@ -14,7 +14,7 @@ use crate::columns::{COLUMN_CHUNK, copy_column, set_row};
 
 use crate::components::{
     Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
-    SceneOrder, School, Steering, Velocity, WanderPhase,
+    SceneOrder, School, Steering, Velocity, WanderPhase, sort_by_arrival,
 };
 use crate::config::FlockConfig;
 use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
@@ -208,22 +208,23 @@ fn gather_scene(
         }
     };
     // In the order they arrived (the core's order), not the tables'.
-    let in_order = &mut state.arrivals;
-    in_order.clear();
-    in_order.extend(obstacles.iter().map(|(e, _, _, _, order)| (order.copied().unwrap_or_default(), e)));
-    in_order.sort_unstable();
-    for &(_, entity) in in_order.iter() {
-        let Ok((_, o, p, _, _)) = obstacles.get(entity) else { continue };
-        let obstacle = sim::Obstacle { centre: p.0, radius: o.radius };
+    let order = |o: Option<&SceneOrder>| o.copied().unwrap_or_default();
+    let rocks = &mut state.rocks;
+    rocks.clear();
+    rocks.extend(
+        obstacles
+            .iter()
+            .map(|(e, o, p, _, at)| (order(at), e, sim::Obstacle { centre: p.0, radius: o.radius })),
+    );
+    sort_by_arrival(rocks);
+    for &(_, entity, obstacle) in rocks.iter() {
         if check(entity, Refused::Obstacle(entity), obstacle.validate_in(&state.active.tank)) {
             scene.obstacles.push(obstacle);
         }
     }
-    in_order.clear();
-    in_order.extend(predators.iter().map(|(e, _, _, _, order)| (order.copied().unwrap_or_default(), e)));
-    in_order.sort_unstable();
-    for &(_, entity) in in_order.iter() {
-        let Ok((_, pr, p, v, _)) = predators.get(entity) else { continue };
+    let hunters = &mut state.hunters;
+    hunters.clear();
+    hunters.extend(predators.iter().map(|(e, pr, p, v, at)| {
         let predator = sim::Predator {
             position: p.0,
             velocity: v.map_or(Vec2::ZERO, |v| v.0),
@@ -232,6 +233,10 @@ fn gather_scene(
             max_force: pr.max_force,
             chase: pr.chase,
         };
+        (order(at), e, predator)
+    }));
+    sort_by_arrival(hunters);
+    for &(_, entity, predator) in hunters.iter() {
         if check(entity, Refused::Predator(entity), predator.validate()) {
             scene.predators.push(predator);
             state.predator_entities.push(entity);

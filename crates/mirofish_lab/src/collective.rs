@@ -111,8 +111,8 @@ impl Hysteresis {
     }
 }
 
-/// Mean and standard error of the mean (0 for one value).
-fn mean_and_error(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+/// Mean and standard error of the mean (0 for one value), over seeds.
+pub fn mean_and_error(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
     let n = values.clone().count().max(1) as f64;
     let mean = values.clone().sum::<f64>() / n;
     if n < 2.0 {

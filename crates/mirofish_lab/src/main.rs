@@ -538,12 +538,7 @@ fn turn(config: &ExperimentConfig, experiment: &TurnResponse, seeds: u64, out: &
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let mean_se = |values: &[f64]| -> (f64, f64) {
-        let n = values.len().max(1) as f64;
-        let mean = values.iter().sum::<f64>() / n;
-        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-        (mean, (var / n).sqrt())
-    };
+    let mean_se = |values: &[f64]| collective::mean_and_error(values.iter().copied());
     let dt = f64::from(config.dt);
     let curve = |pick: fn(&mirofish_lab::turn::TurnResult) -> &[f32]| -> Vec<(f32, f64, f64)> {
         (0..experiment.watch as usize)

@@ -224,10 +224,10 @@ impl Watch<'_> {
     fn run(&self, sim: &mut Simulation) -> Result<(Vec<f32>, Vec<Option<u64>>), Error> {
         let mut first = vec![None; self.fish.len()];
         let mut shares = Vec::with_capacity(self.ticks as usize);
-        let mut count = 0usize;
+        let (mut count, mut slot_of) = (0usize, Vec::new());
         for tick in 1..=self.ticks {
             sim.step()?;
-            let slot_of = slots_by_id(&sim.flock);
+            slots_by_id(&sim.flock, &mut slot_of);
             for (k, &(id, _)) in self.fish.iter().enumerate() {
                 let Some(&slot) = slot_of.get(id as usize).filter(|&&s| s != usize::MAX) else { continue };
                 let v = sim.flock.velocities()[slot].normalize_or_zero();
@@ -243,13 +243,13 @@ impl Watch<'_> {
     }
 }
 
-/// The slot of each fish by id.
-fn slots_by_id(flock: &mirofish_sim::Flock) -> Vec<usize> {
-    let mut slot_of = vec![usize::MAX; flock.len()];
+/// The slot of each fish by id, into `slot_of` (`usize::MAX`: no fish).
+fn slots_by_id(flock: &mirofish_sim::Flock, slot_of: &mut Vec<usize>) {
+    slot_of.clear();
+    slot_of.resize(flock.len(), usize::MAX);
     for (slot, &id) in flock.ids().iter().enumerate() {
         if let Some(s) = slot_of.get_mut(id as usize) {
             *s = slot;
         }
     }
-    slot_of
 }

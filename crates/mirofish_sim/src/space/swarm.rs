@@ -27,7 +27,7 @@ use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
 use crate::world::grid::offset;
 use crate::world::params::{DEFAULT_DT, FlockParams, MAX_FISH, ParamError, validate_dt};
-use crate::world::scene::{Attractor, Goal, Obstacle, Predator};
+use crate::world::scene::{Attractor, Goal, Obstacle, Predator, point};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A school in a volume.
@@ -264,16 +264,8 @@ impl<V: Vector> Swarm<V> {
                 expected: format!("the id of one of the {} fish", self.len()),
             });
         };
-        let finite = |field, v: V| {
-            if v.is_finite() {
-                Ok(())
-            } else {
-                let bad = (0..V::DIM).map(|i| v.axis(i)).find(|x| !x.is_finite()).unwrap_or(f32::NAN);
-                Err(ParamError { field, value: bad, expected: "a finite vector".into() })
-            }
-        };
-        finite("position", position)?;
-        finite("velocity", velocity)?;
+        point("position", position)?;
+        point("velocity", velocity)?;
         if !self.tank.contains(position) {
             return Err(ParamError {
                 field: "position",

@@ -71,9 +71,10 @@ pub fn set_goal_entry(goals: &mut Vec<Option<Goal>>, index: usize, goal: Option<
     goals[index] = goal;
 }
 
-/// Checks that both coordinates of a point are finite and within the
-/// largest admissible tank.
-pub(crate) fn point<V: Vector>(field: &'static str, v: V) -> Result<(), ParamError> {
+/// Checks that every coordinate of a point (or a velocity) is finite and
+/// within the largest admissible tank; the error names `field` and the bad
+/// coordinate.
+pub fn point<V: Vector>(field: &'static str, v: V) -> Result<(), ParamError> {
     (0..V::DIM).try_for_each(|i| check(field, v.axis(i), Range::Symmetric(MAX_TANK_SIDE)))
 }
 
