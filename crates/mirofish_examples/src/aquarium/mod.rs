@@ -1,6 +1,7 @@
 //! The aquarium: a ready-made scene around the plugin — fish
-//! drawn as tinted, batched sprites that point along their velocity and
-//! stretch with speed, an egui panel with every parameter live, mouse tools
+//! drawn as tinted, batched sprites that point along their velocity,
+//! stretch with speed and beat their tails, water with light shafts, sand,
+//! weed and rocks, an egui panel with every parameter live, mouse tools
 //! that spawn predators and obstacles and drag an attractor, and a gizmo
 //! debug overlay. `cargo run --release --example aquarium` shows it.
 //!
@@ -15,6 +16,7 @@ pub mod inspect;
 pub mod intent;
 pub mod overlay;
 pub mod panel;
+pub mod scenery;
 pub mod session;
 pub mod smoke;
 mod stats;
@@ -34,7 +36,7 @@ pub use intent::{Decisions, IntentSettings};
 pub use overlay::OverlaySettings;
 pub use smoke::{Coverage, SmokeTest};
 pub use stats::TickStats;
-pub use visuals::{ColourMode, FishImage};
+pub use visuals::{ColourMode, FishImage, TailBeat};
 
 /// Background colour of the water.
 pub const WATER: Color = Color::srgb(0.03, 0.07, 0.13);
@@ -173,6 +175,7 @@ impl Plugin for AquariumPlugin {
                 input::InputToolsPlugin,
                 intent::IntentPlugin,
                 visuals::VisualsPlugin,
+                scenery::SceneryPlugin,
                 overlay::OverlayPlugin,
                 smoke::SmokeTestPlugin,
             ))

@@ -1,10 +1,12 @@
 //! How fish, predators and obstacles look.
 //!
-//! Every fish is a `Sprite` of the same white fish image, tinted: Bevy
+//! Every fish is a `Sprite` of the same white fish picture, tinted: Bevy
 //! batches sprites that share an image into instanced draws, so ten
-//! thousand fish cost a handful of draw calls. The sprite's +X axis is the
-//! fish's head; the plugin's interpolation turns it along the velocity, and
-//! [`stretch_and_colour`] stretches it with speed and recolours it.
+//! thousand fish cost a handful of draw calls. The picture is a strip of
+//! [`TAIL_FRAMES`] frames of one tail stroke; each fish shows the frame of
+//! its own [`TailBeat`]. The sprite's +X axis is the fish's head; the
+//! plugin's interpolation turns it along the velocity, and [`animate_fish`]
+//! beats its tail and stretches it with speed, and recolours it.
 
 use bevy::asset::RenderAssetUsages;
 use bevy::image::{CompressedImageFormats, ImageSampler, ImageType};
@@ -17,9 +19,61 @@ use super::AquariumSettings;
 /// Length and width of a fish sprite at cruising speed (world units).
 pub const FISH_SIZE: Vec2 = Vec2::new(20.0, 10.0);
 
-/// The shared fish image.
+/// Frames in the fish picture's strip: one stroke of the tail.
+pub const TAIL_FRAMES: u32 = 8;
+/// Size of one frame of the fish picture (pixels).
+const FRAME_SIZE: UVec2 = UVec2::new(48, 24);
+
+/// The shared fish picture and its frames.
 #[derive(Resource, Clone, Debug)]
-pub struct FishImage(pub Handle<Image>);
+pub struct FishImage {
+    /// The strip of [`TAIL_FRAMES`] frames.
+    pub image: Handle<Image>,
+    /// Where each frame lies in the strip.
+    pub frames: Handle<TextureAtlasLayout>,
+}
+
+impl FishImage {
+    /// A sprite of frame `frame` of the picture, tinted `colour`, `size`
+    /// world units long and wide.
+    fn sprite(&self, frame: usize, colour: Color, size: Vec2) -> Sprite {
+        Sprite {
+            color: colour,
+            custom_size: Some(size),
+            ..Sprite::from_atlas_image(
+                self.image.clone(),
+                TextureAtlas { layout: self.frames.clone(), index: frame },
+            )
+        }
+    }
+}
+
+/// Where a fish is in its tail stroke, in turns (`0..1`). It advances
+/// faster the faster the fish swims: a real fish's tail-beat frequency grows
+/// about in proportion to its speed.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+pub struct TailBeat(pub f32);
+
+impl TailBeat {
+    /// Tail beats per second at rest and per unit of speed / max speed.
+    pub const RATE: (f32, f32) = (1.2, 3.4);
+
+    /// A starting point for `entity`'s stroke, spread over the stroke so
+    /// that neighbours do not beat in step.
+    pub fn starting(entity: Entity) -> Self {
+        let mixed = entity.to_bits().wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        Self((mixed >> 40) as f32 / (1u64 << 24) as f32)
+    }
+
+    /// Moves the stroke on by `dt` seconds at relative speed `s`
+    /// (speed / max speed) and gives the frame to show.
+    pub fn advance(&mut self, dt: f32, s: f32) -> usize {
+        let rate = Self::RATE.0 + Self::RATE.1 * s.clamp(0.0, 2.0);
+        let next = (self.0 + rate * dt.max(0.0)).fract();
+        self.0 = if next.is_finite() { next } else { 0.0 };
+        ((self.0 * TAIL_FRAMES as f32) as usize).min(TAIL_FRAMES as usize - 1)
+    }
+}
 
 /// How fish are coloured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -89,8 +143,7 @@ impl Plugin for VisualsPlugin {
         app.add_systems(PreStartup, load_fish_image)
             .add_observer(dress_fish)
             .add_observer(dress_predator)
-            .add_observer(dress_obstacle)
-            .add_systems(Update, stretch_and_colour);
+            .add_systems(Update, animate_fish);
     }
 }
 
@@ -98,7 +151,11 @@ impl Plugin for VisualsPlugin {
 /// it is run from (no `assets/` folder needed beside it).
 const FISH_PNG: &[u8] = include_bytes!("../../../../assets/sprites/fish.png");
 
-fn load_fish_image(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
+fn load_fish_image(
+    mut commands: Commands,
+    mut images: ResMut<Assets<Image>>,
+    mut layouts: ResMut<Assets<TextureAtlasLayout>>,
+) {
     let image = Image::from_buffer(
         FISH_PNG,
         ImageType::Extension("png"),
@@ -108,7 +165,8 @@ fn load_fish_image(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
         RenderAssetUsages::RENDER_WORLD,
     )
     .expect("the fish picture built into the program is a valid PNG");
-    commands.insert_resource(FishImage(images.add(image)));
+    let frames = TextureAtlasLayout::from_grid(FRAME_SIZE, TAIL_FRAMES, 1, None, None);
+    commands.insert_resource(FishImage { image: images.add(image), frames: layouts.add(frames) });
 }
 
 fn school_colour(config: &FlockConfig, school: Option<&School>) -> Color {
@@ -124,12 +182,9 @@ fn dress_fish(
     schools: Query<Option<&School>>,
 ) {
     let colour = school_colour(&config, schools.get(add.entity).ok().flatten());
-    commands.entity(add.entity).insert(Sprite {
-        image: image.0.clone(),
-        color: colour,
-        custom_size: Some(FISH_SIZE),
-        ..default()
-    });
+    let beat = TailBeat::starting(add.entity);
+    let frame = (beat.0 * TAIL_FRAMES as f32) as usize;
+    commands.entity(add.entity).insert((image.sprite(frame, colour, FISH_SIZE), beat));
 }
 
 fn dress_predator(
@@ -141,49 +196,37 @@ fn dress_predator(
     if let Ok(mut t) = t.get_mut(add.entity) {
         t.translation.z = 2.0;
     }
-    commands.entity(add.entity).insert(Sprite {
-        image: image.0.clone(),
-        color: Color::srgb(0.9, 0.12, 0.18),
-        custom_size: Some(FISH_SIZE * 4.5),
-        ..default()
-    });
+    commands.entity(add.entity).insert(image.sprite(0, Color::srgb(0.9, 0.12, 0.18), FISH_SIZE * 4.5));
 }
 
-fn dress_obstacle(
-    add: On<Add, Obstacle2d>,
-    mut commands: Commands,
-    obstacles: Query<&Obstacle2d>,
-    mut meshes: ResMut<Assets<Mesh>>,
-    mut materials: ResMut<Assets<ColorMaterial>>,
-    mut t: Query<&mut Transform>,
-) {
-    let Ok(obstacle) = obstacles.get(add.entity) else { return };
-    if let Ok(mut t) = t.get_mut(add.entity) {
-        t.translation.z = -1.0;
-    }
-    commands.entity(add.entity).insert((
-        Mesh2d(meshes.add(Circle::new(obstacle.radius.max(0.5)))),
-        MeshMaterial2d(materials.add(Color::srgb(0.22, 0.3, 0.38))),
-    ));
-}
-
-/// Stretches each fish with its speed (longer and thinner when fast) and
-/// colours it by the chosen mode.
-fn stretch_and_colour(
+/// Beats each fish's tail and stretches it with its speed (longer and
+/// thinner when fast), and colours it by the chosen mode.
+pub fn animate_fish(
+    time: Res<Time>,
     settings: Res<AquariumSettings>,
     config: Res<FlockConfig>,
     state: Res<FlockState>,
-    mut fish: Query<(Entity, &FishSlot, &Velocity, Option<&School>, &mut Transform, &mut Sprite), With<Boid>>,
+    mut fish: Query<
+        (Entity, &FishSlot, &Velocity, Option<&School>, &mut TailBeat, &mut Transform, &mut Sprite),
+        With<Boid>,
+    >,
     mut last_mode: Local<Option<ColourMode>>,
 ) {
     let table = config.school_table();
     let mode = settings.colour_mode;
     let recolour = mode != ColourMode::School || *last_mode != Some(mode);
     *last_mode = Some(mode);
-    fish.par_iter_mut().for_each(|(entity, slot, v, school, mut t, mut sprite)| {
+    let dt = time.delta_secs();
+    fish.par_iter_mut().for_each(|(entity, slot, v, school, mut beat, mut t, mut sprite)| {
         let params = table[usize::from(school.map_or(0, |s| s.0)).min(table.len() - 1)];
         let s = (v.0.length() / params.max_speed.max(1e-3)).clamp(0.0, 2.0);
         t.scale = Vec3::new(0.7 + 0.45 * s, 1.1 - 0.25 * s.min(1.0), 1.0);
+        let frame = beat.advance(dt, s);
+        if let Some(atlas) = sprite.texture_atlas.as_mut()
+            && atlas.index != frame
+        {
+            atlas.index = frame;
+        }
         if !recolour {
             return;
         }
@@ -217,5 +260,36 @@ mod tests {
         r.flee = Vec2::new(0.0, -4.0);
         assert_eq!(RULE_COLOURS[strongest_rule(&r).unwrap()].0, "flee");
         assert_eq!(ColourMode::School.next().next().next(), ColourMode::School);
+    }
+
+    #[test]
+    fn tails_beat_faster_when_swimming_faster() {
+        let strokes = |s: f32| {
+            let mut beat = TailBeat(0.0);
+            let mut frames = Vec::new();
+            let mut turns = 0;
+            for _ in 0..600 {
+                let before = beat.0;
+                frames.push(beat.advance(1.0 / 60.0, s));
+                turns += usize::from(beat.0 < before);
+            }
+            assert!(frames.iter().all(|&f| f < TAIL_FRAMES as usize));
+            turns
+        };
+        // Ten seconds: 1.2 beats a second at rest, 4.6 at top speed.
+        assert!((11..=13).contains(&strokes(0.0)), "{}", strokes(0.0));
+        assert!((45..=47).contains(&strokes(1.0)), "{}", strokes(1.0));
+        // Every frame shows at cruising speed; hostile steps stay in range.
+        let mut beat = TailBeat(0.0);
+        let seen: std::collections::BTreeSet<usize> =
+            (0..120).map(|_| beat.advance(1.0 / 60.0, 0.5)).collect();
+        assert_eq!(seen.len(), TAIL_FRAMES as usize);
+        for dt in [f32::NAN, f32::INFINITY, -1.0, 1e30] {
+            let mut beat = TailBeat(0.3);
+            assert!(beat.advance(dt, f32::NAN) < TAIL_FRAMES as usize);
+            assert!((0.0..1.0).contains(&beat.0), "{dt}: {}", beat.0);
+        }
+        let a = TailBeat::starting(Entity::PLACEHOLDER);
+        assert!((0.0..1.0).contains(&a.0));
     }
 }
