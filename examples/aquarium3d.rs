@@ -6,10 +6,15 @@
 //! cargo run --release --example aquarium3d
 //! cargo run --release --example aquarium3d -- --fish 10000 --seed 7
 //! cargo run --release --example aquarium3d -- --smoke shot.png   # CI's self-test
+//! cargo run --release --example aquarium3d -- --start torus      # Couzin's states
 //! ```
 //!
 //! Controls: drag to orbit, wheel to zoom; a click on the floor drops a
-//! predator above it, a right click a rock on it; C clears them.
+//! predator above it, a right click a rock on it; C clears them. The panel
+//! shows polarization, milling and the collective state they name, plots
+//! them, sets every rule of each school, and starts the fish over under
+//! Couzin's zone model in one of its four states (swarm, torus, dynamic
+//! parallel, highly parallel), whose orientation zone you then slide.
 
 use std::path::PathBuf;
 
@@ -23,6 +28,7 @@ use bevy::window::{PrimaryWindow, WindowResolution};
 use mirofish::sim::space::Surroundings3d;
 use mirofish::sim::{FlockParams, Obstacle, Predator, Tank3d};
 use mirofish::volume::*;
+use mirofish_examples::aquarium3d::{Panel3d, Panel3dPlugin, Start, restart};
 
 /// The schools' colours (sRGB): orange and teal.
 const SCHOOL_COLOURS: [[f32; 3]; 2] = [[1.0, 0.55, 0.12], [0.15, 0.75, 0.85]];
@@ -33,6 +39,7 @@ const SAND: [f32; 3] = [0.76, 0.66, 0.46];
 
 fn main() -> AppExit {
     let (mut fish, mut seed, mut smoke, mut settle) = (4000usize, 1u64, None, 3.0f32);
+    let mut start = Start::Rules;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().unwrap_or_else(|| fail(&format!("{name} needs a value")));
@@ -43,14 +50,24 @@ fn main() -> AppExit {
             "--settle" => {
                 settle = value("--settle").parse().unwrap_or_else(|_| fail("--settle takes seconds"))
             }
+            "--start" => {
+                let name = value("--start").replace('-', " ");
+                start = *Start::ALL.iter().find(|s| s.label() == name).unwrap_or_else(|| {
+                    fail("--start takes rules, swarm, torus, dynamic-parallel or highly-parallel")
+                });
+            }
             "--help" | "-h" => {
-                println!("aquarium3d [--fish N] [--seed N] [--smoke shot.png [--settle seconds]]");
+                println!(
+                    "aquarium3d [--fish N] [--seed N] [--start rules|swarm|torus|dynamic-parallel|highly-parallel] \
+                     [--smoke shot.png [--settle seconds]]"
+                );
                 return AppExit::Success;
             }
             other => fail(&format!("unknown argument {other} (try --help)")),
         }
     }
     let tank = Tank3d::centered(Vec3::new(1400.0, 600.0, 900.0));
+    let config = Flock3dConfig { params: FlockParams::default(), tank, seed, ..default() };
     let mut app = App::new();
     app.add_plugins(DefaultPlugins.set(WindowPlugin {
         primary_window: Some(Window {
@@ -62,15 +79,19 @@ fn main() -> AppExit {
     }))
     .insert_resource(ClearColor(Color::srgb(0.02, 0.07, 0.12)))
     .insert_resource(GlobalAmbientLight { brightness: 150.0, ..default() })
-    .insert_resource(Flock3dConfig { params: FlockParams::default(), tank, seed, ..default() })
+    .insert_resource(config.clone())
+    .insert_resource(Panel3d::new(config, fish))
     .insert_resource(Orbit { yaw: 0.5, pitch: 0.35, distance: 1700.0 })
     .init_resource::<Drag>()
-    .add_plugins(MiroFish3dPlugin::default().with_banking(0.6))
-    .add_systems(Startup, (setup, move |mut commands: Commands| spawn_schools(&mut commands, fish)))
+    .add_plugins((MiroFish3dPlugin::default().with_banking(0.6), Panel3dPlugin))
+    .add_systems(
+        Startup,
+        (setup, move |mut commands: Commands, panel: Res<Panel3d>| restart(&mut commands, &panel, start)),
+    )
     .add_systems(Update, (orbit, click, clear, draw_glass, show_surroundings, status))
     .add_observer(give_fish_a_look);
     if let Some(out) = smoke {
-        app.insert_resource(Smoke { out, settle, frames: 0, dropped_at: None, shot: false })
+        app.insert_resource(Smoke { out, settle, frames: 0, dropped_at: None, shot: false, start })
             .add_systems(Update, drive_smoke);
     }
     app.run()
@@ -102,10 +123,12 @@ struct Orbit {
     distance: f32,
 }
 
-/// How far the mouse moved since a button went down (a click moves little).
+/// How far the mouse moved since a button went down (a click moves
+/// little), and whether it went down on the panel.
 #[derive(Resource, Default)]
 struct Drag {
     moved: f32,
+    on_panel: bool,
 }
 
 /// A drawn predator or rock, by its index in the surroundings.
@@ -168,13 +191,6 @@ fn setup(
     ));
 }
 
-fn spawn_schools(commands: &mut Commands, fish: usize) {
-    let second = fish / 4;
-    commands.queue(SpawnSchool3d::new(fish - second));
-    let quick = FlockParams { max_speed: 150.0, perception_radius: 50.0, ..FlockParams::default() };
-    commands.queue(SpawnSchool3d { count: second, params: Some(quick), seed: 2 });
-}
-
 /// Each fish, as it arrives, gets the shared mesh and its school's material.
 fn give_fish_a_look(
     add: On<Add, Boid3d>,
@@ -193,17 +209,21 @@ fn orbit(
     scroll: Res<AccumulatedMouseScroll>,
     mut orbit: ResMut<Orbit>,
     mut drag: ResMut<Drag>,
+    panel: Res<Panel3d>,
     mut camera: Single<&mut Transform, With<Camera3d>>,
 ) {
     if buttons.any_just_pressed([MouseButton::Left, MouseButton::Right]) {
         drag.moved = 0.0;
+        drag.on_panel = panel.pointer_over;
     }
-    if buttons.pressed(MouseButton::Left) {
+    if buttons.pressed(MouseButton::Left) && !drag.on_panel {
         drag.moved += motion.delta.length();
         orbit.yaw -= motion.delta.x * 0.005;
         orbit.pitch = (orbit.pitch + motion.delta.y * 0.005).clamp(-0.2, 1.45);
     }
-    orbit.distance = (orbit.distance * (1.0 - scroll.delta.y * 0.1)).clamp(300.0, 6000.0);
+    if !panel.pointer_over {
+        orbit.distance = (orbit.distance * (1.0 - scroll.delta.y * 0.1)).clamp(300.0, 6000.0);
+    }
     let (sy, cy) = orbit.yaw.sin_cos();
     let (sp, cp) = orbit.pitch.sin_cos();
     let eye = Vec3::new(sy * cp, sp, cy * cp) * orbit.distance;
@@ -232,8 +252,8 @@ fn click(
     camera: Single<(&Camera, &GlobalTransform)>,
     mut state: ResMut<Flock3dState>,
 ) {
-    let left = buttons.just_released(MouseButton::Left) && drag.moved < 6.0;
-    let right = buttons.just_released(MouseButton::Right);
+    let left = buttons.just_released(MouseButton::Left) && drag.moved < 6.0 && !drag.on_panel;
+    let right = buttons.just_released(MouseButton::Right) && !drag.on_panel;
     if !(left || right) {
         return;
     }
@@ -332,7 +352,9 @@ fn status(
 }
 
 /// CI's self-test: drop a predator, wait, take a screenshot and check that
-/// it shows fish of both schools, the predator and the sandy floor.
+/// it shows fish of both schools, the predator and the sandy floor. Under
+/// one of Couzin's starts (one school, no predator: it would break the
+/// state up) it waits and checks for the school and the floor.
 #[derive(Resource)]
 struct Smoke {
     out: PathBuf,
@@ -340,6 +362,7 @@ struct Smoke {
     frames: u32,
     dropped_at: Option<f32>,
     shot: bool,
+    start: Start,
 }
 
 fn drive_smoke(
@@ -355,6 +378,9 @@ fn drive_smoke(
         error!("smoke test: no verdict after {now:.0} s");
         exit.write(AppExit::error());
     }
+    if smoke.dropped_at.is_none() && smoke.frames >= 30 && smoke.start != Start::Rules {
+        smoke.dropped_at = Some(now);
+    }
     if smoke.dropped_at.is_none() && smoke.frames >= 30 {
         let tank = *state.flock.tank();
         let mut surroundings = state.flock.surroundings().clone();
@@ -366,8 +392,9 @@ fn drive_smoke(
         return;
     }
     smoke.shot = true;
+    let rules = smoke.start == Start::Rules;
     commands.spawn(Screenshot::primary_window()).observe(save_to_disk(smoke.out.clone())).observe(
-        |captured: On<ScreenshotCaptured>, mut exit: MessageWriter<AppExit>| {
+        move |captured: On<ScreenshotCaptured>, mut exit: MessageWriter<AppExit>| {
             let verdict = match captured.image.clone().try_into_dynamic() {
                 Ok(image) => {
                     let rgb = image.to_rgb8();
@@ -376,7 +403,7 @@ fn drive_smoke(
                 Err(e) => Err(format!("cannot read the screenshot: {e:?}")),
             };
             match verdict {
-                Ok(seen) if seen.shows_the_scene() => {
+                Ok(seen) if seen.shows_the_scene(rules) => {
                     println!("smoke test passed: {seen:?}");
                     exit.write(AppExit::Success);
                 }
@@ -437,11 +464,14 @@ impl Seen {
         seen
     }
 
-    fn shows_the_scene(&self) -> bool {
-        self.orange >= 500
-            && self.teal >= 100
-            && self.red >= 40
-            && self.sand >= 20_000
-            && self.columns_with_fish >= 6
+    /// Both schools and the predator with the rules; the one school
+    /// (fewer fish, gathered) under Couzin's zones; the floor always.
+    fn shows_the_scene(&self, rules: bool) -> bool {
+        let school = if rules {
+            self.orange >= 500 && self.teal >= 100 && self.red >= 40 && self.columns_with_fish >= 6
+        } else {
+            self.orange >= 200
+        };
+        school && self.sand >= 20_000
     }
 }

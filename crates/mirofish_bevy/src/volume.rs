@@ -28,10 +28,12 @@
 //! assert_eq!((state.flock.len(), state.flock.tick()), (500, 30));
 //! ```
 //!
-//! Here the whole tick (index, forces, clamp, integration, walls, predators)
-//! runs in one system, [`Volume3dSystems::Step`], followed by the write-back
-//! to the entities ([`Volume3dSystems::WriteBack`]); a game system ordered
-//! after the write-back sees the tick's result.
+//! Each tick runs in three stages: [`Volume3dSystems::Gather`] hands the
+//! fish's [`ExtraSteering3d`] (a game's own forces) to the core,
+//! [`Volume3dSystems::Step`] runs the whole tick (index, forces, clamp,
+//! integration, walls, predators) in one system, and
+//! [`Volume3dSystems::WriteBack`] copies the result to the entities; a game
+//! system ordered after the write-back sees the tick's result.
 
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
@@ -104,6 +106,16 @@ impl Default for Flock3dConfig {
     }
 }
 
+impl Flock3dConfig {
+    /// An empty volume with these parameters, tank, seed and zones; the
+    /// error names the first bad field.
+    pub fn build(&self) -> Result<Flock3d, ParamError> {
+        let mut flock = Flock3d::new(self.params, self.tank, 0, self.seed)?;
+        flock.set_zones(self.zones)?;
+        Ok(flock)
+    }
+}
+
 /// The school in the volume: the core's state, the truth between ticks,
 /// and the entity that shows each fish.
 #[derive(Resource, Debug)]
@@ -126,9 +138,21 @@ impl Flock3dState {
     }
 }
 
+/// A game's own force on a fish in a volume (world units per second
+/// squared), added to the steering the rules give it each tick and clamped
+/// with it to its school's `max_force`. Write it in a system ordered before
+/// [`Volume3dSystems::Gather`]; it acts every tick until changed or
+/// removed. A force that is not finite is ignored; under Couzin's zones
+/// forces are not used.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component)]
+pub struct ExtraSteering3d(pub Vec3);
+
 /// The system sets of [`MiroFish3dPlugin`], chained in its schedule.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Volume3dSystems {
+    /// Each fish's [`ExtraSteering3d`] handed to the core.
+    Gather,
     /// One tick of the core.
     Step,
     /// The tick's positions and velocities copied to the entities.
@@ -184,7 +208,12 @@ impl Plugin for MiroFish3dPlugin {
         app.register_type::<(Boid3d, FishId, School3d, Position3d, Velocity3d, PreviousPosition3d, Steering3d)>()
             .register_type::<Flock3dConfig>()
             .insert_resource(Flock3dState { flock, entities: Vec::new(), fixed_schedule, bank: self.bank })
-            .configure_sets(self.schedule, Volume3dSystems::Step.before(Volume3dSystems::WriteBack))
+            .register_type::<ExtraSteering3d>()
+            .configure_sets(
+                self.schedule,
+                (Volume3dSystems::Gather, Volume3dSystems::Step, Volume3dSystems::WriteBack).chain(),
+            )
+            .add_systems(self.schedule, gather_steering.in_set(Volume3dSystems::Gather))
             .add_systems(self.schedule, step.in_set(Volume3dSystems::Step))
             .add_systems(self.schedule, write_back.in_set(Volume3dSystems::WriteBack))
             .add_systems(PostUpdate, follow.before(TransformSystems::Propagate));
@@ -276,6 +305,17 @@ impl Command for SpawnSchool3d {
     }
 }
 
+/// Hands every fish's [`ExtraSteering3d`] to the core for this tick.
+fn gather_steering(mut state: ResMut<Flock3dState>, fish: Query<(&FishId, &ExtraSteering3d), With<Boid3d>>) {
+    for (id, extra) in &fish {
+        if extra.0 != Vec3::ZERO && extra.0.is_finite() {
+            // Every fish entity's id is the core's (a fish gone with a
+            // restart takes its entity with it).
+            let _ = state.flock.add_steering(id.0, extra.0);
+        }
+    }
+}
+
 /// One tick of the core, `dt` from the schedule's clock (in
 /// [`FixedUpdate`], the app's fixed step).
 fn step(time: Res<Time>, mut state: ResMut<Flock3dState>) {
@@ -354,6 +394,37 @@ fn banked(upright: Quat, heading: Vec3, steering: Vec3, max_force: f32, bank: f3
     // A positive turn about the heading carries the fish's up towards its
     // right: into a turn to the right.
     Quat::from_axis_angle(heading, side * bank) * upright
+}
+
+/// Starts the volume over from a configuration: every fish entity is
+/// despawned and [`Flock3dState`] holds an empty volume built from it (and
+/// the resource [`Flock3dConfig`] becomes it). Spawn schools after it with
+/// [`SpawnSchool3d`]. A bad configuration is refused with a
+/// [`FlockRefusal`] and changes nothing. A command.
+#[derive(Clone, Debug)]
+pub struct Restart3d(pub Flock3dConfig);
+
+impl Command for Restart3d {
+    type Out = ();
+
+    fn apply(self, world: &mut World) {
+        let Some(tick) = world.get_resource::<Flock3dState>().map(|s| s.flock.tick()) else {
+            log::warn!("MiroFish: Restart3d before MiroFish3dPlugin was added; nothing restarted");
+            return;
+        };
+        let flock = match self.0.build() {
+            Ok(flock) => flock,
+            Err(error) => return report_in(world, FlockRefusal { tick, what: Refused::Config, error }),
+        };
+        let fish: Vec<Entity> = world.query_filtered::<Entity, With<Boid3d>>().iter(world).collect();
+        for entity in fish {
+            world.despawn(entity);
+        }
+        let mut state = world.resource_mut::<Flock3dState>();
+        state.flock = flock;
+        state.entities.clear();
+        world.insert_resource(self.0);
+    }
 }
 
 /// Replaces what shares the volume (rocks, predators, goals), refusing it

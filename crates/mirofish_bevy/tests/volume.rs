@@ -118,3 +118,65 @@ fn each_fish_carries_its_steering_and_banks_into_its_turn() {
     }
     assert!(banked > 10, "{banked} fish turning hard enough to bank");
 }
+
+#[test]
+fn a_restart_empties_the_volume_for_a_new_configuration_and_a_bad_one_changes_nothing() {
+    use mirofish_sim::space::Zones;
+    let mut app = app();
+    app.world_mut().commands().queue(SpawnSchool3d::new(200));
+    for _ in 0..=5 {
+        app.update();
+    }
+    let zones = Zones { speed: 50.0, ..Zones::default() };
+    let next = Flock3dConfig { seed: 3, zones: Some(zones), ..default() };
+    app.world_mut().commands().queue(Restart3d(next.clone()));
+    app.world_mut().commands().queue(SpawnSchool3d::new(30));
+    for _ in 0..=3 {
+        app.update();
+    }
+    let fish = app.world_mut().query::<&Boid3d>().iter(app.world()).count();
+    assert_eq!(fish, 30, "the old fish are gone, the new ones have entities");
+    let state = app.world().resource::<Flock3dState>();
+    assert_eq!((state.flock.len(), state.flock.zones()), (30, Some(&zones)));
+    assert!(state.entity(100).is_none(), "no entity left for a fish that is gone");
+    assert!(state.flock.velocities().iter().all(|v| (v.length() - 50.0).abs() < 1e-3), "the zones' speed");
+    assert_eq!(app.world().resource::<Flock3dConfig>(), &next);
+
+    let bad = Flock3dConfig { zones: Some(Zones { turn_rate: -1.0, ..zones }), ..next };
+    app.world_mut().commands().queue(Restart3d(bad));
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 30, "refused: nothing changed");
+    let refusals = app.world().resource::<FlockRefusals>();
+    assert_eq!(refusals.recent().last().map(|r| r.error.field), Some("zones.turn_rate"));
+}
+
+#[test]
+fn a_games_force_on_an_entity_steers_its_fish_in_a_volume() {
+    let run = |push: bool| {
+        let mut app = app();
+        app.world_mut().commands().queue(SpawnSchool3d::new(100));
+        app.update();
+        if push {
+            let state = app.world().resource::<Flock3dState>();
+            let (entity, nan) = (state.entity(5).unwrap(), state.entity(6).unwrap());
+            app.world_mut().entity_mut(entity).insert(ExtraSteering3d(Vec3::Y * 1.0e4));
+            app.world_mut().entity_mut(nan).insert(ExtraSteering3d(Vec3::NAN));
+        }
+        for _ in 0..10 {
+            app.update();
+        }
+        let state = app.world().resource::<Flock3dState>();
+        let slot = state.flock.slots()[5] as usize;
+        (
+            state.flock.velocities()[slot],
+            state.flock.steering_at(slot).unwrap(),
+            state.flock.velocities().to_vec(),
+        )
+    };
+    let (plain, _, _) = run(false);
+    let (pushed, steering, all) = run(true);
+    assert!(pushed.y > plain.y + 50.0, "pushed upwards: {pushed} vs {plain}");
+    let max_force = FlockParams::default().max_force;
+    assert!(steering.y > 0.99 * max_force && steering.length() <= max_force * 1.0001, "{steering}");
+    assert!(all.iter().all(|v| v.is_finite()), "a NaN force is ignored");
+}

@@ -3,7 +3,7 @@
 //! by step and then down again, the school carried over from each step to
 //! the next, polarization and milling measured at every step.
 
-use mirofish_sim::space::{Swarm, Vector, Zones};
+use mirofish_sim::space::{CollectiveState, Swarm, Vector, Zones};
 use mirofish_sim::{BoundaryMode, FlockParams, TankOf, observe};
 
 use crate::Error;
@@ -122,14 +122,10 @@ pub fn mean_and_error(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
     (mean, (var / n).sqrt())
 }
 
-/// The state a school's order parameters name, by Couzin's classes.
+/// The state a school's order parameters name, by Couzin's classes
+/// ([`CollectiveState`]).
 pub fn state(polarization: f64, milling: f64) -> &'static str {
-    match (polarization, milling) {
-        (_, m) if m >= 0.5 => "torus",
-        (p, _) if p >= 0.97 => "highly parallel",
-        (p, _) if p >= 0.6 => "dynamic parallel",
-        _ => "swarm",
-    }
+    CollectiveState::classify(polarization, milling).name()
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use glam::Vec3;
 use mirofish_sim::space::{Flock3d, Surroundings3d, swarm_hash};
-use mirofish_sim::{BoundaryMode, FlockParams, Goal, Obstacle, Predator, Tank3d, observe};
+use mirofish_sim::{BoundaryMode, FlockParams, Goal, Obstacle, Predator, Route, Tank3d, observe};
 use proptest::prelude::*;
 
 mod common;
@@ -24,6 +24,7 @@ fn busy(tank: &Tank3d) -> Surroundings3d {
         goal: Some(Goal::seek(tank.max * 0.3, 0.5)),
         school_goals: vec![None, Some(Goal::seek(tank.min * 0.3, 1.0))],
         attractor: None,
+        route: Some(Route::new(vec![tank.min * 0.4, tank.max * 0.4], size.min_element() * 0.1)),
     }
 }
 
@@ -48,6 +49,9 @@ fn one_and_two_threads_give_the_same_bits_in_a_volume() {
                 let mut flock = Flock3d::new(FlockParams::default(), tank, 3000, 11).unwrap();
                 flock.add_school(FlockParams { max_speed: 90.0, ..FlockParams::default() }, 500, 12).unwrap();
                 flock.set_surroundings(busy(&tank)).unwrap();
+                for id in (0..3500).step_by(50) {
+                    flock.set_leader(id, true).unwrap();
+                }
                 let mut flock = flock.with_threads(threads).unwrap();
                 flock.run(120);
                 check(&flock, &format!("{mode:?}"));
@@ -303,4 +307,114 @@ fn a_volume_measures_its_school() {
     let mut lonely = lonely;
     lonely.step();
     assert_eq!(lonely.metrics().nearest_neighbour, None);
+}
+
+/// Under Couzin's zones a fish is drawn by a neighbour anywhere in its
+/// attraction zone, far beyond the rules' perception radius: the grid's
+/// cells are sized for the zones' reach, not the rules'.
+#[test]
+fn zones_see_as_far_as_their_attraction_zone_reaches() {
+    let zones = mirofish_sim::space::Zones::default();
+    let apart = zones.reach() * 0.9;
+    assert!(apart > 3.0 * FlockParams::default().perception_radius, "beyond the rules' reach");
+    let tank = Tank3d::centered(Vec3::splat(2000.0));
+    let mut flock = Flock3d::new(FlockParams::default(), tank, 2, 1).unwrap();
+    flock.set(0, Vec3::ZERO, Vec3::Y * zones.speed).unwrap();
+    flock.set(1, Vec3::new(apart, 0.0, 0.0), Vec3::Y * zones.speed).unwrap();
+    flock.set_zones(Some(mirofish_sim::space::Zones { noise: 0.0, ..zones })).unwrap();
+    flock.step();
+    let v = |id: usize| flock.velocities()[flock.slots()[id] as usize];
+    assert!(v(0).x > 0.0 && v(1).x < 0.0, "each turns towards the other: {} {}", v(0), v(1));
+    assert_eq!(flock.neighbour_counts().sum::<u32>(), 2);
+}
+
+/// A game's own force joins the rules' steering for one tick, clamped with
+/// it; none at all leaves the bits as they were; bad ones are refused.
+#[test]
+fn a_games_force_steers_a_fish_for_one_tick_in_a_volume() {
+    let tank = Tank3d::for_mean_neighbours_3d(600, 45.0, 7.0);
+    let make = |threads: usize| {
+        let flock = Flock3d::new(FlockParams::default(), tank, 600, 4).unwrap();
+        flock.with_threads(threads).unwrap()
+    };
+    let (mut plain, mut pushed) = (make(1), make(1));
+    plain.run(10);
+    pushed.run(10);
+    let max_force = FlockParams::default().max_force;
+    // Two halves of a large push on fish 7: they add up, the sum is clamped.
+    pushed.add_steering(7, Vec3::X * max_force * 5.0).unwrap();
+    pushed.add_steering(7, Vec3::X * max_force * 5.0).unwrap();
+    let before = pushed.velocities()[pushed.slots()[7] as usize];
+    pushed.step();
+    plain.step();
+    let slot = pushed.slots()[7] as usize;
+    let steering = pushed.steering_at(slot).unwrap();
+    assert!((steering.length() - max_force).abs() < 1e-2, "clamped to max_force: {steering}");
+    assert!(steering.x > 0.9 * max_force, "mostly the push: {steering}");
+    assert!(pushed.velocities()[slot].x > before.x, "{} vs {before}", pushed.velocities()[slot]);
+    // Only fish 7 (and, through it, its neighbours next tick) differ.
+    let differs = (0..600u32)
+        .filter(|&id| {
+            let (a, b) = (plain.slots()[id as usize] as usize, pushed.slots()[id as usize] as usize);
+            plain.velocities()[a] != pushed.velocities()[b]
+        })
+        .count();
+    assert_eq!(differs, 1);
+    // The force is used once: the next tick adds nothing more. A zero force
+    // keeps the bits, on 1 and 2 threads.
+    let (mut a, mut b) = (make(1), make(2));
+    a.run(5);
+    b.run(5);
+    b.add_steering(3, Vec3::ZERO).unwrap();
+    a.run(5);
+    b.run(5);
+    assert_eq!(swarm_hash(&a), swarm_hash(&b));
+    assert_eq!(pushed.add_steering(600, Vec3::X).unwrap_err().field, "id");
+    assert_eq!(pushed.add_steering(0, Vec3::NAN).unwrap_err().field, "force");
+}
+
+/// A few leaders on a route guide a school through a volume: the route
+/// moves on as they reach each waypoint, and the rest follow them, where
+/// the same school without leaders stays where it was.
+#[test]
+fn leaders_on_a_route_guide_a_school_through_a_volume() {
+    let tank = Tank3d::centered(Vec3::splat(800.0));
+    let first = Vec3::new(250.0, 100.0, -150.0);
+    let followers_centre = |flock: &Flock3d| {
+        let (sum, n) = flock
+            .positions()
+            .iter()
+            .zip(flock.leaders())
+            .filter(|(_, l)| !**l)
+            .fold((Vec3::ZERO, 0.0), |(sum, n), (p, _)| (sum + *p, n + 1.0));
+        sum / n
+    };
+    // Fifteen seconds towards `waypoints`: whether the route moved on,
+    // and how far the followers went towards the first waypoint.
+    let run = |leaders: bool, waypoints: Vec<Vec3>| {
+        let params = FlockParams { leader_weight: 30.0, cohesion_weight: 0.4, ..FlockParams::default() };
+        let mut flock = Flock3d::new(params, Tank3d::centered(Vec3::splat(200.0)), 300, 6).unwrap();
+        flock.set_tank(tank).unwrap();
+        let route = Route { weight: 1.0, ..Route::new(waypoints, 80.0) };
+        flock.set_surroundings(Surroundings3d { route: Some(route), ..Default::default() }).unwrap();
+        if leaders {
+            for id in 0..60 {
+                flock.set_leader(id, true).unwrap();
+            }
+        }
+        assert_eq!(flock.leaders().iter().filter(|&&l| l).count(), if leaders { 60 } else { 0 });
+        let start = followers_centre(&flock);
+        flock.run(900);
+        let moved_on = flock.surroundings().route.as_ref().unwrap().next > 0;
+        (moved_on, (followers_centre(&flock) - start).dot((first - start).normalize()))
+    };
+    let there_and_back = vec![first, -first];
+    assert!(run(true, there_and_back.clone()).0, "the leaders reached the first waypoint");
+    assert!(!run(false, there_and_back).0, "without leaders the route never moves on");
+    let (_, led) = run(true, vec![first]);
+    let (_, alone) = run(false, vec![first]);
+    assert!(
+        led > 0.3 * first.length() && led > alone + 50.0,
+        "followers went {led} with leaders, {alone} without"
+    );
 }

@@ -352,22 +352,28 @@ fn school_controls(
     if boundary != config.tank.boundary {
         send(FlockCommand::SetBoundary(boundary));
     }
+    knob_sliders(ui, &mut params);
+    if params != before {
+        send(FlockCommand::SetSchoolParams { school, params });
+    }
+}
+
+/// A slider for every parameter of a school, grouped, within the ranges
+/// the property tests cover ([`KNOBS`]), and its two switches.
+pub fn knob_sliders(ui: &mut egui::Ui, params: &mut FlockParams) {
     let mut group = "";
     for knob in &KNOBS {
         if knob.group != group {
             group = knob.group;
             ui.label(egui::RichText::new(group).strong());
         }
-        let mut value = (knob.get)(&params);
+        let mut value = (knob.get)(params);
         if ui.add(egui::Slider::new(&mut value, knob.min..=knob.max).text(knob.name)).changed() {
-            knob.set_clamped(&mut params, value);
+            knob.set_clamped(params, value);
         }
     }
     ui.checkbox(&mut params.match_speed, "alignment matches speed");
     ui.checkbox(&mut params.sees_other_schools, "sees other schools");
-    if params != before {
-        send(FlockCommand::SetSchoolParams { school, params });
-    }
 }
 
 fn metric_plots(ui: &mut egui::Ui, metrics: &FlockMetrics) {

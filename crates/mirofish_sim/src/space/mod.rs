@@ -23,4 +23,4 @@ pub mod zones;
 pub use grid::CellGrid;
 pub use swarm::{Flock3d, Surroundings, Surroundings3d, Swarm, SwarmMetrics, swarm_hash};
 pub use vector::Vector;
-pub use zones::Zones;
+pub use zones::{CollectiveState, Zones};

@@ -27,7 +27,7 @@ use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
 use crate::world::grid::offset;
 use crate::world::params::{DEFAULT_DT, FlockParams, MAX_FISH, ParamError, validate_dt};
-use crate::world::scene::{Attractor, Goal, Obstacle, Predator, point};
+use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, point};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A school in a volume.
@@ -54,6 +54,9 @@ pub struct Surroundings<V: Vector> {
     pub school_goals: Vec<Option<Goal<V>>>,
     /// An attract (strength > 0) or repel point.
     pub attractor: Option<Attractor<V>>,
+    /// The leaders' waypoint path ([`Swarm::set_leader`]): the leaders
+    /// steer for its current waypoint, the rest follow them.
+    pub route: Option<Route<V>>,
 }
 
 impl<V: Vector> Default for Surroundings<V> {
@@ -64,6 +67,7 @@ impl<V: Vector> Default for Surroundings<V> {
             goal: None,
             school_goals: Vec::new(),
             attractor: None,
+            route: None,
         }
     }
 }
@@ -75,7 +79,8 @@ impl<V: Vector> Surroundings<V> {
         self.obstacles.iter().try_for_each(|o| o.validate_in(tank))?;
         self.predators.iter().try_for_each(Predator::validate)?;
         self.goal.iter().chain(self.school_goals.iter().flatten()).try_for_each(Goal::validate)?;
-        self.attractor.iter().try_for_each(Attractor::validate)
+        self.attractor.iter().try_for_each(Attractor::validate)?;
+        self.route.iter().try_for_each(Route::validate)
     }
 }
 
@@ -106,6 +111,9 @@ pub struct Swarm<V: Vector> {
     schools_now: Vec<SchoolNow>,
     /// Couzin's zone model instead of the weighted rules, when set.
     zones: Option<Zones>,
+    /// A game's own force on each fish for the next tick, by id (empty
+    /// when none is set: the tick then skips the pass that adds them).
+    extra: Vec<V>,
     pool: Option<Arc<rayon::ThreadPool>>,
 }
 
@@ -121,6 +129,8 @@ struct Columns<V: Vector> {
     /// Fear, 0–1.
     fright: Vec<f32>,
     school: Vec<u16>,
+    /// Whether each fish leads.
+    leader: Vec<bool>,
 }
 
 impl<V: Vector> Columns<V> {
@@ -136,6 +146,7 @@ impl<V: Vector> Columns<V> {
         column(&mut self.wander, &from.wander, order);
         column(&mut self.fright, &from.fright, order);
         column(&mut self.school, &from.school, order);
+        column(&mut self.leader, &from.leader, order);
     }
 }
 
@@ -210,6 +221,7 @@ impl<V: Vector> Swarm<V> {
             kicks: Vec::new(),
             schools_now: Vec::new(),
             zones: None,
+            extra: Vec::new(),
             pool: None,
         };
         swarm.spawn(0, count, seed)?;
@@ -278,6 +290,61 @@ impl<V: Vector> Swarm<V> {
         Ok(())
     }
 
+    /// Makes fish `id` a leader (or not). A leader steers for the current
+    /// waypoint of the surroundings' [`Route`] on top of the rules, and its
+    /// neighbours count it `leader_weight` times in alignment and cohesion,
+    /// so a few leaders guide a school. The route moves on once the
+    /// leaders' centre comes within its reach of a waypoint. Under Couzin's
+    /// zones leaders are fish like the rest.
+    ///
+    /// # Errors
+    ///
+    /// If there is no such fish; nothing changes.
+    pub fn set_leader(&mut self, id: u32, leads: bool) -> Result<(), ParamError> {
+        let Some(&slot) = self.slots.get(id as usize) else {
+            return Err(ParamError {
+                field: "id",
+                value: id as f32,
+                expected: format!("the id of one of the {} fish", self.len()),
+            });
+        };
+        self.fish.leader[slot as usize] = leads;
+        Ok(())
+    }
+
+    /// Whether each fish leads, by slot.
+    pub fn leaders(&self) -> &[bool] {
+        &self.fish.leader
+    }
+
+    /// Adds `force`, an acceleration (world units per second squared), to
+    /// the steering the rules give fish `id` in the next tick, the sum
+    /// clamped to its school's `max_force` as the rules' own total is: the
+    /// place for a game's own forces (follow the player, avoid the boat).
+    /// Forces added to one fish before a tick add up; the tick uses them
+    /// and clears them. Under Couzin's zones, where fish swim at one speed
+    /// and turn at a bounded rate, they are not used (and still cleared).
+    ///
+    /// # Errors
+    ///
+    /// If there is no such fish or the force is not finite; nothing
+    /// changes.
+    pub fn add_steering(&mut self, id: u32, force: V) -> Result<(), ParamError> {
+        if id as usize >= self.len() {
+            return Err(ParamError {
+                field: "id",
+                value: id as f32,
+                expected: format!("the id of one of the {} fish", self.len()),
+            });
+        }
+        point("force", force)?;
+        if self.extra.len() < self.len() {
+            self.extra.resize(self.len(), V::ZERO);
+        }
+        self.extra[id as usize] += force;
+        Ok(())
+    }
+
     /// Scatters `count` fish of `school` uniformly in the tank, outside the
     /// obstacles (a fish drawn inside one is pushed to its surface).
     fn spawn(&mut self, school: u16, count: usize, seed: u64) -> Result<(), ParamError> {
@@ -315,6 +382,7 @@ impl<V: Vector> Swarm<V> {
             fish.wander.push(unit(&mut rng));
             fish.fright.push(0.0);
             fish.school.push(school);
+            fish.leader.push(false);
         }
         Ok(())
     }
@@ -510,8 +578,11 @@ impl<V: Vector> Swarm<V> {
 
     /// One tick: index, forces, integration, predators.
     pub fn step(&mut self) {
-        let radius =
+        let rules_radius =
             self.params.iter().map(|p| p.perception_radius.max(p.separation_radius)).fold(0.0, f32::max);
+        // Under Couzin's zones a fish looks as far as its attraction zone
+        // reaches, whatever the rules' radius: the cells must hold it.
+        let radius = self.zones.as_ref().map_or(rules_radius, |z| rules_radius.max(z.reach()));
         let wrap = self.tank.boundary == BoundaryMode::Wrap;
         self.grid.rebuild(&self.fish.position, &self.tank, radius, wrap);
         // Store the fish in cell order: the force pass then reads each
@@ -531,7 +602,10 @@ impl<V: Vector> Swarm<V> {
             reach: Reach::new(p),
             calm: (-p.calm_rate * dt).exp(),
         }));
+        let has_leaders = self.fish.leader.iter().any(|&l| l);
         let pass = ForcePass {
+            leaders: has_leaders,
+            route_goal: self.surroundings.route.as_ref().and_then(Route::goal),
             schools_now: &self.schools_now,
             zones: self.zones.as_ref(),
             one_school: self.params.len() == 1,
@@ -550,9 +624,36 @@ impl<V: Vector> Swarm<V> {
                 }
             });
         });
+        self.add_extra_steering();
         self.integrate();
+        self.advance_route(has_leaders);
         self.move_predators();
         self.tick += 1;
+    }
+
+    /// The game's forces ([`Swarm::add_steering`]) added to the rules'
+    /// steering and clamped, fish by fish; then cleared.
+    fn add_extra_steering(&mut self) {
+        if self.extra.is_empty() {
+            return;
+        }
+        if self.zones.is_none() {
+            let (extra, ids, schools, params) = (&self.extra, &self.fish.id, &self.fish.school, &self.params);
+            let kicks = &mut self.kicks;
+            crate::step::run(self.pool.as_deref(), || {
+                kicks.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
+                    for (k, kick) in chunk.iter_mut().enumerate() {
+                        let slot = c * CHUNK + k;
+                        let force = extra.get(ids[slot] as usize).copied().unwrap_or(V::ZERO);
+                        if force != V::ZERO {
+                            let max_force = params[usize::from(schools[slot])].max_force;
+                            kick.acceleration = rules::clamp_length(kick.acceleration + force, max_force);
+                        }
+                    }
+                });
+            });
+        }
+        self.extra.clear();
     }
 
     /// Velocities, positions, walls, rocks, fear and wander, fish by fish
@@ -614,6 +715,17 @@ impl<V: Vector> Swarm<V> {
         });
     }
 
+    /// The route moves on if the leaders' centre reached its waypoint.
+    fn advance_route(&mut self, has_leaders: bool) {
+        let Some(route) = self.surroundings.route.as_mut().filter(|_| has_leaders) else { return };
+        let (mut sum, mut count) = (V::ZERO, 0usize);
+        for (&p, _) in self.fish.position.iter().zip(&self.fish.leader).filter(|(_, l)| **l) {
+            sum += p;
+            count += 1;
+        }
+        route.advance(sum / count.max(1) as f32);
+    }
+
     /// Predators chase the nearest fish (by brute force: there are few
     /// predators) and move.
     fn move_predators(&mut self) {
@@ -663,6 +775,10 @@ struct ForcePass<'a, V: Vector> {
     zones: Option<&'a Zones>,
     /// Whether every fish is of one school (no school test per pair).
     one_school: bool,
+    /// Whether any fish leads (neighbours then weigh leaders).
+    leaders: bool,
+    /// Where the route sends the leaders this tick.
+    route_goal: Option<Goal<V>>,
     tank: &'a TankOf<V>,
     surroundings: &'a Surroundings<V>,
     key: TickKey,
@@ -692,7 +808,9 @@ impl<V: Vector> ForcePass<'_, V> {
         let (size, wrap) = (self.tank.size(), self.grid.wraps());
         let (max2, all_schools) = (reach.max2(), self.one_school || params.sees_other_schools);
         let mut hood = Neighbourhood::<V>::default();
-        let shaped = now.view.is_shaped();
+        // A leader counts `leader_weight` times: only the weighted scan
+        // knows who leads.
+        let shaped = now.view.is_shaped() || (self.leaders && params.leader_weight != 1.0);
         // Crowding control: with more candidates than the cap allows, look
         // at every `step`-th of each run (starting where this fish's slot
         // says, so that neighbours sample differently) and scale back up.
@@ -718,7 +836,7 @@ impl<V: Vector> ForcePass<'_, V> {
                 // Seen, with its zone's and distance's weight, for
                 // alignment and cohesion; felt all round for separation.
                 if d2 < reach.perception2 && now.view.sees(heading, d, d2) {
-                    hood.add_seen(d, u, now.view.weight(heading, d, d2.sqrt(), false));
+                    hood.add_seen(d, u, now.view.weight(heading, d, d2.sqrt(), sorted.leader[s]));
                 }
                 hood.add_separation(d, d2, &reach);
             }
@@ -745,7 +863,12 @@ impl<V: Vector> ForcePass<'_, V> {
             flee += change;
         }
         forces.flee = rules::steer(flee, params.flee_weight, params);
-        let goals = s.goal.iter().chain(s.school_goals.get(usize::from(school)).and_then(Option::as_ref));
+        let route = self.route_goal.as_ref().filter(|_| sorted.leader[slot]);
+        let goals = s
+            .goal
+            .iter()
+            .chain(s.school_goals.get(usize::from(school)).and_then(Option::as_ref))
+            .chain(route);
         forces.goal =
             goals.fold(V::ZERO, |sum, g| sum + rules::steer(react::pursue(p, v, g, speed), g.weight, params));
         if let Some(a) = &s.attractor {

@@ -59,6 +59,49 @@ impl Default for Zones {
     }
 }
 
+/// The four states of a school Couzin et al. name, told apart by its two
+/// order parameters: polarization (how aligned the headings are) and
+/// milling (the group's normalised angular momentum about its centre).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CollectiveState {
+    /// Neither aligned nor turning together (polarization below 0.6,
+    /// milling below 0.5).
+    Swarm,
+    /// Milling round an empty core (milling 0.5 or more).
+    Torus,
+    /// Aligned but loosely (polarization 0.6 up to 0.97).
+    DynamicParallel,
+    /// Aligned almost perfectly (polarization 0.97 or more).
+    HighlyParallel,
+}
+
+impl CollectiveState {
+    /// The state `polarization` and `milling` (each 0–1) name; a value
+    /// that is not a number counts as 0.
+    pub fn classify(polarization: f64, milling: f64) -> Self {
+        let (p, m) = (polarization.max(0.0), milling.max(0.0));
+        if m >= 0.5 {
+            Self::Torus
+        } else if p >= 0.97 {
+            Self::HighlyParallel
+        } else if p >= 0.6 {
+            Self::DynamicParallel
+        } else {
+            Self::Swarm
+        }
+    }
+
+    /// The state's name, as the paper writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Swarm => "swarm",
+            Self::Torus => "torus",
+            Self::DynamicParallel => "dynamic parallel",
+            Self::HighlyParallel => "highly parallel",
+        }
+    }
+}
+
 impl Zones {
     /// The outer radius of the orientation zone.
     pub fn orientation(&self) -> f32 {
@@ -208,6 +251,16 @@ mod tests {
         // Straight behind: still a unit vector, turned by the bound.
         let back = turn_towards(Vec2::X, -Vec2::X, 0.2);
         assert!((back.length() - 1.0).abs() < 1e-5 && (back.dot(Vec2::X) - 0.2f32.cos()).abs() < 1e-5);
+    }
+
+    #[test]
+    fn the_four_states_by_their_order_parameters() {
+        assert_eq!(CollectiveState::classify(0.1, 0.9), CollectiveState::Torus);
+        assert_eq!(CollectiveState::classify(0.99, 0.0), CollectiveState::HighlyParallel);
+        assert_eq!(CollectiveState::classify(0.9, 0.0), CollectiveState::DynamicParallel);
+        assert_eq!(CollectiveState::classify(0.1, 0.1), CollectiveState::Swarm);
+        assert_eq!(CollectiveState::classify(f64::NAN, f64::NAN), CollectiveState::Swarm);
+        assert_eq!(CollectiveState::DynamicParallel.name(), "dynamic parallel");
     }
 
     #[test]

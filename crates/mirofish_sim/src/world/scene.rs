@@ -189,9 +189,9 @@ impl<V: Vector> Attractor<V> {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(deny_unknown_fields)]
-pub struct Route {
+pub struct Route<V: Vector = Vec2> {
     /// The waypoints, in order.
-    pub waypoints: Vec<Vec2>,
+    pub waypoints: Vec<V>,
     /// Index of the current waypoint.
     pub next: usize,
     /// How close the leaders' centre must come to pass a waypoint.
@@ -205,7 +205,7 @@ pub struct Route {
     pub arrive: bool,
 }
 
-impl Route {
+impl<V: Vector> Route<V> {
     /// Checks the route; the error names the bad field.
     pub fn validate(&self) -> Result<(), ParamError> {
         for &w in &self.waypoints {
@@ -217,12 +217,12 @@ impl Route {
 
     /// A route through `waypoints`, passed within `reach`, pulling with
     /// weight 2, circling the last waypoint.
-    pub fn new(waypoints: Vec<Vec2>, reach: f32) -> Self {
+    pub fn new(waypoints: Vec<V>, reach: f32) -> Self {
         Self { waypoints, next: 0, reach, looping: false, weight: 2.0, arrive: false }
     }
 
     /// The goal the leaders steer for now, if the route has waypoints.
-    pub fn goal(&self) -> Option<Goal> {
+    pub fn goal(&self) -> Option<Goal<V>> {
         let target = *self.waypoints.get(self.next.min(self.waypoints.len().checked_sub(1)?))?;
         let last = self.next + 1 >= self.waypoints.len() && !self.looping;
         let mode = if last && self.arrive { GoalMode::Arrive } else { GoalMode::Seek };
@@ -231,9 +231,9 @@ impl Route {
 
     /// Moves on to the next waypoint if `centre` (of the leaders) has
     /// reached the current one.
-    pub fn advance(&mut self, centre: Vec2) {
+    pub fn advance(&mut self, centre: V) {
         let Some(&target) = self.waypoints.get(self.next) else { return };
-        if centre.distance(target) <= self.reach {
+        if (centre - target).length() <= self.reach {
             if self.next + 1 < self.waypoints.len() {
                 self.next += 1;
             } else if self.looping {
@@ -344,7 +344,7 @@ mod tests {
         assert_eq!(Route { arrive: true, ..r.clone() }.goal().unwrap().mode, GoalMode::Arrive);
         r.advance(Vec2::new(100.0, 100.0));
         assert_eq!(r.next, 1, "stays on the last waypoint");
-        assert!(Route::new(vec![], 1.0).goal().is_none());
+        assert!(Route::<Vec2>::new(vec![], 1.0).goal().is_none());
     }
 
     #[test]
