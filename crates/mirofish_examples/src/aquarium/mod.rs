@@ -36,7 +36,7 @@ pub use intent::{Decisions, IntentSettings};
 pub use overlay::OverlaySettings;
 pub use smoke::{Coverage, SmokeTest};
 pub use stats::TickStats;
-pub use visuals::{ColourMode, FishImage, TailBeat};
+pub use visuals::{ColourMode, FishImage, TAIL_FRAMES, TailBeat};
 
 /// Background colour of the water.
 pub const WATER: Color = Color::srgb(0.03, 0.07, 0.13);
