@@ -418,3 +418,38 @@ fn leaders_on_a_route_guide_a_school_through_a_volume() {
         "followers went {led} with leaders, {alone} without"
     );
 }
+
+/// A topological neighbourhood in a volume: a fish follows its `k` nearest
+/// whatever the others in reach do, and one with no more than `k` in reach
+/// keeps its metric neighbourhood; the same bits on 1 and 2 threads.
+#[test]
+fn a_topological_neighbourhood_follows_the_nearest_in_a_volume() {
+    let up = Vec3::Y * 60.0;
+    // Two near fish going up, five farther ones going down, all beyond the
+    // separation radius and within perception.
+    let near = [(Vec3::new(27.0, 0.0, 0.0), up), (Vec3::new(0.0, 0.0, 27.0), up)];
+    let far: Vec<(Vec3, Vec3)> = (0..5)
+        .map(|i| {
+            let a = i as f32 * 1.2;
+            (Vec3::new(40.0 * a.cos(), -15.0, 40.0 * a.sin()), -up)
+        })
+        .collect();
+    let all: Vec<(Vec3, Vec3)> = near.iter().copied().chain(far.iter().copied()).collect();
+    let metric = FlockParams::default();
+    let nearest_two = FlockParams { topological_neighbours: 2, ..metric };
+    assert!(pull_of(&all, metric) < -0.01, "all in reach: the many going down win");
+    assert!(pull_of(&all, nearest_two) > 0.01, "the two nearest: up");
+    // No more in reach than it counts: the metric neighbourhood.
+    let wide = FlockParams { topological_neighbours: 12, ..metric };
+    assert_eq!(pull_of(&all, wide), pull_of(&all, metric));
+
+    let run = |threads: usize| {
+        let params = FlockParams { topological_neighbours: 6, ..FlockParams::default() };
+        let tank = Tank3d::for_mean_neighbours_3d(2000, 45.0, 20.0);
+        let mut flock = Flock3d::new(params, tank, 2000, 8).unwrap().with_threads(threads).unwrap();
+        flock.run(60);
+        check(&flock, "topological");
+        swarm_hash(&flock)
+    };
+    assert_eq!(run(1), run(2));
+}

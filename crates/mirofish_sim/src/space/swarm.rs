@@ -25,6 +25,7 @@ use crate::observe;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
+use crate::step::kernel::Nearest;
 use crate::world::grid::offset;
 use crate::world::params::{DEFAULT_DT, FlockParams, MAX_FISH, ParamError, validate_dt};
 use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, point};
@@ -808,9 +809,12 @@ impl<V: Vector> ForcePass<'_, V> {
         let (size, wrap) = (self.tank.size(), self.grid.wraps());
         let (max2, all_schools) = (reach.max2(), self.one_school || params.sees_other_schools);
         let mut hood = Neighbourhood::<V>::default();
-        // A leader counts `leader_weight` times: only the weighted scan
-        // knows who leads.
-        let shaped = now.view.is_shaped() || (self.leaders && params.leader_weight != 1.0);
+        // A leader counts `leader_weight` times, and a topological
+        // neighbourhood keeps only the nearest: only the scan neighbour by
+        // neighbour knows who leads and who is nearest.
+        let k = params.topological_neighbours;
+        let shaped = now.view.is_shaped() || (self.leaders && params.leader_weight != 1.0) || k > 0;
+        let mut nearest = (k > 0).then(|| Nearest::new(k));
         // Crowding control: with more candidates than the cap allows, look
         // at every `step`-th of each run (starting where this fish's slot
         // says, so that neighbours sample differently) and scale back up.
@@ -837,14 +841,37 @@ impl<V: Vector> ForcePass<'_, V> {
                 // alignment and cohesion; felt all round for separation.
                 if d2 < reach.perception2 && now.view.sees(heading, d, d2) {
                     hood.add_seen(d, u, now.view.weight(heading, d, d2.sqrt(), sorted.leader[s]));
+                    if let Some(nearest) = &mut nearest {
+                        nearest.offer(d2, s);
+                    }
                 }
                 hood.add_separation(d, d2, &reach);
             }
         });
         let tie: V = self.key.in_unit_ball(name, Stream::Coincident);
         hood.settle_ties(tie.try_normalize().unwrap_or(V::X));
+        let metric = (hood.count, hood.velocity_sum, hood.offset_sum);
         if step > 1 {
             hood.scale_sample(candidates.saturating_sub(1), looked);
+        }
+        if let Some(nearest) = &nearest
+            && metric.0 > k
+        {
+            // Topological: the nearest `k` seen, nearest first, not scaled
+            // (their number is the point); a fish with no more in range
+            // keeps its metric neighbourhood.
+            (hood.count, hood.velocity_sum, hood.offset_sum) = (0, V::ZERO, V::ZERO);
+            for &(d2, s) in nearest.kept() {
+                let s = s as usize;
+                let d = offset(p, sorted.position[s], size, wrap);
+                hood.add_seen(
+                    d,
+                    sorted.velocity[s],
+                    now.view.weight(heading, d, d2.sqrt(), sorted.leader[s]),
+                );
+            }
+        } else if nearest.is_some() {
+            (hood.count, hood.velocity_sum, hood.offset_sum) = metric;
         }
         let mut forces = RuleForces::evaluate_towards(&hood, v, sorted.wander[slot], params);
         let speed = params.max_speed;

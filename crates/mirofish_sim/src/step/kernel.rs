@@ -575,8 +575,9 @@ impl ForceKernel<'_> {
 }
 
 /// The nearest neighbours seen so far, nearest first (ties: lower sorted
-/// index first), at most `k` (at least one) of them.
-struct Nearest {
+/// index first), at most `k` (at least one) of them. Shared by the plane's
+/// kernel and the volume's force pass.
+pub(crate) struct Nearest {
     k: usize,
     len: usize,
     /// `(squared distance, sorted index)`.
@@ -584,7 +585,7 @@ struct Nearest {
 }
 
 impl Nearest {
-    fn new(k: u32) -> Self {
+    pub(crate) fn new(k: u32) -> Self {
         let k = (k as usize).min(crate::world::params::MAX_TOPOLOGICAL_NEIGHBOURS as usize);
         Self { k, len: 0, kept: [(0.0, 0); crate::world::params::MAX_TOPOLOGICAL_NEIGHBOURS as usize] }
     }
@@ -592,7 +593,7 @@ impl Nearest {
     /// Keeps the neighbour at squared distance `d2`, sorted index `j`, if it
     /// is among the `k` nearest so far.
     #[inline]
-    fn offer(&mut self, d2: f32, j: usize) {
+    pub(crate) fn offer(&mut self, d2: f32, j: usize) {
         let entry = (d2, j as u32);
         let before = |a: (f32, u32), b: (f32, u32)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
         if self.len == self.k {
@@ -611,7 +612,7 @@ impl Nearest {
     }
 
     /// The kept neighbours, nearest first.
-    fn kept(&self) -> &[(f32, u32)] {
+    pub(crate) fn kept(&self) -> &[(f32, u32)] {
         &self.kept[..self.len]
     }
 
