@@ -138,6 +138,12 @@ impl Flock3dState {
     }
 }
 
+/// Marks a fish that leads ([`SpawnSchool3d::with_leaders`]): draw it
+/// apart, or follow it with the camera.
+#[derive(Component, Clone, Copy, Debug, Default, Reflect)]
+#[reflect(Component)]
+pub struct Leader3d;
+
 /// A game's own force on a fish in a volume (world units per second
 /// squared), added to the steering the rules give it each tick and clamped
 /// with it to its school's `max_force`. Write it in a system ordered before
@@ -208,7 +214,7 @@ impl Plugin for MiroFish3dPlugin {
         app.register_type::<(Boid3d, FishId, School3d, Position3d, Velocity3d, PreviousPosition3d, Steering3d)>()
             .register_type::<Flock3dConfig>()
             .insert_resource(Flock3dState { flock, entities: Vec::new(), fixed_schedule, bank: self.bank })
-            .register_type::<ExtraSteering3d>()
+            .register_type::<(ExtraSteering3d, Leader3d)>()
             .configure_sets(
                 self.schedule,
                 (Volume3dSystems::Gather, Volume3dSystems::Step, Volume3dSystems::WriteBack).chain(),
@@ -230,12 +236,22 @@ pub struct SpawnSchool3d {
     pub params: Option<FlockParams>,
     /// Seed of their scattering (mixed with the count of fish so far).
     pub seed: u64,
+    /// How many of them lead (the first spawned): they steer for the
+    /// route's waypoint ([`Surroundings3d::route`]) and their neighbours
+    /// count them `leader_weight` times. Their entities carry [`Leader3d`].
+    pub leaders: usize,
 }
 
 impl SpawnSchool3d {
     /// `count` fish joining the first school.
     pub fn new(count: usize) -> Self {
-        Self { count, params: None, seed: 0 }
+        Self { count, params: None, seed: 0, leaders: 0 }
+    }
+
+    /// The first `leaders` of them lead (at most all of them).
+    pub fn with_leaders(mut self, leaders: usize) -> Self {
+        self.leaders = leaders;
+        self
     }
 
     /// The fish form a new school with `params`.
@@ -277,24 +293,30 @@ impl Command for SpawnSchool3d {
             .filter(|(id, _)| **id >= first)
             .map(|(&id, (&p, &v))| (id, p, v))
             .collect();
+        let leaders = first..first.saturating_add(self.leaders.min(self.count) as u32);
         let spawned: Vec<(u32, Entity)> = fish
             .into_iter()
             .map(|(id, p, v)| {
-                let entity = world
-                    .spawn((
-                        Boid3d,
-                        FishId(id),
-                        School3d(school),
-                        Position3d(p),
-                        PreviousPosition3d(p),
-                        Velocity3d(v),
-                        Transform::from_translation(p).looking_to(v.normalize_or(Vec3::NEG_Z), Vec3::Y),
-                    ))
-                    .id();
-                (id, entity)
+                let mut entity = world.spawn((
+                    Boid3d,
+                    FishId(id),
+                    School3d(school),
+                    Position3d(p),
+                    PreviousPosition3d(p),
+                    Velocity3d(v),
+                    Transform::from_translation(p).looking_to(v.normalize_or(Vec3::NEG_Z), Vec3::Y),
+                ));
+                if leaders.contains(&id) {
+                    entity.insert(Leader3d);
+                }
+                (id, entity.id())
             })
             .collect();
         let mut state = world.resource_mut::<Flock3dState>();
+        for id in leaders {
+            // Every id in the range was just spawned.
+            let _ = state.flock.set_leader(id, true);
+        }
         for (id, entity) in spawned {
             let id = id as usize;
             if state.entities.len() <= id {

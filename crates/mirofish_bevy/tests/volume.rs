@@ -24,7 +24,7 @@ fn fish_entities_follow_the_core_and_face_their_velocity() {
     let mut app = app();
     app.world_mut().commands().queue(SpawnSchool3d::new(300));
     let fast = FlockParams { max_speed: 200.0, ..FlockParams::default() };
-    app.world_mut().commands().queue(SpawnSchool3d { count: 100, params: Some(fast), seed: 4 });
+    app.world_mut().commands().queue(SpawnSchool3d { seed: 4, ..SpawnSchool3d::new(100).with_params(fast) });
     for _ in 0..=40 {
         app.update();
     }
@@ -181,4 +181,29 @@ fn a_games_force_on_an_entity_steers_its_fish_in_a_volume() {
     let max_force = FlockParams::default().max_force;
     assert!(steering.y > 0.99 * max_force && steering.length() <= max_force * 1.0001, "{steering}");
     assert!(all.iter().all(|v| v.is_finite()), "a NaN force is ignored");
+}
+
+#[test]
+fn a_school_spawned_with_leaders_marks_them_and_the_core_knows() {
+    let mut app = app();
+    app.world_mut().commands().queue(SpawnSchool3d::new(50));
+    app.world_mut()
+        .commands()
+        .queue(SpawnSchool3d::new(40).with_params(FlockParams::default()).with_leaders(6));
+    app.world_mut().commands().queue(SpawnSchool3d::new(3).with_leaders(10));
+    app.update();
+    let mut marked: Vec<u32> = app
+        .world_mut()
+        .query_filtered::<&FishId, With<Leader3d>>()
+        .iter(app.world())
+        .map(|id| id.0)
+        .collect();
+    marked.sort_unstable();
+    let expected: Vec<u32> = (50..56).chain(90..93).collect();
+    assert_eq!(marked, expected, "the first of each spawn, at most all of them");
+    let state = app.world().resource::<Flock3dState>();
+    let mut leading: Vec<u32> =
+        state.flock.ids().iter().zip(state.flock.leaders()).filter(|(_, l)| **l).map(|(id, _)| *id).collect();
+    leading.sort_unstable();
+    assert_eq!(leading, expected);
 }

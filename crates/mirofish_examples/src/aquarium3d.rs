@@ -132,7 +132,8 @@ pub fn restart(commands: &mut Commands, panel: &Panel3d, start: Start) {
         None => {
             let second = panel.fish / 4;
             commands.queue(SpawnSchool3d::new(panel.fish - second));
-            commands.queue(SpawnSchool3d { count: second, params: Some(quick_school()), seed: 2 });
+            commands
+                .queue(SpawnSchool3d { seed: 2, ..SpawnSchool3d::new(second).with_params(quick_school()) });
         }
         Some(zones) => {
             commands.queue(SpawnSchool3d::new(COUZIN_FISH));
