@@ -115,6 +115,10 @@ struct FishLook {
     rock: (Handle<Mesh>, Handle<StandardMaterial>),
 }
 
+/// How far the camera slides left of the tank's centre, per unit of its
+/// distance, to keep the tank clear of the panel.
+const PANEL_SHIFT: f32 = 0.12;
+
 /// The camera's place on a sphere round the tank's centre.
 #[derive(Resource)]
 struct Orbit {
@@ -227,7 +231,11 @@ fn orbit(
     let (sy, cy) = orbit.yaw.sin_cos();
     let (sp, cp) = orbit.pitch.sin_cos();
     let eye = Vec3::new(sy * cp, sp, cy * cp) * orbit.distance;
-    **camera = Transform::from_translation(eye).looking_at(Vec3::ZERO, Vec3::Y);
+    let mut view = Transform::from_translation(eye).looking_at(Vec3::ZERO, Vec3::Y);
+    // The panel covers the left of the window: slide the camera left so
+    // the tank sits in the free part on the right.
+    view.translation -= view.right() * orbit.distance * PANEL_SHIFT;
+    **camera = view;
 }
 
 /// Where the cursor's ray meets the floor, if it does inside the tank.
