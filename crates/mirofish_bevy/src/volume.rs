@@ -201,15 +201,15 @@ impl Plugin for MiroFish3dPlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<FlockRefusal>().init_resource::<FlockRefusals>();
         let config = app.world_mut().get_resource_or_init::<Flock3dConfig>().clone();
-        let mut flock = Flock3d::new(config.params, config.tank, 0, config.seed).unwrap_or_else(|error| {
+        let flock = config.build().unwrap_or_else(|error| {
             report_in(app.world_mut(), FlockRefusal { tick: 0, what: Refused::Config, error });
-            Flock3d::new(FlockParams::default(), Tank3d::default(), 0, config.seed)
+            // Without what was refused: the weighted rules if only the zones
+            // were bad, else the defaults.
+            Flock3dConfig { zones: None, ..config.clone() }
+                .build()
+                .or_else(|_| Flock3dConfig { seed: config.seed, ..Flock3dConfig::default() }.build())
                 .expect("the defaults are valid")
         });
-        if let Err(error) = flock.set_zones(config.zones) {
-            // The weighted rules stay.
-            report_in(app.world_mut(), FlockRefusal { tick: 0, what: Refused::Config, error });
-        }
         let fixed_schedule = self.schedule == FixedUpdate.intern();
         app.register_type::<(Boid3d, FishId, School3d, Position3d, Velocity3d, PreviousPosition3d, Steering3d)>()
             .register_type::<Flock3dConfig>()
@@ -330,9 +330,9 @@ impl Command for SpawnSchool3d {
 /// Hands every fish's [`ExtraSteering3d`] to the core for this tick.
 fn gather_steering(mut state: ResMut<Flock3dState>, fish: Query<(&FishId, &ExtraSteering3d), With<Boid3d>>) {
     for (id, extra) in &fish {
-        if extra.0 != Vec3::ZERO && extra.0.is_finite() {
-            // Every fish entity's id is the core's (a fish gone with a
-            // restart takes its entity with it).
+        if extra.0 != Vec3::ZERO {
+            // The core refuses a force that is not finite; every fish
+            // entity's id is the core's (a restart despawns the old ones).
             let _ = state.flock.add_steering(id.0, extra.0);
         }
     }

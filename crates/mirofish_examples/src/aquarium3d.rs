@@ -16,7 +16,7 @@ use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::volume::*;
 use mirofish_sim::FlockParams;
-use mirofish_sim::space::{CollectiveState, Zones};
+use mirofish_sim::space::{CollectiveState, SwarmMetrics, Zones};
 
 use crate::aquarium::panel::knob_sliders;
 
@@ -101,6 +101,9 @@ pub struct Panel3d {
     pub pointer_over: bool,
     /// (seconds, polarization, milling), ten samples a second.
     history: VecDeque<[f64; 3]>,
+    /// The latest sample's metrics, which the panel shows (measuring the
+    /// school every frame would cost a pass over it per frame).
+    latest: Option<SwarmMetrics<Vec3>>,
 }
 
 impl Panel3d {
@@ -113,6 +116,7 @@ impl Panel3d {
             school: 0,
             pointer_over: false,
             history: VecDeque::new(),
+            latest: None,
         }
     }
 }
@@ -192,6 +196,7 @@ fn sample(time: Res<Time<Real>>, state: Res<Flock3dState>, mut panel: ResMut<Pan
         history.pop_front();
     }
     history.push_back([f64::from(now), f64::from(m.polarization), f64::from(m.milling)]);
+    panel.latest = Some(m);
 }
 
 fn panel(
@@ -203,7 +208,7 @@ fn panel(
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     panel.pointer_over = ctx.is_pointer_over_egui() || ctx.egui_wants_pointer_input();
-    let m = state.flock.metrics();
+    let m = panel.latest.unwrap_or_default();
     let seen = CollectiveState::classify(f64::from(m.polarization), f64::from(m.milling));
     egui::Window::new("MiroFish aquarium 3D").default_pos([8.0, 8.0]).default_width(280.0).show(ctx, |ui| {
         egui::Grid::new("numbers").num_columns(2).show(ui, |ui| {

@@ -222,8 +222,10 @@ pub fn animate_fish(
         let s = (v.0.length() / params.max_speed.max(1e-3)).clamp(0.0, 2.0);
         t.scale = Vec3::new(0.7 + 0.45 * s, 1.1 - 0.25 * s.min(1.0), 1.0);
         let frame = beat.advance(dt, s);
-        if let Some(atlas) = sprite.texture_atlas.as_mut()
-            && atlas.index != frame
+        // Read before writing: a sprite is marked changed only when its
+        // frame does change.
+        if sprite.texture_atlas.as_ref().is_some_and(|atlas| atlas.index != frame)
+            && let Some(atlas) = sprite.texture_atlas.as_mut()
         {
             atlas.index = frame;
         }

@@ -270,13 +270,7 @@ impl<V: Vector> Swarm<V> {
     /// If there is no such fish, a value is not finite or the position is
     /// outside the tank; nothing changes.
     pub fn set(&mut self, id: u32, position: V, velocity: V) -> Result<(), ParamError> {
-        let Some(&slot) = self.slots.get(id as usize) else {
-            return Err(ParamError {
-                field: "id",
-                value: id as f32,
-                expected: format!("the id of one of the {} fish", self.len()),
-            });
-        };
+        let slot = self.slot(id)?;
         point("position", position)?;
         point("velocity", velocity)?;
         if !self.tank.contains(position) {
@@ -286,9 +280,19 @@ impl<V: Vector> Swarm<V> {
                 expected: "a point inside the tank".into(),
             });
         }
-        self.fish.position[slot as usize] = position;
-        self.fish.velocity[slot as usize] = velocity;
+        self.fish.position[slot] = position;
+        self.fish.velocity[slot] = velocity;
         Ok(())
+    }
+
+    /// The slot fish `id` is stored in, or the error naming a fish that
+    /// does not exist.
+    fn slot(&self, id: u32) -> Result<usize, ParamError> {
+        self.slots.get(id as usize).map(|&slot| slot as usize).ok_or_else(|| ParamError {
+            field: "id",
+            value: id as f32,
+            expected: format!("the id of one of the {} fish", self.len()),
+        })
     }
 
     /// Makes fish `id` a leader (or not). A leader steers for the current
@@ -302,14 +306,8 @@ impl<V: Vector> Swarm<V> {
     ///
     /// If there is no such fish; nothing changes.
     pub fn set_leader(&mut self, id: u32, leads: bool) -> Result<(), ParamError> {
-        let Some(&slot) = self.slots.get(id as usize) else {
-            return Err(ParamError {
-                field: "id",
-                value: id as f32,
-                expected: format!("the id of one of the {} fish", self.len()),
-            });
-        };
-        self.fish.leader[slot as usize] = leads;
+        let slot = self.slot(id)?;
+        self.fish.leader[slot] = leads;
         Ok(())
     }
 
@@ -331,13 +329,7 @@ impl<V: Vector> Swarm<V> {
     /// If there is no such fish or the force is not finite; nothing
     /// changes.
     pub fn add_steering(&mut self, id: u32, force: V) -> Result<(), ParamError> {
-        if id as usize >= self.len() {
-            return Err(ParamError {
-                field: "id",
-                value: id as f32,
-                expected: format!("the id of one of the {} fish", self.len()),
-            });
-        }
+        self.slot(id)?;
         point("force", force)?;
         if self.extra.len() < self.len() {
             self.extra.resize(self.len(), V::ZERO);
@@ -854,24 +846,20 @@ impl<V: Vector> ForcePass<'_, V> {
         if step > 1 {
             hood.scale_sample(candidates.saturating_sub(1), looked);
         }
-        if let Some(nearest) = &nearest
-            && metric.0 > k
-        {
+        if let Some(nearest) = &nearest {
             // Topological: the nearest `k` seen, nearest first, not scaled
             // (their number is the point); a fish with no more in range
-            // keeps its metric neighbourhood.
-            (hood.count, hood.velocity_sum, hood.offset_sum) = (0, V::ZERO, V::ZERO);
-            for &(d2, s) in nearest.kept() {
-                let s = s as usize;
-                let d = offset(p, sorted.position[s], size, wrap);
-                hood.add_seen(
-                    d,
-                    sorted.velocity[s],
-                    now.view.weight(heading, d, d2.sqrt(), sorted.leader[s]),
-                );
-            }
-        } else if nearest.is_some() {
+            // keeps its metric neighbourhood, unscaled too.
             (hood.count, hood.velocity_sum, hood.offset_sum) = metric;
+            if metric.0 > k {
+                (hood.count, hood.velocity_sum, hood.offset_sum) = (0, V::ZERO, V::ZERO);
+                for &(d2, s) in nearest.kept() {
+                    let s = s as usize;
+                    let d = offset(p, sorted.position[s], size, wrap);
+                    let weight = now.view.weight(heading, d, d2.sqrt(), sorted.leader[s]);
+                    hood.add_seen(d, sorted.velocity[s], weight);
+                }
+            }
         }
         let mut forces = RuleForces::evaluate_towards(&hood, v, sorted.wander[slot], params);
         let speed = params.max_speed;
