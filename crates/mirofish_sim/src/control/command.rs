@@ -301,14 +301,28 @@ pub fn spawn_disc(
         .collect()
 }
 
+/// A change a run's [`CommandQueue`] holds until its tick: a
+/// [`FlockCommand`] on a plane, a
+/// [`VolumeCommand`](crate::space::VolumeCommand) in a volume.
+pub trait Command: Clone {
+    /// Checks every number in the command; the error names the field.
+    fn check(&self) -> Result<(), ParamError>;
+}
+
+impl Command for FlockCommand {
+    fn check(&self) -> Result<(), ParamError> {
+        self.validate()
+    }
+}
+
 /// A command and the tick at the start of which it applies.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Stamped {
+pub struct Stamped<C = FlockCommand> {
     /// The tick: the command applies before the flock's tick counter moves
     /// from `tick` to `tick + 1`.
     pub tick: u64,
     /// What to do.
-    pub command: FlockCommand,
+    pub command: C,
 }
 
 /// Why a command was refused.
@@ -346,13 +360,19 @@ impl From<ParamError> for CommandError {
 
 /// Commands waiting for their tick, kept in the order they will apply:
 /// by tick, then by the order they were scheduled.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct CommandQueue {
-    pending: BTreeMap<(u64, u64), FlockCommand>,
+#[derive(Clone, Debug, PartialEq)]
+pub struct CommandQueue<C = FlockCommand> {
+    pending: BTreeMap<(u64, u64), C>,
     scheduled: u64,
 }
 
-impl CommandQueue {
+impl<C> Default for CommandQueue<C> {
+    fn default() -> Self {
+        Self { pending: BTreeMap::new(), scheduled: 0 }
+    }
+}
+
+impl<C: Command> CommandQueue<C> {
     /// An empty queue.
     pub fn new() -> Self {
         Self::default()
@@ -360,11 +380,11 @@ impl CommandQueue {
 
     /// Validates `command` and queues it for `tick`. `now` is the next tick
     /// to be simulated; earlier ticks are refused.
-    pub fn schedule(&mut self, now: u64, tick: u64, command: FlockCommand) -> Result<(), CommandError> {
+    pub fn schedule(&mut self, now: u64, tick: u64, command: C) -> Result<(), CommandError> {
         if tick < now {
             return Err(CommandError::Past { tick, now });
         }
-        command.validate()?;
+        command.check()?;
         self.pending.insert((tick, self.scheduled), command);
         self.scheduled += 1;
         Ok(())
@@ -372,7 +392,7 @@ impl CommandQueue {
 
     /// Removes and returns every command due at or before `tick`, in the
     /// order they apply.
-    pub fn take_due(&mut self, tick: u64) -> Vec<Stamped> {
+    pub fn take_due(&mut self, tick: u64) -> Vec<Stamped<C>> {
         let later = self.pending.split_off(&(tick + 1, 0));
         let due = core::mem::replace(&mut self.pending, later);
         due.into_iter().map(|((tick, _), command)| Stamped { tick, command }).collect()
@@ -389,7 +409,7 @@ impl CommandQueue {
     }
 
     /// The waiting commands, in the order they will apply.
-    pub fn iter(&self) -> impl Iterator<Item = Stamped> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = Stamped<C>> + '_ {
         self.pending.iter().map(|(&(tick, _), command)| Stamped { tick, command: command.clone() })
     }
 

@@ -116,24 +116,7 @@ impl ExperimentConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         let section =
             |name: &'static str| move |error: ParamError| ConfigError::Invalid { section: name, error };
-        let all_fish = self.total_fish();
-        if all_fish > MAX_FISH {
-            let field = if self.fish > MAX_FISH { "fish" } else { "fish (all schools)" };
-            return Err(ConfigError::Invalid {
-                section: "",
-                error: ParamError { field, value: all_fish as f32, expected: format!("at most {MAX_FISH}") },
-            });
-        }
-        if self.schools.len() >= MAX_SCHOOLS {
-            return Err(ConfigError::Invalid {
-                section: "",
-                error: ParamError {
-                    field: "schools",
-                    value: self.schools.len() as f32,
-                    expected: format!("fewer than {MAX_SCHOOLS} schools"),
-                },
-            });
-        }
+        check_counts(self.fish, self.total_fish(), self.schools.len())?;
         let heading = |section: &'static str, h: Option<f32>| match h {
             Some(h) if !h.is_finite() => Err(ConfigError::Invalid {
                 section,
@@ -146,46 +129,13 @@ impl ExperimentConfig {
             _ => Ok(()),
         };
         heading("", self.heading)?;
-        let leaders = |section: &'static str, leaders: usize, fish: usize| {
-            if leaders > fish {
-                return Err(ConfigError::Invalid {
-                    section,
-                    error: ParamError {
-                        field: "leaders",
-                        value: leaders as f32,
-                        expected: format!("at most the school's {fish} fish"),
-                    },
-                });
-            }
-            Ok(())
-        };
-        leaders("", self.leaders, self.fish)?;
-        let colour = |section: &'static str, c: Option<[f32; 3]>| match c {
-            Some(c) if !c.iter().all(|x| (0.0..=1.0).contains(x)) => Err(ConfigError::Invalid {
-                section,
-                error: ParamError {
-                    field: "colour",
-                    value: c.into_iter().find(|x| !(0.0..=1.0).contains(x)).unwrap_or(f32::NAN),
-                    expected: "three sRGB channels, each from 0 to 1".into(),
-                },
-            }),
-            _ => Ok(()),
-        };
-        colour("", self.colour)?;
+        check_school("", self.leaders, self.fish, self.colour)?;
         for school in &self.schools {
             school.params.validate().map_err(section("schools"))?;
             heading("schools", school.heading)?;
-            leaders("schools", school.leaders, school.fish)?;
-            colour("schools", school.colour)?;
+            check_school("schools", school.leaders, school.fish, school.colour)?;
         }
-        if self.metrics_every == 0 {
-            return Err(ConfigError::Invalid {
-                section: "",
-                error: ParamError { field: "metrics_every", value: 0.0, expected: "at least 1".into() },
-            });
-        }
-        validate_dt(self.dt).map_err(section(""))?;
-        self.params.validate().map_err(section("params"))?;
+        check_run(self.metrics_every, self.dt, &self.params)?;
         self.tank.validate().map_err(section(""))?;
         self.scene.validate_in(&self.tank).map_err(section("scene"))?;
         Ok(())
@@ -212,43 +162,129 @@ impl ExperimentConfig {
 
     /// Parses and validates RON text.
     pub fn from_ron(text: &str) -> Result<Self, ConfigError> {
-        if text.starts_with(crate::control::replay::MAGIC) {
-            return Err(ConfigError::Replay);
-        }
-        let config: Self = ron::from_str(text).map_err(ConfigError::parse)?;
-        config.validate()?;
-        Ok(config)
+        from_ron(text, Self::validate)
     }
 
     /// The configuration as pretty RON, every field written out.
     pub fn to_ron(&self) -> String {
-        let pretty = ron::ser::PrettyConfig::new().struct_names(false).depth_limit(4);
-        // Serializing plain data into a String cannot fail.
-        ron::ser::to_string_pretty(self, pretty).expect("configuration serializes")
+        to_ron(self)
     }
 
     /// Loads and validates a RON file.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
-        let path = path.as_ref();
-        let io =
-            |source: std::io::Error| ConfigError::Io { path: path.to_owned(), source: source.to_string() };
-        let size = std::fs::metadata(path).map_err(io)?.len();
-        let limit = crate::control::replay::MAX_FILE_BYTES;
-        if size > limit {
-            let source = format!("{size} bytes, more than the {limit} a configuration may have");
-            return Err(ConfigError::Io { path: path.to_owned(), source });
-        }
-        let text = std::fs::read_to_string(path).map_err(io)?;
-        Self::from_ron(&text).map_err(|e| e.in_file(path))
+        load(path.as_ref(), Self::from_ron)
     }
 
     /// Validates, then writes the configuration as RON.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ConfigError> {
         self.validate()?;
-        let path = path.as_ref();
-        std::fs::write(path, self.to_ron())
-            .map_err(|source| ConfigError::Io { path: path.to_owned(), source: source.to_string() })
+        save(path.as_ref(), &self.to_ron())
     }
+}
+
+/// The fish count of the first school, of all schools, and the number
+/// of schools beyond the first: within [`MAX_FISH`] and [`MAX_SCHOOLS`].
+pub(crate) fn check_counts(first: usize, all: usize, more_schools: usize) -> Result<(), ConfigError> {
+    if all > MAX_FISH {
+        let field = if first > MAX_FISH { "fish" } else { "fish (all schools)" };
+        return Err(ConfigError::Invalid {
+            section: "",
+            error: ParamError { field, value: all as f32, expected: format!("at most {MAX_FISH}") },
+        });
+    }
+    if more_schools >= MAX_SCHOOLS {
+        return Err(ConfigError::Invalid {
+            section: "",
+            error: ParamError {
+                field: "schools",
+                value: more_schools as f32,
+                expected: format!("fewer than {MAX_SCHOOLS} schools"),
+            },
+        });
+    }
+    Ok(())
+}
+
+/// A school's leaders (at most its fish) and colour (sRGB in 0–1).
+pub(crate) fn check_school(
+    section: &'static str,
+    leaders: usize,
+    fish: usize,
+    colour: Option<[f32; 3]>,
+) -> Result<(), ConfigError> {
+    if leaders > fish {
+        return Err(ConfigError::Invalid {
+            section,
+            error: ParamError {
+                field: "leaders",
+                value: leaders as f32,
+                expected: format!("at most the school's {fish} fish"),
+            },
+        });
+    }
+    match colour {
+        Some(c) if !c.iter().all(|x| (0.0..=1.0).contains(x)) => Err(ConfigError::Invalid {
+            section,
+            error: ParamError {
+                field: "colour",
+                value: c.into_iter().find(|x| !(0.0..=1.0).contains(x)).unwrap_or(f32::NAN),
+                expected: "three sRGB channels, each from 0 to 1".into(),
+            },
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The sampling interval (at least 1), the time step and the first
+/// school's parameters.
+pub(crate) fn check_run(metrics_every: u64, dt: f32, params: &FlockParams) -> Result<(), ConfigError> {
+    if metrics_every == 0 {
+        return Err(ConfigError::Invalid {
+            section: "",
+            error: ParamError { field: "metrics_every", value: 0.0, expected: "at least 1".into() },
+        });
+    }
+    validate_dt(dt).map_err(|error| ConfigError::Invalid { section: "", error })?;
+    params.validate().map_err(|error| ConfigError::Invalid { section: "params", error })
+}
+
+/// Parses RON text into a configuration and checks it with `validate`.
+pub(crate) fn from_ron<T: serde::de::DeserializeOwned>(
+    text: &str,
+    validate: impl FnOnce(&T) -> Result<(), ConfigError>,
+) -> Result<T, ConfigError> {
+    if text.starts_with(crate::control::replay::MAGIC) {
+        return Err(ConfigError::Replay);
+    }
+    let config: T = ron::from_str(text).map_err(ConfigError::parse)?;
+    validate(&config)?;
+    Ok(config)
+}
+
+/// A configuration as pretty RON, every field written out.
+pub(crate) fn to_ron<T: serde::Serialize>(config: &T) -> String {
+    let pretty = ron::ser::PrettyConfig::new().struct_names(false).depth_limit(4);
+    // Serializing plain data into a String cannot fail.
+    ron::ser::to_string_pretty(config, pretty).expect("configuration serializes")
+}
+
+/// Reads a configuration file (refusing one too large to be one) and
+/// parses it with `parse`; an error names the file.
+pub(crate) fn load<T>(path: &Path, parse: impl FnOnce(&str) -> Result<T, ConfigError>) -> Result<T, ConfigError> {
+    let io = |source: std::io::Error| ConfigError::Io { path: path.to_owned(), source: source.to_string() };
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    let limit = crate::control::replay::MAX_FILE_BYTES;
+    if size > limit {
+        let source = format!("{size} bytes, more than the {limit} a configuration may have");
+        return Err(ConfigError::Io { path: path.to_owned(), source });
+    }
+    let text = std::fs::read_to_string(path).map_err(io)?;
+    parse(&text).map_err(|e| e.in_file(path))
+}
+
+/// Writes a configuration's text.
+pub(crate) fn save(path: &Path, text: &str) -> Result<(), ConfigError> {
+    std::fs::write(path, text).map_err(|source| ConfigError::Io { path: path.to_owned(), source: source.to_string() })
 }
 
 /// Why a configuration (or a replay's configuration) was refused.

@@ -2,7 +2,8 @@
 //!
 //! The headless driver ([`simulation`]), changes stamped with the tick they
 //! apply at ([`command`]), runs recorded and replayed bit for bit
-//! ([`replay`]), experiment files in RON ([`config`]), the named tunings
+//! ([`replay`]), experiment files in RON ([`config`], and [`volume`] for
+//! runs in a volume), the named tunings
 //! ([`preset`]) and every parameter by name with a safe range ([`tuning`]).
 
 pub mod command;
@@ -11,3 +12,4 @@ pub mod preset;
 pub mod replay;
 pub mod simulation;
 pub mod tuning;
+pub mod volume;

@@ -12,7 +12,10 @@
 //! ```
 //!
 //! The header line holds the format version, the length and an FNV-1a
-//! checksum of the RON body below it. [`Recording::load`] checks, in this
+//! checksum of the RON body below it; a run in a volume
+//! ([`VolumeRecording`]: a [`VolumeConfig`] and its [`VolumeCommand`]s)
+//! adds `space=volume` after the version, and each kind of recording
+//! refuses the other by name ([`space_of`] tells them apart). [`Recording::load`] checks, in this
 //! order, that the file is a replay at all, that its version is one this
 //! build reads, that it is complete, that it is intact, that it parses, and
 //! that every value in it is valid — all before a single tick is simulated,
@@ -22,10 +25,12 @@
 use core::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::control::command::{CommandError, FlockCommand, Stamped};
+use crate::control::command::{Command, CommandError, FlockCommand, Stamped};
 use crate::control::config::{ConfigError, ExperimentConfig};
 use crate::control::simulation::Simulation;
+use crate::control::volume::VolumeConfig;
 use crate::observe::state_hash;
+use crate::space::{Flock3d, VolumeCommand, swarm_hash};
 use crate::world::params::ParamError;
 
 /// The first word of every replay file.
@@ -49,61 +54,163 @@ pub struct Checkpoint {
     pub hash: u64,
 }
 
+/// What a recording starts from: a configuration that builds a run, the
+/// commands that run takes, and its state hash. Implemented by the
+/// plane's [`ExperimentConfig`] (a [`Simulation`]) and the volume's
+/// [`VolumeConfig`] (a [`Flock3d`]).
+pub trait Scenario: Clone + PartialEq + fmt::Debug + serde::Serialize + serde::de::DeserializeOwned {
+    /// The commands of the run.
+    type Command: Command + PartialEq + fmt::Debug + serde::Serialize + serde::de::DeserializeOwned;
+    /// The run the configuration builds.
+    type Run: fmt::Debug;
+    /// The word after `space=` in a replay's header; `None` for the plane
+    /// (whose files have no such word).
+    const SPACE: Option<&'static str>;
+    /// Checks every field of the configuration.
+    fn check(&self) -> Result<(), ConfigError>;
+    /// Checks a command against the configuration's tank.
+    fn check_command(&self, command: &Self::Command) -> Result<(), ParamError>;
+    /// Builds the run at tick 0.
+    fn start(&self) -> Result<Self::Run, ConfigError>;
+    /// Queues a command on the run (see [`Simulation::schedule`]).
+    fn schedule(run: &mut Self::Run, tick: u64, command: Self::Command) -> Result<(), CommandError>;
+    /// One tick of the run.
+    fn step(run: &mut Self::Run) -> Result<(), ParamError>;
+    /// Ticks the run has completed.
+    fn tick(run: &Self::Run) -> u64;
+    /// The run's state hash (every fish, bit for bit).
+    fn hash(run: &Self::Run) -> u64;
+    /// The commands the run has applied, in order.
+    fn applied(run: &Self::Run) -> &[Stamped<Self::Command>];
+}
+
+impl Scenario for ExperimentConfig {
+    type Command = FlockCommand;
+    type Run = Simulation;
+    const SPACE: Option<&'static str> = None;
+    fn check(&self) -> Result<(), ConfigError> {
+        self.validate()
+    }
+    fn check_command(&self, command: &FlockCommand) -> Result<(), ParamError> {
+        command.validate_in(&self.tank)
+    }
+    fn start(&self) -> Result<Simulation, ConfigError> {
+        Simulation::from_config(self)
+    }
+    fn schedule(run: &mut Simulation, tick: u64, command: FlockCommand) -> Result<(), CommandError> {
+        run.schedule(tick, command)
+    }
+    fn step(run: &mut Simulation) -> Result<(), ParamError> {
+        run.step()
+    }
+    fn tick(run: &Simulation) -> u64 {
+        run.tick()
+    }
+    fn hash(run: &Simulation) -> u64 {
+        state_hash(&run.flock)
+    }
+    fn applied(run: &Simulation) -> &[Stamped] {
+        run.applied()
+    }
+}
+
+impl Scenario for VolumeConfig {
+    type Command = VolumeCommand;
+    type Run = Flock3d;
+    const SPACE: Option<&'static str> = Some("volume");
+    fn check(&self) -> Result<(), ConfigError> {
+        self.validate()
+    }
+    fn check_command(&self, command: &VolumeCommand) -> Result<(), ParamError> {
+        command.validate_in(&self.tank)
+    }
+    fn start(&self) -> Result<Flock3d, ConfigError> {
+        VolumeConfig::start(self)
+    }
+    fn schedule(run: &mut Flock3d, tick: u64, command: VolumeCommand) -> Result<(), CommandError> {
+        run.schedule(tick, command)
+    }
+    fn step(run: &mut Flock3d) -> Result<(), ParamError> {
+        run.step();
+        Ok(())
+    }
+    fn tick(run: &Flock3d) -> u64 {
+        run.tick()
+    }
+    fn hash(run: &Flock3d) -> u64 {
+        swarm_hash(run)
+    }
+    fn applied(run: &Flock3d) -> &[Stamped<VolumeCommand>] {
+        run.applied()
+    }
+}
+
+/// A recorded run on a plane.
+pub type Recording = RecordingOf<ExperimentConfig>;
+/// A recorded run in a volume.
+pub type VolumeRecording = RecordingOf<VolumeConfig>;
+/// Records a run on a plane.
+pub type Recorder = RecorderOf<ExperimentConfig>;
+/// Records a run in a volume.
+pub type VolumeRecorder = RecorderOf<VolumeConfig>;
+
 /// A recorded run: enough to reproduce it and to check that it did.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Recording {
+#[serde(deny_unknown_fields, bound = "")]
+pub struct RecordingOf<S: Scenario> {
     /// The start.
-    pub config: ExperimentConfig,
+    pub config: S,
     /// Every command applied, with its tick, in the order applied.
-    pub commands: Vec<Stamped>,
+    pub commands: Vec<Stamped<S::Command>>,
     /// State hashes along the way, by increasing tick.
     pub checkpoints: Vec<Checkpoint>,
     /// Ticks the run lasted.
     pub ticks: u64,
 }
 
-/// Records a run: a simulation plus the checkpoints taken while it steps.
+/// Records a run: the run plus the checkpoints taken while it steps.
 #[derive(Debug)]
-pub struct Recorder {
-    sim: Simulation,
-    config: ExperimentConfig,
+pub struct RecorderOf<S: Scenario> {
+    sim: S::Run,
+    config: S,
     checkpoint_every: u64,
     checkpoints: Vec<Checkpoint>,
 }
 
 impl Recorder {
-    /// Starts the run `config` describes, hashing the state every
-    /// `checkpoint_every` ticks (at least 1) and at the end.
-    pub fn new(config: ExperimentConfig, checkpoint_every: u64) -> Result<Self, ConfigError> {
-        let sim = Simulation::from_config(&config)?;
-        let first = Checkpoint { tick: 0, hash: state_hash(&sim.flock) };
-        Ok(Self { sim, config, checkpoint_every: checkpoint_every.max(1), checkpoints: vec![first] })
-    }
-
-    /// The simulation being recorded (read only: changes go through
-    /// commands, or they would not be in the recording).
-    pub fn simulation(&self) -> &Simulation {
-        &self.sim
-    }
-
     /// Whether the flock keeps every fish's rule forces (for metrics). An
     /// observation switch only: it does not change the state.
     pub fn record_rules(&mut self, record: bool) {
         self.sim.flock.set_record_rules(record);
     }
+}
+
+impl<S: Scenario> RecorderOf<S> {
+    /// Starts the run `config` describes, hashing the state every
+    /// `checkpoint_every` ticks (at least 1) and at the end.
+    pub fn new(config: S, checkpoint_every: u64) -> Result<Self, ConfigError> {
+        let sim = config.start()?;
+        let first = Checkpoint { tick: 0, hash: S::hash(&sim) };
+        Ok(Self { sim, config, checkpoint_every: checkpoint_every.max(1), checkpoints: vec![first] })
+    }
+
+    /// The run being recorded (read only: changes go through commands, or
+    /// they would not be in the recording).
+    pub fn simulation(&self) -> &S::Run {
+        &self.sim
+    }
 
     /// Queues a command; see [`Simulation::schedule`].
-    pub fn schedule(&mut self, tick: u64, command: FlockCommand) -> Result<(), CommandError> {
-        self.sim.schedule(tick, command)
+    pub fn schedule(&mut self, tick: u64, command: S::Command) -> Result<(), CommandError> {
+        S::schedule(&mut self.sim, tick, command)
     }
 
     /// One tick, with a checkpoint when one is due.
     pub fn step(&mut self) -> Result<(), ParamError> {
-        self.sim.step()?;
-        let tick = self.sim.tick();
+        S::step(&mut self.sim)?;
+        let tick = S::tick(&self.sim);
         if tick.is_multiple_of(self.checkpoint_every) {
-            self.checkpoints.push(Checkpoint { tick, hash: state_hash(&self.sim.flock) });
+            self.checkpoints.push(Checkpoint { tick, hash: S::hash(&self.sim) });
         }
         Ok(())
     }
@@ -116,26 +223,28 @@ impl Recorder {
     /// Ends the recording (with a final checkpoint) and returns it.
     /// Commands still queued for later ticks were never applied, so they
     /// are not part of it.
-    pub fn finish(mut self) -> Recording {
-        let tick = self.sim.tick();
+    pub fn finish(mut self) -> RecordingOf<S> {
+        let tick = S::tick(&self.sim);
         if self.checkpoints.last().is_none_or(|c| c.tick != tick) {
-            self.checkpoints.push(Checkpoint { tick, hash: state_hash(&self.sim.flock) });
+            self.checkpoints.push(Checkpoint { tick, hash: S::hash(&self.sim) });
         }
-        Recording {
+        RecordingOf {
             config: self.config,
-            commands: self.sim.applied().to_vec(),
+            commands: S::applied(&self.sim).to_vec(),
             checkpoints: self.checkpoints,
             ticks: tick,
         }
     }
 }
 
-impl Recording {
+impl<S: Scenario> RecordingOf<S> {
     /// The file's text: header line and RON body.
     pub fn to_text(&self) -> String {
         let pretty = ron::ser::PrettyConfig::new().struct_names(false).depth_limit(3);
         let body = ron::ser::to_string_pretty(self, pretty).expect("a recording serializes");
-        format!("{MAGIC} {FORMAT_VERSION} bytes={} fnv={:016x}\n{body}", body.len(), fnv1a(body.as_bytes()))
+        let space = S::SPACE.map_or(String::new(), |s| format!(" space={s}"));
+        let fnv = fnv1a(body.as_bytes());
+        format!("{MAGIC} {FORMAT_VERSION}{space} bytes={} fnv={fnv:016x}\n{body}", body.len())
     }
 
     /// Reads a recording from text, checking header, length, checksum,
@@ -153,6 +262,11 @@ impl Recording {
         if version.parse::<u32>() != Ok(FORMAT_VERSION) {
             let found: String = version.chars().take(24).collect();
             return Err(ReplayError::Version { found, supported: FORMAT_VERSION });
+        }
+        let space = space_word(rest);
+        if space != S::SPACE.unwrap_or(PLANE) {
+            let found: String = space.chars().take(24).collect();
+            return Err(ReplayError::Space { found, expected: S::SPACE.unwrap_or(PLANE) });
         }
         let field = |name: &str| {
             rest.split_whitespace()
@@ -186,7 +300,7 @@ impl Recording {
                 reason: format!("its body has {} bytes, the header announces {bytes}", body.len()),
             });
         }
-        let recording: Recording = ron::from_str(body).map_err(|e| ReplayError::Corrupt {
+        let recording: Self = ron::from_str(body).map_err(|e| ReplayError::Corrupt {
             reason: format!("line {}, column {}: {}", e.span.start.line + 1, e.span.start.col, e.code),
         })?;
         recording.validate()?;
@@ -196,7 +310,7 @@ impl Recording {
     /// Checks the configuration, the length, every command and the order
     /// of ticks.
     pub fn validate(&self) -> Result<(), ReplayError> {
-        self.config.validate().map_err(ReplayError::Config)?;
+        self.config.check().map_err(ReplayError::Config)?;
         if self.ticks > MAX_TICKS {
             return Err(ReplayError::TooLarge { what: "ticks", value: self.ticks, limit: MAX_TICKS });
         }
@@ -211,9 +325,8 @@ impl Recording {
                     ),
                 });
             }
-            stamped
-                .command
-                .validate_in(&self.config.tank)
+            self.config
+                .check_command(&stamped.command)
                 .map_err(|error| ReplayError::FlockCommand { index, error })?;
             last = stamped.tick;
         }
@@ -248,25 +361,25 @@ impl Recording {
     /// Re-runs the recording from its configuration, applying its commands
     /// at their ticks, and compares the state hash at every checkpoint.
     /// Returns the simulation at the end on success.
-    pub fn replay(&self) -> Result<Simulation, ReplayError> {
+    pub fn replay(&self) -> Result<S::Run, ReplayError> {
         self.validate()?;
-        let mut sim = Simulation::from_config(&self.config).map_err(ReplayError::Config)?;
+        let mut sim = self.config.start().map_err(ReplayError::Config)?;
         for stamped in &self.commands {
-            sim.schedule(stamped.tick, stamped.command.clone())
+            S::schedule(&mut sim, stamped.tick, stamped.command.clone())
                 .map_err(|e| ReplayError::Corrupt { reason: e.to_string() })?;
         }
         let mut checkpoints = self.checkpoints.iter().peekable();
         loop {
-            while let Some(c) = checkpoints.next_if(|c| c.tick == sim.tick()) {
-                let found = state_hash(&sim.flock);
+            while let Some(c) = checkpoints.next_if(|c| c.tick == S::tick(&sim)) {
+                let found = S::hash(&sim);
                 if found != c.hash {
                     return Err(ReplayError::Diverged { tick: c.tick, expected: c.hash, found });
                 }
             }
-            if sim.tick() >= self.ticks {
+            if S::tick(&sim) >= self.ticks {
                 break;
             }
-            sim.step().map_err(|error| ReplayError::Config(ConfigError::Invalid { section: "", error }))?;
+            S::step(&mut sim).map_err(|error| ReplayError::Config(ConfigError::Invalid { section: "", error }))?;
         }
         Ok(sim)
     }
@@ -286,6 +399,14 @@ pub enum ReplayError {
     Foreign {
         /// The start of its first line.
         start: String,
+    },
+    /// A run in another space than the one asked for (a volume's replay
+    /// read as a plane's, or the other way round).
+    Space {
+        /// The file's space (`plane` or `volume`).
+        found: String,
+        /// The space asked for.
+        expected: &'static str,
     },
     /// Written by a build with another format version.
     Version {
@@ -346,6 +467,10 @@ impl fmt::Display for ReplayError {
                 f,
                 "replay format version {found} is not supported (this build reads version {supported})"
             ),
+            ReplayError::Space { found, expected } => write!(
+                f,
+                "this replay is of a school in a {found}, not in a {expected} (`mirofish-lab replay` reads both)"
+            ),
             ReplayError::Truncated { expected, found } => {
                 write!(f, "replay is truncated: {found} of {expected} bytes")
             }
@@ -363,6 +488,22 @@ impl fmt::Display for ReplayError {
 }
 
 impl std::error::Error for ReplayError {}
+
+/// The space of a plane's run in a replay header (which does not name it).
+const PLANE: &str = "plane";
+
+/// The `space=` word of a header's words after the magic, `plane` if none.
+fn space_word(rest: &str) -> &str {
+    rest.split_whitespace().find_map(|w| w.strip_prefix("space=")).unwrap_or(PLANE)
+}
+
+/// The space a replay's text records a run in: `"plane"` or `"volume"`
+/// (read from its header; [`RecordingOf::from_text`] checks the rest), or
+/// `None` if the text is not a MiroFish replay at all.
+pub fn space_of(text: &str) -> Option<&str> {
+    let header = text.split('\n').next()?;
+    header.strip_prefix(MAGIC).map(space_word)
+}
 
 /// 64-bit FNV-1a.
 fn fnv1a(bytes: &[u8]) -> u64 {

@@ -9,17 +9,20 @@
 //!
 //! - [`grid`]: the neighbour grid, counting-sorted every tick;
 //! - [`swarm`]: the school and its tick ([`Flock3d`] in a volume);
+//! - [`command`]: changes to a running school, stamped with their tick;
 //! - [`zones`]: Couzin's zone model, an alternative to the weighted rules.
 //!
 //! The plane's [`crate::Flock`] keeps its own force pass, vectorised over
 //! four and eight fish at a time; a [`Swarm`] over [`glam::Vec2`] runs the
 //! plain one on a plane.
 
+pub mod command;
 pub mod grid;
 pub mod swarm;
 pub mod vector;
 pub mod zones;
 
+pub use command::{SwarmCommand, VolumeCommand};
 pub use grid::CellGrid;
 pub use swarm::{Flock3d, Surroundings, Surroundings3d, Swarm, SwarmMetrics, swarm_hash};
 pub use vector::Vector;

@@ -19,8 +19,10 @@ use rand_pcg::Pcg32;
 use rayon::prelude::*;
 
 use super::Vector;
+use super::command::SwarmCommand;
 use super::grid::CellGrid;
 use super::zones::{ZoneSums, Zones, turn_towards};
+use crate::control::command::{CommandError, CommandQueue, Stamped};
 use crate::observe;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::view::View;
@@ -94,10 +96,10 @@ pub struct Swarm<V: Vector> {
     /// is where.
     fish: Columns<V>,
     params: Vec<FlockParams>,
-    tank: TankOf<V>,
+    pub(super) tank: TankOf<V>,
     /// What shares the tank; change it freely between ticks (validated by
     /// [`Swarm::set_surroundings`]).
-    surroundings: Surroundings<V>,
+    pub(super) surroundings: Surroundings<V>,
     seed: u64,
     tick: u64,
     dt: f32,
@@ -111,10 +113,14 @@ pub struct Swarm<V: Vector> {
     /// What each school's force pass computes once per tick.
     schools_now: Vec<SchoolNow>,
     /// Couzin's zone model instead of the weighted rules, when set.
-    zones: Option<Zones>,
+    pub(super) zones: Option<Zones>,
     /// A game's own force on each fish for the next tick, by id (empty
     /// when none is set: the tick then skips the pass that adds them).
     extra: Vec<V>,
+    /// Commands waiting for their tick.
+    commands: CommandQueue<SwarmCommand<V>>,
+    /// Commands applied so far, in order: with the start, the run.
+    applied: Vec<Stamped<SwarmCommand<V>>>,
     pool: Option<Arc<rayon::ThreadPool>>,
 }
 
@@ -223,6 +229,8 @@ impl<V: Vector> Swarm<V> {
             schools_now: Vec::new(),
             zones: None,
             extra: Vec::new(),
+            commands: CommandQueue::new(),
+            applied: Vec::new(),
             pool: None,
         };
         swarm.spawn(0, count, seed)?;
@@ -341,6 +349,45 @@ impl<V: Vector> Swarm<V> {
     /// Scatters `count` fish of `school` uniformly in the tank, outside the
     /// obstacles (a fish drawn inside one is pushed to its surface).
     fn spawn(&mut self, school: u16, count: usize, seed: u64) -> Result<(), ParamError> {
+        self.spawn_in(school, count, seed, None)
+    }
+
+    /// [`SwarmCommand::SpawnFish`]: up to `count` fish of `school` (if it
+    /// exists) spread over the ball of `radius` about `centre`, as many as
+    /// fit under [`MAX_FISH`], from a seed of the run's seed, the tick and
+    /// the fish count.
+    pub(super) fn spawn_in_ball(&mut self, school: u16, count: usize, centre: V, radius: f32) {
+        if usize::from(school) >= self.params.len() {
+            return;
+        }
+        let count = count.min(MAX_FISH - self.len());
+        let seed = TickKey::new(self.seed, self.tick).bits(self.len() as u64, Stream::Spawn);
+        // At most MAX_FISH in all: the spawn cannot fail.
+        _ = self.spawn_in(school, count, seed, Some((centre, radius)));
+    }
+
+    /// Removes the `count` most recently added fish (the highest ids), or
+    /// every fish if there are fewer.
+    pub(super) fn remove_last(&mut self, count: usize) {
+        let keep = self.len().saturating_sub(count);
+        if keep == self.len() {
+            return;
+        }
+        let order: Vec<u32> = (0..self.len() as u32).filter(|&s| self.fish.id[s as usize] < keep as u32).collect();
+        self.sorted.gather(&self.fish, &order);
+        core::mem::swap(&mut self.fish, &mut self.sorted);
+        self.slots.truncate(keep);
+        for (slot, &id) in self.fish.id.iter().enumerate() {
+            self.slots[id as usize] = slot as u32;
+        }
+        self.extra.truncate(keep);
+        // Last tick's forces belonged to slots that have moved.
+        self.kicks.clear();
+    }
+
+    /// Places `count` fish of `school` uniformly in the tank, or in the ball
+    /// `(centre, radius)` clipped to it, outside the obstacles.
+    fn spawn_in(&mut self, school: u16, count: usize, seed: u64, ball: Option<(V, f32)>) -> Result<(), ParamError> {
         if count > MAX_FISH - self.len() {
             return Err(ParamError {
                 field: "count",
@@ -359,8 +406,16 @@ impl<V: Vector> Swarm<V> {
             }
         };
         for _ in 0..count {
-            let corner = V::from_fn(|_| rng.random::<f32>());
-            let mut p = self.tank.min + corner.scale_by(size);
+            let mut p = match ball {
+                None => self.tank.min + V::from_fn(|_| rng.random::<f32>()).scale_by(size),
+                Some((centre, radius)) => {
+                    // Uniform over the ball: the radius drawn as the
+                    // DIM-th root of a uniform number.
+                    let depth = rng.random::<f32>().powf(1.0 / V::DIM as f32);
+                    centre + unit(&mut rng) * (radius * depth)
+                }
+            };
+            p = V::from_fn(|i| p.axis(i).max(self.tank.min.axis(i)));
             p = V::from_fn(|i| p.axis(i).min(self.tank.max.axis(i).next_down()));
             let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>());
             let mut v = unit(&mut rng) * speed;
@@ -562,15 +617,53 @@ impl<V: Vector> Swarm<V> {
         self.kicks.iter().map(|k| k.neighbours)
     }
 
-    /// Steps `ticks` ticks of [`DEFAULT_DT`].
+    /// Queues `command` for the start of `tick` (see [`SwarmCommand`]).
+    ///
+    /// # Errors
+    ///
+    /// If the command holds an invalid number or an obstacle that would
+    /// fill the tank, or `tick` has already been simulated; nothing is
+    /// queued.
+    pub fn schedule(&mut self, tick: u64, command: SwarmCommand<V>) -> Result<(), CommandError> {
+        command.validate_in(&self.tank)?;
+        self.commands.schedule(self.tick, tick, command)
+    }
+
+    /// Queues `command` for the start of the next tick.
+    ///
+    /// # Errors
+    ///
+    /// As [`Swarm::schedule`].
+    pub fn submit(&mut self, command: SwarmCommand<V>) -> Result<(), CommandError> {
+        self.schedule(self.tick, command)
+    }
+
+    /// Commands waiting for their tick.
+    pub fn pending(&self) -> &CommandQueue<SwarmCommand<V>> {
+        &self.commands
+    }
+
+    /// Commands applied so far, in the order they were applied.
+    pub fn applied(&self) -> &[Stamped<SwarmCommand<V>>] {
+        &self.applied
+    }
+
+    /// Steps `ticks` ticks.
     pub fn run(&mut self, ticks: u64) {
         for _ in 0..ticks {
             self.step();
         }
     }
 
-    /// One tick: index, forces, integration, predators.
+    /// One tick: the due commands, then index, forces, integration,
+    /// predators.
     pub fn step(&mut self) {
+        if !self.commands.is_empty() {
+            for stamped in self.commands.take_due(self.tick) {
+                stamped.command.apply(self);
+                self.applied.push(stamped);
+            }
+        }
         let rules_radius =
             self.params.iter().map(|p| p.perception_radius.max(p.separation_radius)).fold(0.0, f32::max);
         // Under Couzin's zones a fish looks as far as its attraction zone
