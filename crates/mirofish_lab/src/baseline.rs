@@ -14,14 +14,21 @@
 //! cargo run --release -p mirofish_lab -- baseline --update
 //! ```
 //!
-//! then commit `assets/baselines/reference.ron` with a note on why.
+//! then commit `assets/baselines/reference.ron` with a note on why. A
+//! baseline of a run in a volume (`assets/baselines/volume.ron`) holds its
+//! [`VolumeConfig`] and guards [`GUARDED_VOLUME`]:
+//!
+//! ```text
+//! cargo run --release -p mirofish_lab -- baseline --file assets/baselines/volume.ron --update
+//! ```
 
 use std::path::Path;
 
-use mirofish_sim::{ExperimentConfig, Preset};
+use mirofish_sim::{ExperimentConfig, Preset, VolumeConfig};
 
 use crate::Error;
 use crate::experiment::{Experiment, summarize};
+use crate::volume::VolumeExperiment;
 
 /// Metrics a baseline guards.
 pub const GUARDED: [&str; 9] = [
@@ -36,12 +43,28 @@ pub const GUARDED: [&str; 9] = [
     "force_cohesion",
 ];
 
-/// The stored baseline of one preset.
+/// Metrics a baseline of a run in a volume guards.
+pub const GUARDED_VOLUME: [&str; 7] = [
+    "polarization",
+    "milling",
+    "nearest_neighbour",
+    "bounding_volume",
+    "mean_neighbours",
+    "mean_speed",
+    "length_along_heading",
+];
+
+/// The stored baseline of one preset on a plane, or of one run in a
+/// volume.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Baseline {
-    /// The preset run.
+    /// The preset run on a plane; with `volume` set, the volume run's name.
     pub preset: String,
+    /// The run in a volume this baseline guards (its seed and fish count
+    /// replaced by the baseline's), instead of the plane's preset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume: Option<VolumeConfig>,
     /// Fish count (overrides the preset's, to keep the check quick).
     pub fish: usize,
     /// Ticks per run.
@@ -93,7 +116,13 @@ impl Baseline {
         Ok(ExperimentConfig { fish, seed, ..ExperimentConfig::from(&preset) })
     }
 
-    /// The guarded metrics' run means for one seed.
+    /// The metrics this baseline guards: [`GUARDED`] on a plane,
+    /// [`GUARDED_VOLUME`] in a volume.
+    pub fn guarded(&self) -> &'static [&'static str] {
+        guarded(self.volume.is_some())
+    }
+
+    /// The guarded metrics' run means for one seed of the plane's preset.
     pub fn run_means(
         preset: &str,
         fish: usize,
@@ -101,15 +130,39 @@ impl Baseline {
         warmup: u64,
         seed: u64,
     ) -> Result<Vec<Option<f64>>, Error> {
-        let log = Experiment::new(Self::config(preset, fish, seed)?, ticks, warmup).run(|_| {})?;
-        let summary = summarize(&log, warmup);
-        Ok(GUARDED.iter().map(|m| summary.metric(m).map(|s| s.summary.mean)).collect())
+        Self::means_of(preset, None, fish, ticks, warmup, seed)
+    }
+
+    /// The guarded metrics' run means for one seed, of the preset or, if
+    /// given, of the run in a volume.
+    fn means_of(
+        preset: &str,
+        volume: Option<&VolumeConfig>,
+        fish: usize,
+        ticks: u64,
+        warmup: u64,
+        seed: u64,
+    ) -> Result<Vec<Option<f64>>, Error> {
+        let summary = match volume {
+            None => {
+                let log = Experiment::new(Self::config(preset, fish, seed)?, ticks, warmup).run(|_| {})?;
+                summarize(&log, warmup)
+            }
+            Some(volume) => {
+                let config = VolumeConfig { fish, seed, ..volume.clone() };
+                let every = config.metrics_every;
+                VolumeExperiment::new(config, ticks, warmup).run(|_| {})?.summarize(every, warmup)
+            }
+        };
+        let metrics = guarded(volume.is_some());
+        Ok(metrics.iter().map(|m| summary.metric(m).map(|s| s.summary.mean)).collect())
     }
 
     /// Each guarded metric's mean over `seeds` (run in parallel) and its
     /// standard error.
     fn seed_means(
         preset: &str,
+        volume: Option<&VolumeConfig>,
         fish: usize,
         ticks: u64,
         warmup: u64,
@@ -121,9 +174,9 @@ impl Baseline {
         }
         let runs: Vec<Vec<Option<f64>>> = seeds
             .par_iter()
-            .map(|&s| Self::run_means(preset, fish, ticks, warmup, s))
+            .map(|&s| Self::means_of(preset, volume, fish, ticks, warmup, s))
             .collect::<Result<_, _>>()?;
-        Ok((0..GUARDED.len())
+        Ok((0..guarded(volume.is_some()).len())
             .map(|i| {
                 let values: Vec<f64> = runs.iter().filter_map(|r| r[i]).collect();
                 let s = mirofish_sim::observe::stats::Summary::of(&values);
@@ -132,7 +185,7 @@ impl Baseline {
             .collect())
     }
 
-    /// Measures a baseline over `seeds`.
+    /// Measures a baseline of the plane's `preset` over `seeds`.
     pub fn measure(
         preset: &str,
         fish: usize,
@@ -140,8 +193,32 @@ impl Baseline {
         warmup: u64,
         seeds: Vec<u64>,
     ) -> Result<Self, Error> {
-        let means = Self::seed_means(preset, fish, ticks, warmup, &seeds)?;
-        let bands = GUARDED
+        Self::measure_run(preset, None, fish, ticks, warmup, seeds)
+    }
+
+    /// Measures a baseline of the run in a volume `config` (named `name`)
+    /// over `seeds`, with `fish` fish.
+    pub fn measure_volume(
+        name: &str,
+        config: VolumeConfig,
+        fish: usize,
+        ticks: u64,
+        warmup: u64,
+        seeds: Vec<u64>,
+    ) -> Result<Self, Error> {
+        Self::measure_run(name, Some(config), fish, ticks, warmup, seeds)
+    }
+
+    fn measure_run(
+        preset: &str,
+        volume: Option<VolumeConfig>,
+        fish: usize,
+        ticks: u64,
+        warmup: u64,
+        seeds: Vec<u64>,
+    ) -> Result<Self, Error> {
+        let means = Self::seed_means(preset, volume.as_ref(), fish, ticks, warmup, &seeds)?;
+        let bands = guarded(volume.is_some())
             .iter()
             .zip(means)
             .map(|(metric, m)| {
@@ -152,22 +229,28 @@ impl Baseline {
                 Ok(Band { metric: (*metric).to_owned(), mean, tolerance })
             })
             .collect::<Result<_, Error>>()?;
-        Ok(Self { preset: preset.to_owned(), fish, ticks, warmup, seeds, bands })
+        Ok(Self { preset: preset.to_owned(), volume, fish, ticks, warmup, seeds, bands })
     }
 
     /// Re-runs every seed and returns each metric whose mean over seeds is
     /// outside its band.
     pub fn check(&self) -> Result<Vec<Violation>, Error> {
-        let means: Vec<Option<f64>> =
-            Self::seed_means(&self.preset, self.fish, self.ticks, self.warmup, &self.seeds)?
-                .into_iter()
-                .map(|m| m.map(|(mean, _)| mean))
-                .collect();
+        let means: Vec<Option<f64>> = Self::seed_means(
+            &self.preset,
+            self.volume.as_ref(),
+            self.fish,
+            self.ticks,
+            self.warmup,
+            &self.seeds,
+        )?
+        .into_iter()
+        .map(|m| m.map(|(mean, _)| mean))
+        .collect();
         Ok(self
             .bands
             .iter()
             .filter_map(|band| {
-                let found = GUARDED.iter().position(|m| *m == band.metric).and_then(|i| means[i]);
+                let found = self.guarded().iter().position(|m| *m == band.metric).and_then(|i| means[i]);
                 let inside = found.is_some_and(|v| (v - band.mean).abs() <= band.tolerance);
                 (!inside).then(|| Violation { metric: band.metric.clone(), found, band: band.clone() })
             })
@@ -187,4 +270,9 @@ impl Baseline {
             .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(())
     }
+}
+
+/// The metrics guarded in a volume or on a plane.
+fn guarded(volume: bool) -> &'static [&'static str] {
+    if volume { &GUARDED_VOLUME } else { &GUARDED }
 }

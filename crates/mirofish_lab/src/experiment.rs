@@ -150,24 +150,37 @@ impl RunSummary {
 
 /// Summarizes the samples taken at or after tick `warmup`.
 pub fn summarize(log: &MetricsLog, warmup: u64) -> RunSummary {
-    let rows: Vec<_> = log.rows().iter().filter(|r| r.tick >= warmup).collect();
-    let metrics = COLUMNS
+    let rows: Vec<_> = log.rows().iter().map(|r| (r.tick, r.values())).collect();
+    summarize_table(&COLUMNS, &rows, log.every(), warmup)
+}
+
+/// Summarizes a table of samples taken every `every` ticks: each row its
+/// tick and a value per column of `columns` (`None`: not measured then),
+/// rows before `warmup` left out.
+pub fn summarize_table<const N: usize>(
+    columns: &[&str; N],
+    rows: &[(u64, [Option<f64>; N])],
+    every: u64,
+    warmup: u64,
+) -> RunSummary {
+    let rows: Vec<_> = rows.iter().filter(|(tick, _)| *tick >= warmup).collect();
+    let metrics = columns
         .iter()
         .enumerate()
         .filter(|(_, name)| !NOT_MEASURED.contains(name))
         .filter_map(|(i, name)| {
-            let series: Vec<f64> = rows.iter().filter_map(|r| r.values()[i]).collect();
+            let series: Vec<f64> = rows.iter().filter_map(|(_, values)| values[i]).collect();
             (!series.is_empty()).then(|| {
                 let summary = Summary::of(&series);
                 MetricSummary {
                     name: (*name).to_owned(),
-                    autocorrelation_ticks: summary.autocorrelation * log.every() as f64,
+                    autocorrelation_ticks: summary.autocorrelation * every as f64,
                     summary,
                 }
             })
         })
         .collect();
-    RunSummary { warmup, every: log.every(), metrics }
+    RunSummary { warmup, every, metrics }
 }
 
 /// Writes a run's results into `dir` (created if needed):

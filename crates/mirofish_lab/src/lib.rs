@@ -4,6 +4,7 @@
 //! - [`experiment`]: run a configuration for a number of ticks, sample its
 //!   metrics, summarize them (mean, variance, autocorrelation time) and
 //!   write the results to a directory.
+//! - [`volume`]: the same for a run in a volume (a `VolumeConfig`).
 //! - [`sweep`]: vary one parameter over a range with several seeds and plot
 //!   an order parameter against it.
 //! - [`baseline`]: a stored summary of a fixed run and the check that a new
@@ -33,6 +34,7 @@ pub mod out_dir;
 pub mod plot;
 pub mod sweep;
 pub mod turn;
+pub mod volume;
 
 /// Errors of the lab: a bad configuration, a refused command, a file that
 /// could not be written.

@@ -3,6 +3,7 @@
 //! ```text
 //! mirofish-lab run --preset reference --seed 3 --ticks 3600 --out runs/ref
 //! mirofish-lab run --config my.ron --commands script.ron --ticks 3600 --out runs/mine
+//! mirofish-lab volume --config assets/volumes/school.ron --ticks 3600 --out runs/volume
 //! mirofish-lab replay runs/ref/run.replay
 //! mirofish-lab sweep --param alignment_weight --from 0 --to 2 --steps 11 --seeds 4 --out runs/sweep
 //! mirofish-lab baseline            # check against assets/baselines/reference.ron
@@ -27,9 +28,14 @@ use mirofish_lab::out_dir::OutDir;
 use mirofish_lab::plot::{Series, lines_with_errors};
 use mirofish_lab::sweep::{SWEEP_METRICS, Sweep, by_value, linspace, write_csv};
 use mirofish_lab::turn::TurnResponse;
+use mirofish_lab::volume::VolumeExperiment;
 use mirofish_sim::control::command::Stamped;
+use mirofish_sim::control::replay::space_of;
 use mirofish_sim::observe::health::Health;
-use mirofish_sim::{ExperimentConfig, Preset, Recording, state_hash, with_auto_radius};
+use mirofish_sim::space::{VolumeCommand, swarm_hash};
+use mirofish_sim::{
+    ExperimentConfig, Preset, Recording, VolumeConfig, VolumeRecording, state_hash, with_auto_radius,
+};
 
 #[derive(Parser)]
 #[command(
@@ -128,7 +134,34 @@ enum Cmd {
         #[arg(long, default_value_t = 24)]
         units: u16,
     },
-    /// Replay a recorded run and check every checkpoint's state hash.
+    /// Run a school in a volume and write config.ron, metrics.csv, summary.csv/.ron and run.replay into --out.
+    Volume {
+        /// A RON volume configuration file (see `assets/volumes/*.ron`); default: 500 fish of the default rules.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Overrides the configuration's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Overrides the first school's fish count.
+        #[arg(long)]
+        fish: Option<usize>,
+        /// A RON list of volume commands, `[(tick: 600, command: AddPredator((...))), ...]`.
+        #[arg(long)]
+        commands: Option<PathBuf>,
+        /// Ticks to simulate (60 per simulated second).
+        #[arg(long, default_value_t = 3600)]
+        ticks: u64,
+        /// Ticks left out of the summary.
+        #[arg(long, default_value_t = 600)]
+        warmup: u64,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Replay a recorded run (on a plane or in a volume) and check every checkpoint's state hash.
     Replay {
         /// The `.replay` file.
         file: PathBuf,
@@ -170,6 +203,10 @@ enum Cmd {
         /// Re-measure and overwrite the file instead of checking it.
         #[arg(long)]
         update: bool,
+        /// With --update and no file yet: a baseline of the default school
+        /// in a volume instead of the plane's reference preset.
+        #[arg(long, requires = "update")]
+        volume: bool,
     },
     /// Couzin's collective states: sweep the zone model's orientation width
     /// up and then down (the school carried over), write couzin.csv and
@@ -273,11 +310,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             let config = start.load()?;
             let script: Vec<Stamped> = match &commands {
-                Some(path) => {
-                    let text =
-                        std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-                    ron::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?
-                }
+                Some(path) => read_ron(path)?,
                 None => Vec::new(),
             };
             let experiment = Experiment::new(config, ticks, warmup).with_commands(script);
@@ -306,15 +339,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 seconds * 1e3 / ticks.max(1) as f64,
                 out.display()
             );
-            for m in &summary.metrics {
-                println!(
-                    "  {:<20} mean {:>12.4}  sd {:>10.4}  tau {:>7.0} ticks",
-                    m.name,
-                    m.summary.mean,
-                    m.summary.variance.sqrt(),
-                    m.autocorrelation_ticks
-                );
-            }
+            print_summary(&summary);
             let (params, tank) = (&experiment.config.params, &experiment.config.tank);
             let health = Health::assess(outcome.log.rows(), params, tank);
             println!("health at the last sample (tick {}):", outcome.log.latest().map_or(0, |m| m.tick));
@@ -336,6 +361,52 @@ fn run(cli: Cli) -> Result<(), Error> {
                     s.commands
                 );
             }
+        }
+        Cmd::Volume { config, seed, fish, commands, ticks, warmup, out, threads } => {
+            if let Some(n) = threads {
+                rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
+            }
+            let mut config = match &config {
+                Some(path) => VolumeConfig::load(path)?,
+                None => VolumeConfig::default(),
+            };
+            config.seed = seed.unwrap_or(config.seed);
+            config.fish = fish.unwrap_or(config.fish);
+            config.validate()?;
+            let script: Vec<Stamped<VolumeCommand>> = match &commands {
+                Some(path) => read_ron(path)?,
+                None => Vec::new(),
+            };
+            let every = config.metrics_every;
+            let experiment = VolumeExperiment::new(config, ticks, warmup).with_commands(script);
+            let bar = progress_bar(ticks, "ticks");
+            let clock = Instant::now();
+            let outcome = experiment.run(|t| bar.set_position(t))?;
+            bar.finish_and_clear();
+            let seconds = clock.elapsed().as_secs_f64();
+            let summary = outcome.summarize(every, warmup);
+            experiment.write_results(&out, &outcome, &summary)?;
+            println!(
+                "{} fish in a volume, {ticks} ticks in {seconds:.2} s ({:.2} ms/tick); results in {}",
+                experiment.config.total_fish(),
+                seconds * 1e3 / ticks.max(1) as f64,
+                out.display()
+            );
+            print_summary(&summary);
+        }
+        Cmd::Replay { file } if replay_space(&file)? == Some("volume".to_owned()) => {
+            let recording = VolumeRecording::load(&file)?;
+            let bar = progress_bar(recording.ticks, "replay");
+            let end = recording.replay()?;
+            bar.finish_and_clear();
+            println!(
+                "{}: a volume, {} ticks, {} commands, {} checkpoints identical; final state hash {:016x}",
+                file.display(),
+                recording.ticks,
+                recording.commands.len(),
+                recording.checkpoints.len(),
+                swarm_hash(&end)
+            );
         }
         Cmd::Replay { file } => {
             let recording = Recording::load(&file)?;
@@ -402,14 +473,24 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             println!("wrote {} and {}", out.join("sweep.csv").display(), out.join("sweep.png").display());
         }
-        Cmd::Baseline { file, update } => {
+        Cmd::Baseline { file, update, volume } => {
             if update {
                 let old = Baseline::load(&file).ok();
-                let (preset, fish, ticks, warmup, seeds) = match &old {
-                    Some(b) => (b.preset.clone(), b.fish, b.ticks, b.warmup, b.seeds.clone()),
-                    None => ("reference".to_owned(), 400, 3600, 600, (1..=16).collect()),
+                let baseline = match old {
+                    Some(b) => match b.volume {
+                        Some(config) => {
+                            Baseline::measure_volume(&b.preset, config, b.fish, b.ticks, b.warmup, b.seeds)?
+                        }
+                        None => Baseline::measure(&b.preset, b.fish, b.ticks, b.warmup, b.seeds)?,
+                    },
+                    None if volume => {
+                        // The default rules at 7 neighbours each, spread evenly.
+                        let tank = mirofish_sim::Tank3d::for_mean_neighbours_3d(500, 45.0, 7.0);
+                        let config = VolumeConfig { tank, ..VolumeConfig::default() };
+                        Baseline::measure_volume("default-rules", config, 500, 1800, 600, (1..=8).collect())?
+                    }
+                    None => Baseline::measure("reference", 400, 3600, 600, (1..=16).collect())?,
                 };
-                let baseline = Baseline::measure(&preset, fish, ticks, warmup, seeds)?;
                 if let Some(dir) = file.parent() {
                     std::fs::create_dir_all(dir)?;
                 }
@@ -438,6 +519,35 @@ fn run(cli: Cli) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// Prints each metric's mean, standard deviation and autocorrelation time.
+fn print_summary(summary: &mirofish_lab::experiment::RunSummary) {
+    for m in &summary.metrics {
+        println!(
+            "  {:<20} mean {:>12.4}  sd {:>10.4}  tau {:>7.0} ticks",
+            m.name,
+            m.summary.mean,
+            m.summary.variance.sqrt(),
+            m.autocorrelation_ticks
+        );
+    }
+}
+
+/// Reads a RON file (a command script), the error naming the file.
+fn read_ron<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(ron::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?)
+}
+
+/// The space a replay file records (from its first line), if it is one.
+fn replay_space(file: &Path) -> Result<Option<String>, Error> {
+    use std::io::{BufRead, Read};
+    let mut first = String::new();
+    let opened = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    // A header is one short line: reading more would only read the body.
+    std::io::BufReader::new(opened.take(4096)).read_line(&mut first).ok();
+    Ok(space_of(&first).map(str::to_owned))
 }
 
 /// The `couzin` command: the sweep, its CSV and plot, and a state table.

@@ -33,3 +33,21 @@ fn a_shifted_band_is_reported() {
     assert!(violations.iter().any(|v| v.metric == "mean_speed"), "{violations:?}");
     assert!(violations[0].to_string().contains("outside"), "{}", violations[0]);
 }
+
+#[test]
+fn the_volume_run_stays_inside_its_baseline_and_a_shift_is_reported() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../assets/baselines/volume.ron");
+    let mut baseline = Baseline::load(&path).unwrap();
+    assert!(baseline.volume.is_some());
+    assert_eq!(baseline.bands.len(), mirofish_lab::baseline::GUARDED_VOLUME.len());
+    let violations = baseline.check().unwrap();
+    let text: Vec<String> = violations.iter().map(ToString::to_string).collect();
+    assert!(violations.is_empty(), "outside the baseline:\n{}", text.join("\n"));
+    let band = baseline.bands.iter_mut().find(|b| b.metric == "milling").unwrap();
+    band.mean += 0.5;
+    band.tolerance = 0.01;
+    baseline.seeds.truncate(2);
+    baseline.ticks = 900;
+    let violations = baseline.check().unwrap();
+    assert!(violations.iter().any(|v| v.metric == "milling"), "{violations:?}");
+}

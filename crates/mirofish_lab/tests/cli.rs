@@ -185,3 +185,50 @@ fn a_decided_run_records_its_decisions_and_replays_without_the_decider() {
     assert!(!ok && stderr.contains("decision.units"), "{stderr}");
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+#[test]
+fn a_volume_run_writes_its_results_and_its_replay_checks_out() {
+    let out = scratch("volume");
+    let script = out.with_extension("commands.ron");
+    std::fs::write(
+        &script,
+        "[(tick: 20, command: AddPredator((position: (0.0, 0.0, 0.0), velocity: (0.0, 0.0, 0.0), \
+         fear_radius: 90.0, max_speed: 200.0, max_force: 400.0, chase: true))),\
+         (tick: 40, command: SpawnFish(school: 1, count: 10, centre: (100.0, 0.0, 50.0), radius: 30.0))]",
+    )
+    .unwrap();
+    let scene = repo().join("assets/scenes/volume.ron");
+    let (ok, stdout, stderr) = lab(&[
+        "volume",
+        "--config",
+        scene.to_str().unwrap(),
+        "--fish",
+        "300",
+        "--ticks",
+        "90",
+        "--warmup",
+        "30",
+        "--commands",
+        script.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(stdout.contains("polarization"), "{stdout}");
+    for file in ["config.ron", "metrics.csv", "summary.csv", "summary.ron", "run.replay"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let config = mirofish_sim::VolumeConfig::load(out.join("config.ron")).unwrap();
+    assert_eq!((config.fish, config.schools[0].fish), (300, 400));
+    let recording = mirofish_sim::VolumeRecording::load(out.join("run.replay")).unwrap();
+    assert_eq!(recording.commands.len(), 2);
+    let (ok, stdout, stderr) = lab(&["replay", out.join("run.replay").to_str().unwrap()]);
+    assert!(ok && stdout.contains("a volume") && stdout.contains("identical"), "{stdout}\n{stderr}");
+    // A plane's scene is not a volume's: refused with the file and line.
+    let plane = repo().join("assets/scenes/leaders.ron");
+    let (ok, _, stderr) =
+        lab(&["volume", "--config", plane.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(!ok && stderr.contains("leaders.ron") && stderr.contains("line"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_file(&script);
+}

@@ -129,18 +129,15 @@ fn hostile_command() -> impl Strategy<Value = VolumeCommand> {
     ];
     let point = (number.clone(), number.clone(), number.clone()).prop_map(|(x, y, z)| Vec3::new(x, y, z));
     prop_oneof![
-        (point.clone(), number.clone()).prop_map(|(centre, radius)| VolumeCommand::AddObstacle(Obstacle {
-            centre,
-            radius
-        })),
+        (point.clone(), number.clone())
+            .prop_map(|(centre, radius)| VolumeCommand::AddObstacle(Obstacle { centre, radius })),
         (point.clone(), number.clone()).prop_map(|(p, r)| VolumeCommand::AddPredator(Predator::new(p, r))),
         (0u16..3, 0usize..400, point.clone(), number.clone()).prop_map(|(school, count, centre, radius)| {
             VolumeCommand::SpawnFish { school, count, centre, radius }
         }),
         (0usize..500).prop_map(|count| VolumeCommand::RemoveFish { count }),
-        (point.clone(), number.clone()).prop_map(|(target, weight)| VolumeCommand::SetGoal(Some(Goal::seek(
-            target, weight
-        )))),
+        (point.clone(), number.clone())
+            .prop_map(|(target, weight)| VolumeCommand::SetGoal(Some(Goal::seek(target, weight)))),
         (point.clone(), number.clone(), number.clone()).prop_map(|(point, strength, radius)| {
             VolumeCommand::SetAttractor(Some(Attractor { point, strength, radius }))
         }),
@@ -151,7 +148,8 @@ fn hostile_command() -> impl Strategy<Value = VolumeCommand> {
         (0usize..4).prop_map(VolumeCommand::RemoveObstacle),
         prop_oneof![Just(BoundaryMode::Wrap), Just(BoundaryMode::Bounce), Just(BoundaryMode::SoftMargin)]
             .prop_map(VolumeCommand::SetBoundary),
-        prop::collection::vec(0u32..1000, 0..20).prop_map(|fish| VolumeCommand::SetLeaders { fish, leads: true }),
+        prop::collection::vec(0u32..1000, 0..20)
+            .prop_map(|fish| VolumeCommand::SetLeaders { fish, leads: true }),
     ]
 }
 

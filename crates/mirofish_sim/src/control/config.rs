@@ -270,7 +270,10 @@ pub(crate) fn to_ron<T: serde::Serialize>(config: &T) -> String {
 
 /// Reads a configuration file (refusing one too large to be one) and
 /// parses it with `parse`; an error names the file.
-pub(crate) fn load<T>(path: &Path, parse: impl FnOnce(&str) -> Result<T, ConfigError>) -> Result<T, ConfigError> {
+pub(crate) fn load<T>(
+    path: &Path,
+    parse: impl FnOnce(&str) -> Result<T, ConfigError>,
+) -> Result<T, ConfigError> {
     let io = |source: std::io::Error| ConfigError::Io { path: path.to_owned(), source: source.to_string() };
     let size = std::fs::metadata(path).map_err(io)?.len();
     let limit = crate::control::replay::MAX_FILE_BYTES;
@@ -284,7 +287,8 @@ pub(crate) fn load<T>(path: &Path, parse: impl FnOnce(&str) -> Result<T, ConfigE
 
 /// Writes a configuration's text.
 pub(crate) fn save(path: &Path, text: &str) -> Result<(), ConfigError> {
-    std::fs::write(path, text).map_err(|source| ConfigError::Io { path: path.to_owned(), source: source.to_string() })
+    std::fs::write(path, text)
+        .map_err(|source| ConfigError::Io { path: path.to_owned(), source: source.to_string() })
 }
 
 /// Why a configuration (or a replay's configuration) was refused.

@@ -379,7 +379,8 @@ impl<S: Scenario> RecordingOf<S> {
             if S::tick(&sim) >= self.ticks {
                 break;
             }
-            S::step(&mut sim).map_err(|error| ReplayError::Config(ConfigError::Invalid { section: "", error }))?;
+            S::step(&mut sim)
+                .map_err(|error| ReplayError::Config(ConfigError::Invalid { section: "", error }))?;
         }
         Ok(sim)
     }

@@ -99,8 +99,7 @@ impl VolumeConfig {
     /// section (`params.max_speed`, `tank.min.x`,
     /// `surroundings.obstacle.radius`, `zones.speed`).
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let section =
-            |name: &'static str| move |error| ConfigError::Invalid { section: name, error };
+        let section = |name: &'static str| move |error| ConfigError::Invalid { section: name, error };
         check_counts(self.fish, self.total_fish(), self.schools.len())?;
         check_school("", self.leaders, self.fish, self.colour)?;
         for school in &self.schools {

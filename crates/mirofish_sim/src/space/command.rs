@@ -237,16 +237,28 @@ mod tests {
             CommandError::Past { tick: 2, now: 4 }
         );
         let cases = [
-            (VolumeCommand::AddObstacle(Obstacle { centre: Vec3::ZERO, radius: f32::NAN }), "obstacle.radius"),
+            (
+                VolumeCommand::AddObstacle(Obstacle { centre: Vec3::ZERO, radius: f32::NAN }),
+                "obstacle.radius",
+            ),
             (VolumeCommand::AddObstacle(Obstacle { centre: Vec3::ZERO, radius: 1.0e6 }), "obstacle.radius"),
             (
                 VolumeCommand::SpawnFish { school: 0, count: 3, centre: Vec3::INFINITY, radius: 1.0 },
                 "spawn.centre",
             ),
-            (VolumeCommand::SpawnFish { school: 0, count: 3, centre: Vec3::ZERO, radius: -1.0 }, "spawn.radius"),
-            (VolumeCommand::SpawnFish { school: 0, count: usize::MAX, centre: Vec3::ZERO, radius: 1.0 }, "spawn.count"),
             (
-                VolumeCommand::SetParams { school: 0, params: FlockParams { max_speed: -1.0, ..FlockParams::default() } },
+                VolumeCommand::SpawnFish { school: 0, count: 3, centre: Vec3::ZERO, radius: -1.0 },
+                "spawn.radius",
+            ),
+            (
+                VolumeCommand::SpawnFish { school: 0, count: usize::MAX, centre: Vec3::ZERO, radius: 1.0 },
+                "spawn.count",
+            ),
+            (
+                VolumeCommand::SetParams {
+                    school: 0,
+                    params: FlockParams { max_speed: -1.0, ..FlockParams::default() },
+                },
                 "max_speed",
             ),
             (VolumeCommand::SetZones(Some(Zones { speed: f32::NAN, ..Zones::default() })), "speed"),

@@ -373,7 +373,8 @@ impl<V: Vector> Swarm<V> {
         if keep == self.len() {
             return;
         }
-        let order: Vec<u32> = (0..self.len() as u32).filter(|&s| self.fish.id[s as usize] < keep as u32).collect();
+        let order: Vec<u32> =
+            (0..self.len() as u32).filter(|&s| self.fish.id[s as usize] < keep as u32).collect();
         self.sorted.gather(&self.fish, &order);
         core::mem::swap(&mut self.fish, &mut self.sorted);
         self.slots.truncate(keep);
@@ -387,7 +388,13 @@ impl<V: Vector> Swarm<V> {
 
     /// Places `count` fish of `school` uniformly in the tank, or in the ball
     /// `(centre, radius)` clipped to it, outside the obstacles.
-    fn spawn_in(&mut self, school: u16, count: usize, seed: u64, ball: Option<(V, f32)>) -> Result<(), ParamError> {
+    fn spawn_in(
+        &mut self,
+        school: u16,
+        count: usize,
+        seed: u64,
+        ball: Option<(V, f32)>,
+    ) -> Result<(), ParamError> {
         if count > MAX_FISH - self.len() {
             return Err(ParamError {
                 field: "count",
