@@ -7,10 +7,12 @@
 //! cargo run --release --example aquarium3d -- --fish 10000 --seed 7
 //! cargo run --release --example aquarium3d -- --smoke shot.png   # CI's self-test
 //! cargo run --release --example aquarium3d -- --start torus      # Couzin's states
+//! cargo run --release --example aquarium3d -- --scene assets/scenes/volume.ron
 //! ```
 //!
 //! Controls: drag to orbit, wheel to zoom; a click on the floor drops a
-//! predator above it, a right click a rock on it; C clears them. The panel
+//! predator above it, a right click a rock on it; C clears them (each a
+//! command to the core, kept with the run). The panel
 //! shows polarization, milling and the collective state they name, plots
 //! them, sets every rule of each school, and starts the fish over under
 //! Couzin's zone model in one of its four states (swarm, torus, dynamic
@@ -25,8 +27,8 @@ use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::window::{PrimaryWindow, WindowResolution};
-use mirofish::sim::space::Surroundings3d;
-use mirofish::sim::{FlockParams, Obstacle, Predator, Tank3d};
+use mirofish::sim::space::VolumeCommand;
+use mirofish::sim::{FlockParams, Obstacle, Predator, Tank3d, VolumeConfig};
 use mirofish::volume::*;
 use mirofish_examples::aquarium3d::{Panel3d, Panel3dPlugin, Start, restart};
 
@@ -40,6 +42,7 @@ const SAND: [f32; 3] = [0.76, 0.66, 0.46];
 fn main() -> AppExit {
     let (mut fish, mut seed, mut smoke, mut settle) = (4000usize, 1u64, None, 3.0f32);
     let mut start = Start::Rules;
+    let mut scene: Option<VolumeConfig> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().unwrap_or_else(|| fail(&format!("{name} needs a value")));
@@ -50,6 +53,10 @@ fn main() -> AppExit {
             "--settle" => {
                 settle = value("--settle").parse().unwrap_or_else(|_| fail("--settle takes seconds"))
             }
+            "--scene" => {
+                let path = value("--scene");
+                scene = Some(VolumeConfig::load(&path).unwrap_or_else(|e| fail(&e.to_string())));
+            }
             "--start" => {
                 let name = value("--start").replace('-', " ");
                 start = *Start::ALL.iter().find(|s| s.label() == name).unwrap_or_else(|| {
@@ -59,14 +66,14 @@ fn main() -> AppExit {
             "--help" | "-h" => {
                 println!(
                     "aquarium3d [--fish N] [--seed N] [--start rules|swarm|torus|dynamic-parallel|highly-parallel] \
-                     [--smoke shot.png [--settle seconds]]"
+                     [--scene volume.ron] [--smoke shot.png [--settle seconds]]"
                 );
                 return AppExit::Success;
             }
             other => fail(&format!("unknown argument {other} (try --help)")),
         }
     }
-    let tank = Tank3d::centered(Vec3::new(1400.0, 600.0, 900.0));
+    let tank = scene.as_ref().map_or(Tank3d::centered(Vec3::new(1400.0, 600.0, 900.0)), |s| s.tank);
     let config = Flock3dConfig { params: FlockParams::default(), tank, seed, ..default() };
     let mut app = App::new();
     app.add_plugins(DefaultPlugins.set(WindowPlugin {
@@ -86,7 +93,14 @@ fn main() -> AppExit {
     .add_plugins((MiroFish3dPlugin::default().with_banking(0.6), Panel3dPlugin))
     .add_systems(
         Startup,
-        (setup, move |mut commands: Commands, panel: Res<Panel3d>| restart(&mut commands, &panel, start)),
+        (
+            setup,
+            move |mut commands: Commands, panel: Res<Panel3d>| match &scene {
+                Some(scene) => commands.queue(LoadVolume3d(scene.clone())),
+                None => restart(&mut commands, &panel, start),
+            },
+        )
+            .chain(),
     )
     .add_systems(Update, (orbit, click, clear, draw_glass, show_surroundings, status))
     .add_observer(give_fish_a_look);
@@ -143,6 +157,7 @@ enum SceneMarker {
 }
 
 fn setup(
+    config: Res<Flock3dConfig>,
     mut commands: Commands,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
@@ -166,7 +181,7 @@ fn setup(
             materials.add(StandardMaterial { base_color: Color::srgb(0.35, 0.36, 0.38), ..default() }),
         ),
     });
-    let tank = Tank3d::centered(Vec3::new(1400.0, 600.0, 900.0));
+    let tank = config.tank;
     let floor = Plane3d::default().mesh().size(tank.size().x * 1.6, tank.size().z * 1.6);
     commands.spawn((
         Mesh3d(meshes.add(floor)),
@@ -267,20 +282,22 @@ fn click(
     }
     let tank = *state.flock.tank();
     let Some(point) = floor_point(&window, camera.0, camera.1, &tank) else { return };
-    let mut surroundings = state.flock.surroundings().clone();
-    if left {
-        surroundings.predators.push(predator_at(point, &tank));
+    let command = if left {
+        VolumeCommand::AddPredator(predator_at(point, &tank))
     } else {
-        surroundings.obstacles.push(Obstacle { centre: point, radius: 70.0 });
-    }
-    if let Err(e) = state.flock.set_surroundings(surroundings) {
+        VolumeCommand::AddObstacle(Obstacle { centre: point, radius: 70.0 })
+    };
+    if let Err(e) = state.flock.submit(command) {
         warn!("not placed: {e}");
     }
 }
 
 fn clear(keys: Res<ButtonInput<KeyCode>>, mut state: ResMut<Flock3dState>) {
     if keys.just_pressed(KeyCode::KeyC) {
-        let _ = state.flock.set_surroundings(Surroundings3d::default());
+        for command in [VolumeCommand::ClearPredators, VolumeCommand::ClearObstacles] {
+            // Neither holds a number to refuse.
+            let _ = state.flock.submit(command);
+        }
     }
 }
 
@@ -391,9 +408,9 @@ fn drive_smoke(
     }
     if smoke.dropped_at.is_none() && smoke.frames >= 30 {
         let tank = *state.flock.tank();
-        let mut surroundings = state.flock.surroundings().clone();
-        surroundings.predators.push(predator_at(Vec3::new(150.0, tank.min.y, 100.0), &tank));
-        state.flock.set_surroundings(surroundings).expect("a predator inside the tank");
+        // As a click does: a command for the next tick.
+        let predator = predator_at(Vec3::new(150.0, tank.min.y, 100.0), &tank);
+        state.flock.submit(VolumeCommand::AddPredator(predator)).expect("a predator inside the tank");
         smoke.dropped_at = Some(now);
     }
     if smoke.shot || !smoke.dropped_at.is_some_and(|t| now - t >= smoke.settle) {

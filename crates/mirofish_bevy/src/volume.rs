@@ -30,16 +30,26 @@
 //!
 //! Each tick runs in three stages: [`Volume3dSystems::Gather`] hands the
 //! fish's [`ExtraSteering3d`] (a game's own forces) to the core,
-//! [`Volume3dSystems::Step`] runs the whole tick (index, forces, clamp,
-//! integration, walls, predators) in one system, and
-//! [`Volume3dSystems::WriteBack`] copies the result to the entities; a game
-//! system ordered after the write-back sees the tick's result.
+//! [`Volume3dSystems::Step`] runs the whole tick (the due commands, index,
+//! forces, clamp, integration, walls, predators) in one system, and
+//! [`Volume3dSystems::WriteBack`] copies the result to the entities —
+//! spawning an entity for each fish a command added, despawning those of
+//! the fish it removed; a game system ordered after the write-back sees
+//! the tick's result.
+//!
+//! Change a running volume by command, as on a plane: queue a
+//! [`VolumeCommand`](mirofish_sim::space::VolumeCommand) on the core (`state.flock.submit(command)` on
+//! [`Flock3dState`]) and it applies at the start of the next tick; the
+//! core keeps every command applied, so the configuration it started from
+//! and that list replay the session
+//! ([`VolumeRecording`](mirofish_sim::VolumeRecording)). Start from a
+//! configuration file with [`LoadVolume3d`].
 
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
-use mirofish_sim::space::{Flock3d, Surroundings3d, Zones};
-use mirofish_sim::{FlockParams, ParamError, Tank3d};
+use mirofish_sim::space::{Flock3d, Surroundings3d, SwarmCommand, Zones};
+use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig};
 
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
 
@@ -129,6 +139,9 @@ pub struct Flock3dState {
     fixed_schedule: bool,
     /// The most a fish rolls into a turn (radians); 0: no banking.
     bank: f32,
+    /// How many of the core's applied commands the entities have caught
+    /// up with (leader markers).
+    seen_commands: usize,
 }
 
 impl Flock3dState {
@@ -213,7 +226,13 @@ impl Plugin for MiroFish3dPlugin {
         let fixed_schedule = self.schedule == FixedUpdate.intern();
         app.register_type::<(Boid3d, FishId, School3d, Position3d, Velocity3d, PreviousPosition3d, Steering3d)>()
             .register_type::<Flock3dConfig>()
-            .insert_resource(Flock3dState { flock, entities: Vec::new(), fixed_schedule, bank: self.bank })
+            .insert_resource(Flock3dState {
+                flock,
+                entities: Vec::new(),
+                fixed_schedule,
+                bank: self.bank,
+                seen_commands: 0,
+            })
             .register_type::<(ExtraSteering3d, Leader3d)>()
             .configure_sets(
                 self.schedule,
@@ -221,7 +240,7 @@ impl Plugin for MiroFish3dPlugin {
             )
             .add_systems(self.schedule, gather_steering.in_set(Volume3dSystems::Gather))
             .add_systems(self.schedule, step.in_set(Volume3dSystems::Step))
-            .add_systems(self.schedule, write_back.in_set(Volume3dSystems::WriteBack))
+            .add_systems(self.schedule, (sync_fish, write_back).chain().in_set(Volume3dSystems::WriteBack))
             .add_systems(PostUpdate, follow.before(TransformSystems::Propagate));
     }
 }
@@ -270,61 +289,121 @@ impl Command for SpawnSchool3d {
             return;
         };
         let seed = self.seed ^ (state.flock.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let added: Result<(u16, u32), ParamError> = match self.params {
-            Some(params) => {
-                let first = state.flock.len() as u32;
-                state.flock.add_school(params, self.count, seed).map(|school| (school, first))
-            }
-            None => state.flock.spawn_school(0, self.count, seed).map(|first| (0, first)),
+        let first = state.flock.len() as u32;
+        let added = match self.params {
+            Some(params) => state.flock.add_school(params, self.count, seed).map(drop),
+            None => state.flock.spawn_school(0, self.count, seed).map(drop),
         };
-        let (school, first) = match added {
-            Ok(added) => added,
+        match added {
+            Ok(()) => {}
             Err(error) => {
                 let tick = state.flock.tick();
                 report_in(world, FlockRefusal { tick, what: Refused::Spawn, error });
                 return;
             }
-        };
-        let flock = &state.flock;
-        let fish: Vec<(u32, Vec3, Vec3)> = flock
-            .ids()
-            .iter()
-            .zip(flock.positions().iter().zip(flock.velocities()))
-            .filter(|(id, _)| **id >= first)
-            .map(|(&id, (&p, &v))| (id, p, v))
-            .collect();
-        let leaders = first..first.saturating_add(self.leaders.min(self.count) as u32);
-        let spawned: Vec<(u32, Entity)> = fish
-            .into_iter()
-            .map(|(id, p, v)| {
-                let mut entity = world.spawn((
-                    Boid3d,
-                    FishId(id),
-                    School3d(school),
-                    Position3d(p),
-                    PreviousPosition3d(p),
-                    Velocity3d(v),
-                    Transform::from_translation(p).looking_to(v.normalize_or(Vec3::NEG_Z), Vec3::Y),
-                ));
-                if leaders.contains(&id) {
-                    entity.insert(Leader3d);
-                }
-                (id, entity.id())
-            })
-            .collect();
-        let mut state = world.resource_mut::<Flock3dState>();
-        for id in leaders {
+        }
+        for id in first..first.saturating_add(self.leaders.min(self.count) as u32) {
             // Every id in the range was just spawned.
             let _ = state.flock.set_leader(id, true);
         }
-        for (id, entity) in spawned {
-            let id = id as usize;
-            if state.entities.len() <= id {
-                state.entities.resize(id + 1, None);
-            }
-            state.entities[id] = Some(entity);
-        }
+        // Their entities, now rather than after the next tick.
+        sync_fish(world);
     }
+}
+
+/// Starts the volume over from a [`VolumeConfig`] (a configuration file's
+/// contents: schools, leaders, tank, zones, surroundings): every fish
+/// entity is despawned and the volume and its entities are built from it;
+/// [`Flock3dConfig`] takes its parameters, tank, seed and zones. A tick
+/// lasts the plugin's schedule's step, not the configuration's `dt`. A bad
+/// configuration is refused with a [`FlockRefusal`] and changes nothing.
+/// A command.
+#[derive(Clone, Debug)]
+pub struct LoadVolume3d(pub VolumeConfig);
+
+impl Command for LoadVolume3d {
+    type Out = ();
+
+    fn apply(self, world: &mut World) {
+        let Some(tick) = world.get_resource::<Flock3dState>().map(|s| s.flock.tick()) else {
+            log::warn!("MiroFish: LoadVolume3d before MiroFish3dPlugin was added; nothing loaded");
+            return;
+        };
+        let flock = match self.0.start() {
+            Ok(flock) => flock,
+            Err(e) => {
+                let error = match e.root() {
+                    ConfigError::Invalid { error, .. } => error.clone(),
+                    other => ParamError { field: "config", value: f32::NAN, expected: other.to_string() },
+                };
+                return report_in(world, FlockRefusal { tick, what: Refused::Config, error });
+            }
+        };
+        let config = Flock3dConfig { params: self.0.params, tank: self.0.tank, seed: self.0.seed, zones: self.0.zones };
+        replace_volume(world, flock, config);
+        sync_fish(world);
+    }
+}
+
+/// Despawns every fish entity and puts `flock` in their place.
+fn replace_volume(world: &mut World, flock: Flock3d, config: Flock3dConfig) {
+    let fish: Vec<Entity> = world.query_filtered::<Entity, With<Boid3d>>().iter(world).collect();
+    for entity in fish {
+        world.despawn(entity);
+    }
+    let mut state = world.resource_mut::<Flock3dState>();
+    state.flock = flock;
+    state.entities.clear();
+    state.seen_commands = 0;
+    world.insert_resource(config);
+}
+
+/// Brings the fish entities in line with the core: an entity for each fish
+/// without one (a spawn, a command's spawn, a load), none for a fish a
+/// command removed, and the [`Leader3d`] marker where a command changed
+/// who leads. Cheap when nothing changed.
+fn sync_fish(world: &mut World) {
+    world.resource_scope(|world, mut state: Mut<Flock3dState>| {
+        let state = &mut *state;
+        let len = state.flock.len();
+        if state.entities.len() > len {
+            for entity in state.entities.drain(len..).flatten() {
+                world.despawn(entity);
+            }
+        }
+        for id in state.entities.len()..len {
+            let flock = &state.flock;
+            let slot = flock.slots()[id] as usize;
+            let (p, v) = (flock.positions()[slot], flock.velocities()[slot]);
+            let mut entity = world.spawn((
+                Boid3d,
+                FishId(id as u32),
+                School3d(flock.schools()[slot]),
+                Position3d(p),
+                PreviousPosition3d(p),
+                Velocity3d(v),
+                Transform::from_translation(p).looking_to(v.normalize_or(Vec3::NEG_Z), Vec3::Y),
+            ));
+            if flock.leaders()[slot] {
+                entity.insert(Leader3d);
+            }
+            state.entities.push(Some(entity.id()));
+        }
+        let applied = state.flock.applied();
+        for stamped in applied.get(state.seen_commands..).unwrap_or_default() {
+            if let SwarmCommand::SetLeaders { fish, leads } = &stamped.command {
+                for entity in fish.iter().filter_map(|&id| state.entities.get(id as usize).copied().flatten()) {
+                    let Ok(mut entity) = world.get_entity_mut(entity) else { continue };
+                    if *leads {
+                        entity.insert(Leader3d);
+                    } else {
+                        entity.remove::<Leader3d>();
+                    }
+                }
+            }
+        }
+        state.seen_commands = applied.len();
+    });
 }
 
 /// Hands every fish's [`ExtraSteering3d`] to the core for this tick.
@@ -438,14 +517,7 @@ impl Command for Restart3d {
             Ok(flock) => flock,
             Err(error) => return report_in(world, FlockRefusal { tick, what: Refused::Config, error }),
         };
-        let fish: Vec<Entity> = world.query_filtered::<Entity, With<Boid3d>>().iter(world).collect();
-        for entity in fish {
-            world.despawn(entity);
-        }
-        let mut state = world.resource_mut::<Flock3dState>();
-        state.flock = flock;
-        state.entities.clear();
-        world.insert_resource(self.0);
+        replace_volume(world, flock, self.0);
     }
 }
 

@@ -207,3 +207,85 @@ fn a_school_spawned_with_leaders_marks_them_and_the_core_knows() {
     leading.sort_unstable();
     assert_eq!(leading, expected);
 }
+
+/// Every fish of the core has one entity showing it, with its id, school,
+/// position and leader marker, and no other fish entity exists.
+fn assert_entities_match_the_core(app: &mut App) {
+    let entities: Vec<(FishId, School3d, Position3d, bool)> = app
+        .world_mut()
+        .query_filtered::<(&FishId, &School3d, &Position3d, Has<Leader3d>), With<Boid3d>>()
+        .iter(app.world())
+        .map(|(id, school, p, leads)| (*id, *school, *p, leads))
+        .collect();
+    let state = app.world().resource::<Flock3dState>();
+    let flock = &state.flock;
+    assert_eq!(entities.len(), flock.len());
+    for (id, school, p, leads) in entities {
+        let slot = flock.slots()[id.0 as usize] as usize;
+        assert_eq!(school.0, flock.schools()[slot], "fish {}", id.0);
+        assert_eq!(p.0, flock.positions()[slot], "fish {}", id.0);
+        assert_eq!(leads, flock.leaders()[slot], "fish {}", id.0);
+    }
+}
+
+#[test]
+fn commands_to_the_core_spawn_remove_and_mark_fish_entities() {
+    use mirofish_sim::space::VolumeCommand;
+    let mut app = app();
+    app.world_mut().commands().queue(SpawnSchool3d::new(100).with_leaders(3));
+    app.update();
+    {
+        let mut state = app.world_mut().resource_mut::<Flock3dState>();
+        let centre = Vec3::new(100.0, 50.0, 0.0);
+        state.flock.submit(VolumeCommand::SpawnFish { school: 0, count: 40, centre, radius: 30.0 }).unwrap();
+        state.flock.submit(VolumeCommand::SetLeaders { fish: vec![0, 120], leads: false }).unwrap();
+        state.flock.submit(VolumeCommand::SetLeaders { fish: vec![110, 7], leads: true }).unwrap();
+    }
+    for _ in 0..3 {
+        app.update();
+    }
+    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 140);
+    assert_entities_match_the_core(&mut app);
+    let leaders = app.world_mut().query_filtered::<&FishId, With<Leader3d>>().iter(app.world()).count();
+    assert_eq!(leaders, 4, "1 and 2 from the spawn, 110 and 7 by command");
+    app.world_mut().resource_mut::<Flock3dState>().flock.submit(VolumeCommand::RemoveFish { count: 60 }).unwrap();
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 80);
+    assert_entities_match_the_core(&mut app);
+    // The commands are the core's: the session replays from them.
+    assert_eq!(app.world().resource::<Flock3dState>().flock.applied().len(), 4);
+}
+
+#[test]
+fn a_configuration_loads_with_its_schools_and_leaders_and_a_bad_one_changes_nothing() {
+    use mirofish_sim::{VolumeConfig, VolumeSchool};
+    let mut app = app();
+    app.world_mut().commands().queue(SpawnSchool3d::new(50));
+    app.update();
+    // The plugin's tick lasts the fixed clock's step (1/64 s here).
+    let dt = 1.0 / 64.0;
+    let mut config = VolumeConfig { fish: 90, leaders: 5, seed: 3, dt, ..VolumeConfig::default() };
+    config.schools.push(VolumeSchool { fish: 30, leaders: 1, ..VolumeSchool::default() });
+    config.surroundings.obstacles.push(Obstacle { centre: Vec3::ZERO, radius: 50.0 });
+    app.world_mut().commands().queue(LoadVolume3d(config.clone()));
+    app.update();
+    {
+        let state = app.world().resource::<Flock3dState>();
+        assert_eq!((state.flock.len(), state.flock.params().len()), (120, 2));
+        assert_eq!(state.flock.surroundings().obstacles.len(), 1);
+        assert_eq!(app.world().resource::<Flock3dConfig>().seed, 3);
+    }
+    assert_entities_match_the_core(&mut app);
+    // The same start as the core's own.
+    let mut alone = config.start().unwrap();
+    alone.run(1);
+    let state = app.world().resource::<Flock3dState>();
+    assert_eq!(mirofish_sim::space::swarm_hash(&state.flock), mirofish_sim::space::swarm_hash(&alone));
+    let bad = VolumeConfig { leaders: 500, ..config };
+    app.world_mut().commands().queue(LoadVolume3d(bad));
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 120);
+    let refusals = app.world().resource::<FlockRefusals>();
+    let last = refusals.recent().last().unwrap();
+    assert!(last.error.to_string().contains("leaders"), "{last}");
+}
