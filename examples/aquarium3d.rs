@@ -93,13 +93,10 @@ fn main() -> AppExit {
     .add_plugins((MiroFish3dPlugin::default().with_banking(0.6), Panel3dPlugin))
     .add_systems(
         Startup,
-        (
-            setup,
-            move |mut commands: Commands, panel: Res<Panel3d>| match &scene {
-                Some(scene) => commands.queue(LoadVolume3d(scene.clone())),
-                None => restart(&mut commands, &panel, start),
-            },
-        )
+        (setup, move |mut commands: Commands, panel: Res<Panel3d>| match &scene {
+            Some(scene) => commands.queue(LoadVolume3d(scene.clone())),
+            None => restart(&mut commands, &panel, start),
+        })
             .chain(),
     )
     .add_systems(Update, (orbit, click, clear, draw_glass, show_surroundings, status))

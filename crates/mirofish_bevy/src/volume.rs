@@ -28,14 +28,18 @@
 //! assert_eq!((state.flock.len(), state.flock.tick()), (500, 30));
 //! ```
 //!
-//! Each tick runs in three stages: [`Volume3dSystems::Gather`] hands the
-//! fish's [`ExtraSteering3d`] (a game's own forces) to the core,
-//! [`Volume3dSystems::Step`] runs the whole tick (the due commands, index,
-//! forces, clamp, integration, walls, predators) in one system, and
-//! [`Volume3dSystems::WriteBack`] copies the result to the entities —
+//! Each tick runs in the plane's stages, the sets of [`BoidSystems`] in
+//! the plugin's schedule, each running the core's [`TickStage`] of the
+//! same name: [`BoidSystems::SpatialIndex`] applies the due commands and
+//! rebuilds the grid, [`BoidSystems::Forces`] sums the rules,
+//! [`BoidSystems::Clamp`] adds each fish's [`ExtraSteering3d`] (a game's
+//! own forces) and clamps, [`BoidSystems::Integrate`] moves the fish,
+//! [`BoidSystems::Boundary`] holds them in the tank and out of the rocks,
+//! [`BoidSystems::Predators`] moves the route and the predators, and
+//! [`BoidSystems::Writeback`] copies the result to the entities —
 //! spawning an entity for each fish a command added, despawning those of
-//! the fish it removed; a game system ordered after the write-back sees
-//! the tick's result.
+//! the fish it removed. A game system ordered between two sets acts
+//! between those stages; one after the write-back sees the tick's result.
 //!
 //! Change a running volume by command, as on a plane: queue a
 //! [`VolumeCommand`](mirofish_sim::space::VolumeCommand) on the core (`state.flock.submit(command)` on
@@ -48,10 +52,11 @@
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
-use mirofish_sim::space::{Flock3d, Surroundings3d, SwarmCommand, Zones};
+use mirofish_sim::space::{Flock3d, Surroundings3d, SwarmCommand, TickStage, Zones};
 use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig};
 
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
+use crate::schedule::BoidSystems;
 
 /// Marks a fish of a school in a volume.
 #[derive(Component, Clone, Copy, Debug, Default, Reflect)]
@@ -160,23 +165,12 @@ pub struct Leader3d;
 /// A game's own force on a fish in a volume (world units per second
 /// squared), added to the steering the rules give it each tick and clamped
 /// with it to its school's `max_force`. Write it in a system ordered before
-/// [`Volume3dSystems::Gather`]; it acts every tick until changed or
+/// [`BoidSystems::Clamp`]; it acts every tick until changed or
 /// removed. A force that is not finite is ignored; under Couzin's zones
 /// forces are not used.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
 #[reflect(Component)]
 pub struct ExtraSteering3d(pub Vec3);
-
-/// The system sets of [`MiroFish3dPlugin`], chained in its schedule.
-#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Volume3dSystems {
-    /// Each fish's [`ExtraSteering3d`] handed to the core.
-    Gather,
-    /// One tick of the core.
-    Step,
-    /// The tick's positions and velocities copied to the entities.
-    WriteBack,
-}
 
 /// Adds schools in a volume: [`Flock3dState`] from [`Flock3dConfig`], a
 /// tick per run of its schedule, and `Transform`s that follow the fish.
@@ -234,14 +228,22 @@ impl Plugin for MiroFish3dPlugin {
                 seen_commands: 0,
             })
             .register_type::<(ExtraSteering3d, Leader3d)>()
-            .configure_sets(
+            .add_systems(
                 self.schedule,
-                (Volume3dSystems::Gather, Volume3dSystems::Step, Volume3dSystems::WriteBack).chain(),
+                (
+                    (set_step, stage(TickStage::SpatialIndex)).chain().in_set(BoidSystems::SpatialIndex),
+                    stage(TickStage::Forces).in_set(BoidSystems::Forces),
+                    (gather_steering, stage(TickStage::Clamp)).chain().in_set(BoidSystems::Clamp),
+                    stage(TickStage::Integrate).in_set(BoidSystems::Integrate),
+                    stage(TickStage::Boundary).in_set(BoidSystems::Boundary),
+                    stage(TickStage::Predators).in_set(BoidSystems::Predators),
+                    (sync_fish, write_back).chain().in_set(BoidSystems::Writeback),
+                ),
             )
-            .add_systems(self.schedule, gather_steering.in_set(Volume3dSystems::Gather))
-            .add_systems(self.schedule, step.in_set(Volume3dSystems::Step))
-            .add_systems(self.schedule, (sync_fish, write_back).chain().in_set(Volume3dSystems::WriteBack))
             .add_systems(PostUpdate, follow.before(TransformSystems::Propagate));
+        for pair in BoidSystems::ORDER.windows(2) {
+            app.configure_sets(self.schedule, pair[1].after(pair[0]));
+        }
     }
 }
 
@@ -339,7 +341,12 @@ impl Command for LoadVolume3d {
                 return report_in(world, FlockRefusal { tick, what: Refused::Config, error });
             }
         };
-        let config = Flock3dConfig { params: self.0.params, tank: self.0.tank, seed: self.0.seed, zones: self.0.zones };
+        let config = Flock3dConfig {
+            params: self.0.params,
+            tank: self.0.tank,
+            seed: self.0.seed,
+            zones: self.0.zones,
+        };
         replace_volume(world, flock, config);
         sync_fish(world);
     }
@@ -392,7 +399,8 @@ fn sync_fish(world: &mut World) {
         let applied = state.flock.applied();
         for stamped in applied.get(state.seen_commands..).unwrap_or_default() {
             if let SwarmCommand::SetLeaders { fish, leads } = &stamped.command {
-                for entity in fish.iter().filter_map(|&id| state.entities.get(id as usize).copied().flatten()) {
+                for entity in fish.iter().filter_map(|&id| state.entities.get(id as usize).copied().flatten())
+                {
                     let Ok(mut entity) = world.get_entity_mut(entity) else { continue };
                     if *leads {
                         entity.insert(Leader3d);
@@ -417,13 +425,18 @@ fn gather_steering(mut state: ResMut<Flock3dState>, fish: Query<(&FishId, &Extra
     }
 }
 
-/// One tick of the core, `dt` from the schedule's clock (in
-/// [`FixedUpdate`], the app's fixed step).
-fn step(time: Res<Time>, mut state: ResMut<Flock3dState>) {
+/// The tick's length from the schedule's clock (in [`FixedUpdate`], the
+/// app's fixed step), set before the tick starts.
+fn set_step(time: Res<Time>, mut state: ResMut<Flock3dState>) {
     // A zero or absurd delta (the first frame of a variable schedule)
     // keeps the last valid step.
     let _ = state.flock.set_dt(time.delta_secs());
-    state.flock.step();
+}
+
+/// A system running the core's tick up to `stage` (the stages before it
+/// that have not run yet, then it).
+fn stage(stage: TickStage) -> impl FnMut(ResMut<Flock3dState>) {
+    move |mut state: ResMut<Flock3dState>| state.flock.run_to(stage)
 }
 
 /// Copies each fish's new position, velocity and steering to its entity,

@@ -248,7 +248,11 @@ fn commands_to_the_core_spawn_remove_and_mark_fish_entities() {
     assert_entities_match_the_core(&mut app);
     let leaders = app.world_mut().query_filtered::<&FishId, With<Leader3d>>().iter(app.world()).count();
     assert_eq!(leaders, 4, "1 and 2 from the spawn, 110 and 7 by command");
-    app.world_mut().resource_mut::<Flock3dState>().flock.submit(VolumeCommand::RemoveFish { count: 60 }).unwrap();
+    app.world_mut()
+        .resource_mut::<Flock3dState>()
+        .flock
+        .submit(VolumeCommand::RemoveFish { count: 60 })
+        .unwrap();
     app.update();
     assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 80);
     assert_entities_match_the_core(&mut app);
@@ -288,4 +292,47 @@ fn a_configuration_loads_with_its_schools_and_leaders_and_a_bad_one_changes_noth
     let refusals = app.world().resource::<FlockRefusals>();
     let last = refusals.recent().last().unwrap();
     assert!(last.error.to_string().contains("leaders"), "{last}");
+}
+
+#[test]
+fn a_game_system_between_two_sets_runs_between_the_core_stages() {
+    use mirofish_bevy::BoidSystems;
+    use mirofish_sim::space::TickStage;
+    #[derive(Resource, Default)]
+    struct Seen(Vec<Option<TickStage>>);
+    let mut app = app();
+    app.init_resource::<Seen>().add_systems(
+        FixedUpdate,
+        (
+            (|state: Res<Flock3dState>, mut seen: ResMut<Seen>| seen.0.push(state.flock.stage()))
+                .after(BoidSystems::Forces)
+                .before(BoidSystems::Clamp),
+            // A net between the move and the walls: fish 0 is put back
+            // at the tank's centre, still moving; the walls then hold it.
+            (|mut state: ResMut<Flock3dState>, mut seen: ResMut<Seen>| {
+                seen.0.push(state.flock.stage());
+                let centre = (state.flock.tank().min + state.flock.tank().max) * 0.5;
+                state.flock.set(0, centre, Vec3::X).unwrap();
+            })
+            .after(BoidSystems::Integrate)
+            .before(BoidSystems::Boundary),
+            (|state: Res<Flock3dState>, mut seen: ResMut<Seen>| seen.0.push(state.flock.stage()))
+                .after(BoidSystems::Writeback),
+        ),
+    );
+    app.world_mut().commands().queue(SpawnSchool3d::new(50));
+    for _ in 0..4 {
+        app.update();
+    }
+    let ticks = app.world().resource::<Flock3dState>().flock.tick();
+    assert!(ticks >= 2);
+    let seen = &app.world().resource::<Seen>().0;
+    assert_eq!(seen.len() as u64, 3 * ticks, "{seen:?}");
+    for tick in seen.chunks(3) {
+        assert_eq!(tick, [Some(TickStage::Forces), Some(TickStage::Integrate), None]);
+    }
+    let state = app.world().resource::<Flock3dState>();
+    let slot = state.flock.slots()[0] as usize;
+    let centre = (state.flock.tank().min + state.flock.tank().max) * 0.5;
+    assert_eq!(state.flock.positions()[slot], centre);
 }

@@ -453,3 +453,38 @@ fn a_topological_neighbourhood_follows_the_nearest_in_a_volume() {
     };
     assert_eq!(run(1), run(2));
 }
+
+#[test]
+fn a_tick_run_stage_by_stage_gives_the_bits_of_a_whole_tick() {
+    use mirofish_sim::space::{TickStage, VolumeCommand};
+    let start = || {
+        let tank = Tank3d::for_mean_neighbours_3d(800, 45.0, 7.0);
+        let mut flock = Flock3d::new(FlockParams::default(), tank, 800, 5).unwrap();
+        flock.set_surroundings(busy(&tank)).unwrap();
+        flock
+    };
+    let (mut whole, mut staged) = (start(), start());
+    for _ in 0..20 {
+        whole.step();
+        for stage in TickStage::ALL {
+            staged.run_to(stage);
+            let done = if stage == TickStage::Predators { None } else { Some(stage) };
+            assert_eq!(staged.stage(), done);
+            // A stage already run is not run again.
+            staged.run_to(TickStage::Commands.min(stage));
+        }
+    }
+    assert_eq!(swarm_hash(&whole), swarm_hash(&staged));
+    // Part of a tick, then the rest by `step`: still one tick.
+    staged.run_to(TickStage::Forces);
+    // A command sent now is for the next tick: this tick's are in.
+    staged.submit(VolumeCommand::ClearPredators).unwrap();
+    assert_eq!(staged.pending().iter().next().unwrap().tick, 21);
+    staged.step();
+    whole.step();
+    assert_eq!((staged.tick(), swarm_hash(&staged)), (whole.tick(), swarm_hash(&whole)));
+    assert_eq!(staged.surroundings().predators.len(), 1);
+    staged.step();
+    assert!(staged.surroundings().predators.is_empty());
+    assert_eq!(staged.applied()[0].tick, 21);
+}

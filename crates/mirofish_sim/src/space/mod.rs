@@ -24,6 +24,6 @@ pub mod zones;
 
 pub use command::{SwarmCommand, VolumeCommand};
 pub use grid::CellGrid;
-pub use swarm::{Flock3d, Surroundings, Surroundings3d, Swarm, SwarmMetrics, swarm_hash};
+pub use swarm::{Flock3d, Surroundings, Surroundings3d, Swarm, SwarmMetrics, TickStage, swarm_hash};
 pub use vector::Vector;
 pub use zones::{CollectiveState, Zones};

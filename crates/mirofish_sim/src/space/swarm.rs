@@ -121,6 +121,11 @@ pub struct Swarm<V: Vector> {
     commands: CommandQueue<SwarmCommand<V>>,
     /// Commands applied so far, in order: with the start, the run.
     applied: Vec<Stamped<SwarmCommand<V>>>,
+    /// The last stage of the tick under way that has run (`None` between
+    /// ticks).
+    stage: Option<TickStage>,
+    /// Whether any fish leads this tick (found by the index stage).
+    leading: bool,
     pool: Option<Arc<rayon::ThreadPool>>,
 }
 
@@ -196,6 +201,42 @@ pub struct SwarmMetrics<V: Vector> {
     pub formation: [f32; 2],
 }
 
+/// The stages of one tick, in the order they run: [`Swarm::step`] runs
+/// them all, [`Swarm::run_to`] up to one of them, so that a game can act
+/// between two (the Bevy plugins' system sets are these stages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TickStage {
+    /// The commands due this tick are applied.
+    Commands,
+    /// The neighbour grid is rebuilt and the fish stored in its order.
+    SpatialIndex,
+    /// Every fish's rules (or Couzin's zones) summed into one steering,
+    /// clamped to `max_force`: read the state at the start of the tick only.
+    Forces,
+    /// The game's forces ([`Swarm::add_steering`]) added, the sum clamped.
+    Clamp,
+    /// Velocities and positions move on (fish may now stand outside the
+    /// tank or in a rock), fear and wander with them.
+    Integrate,
+    /// The walls and rocks bring every fish back inside and out.
+    Boundary,
+    /// The route moves on, the predators hunt: the tick is done.
+    Predators,
+}
+
+impl TickStage {
+    /// Every stage, in the order they run.
+    pub const ALL: [TickStage; 7] = [
+        TickStage::Commands,
+        TickStage::SpatialIndex,
+        TickStage::Forces,
+        TickStage::Clamp,
+        TickStage::Integrate,
+        TickStage::Boundary,
+        TickStage::Predators,
+    ];
+}
+
 /// One fish's outcome of the force pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Kick<V: Vector> {
@@ -231,6 +272,8 @@ impl<V: Vector> Swarm<V> {
             extra: Vec::new(),
             commands: CommandQueue::new(),
             applied: Vec::new(),
+            stage: None,
+            leading: false,
             pool: None,
         };
         swarm.spawn(0, count, seed)?;
@@ -633,7 +676,7 @@ impl<V: Vector> Swarm<V> {
     /// queued.
     pub fn schedule(&mut self, tick: u64, command: SwarmCommand<V>) -> Result<(), CommandError> {
         command.validate_in(&self.tank)?;
-        self.commands.schedule(self.tick, tick, command)
+        self.commands.schedule(self.next_command_tick(), tick, command)
     }
 
     /// Queues `command` for the start of the next tick.
@@ -642,7 +685,19 @@ impl<V: Vector> Swarm<V> {
     ///
     /// As [`Swarm::schedule`].
     pub fn submit(&mut self, command: SwarmCommand<V>) -> Result<(), CommandError> {
-        self.schedule(self.tick, command)
+        self.schedule(self.next_command_tick(), command)
+    }
+
+    /// The first tick whose commands have not been applied: this one
+    /// between ticks, the next once this tick's commands are in.
+    fn next_command_tick(&self) -> u64 {
+        if self.stage.is_some() { self.tick + 1 } else { self.tick }
+    }
+
+    /// The last stage of the tick under way that has run, `None` between
+    /// ticks.
+    pub fn stage(&self) -> Option<TickStage> {
+        self.stage
     }
 
     /// Commands waiting for their tick.
@@ -662,15 +717,60 @@ impl<V: Vector> Swarm<V> {
         }
     }
 
-    /// One tick: the due commands, then index, forces, integration,
-    /// predators.
+    /// One tick: every [`TickStage`] in order (those of this tick already
+    /// run by [`Swarm::run_to`] are not run again).
     pub fn step(&mut self) {
+        self.run_to(TickStage::Predators);
+    }
+
+    /// Runs this tick's stages up to and including `stage`, skipping those
+    /// already run; once [`TickStage::Predators`] has run the tick is done
+    /// and the next call starts the next one. Between two stages a game may
+    /// read the fish, add forces (before [`TickStage::Clamp`]) or move fish
+    /// with [`Swarm::set`] (after [`TickStage::Integrate`]: the boundary
+    /// then holds them in like any fish); [`Swarm::step`] after stages gives
+    /// the same bits as a whole tick.
+    pub fn run_to(&mut self, stage: TickStage) {
+        for next in TickStage::ALL {
+            if next > stage {
+                break;
+            }
+            if self.stage.is_some_and(|done| next <= done) {
+                continue;
+            }
+            match next {
+                TickStage::Commands => self.apply_commands(),
+                TickStage::SpatialIndex => self.index(),
+                TickStage::Forces => self.forces(),
+                TickStage::Clamp => self.add_extra_steering(),
+                TickStage::Integrate => self.integrate(),
+                TickStage::Boundary => self.boundary(),
+                TickStage::Predators => {
+                    self.advance_route(self.leading);
+                    self.move_predators();
+                    self.tick += 1;
+                }
+            }
+            self.stage = Some(next);
+        }
+        if self.stage == Some(TickStage::Predators) {
+            self.stage = None;
+        }
+    }
+
+    /// The commands due this tick, applied in order and kept.
+    fn apply_commands(&mut self) {
         if !self.commands.is_empty() {
             for stamped in self.commands.take_due(self.tick) {
                 stamped.command.apply(self);
                 self.applied.push(stamped);
             }
         }
+    }
+
+    /// The grid rebuilt for this tick's positions and the fish stored in
+    /// its order.
+    fn index(&mut self) {
         let rules_radius =
             self.params.iter().map(|p| p.perception_radius.max(p.separation_radius)).fold(0.0, f32::max);
         // Under Couzin's zones a fish looks as far as its attraction zone
@@ -686,6 +786,11 @@ impl<V: Vector> Swarm<V> {
         for (slot, &id) in self.fish.id.iter().enumerate() {
             self.slots[id as usize] = slot as u32;
         }
+        self.leading = self.fish.leader.iter().any(|&l| l);
+    }
+
+    /// Every fish's steering from the state at the start of the tick.
+    fn forces(&mut self) {
         self.kicks.clear();
         self.kicks.resize(self.len(), Kick::default());
         let dt = self.dt;
@@ -695,9 +800,8 @@ impl<V: Vector> Swarm<V> {
             reach: Reach::new(p),
             calm: (-p.calm_rate * dt).exp(),
         }));
-        let has_leaders = self.fish.leader.iter().any(|&l| l);
         let pass = ForcePass {
-            leaders: has_leaders,
+            leaders: self.leading,
             route_goal: self.surroundings.route.as_ref().and_then(Route::goal),
             schools_now: &self.schools_now,
             zones: self.zones.as_ref(),
@@ -717,11 +821,6 @@ impl<V: Vector> Swarm<V> {
                 }
             });
         });
-        self.add_extra_steering();
-        self.integrate();
-        self.advance_route(has_leaders);
-        self.move_predators();
-        self.tick += 1;
     }
 
     /// The game's forces ([`Swarm::add_steering`]) added to the rules'
@@ -749,11 +848,11 @@ impl<V: Vector> Swarm<V> {
         self.extra.clear();
     }
 
-    /// Velocities, positions, walls, rocks, fear and wander, fish by fish
-    /// (each from its own state and its kick: any split gives the same bits).
+    /// Velocities, positions, fear and wander, fish by fish (each from its
+    /// own state and its kick: any split gives the same bits).
     fn integrate(&mut self) {
         let (dt, key) = (self.dt, TickKey::new(self.seed, self.tick));
-        let (tank, surroundings, params) = (&self.tank, &self.surroundings, &self.params);
+        let params = &self.params;
         let (schools_now, kicks, zones) = (&self.schools_now, &self.kicks, self.zones);
         let fish = &mut self.fish;
         let (id, school) = (&fish.id, &fish.school);
@@ -780,13 +879,7 @@ impl<V: Vector> Swarm<V> {
                         let wish = (wish + noise * z.noise).try_normalize().unwrap_or(own);
                         let heading = turn_towards(own, wish, z.turn_rate * dt);
                         let v = heading * z.speed;
-                        (position[k], velocity[k]) = contain(
-                            position[k] + v * dt,
-                            v,
-                            tank,
-                            surroundings,
-                            key.bits(name, Stream::Bounce),
-                        );
+                        (position[k], velocity[k]) = (position[k] + v * dt, v);
                         wander[k] = heading;
                         continue;
                     }
@@ -797,12 +890,27 @@ impl<V: Vector> Swarm<V> {
                         limit *= 1.0 + fear * (p.panic_speed - 1.0);
                     }
                     let v = rules::clamp_length(velocity[k] + kick.acceleration * dt, limit);
-                    let moved = position[k] + v * dt;
-                    (position[k], velocity[k]) =
-                        contain(moved, v, tank, surroundings, key.bits(name, Stream::Bounce));
+                    (position[k], velocity[k]) = (position[k] + v * dt, v);
                     let turn: V = key.in_unit_ball(name, Stream::Wander);
                     let turned = wander[k] + turn * (p.wander_rate * dt);
                     wander[k] = turned.try_normalize().unwrap_or(wander[k]);
+                }
+            });
+        });
+    }
+
+    /// Every fish back inside the tank and out of every rock.
+    fn boundary(&mut self) {
+        let key = TickKey::new(self.seed, self.tick);
+        let (tank, surroundings) = (&self.tank, &self.surroundings);
+        let fish = &mut self.fish;
+        let id = &fish.id;
+        let columns = (fish.position.par_chunks_mut(CHUNK), fish.velocity.par_chunks_mut(CHUNK));
+        crate::step::run(self.pool.as_deref(), || {
+            columns.into_par_iter().enumerate().for_each(|(c, (position, velocity))| {
+                for k in 0..position.len() {
+                    let bits = key.bits(u64::from(id[c * CHUNK + k]), Stream::Bounce);
+                    (position[k], velocity[k]) = contain(position[k], velocity[k], tank, surroundings, bits);
                 }
             });
         });
