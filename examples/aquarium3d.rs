@@ -19,15 +19,20 @@
 //! parallel, highly parallel), whose orientation zone you then slide.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
+use bevy::core_pipeline::core_3d::Opaque3d;
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
 use bevy::light::GlobalAmbientLight;
 use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
+use bevy::render::render_phase::ViewBinnedRenderPhases;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
+use bevy::render::{Render, RenderApp, RenderSystems};
 use bevy::window::{PrimaryWindow, WindowResolution};
-use mirofish::sim::space::VolumeCommand;
+use mirofish::sim::space::{VolumeCommand, swarm_hash};
 use mirofish::sim::{FlockParams, Obstacle, Predator, Tank3d, VolumeConfig};
 use mirofish::volume::*;
 use mirofish_examples::aquarium3d::{Panel3d, Panel3dPlugin, Start, restart};
@@ -101,6 +106,12 @@ fn main() -> AppExit {
     )
     .add_systems(Update, (orbit, click, clear, draw_glass, show_surroundings, status))
     .add_observer(give_fish_a_look);
+    // The draw commands of the opaque pass, counted where they are made.
+    let draws = OpaqueDraws::default();
+    app.insert_resource(draws.clone());
+    app.sub_app_mut(RenderApp)
+        .insert_resource(draws)
+        .add_systems(Render, count_draws.in_set(RenderSystems::PrepareResources));
     if let Some(out) = smoke {
         app.insert_resource(Smoke { out, settle, frames: 0, dropped_at: None, shot: false, start })
             .add_systems(Update, drive_smoke);
@@ -373,6 +384,26 @@ fn status(
     );
 }
 
+/// How many draw commands the last frame's opaque pass issued, counted in
+/// the render world: one per multidraw batch set, one per instanced bin,
+/// one per unbatchable mesh. Every fish of a school shares a mesh and a
+/// material, so a school costs one bin, not one draw per fish.
+#[derive(Resource, Clone, Default)]
+struct OpaqueDraws(Arc<[AtomicUsize; 3]>);
+
+fn count_draws(phases: Res<ViewBinnedRenderPhases<Opaque3d>>, draws: Res<OpaqueDraws>) {
+    let mut counts = [0; 3];
+    for phase in phases.0.values() {
+        counts[0] += phase.multidrawable_meshes.len();
+        counts[1] += phase.batchable_meshes.len();
+        let single: usize = phase.unbatchable_meshes.values().map(|u| u.entities.len()).sum();
+        counts[2] += single + phase.non_mesh_items.len();
+    }
+    for (to, count) in draws.0.iter().zip(counts) {
+        to.store(count, Ordering::Relaxed);
+    }
+}
+
 /// CI's self-test: drop a predator, wait, take a screenshot and check that
 /// it shows fish of both schools, the predator and the sandy floor. Under
 /// one of Couzin's starts (one school, no predator: it would break the
@@ -387,12 +418,18 @@ struct Smoke {
     start: Start,
 }
 
+fn smoke_failed(exit: &mut MessageWriter<AppExit>, why: String) {
+    error!("smoke test failed: {why}");
+    exit.write(AppExit::error());
+}
+
 fn drive_smoke(
     mut commands: Commands,
     mut smoke: ResMut<Smoke>,
     time: Res<Time<Real>>,
     mut state: ResMut<Flock3dState>,
     mut exit: MessageWriter<AppExit>,
+    draws: Res<OpaqueDraws>,
 ) {
     let now = time.elapsed_secs();
     smoke.frames += 1;
@@ -414,6 +451,24 @@ fn drive_smoke(
         return;
     }
     smoke.shot = true;
+    let [sets, bins, single] = [0, 1, 2].map(|i| draws.0[i].load(Ordering::Relaxed));
+    println!(
+        "opaque pass: {} draw commands for {} fish ({sets} multidraw sets, {bins} instanced bins, {single} single meshes)",
+        sets + bins + single,
+        state.flock.len()
+    );
+    // The session so far (the rules' start and the dropped predator, both
+    // through the core) replays headless to the state on screen.
+    if let Some(recording) = state.recording() {
+        let end = recording.map_err(|e| e.to_string()).and_then(|r| r.replay().map_err(|e| e.to_string()));
+        match end {
+            Ok(end) if swarm_hash(&end) == swarm_hash(&state.flock) => {
+                println!("the session replays: {} ticks, state hash {:016x}", end.tick(), swarm_hash(&end))
+            }
+            Ok(_) => return smoke_failed(&mut exit, "the session replayed to another state".into()),
+            Err(e) => return smoke_failed(&mut exit, format!("the session does not replay: {e}")),
+        }
+    }
     let rules = smoke.start == Start::Rules;
     commands.spawn(Screenshot::primary_window()).observe(save_to_disk(smoke.out.clone())).observe(
         move |captured: On<ScreenshotCaptured>, mut exit: MessageWriter<AppExit>| {

@@ -46,14 +46,14 @@
 //! [`Flock3dState`]) and it applies at the start of the next tick; the
 //! core keeps every command applied, so the configuration it started from
 //! and that list replay the session
-//! ([`VolumeRecording`](mirofish_sim::VolumeRecording)). Start from a
+//! ([`VolumeRecording`]). Start from a
 //! configuration file with [`LoadVolume3d`].
 
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 use mirofish_sim::space::{Flock3d, Surroundings3d, SwarmCommand, TickStage, Zones};
-use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig};
+use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, VolumeRecording};
 
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
 use crate::schedule::BoidSystems;
@@ -147,12 +147,36 @@ pub struct Flock3dState {
     /// How many of the core's applied commands the entities have caught
     /// up with (leader markers).
     seen_commands: usize,
+    /// The configuration of the last [`LoadVolume3d`], while only commands
+    /// have changed the volume since.
+    loaded: Option<VolumeConfig>,
 }
 
 impl Flock3dState {
     /// The entity showing fish `id`, if any.
     pub fn entity(&self, id: u32) -> Option<Entity> {
         self.entities.get(id as usize).copied().flatten()
+    }
+
+    /// The session since the last [`LoadVolume3d`] as a recording: its
+    /// configuration (with the plugin's tick length) and every command
+    /// applied since, checked by the start's and the end's state hashes;
+    /// save it and `mirofish-lab replay` runs it again. `None` if the
+    /// volume was not loaded from a configuration or was restarted or
+    /// spawned into since. A game's forces ([`ExtraSteering3d`]) and fish
+    /// moved by hand are not commands: a session with them does not replay
+    /// to its end, and the replay says so.
+    pub fn recording(&self) -> Option<Result<VolumeRecording, ConfigError>> {
+        let loaded = self.loaded()?;
+        let config = VolumeConfig { dt: self.flock.dt(), ..loaded.clone() };
+        Some(VolumeRecording::of_run(config, &self.flock))
+    }
+
+    /// The configuration the volume was last loaded from ([`LoadVolume3d`]),
+    /// if only commands have changed it since: whether
+    /// [`Flock3dState::recording`] has a session to give.
+    pub fn loaded(&self) -> Option<&VolumeConfig> {
+        self.loaded.as_ref()
     }
 }
 
@@ -226,6 +250,7 @@ impl Plugin for MiroFish3dPlugin {
                 fixed_schedule,
                 bank: self.bank,
                 seen_commands: 0,
+                loaded: None,
             })
             .register_type::<(ExtraSteering3d, Leader3d)>()
             .add_systems(
@@ -304,6 +329,8 @@ impl Command for SpawnSchool3d {
                 return;
             }
         }
+        // Fish no configuration holds: no longer a loaded configuration's run.
+        state.loaded = None;
         for id in first..first.saturating_add(self.leaders.min(self.count) as u32) {
             // Every id in the range was just spawned.
             let _ = state.flock.set_leader(id, true);
@@ -348,6 +375,7 @@ impl Command for LoadVolume3d {
             zones: self.0.zones,
         };
         replace_volume(world, flock, config);
+        world.resource_mut::<Flock3dState>().loaded = Some(self.0);
         sync_fish(world);
     }
 }
@@ -362,6 +390,7 @@ fn replace_volume(world: &mut World, flock: Flock3d, config: Flock3dConfig) {
     state.flock = flock;
     state.entities.clear();
     state.seen_commands = 0;
+    state.loaded = None;
     world.insert_resource(config);
 }
 

@@ -336,3 +336,34 @@ fn a_game_system_between_two_sets_runs_between_the_core_stages() {
     let centre = (state.flock.tank().min + state.flock.tank().max) * 0.5;
     assert_eq!(state.flock.positions()[slot], centre);
 }
+
+#[test]
+fn a_loaded_session_changed_by_commands_replays_to_its_end() {
+    use mirofish_sim::space::{VolumeCommand, swarm_hash};
+    use mirofish_sim::{Predator, VolumeConfig};
+    let mut app = app();
+    assert!(app.world().resource::<Flock3dState>().recording().is_none(), "not loaded");
+    app.world_mut().commands().queue(LoadVolume3d(VolumeConfig {
+        fish: 150,
+        seed: 2,
+        ..VolumeConfig::default()
+    }));
+    for tick in 0..40 {
+        if tick == 15 {
+            let mut state = app.world_mut().resource_mut::<Flock3dState>();
+            let predator = Predator::new(Vec3::new(100.0, 0.0, 0.0), 120.0);
+            state.flock.submit(VolumeCommand::AddPredator(predator)).unwrap();
+        }
+        app.update();
+    }
+    let state = app.world().resource::<Flock3dState>();
+    let recording = state.recording().expect("loaded").unwrap();
+    assert_eq!((recording.commands.len(), recording.ticks), (1, state.flock.tick()));
+    let text = recording.to_text();
+    let end = mirofish_sim::VolumeRecording::from_text(&text).unwrap().replay().unwrap();
+    assert_eq!(swarm_hash(&end), swarm_hash(&state.flock));
+    // Fish spawned outside the configuration: no longer its run.
+    app.world_mut().commands().queue(SpawnSchool3d::new(5));
+    app.update();
+    assert!(app.world().resource::<Flock3dState>().recording().is_none());
+}

@@ -15,8 +15,8 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::volume::*;
-use mirofish_sim::FlockParams;
-use mirofish_sim::space::{CollectiveState, SwarmMetrics, Zones};
+use mirofish_sim::space::{CollectiveState, SwarmCommand, SwarmMetrics, VolumeCommand, Zones};
+use mirofish_sim::{FlockParams, VolumeConfig, VolumeSchool};
 
 use crate::aquarium::panel::knob_sliders;
 
@@ -24,6 +24,8 @@ use crate::aquarium::panel::knob_sliders;
 pub const COUZIN_FISH: usize = 300;
 /// Plot history kept (samples, ten a second).
 const HISTORY: usize = 1200;
+/// Where the panel saves a session's replay (in the working folder).
+pub const REPLAY_FILE: &str = "aquarium3d.replay";
 
 /// Couzin's zones for the aquarium's fish with an orientation zone
 /// `orientation_width` wide (in the paper's lengths × 10, as
@@ -130,19 +132,29 @@ pub fn quick_school() -> FlockParams {
 /// rules' two schools, or [`COUZIN_FISH`] fish under the start's zones
 /// gathered into a ball in the middle of the tank.
 pub fn restart(commands: &mut Commands, panel: &Panel3d, start: Start) {
-    let zones = start.orientation_width().map(aquarium_zones);
-    commands.queue(Restart3d(Flock3dConfig { zones, ..panel.base.clone() }));
-    match zones {
-        None => {
-            let second = panel.fish / 4;
-            commands.queue(SpawnSchool3d::new(panel.fish - second));
-            commands
-                .queue(SpawnSchool3d { seed: 2, ..SpawnSchool3d::new(second).with_params(quick_school()) });
-        }
+    match start.orientation_width().map(aquarium_zones) {
+        None => commands.queue(LoadVolume3d(rules_start(panel))),
         Some(zones) => {
+            commands.queue(Restart3d(Flock3dConfig { zones: Some(zones), ..panel.base.clone() }));
             commands.queue(SpawnSchool3d::new(COUZIN_FISH));
             commands.queue(move |world: &mut World| gather(world, zones));
         }
+    }
+}
+
+/// The rules' start as a configuration (so that a session from it can be
+/// saved and replayed): the panel's fish over its tank, with its seed and
+/// parameters, a quarter of them in the quicker second school.
+pub fn rules_start(panel: &Panel3d) -> VolumeConfig {
+    let second = panel.fish / 4;
+    let quick = VolumeSchool { fish: second, params: quick_school(), ..VolumeSchool::default() };
+    VolumeConfig {
+        fish: panel.fish - second,
+        seed: panel.base.seed,
+        params: panel.base.params,
+        tank: panel.base.tank,
+        schools: vec![quick],
+        ..VolumeConfig::default()
     }
 }
 
@@ -238,6 +250,7 @@ fn panel(
                 }
             }
         });
+        save_replay(ui, &state);
         ui.separator();
         if state.flock.zones().is_some() {
             zone_sliders(ui, &mut state, &mut panel);
@@ -258,6 +271,31 @@ fn panel(
     Ok(())
 }
 
+/// A button that saves the session as a replay, when it can be replayed.
+fn save_replay(ui: &mut egui::Ui, state: &Flock3dState) {
+    if state.loaded().is_none() {
+        // Couzin's starts gather the fish by hand, which no command does.
+        ui.label("(a Couzin start cannot be saved as a replay)");
+        return;
+    }
+    if !ui.button(format!("save replay ({REPLAY_FILE})")).clicked() {
+        return;
+    }
+    let saved = match state.recording() {
+        Some(Ok(recording)) => recording.save(REPLAY_FILE).map(|()| recording).map_err(|e| e.to_string()),
+        Some(Err(e)) => Err(e.to_string()),
+        None => Err("the volume was not loaded from a configuration".into()),
+    };
+    match saved {
+        Ok(r) => info!(
+            "saved {REPLAY_FILE}: {} ticks, {} commands (check it: mirofish-lab replay {REPLAY_FILE})",
+            r.ticks,
+            r.commands.len()
+        ),
+        Err(e) => warn!("replay not saved: {e}"),
+    }
+}
+
 /// Couzin's zones, applied live.
 fn zone_sliders(ui: &mut egui::Ui, state: &mut Flock3dState, panel: &mut Panel3d) {
     ui.label(egui::RichText::new("Couzin's zones").strong());
@@ -275,7 +313,8 @@ fn zone_sliders(ui: &mut egui::Ui, state: &mut Flock3dState, panel: &mut Panel3d
     z.field_of_view = view.to_radians().min(core::f32::consts::TAU);
     ui.add(egui::Slider::new(&mut z.noise, 0.0..=0.5).text("noise"));
     if z != before {
-        match state.flock.set_zones(Some(z)) {
+        // A command, so that a saved session replays the change.
+        match state.flock.submit(VolumeCommand::SetZones(Some(z))) {
             Ok(()) => panel.zones = z,
             Err(e) => warn!("zones refused: {e}"),
         }
@@ -292,11 +331,23 @@ fn rule_sliders(ui: &mut egui::Ui, state: &mut Flock3dState, panel: &mut Panel3d
         }
     });
     let school = panel.school.min(schools.saturating_sub(1));
-    let Some(&before) = state.flock.params().get(usize::from(school)) else { return };
+    let Some(&applied) = state.flock.params().get(usize::from(school)) else { return };
+    // The sliders show a change still waiting for its tick, not the old
+    // value, or a drag would jump back between ticks.
+    let before = state
+        .flock
+        .pending()
+        .iter()
+        .filter_map(|s| match s.command {
+            SwarmCommand::SetParams { school: to, params } if to == school => Some(params),
+            _ => None,
+        })
+        .last()
+        .unwrap_or(applied);
     let mut params = before;
     egui::ScrollArea::vertical().max_height(260.0).show(ui, |ui| knob_sliders(ui, &mut params));
     if params != before
-        && let Err(e) = state.flock.set_params(school, params)
+        && let Err(e) = state.flock.submit(VolumeCommand::SetParams { school, params })
     {
         warn!("parameters refused: {e}");
     }

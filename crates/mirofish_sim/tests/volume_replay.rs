@@ -181,3 +181,20 @@ proptest! {
         prop_assert!(recording.replay().is_ok());
     }
 }
+
+#[test]
+fn a_run_changed_only_by_commands_is_its_own_recording() {
+    let config = VolumeConfig { fish: 120, seed: 8, ..VolumeConfig::default() };
+    let mut run = config.start().unwrap();
+    run.run(30);
+    run.submit(VolumeCommand::AddPredator(Predator::new(Vec3::splat(200.0), 150.0))).unwrap();
+    run.run(30);
+    let recording = VolumeRecording::of_run(config.clone(), &run).unwrap();
+    assert_eq!((recording.ticks, recording.commands.len(), recording.checkpoints.len()), (60, 1, 2));
+    assert_eq!(swarm_hash(&recording.replay().unwrap()), swarm_hash(&run));
+    // A fish moved by hand is not in it: the replay says where it parts.
+    run.set(3, Vec3::splat(10.0), Vec3::X).unwrap();
+    run.step();
+    let moved = VolumeRecording::of_run(config, &run).unwrap();
+    assert!(matches!(moved.replay(), Err(ReplayError::Diverged { tick: 61, .. })));
+}

@@ -238,6 +238,21 @@ impl<S: Scenario> RecorderOf<S> {
 }
 
 impl<S: Scenario> RecordingOf<S> {
+    /// The recording of a run that `config` started and that only its
+    /// commands changed since (a game's session, kept by the run itself):
+    /// the start's and the end's state hashes as checkpoints. A run also
+    /// changed another way (a fish moved by hand, a game's force) does not
+    /// replay to its end, and [`RecordingOf::replay`] says so.
+    pub fn of_run(config: S, run: &S::Run) -> Result<Self, ConfigError> {
+        let start = S::hash(&config.start()?);
+        let ticks = S::tick(run);
+        let mut checkpoints = vec![Checkpoint { tick: 0, hash: start }];
+        if ticks > 0 {
+            checkpoints.push(Checkpoint { tick: ticks, hash: S::hash(run) });
+        }
+        Ok(Self { config, commands: S::applied(run).to_vec(), checkpoints, ticks })
+    }
+
     /// The file's text: header line and RON body.
     pub fn to_text(&self) -> String {
         let pretty = ron::ser::PrettyConfig::new().struct_names(false).depth_limit(3);

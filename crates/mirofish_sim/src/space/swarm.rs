@@ -492,6 +492,11 @@ impl<V: Vector> Swarm<V> {
         Ok(self)
     }
 
+    /// The length of a tick (seconds).
+    pub fn dt(&self) -> f32 {
+        self.dt
+    }
+
     /// Sets the step to `dt` seconds from the next tick on.
     pub fn set_dt(&mut self, dt: f32) -> Result<(), ParamError> {
         validate_dt(dt)?;
