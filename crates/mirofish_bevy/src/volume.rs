@@ -354,34 +354,38 @@ impl Command for LoadVolume3d {
     type Out = ();
 
     fn apply(self, world: &mut World) {
-        let Some(tick) = world.get_resource::<Flock3dState>().map(|s| s.flock.tick()) else {
-            log::warn!("MiroFish: LoadVolume3d before MiroFish3dPlugin was added; nothing loaded");
-            return;
-        };
-        let flock = match self.0.start() {
-            Ok(flock) => flock,
-            Err(e) => {
-                let error = match e.root() {
-                    ConfigError::Invalid { error, .. } => error.clone(),
-                    other => ParamError { field: "config", value: f32::NAN, expected: other.to_string() },
-                };
-                return report_in(world, FlockRefusal { tick, what: Refused::Config, error });
-            }
-        };
-        let config = Flock3dConfig {
-            params: self.0.params,
-            tank: self.0.tank,
-            seed: self.0.seed,
-            zones: self.0.zones,
-        };
-        replace_volume(world, flock, config);
-        world.resource_mut::<Flock3dState>().loaded = Some(self.0);
-        sync_fish(world);
+        let built = self.0.start().map_err(|e| match e.root() {
+            ConfigError::Invalid { error, .. } => error.clone(),
+            other => ParamError { field: "config", value: f32::NAN, expected: other.to_string() },
+        });
+        let (params, tank, seed, zones) = (self.0.params, self.0.tank, self.0.seed, self.0.zones);
+        if start_over(world, "LoadVolume3d", built, Flock3dConfig { params, tank, seed, zones }) {
+            world.resource_mut::<Flock3dState>().loaded = Some(self.0);
+            sync_fish(world);
+        }
     }
 }
 
-/// Despawns every fish entity and puts `flock` in their place.
-fn replace_volume(world: &mut World, flock: Flock3d, config: Flock3dConfig) {
+/// Starts the volume over with `built` (from `config`): every fish entity
+/// despawned and the volume replaced; or, if it was refused, a
+/// [`FlockRefusal`] and nothing changed. Whether it started over.
+fn start_over(
+    world: &mut World,
+    command: &str,
+    built: Result<Flock3d, ParamError>,
+    config: Flock3dConfig,
+) -> bool {
+    let Some(tick) = world.get_resource::<Flock3dState>().map(|s| s.flock.tick()) else {
+        log::warn!("MiroFish: {command} before MiroFish3dPlugin was added; nothing changed");
+        return false;
+    };
+    let flock = match built {
+        Ok(flock) => flock,
+        Err(error) => {
+            report_in(world, FlockRefusal { tick, what: Refused::Config, error });
+            return false;
+        }
+    };
     let fish: Vec<Entity> = world.query_filtered::<Entity, With<Boid3d>>().iter(world).collect();
     for entity in fish {
         world.despawn(entity);
@@ -392,6 +396,7 @@ fn replace_volume(world: &mut World, flock: Flock3d, config: Flock3dConfig) {
     state.seen_commands = 0;
     state.loaded = None;
     world.insert_resource(config);
+    true
 }
 
 /// Brings the fish entities in line with the core: an entity for each fish
@@ -551,15 +556,8 @@ impl Command for Restart3d {
     type Out = ();
 
     fn apply(self, world: &mut World) {
-        let Some(tick) = world.get_resource::<Flock3dState>().map(|s| s.flock.tick()) else {
-            log::warn!("MiroFish: Restart3d before MiroFish3dPlugin was added; nothing restarted");
-            return;
-        };
-        let flock = match self.0.build() {
-            Ok(flock) => flock,
-            Err(error) => return report_in(world, FlockRefusal { tick, what: Refused::Config, error }),
-        };
-        replace_volume(world, flock, self.0);
+        let built = self.0.build();
+        start_over(world, "Restart3d", built, self.0);
     }
 }
 

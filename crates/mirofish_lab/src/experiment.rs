@@ -193,6 +193,25 @@ pub fn write_results(
     outcome: &Outcome,
     summary: &RunSummary,
 ) -> Result<(), Error> {
+    write_run(
+        dir,
+        summary,
+        |csv| outcome.log.write_csv(csv),
+        |path| Ok(experiment.config.save(path)?),
+        |path| Ok(outcome.recording.save(path)?),
+    )
+}
+
+/// Writes a run's files into `dir` (created if needed) — `metrics.csv` by
+/// `metrics`, `summary.csv`, `summary.ron`, `config.ron` by `config` and
+/// `run.replay` by `replay` — removing what it made if any of it fails.
+pub(crate) fn write_run(
+    dir: &Path,
+    summary: &RunSummary,
+    metrics: impl FnOnce(std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+    config: impl FnOnce(&Path) -> Result<(), Error>,
+    replay: impl FnOnce(&Path) -> Result<(), Error>,
+) -> Result<(), Error> {
     let mut out = OutDir::create(dir)?;
     let mut create = |name: &str| {
         let path = out.file(name);
@@ -200,12 +219,12 @@ pub fn write_results(
             .map(std::io::BufWriter::new)
             .map_err(|e| format!("{}: {e}", path.display()))
     };
-    outcome.log.write_csv(create("metrics.csv")?)?;
+    metrics(create("metrics.csv")?)?;
     summary.write_csv(create("summary.csv")?)?;
-    experiment.config.save(out.file("config.ron"))?;
+    config(&out.file("config.ron"))?;
     let pretty = ron::ser::PrettyConfig::new().struct_names(false);
     std::fs::write(out.file("summary.ron"), ron::ser::to_string_pretty(summary, pretty)?)?;
-    outcome.recording.save(out.file("run.replay"))?;
+    replay(&out.file("run.replay"))?;
     out.keep();
     Ok(())
 }

@@ -102,27 +102,45 @@ impl Start {
     }
 }
 
+/// How long a run lasts, where its results go, and its command script.
+#[derive(clap::Args)]
+struct Length {
+    /// A RON list of commands, `[(tick: 600, command: AddPredator((...))), ...]`
+    /// (in a volume, its positions have three coordinates).
+    #[arg(long)]
+    commands: Option<PathBuf>,
+    /// Ticks to simulate (60 per simulated second).
+    #[arg(long, default_value_t = 3600)]
+    ticks: u64,
+    /// Ticks left out of the summary.
+    #[arg(long, default_value_t = 600)]
+    warmup: u64,
+    /// Output directory.
+    #[arg(long)]
+    out: PathBuf,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+impl Length {
+    /// Sets the global pool's threads, if asked, and reads the script.
+    fn prepare<C: serde::de::DeserializeOwned>(&self) -> Result<Vec<Stamped<C>>, Error> {
+        if let Some(n) = self.threads {
+            rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
+        }
+        self.commands.as_deref().map_or(Ok(Vec::new()), read_ron)
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Run one experiment and write config.ron, metrics.csv, summary.csv/.ron and run.replay into --out.
     Run {
         #[command(flatten)]
         start: Start,
-        /// A RON list of commands, `[(tick: 600, command: AddPredator((...))), ...]`.
-        #[arg(long)]
-        commands: Option<PathBuf>,
-        /// Ticks to simulate (60 per simulated second).
-        #[arg(long, default_value_t = 3600)]
-        ticks: u64,
-        /// Ticks left out of the summary.
-        #[arg(long, default_value_t = 600)]
-        warmup: u64,
-        /// Output directory.
-        #[arg(long)]
-        out: PathBuf,
-        /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
+        #[command(flatten)]
+        length: Length,
         /// Give the school intent: split it into units that decide where to
         /// go by `rules` (no network) or by a language model (`llm`: an
         /// OpenAI-compatible server from `MIROFISH_LLM_ENDPOINT`,
@@ -145,21 +163,8 @@ enum Cmd {
         /// Overrides the first school's fish count.
         #[arg(long)]
         fish: Option<usize>,
-        /// A RON list of volume commands, `[(tick: 600, command: AddPredator((...))), ...]`.
-        #[arg(long)]
-        commands: Option<PathBuf>,
-        /// Ticks to simulate (60 per simulated second).
-        #[arg(long, default_value_t = 3600)]
-        ticks: u64,
-        /// Ticks left out of the summary.
-        #[arg(long, default_value_t = 600)]
-        warmup: u64,
-        /// Output directory.
-        #[arg(long)]
-        out: PathBuf,
-        /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
+        #[command(flatten)]
+        length: Length,
     },
     /// Replay a recorded run (on a plane or in a volume) and check every checkpoint's state hash.
     Replay {
@@ -304,15 +309,10 @@ fn progress_bar(len: u64, what: &str) -> ProgressBar {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
-        Cmd::Run { start, commands, ticks, warmup, out, threads, decide, units } => {
-            if let Some(n) = threads {
-                rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
-            }
+        Cmd::Run { start, length, decide, units } => {
+            let script: Vec<Stamped> = length.prepare()?;
+            let Length { ticks, warmup, out, .. } = length;
             let config = start.load()?;
-            let script: Vec<Stamped> = match &commands {
-                Some(path) => read_ron(path)?,
-                None => Vec::new(),
-            };
             let experiment = Experiment::new(config, ticks, warmup).with_commands(script);
             let bar = progress_bar(ticks, "ticks");
             let clock = Instant::now();
@@ -362,10 +362,9 @@ fn run(cli: Cli) -> Result<(), Error> {
                 );
             }
         }
-        Cmd::Volume { config, seed, fish, commands, ticks, warmup, out, threads } => {
-            if let Some(n) = threads {
-                rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
-            }
+        Cmd::Volume { config, seed, fish, length } => {
+            let script: Vec<Stamped<VolumeCommand>> = length.prepare()?;
+            let Length { ticks, warmup, out, .. } = length;
             let mut config = match &config {
                 Some(path) => VolumeConfig::load(path)?,
                 None => VolumeConfig::default(),
@@ -373,10 +372,6 @@ fn run(cli: Cli) -> Result<(), Error> {
             config.seed = seed.unwrap_or(config.seed);
             config.fish = fish.unwrap_or(config.fish);
             config.validate()?;
-            let script: Vec<Stamped<VolumeCommand>> = match &commands {
-                Some(path) => read_ron(path)?,
-                None => Vec::new(),
-            };
             let every = config.metrics_every;
             let experiment = VolumeExperiment::new(config, ticks, warmup).with_commands(script);
             let bar = progress_bar(ticks, "ticks");

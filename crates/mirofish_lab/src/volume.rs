@@ -10,8 +10,7 @@ use mirofish_sim::space::{SwarmMetrics, VolumeCommand};
 use mirofish_sim::{Vec3, VolumeConfig, VolumeRecorder, VolumeRecording};
 
 use crate::Error;
-use crate::experiment::{RunSummary, summarize_table};
-use crate::out_dir::OutDir;
+use crate::experiment::{RunSummary, summarize_table, write_run};
 
 /// The columns of a volume's metrics, in the order of [`values`].
 pub const VOLUME_COLUMNS: [&str; 13] = [
@@ -138,21 +137,13 @@ impl VolumeExperiment {
         outcome: &VolumeOutcome,
         summary: &RunSummary,
     ) -> Result<(), Error> {
-        let mut out = OutDir::create(dir)?;
-        let mut create = |name: &str| {
-            let path = out.file(name);
-            std::fs::File::create(&path)
-                .map(std::io::BufWriter::new)
-                .map_err(|e| format!("{}: {e}", path.display()))
-        };
-        outcome.write_csv(create("metrics.csv")?)?;
-        summary.write_csv(create("summary.csv")?)?;
-        self.config.save(out.file("config.ron"))?;
-        let pretty = ron::ser::PrettyConfig::new().struct_names(false);
-        std::fs::write(out.file("summary.ron"), ron::ser::to_string_pretty(summary, pretty)?)?;
-        outcome.recording.save(out.file("run.replay"))?;
-        out.keep();
-        Ok(())
+        write_run(
+            dir,
+            summary,
+            |csv| outcome.write_csv(csv),
+            |path| Ok(self.config.save(path)?),
+            |path| Ok(outcome.recording.save(path)?),
+        )
     }
 }
 

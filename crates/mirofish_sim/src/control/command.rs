@@ -203,18 +203,10 @@ impl FlockCommand {
             }
             FlockCommand::SetBoundary(b) => tank.boundary = *b,
             FlockCommand::AddPredator(p) => scene.predators.push(*p),
-            FlockCommand::RemovePredator(i) => {
-                if *i < scene.predators.len() {
-                    scene.predators.remove(*i);
-                }
-            }
+            FlockCommand::RemovePredator(i) => remove_at(&mut scene.predators, *i),
             FlockCommand::ClearPredators => scene.predators.clear(),
             FlockCommand::AddObstacle(o) => scene.obstacles.push(*o),
-            FlockCommand::RemoveObstacle(i) => {
-                if *i < scene.obstacles.len() {
-                    scene.obstacles.remove(*i);
-                }
-            }
+            FlockCommand::RemoveObstacle(i) => remove_at(&mut scene.obstacles, *i),
             FlockCommand::ClearObstacles => scene.obstacles.clear(),
             FlockCommand::SetGoal(g) => scene.goal = *g,
             FlockCommand::SetSchoolGoal { school, goal } => {
@@ -257,6 +249,14 @@ pub fn scene_commands(scene: &Scene) -> Vec<FlockCommand> {
     let predators = scene.predators.iter().map(|p| FlockCommand::AddPredator(*p));
     let route = scene.route.clone().map(|r| FlockCommand::SetRoute(Some(r)));
     rocks.chain(predators).chain(route).collect()
+}
+
+/// Removes the item at `index` (later ones move down); an index past the
+/// end removes nothing.
+pub(crate) fn remove_at<T>(items: &mut Vec<T>, index: usize) {
+    if index < items.len() {
+        items.remove(index);
+    }
 }
 
 /// Checks a group number: below [`MAX_GROUPS`].

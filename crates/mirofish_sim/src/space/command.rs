@@ -17,9 +17,9 @@
 use glam::Vec3;
 
 use super::{Swarm, Vector, Zones};
-use crate::control::command::{Command, MAX_SPAWN};
+use crate::control::command::{Command, MAX_SPAWN, remove_at};
 use crate::world::params::{FlockParams, MAX_LENGTH, ParamError, Range, check};
-use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, point};
+use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, point, set_goal_entry};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A command to a school in a volume.
@@ -150,31 +150,14 @@ impl<V: Vector> SwarmCommand<V> {
             SwarmCommand::SetBoundary(boundary) => swarm.tank.boundary = *boundary,
             SwarmCommand::SetZones(zones) => swarm.zones = *zones,
             SwarmCommand::AddPredator(p) => around.predators.push(*p),
-            SwarmCommand::RemovePredator(i) => {
-                if *i < around.predators.len() {
-                    around.predators.remove(*i);
-                }
-            }
+            SwarmCommand::RemovePredator(i) => remove_at(&mut around.predators, *i),
             SwarmCommand::ClearPredators => around.predators.clear(),
             SwarmCommand::AddObstacle(o) => around.obstacles.push(*o),
-            SwarmCommand::RemoveObstacle(i) => {
-                if *i < around.obstacles.len() {
-                    around.obstacles.remove(*i);
-                }
-            }
+            SwarmCommand::RemoveObstacle(i) => remove_at(&mut around.obstacles, *i),
             SwarmCommand::ClearObstacles => around.obstacles.clear(),
             SwarmCommand::SetGoal(goal) => around.goal = *goal,
             SwarmCommand::SetSchoolGoal { school, goal } => {
-                let goals = &mut around.school_goals;
-                let school = usize::from(*school);
-                if goals.len() <= school {
-                    goals.resize(school + 1, None);
-                }
-                goals[school] = *goal;
-                // No trailing empty entries: the same goals, the same state.
-                while goals.last() == Some(&None) {
-                    goals.pop();
-                }
+                set_goal_entry(&mut around.school_goals, usize::from(*school), *goal)
             }
             SwarmCommand::SetAttractor(a) => around.attractor = *a,
             SwarmCommand::SetRoute(route) => around.route = route.clone(),
@@ -333,7 +316,7 @@ mod tests {
         swarm.submit(VolumeCommand::SetSchoolGoal { school: 2, goal: None }).unwrap();
         swarm.submit(VolumeCommand::SetZones(None)).unwrap();
         swarm.step();
-        assert!(swarm.surroundings().school_goals.is_empty());
+        assert_eq!(swarm.surroundings().school_goals, [None, None, None]);
         assert!(swarm.zones().is_none());
     }
 }

@@ -61,7 +61,7 @@ impl<V: Vector> Obstacle<V> {
 
 /// Sets (or clears) entry `index` of a goal table (per school or per
 /// group), growing it only to hold a goal.
-pub fn set_goal_entry(goals: &mut Vec<Option<Goal>>, index: usize, goal: Option<Goal>) {
+pub fn set_goal_entry<V: Vector>(goals: &mut Vec<Option<Goal<V>>>, index: usize, goal: Option<Goal<V>>) {
     if index >= goals.len() {
         if goal.is_none() {
             return;
