@@ -488,3 +488,19 @@ fn a_tick_run_stage_by_stage_gives_the_bits_of_a_whole_tick() {
     assert!(staged.surroundings().predators.is_empty());
     assert_eq!(staged.applied()[0].tick, 21);
 }
+
+#[test]
+fn fish_added_between_stages_join_at_the_next_tick() {
+    use mirofish_sim::space::TickStage;
+    let tank = Tank3d::for_mean_neighbours_3d(300, 45.0, 7.0);
+    let mut flock = Flock3d::new(FlockParams::default(), tank, 300, 3).unwrap();
+    for stage in [TickStage::Commands, TickStage::SpatialIndex, TickStage::Forces, TickStage::Clamp] {
+        flock.run_to(stage);
+        flock.spawn_school(0, 10, stage as u64).unwrap();
+        flock.add_school(FlockParams::default(), 5, 9).unwrap();
+    }
+    flock.run(30);
+    assert_eq!(flock.len(), 360);
+    check(&flock, "fish added mid-tick");
+    assert_eq!(flock.metrics().fish, 360);
+}

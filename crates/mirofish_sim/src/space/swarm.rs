@@ -873,7 +873,9 @@ impl<V: Vector> Swarm<V> {
                     let slot = c * CHUNK + k;
                     let (name, school) = (u64::from(id[slot]), usize::from(school[slot]));
                     let p = &params[school];
-                    let kick = kicks[slot];
+                    // A fish added after this tick's forces (between two
+                    // stages) has none: it coasts until the next tick.
+                    let kick = kicks.get(slot).copied().unwrap_or_default();
                     if let Some(z) = &zones {
                         // Constant speed, bounded turn towards the wish
                         // (or the heading, when the fish saw nobody),
