@@ -4,7 +4,7 @@
 //! start for each of its four states.
 //!
 //! Couzin's states show best with a few hundred fish started in a ball, as
-//! in the paper: a preset restarts the volume that way ([`Restart3d`]);
+//! in the paper: a preset restarts the volume that way ([`LoadVolume3d`]);
 //! the orientation zone's slider then walks the school between the states
 //! live, and back — where a school coming down from parallel stays
 //! parallel at a width that turned a swarm into a torus.
@@ -16,6 +16,7 @@ use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::volume::*;
 use mirofish_sim::space::{CollectiveState, SwarmCommand, SwarmMetrics, VolumeCommand, Zones};
+use mirofish_sim::control::volume::Ball;
 use mirofish_sim::{FlockParams, VolumeConfig, VolumeSchool};
 
 use crate::aquarium::panel::knob_sliders;
@@ -128,17 +129,28 @@ pub fn quick_school() -> FlockParams {
     FlockParams { max_speed: 150.0, perception_radius: 50.0, ..FlockParams::default() }
 }
 
-/// Starts the volume over as `start` asks: the base configuration with the
-/// rules' two schools, or [`COUZIN_FISH`] fish under the start's zones
-/// gathered into a ball in the middle of the tank.
+/// Starts the volume over as `start` asks ([`start_config`]).
 pub fn restart(commands: &mut Commands, panel: &Panel3d, start: Start) {
-    match start.orientation_width().map(aquarium_zones) {
-        None => commands.queue(LoadVolume3d(rules_start(panel))),
-        Some(zones) => {
-            commands.queue(Restart3d(Flock3dConfig { zones: Some(zones), ..panel.base.clone() }));
-            commands.queue(SpawnSchool3d::new(COUZIN_FISH));
-            commands.queue(move |world: &mut World| gather(world, zones));
-        }
+    commands.queue(LoadVolume3d(start_config(panel, start)));
+}
+
+/// The configuration a start loads: [`rules_start`], or [`COUZIN_FISH`]
+/// fish under the start's zones in a ball in the middle of the tank.
+pub fn start_config(panel: &Panel3d, start: Start) -> VolumeConfig {
+    let Some(zones) = start.orientation_width().map(aquarium_zones) else { return rules_start(panel) };
+    let tank = panel.base.tank;
+    // A little wider than the fish need when packed at the repulsion
+    // distance: the paper's start.
+    let radius = (zones.repulsion * (COUZIN_FISH as f32).cbrt()).min(tank.size().min_element() * 0.45);
+    let centre = (tank.min + tank.max) * 0.5;
+    VolumeConfig {
+        fish: COUZIN_FISH,
+        seed: panel.base.seed,
+        params: panel.base.params,
+        tank,
+        zones: Some(zones),
+        ball: Some(Ball { centre, radius }),
+        ..VolumeConfig::default()
     }
 }
 
@@ -155,30 +167,6 @@ pub fn rules_start(panel: &Panel3d) -> VolumeConfig {
         tank: panel.base.tank,
         schools: vec![quick],
         ..VolumeConfig::default()
-    }
-}
-
-/// Moves every fish into a ball in the tank's middle, a little wider than
-/// the fish need when packed at the repulsion distance, keeping each
-/// one's heading: the paper's start.
-fn gather(world: &mut World, zones: Zones) {
-    let mut state = world.resource_mut::<Flock3dState>();
-    let flock = &mut state.flock;
-    let tank = *flock.tank();
-    let (centre, half) = ((tank.min + tank.max) * 0.5, tank.size() * 0.5);
-    let ball = (zones.repulsion * (flock.len() as f32).cbrt() * 0.8).min(half.min_element() * 0.9);
-    let fish: Vec<(u32, Vec3, Vec3)> = flock
-        .ids()
-        .iter()
-        .zip(flock.positions().iter().zip(flock.velocities()))
-        .map(|(&id, (&p, &v))| (id, p, v))
-        .collect();
-    for (id, p, v) in fish {
-        // Scattered over the box: squeeze the box into the ball.
-        let q = centre + (p - centre) / half * ball;
-        if let Err(e) = flock.set(id, q, v) {
-            warn!("gathering fish {id}: {e}");
-        }
     }
 }
 
@@ -274,8 +262,8 @@ fn panel(
 /// A button that saves the session as a replay, when it can be replayed.
 fn save_replay(ui: &mut egui::Ui, state: &Flock3dState) {
     if state.loaded().is_none() {
-        // Couzin's starts gather the fish by hand, which no command does.
-        ui.label("(a Couzin start cannot be saved as a replay)");
+        // Started some other way than from a configuration.
+        ui.label("(this start cannot be saved as a replay)");
         return;
     }
     if !ui.button(format!("save replay ({REPLAY_FILE})")).clicked() {
@@ -373,5 +361,13 @@ mod tests {
         let widths: Vec<f32> = Start::ALL.iter().filter_map(|s| s.orientation_width()).collect();
         assert!(widths.windows(2).all(|w| w[0] < w[1]), "{widths:?}");
         quick_school().validate().unwrap();
+        // Every start loads: a valid configuration in the aquarium's tank.
+        let tank = mirofish_sim::Tank3d::centered(Vec3::new(1400.0, 600.0, 900.0));
+        let panel = Panel3d::new(Flock3dConfig { tank, ..default() }, 4000);
+        for start in Start::ALL {
+            let config = start_config(&panel, start);
+            config.validate().unwrap();
+            assert_eq!(config.zones.is_some(), start.orientation_width().is_some());
+        }
     }
 }

@@ -25,9 +25,11 @@ use std::path::Path;
 use crate::control::config::{ConfigError, check_counts, check_run, check_school};
 use crate::observe::metrics::DEFAULT_EVERY;
 use crate::rules::noise::mix64;
+use crate::space::swarm::check_ball;
 use crate::space::{Flock3d, Surroundings3d, Zones};
 use crate::world::params::{DEFAULT_DT, FlockParams};
 use crate::world::tank::Tank3d;
+use glam::Vec3;
 
 /// Everything that defines a run in a volume, apart from the commands
 /// sent during it ([`crate::space::VolumeCommand`]).
@@ -59,6 +61,20 @@ pub struct VolumeConfig {
     /// `None`: the viewer's own. The simulation never reads it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub colour: Option<[f32; 3]>,
+    /// Start every fish in this ball instead of scattered over the tank: a
+    /// packed start, as in Couzin's experiments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ball: Option<Ball>,
+}
+
+/// A ball to start the fish in ([`VolumeConfig::ball`]).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ball {
+    /// Its centre, inside the tank.
+    pub centre: Vec3,
+    /// Its radius (the ball is clipped to the tank).
+    pub radius: f32,
 }
 
 /// A school beyond the first in a [`VolumeConfig`].
@@ -90,6 +106,7 @@ impl Default for VolumeConfig {
             leaders: 0,
             schools: Vec::new(),
             colour: None,
+            ball: None,
         }
     }
 }
@@ -109,6 +126,9 @@ impl VolumeConfig {
         check_run(self.metrics_every, self.dt, &self.params)?;
         self.tank.validate().map_err(section(""))?;
         self.surroundings.validate(&self.tank).map_err(section("surroundings"))?;
+        if let Some(ball) = &self.ball {
+            check_ball(ball.centre, ball.radius, &self.tank).map_err(section(""))?;
+        }
         self.zones.as_ref().map_or(Ok(()), Zones::validate).map_err(section(""))
     }
 
@@ -126,9 +146,9 @@ impl VolumeConfig {
     }
 
     /// Builds the run: the surroundings first, then each school scattered
-    /// over the tank outside the rocks (school 0 from the run's seed,
-    /// school `k` from a seed derived from it and `k`) with its first
-    /// `leaders` fish leading.
+    /// over the tank (or the [`VolumeConfig::ball`]) outside the rocks
+    /// (school 0 from the run's seed, school `k` from a seed derived from it
+    /// and `k`) with its first `leaders` fish leading.
     pub fn start(&self) -> Result<Flock3d, ConfigError> {
         self.validate()?;
         let invalid = |error| ConfigError::Invalid { section: "", error };
@@ -139,12 +159,13 @@ impl VolumeConfig {
         swarm.set_zones(self.zones).map_err(invalid)?;
         for (k, school) in self.all_schools().enumerate() {
             let first = swarm.len() as u32;
-            if k == 0 {
-                swarm.spawn_school(0, school.fish, self.seed).map_err(invalid)?;
-            } else {
-                let seed = mix64(self.seed ^ mix64(k as u64));
-                swarm.add_school(school.params, school.fish, seed).map_err(invalid)?;
+            let seed = if k == 0 { self.seed } else { mix64(self.seed ^ mix64(k as u64)) };
+            let index = if k == 0 { 0 } else { swarm.add_school(school.params, 0, seed).map_err(invalid)? };
+            match self.ball {
+                None => swarm.spawn_school(index, school.fish, seed),
+                Some(ball) => swarm.spawn_ball(index, school.fish, seed, (ball.centre, ball.radius)),
             }
+            .map_err(invalid)?;
             for id in first..first + school.leaders as u32 {
                 swarm.set_leader(id, true).map_err(invalid)?;
             }
@@ -179,7 +200,6 @@ mod tests {
     use super::*;
     use crate::space::swarm_hash;
     use crate::world::scene::{Obstacle, Predator};
-    use glam::Vec3;
 
     fn two_schools() -> VolumeConfig {
         let mut config = VolumeConfig { fish: 120, leaders: 5, seed: u64::MAX, ..VolumeConfig::default() };
@@ -240,6 +260,29 @@ mod tests {
         assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
         let err = VolumeConfig::from_ron("(heading: Some(1.0))").unwrap_err();
         assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn a_ball_start_packs_every_school_into_the_ball() {
+        let centre = Vec3::new(100.0, -50.0, 20.0);
+        let ball = Ball { centre, radius: 80.0 };
+        let mut config = two_schools();
+        config.surroundings.obstacles.clear();
+        config.ball = Some(ball);
+        let swarm = VolumeConfig::from_ron(&config.to_ron()).unwrap().start().unwrap();
+        assert_eq!(swarm.len(), 150);
+        assert!(swarm.positions().iter().all(|p| p.distance(centre) <= 80.0 + 1e-3));
+        // Both schools fill it, not one side of it.
+        for school in [0, 1] {
+            let (sum, n) = (0..swarm.len())
+                .filter(|&s| swarm.schools()[s] == school)
+                .fold((Vec3::ZERO, 0.0), |(sum, n), s| (sum + swarm.positions()[s], n + 1.0));
+            assert!((sum / n).distance(centre) < 30.0, "school {school}");
+        }
+        let outside = VolumeConfig { ball: Some(Ball { centre: Vec3::splat(5000.0), radius: 1.0 }), ..config.clone() };
+        assert_eq!(outside.validate().unwrap_err().field().as_deref(), Some("ball.centre"));
+        let negative = VolumeConfig { ball: Some(Ball { centre, radius: -1.0 }), ..config };
+        assert_eq!(negative.validate().unwrap_err().field().as_deref(), Some("ball.radius"));
     }
 
     #[test]

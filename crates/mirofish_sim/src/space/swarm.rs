@@ -302,6 +302,33 @@ impl<V: Vector> Swarm<V> {
     /// Adds `count` fish to an existing `school`, scattered as in
     /// [`Swarm::new`] from `seed`; returns the id of the first.
     pub fn spawn_school(&mut self, school: u16, count: usize, seed: u64) -> Result<u32, ParamError> {
+        self.spawn_school_in(school, count, seed, None)
+    }
+
+    /// Adds `count` fish to an existing `school`, spread uniformly over the
+    /// ball of `radius` about `centre` (a point inside the tank; the ball
+    /// clipped to the tank, the fish pushed out of the rocks), heading every
+    /// way, from `seed`: a packed start, such as Couzin's. Returns the id
+    /// of the first.
+    pub fn spawn_ball(
+        &mut self,
+        school: u16,
+        count: usize,
+        seed: u64,
+        (centre, radius): (V, f32),
+    ) -> Result<u32, ParamError> {
+        check_ball(centre, radius, &self.tank)?;
+        self.spawn_school_in(school, count, seed, Some((centre, radius)))
+    }
+
+    /// [`Swarm::spawn_school`], over the tank or a ball.
+    fn spawn_school_in(
+        &mut self,
+        school: u16,
+        count: usize,
+        seed: u64,
+        ball: Option<(V, f32)>,
+    ) -> Result<u32, ParamError> {
         if usize::from(school) >= self.params.len() {
             return Err(ParamError {
                 field: "school",
@@ -310,7 +337,7 @@ impl<V: Vector> Swarm<V> {
             });
         }
         let first = self.len() as u32;
-        self.spawn(school, count, seed).map(|()| first)
+        self.spawn_in(school, count, seed, ball).map(|()| first)
     }
 
     /// Puts fish `id` at `position` (inside the tank) moving with
@@ -949,6 +976,25 @@ impl<V: Vector> Swarm<V> {
             react::move_predator(predator, prey, &self.tank, self.dt);
         }
     }
+}
+
+/// Checks a ball to start fish in: its centre inside `tank`, its radius
+/// finite and not negative.
+pub(crate) fn check_ball<V: Vector>(centre: V, radius: f32, tank: &TankOf<V>) -> Result<(), ParamError> {
+    point("ball.centre", centre)?;
+    crate::world::params::check(
+        "ball.radius",
+        radius,
+        crate::world::params::Range::NonNegative(crate::world::params::MAX_LENGTH),
+    )?;
+    if !tank.contains(centre) {
+        return Err(ParamError {
+            field: "ball.centre",
+            value: centre.length(),
+            expected: "a point inside the tank".into(),
+        });
+    }
+    Ok(())
 }
 
 /// Puts a fish that moved to `p` with velocity `v` back inside the tank
