@@ -15,8 +15,8 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::volume::*;
-use mirofish_sim::space::{CollectiveState, SwarmCommand, SwarmMetrics, VolumeCommand, Zones};
 use mirofish_sim::control::volume::Ball;
+use mirofish_sim::space::{CollectiveState, SwarmCommand, SwarmMetrics, VolumeCommand, Zones};
 use mirofish_sim::{FlockParams, VolumeConfig, VolumeSchool};
 
 use crate::aquarium::panel::knob_sliders;

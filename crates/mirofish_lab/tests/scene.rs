@@ -5,7 +5,9 @@
 //! moment) is not held yet: schools meeting at the walls crowd to a few
 //! dozen neighbours for a while. The leaders' scene,
 //! `assets/scenes/leaders.ron`: the leaders go round their route and the
-//! school goes with them, round the rocks.
+//! school goes with them, round the rocks. The volume's scenes,
+//! `assets/scenes/torus.ron` and `volume.ron`: a torus forms, the schools
+//! and leaders start as written.
 
 use mirofish_sim::{ExperimentConfig, Metrics, Simulation};
 
@@ -81,4 +83,30 @@ fn the_leaders_take_the_school_round_the_rocks() {
     // followers spread all over would stay there.
     assert!(turned.abs() > core::f32::consts::PI, "the followers' centre turned {turned} rad");
     assert!(away >= 40, "the followers' centre was away from the middle {away} s of 60");
+}
+
+fn load_volume(name: &str) -> mirofish_sim::VolumeConfig {
+    let path = format!("{}/../../assets/scenes/{name}", env!("CARGO_MANIFEST_DIR"));
+    mirofish_sim::VolumeConfig::load(path).expect("the volume scene loads")
+}
+
+/// `assets/scenes/torus.ron`: Couzin's torus from a ball — after a minute
+/// the school mills round its centre and is not a parallel group.
+#[test]
+fn the_torus_scene_mills_within_a_minute() {
+    let mut swarm = load_volume("torus.ron").start().unwrap();
+    swarm.run(3600);
+    let m = swarm.metrics();
+    assert!(m.milling > 0.7 && m.polarization < 0.4, "{m:?}");
+}
+
+/// `assets/scenes/volume.ron`: two schools, leaders on a route, rocks.
+#[test]
+fn the_volume_scene_starts_its_schools_and_leaders() {
+    let config = load_volume("volume.ron");
+    let mut swarm = config.start().unwrap();
+    assert_eq!(swarm.len(), config.total_fish());
+    assert_eq!(swarm.leaders().iter().filter(|&&l| l).count(), config.leaders);
+    swarm.run(120);
+    assert!(swarm.positions().iter().all(|p| p.is_finite() && swarm.tank().contains(*p)));
 }

@@ -279,7 +279,8 @@ mod tests {
                 .fold((Vec3::ZERO, 0.0), |(sum, n), s| (sum + swarm.positions()[s], n + 1.0));
             assert!((sum / n).distance(centre) < 30.0, "school {school}");
         }
-        let outside = VolumeConfig { ball: Some(Ball { centre: Vec3::splat(5000.0), radius: 1.0 }), ..config.clone() };
+        let outside =
+            VolumeConfig { ball: Some(Ball { centre: Vec3::splat(5000.0), radius: 1.0 }), ..config.clone() };
         assert_eq!(outside.validate().unwrap_err().field().as_deref(), Some("ball.centre"));
         let negative = VolumeConfig { ball: Some(Ball { centre, radius: -1.0 }), ..config };
         assert_eq!(negative.validate().unwrap_err().field().as_deref(), Some("ball.radius"));
