@@ -30,12 +30,10 @@ use mirofish_lab::sweep::{SWEEP_METRICS, Sweep, by_value, linspace, write_csv};
 use mirofish_lab::turn::TurnResponse;
 use mirofish_lab::volume::VolumeExperiment;
 use mirofish_sim::control::command::Stamped;
-use mirofish_sim::control::replay::space_of;
+use mirofish_sim::control::replay::{RecordingOf, Scenario, space_of};
 use mirofish_sim::observe::health::Health;
-use mirofish_sim::space::{VolumeCommand, swarm_hash};
-use mirofish_sim::{
-    ExperimentConfig, Preset, Recording, VolumeConfig, VolumeRecording, state_hash, with_auto_radius,
-};
+use mirofish_sim::space::VolumeCommand;
+use mirofish_sim::{ExperimentConfig, Preset, VolumeConfig, with_auto_radius};
 
 #[derive(Parser)]
 #[command(
@@ -389,34 +387,10 @@ fn run(cli: Cli) -> Result<(), Error> {
             );
             print_summary(&summary);
         }
-        Cmd::Replay { file } if replay_space(&file)? == Some("volume".to_owned()) => {
-            let recording = VolumeRecording::load(&file)?;
-            let bar = progress_bar(recording.ticks, "replay");
-            let end = recording.replay()?;
-            bar.finish_and_clear();
-            println!(
-                "{}: a volume, {} ticks, {} commands, {} checkpoints identical; final state hash {:016x}",
-                file.display(),
-                recording.ticks,
-                recording.commands.len(),
-                recording.checkpoints.len(),
-                swarm_hash(&end)
-            );
-        }
-        Cmd::Replay { file } => {
-            let recording = Recording::load(&file)?;
-            let bar = progress_bar(recording.ticks, "replay");
-            let sim = recording.replay()?;
-            bar.finish_and_clear();
-            println!(
-                "{}: {} ticks, {} commands, {} checkpoints identical; final state hash {:016x}",
-                file.display(),
-                recording.ticks,
-                recording.commands.len(),
-                recording.checkpoints.len(),
-                state_hash(&sim.flock)
-            );
-        }
+        Cmd::Replay { file } => match replay_space(&file)?.as_deref() {
+            Some("volume") => replay::<VolumeConfig>(&file, "in a volume")?,
+            _ => replay::<ExperimentConfig>(&file, "on a plane")?,
+        },
         Cmd::Sweep { start, param, from, to, steps, seeds, ticks, warmup, out } => {
             let sweep = Sweep {
                 base: start.load()?,
@@ -527,6 +501,24 @@ fn print_summary(summary: &mirofish_lab::experiment::RunSummary) {
             m.autocorrelation_ticks
         );
     }
+}
+
+/// The `replay` command: runs a recorded run again and prints what it
+/// checked.
+fn replay<S: Scenario>(file: &Path, space: &str) -> Result<(), Error> {
+    let recording = RecordingOf::<S>::load(file)?;
+    let bar = progress_bar(recording.ticks, "replay");
+    let end = recording.replay()?;
+    bar.finish_and_clear();
+    println!(
+        "{}: a run {space}, {} ticks, {} commands, {} checkpoints identical; final state hash {:016x}",
+        file.display(),
+        recording.ticks,
+        recording.commands.len(),
+        recording.checkpoints.len(),
+        S::hash(&end)
+    );
+    Ok(())
 }
 
 /// Reads a RON file (a command script), the error naming the file.

@@ -223,7 +223,7 @@ fn a_volume_run_writes_its_results_and_its_replay_checks_out() {
     let recording = mirofish_sim::VolumeRecording::load(out.join("run.replay")).unwrap();
     assert_eq!(recording.commands.len(), 2);
     let (ok, stdout, stderr) = lab(&["replay", out.join("run.replay").to_str().unwrap()]);
-    assert!(ok && stdout.contains("a volume") && stdout.contains("identical"), "{stdout}\n{stderr}");
+    assert!(ok && stdout.contains("in a volume") && stdout.contains("identical"), "{stdout}\n{stderr}");
     // A plane's scene is not a volume's: refused with the file and line.
     let plane = repo().join("assets/scenes/leaders.ron");
     let (ok, _, stderr) =

@@ -132,11 +132,7 @@ impl FlockCommand {
             FlockCommand::SetGoal(Some(g)) => g.validate(),
             FlockCommand::SetAttractor(Some(a)) => a.validate(),
             FlockCommand::SetRoute(Some(r)) => r.validate(),
-            FlockCommand::SpawnFish { count, centre, radius } => {
-                check("spawn.count", *count as f32, Range::Closed(0.0, MAX_SPAWN as f32))?;
-                point("spawn.centre", *centre)?;
-                check("spawn.radius", *radius, Range::NonNegative(MAX_LENGTH))
-            }
+            FlockCommand::SpawnFish { count, centre, radius } => check_spawn(*count, *centre, *radius),
             FlockCommand::FormGroups { first, count, .. } => {
                 let last = f32::from(*first) + f32::from(*count);
                 check("groups.first + groups.count", last, Range::Closed(0.0, MAX_GROUPS as f32))
@@ -249,6 +245,18 @@ pub fn scene_commands(scene: &Scene) -> Vec<FlockCommand> {
     let predators = scene.predators.iter().map(|p| FlockCommand::AddPredator(*p));
     let route = scene.route.clone().map(|r| FlockCommand::SetRoute(Some(r)));
     rocks.chain(predators).chain(route).collect()
+}
+
+/// Checks a spawn: at most [`MAX_SPAWN`] fish, a finite centre, a radius
+/// not negative.
+pub(crate) fn check_spawn<V: crate::space::Vector>(
+    count: usize,
+    centre: V,
+    radius: f32,
+) -> Result<(), ParamError> {
+    check("spawn.count", count as f32, Range::Closed(0.0, MAX_SPAWN as f32))?;
+    point("spawn.centre", centre)?;
+    check("spawn.radius", radius, Range::NonNegative(MAX_LENGTH))
 }
 
 /// Removes the item at `index` (later ones move down); an index past the

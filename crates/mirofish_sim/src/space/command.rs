@@ -17,9 +17,9 @@
 use glam::Vec3;
 
 use super::{Swarm, Vector, Zones};
-use crate::control::command::{Command, MAX_SPAWN, remove_at};
-use crate::world::params::{FlockParams, MAX_LENGTH, ParamError, Range, check};
-use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, point, set_goal_entry};
+use crate::control::command::{Command, MAX_SPAWN, check_spawn, remove_at};
+use crate::world::params::{FlockParams, ParamError, Range, check};
+use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, set_goal_entry};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A command to a school in a volume.
@@ -110,11 +110,7 @@ impl<V: Vector> SwarmCommand<V> {
             }
             SwarmCommand::SetAttractor(Some(a)) => a.validate(),
             SwarmCommand::SetRoute(Some(r)) => r.validate(),
-            SwarmCommand::SpawnFish { count, centre, radius, .. } => {
-                check("spawn.count", *count as f32, Range::Closed(0.0, MAX_SPAWN as f32))?;
-                point("spawn.centre", *centre)?;
-                check("spawn.radius", *radius, Range::NonNegative(MAX_LENGTH))
-            }
+            SwarmCommand::SpawnFish { count, centre, radius, .. } => check_spawn(*count, *centre, *radius),
             SwarmCommand::SetLeaders { fish, .. } => {
                 check("leaders.fish", fish.len() as f32, Range::Closed(0.0, MAX_SPAWN as f32))
             }
