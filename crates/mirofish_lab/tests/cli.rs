@@ -224,11 +224,11 @@ fn a_volume_run_writes_its_results_and_its_replay_checks_out() {
     assert_eq!(recording.commands.len(), 2);
     let (ok, stdout, stderr) = lab(&["replay", out.join("run.replay").to_str().unwrap()]);
     assert!(ok && stdout.contains("in a volume") && stdout.contains("identical"), "{stdout}\n{stderr}");
-    // A plane's scene is not a volume's: refused with the file and line.
+    // A plane's scene is not a volume's: refused, naming the file and what it is.
     let plane = repo().join("assets/scenes/leaders.ron");
     let (ok, _, stderr) =
         lab(&["volume", "--config", plane.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert!(!ok && stderr.contains("leaders.ron") && stderr.contains("line"), "{stderr}");
+    assert!(!ok && stderr.contains("leaders.ron") && stderr.contains("on a plane"), "{stderr}");
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_file(&script);
 }

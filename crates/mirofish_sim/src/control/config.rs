@@ -162,7 +162,7 @@ impl ExperimentConfig {
 
     /// Parses and validates RON text.
     pub fn from_ron(text: &str) -> Result<Self, ConfigError> {
-        from_ron(text, Self::validate)
+        from_ron(text, Self::validate).map_err(|e| in_other_space::<crate::VolumeConfig>(e, text, "volume"))
     }
 
     /// The configuration as pretty RON, every field written out.
@@ -261,6 +261,19 @@ pub(crate) fn from_ron<T: serde::de::DeserializeOwned>(
     Ok(config)
 }
 
+/// `error`, or, if it is a syntax error and `text` is a configuration of
+/// type `Other` (of the other space), the error that says so.
+pub(crate) fn in_other_space<Other: serde::de::DeserializeOwned>(
+    error: ConfigError,
+    text: &str,
+    found: &'static str,
+) -> ConfigError {
+    match error {
+        ConfigError::Parse { .. } if ron::from_str::<Other>(text).is_ok() => ConfigError::Space { found },
+        error => error,
+    }
+}
+
 /// A configuration as pretty RON, every field written out.
 pub(crate) fn to_ron<T: serde::Serialize>(config: &T) -> String {
     let pretty = ron::ser::PrettyConfig::new().struct_names(false).depth_limit(4);
@@ -320,6 +333,13 @@ pub enum ConfigError {
     },
     /// The text is a MiroFish replay, not a configuration.
     Replay,
+    /// The text is a configuration of the other space: a school in a
+    /// volume ([`crate::VolumeConfig`]) read as one on a plane, or the
+    /// other way round.
+    Space {
+        /// The space the text describes: `plane` or `volume`.
+        found: &'static str,
+    },
     /// Any of the above, in this file.
     InFile {
         /// The file.
@@ -372,6 +392,16 @@ impl fmt::Display for ConfigError {
                 self.field().unwrap_or_default(),
                 error.value,
                 error.expected
+            ),
+            ConfigError::Space { found: "volume" } => write!(
+                f,
+                "this is the configuration of a school in a volume, not on a plane \
+                 (run it with `mirofish-lab volume --config` or `aquarium3d --scene`)"
+            ),
+            ConfigError::Space { .. } => write!(
+                f,
+                "this is the configuration of a school on a plane, not in a volume \
+                 (run it with `mirofish-lab run --config` or `aquarium --scene`)"
             ),
             ConfigError::Replay => write!(
                 f,

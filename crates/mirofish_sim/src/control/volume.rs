@@ -175,7 +175,9 @@ impl VolumeConfig {
 
     /// Parses and validates RON text.
     pub fn from_ron(text: &str) -> Result<Self, ConfigError> {
-        crate::control::config::from_ron(text, Self::validate)
+        use crate::control::config::{from_ron, in_other_space};
+        from_ron(text, Self::validate)
+            .map_err(|e| in_other_space::<crate::ExperimentConfig>(e, text, "plane"))
     }
 
     /// The configuration as pretty RON, every field written out.
@@ -255,10 +257,19 @@ mod tests {
             let named = err.field().unwrap_or_default();
             assert!(named.starts_with(field), "{text}: {err}");
         }
-        // A plane's configuration is not a volume's.
+        // A plane's configuration is not a volume's, and each says so.
         let err = VolumeConfig::from_ron("(tank: (min: (0, 0), max: (10, 10)))").unwrap_err();
-        assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
+        assert_eq!(err, ConfigError::Space { found: "plane" });
+        assert!(err.to_string().contains("on a plane"), "{err}");
         let err = VolumeConfig::from_ron("(heading: Some(1.0))").unwrap_err();
+        assert_eq!(err, ConfigError::Space { found: "plane" });
+        let err =
+            crate::ExperimentConfig::from_ron("(zones: Some(()), tank: (min: (0, 0, 0), max: (9, 9, 9)))")
+                .unwrap_err();
+        assert_eq!(err, ConfigError::Space { found: "volume" });
+        assert!(err.to_string().contains("mirofish-lab volume"), "{err}");
+        // Bad in both: the syntax error, with its place.
+        let err = VolumeConfig::from_ron("(fish: \"many\")").unwrap_err();
         assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
     }
 
