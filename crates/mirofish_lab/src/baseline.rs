@@ -150,8 +150,7 @@ impl Baseline {
             }
             Some(volume) => {
                 let config = VolumeConfig { fish, seed, ..volume.clone() };
-                let every = config.metrics_every;
-                VolumeExperiment::new(config, ticks, warmup).run(|_| {})?.summarize(every, warmup)
+                VolumeExperiment::new(config, ticks, warmup).run(|_| {})?.summarize(warmup)
             }
         };
         let metrics = guarded(volume.is_some());

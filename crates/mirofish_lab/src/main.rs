@@ -370,14 +370,13 @@ fn run(cli: Cli) -> Result<(), Error> {
             config.seed = seed.unwrap_or(config.seed);
             config.fish = fish.unwrap_or(config.fish);
             config.validate()?;
-            let every = config.metrics_every;
             let experiment = VolumeExperiment::new(config, ticks, warmup).with_commands(script);
             let bar = progress_bar(ticks, "ticks");
             let clock = Instant::now();
             let outcome = experiment.run(|t| bar.set_position(t))?;
             bar.finish_and_clear();
             let seconds = clock.elapsed().as_secs_f64();
-            let summary = outcome.summarize(every, warmup);
+            let summary = outcome.summarize(warmup);
             experiment.write_results(&out, &outcome, &summary)?;
             println!(
                 "{} fish in a volume, {ticks} ticks in {seconds:.2} s ({:.2} ms/tick); results in {}",

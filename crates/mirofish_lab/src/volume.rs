@@ -68,17 +68,19 @@ pub struct VolumeExperiment {
 /// What a run in a volume produced.
 #[derive(Clone, Debug)]
 pub struct VolumeOutcome {
-    /// Every sample, from tick 0 on, every `config.metrics_every` ticks.
+    /// Every sample, from tick 0 on, every `every` ticks.
     pub samples: Vec<SwarmMetrics<Vec3>>,
+    /// The sampling interval (the configuration's `metrics_every`).
+    pub every: u64,
     /// The run as a replayable recording.
     pub recording: VolumeRecording,
 }
 
 impl VolumeOutcome {
     /// The samples' summary from tick `warmup` on.
-    pub fn summarize(&self, every: u64, warmup: u64) -> RunSummary {
+    pub fn summarize(&self, warmup: u64) -> RunSummary {
         let rows: Vec<_> = self.samples.iter().map(|m| (m.tick, values(m))).collect();
-        summarize_table(&VOLUME_COLUMNS, &rows, every, warmup)
+        summarize_table(&VOLUME_COLUMNS, &rows, self.every, warmup)
     }
 
     /// Writes the samples as CSV, a header of [`VOLUME_COLUMNS`] first.
@@ -125,7 +127,7 @@ impl VolumeExperiment {
                 progress(done);
             }
         }
-        Ok(VolumeOutcome { samples, recording: recorder.finish() })
+        Ok(VolumeOutcome { samples, every, recording: recorder.finish() })
     }
 
     /// Writes the results into `dir` (created if needed): `config.ron`,
@@ -162,7 +164,7 @@ mod tests {
         let outcome = experiment.run(|t| calls.push(t)).unwrap();
         assert_eq!((calls.len(), calls.last().copied()), (100, Some(200)));
         assert_eq!(outcome.samples.len(), 11, "ticks 0, 20, …, 200");
-        let summary = outcome.summarize(20, 100);
+        let summary = outcome.summarize(100);
         let p = summary.metric("polarization").unwrap();
         assert_eq!(p.summary.samples, 6);
         assert!((0.0..=1.0).contains(&p.summary.mean));

@@ -29,7 +29,9 @@ use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
 use crate::step::kernel::Nearest;
 use crate::world::grid::offset;
-use crate::world::params::{DEFAULT_DT, FlockParams, MAX_FISH, ParamError, validate_dt};
+use crate::world::params::{
+    DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
+};
 use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, point};
 use crate::world::tank::{BoundaryMode, TankOf};
 
@@ -982,11 +984,7 @@ impl<V: Vector> Swarm<V> {
 /// finite and not negative.
 pub(crate) fn check_ball<V: Vector>(centre: V, radius: f32, tank: &TankOf<V>) -> Result<(), ParamError> {
     point("ball.centre", centre)?;
-    crate::world::params::check(
-        "ball.radius",
-        radius,
-        crate::world::params::Range::NonNegative(crate::world::params::MAX_LENGTH),
-    )?;
+    check("ball.radius", radius, Range::NonNegative(MAX_LENGTH))?;
     if !tank.contains(centre) {
         return Err(ParamError {
             field: "ball.centre",
