@@ -18,6 +18,7 @@
 
 pub mod command;
 pub mod grid;
+mod scan;
 pub mod swarm;
 pub mod vector;
 pub mod zones;

@@ -20,7 +20,8 @@ use rayon::prelude::*;
 
 use super::Vector;
 use super::command::SwarmCommand;
-use super::grid::CellGrid;
+use super::grid::{CellGrid, MAX_RUNS};
+use super::scan::{Axes, Reach2, scan};
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::control::command::{CommandError, CommandQueue, Stamped};
 use crate::observe;
@@ -106,6 +107,9 @@ pub struct Swarm<V: Vector> {
     tick: u64,
     dt: f32,
     grid: CellGrid<V>,
+    /// The fish's coordinates axis by axis, in this tick's cell order (for
+    /// the force pass's four-at-a-time scan).
+    axes: Axes,
     /// Each fish's slot, by id (the inverse of `fish.id`).
     slots: Vec<u32>,
     /// Scratch: the fish in this tick's cell order, swapped with `fish`.
@@ -148,19 +152,29 @@ struct Columns<V: Vector> {
 }
 
 impl<V: Vector> Columns<V> {
-    /// Fills `self` with `from`'s fish in `order`.
+    /// Fills `self` with `from`'s fish in `order`: positions, velocities
+    /// and the rest of the columns on three threads where the pool has
+    /// them (a copy: any split gives the same columns).
     fn gather(&mut self, from: &Self, order: &[u32]) {
-        fn column<T: Copy>(to: &mut Vec<T>, from: &[T], order: &[u32]) {
+        fn column<T: Copy + Send + Sync>(to: &mut Vec<T>, from: &[T], order: &[u32]) {
             to.clear();
             to.extend(order.iter().map(|&i| from[i as usize]));
         }
-        column(&mut self.id, &from.id, order);
-        column(&mut self.position, &from.position, order);
-        column(&mut self.velocity, &from.velocity, order);
-        column(&mut self.wander, &from.wander, order);
-        column(&mut self.fright, &from.fright, order);
-        column(&mut self.school, &from.school, order);
-        column(&mut self.leader, &from.leader, order);
+        rayon::join(
+            || {
+                rayon::join(
+                    || column(&mut self.position, &from.position, order),
+                    || column(&mut self.velocity, &from.velocity, order),
+                )
+            },
+            || {
+                column(&mut self.wander, &from.wander, order);
+                column(&mut self.id, &from.id, order);
+                column(&mut self.fright, &from.fright, order);
+                column(&mut self.school, &from.school, order);
+                column(&mut self.leader, &from.leader, order);
+            },
+        );
     }
 }
 
@@ -267,6 +281,7 @@ impl<V: Vector> Swarm<V> {
             tick: 0,
             dt: DEFAULT_DT,
             grid: CellGrid::default(),
+            axes: Axes::default(),
             sorted: Columns::default(),
             kicks: Vec::new(),
             schools_now: Vec::new(),
@@ -815,8 +830,10 @@ impl<V: Vector> Swarm<V> {
         // Store the fish in cell order: the force pass then reads each
         // cell's fish from consecutive memory, and the next tick's order
         // is nearly this one, so gathering it reads nearly in sequence.
-        self.sorted.gather(&self.fish, self.grid.order());
+        let (sorted, fish, order) = (&mut self.sorted, &self.fish, self.grid.order());
+        crate::step::run(self.pool.as_deref(), || sorted.gather(fish, order));
         core::mem::swap(&mut self.fish, &mut self.sorted);
+        self.axes.fill(&self.fish.position);
         for (slot, &id) in self.fish.id.iter().enumerate() {
             self.slots[id as usize] = slot as u32;
         }
@@ -841,6 +858,7 @@ impl<V: Vector> Swarm<V> {
             zones: self.zones.as_ref(),
             one_school: self.params.len() == 1,
             grid: &self.grid,
+            axes: &self.axes,
             fish: &self.fish,
             params: &self.params,
             tank: &self.tank,
@@ -945,6 +963,12 @@ impl<V: Vector> Swarm<V> {
         crate::step::run(self.pool.as_deref(), || {
             columns.into_par_iter().enumerate().for_each(|(c, (position, velocity))| {
                 for k in 0..position.len() {
+                    // Inside the tank with no rock to leave, a fish stays as
+                    // it is (the walls would give back the same bits): no
+                    // draw for the scatter of a bounce that does not happen.
+                    if surroundings.obstacles.is_empty() && tank.contains(position[k]) {
+                        continue;
+                    }
                     let bits = key.bits(u64::from(id[c * CHUNK + k]), Stream::Bounce);
                     (position[k], velocity[k]) = contain(position[k], velocity[k], tank, surroundings, bits);
                 }
@@ -1019,6 +1043,8 @@ fn contain<V: Vector>(p: V, v: V, tank: &TankOf<V>, surroundings: &Surroundings<
 /// in cell order where the neighbours are read.
 struct ForcePass<'a, V: Vector> {
     grid: &'a CellGrid<V>,
+    /// The fish's coordinates axis by axis, in cell order.
+    axes: &'a Axes,
     /// The fish, in this tick's cell order.
     fish: &'a Columns<V>,
     params: &'a [FlockParams],
@@ -1069,38 +1095,63 @@ impl<V: Vector> ForcePass<'_, V> {
         // Crowding control: with more candidates than the cap allows, look
         // at every `step`-th of each run (starting where this fish's slot
         // says, so that neighbours sample differently) and scale back up.
-        let mut candidates = 0usize;
-        self.grid.for_each_run(p, |run| candidates += run.len());
-        let step = crate::step::kernel::thinning_step(candidates, params.neighbour_cap);
-        let (mut looked, mut nearest2) = (0usize, f32::INFINITY);
+        // The runs are found once: counted for the cap, then scanned.
+        let (mut runs, mut run_count, mut candidates) = ([(0, 0); MAX_RUNS], 0, 0usize);
         self.grid.for_each_run(p, |run| {
-            let first = if step > 1 { (run.start + slot % step).min(run.end) } else { run.start };
-            for s in (first..run.end).step_by(step) {
-                let (q, u) = (sorted.position[s], sorted.velocity[s]);
-                looked += usize::from(s != slot);
-                let d = offset(p, q, size, wrap);
-                let d2 = d.length_squared();
-                if d2 >= max2 || s == slot || !(all_schools || sorted.school[s] == school) {
-                    continue;
+            candidates += run.len();
+            runs[run_count] = (run.start, run.end);
+            run_count += 1;
+        });
+        let runs = &runs[..run_count];
+        let step = crate::step::kernel::thinning_step(candidates, params.neighbour_cap);
+        let mut nearest2 = f32::INFINITY;
+        let mut neighbour = |s: usize, d: V, d2: f32| {
+            if s == slot || !(all_schools || sorted.school[s] == school) {
+                return;
+            }
+            nearest2 = nearest2.min(d2);
+            if !shaped {
+                hood.add(d, d2, sorted.velocity[s], &reach);
+                return;
+            }
+            // Seen, with its zone's and distance's weight, for
+            // alignment and cohesion; felt all round for separation.
+            if d2 < reach.perception2 && now.view.sees(heading, d, d2) {
+                hood.add_seen(
+                    d,
+                    sorted.velocity[s],
+                    now.view.weight(heading, d, d2.sqrt(), sorted.leader[s]),
+                );
+                if let Some(nearest) = &mut nearest {
+                    nearest.offer(d2, s);
                 }
-                nearest2 = nearest2.min(d2);
-                if !shaped {
-                    hood.add(d, d2, u, &reach);
-                    continue;
-                }
-                // Seen, with its zone's and distance's weight, for
-                // alignment and cohesion; felt all round for separation.
-                if d2 < reach.perception2 && now.view.sees(heading, d, d2) {
-                    hood.add_seen(d, u, now.view.weight(heading, d, d2.sqrt(), sorted.leader[s]));
-                    if let Some(nearest) = &mut nearest {
-                        nearest.offer(d2, s);
+            }
+            hood.add_separation(d, d2, &reach);
+        };
+        let mut looked = 0usize;
+        if step > 1 {
+            for &(start, end) in runs {
+                let first = (start + slot % step).min(end);
+                for s in (first..end).step_by(step) {
+                    looked += usize::from(s != slot);
+                    let d = offset(p, sorted.position[s], size, wrap);
+                    let d2 = d.length_squared();
+                    if d2 < max2 {
+                        neighbour(s, d, d2);
                     }
                 }
-                hood.add_separation(d, d2, &reach);
             }
-        });
-        let tie: V = self.key.in_unit_ball(name, Stream::Coincident);
-        hood.settle_ties(tie.try_normalize().unwrap_or(V::X));
+        } else {
+            let within = Reach2::new(p, max2, size, wrap);
+            for &(start, end) in runs {
+                scan(self.axes, start..end, &within, &mut neighbour);
+            }
+        }
+        if hood.tie_strength > 0.0 {
+            // Drawn only for a fish with neighbours right on top of it.
+            let tie: V = self.key.in_unit_ball(name, Stream::Coincident);
+            hood.settle_ties(tie.try_normalize().unwrap_or(V::X));
+        }
         let metric = (hood.count, hood.velocity_sum, hood.offset_sum);
         if step > 1 {
             hood.scale_sample(candidates.saturating_sub(1), looked);
@@ -1173,19 +1224,15 @@ impl<V: Vector> ForcePass<'_, V> {
         let all_schools = self.one_school || self.params[usize::from(school)].sees_other_schools;
         let mut sums = ZoneSums::<V>::default();
         let mut nearest2 = f32::INFINITY;
+        let within = Reach2::new(p, reach2, size, wrap);
         self.grid.for_each_run(p, |run| {
-            for s in run {
-                if s == slot || !(all_schools || fish.school[s] == school) {
-                    continue;
-                }
-                let d = offset(p, fish.position[s], size, wrap);
-                let d2 = d.length_squared();
-                if d2 < reach2 {
+            scan(self.axes, run, &within, |s, d, d2| {
+                if s != slot && (all_schools || fish.school[s] == school) {
                     nearest2 = nearest2.min(d2);
                     let heading = rules::heading(fish.velocity[s], fish.wander[s]);
                     sums.add(zones, own, cos_half_view, d, d2, heading);
                 }
-            }
+            });
         });
         let neighbours = sums.repelled.0 + sums.oriented.0 + sums.attracted.0;
         Kick { acceleration: sums.wish(own).unwrap_or(V::ZERO), fear: 0.0, neighbours, nearest2 }
