@@ -8,6 +8,7 @@
 //! cargo run --release --example aquarium3d -- --smoke shot.png   # CI's self-test
 //! cargo run --release --example aquarium3d -- --start torus      # Couzin's states
 //! cargo run --release --example aquarium3d -- --scene assets/scenes/volume.ron
+//! cargo run --release --example aquarium3d -- --replay aquarium3d.replay  # a saved session
 //! ```
 //!
 //! Controls: drag to orbit, wheel to zoom; a click on the floor drops a
@@ -33,7 +34,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 use bevy::render::{Render, RenderApp, RenderSystems};
 use bevy::window::{PrimaryWindow, WindowResolution};
 use mirofish::sim::space::{VolumeCommand, swarm_hash};
-use mirofish::sim::{FlockParams, Obstacle, Predator, Tank3d, VolumeConfig};
+use mirofish::sim::{FlockParams, Obstacle, Predator, Tank3d, VolumeConfig, VolumeRecording};
 use mirofish::volume::*;
 use mirofish_examples::aquarium3d::{Panel3d, Panel3dPlugin, Start, restart};
 
@@ -48,6 +49,7 @@ fn main() -> AppExit {
     let (mut fish, mut seed, mut smoke, mut settle) = (4000usize, 1u64, None, 3.0f32);
     let mut start = Start::Rules;
     let mut scene: Option<VolumeConfig> = None;
+    let mut replay: Option<VolumeRecording> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().unwrap_or_else(|| fail(&format!("{name} needs a value")));
@@ -62,6 +64,10 @@ fn main() -> AppExit {
                 let path = value("--scene");
                 scene = Some(VolumeConfig::load(&path).unwrap_or_else(|e| fail(&e.to_string())));
             }
+            "--replay" => {
+                let path = value("--replay");
+                replay = Some(VolumeRecording::load(&path).unwrap_or_else(|e| fail(&e.to_string())));
+            }
             "--start" => {
                 let name = value("--start").replace('-', " ");
                 start = *Start::ALL.iter().find(|s| s.label() == name).unwrap_or_else(|| {
@@ -71,12 +77,15 @@ fn main() -> AppExit {
             "--help" | "-h" => {
                 println!(
                     "aquarium3d [--fish N] [--seed N] [--start rules|swarm|torus|dynamic-parallel|highly-parallel] \
-                     [--scene volume.ron] [--smoke shot.png [--settle seconds]]"
+                     [--scene volume.ron | --replay session.replay] [--smoke shot.png [--settle seconds]]"
                 );
                 return AppExit::Success;
             }
             other => fail(&format!("unknown argument {other} (try --help)")),
         }
+    }
+    if let Some(recording) = &replay {
+        scene = Some(recording.config.clone());
     }
     let tank = scene.as_ref().map_or(Tank3d::centered(Vec3::new(1400.0, 600.0, 900.0)), |s| s.tank);
     let config = Flock3dConfig { params: FlockParams::default(), tank, seed, ..default() };
@@ -98,9 +107,10 @@ fn main() -> AppExit {
     .add_plugins((MiroFish3dPlugin::default().with_banking(0.6), Panel3dPlugin))
     .add_systems(
         Startup,
-        (setup, move |mut commands: Commands, panel: Res<Panel3d>| match &scene {
-            Some(scene) => commands.queue(LoadVolume3d(scene.clone())),
-            None => restart(&mut commands, &panel, start),
+        (setup, move |mut commands: Commands, panel: Res<Panel3d>| match (&replay, &scene) {
+            (Some(recording), _) => commands.queue(ReplayVolume3d(recording.clone())),
+            (None, Some(scene)) => commands.queue(LoadVolume3d(scene.clone())),
+            (None, None) => restart(&mut commands, &panel, start),
         })
             .chain(),
     )

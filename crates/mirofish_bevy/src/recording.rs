@@ -269,25 +269,39 @@ pub(crate) fn take_checkpoints(state: Res<FlockState>, mut recorder: ResMut<Floc
         return;
     }
     let Some(recording) = recorder.replaying.as_ref() else { return };
-    // The checkpoints come by tick: step past those behind, compare the
-    // one at this tick if there is one.
     let mut next = recorder.next;
-    while recording.checkpoints.get(next).is_some_and(|c| c.tick < tick) {
-        next += 1;
-    }
-    let expected = recording.checkpoints.get(next).filter(|c| c.tick == tick).map(|c| c.hash);
-    let last = recording.ticks;
+    let ended = compare_checkpoint(&recording.checkpoints, recording.ticks, &mut next, tick, || {
+        state_hash(state.flock())
+    });
     recorder.next = next;
-    if let Some(expected) = expected {
-        let found = state_hash(state.flock());
-        if found != expected {
-            recorder.session = Session::Diverged { tick, expected, found };
-            recorder.replaying = None;
-            return;
-        }
-    }
-    if tick >= last {
-        recorder.session = Session::Matched { ticks: last };
+    if let Some(ended) = ended {
+        recorder.session = ended;
         recorder.replaying = None;
     }
+}
+
+/// A replay at `tick`: compares the recording's checkpoint at this tick,
+/// if it has one (`hash` gives the state's), and says how the replay ended
+/// — [`Session::Diverged`] at a checkpoint that differs,
+/// [`Session::Matched`] at `last`, its last tick — or `None` while it goes
+/// on. `next` is the first checkpoint not yet passed.
+pub(crate) fn compare_checkpoint(
+    checkpoints: &[Checkpoint],
+    last: u64,
+    next: &mut usize,
+    tick: u64,
+    hash: impl FnOnce() -> u64,
+) -> Option<Session> {
+    // The checkpoints come by tick: step past those behind, compare the
+    // one at this tick if there is one.
+    while checkpoints.get(*next).is_some_and(|c| c.tick < tick) {
+        *next += 1;
+    }
+    if let Some(expected) = checkpoints.get(*next).filter(|c| c.tick == tick).map(|c| c.hash) {
+        let found = hash();
+        if found != expected {
+            return Some(Session::Diverged { tick, expected, found });
+        }
+    }
+    (tick >= last).then_some(Session::Matched { ticks: last })
 }

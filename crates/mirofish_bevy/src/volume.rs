@@ -47,14 +47,18 @@
 //! core keeps every command applied, so the configuration it started from
 //! and that list replay the session
 //! ([`VolumeRecording`]). Start from a
-//! configuration file with [`LoadVolume3d`].
+//! configuration file with [`LoadVolume3d`]; play a recorded session again
+//! with [`ReplayVolume3d`].
 
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
-use mirofish_sim::space::{Flock3d, Surroundings3d, SwarmCommand, TickStage, Zones};
+use mirofish_sim::space::{Flock3d, Surroundings3d, SwarmCommand, TickStage, Zones, swarm_hash};
 use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, VolumeRecording};
 
+/// How a replay stands ([`Flock3dState::replay`]), as on a plane.
+pub use crate::recording::Session;
+use crate::recording::compare_checkpoint;
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
 use crate::schedule::BoidSystems;
 
@@ -150,6 +154,15 @@ pub struct Flock3dState {
     /// The configuration of the last [`LoadVolume3d`], while only commands
     /// have changed the volume since.
     loaded: Option<VolumeConfig>,
+    /// The recording being replayed ([`ReplayVolume3d`]) and its first
+    /// checkpoint not yet passed.
+    replaying: Option<(VolumeRecording, usize)>,
+    /// Where the last replay stands.
+    replay: Session,
+    /// Whether the ticks keep the volume's step instead of the schedule's
+    /// (after a [`ReplayVolume3d`], until the volume starts over: the
+    /// session then goes on at the recording's step and records as one).
+    recorded_step: bool,
 }
 
 impl Flock3dState {
@@ -177,6 +190,28 @@ impl Flock3dState {
     /// [`Flock3dState::recording`] has a session to give.
     pub fn loaded(&self) -> Option<&VolumeConfig> {
         self.loaded.as_ref()
+    }
+
+    /// Where the last [`ReplayVolume3d`] stands: [`Session::Idle`] if there
+    /// was none since the volume last started over, [`Session::Replaying`]
+    /// while it runs, then [`Session::Matched`] at its last tick or
+    /// [`Session::Diverged`] at the first checkpoint that differs.
+    pub fn replay(&self) -> &Session {
+        &self.replay
+    }
+
+    /// Compares the replay's checkpoint at this tick, if any, and ends the
+    /// replay at its last tick or where it diverged.
+    fn check_replay(&mut self) {
+        let Some((recording, next)) = &mut self.replaying else { return };
+        let flock = &self.flock;
+        let ticks = recording.ticks;
+        if let Some(ended) =
+            compare_checkpoint(&recording.checkpoints, ticks, next, flock.tick(), || swarm_hash(flock))
+        {
+            self.replay = ended;
+            self.replaying = None;
+        }
     }
 }
 
@@ -251,6 +286,9 @@ impl Plugin for MiroFish3dPlugin {
                 bank: self.bank,
                 seen_commands: 0,
                 loaded: None,
+                replaying: None,
+                replay: Session::Idle,
+                recorded_step: false,
             })
             .register_type::<(ExtraSteering3d, Leader3d)>()
             .add_systems(
@@ -262,7 +300,7 @@ impl Plugin for MiroFish3dPlugin {
                     stage(TickStage::Integrate).in_set(BoidSystems::Integrate),
                     stage(TickStage::Boundary).in_set(BoidSystems::Boundary),
                     stage(TickStage::Predators).in_set(BoidSystems::Predators),
-                    (sync_fish, write_back).chain().in_set(BoidSystems::Writeback),
+                    (sync_fish, write_back, check_replay).chain().in_set(BoidSystems::Writeback),
                 ),
             )
             .add_systems(PostUpdate, follow.before(TransformSystems::Propagate));
@@ -354,16 +392,73 @@ impl Command for LoadVolume3d {
     type Out = ();
 
     fn apply(self, world: &mut World) {
-        let built = self.0.start().map_err(|e| match e.root() {
-            ConfigError::Invalid { error, .. } => error.clone(),
-            other => ParamError { field: "config", value: f32::NAN, expected: other.to_string() },
-        });
-        let (params, tank, seed, zones) = (self.0.params, self.0.tank, self.0.seed, self.0.zones);
-        if start_over(world, "LoadVolume3d", built, Flock3dConfig { params, tank, seed, zones }) {
-            world.resource_mut::<Flock3dState>().loaded = Some(self.0);
-            sync_fish(world);
-        }
+        load(world, "LoadVolume3d", self.0);
     }
+}
+
+/// Plays a recorded session again in the app — one that
+/// [`Flock3dState::recording`] gave, the 3D aquarium saved or `mirofish-lab
+/// volume` wrote: the volume starts over from its configuration (as with
+/// [`LoadVolume3d`]), its commands are queued at their ticks, and every
+/// tick lasts the recording's `dt` whatever the schedule's step, so that it
+/// runs to the same bits (and goes on at that step after its end, until the
+/// volume starts over). Its checkpoints are compared as the ticks pass
+/// ([`Flock3dState::replay`]); anything else that changes the volume
+/// meanwhile (another command, a game's force, a fish moved by hand) makes
+/// it diverge, and starting over ends it. A recording that does not
+/// validate is refused with a [`FlockRefusal`] and changes nothing. A
+/// command.
+#[derive(Clone, Debug)]
+pub struct ReplayVolume3d(pub VolumeRecording);
+
+impl Command for ReplayVolume3d {
+    type Out = ();
+
+    fn apply(self, world: &mut World) {
+        let recording = self.0;
+        if let Err(e) = recording.validate() {
+            let tick = world.get_resource::<Flock3dState>().map_or(0, |s| s.flock.tick());
+            let error = ParamError {
+                field: "recording",
+                value: f32::NAN,
+                expected: format!("a valid recording ({e})"),
+            };
+            report_in(world, FlockRefusal { tick, what: Refused::Session, error });
+            return;
+        }
+        if !load(world, "ReplayVolume3d", recording.config.clone()) {
+            return;
+        }
+        let mut state = world.resource_mut::<Flock3dState>();
+        for stamped in &recording.commands {
+            // Validated with the recording: a refusal here is a bug.
+            if let Err(e) = state.flock.schedule(stamped.tick, stamped.command.clone()) {
+                log::warn!("MiroFish: replayed command refused: {e}");
+            }
+        }
+        state.replay = Session::Replaying;
+        state.replaying = Some((recording, 0));
+        state.recorded_step = true;
+        // The start's checkpoint.
+        state.check_replay();
+    }
+}
+
+/// Starts the volume over from `config` (its entities too) and notes it
+/// as the session's start; or, if it was refused, a [`FlockRefusal`] and
+/// nothing changed. Whether it started over.
+fn load(world: &mut World, command: &str, config: VolumeConfig) -> bool {
+    let built = config.start().map_err(|e| match e.root() {
+        ConfigError::Invalid { error, .. } => error.clone(),
+        other => ParamError { field: "config", value: f32::NAN, expected: other.to_string() },
+    });
+    let (params, tank, seed, zones) = (config.params, config.tank, config.seed, config.zones);
+    if !start_over(world, command, built, Flock3dConfig { params, tank, seed, zones }) {
+        return false;
+    }
+    world.resource_mut::<Flock3dState>().loaded = Some(config);
+    sync_fish(world);
+    true
 }
 
 /// Starts the volume over with `built` (from `config`): every fish entity
@@ -395,6 +490,9 @@ fn start_over(
     state.entities.clear();
     state.seen_commands = 0;
     state.loaded = None;
+    state.replaying = None;
+    state.replay = Session::Idle;
+    state.recorded_step = false;
     world.insert_resource(config);
     true
 }
@@ -462,9 +560,17 @@ fn gather_steering(mut state: ResMut<Flock3dState>, fish: Query<(&FishId, &Extra
 /// The tick's length from the schedule's clock (in [`FixedUpdate`], the
 /// app's fixed step), set before the tick starts.
 fn set_step(time: Res<Time>, mut state: ResMut<Flock3dState>) {
-    // A zero or absurd delta (the first frame of a variable schedule)
-    // keeps the last valid step.
-    let _ = state.flock.set_dt(time.delta_secs());
+    // A replayed session keeps its recording's step. A zero or absurd
+    // delta (the first frame of a variable schedule) keeps the last valid
+    // step.
+    if !state.recorded_step {
+        let _ = state.flock.set_dt(time.delta_secs());
+    }
+}
+
+/// After the write-back: a replay compares its checkpoint at this tick.
+fn check_replay(mut state: ResMut<Flock3dState>) {
+    state.check_replay();
 }
 
 /// A system running the core's tick up to `stage` (the stages before it

@@ -367,3 +367,100 @@ fn a_loaded_session_changed_by_commands_replays_to_its_end() {
     app.update();
     assert!(app.world().resource::<Flock3dState>().recording().is_none());
 }
+
+/// A session recorded in one app (loaded, a predator added by command)
+/// and the app's state at its end.
+fn recorded_session() -> (mirofish_sim::VolumeRecording, u64) {
+    use mirofish_sim::space::{VolumeCommand, swarm_hash};
+    use mirofish_sim::{Predator, VolumeConfig};
+    let mut app = app();
+    app.world_mut().commands().queue(LoadVolume3d(VolumeConfig {
+        fish: 120,
+        seed: 5,
+        ..VolumeConfig::default()
+    }));
+    for tick in 0..30 {
+        if tick == 10 {
+            let mut state = app.world_mut().resource_mut::<Flock3dState>();
+            let predator = Predator::new(Vec3::new(-80.0, 20.0, 0.0), 120.0);
+            state.flock.submit(VolumeCommand::AddPredator(predator)).unwrap();
+        }
+        app.update();
+    }
+    let state = app.world().resource::<Flock3dState>();
+    (state.recording().expect("loaded").unwrap(), swarm_hash(&state.flock))
+}
+
+#[test]
+fn a_recorded_session_replays_inside_the_app_to_the_same_bits() {
+    use mirofish_sim::space::swarm_hash;
+    let (recording, end) = recorded_session();
+    // Another app, at another fixed step: the replay keeps the recording's.
+    let mut app = app();
+    app.insert_resource(Time::<Fixed>::from_hz(20.0));
+    app.world_mut().commands().queue(SpawnSchool3d::new(40));
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().replay(), &Session::Idle);
+    app.world_mut().commands().queue(ReplayVolume3d(recording.clone()));
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().replay(), &Session::Replaying);
+    for _ in 0..40 {
+        app.update();
+    }
+    let state = app.world().resource::<Flock3dState>();
+    assert_eq!(state.replay(), &Session::Matched { ticks: recording.ticks });
+    // The app went on past the recording's end: replay it headless to
+    // compare the end itself.
+    let mut headless = recording.config.start().unwrap();
+    for stamped in &recording.commands {
+        headless.schedule(stamped.tick, stamped.command.clone()).unwrap();
+    }
+    headless.run(recording.ticks);
+    assert_eq!(swarm_hash(&headless), end);
+    assert_eq!(state.flock.len(), 120);
+    assert_eq!(state.flock.applied().len(), 1, "the recorded predator was added again");
+    // Past its end the session went on at the recording's step: the whole
+    // of it replays too.
+    let whole = state.recording().expect("loaded").unwrap();
+    assert!(whole.ticks > recording.ticks);
+    assert_eq!(swarm_hash(&whole.replay().unwrap()), swarm_hash(&state.flock));
+}
+
+#[test]
+fn a_replay_that_differs_says_where_and_a_bad_one_is_refused() {
+    let (recording, _) = recorded_session();
+    let mut tampered = recording.clone();
+    let last = tampered.checkpoints.last_mut().unwrap();
+    last.hash ^= 1;
+    let (tick, expected) = (last.tick, last.hash);
+    let mut app = app();
+    app.world_mut().commands().queue(ReplayVolume3d(tampered));
+    for _ in 0..40 {
+        app.update();
+    }
+    match app.world().resource::<Flock3dState>().replay() {
+        Session::Diverged { tick: at, expected: wanted, found } => {
+            assert_eq!((*at, *wanted), (tick, expected));
+            assert_eq!(*found, expected ^ 1);
+        }
+        other => panic!("expected a divergence, got {other:?}"),
+    }
+    // Starting over ends a replay.
+    app.world_mut().commands().queue(ReplayVolume3d(recording.clone()));
+    app.update();
+    app.world_mut().commands().queue(Restart3d(Flock3dConfig::default()));
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().replay(), &Session::Idle);
+    // A recording that ends before its own commands and checkpoints does
+    // not validate.
+    let mut bad = recording;
+    bad.ticks = 0;
+    let before = app.world().resource::<Flock3dState>().flock.tick();
+    app.world_mut().commands().queue(ReplayVolume3d(bad));
+    app.update();
+    let refusals = app.world().resource::<FlockRefusals>();
+    assert!(refusals.recent().any(|r| r.error.field == "recording"), "{refusals:?}");
+    let state = app.world().resource::<Flock3dState>();
+    assert_eq!(state.replay(), &Session::Idle);
+    assert!(state.flock.tick() > before, "the volume ran on as it was");
+}

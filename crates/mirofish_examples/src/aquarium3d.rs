@@ -261,6 +261,19 @@ fn panel(
 
 /// A button that saves the session as a replay, when it can be replayed.
 fn save_replay(ui: &mut egui::Ui, state: &Flock3dState) {
+    match state.replay() {
+        Session::Replaying => {
+            ui.label(format!("replaying a session: tick {}", state.flock.tick()));
+        }
+        Session::Matched { ticks } => {
+            ui.label(format!("the replay matched its recording ({ticks} ticks)"));
+        }
+        Session::Diverged { tick, .. } => {
+            let orange = egui::Color32::from_rgb(230, 90, 60);
+            ui.colored_label(orange, format!("the replay diverged from its recording at tick {tick}"));
+        }
+        Session::Idle | Session::Recording => {}
+    }
     if state.loaded().is_none() {
         // Started some other way than from a configuration.
         ui.label("(this start cannot be saved as a replay)");
