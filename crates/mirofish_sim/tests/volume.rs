@@ -23,6 +23,7 @@ fn busy(tank: &Tank3d) -> Surroundings3d {
         predators: vec![Predator::new(tank.min * 0.5, size.min_element() * 0.3)],
         goal: Some(Goal::seek(tank.max * 0.3, 0.5)),
         school_goals: vec![None, Some(Goal::seek(tank.min * 0.3, 1.0))],
+        group_goals: vec![None, Some(Goal::seek(tank.max * 0.2, 1.5))],
         attractor: None,
         route: Some(Route::new(vec![tank.min * 0.4, tank.max * 0.4], size.min_element() * 0.1)),
     }
@@ -52,6 +53,7 @@ fn one_and_two_threads_give_the_same_bits_in_a_volume() {
                 for id in (0..3500).step_by(50) {
                     flock.set_leader(id, true).unwrap();
                 }
+                flock.form_groups(Some(0), 0, 4);
                 let mut flock = flock.with_threads(threads).unwrap();
                 flock.run(120);
                 check(&flock, &format!("{mode:?}"));

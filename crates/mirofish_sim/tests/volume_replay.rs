@@ -40,7 +40,11 @@ fn record(speed_at_120: f32) -> VolumeRecording {
         (200, VolumeCommand::ClearPredators),
         (210, VolumeCommand::SetZones(Some(Zones { speed: 60.0, ..Zones::default() }))),
         (230, VolumeCommand::RemoveObstacle(0)),
+        (240, VolumeCommand::FormGroups { school: Some(0), first: 0, count: 3 }),
+        (240, VolumeCommand::SetGroupGoal { group: 1, goal: Some(Goal::seek(Vec3::splat(400.0), 1.5)) }),
+        (250, VolumeCommand::JoinGroup { fish: vec![5, 6, 250], group: Some(1) }),
         (260, VolumeCommand::SetZones(None)),
+        (280, VolumeCommand::ClearGroups),
     ];
     for (tick, command) in schedule {
         rec.schedule(tick, command).unwrap();
@@ -56,7 +60,7 @@ fn record(speed_at_120: f32) -> VolumeRecording {
 #[test]
 fn a_volume_replay_matches_every_checkpoint_on_one_and_two_threads() {
     let recording = record(140.0);
-    assert_eq!(recording.commands.len(), 16);
+    assert_eq!(recording.commands.len(), 20);
     assert_eq!(recording.checkpoints.len(), 13, "ticks 0, 25, …, 300");
     let text = recording.to_text();
     assert_eq!(space_of(&text), Some("volume"));
@@ -150,6 +154,14 @@ fn hostile_command() -> impl Strategy<Value = VolumeCommand> {
             .prop_map(VolumeCommand::SetBoundary),
         prop::collection::vec(0u32..1000, 0..20)
             .prop_map(|fish| VolumeCommand::SetLeaders { fish, leads: true }),
+        (prop::option::of(0u16..3), any::<u16>(), any::<u16>())
+            .prop_map(|(school, first, count)| VolumeCommand::FormGroups { school, first, count }),
+        (prop::collection::vec(0u32..1000, 0..20), prop::option::of(any::<u16>()))
+            .prop_map(|(fish, group)| VolumeCommand::JoinGroup { fish, group }),
+        (any::<u16>(), point.clone(), number.clone()).prop_map(|(group, target, weight)| {
+            VolumeCommand::SetGroupGoal { group, goal: Some(Goal::seek(target, weight)) }
+        }),
+        Just(VolumeCommand::ClearGroups),
     ]
 }
 

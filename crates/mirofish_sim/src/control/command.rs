@@ -133,18 +133,9 @@ impl FlockCommand {
             FlockCommand::SetAttractor(Some(a)) => a.validate(),
             FlockCommand::SetRoute(Some(r)) => r.validate(),
             FlockCommand::SpawnFish { count, centre, radius } => check_spawn(*count, *centre, *radius),
-            FlockCommand::FormGroups { first, count, .. } => {
-                let last = f32::from(*first) + f32::from(*count);
-                check("groups.first + groups.count", last, Range::Closed(0.0, MAX_GROUPS as f32))
-            }
-            FlockCommand::JoinGroup { fish, group } => {
-                check("groups.fish", fish.len() as f32, Range::Closed(0.0, MAX_SPAWN as f32))?;
-                group_number(*group)
-            }
-            FlockCommand::SetGroupGoal { group, goal } => {
-                group_number(Some(*group))?;
-                goal.as_ref().map_or(Ok(()), Goal::validate)
-            }
+            FlockCommand::FormGroups { first, count, .. } => check_form_groups(*first, *count),
+            FlockCommand::JoinGroup { fish, group } => check_join_group(fish, *group),
+            FlockCommand::SetGroupGoal { group, goal } => check_group_goal(*group, goal.as_ref()),
             FlockCommand::SetSchoolGoal { school, goal } => {
                 let most = crate::control::config::MAX_SCHOOLS as f32 - 1.0;
                 check("goal.school", f32::from(*school), Range::Closed(0.0, most))?;
@@ -268,6 +259,29 @@ pub(crate) fn remove_at<T>(items: &mut Vec<T>, index: usize) {
 }
 
 /// Checks a group number: below [`MAX_GROUPS`].
+/// Checks a split into groups: `first + count` groups at most
+/// [`MAX_GROUPS`].
+pub(crate) fn check_form_groups(first: u16, count: u16) -> Result<(), ParamError> {
+    let last = f32::from(first) + f32::from(count);
+    check("groups.first + groups.count", last, Range::Closed(0.0, MAX_GROUPS as f32))
+}
+
+/// Checks fish joining a group: at most [`MAX_SPAWN`] of them, a group
+/// below [`MAX_GROUPS`].
+pub(crate) fn check_join_group(fish: &[u32], group: Option<u16>) -> Result<(), ParamError> {
+    check("groups.fish", fish.len() as f32, Range::Closed(0.0, MAX_SPAWN as f32))?;
+    group_number(group)
+}
+
+/// Checks a group's goal: a group below [`MAX_GROUPS`], a valid goal.
+pub(crate) fn check_group_goal<V: crate::space::Vector>(
+    group: u16,
+    goal: Option<&Goal<V>>,
+) -> Result<(), ParamError> {
+    group_number(Some(group))?;
+    goal.map_or(Ok(()), Goal::validate)
+}
+
 fn group_number(group: Option<u16>) -> Result<(), ParamError> {
     let g = group.map_or(0.0, f32::from);
     check("groups.group", g, Range::Closed(0.0, MAX_GROUPS as f32 - 1.0))

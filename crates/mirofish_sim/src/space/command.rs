@@ -17,7 +17,9 @@
 use glam::Vec3;
 
 use super::{Swarm, Vector, Zones};
-use crate::control::command::{Command, MAX_SPAWN, check_spawn, remove_at};
+use crate::control::command::{
+    Command, MAX_SPAWN, check_form_groups, check_group_goal, check_join_group, check_spawn, remove_at,
+};
 use crate::world::params::{FlockParams, ParamError, Range, check};
 use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, set_goal_entry};
 use crate::world::tank::{BoundaryMode, TankOf};
@@ -95,6 +97,35 @@ pub enum SwarmCommand<V: Vector> {
         /// Whether they lead.
         leads: bool,
     },
+    /// Split the fish of a school (every fish if `school` is `None`) into
+    /// `count` spatially compact groups of nearly equal size, numbered from
+    /// `first` (see [`Swarm::form_groups`]): which fish land in which group
+    /// depends only on where they are at that tick.
+    FormGroups {
+        /// The school to split, or every fish.
+        school: Option<u16>,
+        /// The number of the first group.
+        first: u16,
+        /// How many groups.
+        count: u16,
+    },
+    /// Put the fish with these ids into `group`, or into none; ids of no
+    /// fish are skipped. At most [`MAX_SPAWN`] ids.
+    JoinGroup {
+        /// The fish, by id.
+        fish: Vec<u32>,
+        /// Their group (below [`crate::MAX_GROUPS`]), or none.
+        group: Option<u16>,
+    },
+    /// Set or clear the goal of one group ([`Surroundings::group_goals`]).
+    SetGroupGoal {
+        /// The group (below [`crate::MAX_GROUPS`]).
+        group: u16,
+        /// Its goal, or none.
+        goal: Option<Goal<V>>,
+    },
+    /// Take every fish out of its group and clear every group's goal.
+    ClearGroups,
 }
 
 impl<V: Vector> SwarmCommand<V> {
@@ -114,6 +145,9 @@ impl<V: Vector> SwarmCommand<V> {
             SwarmCommand::SetLeaders { fish, .. } => {
                 check("leaders.fish", fish.len() as f32, Range::Closed(0.0, MAX_SPAWN as f32))
             }
+            SwarmCommand::FormGroups { first, count, .. } => check_form_groups(*first, *count),
+            SwarmCommand::JoinGroup { fish, group } => check_join_group(fish, *group),
+            SwarmCommand::SetGroupGoal { group, goal } => check_group_goal(*group, goal.as_ref()),
             SwarmCommand::SetZones(None)
             | SwarmCommand::SetBoundary(_)
             | SwarmCommand::RemovePredator(_)
@@ -124,6 +158,7 @@ impl<V: Vector> SwarmCommand<V> {
             | SwarmCommand::SetSchoolGoal { goal: None, .. }
             | SwarmCommand::SetAttractor(None)
             | SwarmCommand::SetRoute(None)
+            | SwarmCommand::ClearGroups
             | SwarmCommand::RemoveFish { .. } => Ok(()),
         }
     }
@@ -166,6 +201,21 @@ impl<V: Vector> SwarmCommand<V> {
                     // An id of no fish is skipped, as documented.
                     _ = swarm.set_leader(id, *leads);
                 }
+            }
+            SwarmCommand::FormGroups { school, first, count } => {
+                _ = swarm.form_groups(*school, *first, *count)
+            }
+            SwarmCommand::JoinGroup { fish, group } => {
+                for &id in fish {
+                    _ = swarm.set_group(id, *group);
+                }
+            }
+            SwarmCommand::SetGroupGoal { group, goal } => {
+                set_goal_entry(&mut swarm.surroundings.group_goals, usize::from(*group), *goal)
+            }
+            SwarmCommand::ClearGroups => {
+                swarm.clear_groups();
+                swarm.surroundings.group_goals.clear();
             }
         }
     }
@@ -284,6 +334,58 @@ mod tests {
         swarm.submit(VolumeCommand::RemoveFish { count: 100 }).unwrap();
         swarm.step();
         assert!(swarm.is_empty());
+    }
+
+    #[test]
+    fn groups_form_by_command_and_their_goal_pulls_only_them() {
+        let corner = Tank3d::default().min + Vec3::splat(60.0);
+        let goal = Goal::seek(corner, 2.0);
+        // The same school split the same way, with and without a goal for
+        // group 2.
+        let split = |goal: Option<Goal<Vec3>>| {
+            let mut swarm = volume(400);
+            swarm.submit(VolumeCommand::FormGroups { school: None, first: 0, count: 4 }).unwrap();
+            swarm.submit(VolumeCommand::SetGroupGoal { group: 2, goal }).unwrap();
+            swarm.submit(VolumeCommand::JoinGroup { fish: vec![9999], group: Some(1) }).unwrap();
+            swarm.step();
+            swarm
+        };
+        let (mut swarm, mut control) = (split(Some(goal)), split(None));
+        let mut sizes = [0usize; 4];
+        for id in 0..400 {
+            sizes[usize::from(swarm.group_of(id).expect("every fish in a group"))] += 1;
+            assert_eq!(swarm.group_of(id), control.group_of(id));
+        }
+        assert_eq!(sizes, [100; 4]);
+        let distance = |swarm: &Flock3d, group: u16| {
+            let members: Vec<Vec3> = (0..400u32)
+                .filter(|&id| swarm.group_of(id) == Some(group))
+                .map(|id| swarm.positions()[swarm.slots()[id as usize] as usize])
+                .collect();
+            (members.iter().copied().sum::<Vec3>() / members.len() as f32).distance(corner)
+        };
+        swarm.run(300);
+        control.run(300);
+        let (pulled, free) = (distance(&swarm, 2), distance(&control, 2));
+        assert!(pulled < free * 0.6, "the group with a goal went to it: {pulled} against {free}");
+        // New fish are in no group; clearing takes everyone out.
+        swarm.submit(VolumeCommand::SpawnFish { school: 0, count: 5, centre: corner, radius: 10.0 }).unwrap();
+        swarm.step();
+        assert_eq!(swarm.group_of(402), None);
+        assert_eq!(swarm.groups().len(), 405);
+        swarm.submit(VolumeCommand::ClearGroups).unwrap();
+        swarm.step();
+        assert!(swarm.groups().is_empty() && swarm.surroundings().group_goals.is_empty());
+        // Group numbers past the limit are refused, naming the field.
+        let late = VolumeCommand::SetGroupGoal { group: u16::MAX, goal: None };
+        assert!(swarm.submit(late).unwrap_err().to_string().contains("groups.group"));
+        let many = VolumeCommand::FormGroups { school: None, first: 4000, count: 200 };
+        assert!(swarm.submit(many).unwrap_err().to_string().contains("groups.first"));
+        let too_many = crate::space::Surroundings3d {
+            group_goals: vec![None; crate::MAX_GROUPS + 1],
+            ..Default::default()
+        };
+        assert_eq!(swarm.set_surroundings(too_many).unwrap_err().field, "group_goals");
     }
 
     #[test]

@@ -30,10 +30,11 @@ use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
 use crate::step::kernel::Nearest;
 use crate::world::grid::offset;
+use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
 };
-use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, point};
+use crate::world::scene::{Attractor, Goal, MAX_GROUPS, Obstacle, Predator, Route, point};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A school in a volume.
@@ -58,6 +59,10 @@ pub struct Surroundings<V: Vector> {
     pub goal: Option<Goal<V>>,
     /// A goal per school, by school index (added to `goal`).
     pub school_goals: Vec<Option<Goal<V>>>,
+    /// A goal per group, by group number (added to the school's goals for
+    /// the fish of the group: [`Swarm::set_group`]); at most
+    /// [`MAX_GROUPS`].
+    pub group_goals: Vec<Option<Goal<V>>>,
     /// An attract (strength > 0) or repel point.
     pub attractor: Option<Attractor<V>>,
     /// The leaders' waypoint path ([`Swarm::set_leader`]): the leaders
@@ -72,6 +77,7 @@ impl<V: Vector> Default for Surroundings<V> {
             predators: Vec::new(),
             goal: None,
             school_goals: Vec::new(),
+            group_goals: Vec::new(),
             attractor: None,
             route: None,
         }
@@ -84,7 +90,15 @@ impl<V: Vector> Surroundings<V> {
     pub fn validate(&self, tank: &TankOf<V>) -> Result<(), ParamError> {
         self.obstacles.iter().try_for_each(|o| o.validate_in(tank))?;
         self.predators.iter().try_for_each(Predator::validate)?;
-        self.goal.iter().chain(self.school_goals.iter().flatten()).try_for_each(Goal::validate)?;
+        if self.group_goals.len() > MAX_GROUPS {
+            return Err(ParamError {
+                field: "group_goals",
+                value: self.group_goals.len() as f32,
+                expected: format!("at most {MAX_GROUPS} groups"),
+            });
+        }
+        let goals = self.school_goals.iter().chain(&self.group_goals).flatten();
+        self.goal.iter().chain(goals).try_for_each(Goal::validate)?;
         self.attractor.iter().try_for_each(Attractor::validate)?;
         self.route.iter().try_for_each(Route::validate)
     }
@@ -132,6 +146,9 @@ pub struct Swarm<V: Vector> {
     stage: Option<TickStage>,
     /// Whether any fish leads this tick (found by the index stage).
     leading: bool,
+    /// Each fish's group by id ([`NO_GROUP`]: none); empty while no fish
+    /// has been put in a group.
+    group: Vec<u16>,
     pool: Option<Arc<rayon::ThreadPool>>,
 }
 
@@ -285,6 +302,7 @@ impl<V: Vector> Swarm<V> {
             sorted: Columns::default(),
             kicks: Vec::new(),
             schools_now: Vec::new(),
+            group: Vec::new(),
             zones: None,
             extra: Vec::new(),
             commands: CommandQueue::new(),
@@ -411,6 +429,45 @@ impl<V: Vector> Swarm<V> {
         &self.fish.leader
     }
 
+    /// Each fish's group by id ([`NO_GROUP`]: none). Empty while no fish
+    /// has ever been put in a group.
+    pub fn groups(&self) -> &[u16] {
+        &self.group
+    }
+
+    /// The group of the fish with id `id`, if it is in one.
+    pub fn group_of(&self, id: u32) -> Option<u16> {
+        groups::group_of(&self.group, id)
+    }
+
+    /// Puts the fish with id `id` into group `group` (`None`: into none); a
+    /// group with a goal in [`Surroundings::group_goals`] pulls its fish
+    /// towards it on top of their school's goals. `false`, and nothing
+    /// changes, if there is no such fish or the group is not below
+    /// [`MAX_GROUPS`].
+    pub fn set_group(&mut self, id: u32, group: Option<u16>) -> bool {
+        let len = self.len();
+        groups::set_group(&mut self.group, len, id, group)
+    }
+
+    /// Takes every fish out of its group.
+    pub fn clear_groups(&mut self) {
+        self.group.clear();
+    }
+
+    /// Splits the fish of `school` (every fish if `None`) into `count`
+    /// spatially compact groups of nearly equal size, numbered `first`,
+    /// `first + 1`, … (below [`MAX_GROUPS`]): the longest side of their
+    /// bounding box halved again and again, as on a plane
+    /// ([`crate::Flock::form_groups`]). Depends only on where the fish are,
+    /// so a replay forms the same groups. Returns how many groups were
+    /// formed.
+    pub fn form_groups(&mut self, school: Option<u16>, first: u16, count: u16) -> usize {
+        let len = self.len();
+        let fish = (&self.fish.id[..], &self.fish.position[..], &self.fish.school[..]);
+        groups::form_groups(&mut self.group, len, fish, school, first, count)
+    }
+
     /// Adds `force`, an acceleration (world units per second squared), to
     /// the steering the rules give fish `id` in the next tick, the sum
     /// clamped to its school's `max_force` as the rules' own total is: the
@@ -469,6 +526,7 @@ impl<V: Vector> Swarm<V> {
             self.slots[id as usize] = slot as u32;
         }
         self.extra.truncate(keep);
+        self.group.truncate(keep);
         // Last tick's forces belonged to slots that have moved.
         self.kicks.clear();
     }
@@ -525,6 +583,10 @@ impl<V: Vector> Swarm<V> {
             fish.fright.push(0.0);
             fish.school.push(school);
             fish.leader.push(false);
+        }
+        if !self.group.is_empty() {
+            // New fish are in no group.
+            self.group.resize(self.len(), NO_GROUP);
         }
         Ok(())
     }
@@ -859,6 +921,7 @@ impl<V: Vector> Swarm<V> {
             one_school: self.params.len() == 1,
             grid: &self.grid,
             axes: &self.axes,
+            group: &self.group,
             fish: &self.fish,
             params: &self.params,
             tank: &self.tank,
@@ -1045,6 +1108,8 @@ struct ForcePass<'a, V: Vector> {
     grid: &'a CellGrid<V>,
     /// The fish's coordinates axis by axis, in cell order.
     axes: &'a Axes,
+    /// Each fish's group by id (empty: nobody is in one).
+    group: &'a [u16],
     /// The fish, in this tick's cell order.
     fish: &'a Columns<V>,
     params: &'a [FlockParams],
@@ -1189,10 +1254,12 @@ impl<V: Vector> ForcePass<'_, V> {
         }
         forces.flee = rules::steer(flee, params.flee_weight, params);
         let route = self.route_goal.as_ref().filter(|_| sorted.leader[slot]);
+        let group = groups::group_of(self.group, sorted.id[slot]);
         let goals = s
             .goal
             .iter()
             .chain(s.school_goals.get(usize::from(school)).and_then(Option::as_ref))
+            .chain(group.and_then(|g| s.group_goals.get(usize::from(g))).and_then(Option::as_ref))
             .chain(route);
         forces.goal =
             goals.fold(V::ZERO, |sum, g| sum + rules::steer(react::pursue(p, v, g, speed), g.weight, params));
