@@ -117,7 +117,7 @@ pub enum SwarmCommand<V: Vector> {
         /// Their group (below [`crate::MAX_GROUPS`]), or none.
         group: Option<u16>,
     },
-    /// Set or clear the goal of one group ([`Surroundings::group_goals`]).
+    /// Set or clear the goal of one group ([`Surroundings::group_goals`](super::Surroundings::group_goals)).
     SetGroupGoal {
         /// The group (below [`crate::MAX_GROUPS`]).
         group: u16,

@@ -34,7 +34,7 @@ use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
 };
-use crate::world::scene::{Attractor, Goal, MAX_GROUPS, Obstacle, Predator, Route, point};
+use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, check_goals, point};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A school in a volume.
@@ -61,7 +61,7 @@ pub struct Surroundings<V: Vector> {
     pub school_goals: Vec<Option<Goal<V>>>,
     /// A goal per group, by group number (added to the school's goals for
     /// the fish of the group: [`Swarm::set_group`]); at most
-    /// [`MAX_GROUPS`].
+    /// [`MAX_GROUPS`](crate::MAX_GROUPS).
     pub group_goals: Vec<Option<Goal<V>>>,
     /// An attract (strength > 0) or repel point.
     pub attractor: Option<Attractor<V>>,
@@ -90,15 +90,7 @@ impl<V: Vector> Surroundings<V> {
     pub fn validate(&self, tank: &TankOf<V>) -> Result<(), ParamError> {
         self.obstacles.iter().try_for_each(|o| o.validate_in(tank))?;
         self.predators.iter().try_for_each(Predator::validate)?;
-        if self.group_goals.len() > MAX_GROUPS {
-            return Err(ParamError {
-                field: "group_goals",
-                value: self.group_goals.len() as f32,
-                expected: format!("at most {MAX_GROUPS} groups"),
-            });
-        }
-        let goals = self.school_goals.iter().chain(&self.group_goals).flatten();
-        self.goal.iter().chain(goals).try_for_each(Goal::validate)?;
+        check_goals(&self.goal, &self.school_goals, &self.group_goals)?;
         self.attractor.iter().try_for_each(Attractor::validate)?;
         self.route.iter().try_for_each(Route::validate)
     }
@@ -444,7 +436,7 @@ impl<V: Vector> Swarm<V> {
     /// group with a goal in [`Surroundings::group_goals`] pulls its fish
     /// towards it on top of their school's goals. `false`, and nothing
     /// changes, if there is no such fish or the group is not below
-    /// [`MAX_GROUPS`].
+    /// [`MAX_GROUPS`](crate::MAX_GROUPS).
     pub fn set_group(&mut self, id: u32, group: Option<u16>) -> bool {
         let len = self.len();
         groups::set_group(&mut self.group, len, id, group)
@@ -457,7 +449,7 @@ impl<V: Vector> Swarm<V> {
 
     /// Splits the fish of `school` (every fish if `None`) into `count`
     /// spatially compact groups of nearly equal size, numbered `first`,
-    /// `first + 1`, … (below [`MAX_GROUPS`]): the longest side of their
+    /// `first + 1`, … (below [`MAX_GROUPS`](crate::MAX_GROUPS)): the longest side of their
     /// bounding box halved again and again, as on a plane
     /// ([`crate::Flock::form_groups`]). Depends only on where the fish are,
     /// so a replay forms the same groups. Returns how many groups were

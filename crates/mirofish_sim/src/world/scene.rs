@@ -307,17 +307,7 @@ impl Scene {
         for p in &self.predators {
             p.validate()?;
         }
-        if self.group_goals.len() > MAX_GROUPS {
-            return Err(ParamError {
-                field: "group_goals",
-                value: self.group_goals.len() as f32,
-                expected: format!("at most {MAX_GROUPS} groups"),
-            });
-        }
-        let goals = self.school_goals.iter().chain(&self.group_goals).flatten();
-        for g in self.goal.iter().chain(goals) {
-            g.validate()?;
-        }
+        check_goals(&self.goal, &self.school_goals, &self.group_goals)?;
         if let Some(r) = &self.route {
             r.validate()?;
         }
@@ -326,6 +316,24 @@ impl Scene {
         }
         Ok(())
     }
+}
+
+/// Checks the goals of a scene (or a volume's surroundings): every one
+/// valid, at most [`MAX_GROUPS`] groups' goals.
+pub(crate) fn check_goals<V: Vector>(
+    goal: &Option<Goal<V>>,
+    school_goals: &[Option<Goal<V>>],
+    group_goals: &[Option<Goal<V>>],
+) -> Result<(), ParamError> {
+    if group_goals.len() > MAX_GROUPS {
+        return Err(ParamError {
+            field: "group_goals",
+            value: group_goals.len() as f32,
+            expected: format!("at most {MAX_GROUPS} groups"),
+        });
+    }
+    let goals = school_goals.iter().chain(group_goals).flatten();
+    goal.iter().chain(goals).try_for_each(Goal::validate)
 }
 
 #[cfg(test)]
