@@ -136,11 +136,7 @@ impl FlockCommand {
             FlockCommand::FormGroups { first, count, .. } => check_form_groups(*first, *count),
             FlockCommand::JoinGroup { fish, group } => check_join_group(fish, *group),
             FlockCommand::SetGroupGoal { group, goal } => check_group_goal(*group, goal.as_ref()),
-            FlockCommand::SetSchoolGoal { school, goal } => {
-                let most = crate::control::config::MAX_SCHOOLS as f32 - 1.0;
-                check("goal.school", f32::from(*school), Range::Closed(0.0, most))?;
-                goal.as_ref().map_or(Ok(()), Goal::validate)
-            }
+            FlockCommand::SetSchoolGoal { school, goal } => check_school_goal(*school, goal.as_ref()),
             FlockCommand::SetBoundary(_)
             | FlockCommand::ClearGroups
             | FlockCommand::RemovePredator(_)
@@ -271,6 +267,17 @@ pub(crate) fn check_form_groups(first: u16, count: u16) -> Result<(), ParamError
 pub(crate) fn check_join_group(fish: &[u32], group: Option<u16>) -> Result<(), ParamError> {
     check("groups.fish", fish.len() as f32, Range::Closed(0.0, MAX_SPAWN as f32))?;
     group_number(group)
+}
+
+/// Checks a school's goal: a school number below
+/// [`MAX_SCHOOLS`](crate::control::config::MAX_SCHOOLS), a valid goal.
+pub(crate) fn check_school_goal<V: crate::space::Vector>(
+    school: u16,
+    goal: Option<&Goal<V>>,
+) -> Result<(), ParamError> {
+    let most = crate::control::config::MAX_SCHOOLS as f32 - 1.0;
+    check("goal.school", f32::from(school), Range::Closed(0.0, most))?;
+    goal.map_or(Ok(()), Goal::validate)
 }
 
 /// Checks a group's goal: a group below [`MAX_GROUPS`], a valid goal.

@@ -18,7 +18,8 @@ use glam::Vec3;
 
 use super::{Swarm, Vector, Zones};
 use crate::control::command::{
-    Command, MAX_SPAWN, check_form_groups, check_group_goal, check_join_group, check_spawn, remove_at,
+    Command, MAX_SPAWN, check_form_groups, check_group_goal, check_join_group, check_school_goal,
+    check_spawn, remove_at,
 };
 use crate::world::params::{FlockParams, ParamError, Range, check};
 use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, set_goal_entry};
@@ -136,9 +137,8 @@ impl<V: Vector> SwarmCommand<V> {
             SwarmCommand::SetZones(Some(zones)) => zones.validate(),
             SwarmCommand::AddPredator(p) => p.validate(),
             SwarmCommand::AddObstacle(o) => o.validate(),
-            SwarmCommand::SetGoal(Some(g)) | SwarmCommand::SetSchoolGoal { goal: Some(g), .. } => {
-                g.validate()
-            }
+            SwarmCommand::SetGoal(Some(g)) => g.validate(),
+            SwarmCommand::SetSchoolGoal { school, goal } => check_school_goal(*school, goal.as_ref()),
             SwarmCommand::SetAttractor(Some(a)) => a.validate(),
             SwarmCommand::SetRoute(Some(r)) => r.validate(),
             SwarmCommand::SpawnFish { count, centre, radius, .. } => check_spawn(*count, *centre, *radius),
@@ -155,7 +155,6 @@ impl<V: Vector> SwarmCommand<V> {
             | SwarmCommand::RemoveObstacle(_)
             | SwarmCommand::ClearObstacles
             | SwarmCommand::SetGoal(None)
-            | SwarmCommand::SetSchoolGoal { goal: None, .. }
             | SwarmCommand::SetAttractor(None)
             | SwarmCommand::SetRoute(None)
             | SwarmCommand::ClearGroups
@@ -377,6 +376,8 @@ mod tests {
         swarm.step();
         assert!(swarm.groups().is_empty() && swarm.surroundings().group_goals.is_empty());
         // Group numbers past the limit are refused, naming the field.
+        let school = VolumeCommand::SetSchoolGoal { school: u16::MAX, goal: None };
+        assert!(swarm.submit(school).unwrap_err().to_string().contains("goal.school"));
         let late = VolumeCommand::SetGroupGoal { group: u16::MAX, goal: None };
         assert!(swarm.submit(late).unwrap_err().to_string().contains("groups.group"));
         let many = VolumeCommand::FormGroups { school: None, first: 4000, count: 200 };
