@@ -24,8 +24,9 @@ pub enum Refused {
     /// A [`crate::volume::SetSurroundings3d`] (the surroundings in force
     /// stay).
     Surroundings,
-    /// A recorded session's start ([`crate::FlockRecorder`]; the run goes
-    /// on as it was).
+    /// A recorded session's start ([`crate::FlockRecorder`], or
+    /// [`crate::volume::ReplayVolume3d`] in a volume; the run goes on as it
+    /// was).
     Session,
 }
 
