@@ -157,12 +157,10 @@ pub struct Flock3dState {
     /// The recording being replayed ([`ReplayVolume3d`]) and its first
     /// checkpoint not yet passed.
     replaying: Option<(VolumeRecording, usize)>,
-    /// Where the last replay stands.
+    /// Where the last replay stands: anything but [`Session::Idle`] from a
+    /// [`ReplayVolume3d`] until the volume starts over, while the ticks
+    /// keep the recording's step.
     replay: Session,
-    /// Whether the ticks keep the volume's step instead of the schedule's
-    /// (after a [`ReplayVolume3d`], until the volume starts over: the
-    /// session then goes on at the recording's step and records as one).
-    recorded_step: bool,
 }
 
 impl Flock3dState {
@@ -288,7 +286,6 @@ impl Plugin for MiroFish3dPlugin {
                 loaded: None,
                 replaying: None,
                 replay: Session::Idle,
-                recorded_step: false,
             })
             .register_type::<(ExtraSteering3d, Leader3d)>()
             .add_systems(
@@ -438,7 +435,6 @@ impl Command for ReplayVolume3d {
         }
         state.replay = Session::Replaying;
         state.replaying = Some((recording, 0));
-        state.recorded_step = true;
         // The start's checkpoint.
         state.check_replay();
     }
@@ -492,7 +488,6 @@ fn start_over(
     state.loaded = None;
     state.replaying = None;
     state.replay = Session::Idle;
-    state.recorded_step = false;
     world.insert_resource(config);
     true
 }
@@ -560,10 +555,10 @@ fn gather_steering(mut state: ResMut<Flock3dState>, fish: Query<(&FishId, &Extra
 /// The tick's length from the schedule's clock (in [`FixedUpdate`], the
 /// app's fixed step), set before the tick starts.
 fn set_step(time: Res<Time>, mut state: ResMut<Flock3dState>) {
-    // A replayed session keeps its recording's step. A zero or absurd
-    // delta (the first frame of a variable schedule) keeps the last valid
-    // step.
-    if !state.recorded_step {
+    // A replayed session keeps its recording's step, after its end too
+    // (so that the whole session records as one). A zero or absurd delta
+    // (the first frame of a variable schedule) keeps the last valid step.
+    if state.replay == Session::Idle {
         let _ = state.flock.set_dt(time.delta_secs());
     }
 }

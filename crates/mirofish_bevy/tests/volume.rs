@@ -337,41 +337,10 @@ fn a_game_system_between_two_sets_runs_between_the_core_stages() {
     assert_eq!(state.flock.positions()[slot], centre);
 }
 
-#[test]
-fn a_loaded_session_changed_by_commands_replays_to_its_end() {
-    use mirofish_sim::space::{VolumeCommand, swarm_hash};
-    use mirofish_sim::{Predator, VolumeConfig};
-    let mut app = app();
-    assert!(app.world().resource::<Flock3dState>().recording().is_none(), "not loaded");
-    app.world_mut().commands().queue(LoadVolume3d(VolumeConfig {
-        fish: 150,
-        seed: 2,
-        ..VolumeConfig::default()
-    }));
-    for tick in 0..40 {
-        if tick == 15 {
-            let mut state = app.world_mut().resource_mut::<Flock3dState>();
-            let predator = Predator::new(Vec3::new(100.0, 0.0, 0.0), 120.0);
-            state.flock.submit(VolumeCommand::AddPredator(predator)).unwrap();
-        }
-        app.update();
-    }
-    let state = app.world().resource::<Flock3dState>();
-    let recording = state.recording().expect("loaded").unwrap();
-    assert_eq!((recording.commands.len(), recording.ticks), (1, state.flock.tick()));
-    let text = recording.to_text();
-    let end = mirofish_sim::VolumeRecording::from_text(&text).unwrap().replay().unwrap();
-    assert_eq!(swarm_hash(&end), swarm_hash(&state.flock));
-    // Fish spawned outside the configuration: no longer its run.
-    app.world_mut().commands().queue(SpawnSchool3d::new(5));
-    app.update();
-    assert!(app.world().resource::<Flock3dState>().recording().is_none());
-}
-
-/// A session recorded in one app (loaded, a predator added by command)
-/// and the app's state at its end.
-fn recorded_session() -> (mirofish_sim::VolumeRecording, u64) {
-    use mirofish_sim::space::{VolumeCommand, swarm_hash};
+/// An app whose volume was loaded from a configuration and changed by one
+/// command (a predator added at tick 10) in 30 ticks.
+fn loaded_session() -> App {
+    use mirofish_sim::space::VolumeCommand;
     use mirofish_sim::{Predator, VolumeConfig};
     let mut app = app();
     app.world_mut().commands().queue(LoadVolume3d(VolumeConfig {
@@ -387,8 +356,32 @@ fn recorded_session() -> (mirofish_sim::VolumeRecording, u64) {
         }
         app.update();
     }
+    app
+}
+
+/// A session recorded in one app ([`loaded_session`]) and the state hash
+/// at its end.
+fn recorded_session() -> (mirofish_sim::VolumeRecording, u64) {
+    let app = loaded_session();
     let state = app.world().resource::<Flock3dState>();
-    (state.recording().expect("loaded").unwrap(), swarm_hash(&state.flock))
+    (state.recording().expect("loaded").unwrap(), mirofish_sim::space::swarm_hash(&state.flock))
+}
+
+#[test]
+fn a_loaded_session_changed_by_commands_replays_to_its_end() {
+    use mirofish_sim::space::swarm_hash;
+    assert!(app().world().resource::<Flock3dState>().recording().is_none(), "not loaded");
+    let mut app = loaded_session();
+    let state = app.world().resource::<Flock3dState>();
+    let recording = state.recording().expect("loaded").unwrap();
+    assert_eq!((recording.commands.len(), recording.ticks), (1, state.flock.tick()));
+    let text = recording.to_text();
+    let end = mirofish_sim::VolumeRecording::from_text(&text).unwrap().replay().unwrap();
+    assert_eq!(swarm_hash(&end), swarm_hash(&state.flock));
+    // Fish spawned outside the configuration: no longer its run.
+    app.world_mut().commands().queue(SpawnSchool3d::new(5));
+    app.update();
+    assert!(app.world().resource::<Flock3dState>().recording().is_none());
 }
 
 #[test]
