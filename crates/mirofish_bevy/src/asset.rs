@@ -178,7 +178,7 @@ fn follow_config_asset(
                 ..SpawnSchool::new(s.fish).in_school(school as u16).with_leaders(s.leaders)
             });
         }
-        for command in mirofish_sim::control::command::scene_commands(&file.scene) {
+        for command in mirofish_sim::step::command::scene_commands(&file.scene) {
             if let Err(e) = queue.submit(command) {
                 log::warn!("MiroFish: {e}");
             }

@@ -15,7 +15,7 @@
 //! anything a replay must reproduce.
 
 use bevy::prelude::*;
-use mirofish_sim::control::command::{SpawnKey, spawn_disc};
+use mirofish_sim::step::command::{SpawnKey, spawn_disc};
 use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped};
 
 use crate::components::{

@@ -3,7 +3,8 @@
 //! by step and then down again, the school carried over from each step to
 //! the next, polarization and milling measured at every step.
 
-use mirofish_sim::space::{CollectiveState, Swarm, Vector, Zones};
+use mirofish_sim::Vector;
+use mirofish_sim::space::{CollectiveState, Swarm, Zones};
 use mirofish_sim::{BoundaryMode, FlockParams, TankOf, observe};
 
 use crate::Error;

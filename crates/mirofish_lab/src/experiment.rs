@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use mirofish_sim::control::command::Stamped;
 use mirofish_sim::control::replay::Recorder;
 use mirofish_sim::observe::metrics::COLUMNS;
 use mirofish_sim::observe::stats::Summary;
+use mirofish_sim::step::command::Stamped;
 use mirofish_sim::{ExperimentConfig, MetricsLog, Recording};
 
 use crate::Error;
@@ -232,7 +232,7 @@ pub(crate) fn write_run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mirofish_sim::control::command::FlockCommand;
+    use mirofish_sim::step::command::FlockCommand;
     use mirofish_sim::{Predator, Vec2};
 
     #[test]

@@ -29,10 +29,10 @@ use mirofish_lab::plot::{Series, lines_with_errors};
 use mirofish_lab::sweep::{SWEEP_METRICS, Sweep, by_value, linspace, write_csv};
 use mirofish_lab::turn::TurnResponse;
 use mirofish_lab::volume::VolumeExperiment;
-use mirofish_sim::control::command::Stamped;
 use mirofish_sim::control::replay::{RecordingOf, Scenario, space_of};
 use mirofish_sim::observe::health::Health;
 use mirofish_sim::space::VolumeCommand;
+use mirofish_sim::step::command::Stamped;
 use mirofish_sim::{ExperimentConfig, Preset, VolumeConfig, with_auto_radius};
 
 #[derive(Parser)]

@@ -18,7 +18,7 @@
 //! that turned that far on their own, by wander and noise, in the same
 //! time.
 
-use mirofish_sim::control::command::{SpawnKey, spawn_disc};
+use mirofish_sim::step::command::{SpawnKey, spawn_disc};
 use mirofish_sim::{
     BoundaryMode, ExperimentConfig, FlockCommand, Goal, GoalMode, Scene, Simulation, Tank, Vec2, observe,
 };

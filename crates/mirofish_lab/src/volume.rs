@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use mirofish_sim::control::command::Stamped;
 use mirofish_sim::space::{SwarmMetrics, VolumeCommand};
+use mirofish_sim::step::command::Stamped;
 use mirofish_sim::{Vec3, VolumeConfig, VolumeRecorder, VolumeRecording};
 
 use crate::Error;

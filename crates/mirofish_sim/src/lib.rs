@@ -19,16 +19,19 @@
 //!
 //! # Layers
 //!
-//! Data flows one way, from the world through the rules and the step to
-//! the observers; no layer writes into one above it.
+//! Modules are stacked in layers, bottom first; each imports only from the
+//! layers above it in this table, never from one below (the crate's test
+//! `tests/layers.rs` reads every `use` and fails on one that goes up).
 //!
 //! | layer | modules | what lives there |
 //! |---|---|---|
-//! | world state | [`world`]: `flock`, `tank`, `scene`, `params`, `school`, `grid`, `spawn` | the fish as columns, the tank, obstacles and predators, parameters and their validation, the neighbour grid |
-//! | rules | [`rules`]: the three rules, `view`, `scene`, `boundary`, `noise`, `angle` | pure functions: one fish's state and its neighbourhood in, a velocity change out |
-//! | the step | [`step`]: `index`, `forces` (and its kernel), `integrate`, `predators` | the passes of one tick over the columns, in parallel |
-//! | observation | [`observe`]: order parameters, `queries`, `metrics`, `stats` | what can be measured without changing anything |
-//! | control | [`control`]: `simulation`, `command`, `replay`, `config`, `preset`, `tuning` | running a simulation and changing it from outside, reproducibly |
+//! | arithmetic | [`math`]: `vector`, `angle`, lanes; `prefetch` | the [`Vector`] trait every rule is written over, sine and cosine with the same bits everywhere, four- and eight-lane arithmetic; a memory hint |
+//! | world | [`world`]: `tank`, `scene`, `groups`, `params`, `school`, `grid`, `spawn` | the tank, obstacles and predators, groups, parameters and their validation, the neighbour grid |
+//! | rules | [`rules`]: the three rules, `view`, `scene`, `boundary`, `noise` | pure functions: one fish's state and its neighbourhood in, a velocity change out |
+//! | the fish and their tick | [`step`]: `flock`, `command`, `index`, `forces` (and its kernel), `integrate`, `predators` | the fish as columns, the commands applied at the start of a tick, the passes of one tick over the columns, in parallel |
+//! | observation | [`observe`]: order parameters, `queries`, `metrics`, `stats`, `health` | what can be measured without changing anything |
+//! | any dimension | [`space`]: `swarm`, `grid`, `command`, `zones` | a school over any [`Vector`] ([`space::Flock3d`] in a volume) and Couzin's zone model |
+//! | control | [`control`]: `simulation`, `replay`, `config`, `volume`, `preset`, `tuning` | running a simulation and changing it from outside, reproducibly |
 //!
 //! # Guarantees
 //!
@@ -41,6 +44,7 @@
 //! - **No allocation** in a warmed-up tick run on a thread of the pool.
 
 pub mod control;
+pub mod math;
 pub mod observe;
 mod prefetch;
 pub mod rules;
@@ -52,7 +56,6 @@ pub mod world;
 /// [`Simulation::with_thread_pool`] and [`Flock::with_thread_pool`].
 pub use rayon;
 
-pub use control::command::{CommandError, CommandQueue, FlockCommand, SpawnKey, Stamped};
 pub use control::config::{ConfigError, ExperimentConfig, SchoolConfig};
 pub use control::preset::{Preset, with_auto_radius};
 pub use control::replay::{Recorder, Recording, ReplayError, VolumeRecorder, VolumeRecording};
@@ -60,8 +63,9 @@ pub use control::simulation::Simulation;
 pub use control::volume::{VolumeConfig, VolumeSchool};
 pub use observe::metrics::{Metrics, MetricsLog};
 pub use observe::state_hash;
+pub use step::command::{CommandError, CommandQueue, FlockCommand, SpawnKey, Stamped};
+pub use step::flock::{FishInputs, Flock, SlotOrder};
 pub use step::{ForceSample, KernelPath, NeighbourSearch};
-pub use world::flock::{FishInputs, Flock, SlotOrder};
 pub use world::groups::NO_GROUP;
 pub use world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_NEIGHBOUR_CAP, MAX_TOPOLOGICAL_NEIGHBOURS, ParamError, PerFrame,
@@ -73,3 +77,4 @@ pub use world::tank::{BoundaryMode, Tank, Tank3d, TankOf};
 /// The vector types of the API: `Vec2` on a plane, `Vec3` in a volume (the
 /// same `glam` types Bevy uses).
 pub use glam::{Vec2, Vec3};
+pub use math::Vector;

@@ -2,9 +2,9 @@
 //! same state hash at every checkpoint, and damaged files are refused with
 //! the right error before anything runs.
 
-use mirofish_sim::control::command::FlockCommand;
 use mirofish_sim::control::config::ExperimentConfig;
 use mirofish_sim::control::replay::{FORMAT_VERSION, MAGIC, Recorder, Recording, ReplayError};
+use mirofish_sim::step::command::FlockCommand;
 use mirofish_sim::{Attractor, BoundaryMode, FlockParams, Goal, Obstacle, Predator, Vec2, state_hash};
 
 /// A 300-tick run of 200 fish with a command of every kind along the way.

@@ -23,7 +23,7 @@
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use mirofish_bevy::{FlockCommands, FlockState};
-use mirofish_sim::control::command::FlockCommand;
+use mirofish_sim::step::command::FlockCommand;
 use mirofish_sim::{Attractor, Goal, GoalMode, Obstacle, Predator, Route};
 
 use super::AquariumSettings;

@@ -11,7 +11,7 @@ use bevy::prelude::*;
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockState};
 use mirofish_decide::{DecisionConfig, DecisionLayer, Intent};
-use mirofish_sim::control::command::FlockCommand;
+use mirofish_sim::step::command::FlockCommand;
 
 /// Whether the schools decide where to go, and how.
 #[derive(Resource, Clone, Copy, Debug, PartialEq)]

@@ -28,7 +28,7 @@ use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
 use mirofish_sim::ExperimentConfig;
-use mirofish_sim::control::command::FlockCommand;
+use mirofish_sim::step::command::FlockCommand;
 
 pub use input::{CursorWorld, PointerOverUi, ToolSettings};
 pub use inspect::{FishReport, Inspected};
@@ -256,7 +256,7 @@ fn spawn_schools(commands: &mut Commands, settings: &AquariumSettings) {
         commands
             .queue(SpawnSchool { heading, ..SpawnSchool::new(second).in_school(1).with_leaders(leaders) });
     }
-    let sent = mirofish_sim::control::command::scene_commands(&scene.scene);
+    let sent = mirofish_sim::step::command::scene_commands(&scene.scene);
     if !sent.is_empty() {
         commands.queue(move |world: &mut World| {
             let mut queue = world.resource_mut::<FlockCommands>();

@@ -12,9 +12,9 @@ use bevy_egui::{EguiContexts, egui};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FishSlot, FlockCommands, FlockMetrics};
-use mirofish_sim::control::command::FlockCommand;
 use mirofish_sim::control::tuning::KNOBS;
 use mirofish_sim::observe::health::{Health, Mark};
+use mirofish_sim::step::command::FlockCommand;
 use mirofish_sim::{Preset, observe};
 
 use super::input::{PointerOverUi, ToolSettings};

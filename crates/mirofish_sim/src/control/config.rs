@@ -26,6 +26,7 @@ use crate::control::preset::Preset;
 use crate::observe::metrics::DEFAULT_EVERY;
 use crate::world::params::{DEFAULT_DT, FlockParams, MAX_FISH, ParamError, validate_dt};
 use crate::world::scene::Scene;
+use crate::world::school::MAX_SCHOOLS;
 use crate::world::tank::Tank;
 
 /// Everything that defines a run, apart from the commands sent during it.
@@ -82,9 +83,6 @@ pub struct SchoolConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub colour: Option<[f32; 3]>,
 }
-
-/// Most schools a configuration may hold (school numbers are `u16`).
-pub const MAX_SCHOOLS: usize = 1024;
 
 impl Default for ExperimentConfig {
     fn default() -> Self {
@@ -162,7 +160,8 @@ impl ExperimentConfig {
 
     /// Parses and validates RON text.
     pub fn from_ron(text: &str) -> Result<Self, ConfigError> {
-        from_ron(text, Self::validate).map_err(|e| in_other_space::<crate::VolumeConfig>(e, text, "volume"))
+        from_ron(text, Self::validate)
+            .map_err(|e| in_other_space::<crate::control::volume::VolumeConfig>(e, text, "volume"))
     }
 
     /// The configuration as pretty RON, every field written out.

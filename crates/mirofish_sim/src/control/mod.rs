@@ -6,7 +6,6 @@
 //! runs in a volume), the named tunings
 //! ([`preset`]) and every parameter by name with a safe range ([`tuning`]).
 
-pub mod command;
 pub mod config;
 pub mod preset;
 pub mod replay;

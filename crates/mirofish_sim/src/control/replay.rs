@@ -25,12 +25,12 @@
 use core::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::control::command::{Command, CommandError, FlockCommand, Stamped};
 use crate::control::config::{ConfigError, ExperimentConfig};
 use crate::control::simulation::Simulation;
 use crate::control::volume::VolumeConfig;
 use crate::observe::state_hash;
 use crate::space::{Flock3d, VolumeCommand, swarm_hash};
+use crate::step::command::{Command, CommandError, FlockCommand, Stamped};
 use crate::world::params::ParamError;
 
 /// The first word of every replay file.

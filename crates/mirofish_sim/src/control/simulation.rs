@@ -1,9 +1,9 @@
 //! A flock together with its parameters: the headless entry point.
 
-use crate::control::command::{CommandError, CommandQueue, FlockCommand, Stamped};
 use crate::control::config::{ConfigError, ExperimentConfig};
 use crate::rules::noise::mix64;
-use crate::world::flock::Flock;
+use crate::step::command::{CommandError, CommandQueue, FlockCommand, Stamped};
+use crate::step::flock::Flock;
 use crate::world::params::{DEFAULT_DT, FlockParams, ParamError, validate_dt, validate_fish};
 use crate::world::scene::Scene;
 use crate::world::spawn;

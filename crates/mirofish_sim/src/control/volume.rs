@@ -177,7 +177,7 @@ impl VolumeConfig {
     pub fn from_ron(text: &str) -> Result<Self, ConfigError> {
         use crate::control::config::{from_ron, in_other_space};
         from_ron(text, Self::validate)
-            .map_err(|e| in_other_space::<crate::ExperimentConfig>(e, text, "plane"))
+            .map_err(|e| in_other_space::<crate::control::config::ExperimentConfig>(e, text, "plane"))
     }
 
     /// The configuration as pretty RON, every field written out.

@@ -11,7 +11,7 @@
 use std::io::{self, Write};
 
 use crate::observe;
-use crate::world::flock::Flock;
+use crate::step::flock::Flock;
 use crate::world::params::FlockParams;
 use crate::world::tank::Tank;
 

@@ -20,8 +20,8 @@ pub mod stats;
 
 use glam::Vec2;
 
-use crate::space::Vector;
-use crate::world::flock::{Flock, SlotOrder};
+use crate::math::Vector;
+use crate::step::flock::{Flock, SlotOrder};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// FNV-1a over the bits of every position, velocity and wander phase, in
@@ -333,7 +333,7 @@ mod tests {
         (0..n)
             .map(|i| {
                 let a = i as f32 / n as f32 * core::f32::consts::TAU;
-                let radial = crate::rules::angle::unit(a);
+                let radial = crate::math::angle::unit(a);
                 let tangent = if clockwise { -radial.perp() } else { radial.perp() };
                 (Vec2::new(300.0, -50.0) + radial * r, tangent * 100.0)
             })

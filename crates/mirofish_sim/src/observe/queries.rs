@@ -5,7 +5,7 @@
 use glam::Vec2;
 
 use crate::step::ForceSample;
-use crate::world::flock::Flock;
+use crate::step::flock::Flock;
 use crate::world::grid::offset;
 use crate::world::tank::{BoundaryMode, Tank};
 

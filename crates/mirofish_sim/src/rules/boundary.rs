@@ -8,7 +8,7 @@
 #[cfg(test)]
 use glam::Vec2;
 
-use crate::space::Vector;
+use crate::math::Vector;
 use crate::world::params::FlockParams;
 #[cfg(test)]
 use crate::world::tank::Tank;

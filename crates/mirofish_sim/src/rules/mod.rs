@@ -12,18 +12,16 @@
 //! zero count), coincident fish (1/r at r = 0) and the heading of a fish that
 //! is not moving (normalising a zero vector).
 
-pub mod angle;
 pub mod boundary;
-pub(crate) mod lanes;
 pub mod noise;
 pub mod scene;
 pub mod view;
 
 use glam::{Vec2, Vec4, Vec4Swizzles};
 
-use crate::space::Vector;
+use crate::math::Vector;
+use crate::math::lanes::Lanes;
 use crate::world::params::FlockParams;
-use lanes::Lanes;
 
 /// Sums over one fish's neighbourhood, gathered in a single pass over the
 /// candidates. Offsets point from the fish to the neighbour (wrap-aware).
@@ -239,7 +237,7 @@ fn steer_towards_mean<V: Vector>(sum: V, count: u32, velocity: V, params: &Flock
 /// Wander: a desired velocity along the fish's own slowly turning phase.
 #[inline]
 pub fn wander(phase: f32, params: &FlockParams) -> Vec2 {
-    crate::rules::angle::unit(phase) * params.max_speed
+    crate::math::angle::unit(phase) * params.max_speed
 }
 
 /// The heading of a fish: its velocity direction, or `fallback` when it is
@@ -480,7 +478,7 @@ pub(crate) fn evaluate_lanes<V: Lanes>(
         V::select(pushed, n.separation[0] * max_speed, zero),
         V::select(pushed, n.separation[1] * max_speed, zero),
     ];
-    let (sin, cos) = crate::rules::angle::sin_cos_lanes(phase)?;
+    let (sin, cos) = crate::math::angle::sin_cos_lanes(phase)?;
     let changes = [
         separation,
         towards_mean(n.velocity, n.count, some, v, max_speed),

@@ -9,7 +9,7 @@
 
 use glam::{Vec2, Vec4};
 
-use crate::space::Vector;
+use crate::math::Vector;
 
 /// Independent purposes of noise, so that two draws for the same fish and
 /// tick never share bits.
@@ -113,7 +113,7 @@ impl TickKey {
     /// the pile.
     #[inline]
     pub fn tie_direction(self, fish: u32) -> Vec2 {
-        crate::rules::angle::unit(tie_angle(self.bits(u64::from(fish), Stream::Coincident)))
+        crate::math::angle::unit(tie_angle(self.bits(u64::from(fish), Stream::Coincident)))
     }
 
     /// [`TickKey::tie_direction`] of four fish, `[x, y]` with one fish per
@@ -122,7 +122,7 @@ impl TickKey {
     pub(crate) fn tie_direction_lanes(self, fish: [u32; 4]) -> [Vec4; 2] {
         let angle = Vec4::from_array(fish.map(|f| tie_angle(self.bits(u64::from(f), Stream::Coincident))));
         // The angles lie within ±π, where the lanes give the one-angle bits.
-        let (sin, cos) = crate::rules::angle::sin_cos_lanes(angle).unwrap_or((Vec4::ZERO, Vec4::ONE));
+        let (sin, cos) = crate::math::angle::sin_cos_lanes(angle).unwrap_or((Vec4::ZERO, Vec4::ONE));
         [cos, sin]
     }
 }

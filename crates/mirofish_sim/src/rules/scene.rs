@@ -7,7 +7,7 @@
 use glam::Vec2;
 
 use super::boundary;
-use crate::space::Vector;
+use crate::math::Vector;
 use crate::world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator};
 use crate::world::tank::{BoundaryMode, Tank, TankOf};
 

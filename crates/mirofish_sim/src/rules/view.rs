@@ -13,7 +13,7 @@
 #[cfg(test)]
 use glam::Vec2;
 
-use crate::space::Vector;
+use crate::math::Vector;
 use crate::world::params::FlockParams;
 
 /// Half-width of the front zone: neighbours within ±45° of the heading.
@@ -50,7 +50,7 @@ impl View {
             || params.back_weight != 1.0
             || params.distance_falloff != 0.0;
         Self {
-            cos_half: crate::rules::angle::sin_cos(params.view_angle * 0.5).1,
+            cos_half: crate::math::angle::sin_cos(params.view_angle * 0.5).1,
             all_round,
             shaped: weighted || !all_round,
             front: params.front_weight,

@@ -16,8 +16,9 @@
 
 use glam::Vec3;
 
-use super::{Swarm, Vector, Zones};
-use crate::control::command::{
+use super::{Swarm, Zones};
+use crate::math::Vector;
+use crate::step::command::{
     Command, MAX_SPAWN, check_form_groups, check_group_goal, check_join_group, check_school_goal,
     check_spawn, remove_at,
 };
@@ -62,7 +63,7 @@ pub enum SwarmCommand<V: Vector> {
     SetGoal(Option<Goal<V>>),
     /// Set or clear one school's own goal (added to the common one).
     SetSchoolGoal {
-        /// The school (below [`crate::control::config::MAX_SCHOOLS`]).
+        /// The school (below [`crate::world::school::MAX_SCHOOLS`]).
         school: u16,
         /// Its goal, or none.
         goal: Option<Goal<V>>,
@@ -229,8 +230,8 @@ impl<V: Vector> Command for SwarmCommand<V> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::control::command::CommandError;
     use crate::space::{Flock3d, swarm_hash};
+    use crate::step::command::CommandError;
     use crate::world::tank::Tank3d;
 
     fn volume(fish: usize) -> Flock3d {

@@ -14,7 +14,7 @@
 
 use core::ops::Range;
 
-use super::Vector;
+use crate::math::Vector;
 use crate::world::tank::TankOf;
 
 /// Most cells a grid allocates per fish (and at least [`MIN_CELLS`]): a

@@ -20,11 +20,9 @@ pub mod command;
 pub mod grid;
 mod scan;
 pub mod swarm;
-pub mod vector;
 pub mod zones;
 
 pub use command::{SwarmCommand, VolumeCommand};
 pub use grid::CellGrid;
 pub use swarm::{Flock3d, Surroundings, Surroundings3d, Swarm, SwarmMetrics, TickStage, swarm_hash};
-pub use vector::Vector;
 pub use zones::{CollectiveState, Zones};

@@ -15,7 +15,7 @@ use core::ops::Range;
 
 use glam::Vec4;
 
-use super::Vector;
+use crate::math::Vector;
 
 /// Candidates tested per step.
 const LANES: usize = 4;

@@ -18,16 +18,16 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg32;
 use rayon::prelude::*;
 
-use super::Vector;
 use super::command::SwarmCommand;
 use super::grid::{CellGrid, MAX_RUNS};
 use super::scan::{Axes, Reach2, scan};
 use super::zones::{ZoneSums, Zones, turn_towards};
-use crate::control::command::{CommandError, CommandQueue, Stamped};
+use crate::math::Vector;
 use crate::observe;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
+use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::step::kernel::Nearest;
 use crate::world::grid::offset;
 use crate::world::groups::{self, NO_GROUP};

@@ -17,7 +17,7 @@
 //! stays parallel well below the width at which a torus turned parallel:
 //! the model's collective memory.
 
-use super::Vector;
+use crate::math::Vector;
 use crate::world::params::{MAX_LENGTH, ParamError, Range, check};
 
 /// The zones, speed and turning of Couzin's model. Lengths in world units,

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use super::kernel::{ForceKernel, ForceSample, Kick, SchoolCache};
 use super::{CHUNK, all_zero, any_set, run};
 use crate::rules::noise::TickKey;
-use crate::world::flock::{Flock, SlotOrder};
+use crate::step::flock::{Flock, SlotOrder};
 use crate::world::scene::{Route, Scene};
 use crate::world::school::SchoolTable;
 use crate::world::tank::Tank;

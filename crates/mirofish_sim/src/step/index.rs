@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::{CHUNK, all_zero_u16, any_set, run};
-use crate::world::flock::{Flock, SlotOrder};
+use crate::step::flock::{Flock, SlotOrder};
 use crate::world::grid::Extras;
 use crate::world::params::FlockParams;
 use crate::world::school::SchoolTable;

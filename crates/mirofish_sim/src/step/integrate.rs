@@ -9,7 +9,7 @@ use super::{CHUNK, all_zero, run};
 use crate::prefetch::{AHEAD, prefetch};
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::{self, boundary};
-use crate::world::flock::{Flock, SlotOrder};
+use crate::step::flock::{Flock, SlotOrder};
 use crate::world::scene::Scene;
 use crate::world::school::{self, SchoolTable};
 use crate::world::tank::{BoundaryMode, Tank};

@@ -20,7 +20,7 @@
 //! same order (a pair of candidates with a fish in its separation radius is
 //! pushed apart in one 256-bit vector too), and whose quartets go by pairs:
 //! both scanned, then their neighbourhood rules evaluated eight lanes wide
-//! (the same generic rules, `crate::rules::lanes`). The same bits as the portable
+//! (the same generic rules, `crate::math::lanes`). The same bits as the portable
 //! build.
 //!
 //! Fish that need more go one at a time: a school with a shaped view
@@ -395,7 +395,7 @@ impl ForceKernel<'_> {
             }
         }
         // A fish at rest looks where its wander points.
-        let heading = rules::heading(v, crate::rules::angle::unit(self.sorted_phase[s]));
+        let heading = rules::heading(v, crate::math::angle::unit(self.sorted_phase[s]));
         let me = Onlooker { s, p, heading, id, school };
         let cap = match self.search {
             NeighbourSearch::Grid => self.table[school].neighbour_cap,

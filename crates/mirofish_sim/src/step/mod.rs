@@ -1,4 +1,5 @@
-//! The tick: the passes that take the flock from one tick to the next.
+//! The fish and their tick: the school as columns ([`flock`]) and the
+//! passes that take it from one tick to the next.
 //!
 //! 1. [`index`]: counting-sort the fish into the grid and take sorted copies
 //!    of what the force pass reads — the previous tick's state, and only it
@@ -16,13 +17,16 @@
 //! finished, so the result depends neither on iteration order nor on the
 //! number of threads: the same seed gives the same bits.
 
+pub mod command;
+pub mod flock;
 pub mod forces;
+mod groups;
 pub mod index;
 pub mod integrate;
 pub(crate) mod kernel;
 pub mod predators;
 
-use crate::world::flock::Flock;
+use crate::step::flock::Flock;
 use crate::world::params::{ParamError, validate_dt};
 use crate::world::scene::Scene;
 use crate::world::school::SchoolTable;

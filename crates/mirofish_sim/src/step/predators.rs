@@ -4,7 +4,7 @@
 use glam::Vec2;
 
 use crate::rules::scene as scene_rules;
-use crate::world::flock::{Flock, SlotOrder};
+use crate::step::flock::{Flock, SlotOrder};
 use crate::world::grid::offset;
 use crate::world::scene::Scene;
 use crate::world::tank::{BoundaryMode, Tank};

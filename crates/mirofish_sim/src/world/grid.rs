@@ -19,7 +19,7 @@
 
 use core::ops::Range;
 
-use crate::space::Vector;
+use crate::math::Vector;
 use glam::{Vec2, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
@@ -608,7 +608,7 @@ pub(crate) struct Extras<'a> {
     /// different. The fish of each cell are sorted by it instead of by
     /// slot, and the keys are gathered into sorted order in `sorted`. For a
     /// caller whose slots are not its fish's identity
-    /// ([`crate::world::flock::SlotOrder`]), so that the order, and every sum,
+    /// ([`crate::step::flock::SlotOrder`]), so that the order, and every sum,
     /// follows the identity.
     pub ties: Option<(&'a [u32], &'a mut Vec<u32>)>,
 }

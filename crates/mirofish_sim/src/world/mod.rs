@@ -1,12 +1,13 @@
-//! World state: what exists between two ticks.
+//! The world around the fish: what exists between two ticks besides the
+//! fish's own columns (those are [`crate::step::flock`]'s).
 //!
-//! The fish ([`flock`]), the tank they live in ([`tank`]), what shares it
-//! with them ([`scene`]), groups of fish that share a goal ([`groups`]), each school's parameters ([`params`], [`school`]),
-//! the neighbour index rebuilt every tick ([`grid`]) and how a school is
-//! first scattered ([`spawn`]). Every number that enters from outside is
-//! validated here, with an error that names the field.
+//! The tank ([`tank`]), what shares it with the fish ([`scene`]), groups
+//! of fish that share a goal ([`groups`]), each school's parameters
+//! ([`params`], [`school`]), the neighbour index rebuilt every tick
+//! ([`grid`]) and how a school is first scattered ([`spawn`]). Every
+//! number that enters from outside is validated here, with an error that
+//! names the field.
 
-pub mod flock;
 pub mod grid;
 pub mod groups;
 pub mod params;

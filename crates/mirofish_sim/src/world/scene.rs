@@ -5,7 +5,7 @@
 
 use glam::Vec2;
 
-use crate::space::Vector;
+use crate::math::Vector;
 
 use super::params::{MAX_ACCELERATION, MAX_LENGTH, MAX_TANK_SIDE, MAX_WEIGHT, ParamError, Range, check};
 use super::tank::{Tank, TankOf};

@@ -8,6 +8,9 @@
 
 use super::params::FlockParams;
 
+/// Most schools a configuration may hold (school numbers are `u16`).
+pub const MAX_SCHOOLS: usize = 1024;
+
 /// The parameters of every school, indexed by school number.
 pub trait SchoolTable {
     /// The table; never empty.

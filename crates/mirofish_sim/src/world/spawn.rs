@@ -56,7 +56,7 @@ pub fn scatter_heading(
             };
             let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>());
             let wander_phase = rng.random::<f32>() * core::f32::consts::TAU;
-            FishStart { position, velocity: crate::rules::angle::unit(heading) * speed, wander_phase }
+            FishStart { position, velocity: crate::math::angle::unit(heading) * speed, wander_phase }
         })
         .collect()
 }

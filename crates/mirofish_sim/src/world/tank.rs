@@ -2,7 +2,7 @@
 
 use glam::Vec2;
 
-use crate::space::Vector;
+use crate::math::Vector;
 
 use super::params::{MAX_TANK_SIDE, MAX_WEIGHT, ParamError, Range, check};
 

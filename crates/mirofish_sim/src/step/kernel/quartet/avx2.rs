@@ -38,7 +38,7 @@ use core::arch::x86_64::{
 use glam::Vec4;
 
 use super::{ForceKernel, Quartet, QuartetSeparation, QuartetSums};
-use crate::rules::lanes::Lanes;
+use crate::math::lanes::Lanes;
 use crate::rules::{self, NeighbourhoodLanes};
 use crate::world::grid::SpatialGrid;
 use crate::world::params::FlockParams;

@@ -14,7 +14,7 @@ use glam::Vec2;
 #[cfg(test)]
 use glam::Vec4;
 
-use crate::rules::lanes::Lanes;
+use crate::math::lanes::Lanes;
 
 /// π/2 split in two, so that `x - k·π/2` keeps its precision for the
 /// angles a simulation sees (Cody–Waite reduction).

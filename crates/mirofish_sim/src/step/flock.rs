@@ -15,10 +15,10 @@ use std::sync::Arc;
 
 use glam::Vec2;
 
-use super::grid::SpatialGrid;
-use super::school::SchoolTable;
 use crate::step::SortedColumns;
 use crate::step::kernel::{ForceSample, KernelPath, Kick, NeighbourSearch, SchoolCache};
+use crate::world::grid::SpatialGrid;
+use crate::world::school::SchoolTable;
 
 /// Runs `$op` on every per-fish column of `$flock` (each bound to
 /// `$column`, a `&mut Vec` of its own type), so that no operation on whole
@@ -214,7 +214,7 @@ impl Flock {
         self.steering.push(Vec2::ZERO);
         self.id.push(self.id.len() as u32);
         if !self.group.is_empty() {
-            self.group.push(super::groups::NO_GROUP);
+            self.group.push(crate::world::groups::NO_GROUP);
         }
         self.position.len() - 1
     }
@@ -367,7 +367,8 @@ impl Flock {
             return false;
         };
         let table = schools.table();
-        let school = super::school::clamp_index(self.school.get(slot).copied().unwrap_or(0), table.len());
+        let school =
+            crate::world::school::clamp_index(self.school.get(slot).copied().unwrap_or(0), table.len());
         let max_force = table.get(school).map_or(0.0, |p| p.max_force);
         let acceleration = crate::rules::clamp_length(kick.acceleration() + extra, max_force);
         *kick = Kick::new(acceleration, kick.fright(), kick.neighbours());
@@ -393,8 +394,10 @@ impl Flock {
                     let Some(&e) = extra.get(slot).filter(|e| **e != Vec2::ZERO && e.is_finite()) else {
                         continue;
                     };
-                    let which =
-                        super::school::clamp_index(school.get(slot).copied().unwrap_or(0), table.len());
+                    let which = crate::world::school::clamp_index(
+                        school.get(slot).copied().unwrap_or(0),
+                        table.len(),
+                    );
                     let max_force = table.get(which).map_or(0.0, |p| p.max_force);
                     let a = crate::rules::clamp_length(kick.acceleration() + e, max_force);
                     *kick = Kick::new(a, kick.fright(), kick.neighbours());

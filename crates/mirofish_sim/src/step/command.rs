@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use glam::Vec2;
 
 use crate::rules::noise::{self, Stream};
-use crate::world::flock::Flock;
+use crate::step::flock::Flock;
 use crate::world::params::{FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check};
 use crate::world::scene::{
     Attractor, Goal, MAX_GROUPS, Obstacle, Predator, Route, Scene, point, set_goal_entry,
@@ -64,7 +64,7 @@ pub enum FlockCommand {
     SetGoal(Option<Goal>),
     /// Set or clear one school's own goal (see [`Scene::school_goals`]).
     SetSchoolGoal {
-        /// The school (below [`crate::control::config::MAX_SCHOOLS`]).
+        /// The school (below [`crate::world::school::MAX_SCHOOLS`]).
         school: u16,
         /// Its goal, or none.
         goal: Option<Goal>,
@@ -236,7 +236,7 @@ pub fn scene_commands(scene: &Scene) -> Vec<FlockCommand> {
 
 /// Checks a spawn: at most [`MAX_SPAWN`] fish, a finite centre, a radius
 /// not negative.
-pub(crate) fn check_spawn<V: crate::space::Vector>(
+pub(crate) fn check_spawn<V: crate::math::Vector>(
     count: usize,
     centre: V,
     radius: f32,
@@ -270,18 +270,18 @@ pub(crate) fn check_join_group(fish: &[u32], group: Option<u16>) -> Result<(), P
 }
 
 /// Checks a school's goal: a school number below
-/// [`MAX_SCHOOLS`](crate::control::config::MAX_SCHOOLS), a valid goal.
-pub(crate) fn check_school_goal<V: crate::space::Vector>(
+/// [`MAX_SCHOOLS`](crate::world::school::MAX_SCHOOLS), a valid goal.
+pub(crate) fn check_school_goal<V: crate::math::Vector>(
     school: u16,
     goal: Option<&Goal<V>>,
 ) -> Result<(), ParamError> {
-    let most = crate::control::config::MAX_SCHOOLS as f32 - 1.0;
+    let most = crate::world::school::MAX_SCHOOLS as f32 - 1.0;
     check("goal.school", f32::from(school), Range::Closed(0.0, most))?;
     goal.map_or(Ok(()), Goal::validate)
 }
 
 /// Checks a group's goal: a group below [`MAX_GROUPS`], a valid goal.
-pub(crate) fn check_group_goal<V: crate::space::Vector>(
+pub(crate) fn check_group_goal<V: crate::math::Vector>(
     group: u16,
     goal: Option<&Goal<V>>,
 ) -> Result<(), ParamError> {
@@ -323,7 +323,7 @@ pub fn spawn_disc(
             let offset = noise::in_unit_disc(key.seed, key.tick, slot, Stream::Spawn) * radius;
             let position = (centre + offset).clamp(tank.min, tank.max.map(f32::next_down));
             let turn = noise::signed_pair(noise::bits(key.seed, key.tick, !slot, Stream::Spawn));
-            let heading = crate::rules::angle::unit(turn.x * core::f32::consts::PI);
+            let heading = crate::math::angle::unit(turn.x * core::f32::consts::PI);
             let phase = turn.y * core::f32::consts::PI;
             (position, heading * params.max_speed * 0.5, phase)
         })
