@@ -1,6 +1,8 @@
-//! Times each pass of the core's tick separately (no Bevy): where does a
-//! tick go? Prints milliseconds per pass: the median over the ticks, then
-//! the mean. The median is the figure to compare: on a shared virtual
+//! Times each pass of the core's tick separately (no Bevy), on a plane or
+//! in a volume: where does a tick go? Prints milliseconds per pass (the
+//! median over the ticks, then the mean) and the state's hash after the
+//! run, so that a change meant to keep the bits can be checked on the same
+//! command line. The median is the figure to compare: on a shared virtual
 //! machine the host now and then holds a vCPU back for milliseconds
 //! (seen here: the second thread starting a pass 1.4–3.5 ms late in one
 //! pass in ten to twenty), which moves the mean, not the median.
@@ -9,130 +11,267 @@
 //! cargo run --release -p mirofish_probes --bin passes -- --fish 100000 --ticks 50 --threads 2
 //! cargo run --release -p mirofish_probes --bin passes -- --neighbours 50 --cap 8
 //! cargo run --release -p mirofish_probes --bin passes -- --cohesion 3 --separation 0.4 --warmup 240 --cap 8
+//! cargo run --release -p mirofish_probes --bin passes -- --space volume --fish 100000 --threads 2
+//! cargo run --release -p mirofish_probes --bin passes -- --space volume --zones 1 --neighbours 20
 //! ```
 //!
-//! `--neighbours` sets the density (mean neighbours per fish, 6.5 by
-//! default; 50 is the performance table's crowded case), `--cap` the
-//! school's `neighbour_cap` (1–16, the default 16; set once warmed up), `--topological` its
-//! `topological_neighbours`, `--warmup` the ticks run before the timed
-//! ones (5 by default, the school as spawned; after a few hundred the
+//! In both spaces: `--neighbours` sets the density (mean neighbours per
+//! fish at the start; 6.5 on a plane and 7 in a volume by default, as in
+//! `scale`'s rows; 50 is the performance table's crowded case),
+//! `--warmup` the ticks run before the timed ones (5 on a plane and 2 in a
+//! volume by default, the school as spawned; after a few hundred the
 //! default school has gathered into dense groups, and the force pass costs
-//! two to three times more), `--cohesion` and `--separation` the rules'
-//! weights (`scale`'s crowded school is `--cohesion 3 --separation 0.4
-//! --warmup 240`: dense balls), `--avx2 0` the portable build of the force
-//! pass where the CPU has AVX2 (to measure what AVX2 gains), `--spatial 1`
-//! slots renumbered in the grid's order every tick (`SlotOrder::Spatial`).
+//! two to three times more), `--threads` the pool's threads.
+//!
+//! On a plane, every timed tick starts from the same warmed-up state, so
+//! the density stays the one named: `--cap` sets the school's
+//! `neighbour_cap` (1–16, the default 16; set once warmed up),
+//! `--topological` its `topological_neighbours`, `--cohesion` and
+//! `--separation` the rules' weights (`scale`'s crowded school is
+//! `--cohesion 3 --separation 0.4 --warmup 240`: dense balls), `--avx2 0`
+//! the portable build of the force pass where the CPU has AVX2 (to
+//! measure what AVX2 gains), `--spatial 1` slots renumbered in the grid's
+//! order every tick (`SlotOrder::Spatial`).
+//!
+//! In a volume the ticks follow one another, each timed stage by stage
+//! (`TickStage`): `--zones 1` runs Couzin's zone model instead of the
+//! rules.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
-use mirofish_sim::{FlockParams, KernelPath, Simulation, SlotOrder, Tank, observe};
+use mirofish_sim::space::{Flock3d, TickStage, Zones, swarm_hash};
+use mirofish_sim::{FlockParams, KernelPath, Simulation, SlotOrder, Tank, Tank3d, observe, state_hash};
 
-fn main() -> ExitCode {
-    let mut fish = 100_000usize;
-    let mut ticks = 50u32;
-    let mut threads: Option<usize> = None;
-    let mut neighbours = 6.5f32;
-    let mut cap = FlockParams::reference().neighbour_cap;
-    let mut topological = 0u32;
-    let defaults = FlockParams::reference();
-    let (mut cohesion, mut separation) = (defaults.cohesion_weight, defaults.separation_weight);
-    let mut warmup = 5u64;
-    let mut path = KernelPath::Fastest;
-    let mut order = SlotOrder::Stable;
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let value = args.next().and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0);
-        match (flag.as_str(), value) {
-            ("--fish", Some(v)) => fish = v as usize,
-            ("--ticks", Some(v)) => ticks = (v as u32).max(1),
-            ("--threads", Some(v)) => threads = Some(v as usize),
-            ("--neighbours", Some(v)) if v > 0.0 => neighbours = v as f32,
-            ("--cap", Some(v)) => cap = v as u32,
-            ("--topological", Some(v)) => topological = v as u32,
-            ("--cohesion", Some(v)) => cohesion = v as f32,
-            ("--separation", Some(v)) => separation = v as f32,
-            ("--warmup", Some(v)) => warmup = v as u64,
-            ("--avx2", Some(v)) => path = if v == 0.0 { KernelPath::Portable } else { KernelPath::Fastest },
-            ("--spatial", Some(v)) => order = if v == 0.0 { SlotOrder::Stable } else { SlotOrder::Spatial },
-            _ => {
-                eprintln!(
-                    "usage: passes [--fish N] [--ticks N] [--threads N] [--neighbours N] [--cap N] [--topological K] [--cohesion W] [--separation W] [--warmup N] [--avx2 0|1] [--spatial 0|1]"
-                );
-                return ExitCode::FAILURE;
+const USAGE: &str = "usage: passes [--space plane|volume] [--fish N] [--ticks N] [--threads N] [--neighbours N] \
+     [--warmup N] [--cap N] [--topological K] [--cohesion W] [--separation W] [--avx2 0|1] [--spatial 0|1] \
+     [--zones 0|1]";
+
+/// What to measure: the options of both spaces (those of one space only
+/// are refused in the other).
+struct Probe {
+    volume: bool,
+    fish: usize,
+    ticks: u32,
+    neighbours: Option<f32>,
+    warmup: Option<u64>,
+    cap: u32,
+    topological: u32,
+    cohesion: f32,
+    separation: f32,
+    path: KernelPath,
+    order: SlotOrder,
+    zones: bool,
+    /// Options given that only a plane has (`--cap` …) and only a volume
+    /// has (`--zones`).
+    plane_only: Vec<String>,
+    volume_only: Vec<String>,
+}
+
+impl Probe {
+    fn parse(mut args: impl Iterator<Item = String>) -> Result<Self, String> {
+        let defaults = FlockParams::reference();
+        let mut probe = Probe {
+            volume: false,
+            fish: 100_000,
+            ticks: 0,
+            neighbours: None,
+            warmup: None,
+            cap: defaults.neighbour_cap,
+            topological: 0,
+            cohesion: defaults.cohesion_weight,
+            separation: defaults.separation_weight,
+            path: KernelPath::Fastest,
+            order: SlotOrder::Stable,
+            zones: false,
+            plane_only: Vec::new(),
+            volume_only: Vec::new(),
+        };
+        let mut threads = None;
+        while let Some(flag) = args.next() {
+            let word = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
+            if flag == "--space" {
+                probe.volume = match word.as_str() {
+                    "plane" => false,
+                    "volume" => true,
+                    other => return Err(format!("--space: `{other}` is neither `plane` nor `volume`")),
+                };
+                continue;
+            }
+            let v = word
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| format!("{flag}: `{word}` is not a number ≥ 0"))?;
+            match flag.as_str() {
+                "--fish" => probe.fish = v as usize,
+                "--ticks" => probe.ticks = (v as u32).max(1),
+                "--threads" if v >= 1.0 => threads = Some(v as usize),
+                "--neighbours" if v > 0.0 => probe.neighbours = Some(v as f32),
+                "--warmup" => probe.warmup = Some(v as u64),
+                "--cap" => probe.cap = v as u32,
+                "--topological" => probe.topological = v as u32,
+                "--cohesion" => probe.cohesion = v as f32,
+                "--separation" => probe.separation = v as f32,
+                "--avx2" => probe.path = if v == 0.0 { KernelPath::Portable } else { KernelPath::Fastest },
+                "--spatial" => probe.order = if v == 0.0 { SlotOrder::Stable } else { SlotOrder::Spatial },
+                "--zones" => probe.zones = v != 0.0,
+                _ => return Err(USAGE.to_string()),
+            }
+            let only = match flag.as_str() {
+                "--cap" | "--topological" | "--cohesion" | "--separation" | "--avx2" | "--spatial" => {
+                    &mut probe.plane_only
+                }
+                "--zones" => &mut probe.volume_only,
+                _ => continue,
+            };
+            only.push(flag);
+        }
+        let (wrong, here) =
+            if probe.volume { (&probe.plane_only, "a volume") } else { (&probe.volume_only, "a plane") };
+        if let Some(flag) = wrong.first() {
+            return Err(format!("{flag} has no meaning in {here}"));
+        }
+        if let Some(n) = threads {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build_global()
+                .map_err(|e| format!("--threads: {e}"))?;
+        }
+        if probe.ticks == 0 {
+            probe.ticks = if probe.volume { 20 } else { 50 };
+        }
+        Ok(probe)
+    }
+
+    /// The plane: index, forces and integration timed one by one, every
+    /// tick from the same warmed-up state.
+    fn plane(&self) -> Result<Report, String> {
+        let defaults = FlockParams::reference();
+        let params = FlockParams {
+            topological_neighbours: self.topological,
+            cohesion_weight: self.cohesion,
+            separation_weight: self.separation,
+            ..defaults
+        };
+        let density = self.neighbours.unwrap_or(6.5);
+        let tank = Tank::for_mean_neighbours(self.fish, params.perception_radius, density, 16.0 / 9.0);
+        let mut sim = Simulation::new(params, tank, self.fish, 1).map_err(|e| e.to_string())?;
+        sim.flock.set_kernel_path(self.path);
+        sim.flock.set_slot_order(self.order);
+        sim.run(self.warmup.unwrap_or(5)).map_err(|e| e.to_string())?;
+        // The cap only once the school is warmed up, as `scale` sets it: the
+        // same fish under different caps.
+        sim.params.neighbour_cap = self.cap;
+        sim.params.validate().map_err(|e| format!("--cap: {e}"))?;
+        let start = sim.clone();
+        let mut report = Report::new(&["rebuild_index", "accumulate_forces", "integrate"]);
+        for _ in 0..self.ticks {
+            // One untimed tick first, so the buffers are warm as in a long
+            // run (a fresh clone is cold in cache).
+            sim = start.clone();
+            sim.step().map_err(|e| e.to_string())?;
+            let (p, t, dt) = (sim.params, sim.tank, sim.dt);
+            let (f, scene) = (&mut sim.flock, &sim.scene);
+            report.time(0, || f.rebuild_index(&p, &t));
+            report.time(1, || f.accumulate_forces(&p, &t, scene));
+            report.time(2, || f.integrate(&p, &t, scene, dt));
+        }
+        let build = if self.path.uses_avx2() { "AVX2" } else { "portable" };
+        report.heading = format!("on a plane, {build} build of the force pass");
+        report.neighbours = f64::from(observe::mean_neighbours(&sim.flock));
+        report.hash = state_hash(&sim.flock);
+        Ok(report)
+    }
+
+    /// The volume: each stage of a tick timed, the ticks one after the
+    /// other.
+    fn volume(&self) -> Result<Report, String> {
+        let params = FlockParams::reference();
+        let density = self.neighbours.unwrap_or(7.0);
+        let tank = Tank3d::for_mean_neighbours_3d(self.fish, params.perception_radius, density);
+        let mut flock = Flock3d::new(params, tank, self.fish, 1).map_err(|e| e.to_string())?;
+        flock.set_zones(self.zones.then(Zones::default)).map_err(|e| e.to_string())?;
+        flock.run(self.warmup.unwrap_or(2));
+        let names: Vec<String> = TickStage::ALL.iter().map(|s| format!("{s:?}")).collect();
+        let mut report = Report::new(&names.iter().map(String::as_str).collect::<Vec<_>>());
+        for _ in 0..self.ticks {
+            for (k, stage) in TickStage::ALL.iter().enumerate() {
+                report.time(k, || flock.run_to(*stage));
             }
         }
+        report.heading = format!("in a volume, {}", if self.zones { "Couzin's zones" } else { "the rules" });
+        report.neighbours = flock.neighbour_counts().map(f64::from).sum::<f64>() / flock.len().max(1) as f64;
+        report.hash = swarm_hash(&flock);
+        Ok(report)
     }
-    if let Some(n) = threads
-        && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global()
-    {
-        eprintln!("--threads: {e}");
-        return ExitCode::FAILURE;
-    }
-    let params = FlockParams {
-        topological_neighbours: topological,
-        cohesion_weight: cohesion,
-        separation_weight: separation,
-        ..defaults
-    };
-    let tank = Tank::for_mean_neighbours(fish, params.perception_radius, neighbours, 16.0 / 9.0);
-    let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");
-    sim.flock.set_kernel_path(path);
-    sim.flock.set_slot_order(order);
-    sim.run(warmup).expect("valid parameters");
-    // The cap only once the school is warmed up, as `scale` sets it: the
-    // same fish under different caps.
-    sim.params.neighbour_cap = cap;
-    if let Err(e) = sim.params.validate() {
-        eprintln!("--cap: {e}");
-        return ExitCode::FAILURE;
-    }
-    let start = sim.clone();
+}
 
-    // Milliseconds per tick of each pass, and of the three together.
-    let mut spent: [Vec<f64>; 4] = Default::default();
-    let names = ["rebuild_index", "accumulate_forces", "integrate"];
-    let mut neighbours = 0.0;
-    for _ in 0..ticks {
-        // Every tick from the same state, so the density stays the one named;
-        // one untimed tick first, so the buffers are warm as in a long run
-        // (a fresh clone is cold in cache).
-        sim = start.clone();
-        sim.step().expect("valid parameters");
-        let (p, t, dt) = (sim.params, sim.tank, sim.dt);
-        let (f, scene) = (&mut sim.flock, &sim.scene);
-        let mut timed = |i: usize, pass: &mut dyn FnMut()| {
-            let t0 = Instant::now();
-            pass();
-            let ms = t0.elapsed().as_secs_f64() * 1e3;
-            spent[i].push(ms);
-            ms
+/// Milliseconds spent in each pass, tick by tick, and what the run ended
+/// with.
+struct Report {
+    names: Vec<String>,
+    spent: Vec<Vec<f64>>,
+    heading: String,
+    neighbours: f64,
+    hash: u64,
+}
+
+impl Report {
+    fn new(names: &[&str]) -> Self {
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        let spent = vec![Vec::new(); names.len()];
+        Self { names, spent, heading: String::new(), neighbours: 0.0, hash: 0 }
+    }
+
+    fn time(&mut self, pass: usize, run: impl FnOnce()) {
+        let start = Instant::now();
+        run();
+        self.spent[pass].push(start.elapsed().as_secs_f64() * 1e3);
+    }
+
+    fn print(&self, fish: usize) {
+        let median_and_mean = |times: &[f64]| {
+            let mut sorted = times.to_vec();
+            sorted.sort_by(f64::total_cmp);
+            let mean = sorted.iter().sum::<f64>() / sorted.len().max(1) as f64;
+            (sorted.get(sorted.len() / 2).copied().unwrap_or(0.0), mean)
         };
-        let total = timed(0, &mut || f.rebuild_index(&p, &t))
-            + timed(1, &mut || f.accumulate_forces(&p, &t, scene))
-            + timed(2, &mut || f.integrate(&p, &t, scene, dt));
-        spent[3].push(total);
-        neighbours = observe::mean_neighbours(f);
+        let ticks = self.spent.first().map_or(0, Vec::len);
+        let tick: Vec<f64> = (0..ticks).map(|t| self.spent.iter().map(|pass| pass[t]).sum()).collect();
+        println!(
+            "{fish} fish {}, {} thread(s), {ticks} ticks, mean neighbours {:.2}: ms (median, mean)",
+            self.heading,
+            rayon::current_num_threads(),
+            self.neighbours
+        );
+        for (name, times) in self.names.iter().zip(&self.spent) {
+            let (median, mean) = median_and_mean(times);
+            println!("{name:<18} {median:>8.3} {mean:>8.3}");
+        }
+        let (median, mean) = median_and_mean(&tick);
+        let rate = fish as f64 / median.max(1e-9) / 1e3;
+        println!("{:<18} {median:>8.3} {mean:>8.3}  ({rate:.2} M agent-updates/s at the median)", "tick");
+        println!("state hash {:016x}", self.hash);
     }
-    let median_and_mean = |times: &mut Vec<f64>| {
-        times.sort_by(f64::total_cmp);
-        let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
-        (times.get(times.len() / 2).copied().unwrap_or(0.0), mean)
+}
+
+fn main() -> ExitCode {
+    let probe = match Probe::parse(std::env::args().skip(1)) {
+        Ok(probe) => probe,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
     };
-    let [index, forces, integrate, tick] = spent.each_mut().map(median_and_mean);
-    let build = if path.uses_avx2() { "AVX2" } else { "portable" };
-    println!(
-        "fish {fish}, threads {}, mean neighbours {neighbours:.2}, {build} build",
-        rayon::current_num_threads()
-    );
-    for (name, (median, mean)) in names.iter().zip([index, forces, integrate]) {
-        println!("{name:<18} {median:>8.3} ms  (mean {mean:.3})");
+    match if probe.volume { probe.volume() } else { probe.plane() } {
+        Ok(report) => {
+            report.print(probe.fish);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
     }
-    let (median, mean) = tick;
-    println!(
-        "{:<18} {median:>8.3} ms  (mean {mean:.3}; {:.2} M agent-updates/s at the median)",
-        "tick",
-        fish as f64 / median / 1e3
-    );
-    ExitCode::SUCCESS
 }
