@@ -15,7 +15,7 @@
 //! anything a replay must reproduce.
 
 use bevy::prelude::*;
-use mirofish_sim::step::command::{SpawnKey, spawn_disc};
+use mirofish_sim::step::command::{SpawnKey, spawn_disc, spawn_room};
 use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped};
 
 use crate::components::{
@@ -167,7 +167,9 @@ pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
             let config = world.resource::<FlockConfig>().clone();
             let first_slot = world.query_filtered::<(), With<Boid>>().iter(world).count() as u64;
             let key = SpawnKey { seed: config.seed, tick, first_slot };
-            let fish = spawn_disc(key, *count, *centre, *radius, &config.tank, &config.params);
+            // As the core: never beyond the most fish a run holds.
+            let count = spawn_room(*count, first_slot as usize);
+            let fish = spawn_disc(key, count, *centre, *radius, &config.tank, &config.params);
             // With their school named, as a recorded session's fish are:
             // they join those fish's table, after them, as the core appends
             // them.

@@ -110,6 +110,9 @@ impl FlockRecorder {
 
     /// Starts replaying `recording` at the next tick: its start laid out
     /// again, its commands queued at their ticks, its checkpoints compared.
+    /// A recording that does not validate ([`Recording::validate`]: one
+    /// with no checkpoint at its last tick among them) is refused with a
+    /// [`FlockRefusal`] and the running session goes on.
     pub fn replay(&mut self, recording: Recording) {
         let every = recording.checkpoints.get(1).map_or(1, |c| c.tick.max(1));
         self.request = Some((recording.config.clone(), every, Some(recording)));
@@ -168,6 +171,18 @@ pub(crate) fn start_sessions(world: &mut World) {
         return;
     };
     let tick = world.resource::<FlockState>().tick();
+    // A recording that does not validate (out-of-order or missing
+    // checkpoints, a bad command, more ticks than it can verify) is refused
+    // before anything of the running session is touched, as in a volume.
+    if let Some(Err(e)) = replaying.as_ref().map(Recording::validate) {
+        let error = mirofish_sim::ParamError {
+            field: "recording",
+            value: f32::NAN,
+            expected: format!("a valid recording ({e})"),
+        };
+        refusals::report_in(world, FlockRefusal { tick, what: Refused::Session, error });
+        return;
+    }
     let sim = match Simulation::from_config(&config) {
         Ok(sim) => sim,
         Err(err) => {

@@ -38,7 +38,9 @@
 //! [`BoidSystems::Predators`] moves the route and the predators, and
 //! [`BoidSystems::Writeback`] copies the result to the entities —
 //! spawning an entity for each fish a command added, despawning those of
-//! the fish it removed. A game system ordered between two sets acts
+//! the fish it removed, and taking out of the core the fish whose entities
+//! the game despawned (the fish with the highest id then takes the freed
+//! id, its entity's [`FishId`] with it). A game system ordered between two sets acts
 //! between those stages; one after the write-back sees the tick's result.
 //!
 //! Change a running volume by command, as on a plane: queue a
@@ -141,8 +143,12 @@ impl Flock3dConfig {
 pub struct Flock3dState {
     /// The fish, their parameters, tank and surroundings.
     pub flock: Flock3d,
-    /// The entity of each fish, by id (`None` until it is spawned).
+    /// The entity of each fish, by id (`None` until it is spawned, or once
+    /// the game despawned it).
     entities: Vec<Option<Entity>>,
+    /// Fish whose entity the game despawned (or that stopped being a
+    /// [`Boid3d`]): taken out of the core at the tick's write-back.
+    gone: Vec<u32>,
     /// Whether the tick runs in `FixedUpdate` (fish drawn between ticks)
     /// or once per frame (drawn where the tick left them).
     fixed_schedule: bool,
@@ -280,6 +286,7 @@ impl Plugin for MiroFish3dPlugin {
             .insert_resource(Flock3dState {
                 flock,
                 entities: Vec::new(),
+                gone: Vec::new(),
                 fixed_schedule,
                 bank: self.bank,
                 seen_commands: 0,
@@ -300,7 +307,8 @@ impl Plugin for MiroFish3dPlugin {
                     (sync_fish, write_back, check_replay).chain().in_set(BoidSystems::Writeback),
                 ),
             )
-            .add_systems(PostUpdate, follow.before(TransformSystems::Propagate));
+            .add_systems(PostUpdate, follow.before(TransformSystems::Propagate))
+            .add_observer(fish_entity_gone);
         for pair in BoidSystems::ORDER.windows(2) {
             app.configure_sets(self.schedule, pair[1].after(pair[0]));
         }
@@ -477,13 +485,17 @@ fn start_over(
             return false;
         }
     };
+    // The entities are forgotten before they go, so that their fish are
+    // not taken out of the new volume as despawned by the game.
+    let mut state = world.resource_mut::<Flock3dState>();
+    state.entities.clear();
+    state.gone.clear();
     let fish: Vec<Entity> = world.query_filtered::<Entity, With<Boid3d>>().iter(world).collect();
     for entity in fish {
         world.despawn(entity);
     }
     let mut state = world.resource_mut::<Flock3dState>();
     state.flock = flock;
-    state.entities.clear();
     state.seen_commands = 0;
     state.loaded = None;
     state.replaying = None;
@@ -494,8 +506,9 @@ fn start_over(
 
 /// Brings the fish entities in line with the core: an entity for each fish
 /// without one (a spawn, a command's spawn, a load), none for a fish a
-/// command removed, and the [`Leader3d`] marker where a command changed
-/// who leads. Cheap when nothing changed.
+/// command removed, no fish for an entity the game despawned, and the
+/// [`Leader3d`] marker where a command changed who leads. Cheap when
+/// nothing changed.
 fn sync_fish(world: &mut World) {
     world.resource_scope(|world, mut state: Mut<Flock3dState>| {
         let state = &mut *state;
@@ -505,7 +518,29 @@ fn sync_fish(world: &mut World) {
                 world.despawn(entity);
             }
         }
-        for id in state.entities.len()..len {
+        // Fish whose entities the game despawned leave the core; the fish
+        // that took their ids keep their entities, renumbered.
+        let mut first_missing = state.entities.len();
+        if !state.gone.is_empty() {
+            let was = state.flock.remove_fish(&state.gone);
+            state.gone.clear();
+            let old = core::mem::take(&mut state.entities);
+            state.entities = was.iter().map(|&id| old.get(id as usize).copied().flatten()).collect();
+            for (id, (&before, entity)) in was.iter().zip(&state.entities).enumerate() {
+                if let (true, Some(entity)) = (before != id as u32, entity)
+                    && let Ok(mut entity) = world.get_entity_mut(*entity)
+                {
+                    entity.insert(FishId(id as u32));
+                }
+            }
+            first_missing = 0;
+        }
+        let len = state.flock.len();
+        state.entities.resize(state.entities.len().max(len), None);
+        for id in first_missing..len {
+            if state.entities[id].is_some() {
+                continue;
+            }
             let flock = &state.flock;
             let slot = flock.slots()[id] as usize;
             let (p, v) = (flock.positions()[slot], flock.velocities()[slot]);
@@ -521,7 +556,7 @@ fn sync_fish(world: &mut World) {
             if flock.leaders()[slot] {
                 entity.insert(Leader3d);
             }
-            state.entities.push(Some(entity.id()));
+            state.entities[id] = Some(entity.id());
         }
         let applied = state.flock.applied();
         for stamped in applied.get(state.seen_commands..).unwrap_or_default() {
@@ -539,6 +574,19 @@ fn sync_fish(world: &mut World) {
         }
         state.seen_commands = applied.len();
     });
+}
+
+/// A fish entity the game despawned (or took the [`Boid3d`] marker from)
+/// takes its fish out of the core at the tick's write-back, as a despawn
+/// does on a plane; the plugin's own despawns are of entities it has
+/// already forgotten.
+fn fish_entity_gone(gone: On<Remove, Boid3d>, ids: Query<&FishId>, state: Option<ResMut<Flock3dState>>) {
+    let (Some(mut state), Ok(id)) = (state, ids.get(gone.entity)) else { return };
+    let Some(entity) = state.entities.get_mut(id.0 as usize) else { return };
+    if *entity == Some(gone.entity) {
+        *entity = None;
+        state.gone.push(id.0);
+    }
 }
 
 /// Hands every fish's [`ExtraSteering3d`] to the core for this tick.

@@ -55,6 +55,8 @@ fn an_invalid_initial_config_is_refused_and_the_defaults_run() {
     assert_eq!(state.config().params, FlockParams::default());
     assert_eq!(state.config().seed, 1);
     assert!(state.flock().positions().iter().all(|p| p.is_finite()));
+    // Reported once, although NaN never equals itself.
+    assert_eq!(app.world().resource::<FlockRefusals>().total(), 1);
 }
 
 #[test]

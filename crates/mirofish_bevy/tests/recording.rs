@@ -135,3 +135,46 @@ fn a_bad_start_is_refused_and_the_run_goes_on() {
     assert_eq!(last.what, Refused::Session);
     assert_eq!(last.error.field, "max_speed");
 }
+
+/// A recording that does not validate is refused before the running
+/// session is touched: one whose checkpoints stop before its end (or were
+/// all removed), unsorted ones, one past the end, a bad command, and one
+/// that claims more ticks than the core replays.
+#[test]
+fn an_unverifiable_or_damaged_recording_is_refused_in_the_app() {
+    let good = record();
+    let mut damaged = Vec::new();
+    let mut none = good.clone();
+    none.checkpoints.clear();
+    damaged.push(("no checkpoints", none));
+    let mut first_only = good.clone();
+    first_only.checkpoints.truncate(1);
+    damaged.push(("only tick 0", first_only));
+    let mut unsorted = good.clone();
+    unsorted.checkpoints.swap(1, 2);
+    damaged.push(("unsorted", unsorted));
+    let mut past_end = good.clone();
+    past_end.checkpoints.last_mut().unwrap().tick = 121;
+    damaged.push(("past the end", past_end));
+    let mut bad_command = good.clone();
+    bad_command.commands[0].command =
+        FlockCommand::AddObstacle(mirofish_sim::Obstacle { centre: Vec2::new(f32::NAN, 0.0), radius: 10.0 });
+    damaged.push(("a NaN command", bad_command));
+    let mut endless = good.clone();
+    endless.ticks = u64::MAX;
+    damaged.push(("u64::MAX ticks", endless));
+    for (what, recording) in damaged {
+        assert!(recording.validate().is_err(), "{what}: the core refuses it");
+        let mut app = headless_app(config(4), 1);
+        spawn(&mut app, 80);
+        run_ticks(&mut app, 3);
+        app.world_mut().resource_mut::<FlockRecorder>().replay(recording);
+        run_ticks(&mut app, 4);
+        assert_eq!(app.world().resource::<FlockRecorder>().session(), &Session::Idle, "{what}");
+        assert_eq!(count::<Boid>(&mut app), 80, "{what}: the running school stays");
+        let refusals = app.world().resource::<FlockRefusals>();
+        let last = refusals.recent().last().unwrap_or_else(|| panic!("{what}: no refusal"));
+        assert_eq!(last.what, Refused::Session, "{what}");
+        assert_eq!(last.error.field, "recording", "{what}");
+    }
+}

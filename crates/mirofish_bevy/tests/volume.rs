@@ -260,6 +260,55 @@ fn commands_to_the_core_spawn_remove_and_mark_fish_entities() {
     assert_eq!(app.world().resource::<Flock3dState>().flock.applied().len(), 4);
 }
 
+/// Despawning fish entities takes their fish out of the core, as on a
+/// plane: no ghost fish, the fish left keep their entities (renumbered),
+/// and a command spawning fish in the same tick gets entities too.
+#[test]
+fn despawned_fish_entities_leave_the_core() {
+    use mirofish_sim::space::VolumeCommand;
+    let mut app = app();
+    app.world_mut().commands().queue(SpawnSchool3d::new(600).with_leaders(5));
+    for _ in 0..3 {
+        app.update();
+    }
+    // Every twelfth fish, the leaders among them, and the last one.
+    let doomed: Vec<Entity> = {
+        let state = app.world().resource::<Flock3dState>();
+        (0..600).filter(|id| id % 12 == 0 || *id == 599).map(|id| state.entity(id).unwrap()).collect()
+    };
+    assert_eq!(doomed.len(), 51);
+    let kept = app.world().resource::<Flock3dState>().entity(300 + 1).unwrap();
+    for &entity in &doomed {
+        app.world_mut().despawn(entity);
+    }
+    let centre = Vec3::new(100.0, 50.0, 0.0);
+    let spawn = VolumeCommand::SpawnFish { school: 0, count: 10, centre, radius: 30.0 };
+    app.world_mut().resource_mut::<Flock3dState>().flock.submit(spawn).unwrap();
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 600 - 51 + 10);
+    assert_entities_match_the_core(&mut app);
+    // A fish that was not despawned keeps its entity.
+    let id = app.world().entity(kept).get::<FishId>().unwrap().0;
+    assert_eq!(app.world().resource::<Flock3dState>().entity(id), Some(kept));
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_entities_match_the_core(&mut app);
+    // Removing the marker only does the same; a restart removes nothing twice.
+    let one = app.world().resource::<Flock3dState>().entity(7).unwrap();
+    app.world_mut().entity_mut(one).remove::<Boid3d>();
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 558);
+    assert_entities_match_the_core(&mut app);
+    app.world_mut().commands().queue(Restart3d(Flock3dConfig { seed: 3, ..default() }));
+    app.world_mut().commands().queue(SpawnSchool3d::new(40));
+    for _ in 0..3 {
+        app.update();
+    }
+    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 40);
+    assert_entities_match_the_core(&mut app);
+}
+
 #[test]
 fn a_configuration_loads_with_its_schools_and_leaders_and_a_bad_one_changes_nothing() {
     use mirofish_sim::{VolumeConfig, VolumeSchool};

@@ -24,6 +24,11 @@ use crate::decider::{DecideError, Decider, RuleDecider};
 use crate::intent::Intent;
 use crate::unit::{UnitView, describe_units};
 
+/// The longest period a unit may wait between two decisions, in ticks
+/// (about nineteen days at 60 ticks a second, as long as a replay may
+/// last).
+pub const MAX_PERIOD: u64 = 100_000_000;
+
 /// How the layer splits, asks and falls back.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -100,12 +105,25 @@ impl DecisionConfig {
     /// Checks every field; the error names the bad one.
     pub fn validate(&self) -> Result<(), DecisionConfigError> {
         let bad = |field, expected: String| Err(DecisionConfigError { field, expected });
-        let room = MAX_GROUPS - usize::from(self.first_group.min(MAX_GROUPS as u16));
+        if usize::from(self.first_group) >= MAX_GROUPS {
+            return bad(
+                "first_group",
+                format!("0 to {} (group numbers are below {MAX_GROUPS})", MAX_GROUPS - 1),
+            );
+        }
+        let room = MAX_GROUPS - usize::from(self.first_group);
         if self.units == 0 || usize::from(self.units) > room {
             return bad("units", format!("1 to {room} (groups end below {MAX_GROUPS})"));
         }
-        if self.leader_period == 0 || self.follower_period == 0 || self.regroup_period == Some(0) {
-            return bad("leader_period/follower_period/regroup_period", "at least 1 tick".into());
+        let periods = [
+            ("leader_period", Some(self.leader_period)),
+            ("follower_period", Some(self.follower_period)),
+            ("regroup_period", self.regroup_period),
+        ];
+        for (field, period) in periods {
+            if period.is_some_and(|p| !(1..=MAX_PERIOD).contains(&p)) {
+                return bad(field, format!("1 to {MAX_PERIOD} ticks"));
+            }
         }
         if self.timeout_ms == 0 {
             return bad("timeout_ms", "at least 1".into());
@@ -364,7 +382,7 @@ impl DecisionLayer {
             let Some(view) = view_of(self, k) else { continue };
             let period =
                 if view.leaders > 0 { self.config.leader_period } else { self.config.follower_period };
-            self.units[k].next_due = now + period;
+            self.units[k].next_due = now.saturating_add(period);
             let key = SceneKey::of(&view, self.config.notice * 0.5);
             if let Some(intent) = self.cache.get(&key) {
                 self.settle(k, &view, Ok(intent), None, tank, &mut out);
@@ -384,7 +402,7 @@ impl DecisionLayer {
         self.next_regroup = Some(self.config.regroup_period.map_or(u64::MAX, |p| now.saturating_add(p)));
         for unit in &mut self.units {
             // The goal of a unit number now means other fish: set afresh.
-            *unit = UnitState { next_due: now + 1, ..UnitState::default() };
+            *unit = UnitState { next_due: now.saturating_add(1), ..UnitState::default() };
         }
         let c = &self.config;
         let mut out =

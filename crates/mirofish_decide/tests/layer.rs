@@ -5,6 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use mirofish_decide::layer::MAX_PERIOD;
 use mirofish_decide::{
     DecideError, Decider, DecisionConfig, DecisionLayer, Intent, Region, ScriptedDecider, SlowDecider,
     UnitView,
@@ -170,8 +171,38 @@ fn bad_configurations_are_refused_by_name() {
     assert_eq!(refuse(DecisionConfig { timeout_ms: 0, ..Default::default() }), "timeout_ms");
     assert_eq!(refuse(DecisionConfig { notice: f32::INFINITY, ..Default::default() }), "notice");
     assert_eq!(refuse(DecisionConfig { workers: 0, ..Default::default() }), "workers");
-    let err = refuse(DecisionConfig { leader_period: 0, ..Default::default() });
-    assert!(err.contains("leader_period"));
+    assert_eq!(refuse(DecisionConfig { leader_period: 0, ..Default::default() }), "leader_period");
+    // Periods that would overflow `now + period` are refused by name.
+    assert_eq!(refuse(DecisionConfig { leader_period: u64::MAX, ..Default::default() }), "leader_period");
+    assert_eq!(refuse(DecisionConfig { follower_period: u64::MAX, ..Default::default() }), "follower_period");
+    assert_eq!(
+        refuse(DecisionConfig { regroup_period: Some(u64::MAX), ..Default::default() }),
+        "regroup_period"
+    );
+    let longest =
+        DecisionConfig { leader_period: MAX_PERIOD, follower_period: MAX_PERIOD, ..Default::default() };
+    assert!(DecisionLayer::with_rules(longest).is_ok());
+    // A first group past the last is named as such, not as `units`.
+    let err = DecisionLayer::with_rules(DecisionConfig { first_group: u16::MAX, ..Default::default() })
+        .unwrap_err();
+    assert_eq!(err.field, "first_group");
+    assert!(err.to_string().contains("0 to"), "{err}");
+}
+
+/// A unit whose period is the longest allowed decides once and then waits,
+/// without overflowing the tick it is next due.
+#[test]
+fn the_longest_period_decides_once_and_then_waits() {
+    let slow = DecisionConfig {
+        units: 4,
+        leader_period: MAX_PERIOD,
+        follower_period: MAX_PERIOD,
+        ..Default::default()
+    };
+    let mut layer = DecisionLayer::with_rules(slow).unwrap();
+    let mut sim = Simulation::from_config(&config(200, 5)).unwrap();
+    drive(&mut sim, &mut layer, 30);
+    assert_eq!(layer.stats().decisions, 4, "each unit once");
 }
 
 #[test]

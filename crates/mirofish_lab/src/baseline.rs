@@ -258,7 +258,7 @@ impl Baseline {
 
     /// Reads a baseline file.
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = crate::read_text(path)?;
         ron::from_str(&text).map_err(|e| format!("{}: {e}", path.display()).into())
     }
 

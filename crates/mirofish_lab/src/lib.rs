@@ -39,3 +39,20 @@ pub mod volume;
 /// Errors of the lab: a bad configuration, a refused command, a file that
 /// could not be written.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// Reads a text file the lab was given (a script, a baseline), no larger
+/// than a configuration may be; the limit holds while reading, so a device
+/// or a pipe is refused too.
+///
+/// # Errors
+///
+/// The file's name with what is wrong: unreadable, too large, not UTF-8.
+pub fn read_text(path: &std::path::Path) -> Result<String, Error> {
+    let limit = mirofish_sim::control::replay::MAX_FILE_BYTES;
+    let bytes = mirofish_sim::control::config::read_bounded(path, limit)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .ok_or_else(|| {
+            format!("{}: more than the {limit} bytes a file of the lab may have", path.display())
+        })?;
+    Ok(String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))?)
+}

@@ -32,7 +32,7 @@ use mirofish_lab::volume::VolumeExperiment;
 use mirofish_sim::control::replay::{RecordingOf, Scenario, space_of};
 use mirofish_sim::observe::health::Health;
 use mirofish_sim::space::VolumeCommand;
-use mirofish_sim::step::command::Stamped;
+use mirofish_sim::step::command::{Command, Stamped};
 use mirofish_sim::{ExperimentConfig, Preset, VolumeConfig, with_auto_radius};
 
 #[derive(Parser)]
@@ -122,12 +122,21 @@ struct Length {
 }
 
 impl Length {
-    /// Sets the global pool's threads, if asked, and reads the script.
-    fn prepare<C: serde::de::DeserializeOwned>(&self) -> Result<Vec<Stamped<C>>, Error> {
+    /// Sets the global pool's threads, if asked, and reads the script,
+    /// checking every command: a refused one is named by the file, its
+    /// position in the script and its tick.
+    fn prepare<C: serde::de::DeserializeOwned + Command>(&self) -> Result<Vec<Stamped<C>>, Error> {
         if let Some(n) = self.threads {
             rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
         }
-        self.commands.as_deref().map_or(Ok(Vec::new()), read_ron)
+        let Some(path) = self.commands.as_deref() else { return Ok(Vec::new()) };
+        let script: Vec<Stamped<C>> = read_ron(path)?;
+        for (index, stamped) in script.iter().enumerate() {
+            stamped.command.check().map_err(|e| {
+                format!("{}: command {index} (at tick {}) is refused: {e}", path.display(), stamped.tick)
+            })?;
+        }
+        Ok(script)
     }
 }
 
@@ -522,7 +531,7 @@ fn replay<S: Scenario>(file: &Path, space: &str) -> Result<(), Error> {
 
 /// Reads a RON file (a command script), the error naming the file.
 fn read_ron<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = mirofish_lab::read_text(path)?;
     Ok(ron::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?)
 }
 

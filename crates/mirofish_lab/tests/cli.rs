@@ -64,6 +64,21 @@ fn run_writes_its_results_and_the_replay_checks_out() {
     assert!(csv.lines().last().unwrap().starts_with("90,210,"), "{csv}");
     let (ok, stdout, stderr) = lab(&["replay", out.join("run.replay").to_str().unwrap()]);
     assert!(ok && stdout.contains("2 commands"), "{stdout}\n{stderr}");
+    // The same recording with its checkpoints removed, or cut to tick 0,
+    // verifies nothing: it fails, saying so.
+    let mut recording = mirofish_sim::Recording::load(out.join("run.replay")).unwrap();
+    for keep in [0, 1] {
+        recording.checkpoints.truncate(keep);
+        let stripped = out.join("stripped.replay");
+        std::fs::write(&stripped, recording.to_text()).unwrap();
+        let (ok, _, stderr) = lab(&["replay", stripped.to_str().unwrap()]);
+        assert!(!ok && stderr.contains("cannot be verified"), "{stderr}");
+    }
+    // A device reports no size and never ends: refused while reading.
+    if std::path::Path::new("/dev/zero").exists() {
+        let (ok, _, stderr) = lab(&["replay", "/dev/zero"]);
+        assert!(!ok && stderr.contains("too large"), "{stderr}");
+    }
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_file(&script).unwrap();
 }
@@ -82,6 +97,19 @@ fn bad_input_fails_with_a_message() {
     std::fs::write(&bad, "not a replay").unwrap();
     let (ok, _, stderr) = lab(&["replay", bad.to_str().unwrap()]);
     assert!(!ok && stderr.contains("not a MiroFish replay"), "{stderr}");
+    // A refused command in a script names the file, its place and its tick.
+    let script = out.with_extension("script.ron");
+    std::fs::write(
+        &script,
+        "[(tick: 5, command: RemoveFish(count: 3)), (tick: 9, command: SpawnFish(count: 10, centre: (0.0, 0.0), radius: -4.0))]",
+    )
+    .unwrap();
+    let args =
+        ["run", "--ticks", "20", "--commands", script.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let (ok, _, stderr) = lab(&args);
+    let named = stderr.contains("script.ron") && stderr.contains("command 1 (at tick 9)");
+    assert!(!ok && named && stderr.contains("spawn.radius"), "{stderr}");
+    std::fs::remove_file(&script).unwrap();
     assert!(!out.exists(), "nothing may be written for a refused run");
     std::fs::remove_file(&bad).unwrap();
 }

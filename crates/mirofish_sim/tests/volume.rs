@@ -506,3 +506,27 @@ fn fish_added_between_stages_join_at_the_next_tick() {
     check(&flock, "fish added mid-tick");
     assert_eq!(flock.metrics().fish, 360);
 }
+
+/// Fish taken out by id leave as on a plane: highest id first, the fish
+/// with the highest id left taking the freed id; what each fish carries
+/// goes with it, and the volume runs on.
+#[test]
+fn fish_removed_by_id_leave_their_ids_to_the_last() {
+    let mut flock = Flock3d::new(FlockParams::default(), Tank3d::default(), 10, 4).unwrap();
+    flock.set_group(8, Some(2));
+    flock.run(3);
+    let position_of = |f: &Flock3d, id: u32| f.positions()[f.slots()[id as usize] as usize];
+    let (eight, four) = (position_of(&flock, 8), position_of(&flock, 4));
+    let was = flock.remove_fish(&[3, 9, 3, 42]);
+    assert_eq!(was, [0, 1, 2, 8, 4, 5, 6, 7], "9 goes, 8 takes 3's id; repeats and unknown ids skipped");
+    assert_eq!(flock.len(), 8);
+    assert_eq!(position_of(&flock, 3), eight);
+    assert_eq!(position_of(&flock, 4), four);
+    assert_eq!(flock.group_of(3), Some(2), "the group goes with the fish");
+    let mut ids: Vec<u32> = flock.ids().to_vec();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..8).collect::<Vec<_>>());
+    assert!(flock.remove_fish(&[]).iter().copied().eq(0..8), "nothing removed, nothing moved");
+    flock.run(5);
+    check(&flock, "after removals");
+}

@@ -287,14 +287,33 @@ pub(crate) fn load<T>(
     parse: impl FnOnce(&str) -> Result<T, ConfigError>,
 ) -> Result<T, ConfigError> {
     let io = |source: std::io::Error| ConfigError::Io { path: path.to_owned(), source: source.to_string() };
-    let size = std::fs::metadata(path).map_err(io)?.len();
     let limit = crate::control::replay::MAX_FILE_BYTES;
-    if size > limit {
-        let source = format!("{size} bytes, more than the {limit} a configuration may have");
+    let Some(bytes) = read_bounded(path, limit).map_err(io)? else {
+        let source = format!("more than the {limit} bytes a configuration may have");
         return Err(ConfigError::Io { path: path.to_owned(), source });
-    }
-    let text = std::fs::read_to_string(path).map_err(io)?;
+    };
+    let text = String::from_utf8(bytes).map_err(|_| ConfigError::Io {
+        path: path.to_owned(),
+        source: "the file is not UTF-8 text".into(),
+    })?;
     parse(&text).map_err(|e| e.in_file(path))
+}
+
+/// The whole content of the file at `path`, or `None` if it holds more
+/// than `limit` bytes. The limit is held while reading, not taken from the
+/// size the file reports: a device, a pipe or a file still growing reports
+/// none, or the wrong one, and is never read past `limit + 1` bytes.
+///
+/// # Errors
+///
+/// The operating system's, when the file cannot be opened or read.
+pub fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let hint = file.metadata().map_or(0, |m| m.len()).min(limit);
+    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
 /// Writes a configuration's text.

@@ -25,7 +25,7 @@
 use core::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::control::config::{ConfigError, ExperimentConfig};
+use crate::control::config::{ConfigError, ExperimentConfig, read_bounded};
 use crate::control::simulation::Simulation;
 use crate::control::volume::VolumeConfig;
 use crate::observe::state_hash;
@@ -82,11 +82,15 @@ pub trait Scenario: Clone + PartialEq + fmt::Debug + serde::Serialize + serde::d
     fn hash(run: &Self::Run) -> u64;
     /// The commands the run has applied, in order.
     fn applied(run: &Self::Run) -> &[Stamped<Self::Command>];
+    /// The other space's scenario: a body that fails to read as this
+    /// space's but reads as that one's was put under the wrong header.
+    type Other: Scenario;
 }
 
 impl Scenario for ExperimentConfig {
     type Command = FlockCommand;
     type Run = Simulation;
+    type Other = VolumeConfig;
     const SPACE: Option<&'static str> = None;
     fn check(&self) -> Result<(), ConfigError> {
         self.validate()
@@ -117,6 +121,7 @@ impl Scenario for ExperimentConfig {
 impl Scenario for VolumeConfig {
     type Command = VolumeCommand;
     type Run = Flock3d;
+    type Other = ExperimentConfig;
     const SPACE: Option<&'static str> = Some("volume");
     fn check(&self) -> Result<(), ConfigError> {
         self.validate()
@@ -315,15 +320,27 @@ impl<S: Scenario> RecordingOf<S> {
                 reason: format!("its body has {} bytes, the header announces {bytes}", body.len()),
             });
         }
-        let recording: Self = ron::from_str(body).map_err(|e| ReplayError::Corrupt {
-            reason: format!("line {}, column {}: {}", e.span.start.line + 1, e.span.start.col, e.code),
+        let recording: Self = ron::from_str(body).map_err(|e| {
+            // Intact (the checksum matched) yet unreadable: the header may
+            // name the wrong space.
+            if ron::from_str::<RecordingOf<S::Other>>(body).is_ok() {
+                let place = |space: Option<&str>| if space.is_some() { "in a volume" } else { "on a plane" };
+                let (said, is) = (place(S::SPACE), place(S::Other::SPACE));
+                return ReplayError::Corrupt {
+                    reason: format!("its header is for a run {said}, but its body records a run {is}"),
+                };
+            }
+            ReplayError::Corrupt {
+                reason: format!("line {}, column {}: {}", e.span.start.line + 1, e.span.start.col, e.code),
+            }
         })?;
         recording.validate()?;
         Ok(recording)
     }
 
-    /// Checks the configuration, the length, every command and the order
-    /// of ticks.
+    /// Checks the configuration, the length, every command, the order of
+    /// the checkpoints, and that one verifies the last tick: a recording
+    /// that could replay without being compared at its end is refused.
     pub fn validate(&self) -> Result<(), ReplayError> {
         self.config.check().map_err(ReplayError::Config)?;
         if self.ticks > MAX_TICKS {
@@ -345,13 +362,8 @@ impl<S: Scenario> RecordingOf<S> {
                 .map_err(|error| ReplayError::FlockCommand { index, error })?;
             last = stamped.tick;
         }
-        let ordered = self.checkpoints.windows(2).all(|w| w[0].tick < w[1].tick);
-        if !ordered || self.checkpoints.last().is_some_and(|c| c.tick > self.ticks) {
-            return Err(ReplayError::Corrupt { reason: "checkpoints are out of order".into() });
-        }
-        Ok(())
+        check_checkpoints(&self.checkpoints, self.ticks)
     }
-
     /// Writes the recording.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ReplayError> {
         let path = path.as_ref();
@@ -363,11 +375,10 @@ impl<S: Scenario> RecordingOf<S> {
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ReplayError> {
         let path = path.as_ref();
         let io = |e: std::io::Error| ReplayError::Io { path: path.to_owned(), source: e.to_string() };
-        let size = std::fs::metadata(path).map_err(io)?.len();
-        if size > MAX_FILE_BYTES {
-            return Err(ReplayError::TooLarge { what: "bytes", value: size, limit: MAX_FILE_BYTES });
-        }
-        let bytes = std::fs::read(path).map_err(io)?;
+        let Some(bytes) = read_bounded(path, MAX_FILE_BYTES).map_err(io)? else {
+            let value = MAX_FILE_BYTES + 1;
+            return Err(ReplayError::TooLarge { what: "bytes", value, limit: MAX_FILE_BYTES });
+        };
         let text = String::from_utf8(bytes)
             .map_err(|_| ReplayError::Corrupt { reason: "the file is not UTF-8 text".into() })?;
         Self::from_text(&text)
@@ -398,6 +409,34 @@ impl<S: Scenario> RecordingOf<S> {
                 .map_err(|error| ReplayError::Config(ConfigError::Invalid { section: "", error }))?;
         }
         Ok(sim)
+    }
+}
+
+/// Checks a recording's checkpoints against its length: strictly
+/// increasing ticks, none past the end, and the last one at the last tick,
+/// so that a replay that passes has been compared where it ends.
+fn check_checkpoints(checkpoints: &[Checkpoint], ticks: u64) -> Result<(), ReplayError> {
+    for (index, pair) in checkpoints.windows(2).enumerate() {
+        let (before, after) = (pair[0].tick, pair[1].tick);
+        let reason = if before == after {
+            format!("checkpoints {index} and {} are both at tick {after}", index + 1)
+        } else if after < before {
+            format!("checkpoint {} at tick {after} comes after one at tick {before}", index + 1)
+        } else {
+            continue;
+        };
+        return Err(ReplayError::Corrupt { reason });
+    }
+    match checkpoints.last() {
+        Some(last) if last.tick > ticks => Err(ReplayError::Corrupt {
+            reason: format!(
+                "checkpoint {} at tick {} is past the recording's end (tick {ticks})",
+                checkpoints.len() - 1,
+                last.tick
+            ),
+        }),
+        Some(last) if last.tick == ticks => Ok(()),
+        last => Err(ReplayError::Unverified { ticks, last: last.map(|c| c.tick) }),
     }
 }
 
@@ -452,6 +491,14 @@ pub enum ReplayError {
         /// The most accepted.
         limit: u64,
     },
+    /// No checkpoint at its last tick: replaying it would verify nothing
+    /// (or not where it ends), so it is refused rather than passed.
+    Unverified {
+        /// The recording's length.
+        ticks: u64,
+        /// The tick of its last checkpoint, if it has one.
+        last: Option<u64>,
+    },
     /// The configuration in it is invalid.
     Config(ConfigError),
     /// A command in it is invalid.
@@ -491,8 +538,18 @@ impl fmt::Display for ReplayError {
                 write!(f, "replay is truncated: {found} of {expected} bytes")
             }
             ReplayError::Corrupt { reason } => write!(f, "replay is corrupt: {reason}"),
+            ReplayError::TooLarge { what: "bytes", value, limit } if value > limit => {
+                write!(f, "replay is too large: more than {limit} bytes")
+            }
             ReplayError::TooLarge { what, value, limit } => {
                 write!(f, "replay is too large: {value} {what}, at most {limit}")
+            }
+            ReplayError::Unverified { ticks, last } => {
+                let last = last.map_or("none at all".to_string(), |t| format!("its last is at tick {t}"));
+                write!(
+                    f,
+                    "replay cannot be verified: it has no checkpoint at its last tick, {ticks} ({last}); record it again"
+                )
             }
             ReplayError::Config(e) => write!(f, "replay configuration: {e}"),
             ReplayError::FlockCommand { index, error } => write!(f, "replay command {index}: {error}"),

@@ -496,7 +496,7 @@ impl<V: Vector> Swarm<V> {
         if usize::from(school) >= self.params.len() {
             return;
         }
-        let count = count.min(MAX_FISH - self.len());
+        let count = crate::step::command::spawn_room(count, self.len());
         let seed = TickKey::new(self.seed, self.tick).bits(self.len() as u64, Stream::Spawn);
         // At most MAX_FISH in all: the spawn cannot fail.
         _ = self.spawn_in(school, count, seed, Some((centre, radius)));
@@ -506,19 +506,69 @@ impl<V: Vector> Swarm<V> {
     /// every fish if there are fewer.
     pub(super) fn remove_last(&mut self, count: usize) {
         let keep = self.len().saturating_sub(count);
-        if keep == self.len() {
+        self.renumber((0..keep as u32).collect());
+    }
+
+    /// Removes the fish with the ids in `ids` (ids of no fish and repeats
+    /// are skipped) between ticks, as a plane's flock removes a fish: one
+    /// at a time, highest id first, the fish with the highest id left
+    /// taking the freed id, so that ids stay `0..len`. Returns, for each
+    /// fish left (by its new id), the id it had: what a caller that keeps
+    /// something per fish (the Bevy plugin's entities) moves along.
+    ///
+    /// Not a command: a run changed this way no longer replays from its
+    /// commands (its replay diverges at the next checkpoint), as a fish
+    /// moved by hand does.
+    pub fn remove_fish(&mut self, ids: &[u32]) -> Vec<u32> {
+        let len = self.len();
+        let mut doomed: Vec<u32> = ids.iter().copied().filter(|&id| (id as usize) < len).collect();
+        doomed.sort_unstable();
+        doomed.dedup();
+        // Old id of the fish holding each id, as the holes are filled: a
+        // removed id still holds its own fish when its turn comes (only
+        // higher ids and the top have moved).
+        let mut was: Vec<u32> = (0..len as u32).collect();
+        for &id in doomed.iter().rev() {
+            let last = was.pop().expect("a fish per doomed id");
+            if (id as usize) < was.len() {
+                was[id as usize] = last;
+            }
+        }
+        self.renumber(was.clone());
+        was
+    }
+
+    /// Keeps the fish `was[new]` (old ids) under the ids `0..was.len()`,
+    /// in their slots' order, dropping the rest.
+    fn renumber(&mut self, was: Vec<u32>) {
+        let len = self.len();
+        if was.len() == len && was.iter().enumerate().all(|(new, &old)| new as u32 == old) {
             return;
         }
+        let mut new_id = vec![u32::MAX; len];
+        for (new, &old) in was.iter().enumerate() {
+            new_id[old as usize] = new as u32;
+        }
         let order: Vec<u32> =
-            (0..self.len() as u32).filter(|&s| self.fish.id[s as usize] < keep as u32).collect();
+            (0..len as u32).filter(|&s| new_id[self.fish.id[s as usize] as usize] != u32::MAX).collect();
         self.sorted.gather(&self.fish, &order);
         core::mem::swap(&mut self.fish, &mut self.sorted);
-        self.slots.truncate(keep);
+        for id in &mut self.fish.id {
+            *id = new_id[*id as usize];
+        }
+        self.slots.truncate(was.len());
         for (slot, &id) in self.fish.id.iter().enumerate() {
             self.slots[id as usize] = slot as u32;
         }
-        self.extra.truncate(keep);
-        self.group.truncate(keep);
+        // The columns kept by id, when they are kept at all.
+        fn by_id<T: Copy>(column: &mut Vec<T>, was: &[u32], none: T) {
+            if !column.is_empty() {
+                *column = was.iter().map(|&old| column.get(old as usize).copied().unwrap_or(none)).collect();
+            }
+        }
+        by_id(&mut self.extra, &was, V::ZERO);
+        by_id(&mut self.group, &was, NO_GROUP);
+        self.leading = self.fish.leader.iter().any(|&l| l);
         // Last tick's forces belonged to slots that have moved.
         self.kicks.clear();
     }

@@ -199,8 +199,7 @@ impl FlockCommand {
             FlockCommand::SetRoute(r) => scene.route = r.clone(),
             FlockCommand::SpawnFish { count, centre, radius } => {
                 let key = SpawnKey { seed: flock.seed(), tick: flock.tick(), first_slot: flock.len() as u64 };
-                // Never beyond the most fish a simulation holds.
-                let count = (*count).min(MAX_FISH.saturating_sub(flock.len()));
+                let count = spawn_room(*count, flock.len());
                 for (position, velocity, phase) in spawn_disc(key, count, *centre, *radius, tank, params) {
                     flock.push(position, velocity, phase);
                 }
@@ -244,6 +243,14 @@ pub(crate) fn check_spawn<V: crate::math::Vector>(
     check("spawn.count", count as f32, Range::Closed(0.0, MAX_SPAWN as f32))?;
     point("spawn.centre", centre)?;
     check("spawn.radius", radius, Range::NonNegative(MAX_LENGTH))
+}
+
+/// How many of `count` fish a spawn adds to `present` ones: all of them, up
+/// to [`MAX_FISH`] fish in all. Every interpreter of a spawn command
+/// (plane, volume, the Bevy plugin's entities) takes this many, so that
+/// no run of spawns takes a school past the limit.
+pub fn spawn_room(count: usize, present: usize) -> usize {
+    count.min(MAX_FISH.saturating_sub(present))
 }
 
 /// Removes the item at `index` (later ones move down); an index past the
@@ -493,6 +500,16 @@ mod tests {
         let spawn = FlockCommand::SpawnFish { count: 5, centre: Vec2::new(f32::INFINITY, 0.0), radius: 1.0 };
         assert!(q.schedule(10, 12, spawn).is_err());
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn spawns_stop_at_the_most_fish_a_run_holds() {
+        assert_eq!(spawn_room(1_000_000, 0), 1_000_000);
+        // Eleven spawns of a million: ten million, not eleven.
+        let total = (0..11).fold(0, |present, _| present + spawn_room(1_000_000, present));
+        assert_eq!(total, MAX_FISH);
+        assert_eq!(spawn_room(usize::MAX, MAX_FISH - 3), 3);
+        assert_eq!(spawn_room(5, MAX_FISH + 10), 0, "already past it: none");
     }
 
     #[test]

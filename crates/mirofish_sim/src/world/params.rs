@@ -311,7 +311,11 @@ pub fn validate_dt(dt: f32) -> Result<(), ParamError> {
 }
 
 /// A rejected parameter: which field, its value and what it must be.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Two errors are equal when they name the same field with the same value
+/// bit for bit and the same expectation: a NaN refused twice is the same
+/// refusal (so a game that keeps sending it hears of it once), not two.
+#[derive(Clone, Debug)]
 pub struct ParamError {
     /// Name of the offending field.
     pub field: &'static str,
@@ -320,6 +324,16 @@ pub struct ParamError {
     /// What the field must be.
     pub expected: String,
 }
+
+impl PartialEq for ParamError {
+    fn eq(&self, other: &Self) -> bool {
+        self.field == other.field
+            && self.value.to_bits() == other.value.to_bits()
+            && self.expected == other.expected
+    }
+}
+
+impl Eq for ParamError {}
 
 impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -382,6 +396,14 @@ mod tests {
         assert_eq!(p.perception_radius, 45.0);
         assert!((p.max_speed - 180.0).abs() < 1e-4);
         assert!((p.max_force - 540.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_nan_refused_twice_is_one_refusal() {
+        let nan = FlockParams { max_speed: f32::NAN, ..FlockParams::default() };
+        assert_eq!(nan.validate().unwrap_err(), nan.validate().unwrap_err());
+        let inf = FlockParams { max_speed: f32::INFINITY, ..FlockParams::default() };
+        assert_ne!(nan.validate().unwrap_err(), inf.validate().unwrap_err());
     }
 
     #[test]

@@ -212,7 +212,17 @@ impl<V: Vector> Route<V> {
             point("route.waypoints", w)?;
         }
         check("route.reach", self.reach, Range::Positive(MAX_LENGTH))?;
-        check("route.weight", self.weight, Range::Symmetric(MAX_WEIGHT))
+        check("route.weight", self.weight, Range::Symmetric(MAX_WEIGHT))?;
+        // The current waypoint is one of them (0 for a route without any).
+        let last = self.waypoints.len().saturating_sub(1);
+        if self.next > last {
+            return Err(ParamError {
+                field: "route.next",
+                value: self.next as f32,
+                expected: format!("a waypoint's index, 0 to {last}"),
+            });
+        }
+        Ok(())
     }
 
     /// A route through `waypoints`, passed within `reach`, pulling with
@@ -224,7 +234,7 @@ impl<V: Vector> Route<V> {
     /// The goal the leaders steer for now, if the route has waypoints.
     pub fn goal(&self) -> Option<Goal<V>> {
         let target = *self.waypoints.get(self.next.min(self.waypoints.len().checked_sub(1)?))?;
-        let last = self.next + 1 >= self.waypoints.len() && !self.looping;
+        let last = self.next.saturating_add(1) >= self.waypoints.len() && !self.looping;
         let mode = if last && self.arrive { GoalMode::Arrive } else { GoalMode::Seek };
         Some(Goal { target, mode, weight: self.weight, slowing_radius: self.reach.max(1.0) * 2.0 })
     }
@@ -234,7 +244,7 @@ impl<V: Vector> Route<V> {
     pub fn advance(&mut self, centre: V) {
         let Some(&target) = self.waypoints.get(self.next) else { return };
         if (centre - target).length() <= self.reach {
-            if self.next + 1 < self.waypoints.len() {
+            if self.next.saturating_add(1) < self.waypoints.len() {
                 self.next += 1;
             } else if self.looping {
                 self.next = 0;

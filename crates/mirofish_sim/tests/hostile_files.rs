@@ -1,0 +1,179 @@
+//! Hostile recordings, files and commands, on a plane and in a volume:
+//! a recording passes only when its last tick was compared, reads are
+//! bounded while reading, and a route's current waypoint is one of its
+//! waypoints.
+
+use std::path::Path;
+
+use glam::Vec3;
+use mirofish_sim::control::config::read_bounded;
+use mirofish_sim::control::replay::{Checkpoint, ReplayError};
+use mirofish_sim::space::{Flock3d, VolumeCommand};
+use mirofish_sim::{
+    ExperimentConfig, FlockCommand, FlockParams, Recorder, Recording, Route, Simulation, Tank, Tank3d, Vec2,
+    VolumeConfig, VolumeRecorder, VolumeRecording,
+};
+
+fn plane_recording() -> Recording {
+    let mut rec =
+        Recorder::new(ExperimentConfig { fish: 60, seed: 3, ..ExperimentConfig::default() }, 20).unwrap();
+    rec.run(60).unwrap();
+    rec.finish()
+}
+
+fn volume_recording() -> VolumeRecording {
+    let mut rec =
+        VolumeRecorder::new(VolumeConfig { fish: 60, seed: 3, ..VolumeConfig::default() }, 20).unwrap();
+    rec.run(60).unwrap();
+    rec.finish()
+}
+
+/// What `validate` (and so loading and replaying) says of a recording
+/// whose checkpoints are `checkpoints`, in both spaces.
+fn verdicts(checkpoints: &[Checkpoint]) -> (Result<(), ReplayError>, Result<(), ReplayError>) {
+    let mut plane = plane_recording();
+    plane.checkpoints = checkpoints.to_vec();
+    let mut volume = volume_recording();
+    volume.checkpoints = checkpoints.to_vec();
+    // Loading from text and replaying check the same way.
+    assert_eq!(Recording::from_text(&plane.to_text()).map(|_| ()), plane.validate());
+    if let Err(refusal) = plane.validate() {
+        assert_eq!(plane.replay().map(|_| ()), Err(refusal));
+    }
+    (plane.validate(), volume.validate())
+}
+
+#[test]
+fn a_recording_without_a_checkpoint_at_its_end_is_refused_in_both_spaces() {
+    let at = |tick| Checkpoint { tick, hash: 1 };
+    for (checkpoints, last) in [(vec![], None), (vec![at(0)], Some(0)), (vec![at(0), at(40)], Some(40))] {
+        let (plane, volume) = verdicts(&checkpoints);
+        let expected = Err(ReplayError::Unverified { ticks: 60, last });
+        assert_eq!(plane, expected, "{checkpoints:?}");
+        assert_eq!(volume, expected, "{checkpoints:?}");
+    }
+    let message = ReplayError::Unverified { ticks: 60, last: None }.to_string();
+    assert!(message.contains("cannot be verified") && message.contains("60"), "{message}");
+    // The honest recordings verify their end and replay.
+    let plane = plane_recording();
+    assert_eq!(plane.checkpoints.last().map(|c| c.tick), Some(60));
+    plane.replay().unwrap();
+    volume_recording().replay().unwrap();
+}
+
+#[test]
+fn each_fault_in_the_checkpoints_gets_its_own_message() {
+    let at = |tick| Checkpoint { tick, hash: 1 };
+    let reason = |checkpoints: Vec<Checkpoint>| match verdicts(&checkpoints) {
+        (Err(ReplayError::Corrupt { reason }), Err(ReplayError::Corrupt { reason: same })) => {
+            assert_eq!(reason, same);
+            reason
+        }
+        other => panic!("{checkpoints:?} gave {other:?}"),
+    };
+    assert_eq!(reason(vec![at(0), at(20), at(20), at(60)]), "checkpoints 1 and 2 are both at tick 20");
+    assert_eq!(
+        reason(vec![at(0), at(40), at(20), at(60)]),
+        "checkpoint 2 at tick 20 comes after one at tick 40"
+    );
+    assert_eq!(reason(vec![at(0), at(61)]), "checkpoint 1 at tick 61 is past the recording's end (tick 60)");
+}
+
+/// A recording that claims far more ticks than its checkpoints cover is
+/// refused before it runs, however long it claims to be.
+#[test]
+fn a_long_claim_with_early_checkpoints_is_refused_at_once() {
+    let mut plane = plane_recording();
+    plane.ticks = 100_000_000;
+    let started = std::time::Instant::now();
+    assert_eq!(
+        plane.replay().map(|_| ()),
+        Err(ReplayError::Unverified { ticks: 100_000_000, last: Some(60) })
+    );
+    let mut volume = volume_recording();
+    volume.ticks = 100_000_000;
+    assert!(matches!(volume.replay(), Err(ReplayError::Unverified { .. })));
+    assert!(started.elapsed().as_secs() < 30, "refused without running");
+}
+
+#[test]
+fn reads_stop_at_the_limit_whatever_size_the_file_reports() {
+    let dir = std::env::temp_dir().join(format!("mirofish-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let small = dir.join("small.txt");
+    std::fs::write(&small, b"0123456789").unwrap();
+    assert_eq!(read_bounded(&small, 10).unwrap().as_deref(), Some(&b"0123456789"[..]));
+    assert_eq!(read_bounded(&small, 9).unwrap(), None, "one byte too many");
+    assert!(read_bounded(&dir.join("missing"), 10).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // A device reports a size of 0 and never ends.
+    let zero = Path::new("/dev/zero");
+    if zero.exists() {
+        assert_eq!(read_bounded(zero, 1 << 16).unwrap(), None);
+        let refused = Recording::load(zero).unwrap_err();
+        assert!(matches!(refused, ReplayError::TooLarge { what: "bytes", .. }), "{refused:?}");
+        assert!(refused.to_string().contains("more than"), "{refused}");
+        let refused = ExperimentConfig::load(zero).unwrap_err().to_string();
+        assert!(refused.contains("/dev/zero") && refused.contains("more than"), "{refused}");
+        let refused = VolumeConfig::load(zero).unwrap_err().to_string();
+        assert!(refused.contains("more than"), "{refused}");
+    }
+}
+
+#[test]
+fn a_route_whose_current_waypoint_is_not_one_of_them_is_refused_in_both_spaces() {
+    let plane = Route { next: usize::MAX, ..Route::new(vec![Vec2::ZERO, Vec2::splat(50.0)], 10.0) };
+    let error = plane.validate().unwrap_err();
+    assert_eq!(error.field, "route.next");
+    assert!(error.expected.contains("0 to 1"), "{error}");
+    let mut sim = Simulation::new(FlockParams::default(), Tank::default(), 20, 1).unwrap();
+    assert!(sim.submit(FlockCommand::SetRoute(Some(plane))).is_err());
+    let ok = Route { next: 1, ..Route::new(vec![Vec2::ZERO, Vec2::splat(50.0)], 10.0) };
+    sim.submit(FlockCommand::SetRoute(Some(ok))).unwrap();
+    sim.run(5).unwrap();
+
+    let volume = Route { next: 2, ..Route::new(vec![Vec3::ZERO, Vec3::splat(50.0)], 10.0) };
+    assert_eq!(volume.validate().unwrap_err().field, "route.next");
+    let mut flock = Flock3d::new(FlockParams::default(), Tank3d::default(), 20, 1).unwrap();
+    assert!(flock.submit(VolumeCommand::SetRoute(Some(volume))).is_err());
+    let empty = Route { next: 0, ..Route::new(Vec::<Vec3>::new(), 10.0) };
+    empty.validate().unwrap();
+}
+
+/// A plane's body under a volume's header (checksum and length mended)
+/// is named as such, not reported as a raw parse error; and the other way
+/// round.
+#[test]
+fn a_body_under_the_other_space_header_says_so() {
+    let plane = plane_recording().to_text();
+    let volume = volume_recording().to_text();
+    let swap = |text: &str, header_of: &str| {
+        let body = text.split_once('\n').unwrap().1;
+        let header = header_of.split_once('\n').unwrap().0;
+        let fnv = body
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        let mut words: Vec<String> = header.split(' ').map(str::to_string).collect();
+        for word in &mut words {
+            if word.starts_with("bytes=") {
+                *word = format!("bytes={}", body.len());
+            } else if word.starts_with("fnv=") {
+                *word = format!("fnv={fnv:016x}");
+            }
+        }
+        format!("{}\n{body}", words.join(" "))
+    };
+    match VolumeRecording::from_text(&swap(&plane, &volume)) {
+        Err(ReplayError::Corrupt { reason }) => {
+            assert_eq!(reason, "its header is for a run in a volume, but its body records a run on a plane")
+        }
+        other => panic!("{other:?}"),
+    }
+    match Recording::from_text(&swap(&volume, &plane)) {
+        Err(ReplayError::Corrupt { reason }) => {
+            assert_eq!(reason, "its header is for a run on a plane, but its body records a run in a volume")
+        }
+        other => panic!("{other:?}"),
+    }
+}
