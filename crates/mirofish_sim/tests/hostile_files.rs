@@ -177,3 +177,63 @@ fn a_body_under_the_other_space_header_says_so() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Rocks that reach past the walls, or a corner, leave no fish inside them
+/// and none outside the tank, after spawning and after every tick, on a
+/// plane and in a volume: a fish pushed out of such a rock lands on its
+/// rim where the rim meets a wall, not beyond the wall.
+#[test]
+fn rocks_across_the_walls_hold_no_fish_in_either_space() {
+    use mirofish_sim::Obstacle;
+    use mirofish_sim::space::Surroundings3d;
+
+    let volume = Tank3d::default();
+    let big = (volume.max - volume.min).length() * 0.42;
+    let rocks3 = [
+        Obstacle { centre: (volume.min + volume.max) * 0.5, radius: big },
+        Obstacle { centre: Vec3::new(volume.max.x, 0.0, 0.0), radius: 300.0 },
+        Obstacle { centre: volume.min, radius: 450.0 },
+    ];
+    for rock in rocks3 {
+        rock.validate_in(&volume).unwrap();
+        let check = |flock: &Flock3d, when: &str| {
+            let inside = flock.positions().iter().filter(|p| rock.contains(**p)).count();
+            let outside = flock.positions().iter().filter(|p| !volume.contains(**p)).count();
+            assert_eq!((inside, outside), (0, 0), "{rock:?} {when}: in the rock, outside the tank");
+        };
+        let mut flock = Flock3d::new(FlockParams::default(), volume, 0, 8).unwrap();
+        flock.set_surroundings(Surroundings3d { obstacles: vec![rock], ..Default::default() }).unwrap();
+        flock.spawn_school(0, 2000, 8).unwrap();
+        check(&flock, "after spawning");
+        // And dropped onto a running school.
+        let mut dropped = Flock3d::new(FlockParams::default(), volume, 2000, 8).unwrap();
+        dropped.run(5);
+        dropped.submit(VolumeCommand::AddObstacle(rock)).unwrap();
+        for tick in 0..40 {
+            flock.step();
+            dropped.step();
+            check(&flock, &format!("tick {tick}"));
+            check(&dropped, &format!("tick {tick}, dropped"));
+        }
+    }
+
+    let plane = Tank::default();
+    let rocks2 = [
+        Obstacle { centre: (plane.min + plane.max) * 0.5, radius: (plane.max - plane.min).length() * 0.45 },
+        Obstacle { centre: Vec2::new(plane.max.x, 0.0), radius: 300.0 },
+        Obstacle { centre: plane.min, radius: 450.0 },
+    ];
+    for rock in rocks2 {
+        rock.validate_in(&plane).unwrap();
+        let mut sim = Simulation::new(FlockParams::default(), plane, 2000, 8).unwrap();
+        sim.run(5).unwrap();
+        sim.submit(FlockCommand::AddObstacle(rock)).unwrap();
+        for tick in 0..40 {
+            sim.step().unwrap();
+            let p = sim.flock.positions();
+            let inside = p.iter().filter(|p| rock.contains(**p)).count();
+            let outside = p.iter().filter(|p| !plane.contains(**p)).count();
+            assert_eq!((inside, outside), (0, 0), "{rock:?} tick {tick}: in the rock, outside the tank");
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Control: running a simulation and changing it from outside.
 //!
-//! The headless driver ([`simulation`]), changes stamped with the tick they
-//! apply at ([`command`]), runs recorded and replayed bit for bit
+//! The headless driver ([`simulation`]), which takes changes stamped with
+//! the tick they apply at ([`crate::step::command`]), runs recorded and replayed bit for bit
 //! ([`replay`]), experiment files in RON ([`config`], and [`volume`] for
 //! runs in a volume), the named tunings
 //! ([`preset`]) and every parameter by name with a safe range ([`tuning`]).

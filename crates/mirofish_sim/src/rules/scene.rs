@@ -4,12 +4,10 @@
 //! kernel weights and adds before the single clamp of the total; the
 //! integrator's [`push_out`] is the hard constraint behind avoidance.
 
-use glam::Vec2;
-
 use super::boundary;
 use crate::math::Vector;
 use crate::world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator};
-use crate::world::tank::{BoundaryMode, Tank, TankOf};
+use crate::world::tank::{BoundaryMode, TankOf};
 
 /// Obstacle avoidance: within `look` of an obstacle's surface, a desired
 /// velocity straight away from its centre, ramping from 0 at `look` to
@@ -89,22 +87,23 @@ pub fn push_out<V: Vector>(p: V, v: V, obstacle: &Obstacle<V>) -> (V, V) {
 /// [`push_out`] inside `tank`: where the nearest point of the rock's rim
 /// lies beyond a wall (a rock across a wall or a corner), the fish goes to
 /// the nearest point of the rim that is still in the tank, where the rim
-/// crosses a wall. Unchanged if no point of the rim is in the tank (the
-/// rock covers it all, which validation refuses).
-pub fn push_out_in(p: Vec2, v: Vec2, obstacle: &Obstacle, tank: &Tank) -> (Vec2, Vec2) {
+/// meets a wall. Unchanged if no point of the rim is in the tank (the rock
+/// covers it all, which validation refuses). In any dimension: on a plane
+/// the rim meets a wall in the two ends of a chord; in a volume in a
+/// circle, whose point nearest the fish is taken, or, where that point is
+/// beyond another wall, the two points where the circle meets that wall.
+pub fn push_out_in<V: Vector>(p: V, v: V, obstacle: &Obstacle<V>, tank: &TankOf<V>) -> (V, V) {
     let (q, w) = push_out(p, v, obstacle);
     if q == p || tank.contains(q) {
         return (q, w);
     }
-    // From inside a disc the distance to its rim grows with the angle from
+    // From inside a ball the distance to its rim grows with the angle from
     // the radial direction, so the nearest rim point in the (convex) tank
-    // is an end of an arc inside it: a crossing of the rim and a wall.
+    // lies where the rim meets a wall.
     let (c, r) = (obstacle.centre, obstacle.radius * (1.0 + 1.0e-5) + 1.0e-4);
-    let inside = |x: f32, y: f32| {
-        Vec2::new(x.clamp(tank.min.x, tank.max.x.next_down()), y.clamp(tank.min.y, tank.max.y.next_down()))
-    };
-    let mut best: Option<Vec2> = None;
-    let mut consider = |cand: Vec2| {
+    let inside = |x: V| V::from_fn(|i| x.axis(i).clamp(tank.min.axis(i), tank.max.axis(i).next_down()));
+    let mut best: Option<V> = None;
+    let mut consider = |cand: V| {
         if tank.contains(cand)
             && !obstacle.contains(cand)
             && best.is_none_or(|b| cand.distance_squared(p) < b.distance_squared(p))
@@ -113,21 +112,45 @@ pub fn push_out_in(p: Vec2, v: Vec2, obstacle: &Obstacle, tank: &Tank) -> (Vec2,
         }
     };
     for wall in [tank.min, tank.max] {
-        let h2 = r * r - (wall.x - c.x) * (wall.x - c.x);
-        if h2 >= 0.0 {
+        for a in 0..V::DIM {
+            let d = wall.axis(a) - c.axis(a);
+            let h2 = r * r - d * d;
+            if h2 < 0.0 {
+                continue;
+            }
             let h = h2.sqrt();
-            consider(inside(wall.x, c.y - h));
-            consider(inside(wall.x, c.y + h));
-        }
-        let h2 = r * r - (wall.y - c.y) * (wall.y - c.y);
-        if h2 >= 0.0 {
-            let h = h2.sqrt();
-            consider(inside(c.x - h, wall.y));
-            consider(inside(c.x + h, wall.y));
+            let on_wall = |f: &dyn Fn(usize) -> f32| V::from_fn(|i| if i == a { wall.axis(a) } else { f(i) });
+            if V::DIM == 2 {
+                // The chord's two ends.
+                let b = 1 - a;
+                consider(inside(on_wall(&|_| c.axis(b) - h)));
+                consider(inside(on_wall(&|_| c.axis(b) + h)));
+                continue;
+            }
+            // The circle's point nearest the fish (any, if the fish is on
+            // its axis).
+            let towards = V::from_fn(|i| if i == a { 0.0 } else { p.axis(i) - c.axis(i) });
+            let unit = towards.try_normalize().unwrap_or(V::from_fn(|i| f32::from(i == (a + 1) % V::DIM)));
+            consider(inside(on_wall(&|i| c.axis(i) + unit.axis(i) * h)));
+            // Where the circle meets a second wall.
+            for wall2 in [tank.min, tank.max] {
+                for b in (0..V::DIM).filter(|&b| b != a) {
+                    let e = wall2.axis(b) - c.axis(b);
+                    let k2 = h2 - e * e;
+                    if k2 < 0.0 {
+                        continue;
+                    }
+                    let k = k2.sqrt();
+                    for side in [-k, k] {
+                        let third = |i: usize| if i == b { wall2.axis(b) } else { c.axis(i) + side };
+                        consider(inside(on_wall(&third)));
+                    }
+                }
+            }
         }
     }
     let Some(rim) = best else { return (q, w) };
-    let n = (rim - c).try_normalize().unwrap_or(Vec2::X);
+    let n = (rim - c).try_normalize().unwrap_or(V::X);
     (rim, v - n * v.dot(n).min(0.0))
 }
 
@@ -153,7 +176,10 @@ pub fn move_predator<V: Vector>(predator: &mut Predator<V>, prey: Option<V>, tan
 
 #[cfg(test)]
 mod tests {
+    use glam::Vec2;
+
     use super::*;
+    use crate::world::tank::Tank;
 
     #[test]
     fn avoidance_ramps_up_towards_the_surface() {

@@ -1,10 +1,10 @@
-//! Schools in any dimension: the pieces written once over the [`Vector`]
+//! Schools in any dimension: the pieces written once over the [`Vector`](crate::Vector)
 //! they move in, so that a school in a volume ([`glam::Vec3`]) follows the
 //! same rules, with the same guards, as a school on a plane.
 //!
 //! The rules themselves ([`crate::rules`]), the walls, the tank
 //! ([`crate::TankOf`]), the scene's obstacles, predators and goals and the
-//! order parameters are generic over [`Vector`]; this module adds what a
+//! order parameters are generic over [`Vector`](crate::Vector); this module adds what a
 //! school in any dimension needs around them:
 //!
 //! - [`grid`]: the neighbour grid, counting-sorted every tick;

@@ -614,7 +614,7 @@ impl<V: Vector> Swarm<V> {
             let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>());
             let mut v = unit(&mut rng) * speed;
             for o in &self.surroundings.obstacles {
-                (p, v) = react::push_out(p, v, o);
+                (p, v) = react::push_out_in(p, v, o, &self.tank);
             }
             let fish = &mut self.fish;
             self.slots.push(fish.id.len() as u32);
@@ -1136,11 +1136,12 @@ fn contain<V: Vector>(p: V, v: V, tank: &TankOf<V>, surroundings: &Surroundings<
     };
     let (mut p, mut v) = wall(p, v);
     for o in &surroundings.obstacles {
-        (p, v) = react::push_out(p, v, o);
+        // A rock across a wall: out onto its rim where the rim meets the
+        // wall, not straight out through the wall.
+        (p, v) = react::push_out_in(p, v, o, tank);
     }
-    // A rock against a wall can push a fish through it: back inside (on
-    // the rock's rim, where it meets the wall, the fish is then pushed out
-    // again next tick).
+    // Out of one rock into another that reaches a wall can still cross it:
+    // back inside, as a last resort.
     if !tank.contains(p) { wall(p, v) } else { (p, v) }
 }
 
