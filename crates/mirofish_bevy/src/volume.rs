@@ -518,29 +518,9 @@ fn sync_fish(world: &mut World) {
                 world.despawn(entity);
             }
         }
-        // Fish whose entities the game despawned leave the core; the fish
-        // that took their ids keep their entities, renumbered.
-        let mut first_missing = state.entities.len();
-        if !state.gone.is_empty() {
-            let was = state.flock.remove_fish(&state.gone);
-            state.gone.clear();
-            let old = core::mem::take(&mut state.entities);
-            state.entities = was.iter().map(|&id| old.get(id as usize).copied().flatten()).collect();
-            for (id, (&before, entity)) in was.iter().zip(&state.entities).enumerate() {
-                if let (true, Some(entity)) = (before != id as u32, entity)
-                    && let Ok(mut entity) = world.get_entity_mut(*entity)
-                {
-                    entity.insert(FishId(id as u32));
-                }
-            }
-            first_missing = 0;
-        }
-        let len = state.flock.len();
-        state.entities.resize(state.entities.len().max(len), None);
-        for id in first_missing..len {
-            if state.entities[id].is_some() {
-                continue;
-            }
+        let known = state.entities.len();
+        state.entities.resize(len, None);
+        for id in known..len {
             let flock = &state.flock;
             let slot = flock.slots()[id] as usize;
             let (p, v) = (flock.positions()[slot], flock.velocities()[slot]);
@@ -573,6 +553,22 @@ fn sync_fish(world: &mut World) {
             }
         }
         state.seen_commands = applied.len();
+        // Last, in the numbering the commands above used: fish whose
+        // entities the game despawned leave the core, and the fish that
+        // took their ids keep their entities, renumbered.
+        if !state.gone.is_empty() {
+            let was = state.flock.remove_fish(&state.gone);
+            state.gone.clear();
+            let old = core::mem::take(&mut state.entities);
+            state.entities = was.iter().map(|&id| old.get(id as usize).copied().flatten()).collect();
+            for (id, (&before, entity)) in was.iter().zip(&state.entities).enumerate() {
+                if let (true, Some(entity)) = (before != id as u32, entity)
+                    && let Ok(mut entity) = world.get_entity_mut(*entity)
+                {
+                    entity.insert(FishId(id as u32));
+                }
+            }
+        }
     });
 }
 

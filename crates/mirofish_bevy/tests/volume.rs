@@ -284,7 +284,13 @@ fn despawned_fish_entities_leave_the_core() {
     let centre = Vec3::new(100.0, 50.0, 0.0);
     let spawn = VolumeCommand::SpawnFish { school: 0, count: 10, centre, radius: 30.0 };
     app.world_mut().resource_mut::<Flock3dState>().flock.submit(spawn).unwrap();
+    // A command in the same tick names fish by the ids they had before the
+    // despawned fish left: fish 598 takes a freed id, and leads under it.
+    let lead = VolumeCommand::SetLeaders { fish: vec![598], leads: true };
+    app.world_mut().resource_mut::<Flock3dState>().flock.submit(lead).unwrap();
+    let leader = app.world().resource::<Flock3dState>().entity(598).unwrap();
     app.update();
+    assert!(app.world().entity(leader).contains::<Leader3d>());
     assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 600 - 51 + 10);
     assert_entities_match_the_core(&mut app);
     // A fish that was not despawned keeps its entity.
