@@ -111,7 +111,9 @@ impl fmt::Display for Region {
 /// `{"intent": "go_to", "region": "top_left"}`, `{"intent": "flee",
 /// "threat": 0}`, `{"intent": "gather"}`, ….
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "intent", rename_all = "snake_case", deny_unknown_fields)]
+// Keys besides the intent's own (a model's "reason", "confidence") are
+// ignored; the intent and its arguments are still checked.
+#[serde(tag = "intent", rename_all = "snake_case")]
 pub enum Intent {
     /// Swim to a region of the tank.
     GoTo {
@@ -246,7 +248,15 @@ mod tests {
             serde_json::from_str::<Intent>(r#"{"intent": "go_to", "region": "top_left"}"#).unwrap(),
             Intent::GoTo { region: Region::TopLeft }
         );
+        // Models add words of their own: extra keys are ignored.
+        assert_eq!(
+            serde_json::from_str::<Intent>(r#"{"intent": "go_to", "region": "top", "reason": "food"}"#)
+                .unwrap(),
+            Intent::GoTo { region: Region::Top }
+        );
         assert!(serde_json::from_str::<Intent>(r#"{"intent": "dance"}"#).is_err());
+        let missing = serde_json::from_str::<Intent>(r#"{"intent": "go_to", "reason": "x"}"#).unwrap_err();
+        assert!(missing.to_string().contains("region"), "the refusal names the field: {missing}");
         assert!(serde_json::from_str::<Intent>(r#"{"intent": "go_to", "region": "moon"}"#).is_err());
     }
 }

@@ -11,8 +11,8 @@ use crate::intent::Intent;
 use crate::prompt::{chat_request, read_chat_response};
 use crate::unit::UnitView;
 
-/// The chat-completions client.
-#[derive(Clone, Debug)]
+/// The chat-completions client. Its `Debug` never shows the API key.
+#[derive(Clone)]
 pub struct OpenAiDecider {
     /// The API's base URL, up to and including `/v1` (e.g.
     /// `http://localhost:11434/v1` for Ollama, `http://localhost:8080/v1`
@@ -50,21 +50,65 @@ impl OpenAiDecider {
         Self { endpoint: endpoint.into(), model: model.into(), api_key, timeout, agent }
     }
 
-    /// A client configured from the environment: `MIROFISH_LLM_ENDPOINT`
-    /// (else `OPENAI_BASE_URL`, else `http://localhost:11434/v1`),
-    /// `MIROFISH_LLM_MODEL` (else `qwen2.5:7b`) and `OPENAI_API_KEY`.
-    pub fn from_env() -> Self {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        let endpoint = var("MIROFISH_LLM_ENDPOINT")
-            .or_else(|| var("OPENAI_BASE_URL"))
-            .unwrap_or_else(|| "http://localhost:11434/v1".into());
+    /// A client configured from the environment ([`OpenAiDecider::from_vars`]
+    /// over the process's variables).
+    ///
+    /// # Errors
+    ///
+    /// When no endpoint is named, naming the variables to set.
+    pub fn from_env() -> Result<Self, DecideError> {
+        Self::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// A client configured from variables read by `var`:
+    ///
+    /// - the endpoint from `MIROFISH_LLM_ENDPOINT`, else `OPENAI_BASE_URL`;
+    ///   one of them must be set (there is no default server to guess);
+    /// - the model from `MIROFISH_LLM_MODEL` (else `qwen2.5:7b`);
+    /// - the key from `MIROFISH_LLM_API_KEY`; `OPENAI_API_KEY` only goes to
+    ///   OpenAI's own host (`https://api.openai.com`) or to the endpoint
+    ///   `OPENAI_BASE_URL` names (the pair that OpenAI's own clients read),
+    ///   never to a server named by `MIROFISH_LLM_ENDPOINT`.
+    ///
+    /// Empty variables count as unset.
+    ///
+    /// # Errors
+    ///
+    /// When no endpoint is named, naming the variables to set.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, DecideError> {
+        let var = |name: &str| var(name).filter(|v| !v.trim().is_empty());
+        let (endpoint, paired) = match (var("MIROFISH_LLM_ENDPOINT"), var("OPENAI_BASE_URL")) {
+            (Some(ours), _) => (ours, false),
+            (None, Some(openai)) => (openai, true),
+            (None, None) => {
+                return Err(DecideError::Backend(
+                    "no model server named: set MIROFISH_LLM_ENDPOINT (e.g. http://localhost:11434/v1 for \
+                     Ollama) or OPENAI_BASE_URL"
+                        .into(),
+                ));
+            }
+        };
+        let openai_host = endpoint.trim_end_matches('/').starts_with("https://api.openai.com");
+        let key = var("MIROFISH_LLM_API_KEY")
+            .or_else(|| (paired || openai_host).then(|| var("OPENAI_API_KEY")).flatten());
         let model = var("MIROFISH_LLM_MODEL").unwrap_or_else(|| "qwen2.5:7b".into());
-        Self::new(endpoint, model, var("OPENAI_API_KEY"))
+        Ok(Self::new(endpoint, model, key))
     }
 
     /// The URL requests go to.
     pub fn url(&self) -> String {
         format!("{}/chat/completions", self.endpoint.trim_end_matches('/'))
+    }
+}
+
+impl core::fmt::Debug for OpenAiDecider {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("OpenAiDecider")
+            .field("endpoint", &self.endpoint)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "(set, not shown)"))
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
     }
 }
 
@@ -156,6 +200,37 @@ mod tests {
             request.contains("\"model\":\"tiny\"") && request.contains("50 fish (1 leaders)"),
             "{request}"
         );
+    }
+
+    /// Variables from a list, as the environment would give them.
+    fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn the_key_is_never_shown_and_goes_only_where_it_belongs() {
+        let decider = OpenAiDecider::new("http://127.0.0.1:9/v1", "m", Some("sk-very-secret".into()));
+        let shown = format!("{decider:?} {decider:#?}");
+        assert!(!shown.contains("sk-very-secret") && shown.contains("not shown"), "{shown}");
+        // No endpoint: an error naming the variable, not a guessed server.
+        let none = OpenAiDecider::from_vars(vars(&[("OPENAI_API_KEY", "sk-1")])).unwrap_err().to_string();
+        assert!(none.contains("MIROFISH_LLM_ENDPOINT"), "{none}");
+        // A custom endpoint never receives OpenAI's key; its own key it does.
+        let custom = [("MIROFISH_LLM_ENDPOINT", "http://models.example:8080/v1"), ("OPENAI_API_KEY", "sk-1")];
+        assert_eq!(OpenAiDecider::from_vars(vars(&custom)).unwrap().api_key, None);
+        let own = [
+            ("MIROFISH_LLM_ENDPOINT", "http://h/v1"),
+            ("MIROFISH_LLM_API_KEY", "k2"),
+            ("OPENAI_API_KEY", "sk-1"),
+        ];
+        assert_eq!(OpenAiDecider::from_vars(vars(&own)).unwrap().api_key.as_deref(), Some("k2"));
+        // OpenAI's own host, or the endpoint OPENAI_BASE_URL names, does.
+        let openai = [("MIROFISH_LLM_ENDPOINT", "https://api.openai.com/v1"), ("OPENAI_API_KEY", "sk-1")];
+        assert_eq!(OpenAiDecider::from_vars(vars(&openai)).unwrap().api_key.as_deref(), Some("sk-1"));
+        let paired =
+            [("OPENAI_BASE_URL", "http://proxy/v1"), ("OPENAI_API_KEY", "sk-1"), ("MIROFISH_LLM_MODEL", "x")];
+        let paired = OpenAiDecider::from_vars(vars(&paired)).unwrap();
+        assert_eq!((paired.api_key.as_deref(), paired.model.as_str()), (Some("sk-1"), "x"));
     }
 
     #[test]

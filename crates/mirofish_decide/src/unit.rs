@@ -77,7 +77,6 @@ struct Sums {
     position: Vec2,
     velocity: Vec2,
     square: f32,
-    school: u16,
 }
 
 impl Sums {
@@ -122,16 +121,16 @@ pub fn describe_units(
             u.position += p;
             u.velocity += velocities[slot];
             u.square += p.length_squared();
-            u.school = school;
         }
     }
     // The representative: the fish nearest its unit's centroid (ties: the
-    // lower id, so the choice does not depend on the slots' order).
+    // lower id, so the choice does not depend on the slots' order). A unit
+    // mixing schools is described as its representative's school.
     let centres: Vec<Vec2> = unit_sums.iter().map(Sums::centre).collect();
-    let mut nearest: Vec<Option<(f32, u32)>> = vec![None; n];
+    let mut nearest: Vec<Option<(f32, u32, u16)>> = vec![None; n];
     for slot in 0..flock.len() {
         if let Some(k) = unit_of(slot) {
-            let candidate = (positions[slot].distance_squared(centres[k]), ids[slot]);
+            let candidate = (positions[slot].distance_squared(centres[k]), ids[slot], schools[slot]);
             if nearest[k]
                 .is_none_or(|best| candidate.0.total_cmp(&best.0).then(candidate.1.cmp(&best.1)).is_lt())
             {
@@ -144,7 +143,7 @@ pub fn describe_units(
         .zip(nearest)
         .enumerate()
         .map(|(k, (u, rep))| {
-            let (_, representative) = rep?;
+            let (_, representative, school) = rep?;
             let centroid = centres[k];
             let mean_velocity = u.velocity / u.fish as f32;
             let variance = (u.square / u.fish as f32 - centroid.length_squared()).max(0.0);
@@ -172,11 +171,11 @@ pub fn describe_units(
                     let away = (o.centre - danger).try_normalize().unwrap_or(Vec2::X);
                     o.centre + away * (o.radius * 1.3 + 20.0)
                 });
-            let school_centre = school_sums.get(usize::from(u.school)).map_or(centroid, Sums::centre);
+            let school_centre = school_sums.get(usize::from(school)).map_or(centroid, Sums::centre);
             let mut other_schools: Vec<OtherSchool> = school_sums
                 .iter()
                 .enumerate()
-                .filter(|(s, sums)| *s != usize::from(u.school) && sums.fish > 0)
+                .filter(|(s, sums)| *s != usize::from(school) && sums.fish > 0)
                 .map(|(s, sums)| OtherSchool {
                     school: s as u16,
                     centre: sums.centre(),
@@ -187,7 +186,7 @@ pub fn describe_units(
             other_schools.sort_by(|a, b| a.distance.total_cmp(&b.distance));
             Some(UnitView {
                 unit: k as u16,
-                school: u.school,
+                school,
                 fish: u.fish,
                 leaders: u.leaders,
                 representative,
@@ -325,6 +324,34 @@ mod tests {
         let words = u.in_words();
         assert!(words.contains("5 fish (1 leaders)") && words.contains("top left"), "{words}");
         assert!(words.contains("Threat 0: a predator 200 units to the south."), "{words}");
+    }
+
+    /// A unit mixing two schools is described as its representative's
+    /// school, whatever school its last fish is of; its school centre and
+    /// the other schools follow.
+    #[test]
+    fn a_mixed_unit_is_of_its_representatives_school() {
+        let tank = Tank::centered(Vec2::new(600.0, 300.0));
+        let mut flock = Flock::new(1);
+        // Five fish of school 0 round the origin, the middle one the
+        // representative; then two of school 1 to the east, stored last.
+        for x in [-20.0, -10.0, 0.0, 10.0, 20.0, 200.0, 210.0] {
+            let slot = flock.push(Vec2::new(x, 0.0), Vec2::X, 0.0);
+            flock.set_group(slot as u32, Some(0));
+            flock.set_school(slot, u16::from(x > 100.0));
+        }
+        // The rest of school 1, far to the west.
+        for k in 0..5 {
+            let slot = flock.push(Vec2::new(-500.0, k as f32), Vec2::X, 0.0);
+            flock.set_school(slot, 1);
+        }
+        let u = describe_units(&flock, &tank, &Scene::default(), (0, 1), 2000.0)[0].clone().unwrap();
+        let centroid_x = (-20.0 - 10.0 + 0.0 + 10.0 + 20.0 + 200.0 + 210.0) / 7.0;
+        assert!((u.centroid.x - centroid_x).abs() < 1e-3);
+        // The fish nearest the centroid (x = 60) is the one at x = 20, of school 0.
+        assert_eq!((u.representative, u.school), (4, 0));
+        assert!(u.school_centre.distance(Vec2::ZERO) < 1e-3, "school 0's centre: {}", u.school_centre);
+        assert_eq!(u.other_schools.iter().map(|o| o.school).collect::<Vec<_>>(), [1]);
     }
 
     #[test]

@@ -294,7 +294,7 @@ fn decision_layer(kind: Decide, config: DecisionConfig) -> Result<DecisionLayer,
     match kind {
         Decide::Rules => Ok(DecisionLayer::with_rules(config)?),
         #[cfg(feature = "openai")]
-        Decide::Llm => Ok(DecisionLayer::new(config, mirofish_decide::OpenAiDecider::from_env())?),
+        Decide::Llm => Ok(DecisionLayer::new(config, mirofish_decide::OpenAiDecider::from_env()?)?),
         #[cfg(not(feature = "openai"))]
         Decide::Llm => {
             Err("--decide llm needs the `openai` feature: cargo run -p mirofish_lab --features openai -- ..."
