@@ -154,6 +154,86 @@ pub fn push_out_in<V: Vector>(p: V, v: V, obstacle: &Obstacle<V>, tank: &TankOf<
     (rim, v - n * v.dot(n).min(0.0))
 }
 
+/// Out of every obstacle onto the nearest free point of its rim in the
+/// tank ([`push_out_in`]). Pushed out of one rock a fish may land in
+/// another that overlaps it: a few rounds settle such a cluster where it
+/// leaves room, each bringing the fish back into the tank if a push took it
+/// through a wall. A fish still inside then goes to the nearest free point
+/// where the rims of two rocks meet (from the lens between two rocks no
+/// push along a radius gets out). Unchanged for a fish in no obstacle.
+pub fn push_out_of_all<V: Vector>(mut p: V, mut v: V, obstacles: &[Obstacle<V>], tank: &TankOf<V>) -> (V, V) {
+    for _ in 0..PUSH_OUT_ROUNDS {
+        if !obstacles.iter().any(|o| o.contains(p)) {
+            return (p, v);
+        }
+        for o in obstacles {
+            (p, v) = push_out_in(p, v, o, tank);
+        }
+        if !tank.contains(p) {
+            p = match tank.boundary {
+                BoundaryMode::Wrap => boundary::wrap(p, tank),
+                _ => boundary::bounce(p, v, tank, 0.0).0,
+            };
+        }
+    }
+    if obstacles.iter().any(|o| o.contains(p))
+        && let Some(q) = where_rims_meet(p, obstacles, tank)
+    {
+        // Nothing of the velocity into a rock it now touches.
+        for o in obstacles.iter().filter(|o| q.distance_squared(o.centre) <= rim(o) * rim(o) * 1.0001) {
+            let n = (q - o.centre).try_normalize().unwrap_or(V::X);
+            v -= n * v.dot(n).min(0.0);
+        }
+        p = q;
+    }
+    (p, v)
+}
+
+/// An obstacle's radius and a hair: where a fish put on its rim stands.
+fn rim<V: Vector>(o: &Obstacle<V>) -> f32 {
+    o.radius * (1.0 + 1.0e-5) + 1.0e-4
+}
+
+/// The point nearest `p`, in the tank and in no obstacle, where the rims
+/// of two overlapping obstacles meet (on a plane the two points where two
+/// circles cross; in a volume the circle where two spheres do); `None` if
+/// there is none.
+fn where_rims_meet<V: Vector>(p: V, obstacles: &[Obstacle<V>], tank: &TankOf<V>) -> Option<V> {
+    let mut best: Option<V> = None;
+    for (i, a) in obstacles.iter().enumerate() {
+        for b in &obstacles[i + 1..] {
+            let (ra, rb) = (rim(a), rim(b));
+            let axis = b.centre - a.centre;
+            let d = axis.length();
+            if !(d > 0.0 && d < ra + rb && d > (ra - rb).abs()) {
+                continue;
+            }
+            let n = axis / d;
+            // The plane of the crossing, `x` along the axis from `a`.
+            let x = (d * d + ra * ra - rb * rb) / (2.0 * d);
+            let h = (ra * ra - x * x).max(0.0).sqrt();
+            let base = a.centre + n * x;
+            let off = (p - base) - n * (p - base).dot(n);
+            // Towards the fish, or any way across the axis if it is on it.
+            let across = off.try_normalize().unwrap_or_else(|| {
+                let k = (0..V::DIM).fold(0, |k, i| if n.axis(i).abs() < n.axis(k).abs() { i } else { k });
+                let e = V::from_fn(|i| f32::from(i == k));
+                (e - n * e.dot(n)).normalize_or_zero()
+            });
+            for q in [base + across * h, base - across * h] {
+                let free = tank.contains(q) && !obstacles.iter().any(|o| o.contains(q));
+                if free && best.is_none_or(|b| q.distance_squared(p) < b.distance_squared(p)) {
+                    best = Some(q);
+                }
+            }
+        }
+    }
+    best
+}
+
+/// Most rounds of [`push_out_of_all`] in one tick.
+const PUSH_OUT_ROUNDS: usize = 4;
+
 /// Moves a predator one tick: a chasing one steers (seek) at `prey`, if
 /// any; all integrate semi-implicitly and stay inside the tank.
 pub fn move_predator<V: Vector>(predator: &mut Predator<V>, prey: Option<V>, tank: &TankOf<V>, dt: f32) {
@@ -251,6 +331,31 @@ mod tests {
         // Inside the tank already: the same as push_out.
         let near = Vec2::new(0.0, 0.0);
         assert_eq!(push_out_in(near, Vec2::ONE, &rock, &tank), push_out(near, Vec2::ONE, &rock));
+    }
+
+    /// Pushed out of the second of two overlapping rocks into the first, a
+    /// fish is pushed out again: free of both, in the tank, in any
+    /// dimension (one pass over the rocks leaves it inside the first).
+    #[test]
+    fn a_fish_between_overlapping_rocks_is_settled_in_rounds() {
+        let tank = Tank::centered(Vec2::new(400.0, 300.0));
+        let rocks = [
+            Obstacle { centre: Vec2::ZERO, radius: 100.0 },
+            Obstacle { centre: Vec2::new(150.0, 0.0), radius: 100.0 },
+        ];
+        let fish = Vec2::new(110.0, 0.0);
+        let once = rocks.iter().fold((fish, Vec2::ZERO), |(p, v), o| push_out_in(p, v, o, &tank));
+        assert!(rocks[0].contains(once.0), "one pass leaves it in the first rock: {}", once.0);
+        let (p, _) = push_out_of_all(fish, Vec2::ZERO, &rocks, &tank);
+        assert!(tank.contains(p) && rocks.iter().all(|r| !r.contains(p)), "{p}");
+
+        let volume = crate::Tank3d::default();
+        let rocks3 = rocks.map(|r| Obstacle { centre: r.centre.extend(5.0), radius: r.radius });
+        let (p, _) = push_out_of_all(fish.extend(5.0), glam::Vec3::ZERO, &rocks3, &volume);
+        assert!(volume.contains(p) && rocks3.iter().all(|r| !r.contains(p)), "{p}");
+        // A fish in no rock is left alone.
+        let free = Vec2::new(-300.0, 200.0);
+        assert_eq!(push_out_of_all(free, Vec2::ONE, &rocks, &tank), (free, Vec2::ONE));
     }
 
     #[test]

@@ -613,9 +613,7 @@ impl<V: Vector> Swarm<V> {
             p = V::from_fn(|i| p.axis(i).min(self.tank.max.axis(i).next_down()));
             let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>());
             let mut v = unit(&mut rng) * speed;
-            for o in &self.surroundings.obstacles {
-                (p, v) = react::push_out_in(p, v, o, &self.tank);
-            }
+            (p, v) = react::push_out_of_all(p, v, &self.surroundings.obstacles, &self.tank);
             let fish = &mut self.fish;
             self.slots.push(fish.id.len() as u32);
             fish.id.push(fish.id.len() as u32);
@@ -1134,15 +1132,10 @@ fn contain<V: Vector>(p: V, v: V, tank: &TankOf<V>, surroundings: &Surroundings<
         BoundaryMode::Wrap => (rules::boundary::wrap(p, tank), v),
         BoundaryMode::Bounce | BoundaryMode::SoftMargin => rules::boundary::bounce(p, v, tank, scatter),
     };
-    let (mut p, mut v) = wall(p, v);
-    for o in &surroundings.obstacles {
-        // A rock across a wall: out onto its rim where the rim meets the
-        // wall, not straight out through the wall.
-        (p, v) = react::push_out_in(p, v, o, tank);
-    }
-    // Out of one rock into another that reaches a wall can still cross it:
-    // back inside, as a last resort.
-    if !tank.contains(p) { wall(p, v) } else { (p, v) }
+    let (p, v) = wall(p, v);
+    // Out of every rock as on a plane: onto its rim inside the tank, in a
+    // few rounds where rocks overlap.
+    react::push_out_of_all(p, v, &surroundings.obstacles, tank)
 }
 
 /// Everything the force pass reads: the state at the start of the tick,

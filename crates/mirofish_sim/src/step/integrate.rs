@@ -256,29 +256,8 @@ fn contain(
         // catches fish too fast to turn in time.
         BoundaryMode::SoftMargin => (p, v) = boundary::bounce(p, v, tank, 0.0),
     }
-    // Out of every obstacle onto the nearest free point of its rim in the
-    // tank. Pushed out of one rock a fish may land in another that
-    // overlaps it: a few rounds settle such a cluster where it leaves room.
-    for _ in 0..PUSH_OUT_ROUNDS {
-        if !scene.obstacles.iter().any(|o| o.contains(p)) {
-            break;
-        }
-        for o in &scene.obstacles {
-            (p, v) = crate::rules::scene::push_out_in(p, v, o, tank);
-        }
-        if !tank.contains(p) {
-            p = match tank.boundary {
-                BoundaryMode::Wrap => boundary::wrap(p, tank),
-                _ => boundary::bounce(p, v, tank, 0.0).0,
-            };
-        }
-    }
-    (p, v)
+    crate::rules::scene::push_out_of_all(p, v, &scene.obstacles, tank)
 }
-
-/// Most rounds of pushing a fish out of the obstacles and back into the
-/// tank in one tick.
-const PUSH_OUT_ROUNDS: usize = 4;
 
 /// The integrator's step for one fish: `[position, velocity, steering]`
 /// and `[wander phase, fear]`, its kick, its school's `[max_speed,
