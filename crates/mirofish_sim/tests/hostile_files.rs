@@ -295,3 +295,44 @@ fn overlapping_rocks_hold_no_fish_in_either_space() {
         assert_eq!((inside, outside), (0, 0), "plane, tick {tick}: in a rock, outside the tank");
     }
 }
+
+/// Two rocks that each leave room but cover the tank between them are
+/// refused, in a plane's configuration and in a volume's surroundings;
+/// two that leave a gap are not.
+#[test]
+fn rocks_that_cover_the_tank_between_them_are_refused_in_both_spaces() {
+    use mirofish_sim::Obstacle;
+    use mirofish_sim::space::Surroundings3d;
+
+    let halves = |x: f32, r: f32| {
+        [
+            Obstacle { centre: Vec2::new(-x, 0.0), radius: r },
+            Obstacle { centre: Vec2::new(x, 0.0), radius: r },
+        ]
+    };
+    let mut config = ExperimentConfig::default();
+    for rock in halves(320.0, 500.0) {
+        rock.validate_in(&config.tank).unwrap();
+        config.scene.obstacles.push(rock);
+    }
+    let refused = config.validate().unwrap_err().to_string();
+    assert!(refused.contains("obstacles") && refused.contains("leave room"), "{refused}");
+    config.scene.obstacles = halves(320.0, 300.0).to_vec();
+    config.validate().unwrap();
+
+    let tank = Tank3d::default();
+    let balls = |r: f32| {
+        [
+            Obstacle { centre: Vec3::new(-320.0, 0.0, 0.0), radius: r },
+            Obstacle { centre: Vec3::new(320.0, 0.0, 0.0), radius: r },
+        ]
+    };
+    let covering = Surroundings3d { obstacles: balls(650.0).to_vec(), ..Default::default() };
+    assert!(covering.obstacles.iter().all(|o| o.validate_in(&tank).is_ok()), "each alone leaves room");
+    assert_eq!(covering.validate(&tank).unwrap_err().field, "obstacles");
+    let mut flock = Flock3d::new(FlockParams::default(), tank, 20, 1).unwrap();
+    assert!(flock.set_surroundings(covering).is_err());
+    flock
+        .set_surroundings(Surroundings3d { obstacles: balls(300.0).to_vec(), ..Default::default() })
+        .unwrap();
+}

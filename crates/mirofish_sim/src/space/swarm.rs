@@ -34,7 +34,7 @@ use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
 };
-use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, check_goals, point};
+use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, check_goals, check_room, point};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A school in a volume.
@@ -89,6 +89,7 @@ impl<V: Vector> Surroundings<V> {
     /// field.
     pub fn validate(&self, tank: &TankOf<V>) -> Result<(), ParamError> {
         self.obstacles.iter().try_for_each(|o| o.validate_in(tank))?;
+        check_room(&self.obstacles, tank)?;
         self.predators.iter().try_for_each(Predator::validate)?;
         check_goals(&self.goal, &self.school_goals, &self.group_goals)?;
         self.attractor.iter().try_for_each(Attractor::validate)?;

@@ -59,6 +59,45 @@ impl<V: Vector> Obstacle<V> {
     }
 }
 
+/// Points tried per axis by [`check_room`]: about four thousand in all
+/// on a plane (64²) and in a volume (16³).
+fn room_lattice(dim: usize) -> usize {
+    if dim == 2 { 64 } else { 16 }
+}
+
+/// Checks that `obstacles` together leave room in `tank`: some point of an
+/// even lattice over the tank (the centres of 64 × 64 cells on a plane,
+/// 16 × 16 × 16 in a volume) lies in none of them. Each rock may pass
+/// [`Obstacle::validate_in`] while two or more cover the tank between
+/// them; then no fish could be anywhere, so the set is refused.
+///
+/// # Errors
+///
+/// Names `obstacles`, with their number.
+pub fn check_room<V: Vector>(obstacles: &[Obstacle<V>], tank: &TankOf<V>) -> Result<(), ParamError> {
+    if obstacles.is_empty() {
+        return Ok(());
+    }
+    let n = room_lattice(V::DIM);
+    let size = tank.max - tank.min;
+    let cells = n.pow(V::DIM as u32);
+    let free = (0..cells).any(|cell| {
+        let p = V::from_fn(|i| {
+            let k = (cell / n.pow(i as u32)) % n;
+            tank.min.axis(i) + size.axis(i) * ((k as f32 + 0.5) / n as f32)
+        });
+        !obstacles.iter().any(|o| o.contains(p))
+    });
+    if free {
+        return Ok(());
+    }
+    Err(ParamError {
+        field: "obstacles",
+        value: obstacles.len() as f32,
+        expected: "rocks that together leave room in the tank (these cover all of it between them)".into(),
+    })
+}
+
 /// Sets (or clears) entry `index` of a goal table (per school or per
 /// group), growing it only to hold a goal.
 pub fn set_goal_entry<V: Vector>(goals: &mut Vec<Option<Goal<V>>>, index: usize, goal: Option<Goal<V>>) {
@@ -301,11 +340,13 @@ impl Scene {
     }
 
     /// Checks every element in `tank`: each valid ([`Scene::validate`]),
-    /// and no obstacle covering the whole tank.
+    /// no obstacle covering the whole tank, and room left by all of them
+    /// together ([`check_room`]).
     pub fn validate_in(&self, tank: &Tank) -> Result<(), ParamError> {
         for o in &self.obstacles {
             o.validate_in(tank)?;
         }
+        check_room(&self.obstacles, tank)?;
         self.validate()
     }
 
