@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use crate::control::preset::Preset;
 use crate::observe::metrics::DEFAULT_EVERY;
 use crate::world::params::{DEFAULT_DT, FlockParams, MAX_FISH, ParamError, validate_dt};
-use crate::world::scene::Scene;
+use crate::world::scene::{Scene, check_room};
 use crate::world::school::MAX_SCHOOLS;
 use crate::world::tank::Tank;
 
@@ -136,6 +136,7 @@ impl ExperimentConfig {
         check_run(self.metrics_every, self.dt, &self.params)?;
         self.tank.validate().map_err(section(""))?;
         self.scene.validate_in(&self.tank).map_err(section("scene"))?;
+        check_room(&self.scene.obstacles, &self.tank).map_err(section("scene"))?;
         Ok(())
     }
 
