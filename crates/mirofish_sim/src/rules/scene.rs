@@ -6,6 +6,7 @@
 
 use super::boundary;
 use crate::math::Vector;
+use crate::world::params::FlockParams;
 use crate::world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator};
 use crate::world::tank::{BoundaryMode, TankOf};
 
@@ -37,6 +38,26 @@ pub fn flee<V: Vector>(p: V, velocity: V, predator: &Predator<V>, max_speed: f32
     let fear = 1.0 - d / predator.fear_radius;
     let desired = away.try_normalize().unwrap_or(V::X) * max_speed;
     (fear, (desired - velocity) * fear)
+}
+
+/// How much harder a fish with fear `fear` (0 calm, 1 fully afraid)
+/// pushes away from the fish inside its separation radius:
+/// `panic_separation` times at full fear. Fear scales the push, not the
+/// radius, in both spaces: a frightened school packs less tightly without
+/// every fish suddenly feeling neighbours it did not feel before.
+#[inline]
+pub fn panic_separation_gain(fear: f32, params: &FlockParams) -> f32 {
+    1.0 + (params.panic_separation - 1.0) * fear
+}
+
+/// The speed limit of a fish with fear `fear`: `max_speed`, raised to
+/// `panic_speed` times it at full fear. It is also the speed a fish looks
+/// ahead with when it steers round rocks and away from predators: a fish
+/// that flees faster reacts sooner. Goals and the attract/repel point keep
+/// the calm speed (fear does not make a fish hurry towards a goal).
+#[inline]
+pub fn panic_speed_limit(fear: f32, params: &FlockParams) -> f32 {
+    params.max_speed * (1.0 + (params.panic_speed - 1.0) * fear)
 }
 
 /// Seek, arrive or flee a goal: desired velocity minus current velocity.
@@ -260,6 +281,24 @@ mod tests {
 
     use super::*;
     use crate::world::tank::Tank;
+
+    #[test]
+    fn fear_scales_the_push_and_the_speed_from_calm_to_panic() {
+        let params = FlockParams {
+            panic_separation: 3.0,
+            panic_speed: 2.0,
+            max_speed: 100.0,
+            ..FlockParams::default()
+        };
+        assert_eq!(panic_separation_gain(0.0, &params), 1.0);
+        assert_eq!(panic_separation_gain(0.5, &params), 2.0);
+        assert_eq!(panic_separation_gain(1.0, &params), 3.0);
+        assert_eq!(panic_speed_limit(0.0, &params), 100.0);
+        assert_eq!(panic_speed_limit(1.0, &params), 200.0);
+        // A calm fish's limit is its max_speed to the bit.
+        let odd = FlockParams { max_speed: 123.456, ..params };
+        assert_eq!(panic_speed_limit(0.0, &odd).to_bits(), 123.456f32.to_bits());
+    }
 
     #[test]
     fn avoidance_ramps_up_towards_the_surface() {

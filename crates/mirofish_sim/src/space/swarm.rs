@@ -34,7 +34,9 @@ use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
 };
-use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, check_goals, check_room, point};
+use crate::world::scene::{
+    Attractor, Goal, Obstacle, Predator, Route, check_goals, check_room, point, school_goal,
+};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A school in a volume.
@@ -57,7 +59,8 @@ pub struct Surroundings<V: Vector> {
     pub predators: Vec<Predator<V>>,
     /// A goal for every fish.
     pub goal: Option<Goal<V>>,
-    /// A goal per school, by school index (added to `goal`).
+    /// A goal per school, by school index: where a school has one, it
+    /// replaces `goal` for that school's fish.
     pub school_goals: Vec<Option<Goal<V>>>,
     /// A goal per group, by group number (added to the school's goals for
     /// the fish of the group: [`Swarm::set_group`]); at most
@@ -742,6 +745,11 @@ impl<V: Vector> Swarm<V> {
         &self.fish.velocity
     }
 
+    /// How afraid each fish is (0 calm – 1 panic), by slot.
+    pub fn fears(&self) -> &[f32] {
+        &self.fish.fright
+    }
+
     /// Each slot's school.
     pub fn schools(&self) -> &[u16] {
         &self.fish.school
@@ -1045,7 +1053,7 @@ impl<V: Vector> Swarm<V> {
                     if fright[k] > 0.0 || kick.fear > 0.0 {
                         let fear = (fright[k] * schools_now[school].calm).max(kick.fear).clamp(0.0, 1.0);
                         fright[k] = fear;
-                        limit *= 1.0 + fear * (p.panic_speed - 1.0);
+                        limit = react::panic_speed_limit(fear, p);
                     }
                     let v = rules::clamp_length(velocity[k] + kick.acceleration * dt, limit);
                     (position[k], velocity[k]) = (position[k] + v * dt, v);
@@ -1176,14 +1184,9 @@ impl<V: Vector> ForcePass<'_, V> {
         let name = u64::from(sorted.id[slot]);
         let params = &self.params[usize::from(school)];
         let now = &self.schools_now[usize::from(school)];
-        let fright = sorted.fright[slot];
-        let mut reach = now.reach;
-        if fright > 0.0 {
-            // Fear widens the personal space (panic_separation at full fear).
-            let widen = 1.0 + fright * (params.panic_separation - 1.0);
-            let afraid = FlockParams { separation_radius: params.separation_radius * widen, ..*params };
-            reach = Reach::new(&afraid);
-        }
+        // Fear at the start of the tick (the previous tick's).
+        let fear_now = sorted.fright[slot];
+        let reach = now.reach;
         let heading = rules::heading(v, sorted.wander[slot]);
         let (size, wrap) = (self.tank.size(), self.grid.wraps());
         let (max2, all_schools) = (reach.max2(), self.one_school || params.sees_other_schools);
@@ -1274,34 +1277,41 @@ impl<V: Vector> ForcePass<'_, V> {
             }
         }
         let mut forces = RuleForces::evaluate_towards(&hood, v, sorted.wander[slot], params);
-        let speed = params.max_speed;
         if self.tank.boundary == BoundaryMode::SoftMargin {
             let wall = rules::boundary::soft_margin_steer(p, self.tank, params);
             forces.boundary = rules::steer(wall, self.tank.boundary_weight, params);
         }
+        // Fear as on a plane: a harder push from the fish inside the
+        // separation radius, and rocks and predators looked at with the
+        // fear-raised speed; goals keep the calm speed.
+        forces.separation *= react::panic_separation_gain(fear_now, params);
+        let (look, calm) = (react::panic_speed_limit(fear_now, params), params.max_speed);
         let s = self.surroundings;
         let avoid =
-            s.obstacles.iter().fold(V::ZERO, |sum, o| sum + react::avoid(p, o, params.obstacle_look, speed));
+            s.obstacles.iter().fold(V::ZERO, |sum, o| sum + react::avoid(p, o, params.obstacle_look, look));
         forces.obstacle = rules::steer(avoid, params.obstacle_weight, params);
         let (mut fear, mut flee) = (0.0f32, V::ZERO);
         for predator in &s.predators {
-            let (f, change) = react::flee(p, v, predator, speed);
+            let (f, change) = react::flee(p, v, predator, look);
             fear = fear.max(f);
             flee += change;
         }
         forces.flee = rules::steer(flee, params.flee_weight, params);
-        let route = self.route_goal.as_ref().filter(|_| sorted.leader[slot]);
+        // The school's goal (else the shared one), the group's on top, the
+        // attract/repel point, then the route for a leader: the plane's
+        // goals in the plane's order.
         let group = groups::group_of(self.group, sorted.id[slot]);
-        let goals = s
-            .goal
-            .iter()
-            .chain(s.school_goals.get(usize::from(school)).and_then(Option::as_ref))
-            .chain(group.and_then(|g| s.group_goals.get(usize::from(g))).and_then(Option::as_ref))
-            .chain(route);
-        forces.goal =
-            goals.fold(V::ZERO, |sum, g| sum + rules::steer(react::pursue(p, v, g, speed), g.weight, params));
+        let goals = school_goal(s.goal.as_ref(), &s.school_goals, usize::from(school))
+            .into_iter()
+            .chain(group.and_then(|g| s.group_goals.get(usize::from(g))).and_then(Option::as_ref));
+        for g in goals {
+            forces.goal += rules::steer(react::pursue(p, v, g, calm), g.weight, params);
+        }
         if let Some(a) = &s.attractor {
-            forces.goal += rules::steer(react::attract(p, a, speed), a.strength.abs(), params);
+            forces.goal += rules::steer(react::attract(p, a, calm), a.strength.abs(), params);
+        }
+        if let Some(route) = self.route_goal.as_ref().filter(|_| sorted.leader[slot]) {
+            forces.goal += rules::steer(react::pursue(p, v, route, calm), route.weight, params);
         }
         let jitter: V = self.key.in_unit_ball(name, Stream::Jitter);
         let total = forces.acceleration() + jitter * (params.jitter * params.max_force);

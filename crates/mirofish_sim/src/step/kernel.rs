@@ -453,8 +453,9 @@ impl ForceKernel<'_> {
     ) -> f32 {
         let scene = self.scene;
         let fear = self.fear[slot as usize];
-        forces.separation *= 1.0 + (params.panic_separation - 1.0) * fear;
-        let max_speed = params.max_speed * (1.0 + (params.panic_speed - 1.0) * fear);
+        forces.separation *= scene_rules::panic_separation_gain(fear, params);
+        // Rocks and predators are looked at with the fear-raised speed.
+        let max_speed = scene_rules::panic_speed_limit(fear, params);
         if !scene.obstacles.is_empty() {
             let away: Vec2 = scene
                 .obstacles

@@ -326,7 +326,7 @@ impl Scene {
     /// The goal that school `school` steers for: its own, else the shared
     /// one.
     pub fn goal_of(&self, school: usize) -> Option<Goal> {
-        self.school_goals.get(school).copied().flatten().or(self.goal)
+        school_goal(self.goal.as_ref(), &self.school_goals, school).copied()
     }
 
     /// The goal of group `group`, if it has one.
@@ -371,6 +371,20 @@ impl Scene {
         }
         Ok(())
     }
+}
+
+/// The goal the fish of school `school` steer for, in either space: the
+/// school's own entry in `school_goals` where it has one, else the shared
+/// `goal`. A school's goal replaces the shared goal rather than adding to
+/// it, so a school sent elsewhere goes there instead of stopping halfway
+/// between the two. (A group's goal, by contrast, is added on top.)
+#[inline]
+pub fn school_goal<'a, V: Vector>(
+    goal: Option<&'a Goal<V>>,
+    school_goals: &'a [Option<Goal<V>>],
+    school: usize,
+) -> Option<&'a Goal<V>> {
+    school_goals.get(school).and_then(Option::as_ref).or(goal)
 }
 
 /// Checks the goals of a scene (or a volume's surroundings): every one

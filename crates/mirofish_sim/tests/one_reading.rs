@@ -1,0 +1,123 @@
+//! The rules read the same on a plane and in a volume: fear scales the
+//! separation push (not its radius), and a school's goal replaces the
+//! shared goal (it is not added to it). Each test runs the same setup in
+//! both spaces and fails if either space reads the rule the other way.
+
+use glam::Vec3;
+use mirofish_sim::space::{Flock3d, VolumeCommand};
+use mirofish_sim::{FlockCommand, FlockParams, Goal, Predator, Simulation, Tank, Tank3d, Vec2};
+
+/// Calm fish with the view all round: only separation and fear differ
+/// between the runs that are compared.
+fn pair_params(panic_separation: f32) -> FlockParams {
+    FlockParams { panic_separation, ..FlockParams::default() }
+}
+
+/// A motionless predator `away` from the middle of two fish, close enough
+/// that both are nearly terrified.
+fn still_predator<V: mirofish_sim::Vector>(at: V) -> Predator<V> {
+    Predator { max_speed: 0.0, max_force: 0.0, chase: false, ..Predator::new(at, 400.0) }
+}
+
+/// Two fish `gap` apart across the middle of a plane, a predator just
+/// beside them: their positions' bits and their fears after three ticks
+/// (the first tick makes them afraid, the next ones act on that fear).
+fn plane_pair(gap: f32, panic_separation: f32) -> (Vec<[u32; 2]>, Vec<f32>, f32) {
+    let tank = Tank::default();
+    let mid = (tank.min + tank.max) * 0.5;
+    let mut sim = Simulation::new(pair_params(panic_separation), tank, 2, 11).unwrap();
+    sim.flock.set(0, mid - Vec2::new(gap * 0.5, 0.0), Vec2::ZERO, 0.0);
+    sim.flock.set(1, mid + Vec2::new(gap * 0.5, 0.0), Vec2::ZERO, 0.0);
+    sim.submit(FlockCommand::AddPredator(still_predator(mid + Vec2::new(0.0, 30.0)))).unwrap();
+    sim.run(3).unwrap();
+    let p = sim.flock.positions();
+    let bits = p.iter().map(|p| [p.x.to_bits(), p.y.to_bits()]).collect();
+    (bits, sim.flock.fears().to_vec(), p[0].distance(p[1]))
+}
+
+/// The same in a volume.
+fn volume_pair(gap: f32, panic_separation: f32) -> (Vec<[u32; 3]>, Vec<f32>, f32) {
+    let tank = Tank3d::default();
+    let mid = (tank.min + tank.max) * 0.5;
+    let mut flock = Flock3d::new(pair_params(panic_separation), tank, 2, 11).unwrap();
+    flock.set(0, mid - Vec3::new(gap * 0.5, 0.0, 0.0), Vec3::ZERO).unwrap();
+    flock.set(1, mid + Vec3::new(gap * 0.5, 0.0, 0.0), Vec3::ZERO).unwrap();
+    flock.submit(VolumeCommand::AddPredator(still_predator(mid + Vec3::new(0.0, 30.0, 0.0)))).unwrap();
+    flock.run(3);
+    let p = flock.positions();
+    let bits = p.iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect();
+    (bits, flock.fears().to_vec(), p[0].distance(p[1]))
+}
+
+#[test]
+fn fear_scales_the_separation_push_not_its_radius_in_both_spaces() {
+    let radius = FlockParams::default().separation_radius;
+
+    // Outside the separation radius, however afraid: panic_separation
+    // changes nothing (a widened radius would push these two apart).
+    let outside = radius * 1.3;
+    let (calm, fears, _) = plane_pair(outside, 1.0);
+    assert!(fears.iter().all(|&f| f > 0.8), "the predator frightens both fish: {fears:?}");
+    assert_eq!(calm, plane_pair(outside, 3.0).0, "plane: a fish outside the radius felt fear's separation");
+    let (calm, fears, _) = volume_pair(outside, 1.0);
+    assert!(fears.iter().all(|&f| f > 0.8), "the predator frightens both fish: {fears:?}");
+    assert_eq!(calm, volume_pair(outside, 3.0).0, "volume: a fish outside the radius felt fear's separation");
+
+    // Inside it, a frightened pair pushes apart harder.
+    let inside = radius * 0.4;
+    let (calm, panicked) = (plane_pair(inside, 1.0).2, plane_pair(inside, 3.0).2);
+    assert!(panicked > calm, "plane: {panicked} apart with panic_separation 3, {calm} with 1");
+    let (calm, panicked) = (volume_pair(inside, 1.0).2, volume_pair(inside, 3.0).2);
+    assert!(panicked > calm, "volume: {panicked} apart with panic_separation 3, {calm} with 1");
+}
+
+/// A school's goal and the shared goal: the positions' bits after
+/// `ticks`, on a plane and in a volume, with the shared goal at one end of
+/// the tank and (if `school_goal`) the school's own goal at the other.
+fn goal_runs(shared: bool, school_goal: bool, ticks: u64) -> (Vec<u32>, Vec<u32>, Vec2, Vec3) {
+    let (plane, volume) = (Tank::default(), Tank3d::default());
+    let mut sim = Simulation::new(FlockParams::default(), plane, 300, 5).unwrap();
+    let mut flock = Flock3d::new(FlockParams::default(), volume, 300, 5).unwrap();
+    let inset2 = (plane.max - plane.min) * 0.1;
+    let inset3 = (volume.max - volume.min) * 0.1;
+    if shared {
+        sim.submit(FlockCommand::SetGoal(Some(Goal::seek(plane.min + inset2, 1.0)))).unwrap();
+        flock.submit(VolumeCommand::SetGoal(Some(Goal::seek(volume.min + inset3, 1.0)))).unwrap();
+    }
+    if school_goal {
+        let goal = Some(Goal::seek(plane.max - inset2, 1.0));
+        sim.submit(FlockCommand::SetSchoolGoal { school: 0, goal }).unwrap();
+        let goal = Some(Goal::seek(volume.max - inset3, 1.0));
+        flock.submit(VolumeCommand::SetSchoolGoal { school: 0, goal }).unwrap();
+    }
+    sim.run(ticks).unwrap();
+    flock.run(ticks);
+    let plane_bits = sim.flock.positions().iter().flat_map(|p| [p.x.to_bits(), p.y.to_bits()]).collect();
+    let volume_bits = flock.positions().iter().flat_map(|p| [p.x, p.y, p.z].map(f32::to_bits)).collect();
+    let plane_centre = sim.flock.positions().iter().copied().sum::<Vec2>() / 300.0;
+    let volume_centre = flock.positions().iter().copied().sum::<Vec3>() / 300.0;
+    (plane_bits, volume_bits, plane_centre, volume_centre)
+}
+
+#[test]
+fn a_school_goal_replaces_the_shared_goal_in_both_spaces() {
+    let ticks = 200;
+    let (both_plane, both_volume, plane_centre, volume_centre) = goal_runs(true, true, ticks);
+    let (own_plane, own_volume, _, _) = goal_runs(false, true, ticks);
+    // With its own goal, the school does not feel the shared one at all.
+    assert!(both_plane == own_plane, "plane: the shared goal still pulled a school with its own goal");
+    assert!(both_volume == own_volume, "volume: the shared goal still pulled a school with its own goal");
+    // The shared goal does pull a school without one, and the school with
+    // its own goal ends at its own end of the tank.
+    let (shared_plane, shared_volume, _, _) = goal_runs(true, false, ticks);
+    assert!(shared_plane != own_plane && shared_volume != own_volume);
+    let (plane, volume) = (Tank::default(), Tank3d::default());
+    assert!(
+        plane_centre.distance(plane.max) < plane_centre.distance(plane.min),
+        "plane centre {plane_centre}"
+    );
+    assert!(
+        volume_centre.distance(volume.max) < volume_centre.distance(volume.min),
+        "volume centre {volume_centre}"
+    );
+}
