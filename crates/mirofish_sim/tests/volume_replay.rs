@@ -6,6 +6,7 @@
 use glam::Vec3;
 use mirofish_sim::control::replay::{ReplayError, space_of};
 use mirofish_sim::space::{Flock3d, VolumeCommand, Zones, swarm_hash};
+use mirofish_sim::world::scene::check_room;
 use mirofish_sim::{
     Attractor, BoundaryMode, ExperimentConfig, FlockParams, Goal, Obstacle, Predator, Recorder, Recording,
     Route, VolumeConfig, VolumeRecorder, VolumeRecording, VolumeSchool,
@@ -121,8 +122,26 @@ fn each_kind_of_replay_refuses_the_other_by_name() {
     assert!(VolumeConfig::from_ron(&volume).unwrap_err().to_string().contains("replay"));
 }
 
-/// Any command, with numbers from sensible to absurd.
+/// Rocks where fish get caught: across the walls and corners of the
+/// default 1280 × 720 × 720 box, and in clusters near its middle that
+/// overlap.
+fn awkward_rock() -> impl Strategy<Value = Obstacle<Vec3>> {
+    // Each coordinate across one wall or the other, or anywhere between.
+    let near = |half: f32| prop_oneof![-half - 60.0..-half + 60.0, half - 60.0..half + 60.0, -half..half];
+    let on_a_wall = (near(640.0), near(360.0), near(360.0), 50.0f32..400.0);
+    let clustered = (-100.0f32..100.0, -100.0f32..100.0, -100.0f32..100.0, 60.0f32..250.0);
+    prop_oneof![on_a_wall, clustered]
+        .prop_map(|(x, y, z, radius)| Obstacle { centre: Vec3::new(x, y, z), radius })
+}
+
+/// Any command, with numbers from sensible to absurd, and many rocks
+/// where they are awkward.
 fn hostile_command() -> impl Strategy<Value = VolumeCommand> {
+    prop_oneof![1 => awkward_rock().prop_map(VolumeCommand::AddObstacle), 3 => any_command()]
+}
+
+/// Any command, with numbers from sensible to absurd.
+fn any_command() -> impl Strategy<Value = VolumeCommand> {
     let number = prop_oneof![
         -1000.0f32..1000.0,
         Just(0.0f32),
@@ -181,12 +200,20 @@ proptest! {
             let queued = rec.schedule(tick, command).is_ok();
             prop_assert_eq!(rec.simulation().pending().len(), before + usize::from(queued));
         }
-        rec.run(60).unwrap();
-        let swarm = rec.simulation();
-        let tank = swarm.tank();
-        for (p, v) in swarm.positions().iter().zip(swarm.velocities()) {
-            prop_assert!(p.is_finite() && v.is_finite(), "{} {}", p, v);
-            prop_assert!(tank.contains(*p), "outside the tank at {}", p);
+        // After every tick: finite, in the box, and in no rock wherever the
+        // rocks leave room between them (each rock is checked alone as a
+        // command, so a sequence may still cover the box).
+        for tick in 0..60 {
+            rec.run(1).unwrap();
+            let swarm = rec.simulation();
+            let (tank, rocks) = (swarm.tank(), &swarm.surroundings().obstacles);
+            let room = check_room(rocks, tank).is_ok();
+            for (p, v) in swarm.positions().iter().zip(swarm.velocities()) {
+                prop_assert!(p.is_finite() && v.is_finite(), "tick {}: {} {}", tick, p, v);
+                prop_assert!(tank.contains(*p), "tick {}: outside the tank at {}", tick, p);
+                let inside = rocks.iter().find(|o| o.contains(*p));
+                prop_assert!(!room || inside.is_none(), "tick {}: at {} in {:?}", tick, p, inside);
+            }
         }
         // And the run replays.
         let recording = rec.finish();

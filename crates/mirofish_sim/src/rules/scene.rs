@@ -7,7 +7,7 @@
 use super::boundary;
 use crate::math::Vector;
 use crate::world::params::FlockParams;
-use crate::world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator};
+use crate::world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator, room_points};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// Obstacle avoidance: within `look` of an obstacle's surface, a desired
@@ -181,7 +181,10 @@ pub fn push_out_in<V: Vector>(p: V, v: V, obstacle: &Obstacle<V>, tank: &TankOf<
 /// leaves room, each bringing the fish back into the tank if a push took it
 /// through a wall. A fish still inside then goes to the nearest free point
 /// where the rims of two rocks meet (from the lens between two rocks no
-/// push along a radius gets out). Unchanged for a fish in no obstacle.
+/// push along a radius gets out), or, where no rim leads out, to the
+/// nearest free point of [`room_points`]: wherever the rocks leave room
+/// ([`check_room`](crate::world::scene::check_room)), no fish ends inside
+/// one. Unchanged for a fish in no obstacle.
 pub fn push_out_of_all<V: Vector>(mut p: V, mut v: V, obstacles: &[Obstacle<V>], tank: &TankOf<V>) -> (V, V) {
     for _ in 0..PUSH_OUT_ROUNDS {
         if !obstacles.iter().any(|o| o.contains(p)) {
@@ -197,17 +200,24 @@ pub fn push_out_of_all<V: Vector>(mut p: V, mut v: V, obstacles: &[Obstacle<V>],
             };
         }
     }
-    if obstacles.iter().any(|o| o.contains(p))
-        && let Some(q) = where_rims_meet(p, obstacles, tank)
-    {
+    if !obstacles.iter().any(|o| o.contains(p)) {
+        return (p, v);
+    }
+    if let Some(q) = where_rims_meet(p, obstacles, tank) {
         // Nothing of the velocity into a rock it now touches.
         for o in obstacles.iter().filter(|o| q.distance_squared(o.centre) <= rim(o) * rim(o) * 1.0001) {
             let n = (q - o.centre).try_normalize().unwrap_or(V::X);
             v -= n * v.dot(n).min(0.0);
         }
-        p = q;
+        return (q, v);
     }
-    (p, v)
+    // Caught where no rim leads out (rims that meet only outside the tank
+    // or inside a third rock): the nearest of the points that show the
+    // rocks leave room (`check_room`), which a valid scene always has.
+    let open = room_points(tank)
+        .filter(|q| !obstacles.iter().any(|o| o.contains(*q)))
+        .min_by(|a, b| a.distance_squared(p).total_cmp(&b.distance_squared(p)));
+    (open.unwrap_or(p), v)
 }
 
 /// An obstacle's radius and a hair: where a fish put on its rim stands.
@@ -281,6 +291,23 @@ mod tests {
 
     use super::*;
     use crate::world::tank::Tank;
+
+    #[test]
+    fn a_fish_no_rim_leads_out_for_goes_to_the_nearest_open_water() {
+        use glam::Vec3;
+        // A flat volume (200 high): two spheres meet on a circle of radius
+        // about 299 across x = 0, which leaves the tank above and below the
+        // fish. Pushed along a radius the fish only swaps rocks, and the
+        // points where the rims meet towards it and away from it are both
+        // outside the tank.
+        let tank = TankOf::<Vec3>::centered(Vec3::new(2000.0, 200.0, 2000.0));
+        let rocks = [-200.0, 200.0].map(|x| Obstacle { centre: Vec3::new(x, 0.0, 0.0), radius: 360.0 });
+        let p = Vec3::new(10.0, 5.0, 0.0);
+        assert!(rocks.iter().all(|o| o.contains(p)));
+        let (q, v) = push_out_of_all(p, Vec3::new(3.0, 0.0, 0.0), &rocks, &tank);
+        assert!(tank.contains(q) && !rocks.iter().any(|o| o.contains(q)), "left at {q}");
+        assert!(v.is_finite());
+    }
 
     #[test]
     fn fear_scales_the_push_and_the_speed_from_calm_to_panic() {

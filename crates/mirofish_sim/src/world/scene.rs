@@ -65,6 +65,22 @@ fn room_lattice(dim: usize) -> usize {
     if dim == 2 { 64 } else { 16 }
 }
 
+/// The points [`check_room`] tries: the tank's corners, then the centres
+/// of an even lattice of cells over it (64 × 64 on a plane, 16 × 16 × 16
+/// in a volume). Where rocks leave room, one of these is free: the push
+/// out of rocks puts a fish nowhere else can take on the nearest of them.
+pub fn room_points<V: Vector>(tank: &TankOf<V>) -> impl Iterator<Item = V> + '_ {
+    let n = room_lattice(V::DIM);
+    let size = tank.max - tank.min;
+    let lattice = (0..n.pow(V::DIM as u32)).map(move |cell| {
+        V::from_fn(|i| {
+            let k = (cell / n.pow(i as u32)) % n;
+            tank.min.axis(i) + size.axis(i) * ((k as f32 + 0.5) / n as f32)
+        })
+    });
+    tank.corners().chain(lattice)
+}
+
 /// Checks that `obstacles` together leave room in `tank`: a corner of the
 /// tank, or some point of an even lattice over it (the centres of 64 × 64
 /// cells on a plane, 16 × 16 × 16 in a volume), lies in none of them. Each
@@ -80,19 +96,7 @@ pub fn check_room<V: Vector>(obstacles: &[Obstacle<V>], tank: &TankOf<V>) -> Res
     if obstacles.is_empty() {
         return Ok(());
     }
-    let n = room_lattice(V::DIM);
-    let size = tank.max - tank.min;
-    let cells = n.pow(V::DIM as u32);
-    let open = |p: V| !obstacles.iter().any(|o| o.contains(p));
-    let free = tank.corners().any(open)
-        || (0..cells).any(|cell| {
-            let p = V::from_fn(|i| {
-                let k = (cell / n.pow(i as u32)) % n;
-                tank.min.axis(i) + size.axis(i) * ((k as f32 + 0.5) / n as f32)
-            });
-            open(p)
-        });
-    if free {
+    if room_points(tank).any(|p| !obstacles.iter().any(|o| o.contains(p))) {
         return Ok(());
     }
     Err(ParamError {
