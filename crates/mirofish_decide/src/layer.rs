@@ -13,6 +13,7 @@
 //! (`FormGroups` and `SetGroupGoal`), so a recording of a run with a
 //! language model replays bit for bit without the model or a network.
 
+use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -21,7 +22,7 @@ use mirofish_sim::{Flock, FlockCommand, Goal, MAX_GROUPS, Scene, Tank};
 
 use crate::cache::{DecisionCache, SceneKey};
 use crate::decider::{DecideError, Decider, RuleDecider};
-use crate::intent::Intent;
+use crate::intent::{Intent, Unfit};
 use crate::unit::{UnitView, describe_units};
 
 /// The longest period a unit may wait between two decisions, in ticks
@@ -169,6 +170,52 @@ pub struct DecisionStats {
     pub commands: u64,
 }
 
+/// How many failures [`DecisionLayer::recent_failures`] keeps.
+pub const RECENT_FAILURES: usize = 8;
+
+/// Why a unit fell back instead of adopting an answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FailureCause {
+    /// No answer within the timeout (milliseconds, from the request).
+    Timeout {
+        /// The timeout it missed.
+        after_ms: u64,
+    },
+    /// The decider failed (unreachable, an HTTP status, a panic), in its
+    /// own words.
+    Decider(DecideError),
+    /// An answer that is an intent but does not fit the unit.
+    Unfit(Unfit),
+}
+
+impl core::fmt::Display for FailureCause {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            FailureCause::Timeout { after_ms } => write!(f, "no answer within {after_ms} ms"),
+            FailureCause::Decider(e) => e.fmt(f),
+            FailureCause::Unfit(e) => write!(f, "the intent does not fit the unit: {e}"),
+        }
+    }
+}
+
+/// One unit's fallback, with its cause: what a user reads to find out why
+/// a model is not steering the school.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecisionFailure {
+    /// The tick whose planning noticed it.
+    pub tick: u64,
+    /// The unit (0-based, within the layer's units).
+    pub unit: u16,
+    /// Why.
+    pub cause: FailureCause,
+}
+
+impl core::fmt::Display for DecisionFailure {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "tick {}, unit {}: {}", self.tick, self.unit, self.cause)
+    }
+}
+
 /// A request on its way.
 #[derive(Clone, Copy, Debug)]
 struct Pending {
@@ -267,6 +314,10 @@ pub struct DecisionLayer {
     next_regroup: Option<u64>,
     next_request: u64,
     stats: DecisionStats,
+    /// The last [`RECENT_FAILURES`] fallbacks' causes, oldest first.
+    failures: VecDeque<DecisionFailure>,
+    /// The tick being planned.
+    now: u64,
 }
 
 impl core::fmt::Debug for DecisionLayer {
@@ -290,6 +341,8 @@ impl DecisionLayer {
             next_regroup: None,
             next_request: 0,
             stats: DecisionStats::default(),
+            failures: VecDeque::with_capacity(RECENT_FAILURES),
+            now: 0,
         })
     }
 
@@ -307,6 +360,13 @@ impl DecisionLayer {
     /// What the layer has done so far (cache counts included).
     pub fn stats(&self) -> DecisionStats {
         DecisionStats { cache_hits: self.cache.hits, cache_misses: self.cache.misses, ..self.stats }
+    }
+
+    /// The causes of the last few fallbacks (at most
+    /// [`RECENT_FAILURES`]), oldest first; [`DecisionLayer::stats`] counts
+    /// them all.
+    pub fn recent_failures(&self) -> impl ExactSizeIterator<Item = &DecisionFailure> + '_ {
+        self.failures.iter()
     }
 
     /// The cache.
@@ -329,6 +389,7 @@ impl DecisionLayer {
     /// was decided since the last call. Never waits for a decider.
     pub fn plan(&mut self, flock: &Flock, tank: &Tank, scene: &Scene) -> Vec<FlockCommand> {
         let now = flock.tick();
+        self.now = now;
         if self.next_regroup.is_none_or(|at| now >= at) {
             return self.regroup(now);
         }
@@ -368,6 +429,7 @@ impl DecisionLayer {
             if self.units[k].pending.is_some_and(|p| p.sent.elapsed() > timeout) {
                 self.units[k].pending = None;
                 self.stats.timeouts += 1;
+                self.note(k, FailureCause::Timeout { after_ms: self.config.timeout_ms });
                 if let Some(view) = view_of(self, k) {
                     self.fall_back(k, &view, tank, &mut out);
                 }
@@ -443,20 +505,30 @@ impl DecisionLayer {
                     self.stats.decisions += 1;
                     self.adopt(k, intent, goal, out);
                 }
-                Err(_) => {
+                Err(unfit) => {
                     self.stats.unfit += 1;
+                    self.note(k, FailureCause::Unfit(unfit));
                     self.fall_back(k, view, tank, out);
                 }
             },
-            Err(DecideError::Malformed(_)) => {
-                self.stats.malformed += 1;
-                self.fall_back(k, view, tank, out);
-            }
-            Err(DecideError::Backend(_)) => {
-                self.stats.errors += 1;
+            Err(error) => {
+                match error {
+                    DecideError::Malformed(_) => self.stats.malformed += 1,
+                    DecideError::Backend(_) => self.stats.errors += 1,
+                }
+                self.note(k, FailureCause::Decider(error));
                 self.fall_back(k, view, tank, out);
             }
         }
+    }
+
+    /// Keeps the cause of unit `k`'s fallback among the recent ones.
+    fn note(&mut self, k: usize, cause: FailureCause) {
+        if self.failures.len() == RECENT_FAILURES {
+            self.failures.pop_front();
+        }
+        let unit = u16::try_from(k).unwrap_or(u16::MAX);
+        self.failures.push_back(DecisionFailure { tick: self.now, unit, cause });
     }
 
     fn fall_back(&mut self, k: usize, view: &UnitView, tank: &Tank, out: &mut Vec<FlockCommand>) {

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use mirofish_decide::layer::MAX_PERIOD;
 use mirofish_decide::{
-    DecideError, Decider, DecisionConfig, DecisionLayer, Intent, Region, ScriptedDecider, SlowDecider,
-    UnitView,
+    DecideError, Decider, DecisionConfig, DecisionLayer, FailureCause, Intent, Region, ScriptedDecider,
+    SlowDecider, UnitView,
 };
 use mirofish_sim::control::replay::Recorder;
 use mirofish_sim::{ExperimentConfig, Predator, Simulation, Vec2, state_hash};
@@ -101,6 +101,9 @@ fn timeouts_errors_and_bad_answers_fall_back_and_are_counted() {
     }
     let stats = layer.stats();
     assert_eq!((stats.timeouts, stats.late, stats.fallbacks), (4, 4, 4), "{stats:?}");
+    let timeouts =
+        layer.recent_failures().filter(|f| f.cause == FailureCause::Timeout { after_ms: decide.timeout_ms });
+    assert_eq!(timeouts.count(), 4);
     assert!(layer.intents().all(|i| i == Some(Intent::GoTo { region: Region::Centre })));
 
     let script = ScriptedDecider::new(vec![
@@ -118,6 +121,23 @@ fn timeouts_errors_and_bad_answers_fall_back_and_are_counted() {
     let stats = layer.stats();
     // No predator and no rock: fleeing threat 5 and hiding do not fit.
     assert_eq!((stats.malformed, stats.errors, stats.unfit, stats.fallbacks), (1, 1, 2, 4), "{stats:?}");
+    // Each fallback keeps its cause, in the decider's words.
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    let causes = sorted(layer.recent_failures().map(|f| f.cause.to_string()).collect());
+    let expected = sorted(
+        [
+            "the decider's answer is not an intent: \"dance\"",
+            "the decider failed: HTTP 503",
+            "the intent does not fit the unit: flee: there is no threat 5",
+            "the intent does not fit the unit: hide: there is no cover",
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
+    assert_eq!(causes, expected);
 }
 
 #[test]

@@ -367,6 +367,13 @@ fn run(cli: Cli) -> Result<(), Error> {
                     s.late,
                     s.commands
                 );
+                // The causes, not only their count.
+                if layer.recent_failures().len() > 0 {
+                    println!("last fallbacks:");
+                    for failure in layer.recent_failures() {
+                        println!("  {failure}");
+                    }
+                }
             }
         }
         Cmd::Volume { config, seed, fish, length } => {
