@@ -523,7 +523,7 @@ fn print_summary(summary: &mirofish_lab::experiment::RunSummary) {
 fn replay<S: Scenario>(file: &Path, space: &str) -> Result<(), Error> {
     let recording = RecordingOf::<S>::load(file)?;
     let bar = progress_bar(recording.ticks, "replay");
-    let end = recording.replay()?;
+    let end = recording.replay_watched(|tick| bar.set_position(tick))?;
     bar.finish_and_clear();
     println!(
         "{}: a run {space}, {} ticks, {} commands, {} checkpoints identical; final state hash {:016x}",

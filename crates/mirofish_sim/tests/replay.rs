@@ -166,3 +166,15 @@ fn files_round_trip_and_missing_files_say_so() {
     assert!(matches!(Recording::load(&path), Err(ReplayError::Corrupt { .. })));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_watched_replay_reports_every_tick_done() {
+    let mut rec =
+        Recorder::new(ExperimentConfig { fish: 40, seed: 2, ..ExperimentConfig::default() }, 10).unwrap();
+    rec.run(30).unwrap();
+    let recording = rec.finish();
+    let mut seen = Vec::new();
+    let end = recording.replay_watched(|tick| seen.push(tick)).unwrap();
+    assert_eq!(seen, (1..=30).collect::<Vec<u64>>());
+    assert_eq!(state_hash(&end.flock), recording.checkpoints.last().unwrap().hash);
+}

@@ -388,6 +388,12 @@ impl<S: Scenario> RecordingOf<S> {
     /// at their ticks, and compares the state hash at every checkpoint.
     /// Returns the simulation at the end on success.
     pub fn replay(&self) -> Result<S::Run, ReplayError> {
+        self.replay_watched(|_| {})
+    }
+
+    /// [`RecordingOf::replay`], calling `on_tick` with the number of ticks
+    /// done after each one (a progress bar for a long replay).
+    pub fn replay_watched(&self, mut on_tick: impl FnMut(u64)) -> Result<S::Run, ReplayError> {
         self.validate()?;
         let mut sim = self.config.start().map_err(ReplayError::Config)?;
         for stamped in &self.commands {
@@ -407,6 +413,7 @@ impl<S: Scenario> RecordingOf<S> {
             }
             S::step(&mut sim)
                 .map_err(|error| ReplayError::Config(ConfigError::Invalid { section: "", error }))?;
+            on_tick(S::tick(&sim));
         }
         Ok(sim)
     }

@@ -586,7 +586,7 @@ impl<V: Vector> Swarm<V> {
         seed: u64,
         ball: Option<(V, f32)>,
     ) -> Result<(), ParamError> {
-        if count > MAX_FISH - self.len() {
+        if count > MAX_FISH.saturating_sub(self.len()) {
             return Err(ParamError {
                 field: "count",
                 value: count as f32,
