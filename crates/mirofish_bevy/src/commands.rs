@@ -16,7 +16,8 @@
 
 use bevy::prelude::*;
 use mirofish_sim::step::command::{SpawnKey, spawn_disc, spawn_room};
-use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped};
+use mirofish_sim::world::scene::add_rock;
+use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Obstacle, Stamped, Tank};
 
 use crate::components::{
     Boid, FishGroup, FishSlot, Obstacle2d, Position, Predator2d, PreviousPosition, SceneOrder, School,
@@ -103,6 +104,23 @@ fn in_scene_order<T: Component>(world: &mut World) -> Vec<Entity> {
     entities.into_iter().map(|(_, e, ())| e).collect()
 }
 
+/// The rocks the scene would hold now (the rock entities in the order they
+/// arrived, each valid and leaving room beside those before it, as the
+/// scene is gathered), with the tank in force.
+fn rocks_in_force(world: &mut World) -> (Vec<Obstacle>, Tank) {
+    let tank = world.resource::<FlockState>().config().tank;
+    let mut rocks = Vec::new();
+    for e in in_scene_order::<Obstacle2d>(world) {
+        let (Some(rock), Some(at)) = (world.get::<Obstacle2d>(e), world.get::<Position>(e)) else { continue };
+        let rock = Obstacle { centre: at.0, radius: rock.radius };
+        if rock.validate_in(&tank).is_ok() {
+            // One that does not fit is left out of the scene too.
+            _ = add_rock(&mut rocks, rock, &tank);
+        }
+    }
+    (rocks, tank)
+}
+
 pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
     match command {
         FlockCommand::SetParams(p) | FlockCommand::SetSchoolParams { school: 0, params: p } => {
@@ -137,11 +155,17 @@ pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
             ));
         }
         FlockCommand::AddObstacle(o) => {
-            world.spawn((
-                Obstacle2d { radius: o.radius },
-                Position(o.centre),
-                Transform::from_translation(o.centre.extend(0.0)),
-            ));
+            // As in the core: a rock that would close the last room beside
+            // the rocks there is not added, so a replay without the app
+            // holds the same rocks (and `RemoveObstacle` counts the same).
+            let (mut rocks, tank) = rocks_in_force(world);
+            if add_rock(&mut rocks, *o, &tank).is_ok() {
+                world.spawn((
+                    Obstacle2d { radius: o.radius },
+                    Position(o.centre),
+                    Transform::from_translation(o.centre.extend(0.0)),
+                ));
+            }
         }
         FlockCommand::RemovePredator(i) => {
             if let Some(&e) = in_scene_order::<Predator2d>(world).get(*i) {

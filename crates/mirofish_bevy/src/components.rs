@@ -133,7 +133,10 @@ pub(crate) fn number_arrival<T: Component>(
 /// end a tick inside it. The entity form of the core's
 /// [`Obstacle`](mirofish_sim::Obstacle), which
 /// [`FlockCommand::AddObstacle`](mirofish_sim::FlockCommand::AddObstacle)
-/// carries (the plugin spawns one of these for it).
+/// carries (the plugin spawns one of these for it). One that is invalid,
+/// covers the tank, or would cover it together with the rocks that came
+/// before it is left out while that lasts, and reported once in
+/// [`FlockRefusals`](crate::FlockRefusals).
 #[derive(Reflect, Clone, Copy, Component, Debug, PartialEq)]
 #[reflect(Component, Debug, PartialEq)]
 #[require(Position, Transform)]

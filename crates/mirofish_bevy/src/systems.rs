@@ -8,6 +8,7 @@ use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 
 use mirofish_sim as sim;
+use mirofish_sim::world::scene::add_rock;
 use rayon::prelude::*;
 
 use crate::columns::{COLUMN_CHUNK, copy_column, set_row};
@@ -217,10 +218,12 @@ fn gather_scene(
             .map(|(e, o, p, _, at)| (order(at), e, sim::Obstacle { centre: p.0, radius: o.radius })),
     );
     sort_by_arrival(rocks);
+    let tank = &state.active.tank;
     for &(_, entity, obstacle) in rocks.iter() {
-        if check(entity, Refused::Obstacle(entity), obstacle.validate_in(&state.active.tank)) {
-            scene.obstacles.push(obstacle);
-        }
+        // Each alone, then beside those that came before it: the rock that
+        // would close the last room is left out, as the core does.
+        let fits = obstacle.validate_in(tank).and_then(|()| add_rock(&mut scene.obstacles, obstacle, tank));
+        check(entity, Refused::Obstacle(entity), fits);
     }
     let hunters = &mut state.hunters;
     hunters.clear();

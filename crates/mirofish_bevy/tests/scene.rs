@@ -123,6 +123,34 @@ fn an_obstacle_covering_the_whole_tank_is_ignored_and_fish_stay_out_of_the_other
     }
 }
 
+/// Two rock entities, each leaving room alone, that would cover the tank
+/// between them: the later one is left out and reported once, and fits
+/// once the first is gone.
+#[test]
+fn rock_entities_that_would_cover_the_tank_between_them_leave_the_later_out() {
+    let mut app = headless_app(config(6), 1);
+    spawn(&mut app, 200);
+    let (left, right) = (Vec2::new(-200.0, 0.0), Vec2::new(200.0, 0.0));
+    let first = app.world_mut().spawn((Obstacle2d { radius: 350.0 }, Position(left))).id();
+    run_ticks(&mut app, 1);
+    let second = app.world_mut().spawn((Obstacle2d { radius: 350.0 }, Position(right))).id();
+    run_ticks(&mut app, 5);
+    let state = app.world().resource::<FlockState>();
+    let rocks = &state.scene().obstacles;
+    assert_eq!(rocks.iter().map(|o| o.centre).collect::<Vec<_>>(), [left]);
+    for &p in state.flock().positions() {
+        assert!(!rocks[0].contains(p), "a fish inside the rock at {p}");
+    }
+    let refusals = app.world().resource::<FlockRefusals>();
+    let why: Vec<_> = refusals.recent().filter(|r| r.what == Refused::Obstacle(second)).collect();
+    assert_eq!(why.len(), 1, "reported once: {why:?}");
+    assert_eq!(why[0].error.field, "obstacle");
+    app.world_mut().despawn(first);
+    run_ticks(&mut app, 2);
+    let rocks = &app.world().resource::<FlockState>().scene().obstacles;
+    assert_eq!(rocks.iter().map(|o| o.centre).collect::<Vec<_>>(), [right]);
+}
+
 #[test]
 fn an_invalid_obstacle_is_ignored_not_fatal() {
     let mut app = headless_app(config(6), 1);

@@ -336,3 +336,44 @@ fn rocks_that_cover_the_tank_between_them_are_refused_in_both_spaces() {
         .set_surroundings(Surroundings3d { obstacles: balls(300.0).to_vec(), ..Default::default() })
         .unwrap();
 }
+
+/// Rocks added by commands one at a time, each leaving room alone, do not
+/// cover the tank between them: the one that would close the last room is
+/// not added, on a plane and in a volume, and the fish stay in open water.
+#[test]
+fn commands_cannot_cover_the_tank_with_rocks_in_either_space() {
+    use mirofish_sim::Obstacle;
+    use mirofish_sim::world::scene::add_rock;
+
+    let plane = Tank::default();
+    let halves = [-320.0, 320.0].map(|x| Obstacle { centre: Vec2::new(x, 0.0), radius: 500.0 });
+    let mut sim = Simulation::new(FlockParams::default(), plane, 500, 4).unwrap();
+    for rock in halves {
+        sim.submit(FlockCommand::AddObstacle(rock)).unwrap();
+    }
+    sim.run(20).unwrap();
+    assert_eq!(sim.scene.obstacles, [halves[0]], "the second rock would have covered the tank");
+    let inside = sim.flock.positions().iter().filter(|p| halves[0].contains(**p)).count();
+    assert_eq!(inside, 0);
+    // Once the first is gone, the second fits.
+    sim.submit(FlockCommand::RemoveObstacle(0)).unwrap();
+    sim.submit(FlockCommand::AddObstacle(halves[1])).unwrap();
+    sim.step().unwrap();
+    assert_eq!(sim.scene.obstacles, [halves[1]]);
+
+    let volume = Tank3d::default();
+    let balls = [-320.0, 320.0].map(|x| Obstacle { centre: Vec3::new(x, 0.0, 0.0), radius: 650.0 });
+    let mut flock = Flock3d::new(FlockParams::default(), volume, 500, 4).unwrap();
+    for rock in balls {
+        flock.submit(VolumeCommand::AddObstacle(rock)).unwrap();
+    }
+    flock.run(20);
+    assert_eq!(flock.surroundings().obstacles, [balls[0]]);
+    assert_eq!(flock.positions().iter().filter(|p| balls[0].contains(**p)).count(), 0);
+
+    // What the commands use says why.
+    let mut rocks = vec![balls[0]];
+    let refused = add_rock(&mut rocks, balls[1], &volume).unwrap_err();
+    assert_eq!((refused.field, rocks.len()), ("obstacle", 1));
+    assert!(refused.to_string().contains("leaves room beside the 1"), "{refused}");
+}

@@ -127,21 +127,18 @@ fn pool(threads: usize) -> &'static rayon::ThreadPool {
     &pools[threads - 1]
 }
 
-/// Every number finite, every fish in the tank, and out of every obstacle
-/// wherever the obstacles leave room between them (`check_room`; rocks
-/// added one command at a time are each checked alone, so a sequence may
-/// still cover the tank).
+/// Every number finite, the rocks leaving room between them (a rock that
+/// would close it is not added), every fish in the tank and out of every
+/// obstacle.
 fn check(sim: &Simulation, label: &str) {
     let flock = &sim.flock;
     let rocks = &sim.scene.obstacles;
-    let room = check_room(rocks, &sim.tank).is_ok();
+    assert!(check_room(rocks, &sim.tank).is_ok(), "{label}: the rocks cover the tank: {rocks:?}");
     for (i, (p, v)) in flock.positions().iter().zip(flock.velocities()).enumerate() {
         assert!(p.is_finite() && v.is_finite(), "{label}: fish {i} at {p} moving {v}");
         assert!(sim.tank.contains(*p), "{label}: fish {i} outside the tank at {p}");
-        if room {
-            for o in rocks {
-                assert!(!o.contains(*p), "{label}: fish {i} inside {o:?} at {p}");
-            }
+        for o in rocks {
+            assert!(!o.contains(*p), "{label}: fish {i} inside {o:?} at {p}");
         }
     }
     assert!(flock.steering().iter().all(|s| s.is_finite()), "{label}: steering not finite");

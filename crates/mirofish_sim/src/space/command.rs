@@ -23,7 +23,7 @@ use crate::step::command::{
     check_spawn, remove_at,
 };
 use crate::world::params::{FlockParams, ParamError, Range, check};
-use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, set_goal_entry};
+use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, add_rock, set_goal_entry};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A command to a school in a volume.
@@ -183,7 +183,8 @@ impl<V: Vector> SwarmCommand<V> {
             SwarmCommand::AddPredator(p) => around.predators.push(*p),
             SwarmCommand::RemovePredator(i) => remove_at(&mut around.predators, *i),
             SwarmCommand::ClearPredators => around.predators.clear(),
-            SwarmCommand::AddObstacle(o) => around.obstacles.push(*o),
+            // Not added if it would close the last room (`add_rock`).
+            SwarmCommand::AddObstacle(o) => _ = add_rock(&mut around.obstacles, *o, &swarm.tank),
             SwarmCommand::RemoveObstacle(i) => remove_at(&mut around.obstacles, *i),
             SwarmCommand::ClearObstacles => around.obstacles.clear(),
             SwarmCommand::SetGoal(goal) => around.goal = *goal,

@@ -21,7 +21,7 @@ use crate::rules::noise::{self, Stream};
 use crate::step::flock::Flock;
 use crate::world::params::{FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check};
 use crate::world::scene::{
-    Attractor, Goal, MAX_GROUPS, Obstacle, Predator, Route, Scene, point, set_goal_entry,
+    Attractor, Goal, MAX_GROUPS, Obstacle, Predator, Route, Scene, add_rock, point, set_goal_entry,
 };
 use crate::world::tank::{BoundaryMode, Tank};
 
@@ -188,7 +188,9 @@ impl FlockCommand {
             FlockCommand::AddPredator(p) => scene.predators.push(*p),
             FlockCommand::RemovePredator(i) => remove_at(&mut scene.predators, *i),
             FlockCommand::ClearPredators => scene.predators.clear(),
-            FlockCommand::AddObstacle(o) => scene.obstacles.push(*o),
+            // Not added if it would close the last room (`add_rock`), as a
+            // spawn past MAX_FISH adds nothing.
+            FlockCommand::AddObstacle(o) => _ = add_rock(&mut scene.obstacles, *o, tank),
             FlockCommand::RemoveObstacle(i) => remove_at(&mut scene.obstacles, *i),
             FlockCommand::ClearObstacles => scene.obstacles.clear(),
             FlockCommand::SetGoal(g) => scene.goal = *g,

@@ -106,6 +106,38 @@ pub fn check_room<V: Vector>(obstacles: &[Obstacle<V>], tank: &TankOf<V>) -> Res
     })
 }
 
+/// Adds `rock` to `rocks` if, with them, it still leaves room in `tank`
+/// ([`check_room`]); otherwise leaves `rocks` as they were. This is how a
+/// rock arriving in a running tank (a command, a game's entity) is added:
+/// each is checked alone when it is queued, so rocks added one by one
+/// could otherwise cover the tank between them, and fish would have
+/// nowhere to be. The rock that would close the last room is the one
+/// left out, in the order the rocks arrive, so a replay leaves out the
+/// same one.
+///
+/// # Errors
+///
+/// Names `obstacle` with its radius, and how many rocks were there.
+pub fn add_rock<V: Vector>(
+    rocks: &mut Vec<Obstacle<V>>,
+    rock: Obstacle<V>,
+    tank: &TankOf<V>,
+) -> Result<(), ParamError> {
+    rocks.push(rock);
+    if check_room(rocks, tank).is_ok() {
+        return Ok(());
+    }
+    rocks.pop();
+    Err(ParamError {
+        field: "obstacle",
+        value: rock.radius,
+        expected: format!(
+            "a rock that leaves room beside the {} already in the tank (together they would cover all of it)",
+            rocks.len()
+        ),
+    })
+}
+
 /// Sets (or clears) entry `index` of a goal table (per school or per
 /// group), growing it only to hold a goal.
 pub fn set_goal_entry<V: Vector>(goals: &mut Vec<Option<Goal<V>>>, index: usize, goal: Option<Goal<V>>) {
