@@ -36,6 +36,15 @@
 //! In a volume the ticks follow one another, each timed stage by stage
 //! (`TickStage`): `--zones 1` runs Couzin's zone model instead of the
 //! rules.
+//!
+//! `--pile 1`, in both spaces, puts every fish on the middle of the tank
+//! (keeping its velocity) before each timed tick, once warmed up: the
+//! worst crowd there is, to compare with the same command without it.
+//!
+//! ```text
+//! cargo run --release -p mirofish_probes --bin passes -- --fish 20000 --topological 32 --pile 1
+//! cargo run --release -p mirofish_probes --bin passes -- --space volume --fish 10000 --zones 1 --pile 1
+//! ```
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -45,7 +54,7 @@ use mirofish_sim::{FlockParams, KernelPath, Simulation, SlotOrder, Tank, Tank3d,
 
 const USAGE: &str = "usage: passes [--space plane|volume] [--fish N] [--ticks N] [--threads N] [--neighbours N] \
      [--warmup N] [--cap N] [--topological K] [--cohesion W] [--separation W] [--avx2 0|1] [--spatial 0|1] \
-     [--zones 0|1]";
+     [--zones 0|1] [--pile 0|1]";
 
 /// What to measure: the options of both spaces (those of one space only
 /// are refused in the other).
@@ -62,6 +71,8 @@ struct Probe {
     path: KernelPath,
     order: SlotOrder,
     zones: bool,
+    /// Every fish on the middle of the tank before each timed tick.
+    pile: bool,
     /// Options given that only a plane has (`--cap` …) and only a volume
     /// has (`--zones`).
     plane_only: Vec<String>,
@@ -84,6 +95,7 @@ impl Probe {
             path: KernelPath::Fastest,
             order: SlotOrder::Stable,
             zones: false,
+            pile: false,
             plane_only: Vec::new(),
             volume_only: Vec::new(),
         };
@@ -116,6 +128,7 @@ impl Probe {
                 "--avx2" => probe.path = if v == 0.0 { KernelPath::Portable } else { KernelPath::Fastest },
                 "--spatial" => probe.order = if v == 0.0 { SlotOrder::Stable } else { SlotOrder::Spatial },
                 "--zones" => probe.zones = v != 0.0,
+                "--pile" => probe.pile = v != 0.0,
                 _ => return Err(USAGE.to_string()),
             }
             let only = match flag.as_str() {
@@ -164,6 +177,13 @@ impl Probe {
         // same fish under different caps.
         sim.params.neighbour_cap = self.cap;
         sim.params.validate().map_err(|e| format!("--cap: {e}"))?;
+        if self.pile {
+            let middle = (tank.min + tank.max) * 0.5;
+            for slot in 0..sim.flock.len() {
+                let (v, phase) = (sim.flock.velocities()[slot], sim.flock.wander_phases()[slot]);
+                sim.flock.set(slot, middle, v, phase);
+            }
+        }
         let start = sim.clone();
         let mut report = Report::new(&["rebuild_index", "accumulate_forces", "integrate"]);
         for _ in 0..self.ticks {
@@ -178,7 +198,8 @@ impl Probe {
             report.time(2, || f.integrate(&p, &t, scene, dt));
         }
         let build = if self.path.uses_avx2() { "AVX2" } else { "portable" };
-        report.heading = format!("on a plane, {build} build of the force pass");
+        let pile = if self.pile { ", every fish on one point" } else { "" };
+        report.heading = format!("on a plane, {build} build of the force pass{pile}");
         report.neighbours = f64::from(observe::mean_neighbours(&sim.flock));
         report.hash = state_hash(&sim.flock);
         Ok(report)
@@ -195,12 +216,22 @@ impl Probe {
         flock.run(self.warmup.unwrap_or(2));
         let names: Vec<String> = TickStage::ALL.iter().map(|s| format!("{s:?}")).collect();
         let mut report = Report::new(&names.iter().map(String::as_str).collect::<Vec<_>>());
+        let middle = (tank.min + tank.max) * 0.5;
         for _ in 0..self.ticks {
+            if self.pile {
+                for id in 0..flock.len() as u32 {
+                    let slot = flock.slots()[id as usize] as usize;
+                    let v = flock.velocities()[slot];
+                    flock.set(id, middle, v).map_err(|e| e.to_string())?;
+                }
+            }
             for (k, stage) in TickStage::ALL.iter().enumerate() {
                 report.time(k, || flock.run_to(*stage));
             }
         }
-        report.heading = format!("in a volume, {}", if self.zones { "Couzin's zones" } else { "the rules" });
+        let pile = if self.pile { ", every fish on one point" } else { "" };
+        let model = if self.zones { "Couzin's zones" } else { "the rules" };
+        report.heading = format!("in a volume, {model}{pile}");
         report.neighbours = flock.neighbour_counts().map(f64::from).sum::<f64>() / flock.len().max(1) as f64;
         report.hash = swarm_hash(&flock);
         Ok(report)
