@@ -151,13 +151,12 @@ enum Cmd {
         /// Give the school intent: split it into units that decide where to
         /// go by `rules` (no network) or by a language model (`llm`: an
         /// OpenAI-compatible server from `MIROFISH_LLM_ENDPOINT`,
-        /// `MIROFISH_LLM_MODEL` and `OPENAI_API_KEY`; needs the `openai`
-        /// feature). The decisions are recorded in run.replay.
+        /// `MIROFISH_LLM_MODEL` and `MIROFISH_LLM_API_KEY`; needs the
+        /// `openai` feature). The decisions are recorded in run.replay.
         #[arg(long)]
         decide: Option<Decide>,
-        /// Decision units for --decide.
-        #[arg(long, default_value_t = 24)]
-        units: u16,
+        #[command(flatten)]
+        layer: LayerOptions,
     },
     /// Run a school in a volume and write config.ron, metrics.csv, summary.csv/.ron and run.replay into --out.
     Volume {
@@ -280,6 +279,58 @@ enum Cmd {
     },
 }
 
+/// The decision layer's settings for `run --decide`: a file with all of
+/// them, and the common ones one by one (over the file's).
+#[derive(clap::Args, Debug)]
+struct LayerOptions {
+    /// A RON `DecisionConfig` (every setting of the layer; missing fields
+    /// take their defaults).
+    #[arg(long)]
+    decision: Option<PathBuf>,
+    /// Decision units (default 24).
+    #[arg(long)]
+    units: Option<u16>,
+    /// How long an answer may take, in milliseconds from the request,
+    /// before the unit falls back (default 3000).
+    #[arg(long)]
+    decide_timeout: Option<u64>,
+    /// Threads that ask the decider (default 4).
+    #[arg(long)]
+    decide_workers: Option<usize>,
+    /// Ticks between two decisions of a unit with a leader in it (default 60).
+    #[arg(long)]
+    leader_period: Option<u64>,
+    /// Ticks between two decisions of any other unit (default 600).
+    #[arg(long)]
+    follower_period: Option<u64>,
+}
+
+impl LayerOptions {
+    /// Whether any setting was given (they mean nothing without --decide).
+    fn given(&self) -> bool {
+        self.decision.is_some()
+            || self.units.is_some()
+            || self.decide_timeout.is_some()
+            || self.decide_workers.is_some()
+            || self.leader_period.is_some()
+            || self.follower_period.is_some()
+    }
+
+    /// The settings: the file's (or the defaults), then each option given.
+    fn config(&self) -> Result<DecisionConfig, Error> {
+        let mut config: DecisionConfig = match &self.decision {
+            Some(path) => read_ron(path)?,
+            None => DecisionConfig::default(),
+        };
+        config.units = self.units.unwrap_or(config.units);
+        config.timeout_ms = self.decide_timeout.unwrap_or(config.timeout_ms);
+        config.workers = self.decide_workers.unwrap_or(config.workers);
+        config.leader_period = self.leader_period.unwrap_or(config.leader_period);
+        config.follower_period = self.follower_period.unwrap_or(config.follower_period);
+        Ok(config)
+    }
+}
+
 /// Who decides for `run --decide`.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 enum Decide {
@@ -316,7 +367,7 @@ fn progress_bar(len: u64, what: &str) -> ProgressBar {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
-        Cmd::Run { start, length, decide, units } => {
+        Cmd::Run { start, length, decide, layer: settings } => {
             let script: Vec<Stamped> = length.prepare()?;
             let Length { ticks, warmup, out, .. } = length;
             let config = start.load()?;
@@ -324,10 +375,13 @@ fn run(cli: Cli) -> Result<(), Error> {
             let bar = progress_bar(ticks, "ticks");
             let clock = Instant::now();
             let mut layer = match decide {
-                None => None,
-                Some(kind) => {
-                    Some(decision_layer(kind, DecisionConfig { units, ..DecisionConfig::default() })?)
+                None if settings.given() => {
+                    return Err("the decision layer's settings (--decision, --units, --decide-timeout, \
+                                --decide-workers, --leader-period, --follower-period) need --decide"
+                        .into());
                 }
+                None => None,
+                Some(kind) => Some(decision_layer(kind, settings.config()?)?),
             };
             let outcome = experiment.run_planned(
                 |t| bar.set_position(t),

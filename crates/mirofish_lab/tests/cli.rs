@@ -214,6 +214,37 @@ fn a_decided_run_records_its_decisions_and_replays_without_the_decider() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
+/// The decision layer's settings from a file and from options: the
+/// options win, a bad value is refused by field, and settings without
+/// `--decide` are refused rather than ignored.
+#[test]
+fn the_decision_layer_is_set_from_a_file_and_options() {
+    let out = scratch("decision-settings");
+    std::fs::create_dir_all(&out).unwrap();
+    let file = out.join("decision.ron");
+    std::fs::write(&file, "(units: 6, timeout_ms: 800, follower_period: 900)").unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--preset", "compact-rush", "--ticks", "120", "--warmup", "0"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        lab(&args)
+    };
+    let path = file.to_str().unwrap();
+    let (ok, stdout, stderr) = run(&["--decide", "rules", "--decision", path]);
+    assert!(ok && stdout.contains("decisions: 6 "), "{stdout}\n{stderr}");
+    let (ok, stdout, stderr) =
+        run(&["--decide", "rules", "--decision", path, "--units", "9", "--decide-workers", "2"]);
+    assert!(ok && stdout.contains("decisions: 9 "), "the option wins over the file: {stdout}\n{stderr}");
+    let (ok, _, stderr) = run(&["--decide", "rules", "--decision", path, "--decide-workers", "0"]);
+    assert!(!ok && stderr.contains("decision.workers"), "{stderr}");
+    std::fs::write(&file, "(units: 6, speed: 3)").unwrap();
+    let (ok, _, stderr) = run(&["--decide", "rules", "--decision", path]);
+    assert!(!ok && stderr.contains("decision.ron") && stderr.contains("speed"), "{stderr}");
+    let (ok, _, stderr) = run(&["--units", "6"]);
+    assert!(!ok && stderr.contains("need --decide"), "{stderr}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
 #[test]
 fn a_volume_run_writes_its_results_and_its_replay_checks_out() {
     let out = scratch("volume");
