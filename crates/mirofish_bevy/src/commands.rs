@@ -25,6 +25,7 @@ use crate::components::{
 };
 use crate::config::FlockConfig;
 use crate::state::FlockState;
+use crate::systems::admit_rocks;
 
 /// Commands waiting for their tick, and those already applied.
 #[derive(Resource, Debug, Default)]
@@ -105,19 +106,19 @@ fn in_scene_order<T: Component>(world: &mut World) -> Vec<Entity> {
 }
 
 /// The rocks the scene would hold now (the rock entities in the order they
-/// arrived, each valid and leaving room beside those before it, as the
-/// scene is gathered), with the tank in force.
+/// arrived, as the scene is gathered: [`admit_rocks`]), with the tank in
+/// force.
 fn rocks_in_force(world: &mut World) -> (Vec<Obstacle>, Tank) {
     let tank = world.resource::<FlockState>().config().tank;
+    let entities: Vec<(SceneOrder, Entity, Obstacle)> = in_scene_order::<Obstacle2d>(world)
+        .into_iter()
+        .filter_map(|e| {
+            let (rock, at) = (world.get::<Obstacle2d>(e)?, world.get::<Position>(e)?);
+            Some((SceneOrder::default(), e, Obstacle { centre: at.0, radius: rock.radius }))
+        })
+        .collect();
     let mut rocks = Vec::new();
-    for e in in_scene_order::<Obstacle2d>(world) {
-        let (Some(rock), Some(at)) = (world.get::<Obstacle2d>(e), world.get::<Position>(e)) else { continue };
-        let rock = Obstacle { centre: at.0, radius: rock.radius };
-        if rock.validate_in(&tank).is_ok() {
-            // One that does not fit is left out of the scene too.
-            _ = add_rock(&mut rocks, rock, &tank);
-        }
-    }
+    admit_rocks(&entities, &tank, &mut rocks, |_, _| {});
     (rocks, tank)
 }
 

@@ -8,7 +8,7 @@ use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 
 use mirofish_sim as sim;
-use mirofish_sim::world::scene::add_rock;
+use mirofish_sim::world::scene::{add_rock, check_room};
 use rayon::prelude::*;
 
 use crate::columns::{COLUMN_CHUNK, copy_column, set_row};
@@ -218,13 +218,9 @@ fn gather_scene(
             .map(|(e, o, p, _, at)| (order(at), e, sim::Obstacle { centre: p.0, radius: o.radius })),
     );
     sort_by_arrival(rocks);
-    let tank = &state.active.tank;
-    for &(_, entity, obstacle) in rocks.iter() {
-        // Each alone, then beside those that came before it: the rock that
-        // would close the last room is left out, as the core does.
-        let fits = obstacle.validate_in(tank).and_then(|()| add_rock(&mut scene.obstacles, obstacle, tank));
+    admit_rocks(rocks, &state.active.tank, &mut scene.obstacles, |entity, fits| {
         check(entity, Refused::Obstacle(entity), fits);
-    }
+    });
     let hunters = &mut state.hunters;
     hunters.clear();
     hunters.extend(predators.iter().map(|(e, pr, p, v, at)| {
@@ -246,6 +242,35 @@ fn gather_scene(
         }
     }
     refused
+}
+
+/// The scene's rocks from rock entities in the order they arrived: each
+/// valid alone, and leaving room beside those before it (the one that would
+/// close the last room is left out, as the core leaves out such a command's
+/// rock). `verdict` hears each entity's outcome. The whole set is checked
+/// once first: only where the rocks cover the tank between them (rare) is
+/// each one checked beside those before it, which costs a room check per
+/// rock, every tick.
+pub(crate) fn admit_rocks(
+    rocks: &[(SceneOrder, Entity, sim::Obstacle)],
+    tank: &sim::Tank,
+    out: &mut Vec<sim::Obstacle>,
+    mut verdict: impl FnMut(Entity, Result<(), sim::ParamError>),
+) {
+    out.clear();
+    out.extend(rocks.iter().map(|&(_, _, rock)| rock).filter(|rock| rock.validate_in(tank).is_ok()));
+    let crowded = check_room(out, tank).is_err();
+    out.clear();
+    for &(_, entity, rock) in rocks {
+        let fits = rock.validate_in(tank).and_then(|()| match crowded {
+            true => add_rock(out, rock, tank),
+            false => {
+                out.push(rock);
+                Ok(())
+            }
+        });
+        verdict(entity, fits);
+    }
 }
 
 /// Pass 1: the neighbour grid.

@@ -7,7 +7,7 @@
 use super::boundary;
 use crate::math::Vector;
 use crate::world::params::FlockParams;
-use crate::world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator, room_points};
+use crate::world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator, in_open_water, room_points};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// Obstacle avoidance: within `look` of an obstacle's surface, a desired
@@ -99,8 +99,7 @@ pub fn push_out<V: Vector>(p: V, v: V, obstacle: &Obstacle<V>) -> (V, V) {
         return (p, v);
     }
     let n = away.try_normalize().unwrap_or(V::X);
-    // A hair outside, so rounding cannot leave the fish on the inside.
-    let surface = obstacle.centre + n * (obstacle.radius * (1.0 + 1.0e-5) + 1.0e-4);
+    let surface = obstacle.centre + n * rim(obstacle);
     let inward = v.dot(n).min(0.0);
     (surface, v - n * inward)
 }
@@ -121,7 +120,7 @@ pub fn push_out_in<V: Vector>(p: V, v: V, obstacle: &Obstacle<V>, tank: &TankOf<
     // From inside a ball the distance to its rim grows with the angle from
     // the radial direction, so the nearest rim point in the (convex) tank
     // lies where the rim meets a wall.
-    let (c, r) = (obstacle.centre, obstacle.radius * (1.0 + 1.0e-5) + 1.0e-4);
+    let (c, r) = (obstacle.centre, rim(obstacle));
     let inside = |x: V| V::from_fn(|i| x.axis(i).clamp(tank.min.axis(i), tank.max.axis(i).next_down()));
     let mut best: Option<V> = None;
     let mut consider = |cand: V| {
@@ -187,7 +186,7 @@ pub fn push_out_in<V: Vector>(p: V, v: V, obstacle: &Obstacle<V>, tank: &TankOf<
 /// one. Unchanged for a fish in no obstacle.
 pub fn push_out_of_all<V: Vector>(mut p: V, mut v: V, obstacles: &[Obstacle<V>], tank: &TankOf<V>) -> (V, V) {
     for _ in 0..PUSH_OUT_ROUNDS {
-        if !obstacles.iter().any(|o| o.contains(p)) {
+        if in_open_water(p, obstacles) {
             return (p, v);
         }
         for o in obstacles {
@@ -200,7 +199,7 @@ pub fn push_out_of_all<V: Vector>(mut p: V, mut v: V, obstacles: &[Obstacle<V>],
             };
         }
     }
-    if !obstacles.iter().any(|o| o.contains(p)) {
+    if in_open_water(p, obstacles) {
         return (p, v);
     }
     if let Some(q) = where_rims_meet(p, obstacles, tank) {
@@ -215,12 +214,14 @@ pub fn push_out_of_all<V: Vector>(mut p: V, mut v: V, obstacles: &[Obstacle<V>],
     // or inside a third rock): the nearest of the points that show the
     // rocks leave room (`check_room`), which a valid scene always has.
     let open = room_points(tank)
-        .filter(|q| !obstacles.iter().any(|o| o.contains(*q)))
+        .filter(|q| in_open_water(*q, obstacles))
         .min_by(|a, b| a.distance_squared(p).total_cmp(&b.distance_squared(p)));
     (open.unwrap_or(p), v)
 }
 
-/// An obstacle's radius and a hair: where a fish put on its rim stands.
+/// An obstacle's radius and a hair: where a fish put on its rim stands
+/// (a hair outside, so rounding cannot leave it on the inside).
+#[inline]
 fn rim<V: Vector>(o: &Obstacle<V>) -> f32 {
     o.radius * (1.0 + 1.0e-5) + 1.0e-4
 }
@@ -252,7 +253,7 @@ fn where_rims_meet<V: Vector>(p: V, obstacles: &[Obstacle<V>], tank: &TankOf<V>)
                 (e - n * e.dot(n)).normalize_or_zero()
             });
             for q in [base + across * h, base - across * h] {
-                let free = tank.contains(q) && !obstacles.iter().any(|o| o.contains(q));
+                let free = tank.contains(q) && in_open_water(q, obstacles);
                 if free && best.is_none_or(|b| q.distance_squared(p) < b.distance_squared(p)) {
                     best = Some(q);
                 }

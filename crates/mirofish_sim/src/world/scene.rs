@@ -59,6 +59,12 @@ impl<V: Vector> Obstacle<V> {
     }
 }
 
+/// Whether `p` lies in none of `obstacles`.
+#[inline]
+pub fn in_open_water<V: Vector>(p: V, obstacles: &[Obstacle<V>]) -> bool {
+    !obstacles.iter().any(|o| o.contains(p))
+}
+
 /// Points tried per axis by [`check_room`]: about four thousand in all
 /// on a plane (64²) and in a volume (16³).
 fn room_lattice(dim: usize) -> usize {
@@ -96,7 +102,7 @@ pub fn check_room<V: Vector>(obstacles: &[Obstacle<V>], tank: &TankOf<V>) -> Res
     if obstacles.is_empty() {
         return Ok(());
     }
-    if room_points(tank).any(|p| !obstacles.iter().any(|o| o.contains(p))) {
+    if room_points(tank).any(|p| in_open_water(p, obstacles)) {
         return Ok(());
     }
     Err(ParamError {
