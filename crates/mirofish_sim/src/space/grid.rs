@@ -28,6 +28,14 @@ const MIN_CELLS: usize = 4096;
 /// cells, three rows by three layers.
 pub const MAX_RUNS: usize = 27;
 
+/// Most cells of one row [`CellGrid::for_each_run_along`] visits: a stretch
+/// of [`MAX_STRETCH`] cells and one cell on either side.
+const MAX_ROW_CELLS: usize = MAX_STRETCH as usize + 3;
+
+/// The longest stretch of a row (in cells past the first)
+/// [`CellGrid::for_each_run_along`] takes.
+pub(crate) const MAX_STRETCH: u32 = 3;
+
 /// A uniform grid over a tank, its cells listing fish in a counting-sorted
 /// order.
 #[derive(Clone, Debug, Default)]
@@ -137,16 +145,34 @@ impl<V: Vector> CellGrid<V> {
     /// the one holding `p`: each cell once, in a fixed order, however few
     /// cells an axis has.
     #[inline]
-    pub fn for_each_run(&self, p: V, mut visit: impl FnMut(Range<usize>)) {
-        let c = self.coords(p);
-        if (0..V::DIM).all(|i| c[i] >= 1 && c[i] + 1 < self.dims[i]) {
-            // Away from the edges (most fish): three cells of a row are
-            // one run, rows and layers in the order the general case takes.
+    pub fn for_each_run(&self, p: V, visit: impl FnMut(Range<usize>)) {
+        self.for_each_run_along(self.coords(p), 0, visit);
+    }
+
+    /// Calls `visit` with the runs of every cell around any of the cells
+    /// `c` to `c + stretch` along x (one row: the cells of a quartet of
+    /// fish sorted next to each other), each cell once. Rows and layers go
+    /// in the same order whatever the stretch, and within a row the cells
+    /// go in ascending x: the runs around one of the cells are a
+    /// subsequence, in order, of the runs around the stretch, so a scan of
+    /// the stretch meets each fish's candidates in the order a scan of its
+    /// own block would.
+    #[inline]
+    pub(crate) fn for_each_run_along(&self, c: [u32; 3], stretch: u32, mut visit: impl FnMut(Range<usize>)) {
+        debug_assert!(stretch <= MAX_STRETCH, "a stretch of {stretch} cells past the first");
+        let last_x = c[0].saturating_add(stretch);
+        if c[0] >= 1
+            && last_x.saturating_add(1) < self.dims[0]
+            && (1..V::DIM).all(|i| c[i] >= 1 && c[i] + 1 < self.dims[i])
+        {
+            // Away from the edges (most fish): the cells of a row are one
+            // run, rows and layers in the order the general case takes.
             let layers = if V::DIM == 3 { c[2] - 1..=c[2] + 1 } else { c[2]..=c[2] };
             for z in layers {
                 for y in c[1] - 1..=c[1] + 1 {
                     let first = self.cell_index([c[0] - 1, y, z]) as usize;
-                    let run = self.cell_start[first] as usize..self.cell_start[first + 3] as usize;
+                    let last = self.cell_index([last_x + 1, y, z]) as usize;
+                    let run = self.cell_start[first] as usize..self.cell_start[last + 1] as usize;
                     if !run.is_empty() {
                         visit(run);
                     }
@@ -156,15 +182,27 @@ impl<V: Vector> CellGrid<V> {
         }
         let mut spans = [[0u32; 3]; 3];
         let mut counts = [1usize; 3];
-        for i in 0..V::DIM {
+        for i in 1..V::DIM {
             (spans[i], counts[i]) = around(c[i], self.dims[i], self.wrap);
         }
+        // The x cells around each cell of the stretch, without repeats.
+        let mut xs = [0u32; MAX_ROW_CELLS];
+        let mut x_count = 0;
+        for x in c[0]..=last_x.min(self.dims[0] - 1) {
+            let (cells, k) = around(x, self.dims[0], self.wrap);
+            for &cell in &cells[..k] {
+                if !xs[..x_count].contains(&cell) && x_count < MAX_ROW_CELLS {
+                    xs[x_count] = cell;
+                    x_count += 1;
+                }
+            }
+        }
+        let xs = &mut xs[..x_count];
+        xs.sort_unstable();
         // Cells are numbered along x first, so the cells of one row that
         // follow each other are one run of slots: at most two runs per row
         // (two where the row wraps round the tank).
-        let xs = &mut spans[0][..counts[0]];
-        xs.sort_unstable();
-        let mut rows = [(0u32, 0u32); 3];
+        let mut rows = [(0u32, 0u32); MAX_ROW_CELLS];
         let mut row_count = 0;
         for &x in xs.iter() {
             match row_count {
@@ -324,6 +362,56 @@ mod tests {
             assert_eq!(visited, expected);
         }
         assert!(interior > 100 && edge > 100, "{interior} inside, {edge} at the edges");
+    }
+
+    /// The slots around a stretch of a row: every slot around any of its
+    /// cells, once, and those around each cell in the order that cell's
+    /// own runs give them (a quartet's lanes then add their candidates in
+    /// the order the fish's own scan would), at the walls, across the
+    /// seams of a torus and on axes of one to a few cells.
+    #[test]
+    fn a_stretch_of_a_row_visits_each_of_its_cells_runs_in_their_order() {
+        for (extent, radius) in [(Vec3::new(300.0, 200.0, 120.0), 31.0), (Vec3::new(90.0, 60.0, 40.0), 31.0)]
+        {
+            let tank = TankOf::centered(extent);
+            let positions = scatter(800, &tank);
+            for wrap in [false, true] {
+                let mut grid = CellGrid::default();
+                grid.rebuild(&positions, &tank, radius, wrap);
+                let dims = grid.dimensions();
+                let slots_along = |c: [u32; 3], stretch: u32| {
+                    let mut slots = Vec::new();
+                    grid.for_each_run_along(c, stretch, |run| slots.extend(run));
+                    slots
+                };
+                for z in 0..dims[2] {
+                    for y in 0..dims[1] {
+                        for x in 0..dims[0] {
+                            for stretch in 0..=MAX_STRETCH.min(dims[0] - 1 - x) {
+                                let all = slots_along([x, y, z], stretch);
+                                let mut unique = all.clone();
+                                unique.sort_unstable();
+                                unique.dedup();
+                                assert_eq!(unique.len(), all.len(), "a slot twice");
+                                let mut expected = Vec::new();
+                                for k in 0..=stretch {
+                                    let own = slots_along([x + k, y, z], 0);
+                                    let mut at = all.iter();
+                                    assert!(
+                                        own.iter().all(|s| at.any(|a| a == s)),
+                                        "cell {k} of the stretch from {x} {y} {z}, wrap {wrap}"
+                                    );
+                                    expected.extend(own);
+                                }
+                                expected.sort_unstable();
+                                expected.dedup();
+                                assert_eq!(expected, unique);
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -12,12 +12,18 @@
 //! - [`command`]: changes to a running school, stamped with their tick;
 //! - [`zones`]: Couzin's zone model, an alternative to the weighted rules.
 //!
-//! The plane's [`crate::Flock`] keeps its own force pass, vectorised over
-//! four and eight fish at a time; a [`Swarm`] over [`glam::Vec2`] runs the
-//! plain one on a plane.
+//! The force pass scans four fish at a time where it can (`quartet`: four
+//! fish sorted next to each other, one per vector lane, walking the cells
+//! around them once), and one at a time where a fish needs more (a shaped
+//! view, leaders, a topological neighbourhood, a crowd past the cap); both
+//! give the same bits. The rules then run fish by fish. The plane's
+//! [`crate::Flock`] keeps its own force pass, which also evaluates the
+//! rules in lanes; a [`Swarm`] over [`glam::Vec2`] runs this one on a
+//! plane.
 
 pub mod command;
 pub mod grid;
+mod quartet;
 mod scan;
 pub mod swarm;
 pub mod zones;

@@ -42,6 +42,14 @@ impl Axes {
     }
 }
 
+impl Axes {
+    /// Coordinate `i` of the fish in `slot`.
+    #[inline(always)]
+    pub fn at(&self, i: usize, slot: usize) -> f32 {
+        self.axis[i][slot]
+    }
+}
+
 /// A fish's position and reach, in lanes.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Reach2 {

@@ -19,7 +19,8 @@ use rand_pcg::Pcg32;
 use rayon::prelude::*;
 
 use super::command::SwarmCommand;
-use super::grid::{CellGrid, MAX_RUNS};
+use super::grid::{CellGrid, MAX_RUNS, MAX_STRETCH};
+use super::quartet::{LANES, QuartetReach, scan_quartet};
 use super::scan::{Axes, Reach2, scan};
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
@@ -47,6 +48,24 @@ pub type Surroundings3d = Surroundings<Vec3>;
 /// Fish per parallel task: large enough that scheduling is noise, small
 /// enough that two threads share a few thousand fish evenly.
 const CHUNK: usize = 1024;
+const _: () = assert!(CHUNK.is_multiple_of(LANES), "work items start at a quartet");
+
+/// A fish's candidates per neighbour in a uniform school, by dimension:
+/// its block of 3 × 3 (× 3) cells one radius wide against the disc (ball)
+/// of that radius, rounded up (9/π on a plane, 81/(4π) in a volume). The
+/// neighbour cap thins a scan only past this many candidates per capped
+/// neighbour, so that it thins crowds, not a uniform school, in either
+/// dimension.
+const CANDIDATES_PER_NEIGHBOUR: [usize; 3] = [3, 3, 7];
+
+/// The stride of a fish's scan over `candidates` under `cap`
+/// ([`FlockParams::neighbour_cap`]): 1 (every candidate) up to
+/// [`CANDIDATES_PER_NEIGHBOUR`] candidates per capped neighbour.
+#[inline]
+fn thinning_step<V: Vector>(candidates: usize, cap: u32) -> usize {
+    let per_neighbour = CANDIDATES_PER_NEIGHBOUR[V::DIM - 1];
+    candidates.div_ceil((cap as usize).max(1) * per_neighbour).max(1)
+}
 
 /// What shares the tank with a [`Swarm`]: rocks, predators, goals and an
 /// attract/repel point, in the swarm's dimension.
@@ -146,6 +165,9 @@ pub struct Swarm<V: Vector> {
     /// has been put in a group.
     group: Vec<u16>,
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// Whether the force pass scans fish by quartets where it can (off
+    /// only in the test that compares both ways).
+    quartets: bool,
 }
 
 /// The fish, column by column.
@@ -306,6 +328,7 @@ impl<V: Vector> Swarm<V> {
             stage: None,
             leading: false,
             pool: None,
+            quartets: true,
         };
         swarm.spawn(0, count, seed)?;
         Ok(swarm)
@@ -901,7 +924,9 @@ impl<V: Vector> Swarm<V> {
             match next {
                 TickStage::Commands => self.apply_commands(),
                 TickStage::SpatialIndex => self.index(),
-                TickStage::Forces => self.forces(),
+                TickStage::Forces => {
+                    self.forces();
+                }
                 TickStage::Clamp => self.add_extra_steering(),
                 TickStage::Integrate => self.integrate(),
                 TickStage::Boundary => self.boundary(),
@@ -951,8 +976,9 @@ impl<V: Vector> Swarm<V> {
         self.leading = self.fish.leader.iter().any(|&l| l);
     }
 
-    /// Every fish's steering from the state at the start of the tick.
-    fn forces(&mut self) {
+    /// Every fish's steering from the state at the start of the tick; the
+    /// number of quartets scanned together.
+    fn forces(&mut self) -> usize {
         self.kicks.clear();
         self.kicks.resize(self.len(), Kick::default());
         let dt = self.dt;
@@ -976,15 +1002,29 @@ impl<V: Vector> Swarm<V> {
             tank: &self.tank,
             surroundings: &self.surroundings,
             key: TickKey::new(self.seed, self.tick),
+            quartets: self.quartets,
         };
         let kicks = &mut self.kicks;
         crate::step::run(self.pool.as_deref(), || {
-            kicks.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
-                for (k, kick) in chunk.iter_mut().enumerate() {
-                    *kick = pass.fish(c * CHUNK + k);
-                }
-            });
-        });
+            kicks
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .map(|(c, chunk)| {
+                    let mut together = 0;
+                    for (q, quartet) in chunk.chunks_mut(LANES).enumerate() {
+                        let base = c * CHUNK + q * LANES;
+                        if pass.quartets && pass.quartet(base, quartet) {
+                            together += 1;
+                        } else {
+                            for (k, kick) in quartet.iter_mut().enumerate() {
+                                *kick = pass.fish(base + k);
+                            }
+                        }
+                    }
+                    together
+                })
+                .sum::<usize>()
+        })
     }
 
     /// The game's forces ([`Swarm::add_steering`]) added to the rules'
@@ -1170,6 +1210,8 @@ struct ForcePass<'a, V: Vector> {
     tank: &'a TankOf<V>,
     surroundings: &'a Surroundings<V>,
     key: TickKey,
+    /// Whether to scan by quartets where they qualify.
+    quartets: bool,
 }
 
 impl<V: Vector> ForcePass<'_, V> {
@@ -1181,11 +1223,8 @@ impl<V: Vector> ForcePass<'_, V> {
         }
         let sorted = self.fish;
         let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], sorted.school[slot]);
-        let name = u64::from(sorted.id[slot]);
         let params = &self.params[usize::from(school)];
         let now = &self.schools_now[usize::from(school)];
-        // Fear at the start of the tick (the previous tick's).
-        let fear_now = sorted.fright[slot];
         let reach = now.reach;
         let heading = rules::heading(v, sorted.wander[slot]);
         let (size, wrap) = (self.tank.size(), self.grid.wraps());
@@ -1208,7 +1247,7 @@ impl<V: Vector> ForcePass<'_, V> {
             run_count += 1;
         });
         let runs = &runs[..run_count];
-        let step = crate::step::kernel::thinning_step(candidates, params.neighbour_cap);
+        let step = thinning_step::<V>(candidates, params.neighbour_cap);
         let mut nearest2 = f32::INFINITY;
         let mut neighbour = |s: usize, d: V, d2: f32| {
             if s == slot || !(all_schools || sorted.school[s] == school) {
@@ -1252,11 +1291,7 @@ impl<V: Vector> ForcePass<'_, V> {
                 scan(self.axes, start..end, &within, &mut neighbour);
             }
         }
-        if hood.tie_strength > 0.0 {
-            // Drawn only for a fish with neighbours right on top of it.
-            let tie: V = self.key.in_unit_ball(name, Stream::Coincident);
-            hood.settle_ties(tie.try_normalize().unwrap_or(V::X));
-        }
+        self.settle_ties(slot, &mut hood);
         let metric = (hood.count, hood.velocity_sum, hood.offset_sum);
         if step > 1 {
             hood.scale_sample(candidates.saturating_sub(1), looked);
@@ -1276,7 +1311,91 @@ impl<V: Vector> ForcePass<'_, V> {
                 }
             }
         }
-        let mut forces = RuleForces::evaluate_towards(&hood, v, sorted.wander[slot], params);
+        self.finish(slot, &hood, nearest2)
+    }
+
+    /// The kicks of the four fish from slot `base`, scanned together
+    /// ([`super::quartet`]), where they can be: none of the four with a
+    /// shaped view, a topological neighbourhood or an eye for its own
+    /// school only, their cells a short stretch of one row, and their
+    /// candidates together too few for any of them to be thinned. The same
+    /// bits as [`ForcePass::fish`] one by one; false (nothing written)
+    /// where the quartet does not qualify.
+    #[inline]
+    fn quartet(&self, base: usize, kicks: &mut [Kick<V>]) -> bool {
+        let Ok(kicks) = <&mut [Kick<V>; LANES]>::try_from(kicks) else { return false };
+        if self.zones.is_some() {
+            return false;
+        }
+        let fish = self.fish;
+        let positions: [V; LANES] = core::array::from_fn(|l| fish.position[base + l]);
+        let first = self.grid.coords(positions[0]);
+        let mut stretch = 0;
+        for &p in &positions[1..] {
+            let c = self.grid.coords(p);
+            if c[1] != first[1] || c[2] != first[2] || c[0] < first[0] || c[0] - first[0] > MAX_STRETCH {
+                return false;
+            }
+            stretch = stretch.max(c[0] - first[0]);
+        }
+        let mut reach = [self.schools_now[0].reach; LANES];
+        let mut caps = [0u32; LANES];
+        for l in 0..LANES {
+            let school = usize::from(fish.school[base + l]);
+            let (params, now) = (&self.params[school], &self.schools_now[school]);
+            // Whatever needs the one-fish scan: a weight per pair (a shaped
+            // view, leaders that count more), the nearest kept, or a test
+            // of each candidate's school.
+            let weighted = now.view.is_shaped() || (self.leaders && params.leader_weight != 1.0);
+            let plain = !weighted
+                && params.topological_neighbours == 0
+                && (self.one_school || params.sees_other_schools);
+            if !plain {
+                return false;
+            }
+            (reach[l], caps[l]) = (now.reach, params.neighbour_cap);
+        }
+        let (mut runs, mut run_count, mut candidates) = ([(0, 0); MAX_RUNS], 0, 0usize);
+        self.grid.for_each_run_along(first, stretch, |run| {
+            candidates += run.len();
+            runs[run_count] = (run.start, run.end);
+            run_count += 1;
+        });
+        // No fish of the quartet has more candidates than the stretch.
+        if caps.iter().any(|&cap| thinning_step::<V>(candidates, cap) > 1) {
+            return false;
+        }
+        let quartet = QuartetReach::new(base, positions, reach, self.tank.size(), self.grid.wraps());
+        let sums = scan_quartet(self.axes, &fish.velocity, &runs[..run_count], &quartet);
+        for (l, kick) in kicks.iter_mut().enumerate() {
+            let (mut hood, nearest2) = sums.lane(l);
+            self.settle_ties(base + l, &mut hood);
+            *kick = self.finish(base + l, &hood, nearest2);
+        }
+        true
+    }
+
+    /// Pushes a fish with neighbours right on top of it along a direction
+    /// of its own (drawn only for such a fish).
+    #[inline]
+    fn settle_ties(&self, slot: usize, hood: &mut Neighbourhood<V>) {
+        if hood.tie_strength > 0.0 {
+            let tie: V = self.key.in_unit_ball(u64::from(self.fish.id[slot]), Stream::Coincident);
+            hood.settle_ties(tie.try_normalize().unwrap_or(V::X));
+        }
+    }
+
+    /// The kick of the fish in `slot` with neighbourhood `hood`: its rules,
+    /// the walls, the scene, the jitter and the clamp.
+    #[inline]
+    fn finish(&self, slot: usize, hood: &Neighbourhood<V>, nearest2: f32) -> Kick<V> {
+        let sorted = self.fish;
+        let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], sorted.school[slot]);
+        let name = u64::from(sorted.id[slot]);
+        let params = &self.params[usize::from(school)];
+        // Fear at the start of the tick (the previous tick's).
+        let fear_now = sorted.fright[slot];
+        let mut forces = RuleForces::evaluate_towards(hood, v, sorted.wander[slot], params);
         if self.tank.boundary == BoundaryMode::SoftMargin {
             let wall = rules::boundary::soft_margin_steer(p, self.tank, params);
             forces.boundary = rules::steer(wall, self.tank.boundary_weight, params);
@@ -1380,4 +1499,75 @@ pub fn swarm_hash<V: Vector>(swarm: &Swarm<V>) -> u64 {
         }
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Steps `a` and a copy that scans fish one at a time side by side:
+    /// the same bits every tick, and a fair share of the quartets scanned
+    /// together (else the comparison would prove nothing).
+    fn quartets_agree<V: Vector>(mut a: Swarm<V>, ticks: u64, share: f32) {
+        let mut b = a.clone();
+        b.quartets = false;
+        for tick in 0..ticks {
+            a.step();
+            b.step();
+            assert_eq!(swarm_hash(&a), swarm_hash(&b), "tick {tick}");
+        }
+        let mut c = a.clone();
+        c.apply_commands();
+        c.index();
+        let together = c.forces() as f32 / c.len().div_ceil(LANES) as f32;
+        assert!(together >= share, "{:.0} % of the quartets scanned together", together * 100.0);
+        let mut d = c.clone();
+        d.quartets = false;
+        assert_eq!(d.forces(), 0);
+        assert_eq!(c.kicks, d.kicks);
+    }
+
+    fn dense<V: Vector>(boundary: BoundaryMode, extent: f32) -> TankOf<V> {
+        let mut tank = TankOf::centered(V::splat(extent));
+        tank.boundary = boundary;
+        tank
+    }
+
+    #[test]
+    fn quartets_give_the_bits_of_fish_one_at_a_time_in_a_volume() {
+        for boundary in [BoundaryMode::Bounce, BoundaryMode::Wrap, BoundaryMode::SoftMargin] {
+            let swarm = Flock3d::new(FlockParams::default(), dense(boundary, 600.0), 3001, 7).unwrap();
+            quartets_agree(swarm, 12, 0.5);
+        }
+    }
+
+    #[test]
+    fn quartets_give_the_bits_of_fish_one_at_a_time_on_a_plane() {
+        for boundary in [BoundaryMode::Bounce, BoundaryMode::Wrap] {
+            let swarm = Swarm::<Vec2>::new(FlockParams::default(), dense(boundary, 1400.0), 2999, 3).unwrap();
+            quartets_agree(swarm, 12, 0.5);
+        }
+    }
+
+    /// Where some fish cannot go by quartets (a school that sees only its
+    /// own, a shaped view, a topological school, a crowd past the cap), the
+    /// rest still can, and the bits stay those of one at a time; with
+    /// leaders about, every fish of their school goes one at a time.
+    #[test]
+    fn mixed_schools_leaders_and_crowds_keep_the_bits() {
+        let mut swarm =
+            Flock3d::new(FlockParams::default(), dense(BoundaryMode::Bounce, 500.0), 1500, 11).unwrap();
+        let own_only = FlockParams { sees_other_schools: false, ..FlockParams::default() };
+        swarm.add_school(own_only, 40, 12).unwrap();
+        let shaped = FlockParams { view_angle: 4.0, ..FlockParams::default() };
+        swarm.add_school(shaped, 40, 13).unwrap();
+        let topological = FlockParams { topological_neighbours: 6, ..FlockParams::default() };
+        swarm.add_school(topological, 40, 14).unwrap();
+        swarm.spawn_ball(0, 600, 15, (Vec3::ZERO, 12.0)).unwrap();
+        quartets_agree(swarm.clone(), 10, 0.1);
+        for id in (0..1500).step_by(97) {
+            swarm.set_leader(id, true).unwrap();
+        }
+        quartets_agree(swarm, 10, 0.0);
+    }
 }

@@ -116,7 +116,7 @@ const SCAN_BLOCK: usize = 512;
 /// from a thread outside it (a Bevy system's, a benchmark's main thread),
 /// each loop would be injected on its own, its caller put to sleep and
 /// woken again, and the index alone has seven.
-pub(crate) fn run(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() + Send) {
+pub(crate) fn run<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
     match pool {
         Some(pool) => pool.install(work),
         None => rayon::scope(|_| work()),

@@ -116,7 +116,11 @@ pub struct FlockParams {
     /// quartet looks at about that many only — two thirds from its own
     /// cells, as a window of consecutive fish around it, the rest on a
     /// stride over the other cells — and scales each part back up by its
-    /// candidates over those looked at: averages (alignment, cohesion) keep
+    /// candidates over those looked at. In a volume, whose block of
+    /// 3 × 3 × 3 cells holds about seven candidates per neighbour (a
+    /// plane's about three), the threshold is `7 × neighbour_cap`
+    /// candidates around a fish, and a fish past it looks at every `k`-th of
+    /// its candidates. Averages (alignment, cohesion) keep
     /// their expected value, and a tick in a dense ball — or with the whole
     /// school on one point — costs a small multiple of a uniform one
     /// instead of growing with the crowd. The price: in a crowd each fish

@@ -1,0 +1,166 @@
+//! Four fish at once: the neighbourhood sums of a *quartet*, four fish in a
+//! row of the cell-sorted order, one fish per vector lane.
+//!
+//! Fish sorted next to each other live in the same cell or the next few of
+//! one row, so they share most of their candidates. The quartet walks the
+//! cells around that stretch of row once
+//! ([`CellGrid::for_each_run_along`](super::grid::CellGrid::for_each_run_along))
+//! and tests each candidate against its four fish with the same vector
+//! operations, instead of each fish finding its cells and testing its
+//! candidates apart.
+//!
+//! The bits are those of the one-fish scan ([`super::scan`]): a lane meets
+//! its own candidates in the order the fish's own scan would (the runs
+//! around one cell of the stretch are a subsequence of the stretch's), its
+//! offsets and squared distances are computed with the same operations,
+//! and a candidate out of a lane's reach adds exact zeros to its sums (a
+//! sum that starts at `+0.0` never becomes `-0.0`, and `x + 0.0 == x` for
+//! every other `x`). The rare neighbour inside a separation radius is added
+//! lane by lane with the one-fish rule.
+
+use glam::{BVec4A, Vec4};
+
+use super::scan::Axes;
+use crate::math::Vector;
+use crate::rules::{Neighbourhood, Reach};
+
+/// Fish per quartet: one per lane of a `Vec4`.
+pub(super) const LANES: usize = 4;
+
+/// Every lane but one, to keep a fish out of its own sums.
+const NOT_LANE: [BVec4A; LANES] = [
+    BVec4A::new(false, true, true, true),
+    BVec4A::new(true, false, true, true),
+    BVec4A::new(true, true, false, true),
+    BVec4A::new(true, true, true, false),
+];
+
+/// The four fish of a quartet, in lanes: where they are and how far each
+/// looks.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct QuartetReach {
+    /// Slot of lane 0; the lanes hold `base..base + 4`.
+    base: usize,
+    at: [Vec4; 3],
+    size: [Vec4; 3],
+    half: [Vec4; 3],
+    wrap: bool,
+    /// Each lane's interaction radius, squared ([`Reach::max2`]).
+    within2: Vec4,
+    /// Each lane's perception radius, squared.
+    perception2: Vec4,
+    /// Each lane's separation radius, squared.
+    separation2: Vec4,
+    /// Each lane's radii, for the separation rule.
+    reach: [Reach; LANES],
+}
+
+impl QuartetReach {
+    /// The quartet of the fish at `positions`, in slots `base..base + 4`,
+    /// with each fish's `reach`, on a torus of `size` when `wrap`.
+    pub fn new<V: Vector>(
+        base: usize,
+        positions: [V; LANES],
+        reach: [Reach; LANES],
+        size: V,
+        wrap: bool,
+    ) -> Self {
+        let (mut at, mut sizes, mut half) = ([Vec4::ZERO; 3], [Vec4::ZERO; 3], [Vec4::ZERO; 3]);
+        let half_size = size * 0.5;
+        for i in 0..V::DIM {
+            at[i] = Vec4::from_array(positions.map(|p| p.axis(i)));
+            sizes[i] = Vec4::splat(size.axis(i));
+            half[i] = Vec4::splat(half_size.axis(i));
+        }
+        Self {
+            base,
+            at,
+            size: sizes,
+            half,
+            wrap,
+            within2: Vec4::from_array(reach.map(|r| r.max2())),
+            perception2: Vec4::from_array(reach.map(|r| r.perception2)),
+            separation2: Vec4::from_array(reach.map(|r| r.separation2)),
+            reach,
+        }
+    }
+}
+
+/// A quartet's sums, one fish per lane.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct QuartetSums<V: Vector> {
+    /// Neighbours within the perception radius (whole numbers, exact in
+    /// `f32` up to 2²⁴).
+    count: Vec4,
+    velocity: [Vec4; 3],
+    offset: [Vec4; 3],
+    /// Squared distance to the nearest other fish within reach.
+    nearest2: Vec4,
+    /// The separation sums, added lane by lane.
+    separation: [Neighbourhood<V>; LANES],
+}
+
+impl<V: Vector> QuartetSums<V> {
+    /// Lane `l`'s neighbourhood and the squared distance to its nearest
+    /// neighbour, as the one-fish scan would have summed them.
+    pub fn lane(&self, l: usize) -> (Neighbourhood<V>, f32) {
+        let mut hood = self.separation[l];
+        hood.count = self.count[l] as u32;
+        hood.velocity_sum = V::from_fn(|i| self.velocity[i][l]);
+        hood.offset_sum = V::from_fn(|i| self.offset[i][l]);
+        (hood, self.nearest2[l])
+    }
+}
+
+/// The sums of the quartet over the candidates of `runs`, in ascending
+/// order within each run, the runs in the order given: every candidate
+/// within a lane's reach but the lane's own fish, of any school.
+#[inline(always)]
+pub(super) fn scan_quartet<V: Vector>(
+    axes: &Axes,
+    velocities: &[V],
+    runs: &[(usize, usize)],
+    quartet: &QuartetReach,
+) -> QuartetSums<V> {
+    let mut count = Vec4::ZERO;
+    let mut velocity = [Vec4::ZERO; 3];
+    let mut offset = [Vec4::ZERO; 3];
+    let mut nearest2 = Vec4::INFINITY;
+    let mut separation = [Neighbourhood::<V>::default(); LANES];
+    for &(start, end) in runs {
+        for (k, &v) in velocities[start..end].iter().enumerate() {
+            let s = start + k;
+            let mut d = [Vec4::ZERO; 3];
+            let mut d2 = Vec4::ZERO;
+            for (i, di) in d.iter_mut().enumerate().take(V::DIM) {
+                let mut x = Vec4::splat(axes.at(i, s)) - quartet.at[i];
+                if quartet.wrap {
+                    // The nearest image, as `offset` takes it.
+                    let (half, size) = (quartet.half[i], quartet.size[i]);
+                    x = Vec4::select(x.cmpgt(half), x - size, Vec4::select(x.cmplt(-half), x + size, x));
+                }
+                d2 = if i == 0 { x * x } else { d2 + x * x };
+                *di = x;
+            }
+            let mut within = d2.cmplt(quartet.within2);
+            let own = s.wrapping_sub(quartet.base);
+            if own < LANES {
+                within &= NOT_LANE[own];
+            }
+            let seen = within & d2.cmplt(quartet.perception2);
+            count += Vec4::select(seen, Vec4::ONE, Vec4::ZERO);
+            for i in 0..V::DIM {
+                velocity[i] += Vec4::select(seen, Vec4::splat(v.axis(i)), Vec4::ZERO);
+                offset[i] += Vec4::select(seen, d[i], Vec4::ZERO);
+            }
+            nearest2 = Vec4::select(within, nearest2.min(d2), nearest2);
+            let mut close = (within & d2.cmplt(quartet.separation2)).bitmask();
+            while close != 0 {
+                let l = close.trailing_zeros() as usize;
+                close &= close - 1;
+                separation[l].add_separation(V::from_fn(|i| d[i][l]), d2[l], &quartet.reach[l]);
+            }
+        }
+    }
+    QuartetSums { count, velocity, offset, nearest2, separation }
+}
