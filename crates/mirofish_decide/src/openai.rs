@@ -2,16 +2,117 @@
 //! chat-completions endpoint: a local llama.cpp server, Ollama, vLLM or a
 //! hosted API. Each request carries the vocabulary and one unit's
 //! description in words, and asks for one intent as a JSON object
-//! ([`crate::prompt`]).
+//! ([`crate::prompt`]) of at most [`OpenAiDecider::max_tokens`] tokens.
+//!
+//! The client respects the server: after a rate limit (HTTP 429), a
+//! server error (5xx) or a failed connection it backs off — for the
+//! `Retry-After` the server asked for, else exponentially with jitter —
+//! and while it backs off it sends nothing: [`Decider::decide`] fails at
+//! once (the layer falls back to its rules), and the request is counted as
+//! held back ([`ClientStats`]). The tokens each answer says it spent are
+//! counted too.
 
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use crate::decider::{DecideError, Decider};
 use crate::intent::Intent;
-use crate::prompt::{chat_request, read_chat_response};
+use crate::prompt::{chat_request, read_chat_response, read_usage};
 use crate::unit::UnitView;
 
+/// The first pause after a failure without a `Retry-After`; each failure
+/// in a row doubles it, up to [`MAX_BACKOFF`].
+pub const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+
+/// The longest pause: also the most a `Retry-After` is obeyed for (a
+/// server asking for an hour is asked again after this).
+pub const MAX_BACKOFF: Duration = Duration::from_secs(300);
+
+/// The longest pause after failures without a `Retry-After`.
+const MAX_EXPONENTIAL: Duration = Duration::from_secs(60);
+
+/// What a client (and its clones, which share it) has sent and spent, and
+/// how the server has answered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClientStats {
+    /// Requests sent.
+    pub sent: u64,
+    /// Requests not sent because the client was backing off.
+    pub held_back: u64,
+    /// Answers with HTTP 429 (too many requests).
+    pub rate_limited: u64,
+    /// Answers with a 5xx status.
+    pub server_errors: u64,
+    /// Requests that got no answer (refused connection, timeout, broken
+    /// transfer).
+    pub transport_errors: u64,
+    /// Prompt tokens the answers say they spent.
+    pub prompt_tokens: u64,
+    /// Completion tokens the answers say they spent.
+    pub completion_tokens: u64,
+}
+
+impl core::fmt::Display for ClientStats {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{} requests sent, {} held back while backing off; {} rate-limited (429), {} server errors, {} without an answer; tokens: {} prompt + {} completion",
+            self.sent,
+            self.held_back,
+            self.rate_limited,
+            self.server_errors,
+            self.transport_errors,
+            self.prompt_tokens,
+            self.completion_tokens
+        )
+    }
+}
+
+/// The pause in force and what caused it.
+#[derive(Debug, Default)]
+struct Backoff {
+    /// No request before this instant.
+    until: Option<Instant>,
+    /// Failures in a row (reset by an answer).
+    streak: u32,
+    /// Why, for the error of a request held back.
+    cause: String,
+}
+
+/// What the clones of one client share.
+#[derive(Debug, Default)]
+struct Shared {
+    stats: Mutex<ClientStats>,
+    backoff: Mutex<Backoff>,
+}
+
+/// The pause after the `streak`-th failure in a row with no `Retry-After`:
+/// [`FIRST_BACKOFF`] doubled per failure, at most a minute, times a jitter
+/// factor from `unit` (0–1) between 0.75 and 1.25, so that clients failing
+/// together do not retry together.
+pub fn exponential_backoff(streak: u32, unit: f64) -> Duration {
+    let doubled = FIRST_BACKOFF.saturating_mul(1u32 << streak.saturating_sub(1).min(16));
+    doubled.min(MAX_EXPONENTIAL).mul_f64(0.75 + 0.5 * unit.clamp(0.0, 1.0))
+}
+
+/// A `Retry-After` value in seconds (the HTTP-date form is not read: the
+/// exponential pause applies), at most [`MAX_BACKOFF`].
+pub fn retry_after(value: &str) -> Option<Duration> {
+    let seconds: f64 = value.trim().parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0)
+        .then(|| Duration::from_secs_f64(seconds.min(MAX_BACKOFF.as_secs_f64())))
+}
+
+/// A number in 0–1 that differs from call to call (for jitter; not part of
+/// any simulation state).
+fn jitter_unit() -> f64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let mixed = (nanos.as_nanos() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (mixed >> 11) as f64 / (1u64 << 53) as f64
+}
+
 /// The chat-completions client. Its `Debug` never shows the API key.
+/// Clones share their backoff and their [`ClientStats`].
 #[derive(Clone)]
 pub struct OpenAiDecider {
     /// The API's base URL, up to and including `/v1` (e.g.
@@ -25,7 +126,11 @@ pub struct OpenAiDecider {
     /// The HTTP request's own time limit (the layer's timeout falls back
     /// earlier if it is shorter; this one frees the worker thread).
     pub timeout: Duration,
+    /// The most tokens an answer may take (`max_tokens`; an intent with a
+    /// short reason takes a few dozen).
+    pub max_tokens: u32,
     agent: ureq::Agent,
+    shared: Arc<Shared>,
 }
 
 impl OpenAiDecider {
@@ -47,7 +152,15 @@ impl OpenAiDecider {
             .http_status_as_error(false)
             .build()
             .into();
-        Self { endpoint: endpoint.into(), model: model.into(), api_key, timeout, agent }
+        Self {
+            endpoint: endpoint.into(),
+            model: model.into(),
+            api_key,
+            timeout,
+            max_tokens: 100,
+            agent,
+            shared: Arc::default(),
+        }
     }
 
     /// A client configured from the environment ([`OpenAiDecider::from_vars`]
@@ -99,6 +212,44 @@ impl OpenAiDecider {
     pub fn url(&self) -> String {
         format!("{}/chat/completions", self.endpoint.trim_end_matches('/'))
     }
+
+    /// What this client and its clones have sent and spent so far.
+    pub fn stats(&self) -> ClientStats {
+        *self.shared.stats.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// How long the client still backs off, if it does.
+    pub fn backing_off(&self) -> Option<Duration> {
+        let backoff = self.shared.backoff.lock().unwrap_or_else(PoisonError::into_inner);
+        backoff.until.and_then(|until| until.checked_duration_since(Instant::now())).filter(|d| !d.is_zero())
+    }
+
+    fn count(&self, update: impl FnOnce(&mut ClientStats)) {
+        update(&mut self.shared.stats.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+
+    /// Starts (or extends) a pause after a failure: `asked` if the server
+    /// named one, else the exponential pause. Returns the pause.
+    fn back_off(&self, cause: String, asked: Option<Duration>) -> Duration {
+        let mut backoff = self.shared.backoff.lock().unwrap_or_else(PoisonError::into_inner);
+        backoff.streak = backoff.streak.saturating_add(1);
+        let pause = asked.unwrap_or_else(|| exponential_backoff(backoff.streak, jitter_unit()));
+        let until = Instant::now() + pause;
+        backoff.until = Some(backoff.until.map_or(until, |u| u.max(until)));
+        backoff.cause = cause;
+        pause
+    }
+
+    /// The pause in force, if any, as the error of a request held back.
+    fn held_back(&self) -> Option<DecideError> {
+        let backoff = self.shared.backoff.lock().unwrap_or_else(PoisonError::into_inner);
+        let left = backoff.until?.checked_duration_since(Instant::now()).filter(|d| !d.is_zero())?;
+        Some(DecideError::Backend(format!(
+            "not sent: backing off for {:.1} s more after {}",
+            left.as_secs_f64(),
+            backoff.cause
+        )))
+    }
 }
 
 impl core::fmt::Debug for OpenAiDecider {
@@ -108,20 +259,51 @@ impl core::fmt::Debug for OpenAiDecider {
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "(set, not shown)"))
             .field("timeout", &self.timeout)
+            .field("max_tokens", &self.max_tokens)
+            .field("stats", &self.stats())
             .finish_non_exhaustive()
     }
 }
 
 impl Decider for OpenAiDecider {
     fn decide(&self, unit: &UnitView) -> Result<Intent, DecideError> {
-        let body = chat_request(&self.model, unit).to_string();
+        if let Some(error) = self.held_back() {
+            self.count(|s| s.held_back += 1);
+            return Err(error);
+        }
+        let body = chat_request(&self.model, unit, self.max_tokens).to_string();
         let mut request = self.agent.post(self.url()).header("Content-Type", "application/json");
         if let Some(key) = &self.api_key {
             request = request.header("Authorization", format!("Bearer {key}"));
         }
-        let mut response = request.send(body.as_str()).map_err(|e| DecideError::Backend(e.to_string()))?;
+        self.count(|s| s.sent += 1);
+        let fail = |e: ureq::Error| {
+            self.count(|s| s.transport_errors += 1);
+            let pause = self.back_off(format!("no answer ({e})"), None);
+            DecideError::Backend(format!("{e}; backing off for {:.1} s", pause.as_secs_f64()))
+        };
+        let mut response = request.send(body.as_str()).map_err(fail)?;
         let status = response.status();
-        let text = response.body_mut().read_to_string().map_err(|e| DecideError::Backend(e.to_string()))?;
+        let asked = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(retry_after);
+        let text = response.body_mut().read_to_string().map_err(fail)?;
+        if status.as_u16() == 429 || status.is_server_error() {
+            self.count(|s| match status.as_u16() {
+                429 => s.rate_limited += 1,
+                _ => s.server_errors += 1,
+            });
+            let excerpt: String = text.chars().take(200).collect();
+            let pause = self.back_off(format!("HTTP {status}"), asked);
+            return Err(DecideError::Backend(format!(
+                "HTTP {status}: {excerpt}; backing off for {:.1} s",
+                pause.as_secs_f64()
+            )));
+        }
+        self.shared.backoff.lock().unwrap_or_else(PoisonError::into_inner).streak = 0;
+        let (prompt, completion) = read_usage(&text);
+        self.count(|s| {
+            s.prompt_tokens += prompt;
+            s.completion_tokens += completion;
+        });
         if !status.is_success() {
             let excerpt: String = text.chars().take(200).collect();
             return Err(DecideError::Backend(format!("HTTP {status}: {excerpt}")));
@@ -138,33 +320,55 @@ mod tests {
     use super::*;
     use crate::intent::Region;
 
-    /// A one-request HTTP server answering `status` and `body`; returns
-    /// its base URL and what it received.
-    fn serve_once(status: &'static str, body: String) -> (String, std::thread::JoinHandle<String>) {
+    /// An HTTP server answering one request per entry of `answers`
+    /// (status, extra header lines, body), in turn; returns its base URL
+    /// and, once it has answered them all, what it received.
+    fn serve(
+        answers: Vec<(&'static str, &'static str, String)>,
+    ) -> (String, std::thread::JoinHandle<Vec<String>>) {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/v1", listener.local_addr().unwrap());
         let handle = std::thread::spawn(move || {
-            let (stream, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let (mut head, mut length) = (String::new(), 0usize);
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap();
+            let mut received = Vec::new();
+            for (status, headers, body) in answers {
+                let (stream, _) = listener.accept().unwrap();
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let (mut head, mut length) = (String::new(), 0usize);
+                loop {
+                    let mut line = String::new();
+                    reader.read_line(&mut line).unwrap();
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap();
+                    }
+                    head.push_str(&line);
+                    if line == "\r\n" {
+                        break;
+                    }
                 }
-                head.push_str(&line);
-                if line == "\r\n" {
-                    break;
-                }
+                let mut payload = vec![0u8; length];
+                reader.read_exact(&mut payload).unwrap();
+                let mut stream = stream;
+                write!(stream, "HTTP/1.1 {status}\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).unwrap();
+                received.push(head + &String::from_utf8(payload).unwrap());
             }
-            let mut payload = vec![0u8; length];
-            reader.read_exact(&mut payload).unwrap();
-            let mut stream = stream;
-            write!(stream, "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).unwrap();
-            head + &String::from_utf8(payload).unwrap()
+            received
         });
         (url, handle)
+    }
+
+    /// A one-request server answering `status` and `body`.
+    fn serve_once(status: &'static str, body: String) -> (String, std::thread::JoinHandle<String>) {
+        let (url, handle) = serve(vec![(status, "", body)]);
+        (url, std::thread::spawn(move || handle.join().unwrap().remove(0)))
+    }
+
+    /// A chat-completions answer with `content` and the tokens it spent.
+    fn answer(content: &str, prompt_tokens: u64, completion_tokens: u64) -> String {
+        serde_json::json!({
+            "choices": [{"message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
+        })
+        .to_string()
     }
 
     fn unit() -> UnitView {
@@ -200,6 +404,68 @@ mod tests {
             request.contains("\"model\":\"tiny\"") && request.contains("50 fish (1 leaders)"),
             "{request}"
         );
+        assert!(request.contains("\"max_tokens\":100"), "{request}");
+    }
+
+    /// A 429 with `Retry-After` pauses the client (and its clones) for that
+    /// long: nothing reaches the server meanwhile, then it is asked again;
+    /// the tokens of the answer are counted.
+    #[test]
+    fn a_rate_limit_is_waited_out_without_sending() {
+        let go_to = "{\"intent\": \"go_to\", \"region\": \"top\"}";
+        let (url, server) = serve(vec![
+            ("429 Too Many Requests", "Retry-After: 1\r\n", "{\"error\": \"slow down\"}".into()),
+            ("200 OK", "", answer(go_to, 310, 12)),
+        ]);
+        let decider = OpenAiDecider::new(url, "tiny", None);
+        let clone = decider.clone();
+        let limited = decider.decide(&unit()).unwrap_err().to_string();
+        assert!(limited.contains("429") && limited.contains("backing off for 1.0 s"), "{limited}");
+        for _ in 0..5 {
+            let held = clone.decide(&unit()).unwrap_err().to_string();
+            assert!(held.contains("not sent") && held.contains("HTTP 429"), "{held}");
+        }
+        let left = decider.backing_off().expect("backing off");
+        std::thread::sleep(left + Duration::from_millis(50));
+        assert_eq!(decider.decide(&unit()).unwrap(), Intent::GoTo { region: Region::Top });
+        assert_eq!(server.join().unwrap().len(), 2, "two requests reached the server");
+        let stats = clone.stats();
+        assert_eq!(
+            stats,
+            ClientStats {
+                sent: 2,
+                held_back: 5,
+                rate_limited: 1,
+                prompt_tokens: 310,
+                completion_tokens: 12,
+                ..ClientStats::default()
+            }
+        );
+        assert!(stats.to_string().contains("5 held back"), "{stats}");
+    }
+
+    /// Server errors and dead servers back off exponentially, with jitter,
+    /// capped; an answer ends the streak.
+    #[test]
+    fn failures_back_off_exponentially() {
+        assert_eq!(exponential_backoff(1, 0.5), FIRST_BACKOFF);
+        assert_eq!(exponential_backoff(3, 0.5), FIRST_BACKOFF * 4);
+        assert_eq!(exponential_backoff(40, 0.5), Duration::from_secs(60));
+        assert_eq!(exponential_backoff(1, 0.0), Duration::from_millis(750));
+        assert_eq!(exponential_backoff(1, 1.0), Duration::from_millis(1250));
+        assert_eq!(retry_after(" 2.5 "), Some(Duration::from_millis(2500)));
+        assert_eq!(retry_after("86400"), Some(MAX_BACKOFF));
+        assert_eq!(retry_after("Wed, 21 Oct 2026 07:28:00 GMT"), None);
+        assert_eq!(retry_after("-1"), None);
+        let (url, server) = serve(vec![("500 Internal Server Error", "", "oops".into())]);
+        let decider = OpenAiDecider::new(url, "tiny", None);
+        let failed = decider.decide(&unit()).unwrap_err().to_string();
+        assert!(failed.contains("500") && failed.contains("backing off"), "{failed}");
+        let left = decider.backing_off().unwrap();
+        assert!(left <= Duration::from_millis(1250) && left >= Duration::from_millis(600), "{left:?}");
+        assert!(decider.decide(&unit()).unwrap_err().to_string().contains("not sent"));
+        server.join().unwrap();
+        assert_eq!((decider.stats().server_errors, decider.stats().held_back), (1, 1));
     }
 
     /// Variables from a list, as the environment would give them.

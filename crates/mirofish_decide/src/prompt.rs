@@ -19,11 +19,12 @@ pub fn system_message() -> String {
 }
 
 /// The body of a chat-completions request for `unit` to `model`:
-/// temperature 0 and a JSON-object answer.
-pub fn chat_request(model: &str, unit: &UnitView) -> serde_json::Value {
+/// temperature 0, a JSON-object answer of at most `max_tokens` tokens.
+pub fn chat_request(model: &str, unit: &UnitView, max_tokens: u32) -> serde_json::Value {
     serde_json::json!({
         "model": model,
         "temperature": 0,
+        "max_tokens": max_tokens,
         "response_format": { "type": "json_object" },
         "messages": [
             { "role": "system", "content": system_message() },
@@ -42,6 +43,15 @@ pub fn read_chat_response(body: &str) -> Result<Intent, DecideError> {
         .and_then(serde_json::Value::as_str)
         .ok_or_else(|| DecideError::Malformed("no choices[0].message.content in the response".into()))?;
     read_intent(content)
+}
+
+/// The tokens a chat-completions response says it spent:
+/// `(prompt_tokens, completion_tokens)` from its `usage`, zero where a
+/// server does not say.
+pub fn read_usage(body: &str) -> (u64, u64) {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(body) else { return (0, 0) };
+    let count = |key: &str| value.pointer(&format!("/usage/{key}")).and_then(serde_json::Value::as_u64);
+    (count("prompt_tokens").unwrap_or(0), count("completion_tokens").unwrap_or(0))
 }
 
 /// The intent in a model's answer: the first `{…}` object in it, which
@@ -99,11 +109,20 @@ mod tests {
             other_schools: vec![],
             intent: Some(Intent::Rest),
         };
-        let body = chat_request("qwen2.5:7b", &unit);
+        let body = chat_request("qwen2.5:7b", &unit, 100);
         assert_eq!(body["model"], "qwen2.5:7b");
+        assert_eq!(body["max_tokens"], 100);
         let system = body["messages"][0]["content"].as_str().unwrap();
         assert!(system.contains("follow_leaders") && system.contains("bottom_right"));
         let user = body["messages"][1]["content"].as_str().unwrap();
         assert!(user.contains("120 fish") && user.contains("Current intent: rest."), "{user}");
+    }
+
+    #[test]
+    fn the_tokens_spent_are_read_from_the_usage() {
+        let body = r#"{"choices": [], "usage": {"prompt_tokens": 310, "completion_tokens": 12, "total_tokens": 322}}"#;
+        assert_eq!(read_usage(body), (310, 12));
+        assert_eq!(read_usage(r#"{"choices": []}"#), (0, 0));
+        assert_eq!(read_usage("not json"), (0, 0));
     }
 }

@@ -340,12 +340,24 @@ enum Decide {
     Llm,
 }
 
-/// The decision layer `kind` asks for.
-fn decision_layer(kind: Decide, config: DecisionConfig) -> Result<DecisionLayer, Error> {
+/// What the model server was sent and spent, in words (for the summary).
+type ServerReport = Box<dyn Fn() -> String>;
+
+/// The decision layer `kind` asks for, and for a model server, its report.
+fn decision_layer(
+    kind: Decide,
+    config: DecisionConfig,
+) -> Result<(DecisionLayer, Option<ServerReport>), Error> {
     match kind {
-        Decide::Rules => Ok(DecisionLayer::with_rules(config)?),
+        Decide::Rules => Ok((DecisionLayer::with_rules(config)?, None)),
         #[cfg(feature = "openai")]
-        Decide::Llm => Ok(DecisionLayer::new(config, mirofish_decide::OpenAiDecider::from_env()?)?),
+        Decide::Llm => {
+            let client = mirofish_decide::OpenAiDecider::from_env()?;
+            // Clones share their counts: this one reads them at the end.
+            let watched = client.clone();
+            let report: ServerReport = Box::new(move || watched.stats().to_string());
+            Ok((DecisionLayer::new(config, client)?, Some(report)))
+        }
         #[cfg(not(feature = "openai"))]
         Decide::Llm => {
             Err("--decide llm needs the `openai` feature: cargo run -p mirofish_lab --features openai -- ..."
@@ -374,7 +386,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let experiment = Experiment::new(config, ticks, warmup).with_commands(script);
             let bar = progress_bar(ticks, "ticks");
             let clock = Instant::now();
-            let mut layer = match decide {
+            let layer = match decide {
                 None if settings.given() => {
                     return Err("the decision layer's settings (--decision, --units, --decide-timeout, \
                                 --decide-workers, --leader-period, --follower-period) need --decide"
@@ -382,6 +394,10 @@ fn run(cli: Cli) -> Result<(), Error> {
                 }
                 None => None,
                 Some(kind) => Some(decision_layer(kind, settings.config()?)?),
+            };
+            let (mut layer, server) = match layer {
+                Some((layer, server)) => (Some(layer), server),
+                None => (None, None),
             };
             let outcome = experiment.run_planned(
                 |t| bar.set_position(t),
@@ -421,6 +437,9 @@ fn run(cli: Cli) -> Result<(), Error> {
                     s.late,
                     s.commands
                 );
+                if let Some(server) = &server {
+                    println!("model server: {}", server());
+                }
                 // The causes, not only their count.
                 if layer.recent_failures().len() > 0 {
                     println!("last fallbacks:");
