@@ -9,13 +9,20 @@
 //! the timeout, an error or an answer outside the vocabulary gives the
 //! unit the default intent instead (and is counted).
 //!
+//! The timeout runs from the moment a worker sends the request, not from
+//! when the unit was queued: a slow server then costs queueing, not every
+//! answer. A request still queued after a whole timeout is given up and is
+//! never sent (counted in [`DecisionStats::dropped_unsent`]): no request
+//! reaches the decider after its unit has fallen back.
+//!
 //! The answers enter the simulation only as tick-stamped commands
 //! (`FormGroups` and `SetGroupGoal`), so a recording of a run with a
 //! language model replays bit for bit without the model or a network.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use mirofish_sim::{Flock, FlockCommand, Goal, MAX_GROUPS, Scene, Tank};
@@ -49,8 +56,10 @@ pub struct DecisionConfig {
     /// Ticks between two re-splits of the fish into units (`None`: split
     /// once, at the start: the units then stay together as sub-schools).
     pub regroup_period: Option<u64>,
-    /// How long an answer may take (milliseconds, counted from the
-    /// request) before the unit falls back to `default_intent`.
+    /// How long an answer may take (milliseconds, counted from the moment
+    /// a worker sends the request) before the unit falls back to
+    /// `default_intent`; a request still waiting for a worker after this
+    /// long is given up unsent.
     pub timeout_ms: u64,
     /// What a unit does when its decider fails, times out or answers
     /// outside the vocabulary.
@@ -164,6 +173,8 @@ pub struct DecisionStats {
     pub unfit: u64,
     /// Answers that came after their timeout (dropped).
     pub late: u64,
+    /// Requests given up while still waiting for a worker: never sent.
+    pub dropped_unsent: u64,
     /// Units given the default intent for any of the reasons above.
     pub fallbacks: u64,
     /// Goal commands issued.
@@ -176,9 +187,16 @@ pub const RECENT_FAILURES: usize = 8;
 /// Why a unit fell back instead of adopting an answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FailureCause {
-    /// No answer within the timeout (milliseconds, from the request).
+    /// No answer within the timeout (milliseconds, from the request's
+    /// sending).
     Timeout {
         /// The timeout it missed.
+        after_ms: u64,
+    },
+    /// No worker free to send the request within the timeout: given up
+    /// unsent (too many units for the workers and the server's pace).
+    Unsent {
+        /// How long it waited.
         after_ms: u64,
     },
     /// The decider failed (unreachable, an HTTP status, a panic), in its
@@ -191,7 +209,10 @@ pub enum FailureCause {
 impl core::fmt::Display for FailureCause {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            FailureCause::Timeout { after_ms } => write!(f, "no answer within {after_ms} ms"),
+            FailureCause::Timeout { after_ms } => write!(f, "no answer within {after_ms} ms of sending"),
+            FailureCause::Unsent { after_ms } => {
+                write!(f, "not sent: no worker free within {after_ms} ms (more workers or a longer period?)")
+            }
             FailureCause::Decider(e) => e.fmt(f),
             FailureCause::Unfit(e) => write!(f, "the intent does not fit the unit: {e}"),
         }
@@ -217,11 +238,50 @@ impl core::fmt::Display for DecisionFailure {
 }
 
 /// A request on its way.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Pending {
     request: u64,
-    sent: Instant,
+    /// When the unit was queued.
+    queued: Instant,
+    /// Shared with the worker: whether it has been sent, and when.
+    ticket: Arc<Ticket>,
     key: SceneKey,
+}
+
+/// A queued request's state, shared by the layer and the workers: the
+/// worker that takes it and the layer that gives up on it race for it, and
+/// exactly one wins.
+#[derive(Debug, Default)]
+struct Ticket {
+    /// [`QUEUED`], [`SENT`] or [`GIVEN_UP`].
+    state: AtomicU8,
+    /// When the worker sent it.
+    sent: OnceLock<Instant>,
+}
+
+/// Waiting for a worker.
+const QUEUED: u8 = 0;
+/// Taken by a worker and sent.
+const SENT: u8 = 1;
+/// Given up by the layer before any worker took it: never to be sent.
+const GIVEN_UP: u8 = 2;
+
+impl Ticket {
+    /// A worker takes the request: false if the layer gave up on it first.
+    fn take(&self) -> bool {
+        let now = Instant::now();
+        let taken = self.state.compare_exchange(QUEUED, SENT, Ordering::AcqRel, Ordering::Acquire).is_ok();
+        if taken {
+            let _ = self.sent.set(now);
+        }
+        taken
+    }
+
+    /// The layer gives up on a request no worker has taken: false if one
+    /// already has.
+    fn give_up(&self) -> bool {
+        self.state.compare_exchange(QUEUED, GIVEN_UP, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    }
 }
 
 /// One unit's state between decisions.
@@ -237,6 +297,7 @@ struct Job {
     unit: usize,
     request: u64,
     view: UnitView,
+    ticket: Arc<Ticket>,
 }
 
 struct Answer {
@@ -269,6 +330,10 @@ impl Workers {
                         Err(_) => return,
                     };
                     let Ok(job) = job else { return };
+                    // Given up while queued: never sent.
+                    if !job.ticket.take() {
+                        continue;
+                    }
                     // A decider that panics fails this request only.
                     let result =
                         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decider.decide(&job.view)))
@@ -415,24 +480,36 @@ impl DecisionLayer {
             None => Vec::new(),
         };
         for a in answers {
-            let Some(pending) = self.units[a.unit].pending.filter(|p| p.request == a.request) else {
+            let Some(pending) = self.units[a.unit].pending.take_if(|p| p.request == a.request) else {
                 self.stats.late += 1;
                 continue;
             };
-            self.units[a.unit].pending = None;
             let Some(view) = view_of(self, a.unit) else { continue };
             self.settle(a.unit, &view, a.result, Some(pending.key), tank, &mut out);
         }
         // Requests out of time.
         let timeout = Duration::from_millis(self.config.timeout_ms);
         for k in 0..self.units.len() {
-            if self.units[k].pending.is_some_and(|p| p.sent.elapsed() > timeout) {
-                self.units[k].pending = None;
-                self.stats.timeouts += 1;
-                self.note(k, FailureCause::Timeout { after_ms: self.config.timeout_ms });
-                if let Some(view) = view_of(self, k) {
-                    self.fall_back(k, &view, tank, &mut out);
+            let Some(pending) = &self.units[k].pending else { continue };
+            let cause = match pending.ticket.sent.get() {
+                Some(sent) if sent.elapsed() > timeout => {
+                    FailureCause::Timeout { after_ms: self.config.timeout_ms }
                 }
+                // Queued a whole timeout: given up, unless a worker has
+                // just taken it (then it waits for its answer).
+                None if pending.queued.elapsed() > timeout && pending.ticket.give_up() => {
+                    FailureCause::Unsent { after_ms: self.config.timeout_ms }
+                }
+                _ => continue,
+            };
+            self.units[k].pending = None;
+            match cause {
+                FailureCause::Unsent { .. } => self.stats.dropped_unsent += 1,
+                _ => self.stats.timeouts += 1,
+            }
+            self.note(k, cause);
+            if let Some(view) = view_of(self, k) {
+                self.fall_back(k, &view, tank, &mut out);
             }
         }
         // Units due.
@@ -479,8 +556,10 @@ impl DecisionLayer {
         let (decider, threads) = (self.decider.clone(), self.config.workers);
         let workers = self.workers.get_or_insert_with(|| Workers::start(decider, threads));
         self.stats.requests += 1;
-        self.units[k].pending = Some(Pending { request, sent: Instant::now(), key });
-        if workers.jobs.send(Job { unit: k, request, view }).is_err() {
+        let ticket = Arc::new(Ticket::default());
+        self.units[k].pending =
+            Some(Pending { request, queued: Instant::now(), ticket: ticket.clone(), key });
+        if workers.jobs.send(Job { unit: k, request, view, ticket }).is_err() {
             // No thread left to take it: it times out and falls back.
         }
     }

@@ -82,6 +82,59 @@ fn a_stuck_decider_never_holds_up_the_ticks() {
     assert!(layer.intents().all(|i| i == Some(Intent::Rest)));
 }
 
+/// A slow decider that counts the requests that reach it.
+struct Counted {
+    delay: Duration,
+    calls: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Decider for Counted {
+    fn decide(&self, _unit: &UnitView) -> Result<Intent, DecideError> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        std::thread::sleep(self.delay);
+        Ok(Intent::Gather)
+    }
+}
+
+/// More units than one worker can serve within the timeout: the timeout
+/// runs from sending, so those a worker sends are answered; the rest are
+/// given up while queued, and none of them reaches the decider afterwards.
+#[test]
+fn requests_queued_too_long_are_given_up_unsent() {
+    let calls = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let decider = Counted { delay: Duration::from_millis(150), calls: calls.clone() };
+    let decide = DecisionConfig {
+        units: 8,
+        workers: 1,
+        timeout_ms: 400,
+        leader_period: MAX_PERIOD,
+        follower_period: MAX_PERIOD,
+        cache_capacity: 0,
+        ..DecisionConfig::default()
+    };
+    let mut layer = DecisionLayer::new(decide, decider).unwrap();
+    let mut sim = Simulation::from_config(&config(400, 5)).unwrap();
+    let start = Instant::now();
+    while (layer.in_flight() > 0 || layer.stats().requests < 8) && start.elapsed() < Duration::from_secs(30) {
+        drive(&mut sim, &mut layer, 1);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Anything a worker could still send would have gone by now.
+    std::thread::sleep(Duration::from_millis(400));
+    let stats = layer.stats();
+    let sent = calls.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(stats.requests, 8, "{stats:?}");
+    assert!(stats.dropped_unsent >= 3, "{stats:?}");
+    assert_eq!(sent, stats.requests - stats.dropped_unsent, "a request given up was sent: {stats:?}");
+    assert_eq!(stats.timeouts, 0, "each request sent is answered within 400 ms of sending: {stats:?}");
+    assert_eq!((stats.decisions, stats.fallbacks), (sent, stats.dropped_unsent), "{stats:?}");
+    let unsent =
+        layer.recent_failures().filter(|f| matches!(f.cause, FailureCause::Unsent { after_ms: 400 }));
+    assert_eq!(unsent.count() as u64, stats.dropped_unsent.min(8));
+    let said = layer.recent_failures().next().unwrap().to_string();
+    assert!(said.contains("not sent"), "{said}");
+}
+
 #[test]
 fn timeouts_errors_and_bad_answers_fall_back_and_are_counted() {
     let decide = DecisionConfig {
