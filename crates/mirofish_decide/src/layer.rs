@@ -9,11 +9,15 @@
 //! the timeout, an error or an answer outside the vocabulary gives the
 //! unit the default intent instead (and is counted).
 //!
-//! The timeout runs from the moment a worker sends the request, not from
-//! when the unit was queued: a slow server then costs queueing, not every
-//! answer. A request still queued after a whole timeout is given up and is
-//! never sent (counted in [`DecisionStats::dropped_unsent`]): no request
-//! reaches the decider after its unit has fallen back.
+//! At most `workers` requests wait for a worker at a time; other due units
+//! wait for a later tick, keeping their intent, so a burst of due units
+//! goes out as the workers free up. The timeout runs from the moment a
+//! worker sends the request, not from when the unit was queued: a slow
+//! server then costs waiting, not every answer. A request still waiting
+//! for a worker after a whole timeout (a worker stuck on a dead request) is
+//! given up and is never sent (counted in
+//! [`DecisionStats::dropped_unsent`]): no request reaches the decider after
+//! its unit has fallen back.
 //!
 //! The answers enter the simulation only as tick-stamped commands
 //! (`FormGroups` and `SetGroupGoal`), so a recording of a run with a
@@ -175,6 +179,9 @@ pub struct DecisionStats {
     pub late: u64,
     /// Requests given up while still waiting for a worker: never sent.
     pub dropped_unsent: u64,
+    /// Ticks a due unit was held over because `workers` requests were
+    /// already waiting for a worker (counted per unit and tick).
+    pub deferred: u64,
     /// Units given the default intent for any of the reasons above.
     pub fallbacks: u64,
     /// Goal commands issued.
@@ -246,6 +253,13 @@ struct Pending {
     /// Shared with the worker: whether it has been sent, and when.
     ticket: Arc<Ticket>,
     key: SceneKey,
+}
+
+impl Pending {
+    /// Whether no worker has taken it yet.
+    fn waiting(&self) -> bool {
+        self.ticket.state.load(Ordering::Acquire) == QUEUED
+    }
 }
 
 /// A queued request's state, shared by the layer and the workers: the
@@ -512,16 +526,24 @@ impl DecisionLayer {
                 self.fall_back(k, &view, tank, &mut out);
             }
         }
-        // Units due.
+        // Units due. At most `workers` requests wait for a worker at a
+        // time: the others stay due (keeping their intent) and go as the
+        // workers free up, instead of queueing a burst that would wait
+        // past its timeout.
+        let mut waiting =
+            self.units.iter().filter(|u| u.pending.as_ref().is_some_and(Pending::waiting)).count();
         for k in 0..self.units.len() {
             let unit = &self.units[k];
             if unit.pending.is_some() || now < unit.next_due {
                 continue;
             }
+            if !self.instant && waiting >= self.config.workers {
+                self.stats.deferred += 1;
+                continue;
+            }
             let Some(view) = view_of(self, k) else { continue };
             let period =
                 if view.leaders > 0 { self.config.leader_period } else { self.config.follower_period };
-            self.units[k].next_due = now.saturating_add(period);
             let key = SceneKey::of(&view, self.config.notice * 0.5);
             if let Some(intent) = self.cache.get(&key) {
                 self.settle(k, &view, Ok(intent), None, tank, &mut out);
@@ -529,8 +551,10 @@ impl DecisionLayer {
                 let result = self.decider.decide(&view);
                 self.settle(k, &view, result, Some(key), tank, &mut out);
             } else {
+                waiting += 1;
                 self.send(k, view, key);
             }
+            self.units[k].next_due = now.saturating_add(period);
         }
         out
     }
