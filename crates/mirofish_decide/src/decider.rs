@@ -42,6 +42,14 @@ pub trait Decider: Send + Sync + 'static {
     fn is_instant(&self) -> bool {
         false
     }
+
+    /// Tokens spent so far, as the backend reports them (0 for a decider
+    /// that spends none or does not count): what
+    /// [`DecisionConfig::tokens_per_hour`](crate::DecisionConfig::tokens_per_hour)
+    /// holds the layer to.
+    fn tokens_spent(&self) -> u64 {
+        0
+    }
 }
 
 /// The decider that needs no network: a few rules over the description.

@@ -77,6 +77,14 @@ pub struct DecisionConfig {
     pub cache_capacity: usize,
     /// Threads that call a decider that is not instant.
     pub workers: usize,
+    /// The most requests sent in any minute (`None`: no limit): a unit due
+    /// beyond it falls back ([`FailureCause::OverBudget`]) until the window
+    /// has room.
+    pub requests_per_minute: Option<u32>,
+    /// The most tokens the decider may spend in any hour, as it reports
+    /// them ([`Decider::tokens_spent`]; `None`: no limit): past it, units
+    /// fall back until the window has room.
+    pub tokens_per_hour: Option<u64>,
 }
 
 impl Default for DecisionConfig {
@@ -94,6 +102,8 @@ impl Default for DecisionConfig {
             notice: 600.0,
             cache_capacity: 4096,
             workers: 4,
+            requests_per_minute: None,
+            tokens_per_hour: None,
         }
     }
 }
@@ -151,6 +161,12 @@ impl DecisionConfig {
         if !(1..=256).contains(&self.workers) {
             return bad("workers", "1 to 256".into());
         }
+        if self.requests_per_minute == Some(0) {
+            return bad("requests_per_minute", "at least 1 (or none: no limit)".into());
+        }
+        if self.tokens_per_hour == Some(0) {
+            return bad("tokens_per_hour", "at least 1 (or none: no limit)".into());
+        }
         Ok(())
     }
 }
@@ -179,6 +195,9 @@ pub struct DecisionStats {
     pub late: u64,
     /// Requests given up while still waiting for a worker: never sent.
     pub dropped_unsent: u64,
+    /// Units that fell back instead of asking, over the request or token
+    /// budget.
+    pub over_budget: u64,
     /// Ticks a due unit was held over because `workers` requests were
     /// already waiting for a worker (counted per unit and tick).
     pub deferred: u64,
@@ -211,6 +230,18 @@ pub enum FailureCause {
     Decider(DecideError),
     /// An answer that is an intent but does not fit the unit.
     Unfit(Unfit),
+    /// Not asked: the request or token budget of the last minute or hour
+    /// is spent.
+    OverBudget(Budget),
+}
+
+/// Which budget a unit found spent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// [`DecisionConfig::requests_per_minute`].
+    RequestsPerMinute(u32),
+    /// [`DecisionConfig::tokens_per_hour`].
+    TokensPerHour(u64),
 }
 
 impl core::fmt::Display for FailureCause {
@@ -222,6 +253,12 @@ impl core::fmt::Display for FailureCause {
             }
             FailureCause::Decider(e) => e.fmt(f),
             FailureCause::Unfit(e) => write!(f, "the intent does not fit the unit: {e}"),
+            FailureCause::OverBudget(Budget::RequestsPerMinute(n)) => {
+                write!(f, "not asked: {n} requests were sent in the last minute (requests_per_minute)")
+            }
+            FailureCause::OverBudget(Budget::TokensPerHour(n)) => {
+                write!(f, "not asked: {n} tokens were spent in the last hour (tokens_per_hour)")
+            }
         }
     }
 }
@@ -397,6 +434,12 @@ pub struct DecisionLayer {
     failures: VecDeque<DecisionFailure>,
     /// The tick being planned.
     now: u64,
+    /// When each request of the last minute was sent, oldest first (kept
+    /// only under a request budget).
+    sent_times: VecDeque<Instant>,
+    /// The decider's tokens spent so far, sampled at each request of the
+    /// last hour, oldest first (kept only under a token budget).
+    token_samples: VecDeque<(Instant, u64)>,
 }
 
 impl core::fmt::Debug for DecisionLayer {
@@ -422,6 +465,8 @@ impl DecisionLayer {
             stats: DecisionStats::default(),
             failures: VecDeque::with_capacity(RECENT_FAILURES),
             now: 0,
+            sent_times: VecDeque::new(),
+            token_samples: VecDeque::new(),
         })
     }
 
@@ -550,6 +595,10 @@ impl DecisionLayer {
             } else if self.instant {
                 let result = self.decider.decide(&view);
                 self.settle(k, &view, result, Some(key), tank, &mut out);
+            } else if let Some(budget) = self.over_budget() {
+                self.stats.over_budget += 1;
+                self.note(k, FailureCause::OverBudget(budget));
+                self.fall_back(k, &view, tank, &mut out);
             } else {
                 waiting += 1;
                 self.send(k, view, key);
@@ -574,7 +623,44 @@ impl DecisionLayer {
         out
     }
 
+    /// The budget a request sent now would exceed, if any; forgets what
+    /// has left the windows.
+    fn over_budget(&mut self) -> Option<Budget> {
+        const MINUTE: Duration = Duration::from_secs(60);
+        const HOUR: Duration = Duration::from_secs(3600);
+        let now = Instant::now();
+        if let Some(limit) = self.config.requests_per_minute {
+            while self.sent_times.front().is_some_and(|&t| now.duration_since(t) >= MINUTE) {
+                self.sent_times.pop_front();
+            }
+            if self.sent_times.len() >= limit as usize {
+                return Some(Budget::RequestsPerMinute(limit));
+            }
+        }
+        if let Some(limit) = self.config.tokens_per_hour {
+            // The baseline: the decider's count at the last sample at least
+            // an hour old, else at the oldest one (before the layer's first
+            // request, nothing was spent through it).
+            while self.token_samples.get(1).is_some_and(|&(t, _)| now.duration_since(t) >= HOUR) {
+                self.token_samples.pop_front();
+            }
+            let spent = self.decider.tokens_spent();
+            let baseline = self.token_samples.front().map_or(spent, |&(_, total)| total);
+            if spent.saturating_sub(baseline) >= limit {
+                return Some(Budget::TokensPerHour(limit));
+            }
+        }
+        None
+    }
+
     fn send(&mut self, k: usize, view: UnitView, key: SceneKey) {
+        let now = Instant::now();
+        if self.config.requests_per_minute.is_some() {
+            self.sent_times.push_back(now);
+        }
+        if self.config.tokens_per_hour.is_some() {
+            self.token_samples.push_back((now, self.decider.tokens_spent()));
+        }
         let request = self.next_request;
         self.next_request += 1;
         let (decider, threads) = (self.decider.clone(), self.config.workers);

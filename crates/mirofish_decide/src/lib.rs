@@ -52,8 +52,8 @@ pub use cache::{DecisionCache, SceneKey};
 pub use decider::{DecideError, Decider, RuleDecider, ScriptedDecider, SlowDecider};
 pub use intent::{Intent, Region, Unfit};
 pub use layer::{
-    DecisionConfig, DecisionConfigError, DecisionFailure, DecisionLayer, DecisionStats, FailureCause,
+    Budget, DecisionConfig, DecisionConfigError, DecisionFailure, DecisionLayer, DecisionStats, FailureCause,
 };
 #[cfg(feature = "openai")]
-pub use openai::OpenAiDecider;
+pub use openai::{ClientStats, OpenAiDecider};
 pub use unit::{OtherSchool, Threat, UnitView, describe_units};

@@ -310,6 +310,11 @@ impl Decider for OpenAiDecider {
         }
         read_chat_response(&text)
     }
+
+    fn tokens_spent(&self) -> u64 {
+        let stats = self.stats();
+        stats.prompt_tokens.saturating_add(stats.completion_tokens)
+    }
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use mirofish_decide::layer::MAX_PERIOD;
 use mirofish_decide::{
-    DecideError, Decider, DecisionConfig, DecisionLayer, FailureCause, Intent, Region, ScriptedDecider,
-    SlowDecider, UnitView,
+    Budget, DecideError, Decider, DecisionConfig, DecisionLayer, FailureCause, Intent, Region,
+    ScriptedDecider, SlowDecider, UnitView,
 };
 use mirofish_sim::control::replay::Recorder;
 use mirofish_sim::{ExperimentConfig, Predator, Simulation, Vec2, state_hash};
@@ -168,6 +168,72 @@ fn requests_queued_too_long_are_given_up_unsent() {
     assert!(unsent.count() >= 2);
     let said = layer.recent_failures().map(|f| f.to_string()).collect::<Vec<_>>().join("\n");
     assert!(said.contains("not sent: no worker free within 100 ms"), "{said}");
+}
+
+/// A decider that answers at once off the simulation thread and reports
+/// `per_answer` tokens spent per answer.
+struct Spender {
+    per_answer: u64,
+    spent: std::sync::atomic::AtomicU64,
+}
+
+impl Decider for Spender {
+    fn decide(&self, _unit: &UnitView) -> Result<Intent, DecideError> {
+        self.spent.fetch_add(self.per_answer, std::sync::atomic::Ordering::SeqCst);
+        Ok(Intent::Gather)
+    }
+
+    fn tokens_spent(&self) -> u64 {
+        self.spent.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Past a budget, units fall back instead of asking, each with the budget
+/// named; within it, they ask.
+#[test]
+fn units_past_the_request_or_token_budget_fall_back_without_asking() {
+    let run = |budget: DecisionConfig| {
+        let decide = DecisionConfig {
+            units: 6,
+            workers: 1,
+            leader_period: MAX_PERIOD,
+            follower_period: MAX_PERIOD,
+            cache_capacity: 0,
+            ..budget
+        };
+        let spender = Spender { per_answer: 100, spent: std::sync::atomic::AtomicU64::new(0) };
+        let mut layer = DecisionLayer::new(decide, spender).unwrap();
+        let mut sim = Simulation::from_config(&config(300, 7)).unwrap();
+        let start = Instant::now();
+        while layer.stats().decisions + layer.stats().fallbacks < 6
+            && start.elapsed() < Duration::from_secs(30)
+        {
+            drive(&mut sim, &mut layer, 1);
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        layer
+    };
+    let layer = run(DecisionConfig { requests_per_minute: Some(2), ..DecisionConfig::default() });
+    let stats = layer.stats();
+    assert_eq!(
+        (stats.requests, stats.decisions, stats.over_budget, stats.fallbacks),
+        (2, 2, 4, 4),
+        "{stats:?}"
+    );
+    let said = layer.recent_failures().next().unwrap().to_string();
+    assert!(said.contains("2 requests were sent in the last minute"), "{said}");
+    // 100 tokens an answer against 250 an hour: the third answer passes
+    // the budget, and the units after it do not ask (one more may have
+    // been sent before the third's tokens were counted: a budget holds
+    // what the decider has reported).
+    let layer = run(DecisionConfig { tokens_per_hour: Some(250), ..DecisionConfig::default() });
+    let stats = layer.stats();
+    assert!((3..=4).contains(&stats.requests), "{stats:?}");
+    assert_eq!(stats.over_budget, 6 - stats.requests, "{stats:?}");
+    assert!(layer.recent_failures().all(|f| f.cause == FailureCause::OverBudget(Budget::TokensPerHour(250))));
+    let refused =
+        DecisionLayer::with_rules(DecisionConfig { tokens_per_hour: Some(0), ..DecisionConfig::default() });
+    assert!(refused.unwrap_err().to_string().contains("decision.tokens_per_hour"));
 }
 
 #[test]

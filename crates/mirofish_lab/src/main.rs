@@ -290,8 +290,8 @@ struct LayerOptions {
     /// Decision units (default 24).
     #[arg(long)]
     units: Option<u16>,
-    /// How long an answer may take, in milliseconds from the request,
-    /// before the unit falls back (default 3000).
+    /// How long an answer may take, in milliseconds from sending the
+    /// request, before the unit falls back (default 3000).
     #[arg(long)]
     decide_timeout: Option<u64>,
     /// Threads that ask the decider (default 4).
@@ -303,6 +303,14 @@ struct LayerOptions {
     /// Ticks between two decisions of any other unit (default 600).
     #[arg(long)]
     follower_period: Option<u64>,
+    /// The most requests in any minute; units due past it fall back
+    /// (default: no limit).
+    #[arg(long)]
+    requests_per_minute: Option<u32>,
+    /// The most tokens the model may spend in any hour, as its answers
+    /// report them; past it units fall back (default: no limit).
+    #[arg(long)]
+    tokens_per_hour: Option<u64>,
 }
 
 impl LayerOptions {
@@ -314,6 +322,8 @@ impl LayerOptions {
             || self.decide_workers.is_some()
             || self.leader_period.is_some()
             || self.follower_period.is_some()
+            || self.requests_per_minute.is_some()
+            || self.tokens_per_hour.is_some()
     }
 
     /// The settings: the file's (or the defaults), then each option given.
@@ -327,6 +337,8 @@ impl LayerOptions {
         config.workers = self.decide_workers.unwrap_or(config.workers);
         config.leader_period = self.leader_period.unwrap_or(config.leader_period);
         config.follower_period = self.follower_period.unwrap_or(config.follower_period);
+        config.requests_per_minute = self.requests_per_minute.or(config.requests_per_minute);
+        config.tokens_per_hour = self.tokens_per_hour.or(config.tokens_per_hour);
         Ok(config)
     }
 }
@@ -389,7 +401,8 @@ fn run(cli: Cli) -> Result<(), Error> {
             let layer = match decide {
                 None if settings.given() => {
                     return Err("the decision layer's settings (--decision, --units, --decide-timeout, \
-                                --decide-workers, --leader-period, --follower-period) need --decide"
+                                --decide-workers, --leader-period, --follower-period, --requests-per-minute, \
+                                --tokens-per-hour) need --decide"
                         .into());
                 }
                 None => None,
@@ -424,13 +437,14 @@ fn run(cli: Cli) -> Result<(), Error> {
             if let Some(layer) = &layer {
                 let s = layer.stats();
                 println!(
-                    "decisions: {} ({} from the cache, hit rate {:.0} %), {} requests ({} given up unsent, {} unit-ticks waiting for a worker), {} fallbacks ({} timeouts, {} errors, {} malformed, {} unfit), {} late answers dropped, {} goal commands",
+                    "decisions: {} ({} from the cache, hit rate {:.0} %), {} requests ({} given up unsent, {} unit-ticks waiting for a worker, {} over budget), {} fallbacks ({} timeouts, {} errors, {} malformed, {} unfit), {} late answers dropped, {} goal commands",
                     s.decisions,
                     s.cache_hits,
                     layer.cache().hit_rate() * 100.0,
                     s.requests,
                     s.dropped_unsent,
                     s.deferred,
+                    s.over_budget,
                     s.fallbacks,
                     s.timeouts,
                     s.errors,

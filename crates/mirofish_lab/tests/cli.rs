@@ -237,6 +237,10 @@ fn the_decision_layer_is_set_from_a_file_and_options() {
     assert!(ok && stdout.contains("decisions: 9 "), "the option wins over the file: {stdout}\n{stderr}");
     let (ok, _, stderr) = run(&["--decide", "rules", "--decision", path, "--decide-workers", "0"]);
     assert!(!ok && stderr.contains("decision.workers"), "{stderr}");
+    let (ok, _, stderr) = run(&["--decide", "rules", "--tokens-per-hour", "0"]);
+    assert!(!ok && stderr.contains("decision.tokens_per_hour"), "{stderr}");
+    let (ok, stdout, stderr) = run(&["--decide", "rules", "--decision", path, "--requests-per-minute", "30"]);
+    assert!(ok && stdout.contains("0 over budget"), "the rules ask no server: {stdout}\n{stderr}");
     std::fs::write(&file, "(units: 6, speed: 3)").unwrap();
     let (ok, _, stderr) = run(&["--decide", "rules", "--decision", path]);
     assert!(!ok && stderr.contains("decision.ron") && stderr.contains("speed"), "{stderr}");
