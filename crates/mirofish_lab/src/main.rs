@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -157,6 +157,12 @@ enum Cmd {
         decide: Option<Decide>,
         #[command(flatten)]
         layer: LayerOptions,
+        /// Pace the ticks at the configuration's rate (one every `dt`
+        /// seconds of wall clock), as a game runs them: the decision
+        /// layer's timeouts and periods then mean what they say. Without
+        /// it, ticks run as fast as they can.
+        #[arg(long)]
+        realtime: bool,
     },
     /// Run a school in a volume and write config.ron, metrics.csv, summary.csv/.ron and run.replay into --out.
     Volume {
@@ -391,7 +397,7 @@ fn progress_bar(len: u64, what: &str) -> ProgressBar {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
-        Cmd::Run { start, length, decide, layer: settings } => {
+        Cmd::Run { start, length, decide, layer: settings, realtime } => {
             let script: Vec<Stamped> = length.prepare()?;
             let Length { ticks, warmup, out, .. } = length;
             let config = start.load()?;
@@ -412,11 +418,20 @@ fn run(cli: Cli) -> Result<(), Error> {
                 Some((layer, server)) => (Some(layer), server),
                 None => (None, None),
             };
+            let (dt, paced_from) = (Duration::from_secs_f64(f64::from(experiment.config.dt)), Instant::now());
             let outcome = experiment.run_planned(
                 |t| bar.set_position(t),
-                |sim| match layer.as_mut() {
-                    Some(layer) => layer.plan(&sim.flock, &sim.tank, &sim.scene),
-                    None => Vec::new(),
+                |sim| {
+                    if realtime {
+                        // Each tick starts no earlier than its time.
+                        let due =
+                            paced_from + dt.saturating_mul(u32::try_from(sim.tick()).unwrap_or(u32::MAX));
+                        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                    }
+                    match layer.as_mut() {
+                        Some(layer) => layer.plan(&sim.flock, &sim.tank, &sim.scene),
+                        None => Vec::new(),
+                    }
                 },
             )?;
             bar.finish_and_clear();

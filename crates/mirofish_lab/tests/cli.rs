@@ -246,6 +246,11 @@ fn the_decision_layer_is_set_from_a_file_and_options() {
     assert!(!ok && stderr.contains("decision.ron") && stderr.contains("speed"), "{stderr}");
     let (ok, _, stderr) = run(&["--units", "6"]);
     assert!(!ok && stderr.contains("need --decide"), "{stderr}");
+    // Paced: 120 ticks of 1/60 s take at least two seconds of wall clock.
+    let clock = std::time::Instant::now();
+    let (ok, stdout, stderr) = run(&["--decide", "rules", "--realtime"]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(clock.elapsed() >= std::time::Duration::from_millis(1950), "{:?}", clock.elapsed());
     std::fs::remove_dir_all(&out).unwrap();
 }
 
