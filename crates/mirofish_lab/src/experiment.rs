@@ -37,6 +37,9 @@ pub struct Outcome {
     pub log: MetricsLog,
     /// The run as a replayable recording.
     pub recording: Recording,
+    /// The commands left out, wholly or in part, each with why
+    /// ([`mirofish_sim::Simulation::left_out`]).
+    pub left_out: Vec<String>,
 }
 
 impl Experiment {
@@ -95,7 +98,8 @@ impl Experiment {
                 progress(done);
             }
         }
-        Ok(Outcome { log, recording: recorder.finish() })
+        let left_out = left_out_in_words(recorder.simulation().left_out());
+        Ok(Outcome { log, recording: recorder.finish(), left_out })
     }
 }
 
@@ -227,6 +231,13 @@ pub(crate) fn write_run(
     replay(&out.file("run.replay"))?;
     out.keep();
     Ok(())
+}
+
+/// Each command left out, in words: its tick, the command and why.
+pub fn left_out_in_words<C: core::fmt::Debug>(
+    left_out: &[(mirofish_sim::Stamped<C>, mirofish_sim::ParamError)],
+) -> Vec<String> {
+    left_out.iter().map(|(s, why)| format!("tick {}: {:?} left out: {why}", s.tick, s.command)).collect()
 }
 
 #[cfg(test)]

@@ -384,6 +384,16 @@ fn decision_layer(
     }
 }
 
+/// The commands of the run left out, if any, each with why.
+fn print_left_out(left_out: &[String]) {
+    if !left_out.is_empty() {
+        println!("commands left out ({}):", left_out.len());
+        for line in left_out {
+            println!("  {line}");
+        }
+    }
+}
+
 fn progress_bar(len: u64, what: &str) -> ProgressBar {
     let bar = ProgressBar::new(len);
     bar.set_style(
@@ -445,6 +455,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 out.display()
             );
             print_summary(&summary);
+            print_left_out(&outcome.left_out);
             let (params, tank) = (&experiment.config.params, &experiment.config.tank);
             let health = Health::assess(outcome.log.rows(), params, tank);
             println!("health at the last sample (tick {}):", outcome.log.latest().map_or(0, |m| m.tick));
@@ -505,6 +516,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 out.display()
             );
             print_summary(&summary);
+            print_left_out(&outcome.left_out);
         }
         Cmd::Replay { file } => match replay_space(&file)?.as_deref() {
             Some("volume") => replay::<VolumeConfig>(&file, "in a volume")?,

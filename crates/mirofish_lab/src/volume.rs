@@ -74,6 +74,8 @@ pub struct VolumeOutcome {
     pub every: u64,
     /// The run as a replayable recording.
     pub recording: VolumeRecording,
+    /// The commands left out, wholly or in part, each with why.
+    pub left_out: Vec<String>,
 }
 
 impl VolumeOutcome {
@@ -127,7 +129,8 @@ impl VolumeExperiment {
                 progress(done);
             }
         }
-        Ok(VolumeOutcome { samples, every, recording: recorder.finish() })
+        let left_out = crate::experiment::left_out_in_words(recorder.simulation().left_out());
+        Ok(VolumeOutcome { samples, every, recording: recorder.finish(), left_out })
     }
 
     /// Writes the results into `dir` (created if needed): `config.ron`,

@@ -114,6 +114,41 @@ fn bad_input_fails_with_a_message() {
     std::fs::remove_file(&bad).unwrap();
 }
 
+/// Two rocks that each fit but cover the tank together: the run goes on
+/// without the second, and the summary says it was left out and why.
+#[test]
+fn a_command_left_out_is_reported() {
+    let out = scratch("left-out");
+    let script = out.with_extension("rocks.ron");
+    std::fs::write(
+        &script,
+        "[(tick: 3, command: AddObstacle((centre: (-320.0, 0.0), radius: 500.0))), \
+          (tick: 3, command: AddObstacle((centre: (320.0, 0.0), radius: 500.0)))]",
+    )
+    .unwrap();
+    let args = [
+        "run",
+        "--ticks",
+        "10",
+        "--warmup",
+        "0",
+        "--commands",
+        script.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let (ok, stdout, stderr) = lab(&args);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("commands left out (1):")
+            && stdout.contains("tick 3: AddObstacle")
+            && stdout.contains("leaves room"),
+        "{stdout}"
+    );
+    std::fs::remove_file(&script).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
 #[test]
 fn an_out_folder_that_cannot_be_made_leaves_nothing_behind() {
     let root = scratch("unmakeable");

@@ -162,8 +162,8 @@ fn slots_in_space_order_give_every_fish_the_same_bits() {
                     _ => None,
                 };
                 if let Some(command) = due {
-                    command.apply(&mut stable.0, &mut params_a, &mut tank_a, &mut stable.1);
-                    command.apply(&mut spatial.0, &mut params_b, &mut tank_b, &mut spatial.1);
+                    command.apply(&mut stable.0, &mut params_a, &mut tank_a, &mut stable.1).unwrap();
+                    command.apply(&mut spatial.0, &mut params_b, &mut tank_b, &mut spatial.1).unwrap();
                 }
                 table[0] = params_a;
                 stable.0.step(&table, &tank, &mut stable.1, 1.0 / 60.0).unwrap();

@@ -353,6 +353,10 @@ fn commands_cannot_cover_the_tank_with_rocks_in_either_space() {
     }
     sim.run(20).unwrap();
     assert_eq!(sim.scene.obstacles, [halves[0]], "the second rock would have covered the tank");
+    // The command left out is reported, with why.
+    let [(stamped, why)] = sim.left_out() else { panic!("{:?}", sim.left_out()) };
+    assert_eq!((stamped.tick, &stamped.command), (0, &FlockCommand::AddObstacle(halves[1])));
+    assert!(why.to_string().contains("leaves room beside the 1"), "{why}");
     let inside = sim.flock.positions().iter().filter(|p| halves[0].contains(**p)).count();
     assert_eq!(inside, 0);
     // Once the first is gone, the second fits.
@@ -369,6 +373,9 @@ fn commands_cannot_cover_the_tank_with_rocks_in_either_space() {
     }
     flock.run(20);
     assert_eq!(flock.surroundings().obstacles, [balls[0]]);
+    let [(stamped, why)] = flock.left_out() else { panic!("{:?}", flock.left_out()) };
+    assert_eq!(stamped.command, VolumeCommand::AddObstacle(balls[1]));
+    assert_eq!(why.field, "obstacle");
     assert_eq!(flock.positions().iter().filter(|p| balls[0].contains(**p)).count(), 0);
 
     // What the commands use says why.

@@ -46,6 +46,8 @@ pub struct Simulation {
     /// Commands applied so far, in the order they were applied: with the
     /// configuration, this reproduces the run.
     applied: Vec<Stamped>,
+    /// Applied commands left out in whole or part, with why.
+    left_out: Vec<(Stamped, ParamError)>,
     /// `params` then `schools`, rebuilt in place each tick with several
     /// schools (no allocation once it has grown).
     table: Vec<FlockParams>,
@@ -72,6 +74,7 @@ impl Simulation {
             dt: DEFAULT_DT,
             commands: CommandQueue::new(),
             applied: Vec::new(),
+            left_out: Vec::new(),
             table: Vec::new(),
         })
     }
@@ -154,11 +157,24 @@ impl Simulation {
         &self.applied
     }
 
+    /// The applied commands that were left out, wholly or in part, because
+    /// applying them would break a promise of the tank — a rock that would
+    /// close the last room, fish past [`MAX_FISH`](crate::MAX_FISH) — each
+    /// with why, in the order they were applied (a replay leaves out the
+    /// same).
+    pub fn left_out(&self) -> &[(Stamped, ParamError)] {
+        &self.left_out
+    }
+
     /// One tick: the due commands first, then the flock's passes.
     pub fn step(&mut self) -> Result<(), ParamError> {
         for stamped in self.commands.take_due(self.flock.tick()) {
             let schools = (&mut self.params, &mut self.schools[..]);
-            stamped.command.apply_to_schools(&mut self.flock, schools, &mut self.tank, &mut self.scene);
+            if let Err(why) =
+                stamped.command.apply_to_schools(&mut self.flock, schools, &mut self.tank, &mut self.scene)
+            {
+                self.left_out.push((stamped.clone(), why));
+            }
             self.applied.push(stamped);
         }
         if self.schools.is_empty() {

@@ -173,7 +173,9 @@ impl<V: Vector> SwarmCommand<V> {
     }
 
     /// Applies the (validated) command to `swarm` between ticks.
-    pub(crate) fn apply(&self, swarm: &mut Swarm<V>) {
+    /// Applies the command; an error says what was left out (a rock that
+    /// would close the last room, fish past `MAX_FISH`) and why.
+    pub(crate) fn apply(&self, swarm: &mut Swarm<V>) -> Result<(), ParamError> {
         let around = &mut swarm.surroundings;
         match self {
             // A school the swarm does not have: nothing to change.
@@ -184,7 +186,7 @@ impl<V: Vector> SwarmCommand<V> {
             SwarmCommand::RemovePredator(i) => remove_at(&mut around.predators, *i),
             SwarmCommand::ClearPredators => around.predators.clear(),
             // Not added if it would close the last room (`add_rock`).
-            SwarmCommand::AddObstacle(o) => _ = add_rock(&mut around.obstacles, *o, &swarm.tank),
+            SwarmCommand::AddObstacle(o) => return add_rock(&mut around.obstacles, *o, &swarm.tank),
             SwarmCommand::RemoveObstacle(i) => remove_at(&mut around.obstacles, *i),
             SwarmCommand::ClearObstacles => around.obstacles.clear(),
             SwarmCommand::SetGoal(goal) => around.goal = *goal,
@@ -194,7 +196,7 @@ impl<V: Vector> SwarmCommand<V> {
             SwarmCommand::SetAttractor(a) => around.attractor = *a,
             SwarmCommand::SetRoute(route) => around.route = route.clone(),
             SwarmCommand::SpawnFish { school, count, centre, radius } => {
-                swarm.spawn_in_ball(*school, *count, *centre, *radius)
+                return swarm.spawn_in_ball(*school, *count, *centre, *radius);
             }
             SwarmCommand::RemoveFish { count } => swarm.remove_last(*count),
             SwarmCommand::SetLeaders { fish, leads } => {
@@ -219,6 +221,7 @@ impl<V: Vector> SwarmCommand<V> {
                 swarm.surroundings.group_goals.clear();
             }
         }
+        Ok(())
     }
 }
 

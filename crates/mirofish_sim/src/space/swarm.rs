@@ -156,6 +156,8 @@ pub struct Swarm<V: Vector> {
     commands: CommandQueue<SwarmCommand<V>>,
     /// Commands applied so far, in order: with the start, the run.
     applied: Vec<Stamped<SwarmCommand<V>>>,
+    /// Applied commands left out in whole or part, with why.
+    left_out: Vec<(Stamped<SwarmCommand<V>>, ParamError)>,
     /// The last stage of the tick under way that has run (`None` between
     /// ticks).
     stage: Option<TickStage>,
@@ -325,6 +327,7 @@ impl<V: Vector> Swarm<V> {
             extra: Vec::new(),
             commands: CommandQueue::new(),
             applied: Vec::new(),
+            left_out: Vec::new(),
             stage: None,
             leading: false,
             pool: None,
@@ -519,14 +522,21 @@ impl<V: Vector> Swarm<V> {
     /// exists) spread over the ball of `radius` about `centre`, as many as
     /// fit under [`MAX_FISH`], from a seed of the run's seed, the tick and
     /// the fish count.
-    pub(super) fn spawn_in_ball(&mut self, school: u16, count: usize, centre: V, radius: f32) {
+    pub(super) fn spawn_in_ball(
+        &mut self,
+        school: u16,
+        count: usize,
+        centre: V,
+        radius: f32,
+    ) -> Result<(), ParamError> {
         if usize::from(school) >= self.params.len() {
-            return;
+            return Ok(());
         }
-        let count = crate::step::command::spawn_room(count, self.len());
+        let room = crate::step::command::spawn_room(count, self.len());
         let seed = TickKey::new(self.seed, self.tick).bits(self.len() as u64, Stream::Spawn);
         // At most MAX_FISH in all: the spawn cannot fail.
-        _ = self.spawn_in(school, count, seed, Some((centre, radius)));
+        _ = self.spawn_in(school, room, seed, Some((centre, radius)));
+        crate::step::command::spawned_all(count, room)
     }
 
     /// Removes the `count` most recently added fish (the highest ids), or
@@ -893,6 +903,14 @@ impl<V: Vector> Swarm<V> {
         &self.applied
     }
 
+    /// The applied commands that were left out, wholly or in part, because
+    /// applying them would break a promise of the tank — a rock that would
+    /// close the last room, fish past [`MAX_FISH`] — each with why, in the
+    /// order they were applied (a replay leaves out the same).
+    pub fn left_out(&self) -> &[(Stamped<SwarmCommand<V>>, ParamError)] {
+        &self.left_out
+    }
+
     /// Steps `ticks` ticks.
     pub fn run(&mut self, ticks: u64) {
         for _ in 0..ticks {
@@ -947,7 +965,9 @@ impl<V: Vector> Swarm<V> {
     fn apply_commands(&mut self) {
         if !self.commands.is_empty() {
             for stamped in self.commands.take_due(self.tick) {
-                stamped.command.apply(self);
+                if let Err(why) = stamped.command.apply(self) {
+                    self.left_out.push((stamped.clone(), why));
+                }
                 self.applied.push(stamped);
             }
         }

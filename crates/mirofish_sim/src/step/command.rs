@@ -161,20 +161,37 @@ impl FlockCommand {
 
     /// Applies the command to a single-school simulation's state (a
     /// `SetSchoolParams` for another school changes nothing).
-    pub fn apply(&self, flock: &mut Flock, params: &mut FlockParams, tank: &mut Tank, scene: &mut Scene) {
-        self.apply_to_schools(flock, (params, &mut []), tank, scene);
+    ///
+    /// # Errors
+    ///
+    /// Where the command was left out, wholly or in part, because applying
+    /// it would break a promise of the tank: a rock that would close the
+    /// last room ([`add_rock`]), fish past [`MAX_FISH`](crate::MAX_FISH).
+    /// What could be applied was; the state stays valid.
+    pub fn apply(
+        &self,
+        flock: &mut Flock,
+        params: &mut FlockParams,
+        tank: &mut Tank,
+        scene: &mut Scene,
+    ) -> Result<(), ParamError> {
+        self.apply_to_schools(flock, (params, &mut []), tank, scene)
     }
 
     /// Applies the command to a simulation of several schools: `params` of
     /// school 0 and `others` of schools 1, 2, …. A `SetSchoolParams` for
     /// a school beyond them changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// As [`FlockCommand::apply`]: what was left out, and why.
     pub fn apply_to_schools(
         &self,
         flock: &mut Flock,
         (params, others): (&mut FlockParams, &mut [FlockParams]),
         tank: &mut Tank,
         scene: &mut Scene,
-    ) {
+    ) -> Result<(), ParamError> {
         match self {
             FlockCommand::SetParams(p) | FlockCommand::SetSchoolParams { school: 0, params: p } => {
                 *params = *p
@@ -190,7 +207,7 @@ impl FlockCommand {
             FlockCommand::ClearPredators => scene.predators.clear(),
             // Not added if it would close the last room (`add_rock`), as a
             // spawn past MAX_FISH adds nothing.
-            FlockCommand::AddObstacle(o) => _ = add_rock(&mut scene.obstacles, *o, tank),
+            FlockCommand::AddObstacle(o) => return add_rock(&mut scene.obstacles, *o, tank),
             FlockCommand::RemoveObstacle(i) => remove_at(&mut scene.obstacles, *i),
             FlockCommand::ClearObstacles => scene.obstacles.clear(),
             FlockCommand::SetGoal(g) => scene.goal = *g,
@@ -201,10 +218,11 @@ impl FlockCommand {
             FlockCommand::SetRoute(r) => scene.route = r.clone(),
             FlockCommand::SpawnFish { count, centre, radius } => {
                 let key = SpawnKey { seed: flock.seed(), tick: flock.tick(), first_slot: flock.len() as u64 };
-                let count = spawn_room(*count, flock.len());
-                for (position, velocity, phase) in spawn_disc(key, count, *centre, *radius, tank, params) {
+                let room = spawn_room(*count, flock.len());
+                for (position, velocity, phase) in spawn_disc(key, room, *centre, *radius, tank, params) {
                     flock.push(position, velocity, phase);
                 }
+                return spawned_all(*count, room);
             }
             // The highest ids: the last slots, unless the slots follow space.
             FlockCommand::RemoveFish { count } => flock.truncate(flock.len().saturating_sub(*count)),
@@ -222,7 +240,21 @@ impl FlockCommand {
                 scene.group_goals.clear();
             }
         }
+        Ok(())
     }
+}
+
+/// Whether a spawn of `count` fish, of which `room` fitted, added them
+/// all; if not, an error saying how many did.
+pub(crate) fn spawned_all(count: usize, room: usize) -> Result<(), ParamError> {
+    if room == count {
+        return Ok(());
+    }
+    Err(ParamError {
+        field: "count",
+        value: count as f32,
+        expected: format!("at most {room} more fish (MAX_FISH, {MAX_FISH}, in all): {room} added"),
+    })
 }
 
 /// The commands that put `scene`'s rocks, predators and route into a
@@ -512,6 +544,10 @@ mod tests {
         assert_eq!(total, MAX_FISH);
         assert_eq!(spawn_room(usize::MAX, MAX_FISH - 3), 3);
         assert_eq!(spawn_room(5, MAX_FISH + 10), 0, "already past it: none");
+        assert!(spawned_all(7, 7).is_ok());
+        let partly = spawned_all(7, 3).unwrap_err();
+        assert_eq!(partly.field, "count");
+        assert!(partly.to_string().contains("3 added"), "{partly}");
     }
 
     #[test]
@@ -519,7 +555,7 @@ mod tests {
         let (mut flock, mut params, mut tank, mut scene) =
             (Flock::new(4), FlockParams::default(), Tank::default(), Scene::default());
         let spawn = FlockCommand::SpawnFish { count: 40, centre: Vec2::new(600.0, 0.0), radius: 100.0 };
-        spawn.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        spawn.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
         assert_eq!(flock.len(), 40);
         for (p, v) in flock.positions().iter().zip(flock.velocities()) {
             assert!(tank.contains(*p), "{p}");
@@ -528,11 +564,13 @@ mod tests {
         }
         // The same command on the same state places the fish identically.
         let mut again = Flock::new(4);
-        spawn.apply(&mut again, &mut params, &mut tank, &mut scene);
+        spawn.apply(&mut again, &mut params, &mut tank, &mut scene).unwrap();
         assert_eq!(crate::state_hash(&flock), crate::state_hash(&again));
-        FlockCommand::RemoveFish { count: 15 }.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        FlockCommand::RemoveFish { count: 15 }.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
         assert_eq!(flock.len(), 25);
-        FlockCommand::RemoveFish { count: 100 }.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        FlockCommand::RemoveFish { count: 100 }
+            .apply(&mut flock, &mut params, &mut tank, &mut scene)
+            .unwrap();
         assert!(flock.is_empty());
     }
 
@@ -540,7 +578,7 @@ mod tests {
     fn scene_commands() {
         let (mut flock, mut params, mut tank, mut scene) =
             (Flock::new(4), FlockParams::default(), Tank::default(), Scene::default());
-        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
         run(FlockCommand::AddPredator(Predator::new(Vec2::ONE, 50.0)));
         run(FlockCommand::AddPredator(Predator::new(Vec2::ZERO, 60.0)));
         run(FlockCommand::AddObstacle(Obstacle { centre: Vec2::X, radius: 3.0 }));
@@ -554,16 +592,16 @@ mod tests {
         assert_eq!(scene.obstacles.len(), 1);
         assert_eq!(tank.boundary, BoundaryMode::Wrap);
         assert!(scene.attractor.is_some());
-        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
         run(FlockCommand::ClearPredators);
         run(FlockCommand::ClearObstacles);
         assert!(scene.predators.is_empty() && scene.obstacles.is_empty());
         let goal = Goal::seek(Vec2::ONE, 1.0);
-        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
         run(FlockCommand::SetSchoolGoal { school: 2, goal: Some(goal) });
         assert_eq!(scene.school_goals, [None, None, Some(goal)]);
         assert_eq!(scene.goal_of(2), Some(goal));
-        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene);
+        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
         run(FlockCommand::SetSchoolGoal { school: 2, goal: None });
         run(FlockCommand::SetSchoolGoal { school: 9, goal: None });
         assert_eq!(scene.school_goals, [None, None, None]);
