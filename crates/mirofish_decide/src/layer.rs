@@ -53,10 +53,18 @@ pub struct DecisionConfig {
     /// The group number of unit 0 (units take `first_group..first_group +
     /// units`), so that other groups of a game stay apart.
     pub first_group: u16,
-    /// Ticks between two decisions of a unit with a leader in it.
+    /// Ticks between two decisions of a leader unit: one holding at least
+    /// twice its share of the leaders (its leaders over its fish at least
+    /// twice the units' together) or half of them ([`leader_units`]), so
+    /// that the few units where the leaders gather decide often and the
+    /// rest, a stray leader or not, rarely.
     pub leader_period: u64,
     /// Ticks between two decisions of any other unit.
     pub follower_period: u64,
+    /// The length of a tick in seconds (the simulation's `dt`): the
+    /// prompt tells the model how long its decision stands (the unit's
+    /// period).
+    pub tick_seconds: f32,
     /// Ticks between two re-splits of the fish into units (`None`: split
     /// once, at the start: the units then stay together as sub-schools).
     pub regroup_period: Option<u64>,
@@ -95,6 +103,7 @@ impl Default for DecisionConfig {
             first_group: 0,
             leader_period: 60,
             follower_period: 600,
+            tick_seconds: mirofish_sim::DEFAULT_DT,
             regroup_period: None,
             timeout_ms: 3000,
             default_intent: Intent::FollowLeaders,
@@ -148,6 +157,9 @@ impl DecisionConfig {
             if period.is_some_and(|p| !(1..=MAX_PERIOD).contains(&p)) {
                 return bad(field, format!("1 to {MAX_PERIOD} ticks"));
             }
+        }
+        if !(self.tick_seconds.is_finite() && self.tick_seconds > 0.0 && self.tick_seconds <= 1.0) {
+            return bad("tick_seconds", "a duration in (0, 1] seconds".into());
         }
         if self.timeout_ms == 0 {
             return bad("timeout_ms", "at least 1".into());
@@ -518,15 +530,19 @@ impl DecisionLayer {
             return self.regroup(now);
         }
         let mut out = Vec::new();
-        let mut views: Option<Vec<Option<UnitView>>> = None;
-        let mut view_of = |layer: &Self, k: usize| -> Option<UnitView> {
-            let views = views.get_or_insert_with(|| {
+        // Each unit's view, and whether it is a leader unit, found once
+        // when first needed.
+        let mut views: Option<(Vec<Option<UnitView>>, Vec<bool>)> = None;
+        let mut view_of = |layer: &Self, k: usize| -> Option<(UnitView, bool)> {
+            let (views, leading) = views.get_or_insert_with(|| {
                 let c = &layer.config;
-                describe_units(flock, tank, scene, (c.first_group, c.units), c.notice)
+                let views = describe_units(flock, tank, scene, (c.first_group, c.units), c.notice);
+                let leading = leader_units(&views);
+                (views, leading)
             });
             let mut view = views.get(k)?.clone()?;
             view.intent = layer.units[k].intent;
-            Some(view)
+            Some((view, leading[k]))
         };
         // Answers that arrived.
         let answers: Vec<Answer> = match &self.workers {
@@ -543,7 +559,7 @@ impl DecisionLayer {
                 self.stats.late += 1;
                 continue;
             };
-            let Some(view) = view_of(self, a.unit) else { continue };
+            let Some((view, _)) = view_of(self, a.unit) else { continue };
             self.settle(a.unit, &view, a.result, Some(pending.key), tank, &mut out);
         }
         // Requests out of time.
@@ -567,7 +583,7 @@ impl DecisionLayer {
                 _ => self.stats.timeouts += 1,
             }
             self.note(k, cause);
-            if let Some(view) = view_of(self, k) {
+            if let Some((view, _)) = view_of(self, k) {
                 self.fall_back(k, &view, tank, &mut out);
             }
         }
@@ -586,9 +602,9 @@ impl DecisionLayer {
                 self.stats.deferred += 1;
                 continue;
             }
-            let Some(view) = view_of(self, k) else { continue };
-            let period =
-                if view.leaders > 0 { self.config.leader_period } else { self.config.follower_period };
+            let Some((mut view, leads)) = view_of(self, k) else { continue };
+            let period = if leads { self.config.leader_period } else { self.config.follower_period };
+            view.horizon_s = period as f32 * self.config.tick_seconds;
             let key = SceneKey::of(&view, self.config.notice * 0.5);
             if let Some(intent) = self.cache.get(&key) {
                 self.settle(k, &view, Ok(intent), None, tank, &mut out);
@@ -736,5 +752,68 @@ impl DecisionLayer {
             self.stats.commands += 1;
             out.push(FlockCommand::SetGroupGoal { group: self.config.first_group + k as u16, goal });
         }
+    }
+}
+
+/// Which units are leader units: those holding leaders at at least twice
+/// the density of all the units together (`leaders / fish`), or half of
+/// all the leaders, so that with a few leaders spread thin only the units
+/// where they gather decide at the leaders' pace.
+pub fn leader_units(views: &[Option<UnitView>]) -> Vec<bool> {
+    let (fish, leaders) =
+        views.iter().flatten().fold((0usize, 0usize), |(f, l), v| (f + v.fish, l + v.leaders));
+    views
+        .iter()
+        .map(|v| {
+            v.as_ref().is_some_and(|v| {
+                // leaders / fish >= 2 × all leaders / all fish, in integers.
+                let dense = (v.leaders as u128) * (fish as u128) >= 2 * (leaders as u128) * (v.fish as u128);
+                v.leaders > 0 && (dense || 2 * v.leaders >= leaders)
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::intent::Region;
+    use mirofish_sim::Vec2;
+
+    fn unit(fish: usize, leaders: usize) -> Option<UnitView> {
+        Some(UnitView {
+            unit: 0,
+            school: 0,
+            fish,
+            leaders,
+            representative: 0,
+            centroid: Vec2::ZERO,
+            heading: Vec2::X,
+            speed: 0.0,
+            spread: 0.0,
+            region: Region::Centre,
+            threats: vec![],
+            cover: None,
+            school_centre: Vec2::ZERO,
+            other_schools: vec![],
+            intent: None,
+            horizon_s: 0.0,
+        })
+    }
+
+    #[test]
+    fn leader_units_are_where_the_leaders_gather() {
+        // 40 leaders among 800 fish in 24 units: a stray leader or two in
+        // most units, six in one.
+        let mut views: Vec<_> = (0..23).map(|k| unit(33, 1 + k % 2)).collect();
+        views.push(unit(41, 6));
+        let leading = leader_units(&views);
+        assert_eq!(leading.iter().filter(|&&l| l).count(), 1, "{leading:?}");
+        assert!(leading[23]);
+        // One unit: it holds all the leaders. None: no leader units.
+        assert_eq!(leader_units(&[unit(500, 3)]), [true]);
+        assert_eq!(leader_units(&[unit(500, 0), None, unit(20, 0)]), [false, false, false]);
+        // Two units sharing the leaders evenly each hold half.
+        assert_eq!(leader_units(&[unit(100, 2), unit(100, 2)]), [true, true]);
     }
 }

@@ -393,6 +393,7 @@ mod tests {
             school_centre: mirofish_sim::Vec2::ZERO,
             other_schools: vec![],
             intent: None,
+            horizon_s: 30.0,
         }
     }
 

@@ -11,7 +11,7 @@ use crate::unit::UnitView;
 /// The system message: the role and the vocabulary.
 pub fn system_message() -> String {
     format!(
-        "You decide where a unit of fish in a tank swims next, for the next half minute. \
+        "You decide where a unit of fish in a tank swims next, until you are asked again. \
          The fish steer themselves (they keep apart, align and stay together); you only choose their intent. \
          Answer with exactly one JSON object from this list and nothing else:\n{}",
         Intent::VOCABULARY
@@ -108,6 +108,7 @@ mod tests {
             school_centre: mirofish_sim::Vec2::ZERO,
             other_schools: vec![],
             intent: Some(Intent::Rest),
+            horizon_s: 10.0,
         };
         let body = chat_request("qwen2.5:7b", &unit, 100);
         assert_eq!(body["model"], "qwen2.5:7b");
@@ -116,6 +117,9 @@ mod tests {
         assert!(system.contains("follow_leaders") && system.contains("bottom_right"));
         let user = body["messages"][1]["content"].as_str().unwrap();
         assert!(user.contains("120 fish") && user.contains("Current intent: rest."), "{user}");
+        assert!(
+            user.contains("asked again in about 10 seconds") && system.contains("until you are asked again")
+        );
     }
 
     #[test]

@@ -67,6 +67,9 @@ pub struct UnitView {
     pub other_schools: Vec<OtherSchool>,
     /// What the unit intends now, if it has decided before.
     pub intent: Option<Intent>,
+    /// How long, in seconds, the decision will stand: the unit's period
+    /// (0: not known; [`DecisionLayer`](crate::DecisionLayer) sets it).
+    pub horizon_s: f32,
 }
 
 /// Running sums of one unit or school.
@@ -200,6 +203,7 @@ pub fn describe_units(
                 school_centre,
                 other_schools,
                 intent: None,
+                horizon_s: 0.0,
             })
         })
         .collect()
@@ -275,6 +279,9 @@ impl UnitView {
             Some(i) => writeln!(s, "Current intent: {i}."),
             None => writeln!(s, "Current intent: none yet."),
         };
+        if self.horizon_s > 0.0 {
+            let _ = writeln!(s, "You will be asked again in about {:.0} seconds.", self.horizon_s);
+        }
         s
     }
 }

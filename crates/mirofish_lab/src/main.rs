@@ -422,7 +422,12 @@ fn run(cli: Cli) -> Result<(), Error> {
                         .into());
                 }
                 None => None,
-                Some(kind) => Some(decision_layer(kind, settings.config()?)?),
+                Some(kind) => {
+                    // The model is told its decisions' horizon in this run's seconds.
+                    let decision =
+                        DecisionConfig { tick_seconds: experiment.config.dt, ..settings.config()? };
+                    Some(decision_layer(kind, decision)?)
+                }
             };
             let (mut layer, server) = match layer {
                 Some((layer, server)) => (Some(layer), server),
