@@ -1,7 +1,9 @@
 //! The rules read the same on a plane and in a volume: fear scales the
 //! separation push (not its radius), and a school's goal replaces the
-//! shared goal (it is not added to it). Each test runs the same setup in
-//! both spaces and fails if either space reads the rule the other way.
+//! shared goal (it is not added to it); and one school with a rock, a
+//! predator, a route and groups behaves alike in both. Each test runs the
+//! same setup in both spaces and fails if either space reads a rule the
+//! other way.
 
 use glam::Vec3;
 use mirofish_sim::space::{Flock3d, VolumeCommand};
@@ -120,4 +122,118 @@ fn a_school_goal_replaces_the_shared_goal_in_both_spaces() {
         volume_centre.distance(volume.max) < volume_centre.distance(volume.min),
         "volume centre {volume_centre}"
     );
+}
+
+/// What a school did in one space, measured the same way in both.
+#[derive(Debug)]
+struct SchoolDid {
+    /// Fish found inside the rock or outside the tank, over every tick.
+    misplaced: usize,
+    /// The highest fear any fish felt.
+    most_fear: f32,
+    /// The route's waypoint index at the end (it starts at 0).
+    route_next: usize,
+    /// Group 2's distance to its goal at the start and at the end.
+    group_gap: (f32, f32),
+}
+
+const ROCK: (f32, f32, f32) = (300.0, 0.0, 70.0);
+const GROUP_GOAL: (f32, f32) = (0.0, 250.0);
+
+/// The same school on a plane: a rock, a chasing predator, leaders on a
+/// route, four groups with a goal for group 2.
+fn plane_school(ticks: u64) -> SchoolDid {
+    let tank = Tank::default();
+    let mut sim = Simulation::new(FlockParams::default(), tank, 400, 21).unwrap();
+    let rock = mirofish_sim::Obstacle { centre: Vec2::new(ROCK.0, ROCK.1), radius: ROCK.2 };
+    let goal = Vec2::new(GROUP_GOAL.0, GROUP_GOAL.1);
+    sim.submit(FlockCommand::AddObstacle(rock)).unwrap();
+    sim.submit(FlockCommand::AddPredator(Predator::new(Vec2::new(-400.0, 200.0), 150.0))).unwrap();
+    let route = mirofish_sim::Route::new(vec![Vec2::new(-200.0, -150.0), Vec2::new(200.0, -150.0)], 80.0);
+    sim.submit(FlockCommand::SetRoute(Some(route))).unwrap();
+    sim.submit(FlockCommand::FormGroups { school: None, first: 0, count: 4 }).unwrap();
+    sim.submit(FlockCommand::SetGroupGoal { group: 2, goal: Some(Goal::seek(goal, 1.5)) }).unwrap();
+    for slot in 0..20 {
+        sim.flock.set_leader(slot, true);
+    }
+    let gap = |sim: &Simulation| {
+        let flock = &sim.flock;
+        let members: Vec<Vec2> = (0..flock.len())
+            .filter(|&s| flock.group_of(flock.ids()[s]) == Some(2))
+            .map(|s| flock.positions()[s])
+            .collect();
+        (members.iter().copied().sum::<Vec2>() / members.len().max(1) as f32).distance(goal)
+    };
+    sim.step().unwrap();
+    let first = gap(&sim);
+    let (mut misplaced, mut most_fear) = (0, 0.0f32);
+    for _ in 1..ticks {
+        sim.step().unwrap();
+        misplaced += sim
+            .flock
+            .positions()
+            .iter()
+            .filter(|p| {
+                !p.is_finite() || !tank.contains(**p) || p.distance(rock.centre) < rock.radius * 0.999
+            })
+            .count();
+        most_fear = most_fear.max(sim.flock.fears().iter().copied().fold(0.0, f32::max));
+    }
+    let route_next = sim.scene.route.as_ref().map_or(0, |r| r.next);
+    SchoolDid { misplaced, most_fear, route_next, group_gap: (first, gap(&sim)) }
+}
+
+/// The same school in a volume, in the plane z = 0 of the box.
+fn volume_school(ticks: u64) -> SchoolDid {
+    let tank = Tank3d::default();
+    let mut flock = Flock3d::new(FlockParams::default(), tank, 400, 21).unwrap();
+    let rock = mirofish_sim::Obstacle { centre: Vec3::new(ROCK.0, ROCK.1, 0.0), radius: ROCK.2 };
+    let goal = Vec3::new(GROUP_GOAL.0, GROUP_GOAL.1, 0.0);
+    flock.submit(VolumeCommand::AddObstacle(rock)).unwrap();
+    flock.submit(VolumeCommand::AddPredator(Predator::new(Vec3::new(-400.0, 200.0, 0.0), 150.0))).unwrap();
+    let route =
+        mirofish_sim::Route::new(vec![Vec3::new(-200.0, -150.0, 0.0), Vec3::new(200.0, -150.0, 0.0)], 80.0);
+    flock.submit(VolumeCommand::SetRoute(Some(route))).unwrap();
+    flock.submit(VolumeCommand::FormGroups { school: None, first: 0, count: 4 }).unwrap();
+    flock.submit(VolumeCommand::SetGroupGoal { group: 2, goal: Some(Goal::seek(goal, 1.5)) }).unwrap();
+    flock.submit(VolumeCommand::SetLeaders { fish: (0..20).collect(), leads: true }).unwrap();
+    let gap = |flock: &Flock3d| {
+        let members: Vec<Vec3> = (0..flock.len())
+            .filter(|&s| flock.group_of(flock.ids()[s]) == Some(2))
+            .map(|s| flock.positions()[s])
+            .collect();
+        (members.iter().copied().sum::<Vec3>() / members.len().max(1) as f32).distance(goal)
+    };
+    flock.step();
+    let first = gap(&flock);
+    let (mut misplaced, mut most_fear) = (0, 0.0f32);
+    for _ in 1..ticks {
+        flock.step();
+        misplaced += flock
+            .positions()
+            .iter()
+            .filter(|p| {
+                !p.is_finite() || !tank.contains(**p) || p.distance(rock.centre) < rock.radius * 0.999
+            })
+            .count();
+        most_fear = most_fear.max(flock.fears().iter().copied().fold(0.0, f32::max));
+    }
+    let route_next = flock.surroundings().route.as_ref().map_or(0, |r| r.next);
+    SchoolDid { misplaced, most_fear, route_next, group_gap: (first, gap(&flock)) }
+}
+
+/// One school with everything at once — a rock, a chasing predator,
+/// leaders on a route, groups with a goal — behaves alike in both spaces:
+/// no fish in the rock or out of the tank on any tick, fear where the
+/// predator comes near, the leaders take the route on, and the group with
+/// a goal closes on it.
+#[test]
+fn one_school_with_everything_behaves_alike_in_both_spaces() {
+    for did in [plane_school(900), volume_school(900)] {
+        assert_eq!(did.misplaced, 0, "{did:?}");
+        assert!(did.most_fear > 0.5, "{did:?}");
+        assert!(did.route_next >= 1, "the leaders reached the first waypoint: {did:?}");
+        let (first, last) = did.group_gap;
+        assert!(last < first * 0.6, "group 2 closes on its goal: {did:?}");
+    }
 }
