@@ -20,7 +20,7 @@
 
 use glam::{BVec4A, Vec4};
 
-use super::scan::Axes;
+use super::scan::{Axes, nearest_image};
 use crate::math::Vector;
 use crate::rules::{Neighbourhood, Reach};
 
@@ -135,9 +135,7 @@ pub(super) fn scan_quartet<V: Vector>(
             for (i, di) in d.iter_mut().enumerate().take(V::DIM) {
                 let mut x = Vec4::splat(axes.at(i, s)) - quartet.at[i];
                 if quartet.wrap {
-                    // The nearest image, as `offset` takes it.
-                    let (half, size) = (quartet.half[i], quartet.size[i]);
-                    x = Vec4::select(x.cmpgt(half), x - size, Vec4::select(x.cmplt(-half), x + size, x));
+                    x = nearest_image(x, quartet.half[i], quartet.size[i]);
                 }
                 d2 = if i == 0 { x * x } else { d2 + x * x };
                 *di = x;

@@ -76,6 +76,14 @@ impl Reach2 {
     }
 }
 
+/// The offsets `x` along one axis of a torus `size` wide taken to their
+/// nearest image, lane by lane, as
+/// [`offset`](crate::world::grid::offset) takes it.
+#[inline(always)]
+pub(super) fn nearest_image(x: Vec4, half: Vec4, size: Vec4) -> Vec4 {
+    Vec4::select(x.cmpgt(half), x - size, Vec4::select(x.cmplt(-half), x + size, x))
+}
+
 /// Calls `near(slot, offset, squared distance)` for every slot of `run`
 /// strictly within reach, in ascending order.
 #[inline(always)]
@@ -93,9 +101,7 @@ pub(super) fn scan<V: Vector>(
             let q = Vec4::from_slice(&axes.axis[i][s..s + LANES]);
             let mut x = q - reach.at[i];
             if reach.wrap {
-                // The nearest image, as `offset` takes it.
-                let (half, size) = (reach.half[i], reach.size[i]);
-                x = Vec4::select(x.cmpgt(half), x - size, Vec4::select(x.cmplt(-half), x + size, x));
+                x = nearest_image(x, reach.half[i], reach.size[i]);
             }
             d2 = if i == 0 { x * x } else { d2 + x * x };
             *di = x;
