@@ -251,3 +251,46 @@ fn failing_servers_leave_the_ticks_alone() {
         assert_eq!(outcome.late_ticks, 0, "{url}");
     }
 }
+
+/// A run decided by the model server, recorded, replays without the
+/// server (or any network) to the recording's last hash.
+#[test]
+fn a_run_decided_over_http_replays_without_the_server() {
+    let server = Server::start(|n| {
+        let mut reply = Reply::intent(Duration::from_millis(30));
+        if n % 3 == 1 {
+            // Some answers send the units elsewhere.
+            reply.body = reply.body.replace("gather", "spread_out");
+        }
+        reply
+    });
+    let client = OpenAiDecider::new(server.url.clone(), "stand-in", None);
+    let decide = DecisionConfig {
+        units: 8,
+        follower_period: 30,
+        leader_period: 30,
+        cache_capacity: 0,
+        ..DecisionConfig::default()
+    };
+    let mut layer = DecisionLayer::new(decide, client).unwrap();
+    let config = ExperimentConfig { fish: 400, seed: 9, ..ExperimentConfig::default() };
+    let mut recorder = mirofish_sim::Recorder::new(config, 50).unwrap();
+    let start = Instant::now();
+    while layer.stats().decisions < 12 && start.elapsed() < Duration::from_secs(20) {
+        let sim = recorder.simulation();
+        let (tick, commands) = (sim.tick(), layer.plan(&sim.flock, &sim.tank, &sim.scene));
+        for command in commands {
+            recorder.schedule(tick, command).unwrap();
+        }
+        recorder.step().unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert!(layer.stats().decisions >= 12, "{:?}", layer.stats());
+    assert!(server.received() >= 12);
+    let recording = recorder.finish();
+    let text = recording.to_text();
+    drop(server);
+    let replayed = mirofish_sim::Recording::from_text(&text).unwrap().replay().unwrap();
+    let last = recording.checkpoints.last().unwrap();
+    assert_eq!(mirofish_sim::state_hash(&replayed.flock), last.hash);
+}
