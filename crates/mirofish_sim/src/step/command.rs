@@ -166,7 +166,7 @@ impl FlockCommand {
     ///
     /// Where the command was left out, wholly or in part, because applying
     /// it would break a promise of the tank: a rock that would close the
-    /// last room ([`add_rock`]), fish past [`MAX_FISH`](crate::MAX_FISH).
+    /// last room ([`add_rock`]), fish past [`MAX_FISH`].
     /// What could be applied was; the state stays valid.
     pub fn apply(
         &self,
