@@ -210,8 +210,9 @@ pub struct DecisionStats {
     /// Units that fell back instead of asking, over the request or token
     /// budget.
     pub over_budget: u64,
-    /// Ticks a due unit was held over because `workers` requests were
-    /// already waiting for a worker (counted per unit and tick).
+    /// Times a due unit was held over to a later tick because `workers`
+    /// requests were already waiting for a worker (once per time it fell
+    /// due, however long it waited).
     pub deferred: u64,
     /// Units given the default intent for any of the reasons above.
     pub fallbacks: u64,
@@ -354,6 +355,8 @@ struct UnitState {
     goal: Option<Goal>,
     next_due: u64,
     pending: Option<Pending>,
+    /// Due, but held over because enough requests wait for a worker.
+    held: bool,
 }
 
 struct Job {
@@ -599,9 +602,14 @@ impl DecisionLayer {
                 continue;
             }
             if !self.instant && waiting >= self.config.workers {
-                self.stats.deferred += 1;
+                // Counted once each time a unit is held over, however
+                // many ticks it waits.
+                let unit = &mut self.units[k];
+                self.stats.deferred += u64::from(!unit.held);
+                unit.held = true;
                 continue;
             }
+            self.units[k].held = false;
             let Some((mut view, leads)) = view_of(self, k) else { continue };
             let period = if leads { self.config.leader_period } else { self.config.follower_period };
             view.horizon_s = period as f32 * self.config.tick_seconds;

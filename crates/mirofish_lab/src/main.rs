@@ -468,7 +468,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             if let Some(layer) = &layer {
                 let s = layer.stats();
                 println!(
-                    "decisions: {} ({} from the cache, hit rate {:.0} %), {} requests ({} given up unsent, {} unit-ticks waiting for a worker, {} over budget), {} fallbacks ({} timeouts, {} errors, {} malformed, {} unfit), {} late answers dropped, {} goal commands",
+                    "decisions: {} ({} from the cache, hit rate {:.0} %), {} requests ({} given up unsent, {} held over waiting for a worker, {} over budget), {} fallbacks ({} timeouts, {} errors, {} malformed, {} unfit), {} late answers dropped, {} goal commands",
                     s.decisions,
                     s.cache_hits,
                     layer.cache().hit_rate() * 100.0,
