@@ -185,6 +185,8 @@ impl DecisionConfig {
 
 /// What the layer has done so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+// Counts saved before a count was added read with it at zero.
+#[serde(default)]
 pub struct DecisionStats {
     /// Decisions made (cached, inline or answered).
     pub decisions: u64,
