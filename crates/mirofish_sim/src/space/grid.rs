@@ -14,8 +14,13 @@
 
 use core::ops::Range;
 
+use rayon::prelude::*;
+
 use crate::math::Vector;
 use crate::world::tank::TankOf;
+
+/// Fish per parallel task when finding the fish's cells.
+const CELL_CHUNK: usize = 4096;
 
 /// Most cells a grid allocates per fish (and at least [`MIN_CELLS`]): a
 /// tank far larger than the school gets coarser cells, never a memory
@@ -83,10 +88,21 @@ impl<V: Vector> CellGrid<V> {
         let cells = dims.iter().map(|&d| d as usize).product::<usize>();
         self.cell_start.clear();
         self.cell_start.resize(cells + 1, 0);
-        self.cell_of.clear();
-        for &p in positions {
-            let c = self.cell_index(self.coords(p));
-            self.cell_of.push(c);
+        // Each fish's cell, in parallel (a pure function of its position),
+        // then the counts in one sequential pass.
+        let mut cell_of = core::mem::take(&mut self.cell_of);
+        let this = &*self;
+        cell_of.clear();
+        cell_of.resize(positions.len(), 0);
+        cell_of.par_chunks_mut(CELL_CHUNK).zip(positions.par_chunks(CELL_CHUNK)).for_each(
+            |(cells, positions)| {
+                for (c, &p) in cells.iter_mut().zip(positions) {
+                    *c = this.cell_index(this.coords(p));
+                }
+            },
+        );
+        self.cell_of = cell_of;
+        for &c in &self.cell_of {
             self.cell_start[c as usize] += 1;
         }
         // Each cell's end, then `cell_start[cells]`: the end of them all.

@@ -28,9 +28,10 @@ pub(super) struct Axes {
 }
 
 impl Axes {
-    /// The columns of `positions` (the axes `V` lacks stay empty).
+    /// The columns of `positions` (the axes `V` lacks stay empty), each on
+    /// a thread of the pool where it has them (a copy: the same columns).
     pub fn fill<V: Vector>(&mut self, positions: &[V]) {
-        for (i, column) in self.axis.iter_mut().enumerate() {
+        let fill = |i: usize, column: &mut Vec<f32>| {
             column.clear();
             if i < V::DIM {
                 column.extend(positions.iter().map(|p| p.axis(i)));
@@ -38,7 +39,9 @@ impl Axes {
                 // end are masked off anyway.
                 column.resize(positions.len() + LANES - 1, f32::INFINITY);
             }
-        }
+        };
+        let [x, y, z] = &mut self.axis;
+        rayon::join(|| fill(0, x), || rayon::join(|| fill(1, y), || fill(2, z)));
     }
 }
 
