@@ -1,6 +1,7 @@
-//! A warmed-up tick allocates nothing on the heap: every buffer (grid,
-//! sorted snapshot, kicks, samples, the leaders sorted by id) is reused,
-//! and validation builds no message unless it fails.
+//! A warmed-up tick allocates nothing on the heap, on a plane or in a
+//! volume: every buffer (grid, sorted snapshot, kicks, samples, the
+//! leaders sorted by id) is reused, and validation builds no message
+//! unless it fails.
 //!
 //! Checked exactly on a one-thread pool, which runs every code path of the
 //! passes. On two threads rayon's work-stealing deques may grow or shrink
@@ -8,7 +9,10 @@
 //! on a loaded machine: a few blocks in ten ticks); that is rayon's, not
 //! the tick's, so there the test bounds it below one per tick.
 
-use mirofish_sim::{BoundaryMode, FlockParams, Obstacle, Predator, Route, Simulation, SlotOrder, Tank, Vec2};
+use mirofish_sim::space::Flock3d;
+use mirofish_sim::{
+    BoundaryMode, FlockParams, Obstacle, Predator, Route, Simulation, SlotOrder, Tank, Tank3d, Vec2, Vec3,
+};
 
 #[global_allocator]
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
@@ -25,6 +29,44 @@ fn warmed_up_ticks_do_not_allocate() {
     drop(v);
     for threads in [1, 2] {
         ticks_allocate_at_most(threads, if threads == 1 { 0 } else { 9 });
+        volume_ticks_allocate_at_most(threads, if threads == 1 { 0 } else { 9 });
+    }
+}
+
+/// The same in a volume: its quartets, its one-fish scan (a shaped view),
+/// walls that wrap and bounce, a rock, a predator and leaders.
+fn volume_ticks_allocate_at_most(threads: usize, most: usize) {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    for (mode, shaped, scene) in [
+        (BoundaryMode::Bounce, false, false),
+        (BoundaryMode::Wrap, true, true),
+        (BoundaryMode::SoftMargin, false, true),
+    ] {
+        let params = FlockParams {
+            view_angle: if shaped { 4.0 } else { core::f32::consts::TAU },
+            ..FlockParams::default()
+        };
+        let tank = Tank3d::default().with_boundary(mode);
+        let mut flock = Flock3d::new(params, tank, 4000, 9).unwrap();
+        if scene {
+            let mut around = flock.surroundings().clone();
+            around.obstacles.push(Obstacle { centre: Vec3::ZERO, radius: 50.0 });
+            around.predators.push(Predator::new(Vec3::new(100.0, 0.0, 0.0), 120.0));
+            flock.set_surroundings(around).unwrap();
+            for id in (0..4000).step_by(200) {
+                flock.set_leader(id, true).unwrap();
+            }
+        }
+        let allocations = pool.install(|| {
+            flock.run(3);
+            let before = alloc_counter::allocations();
+            flock.run(10);
+            alloc_counter::allocations() - before
+        });
+        assert!(
+            allocations <= most,
+            "{allocations} allocations on {threads} threads in a volume: {mode:?}, shaped {shaped}, scene {scene}"
+        );
     }
 }
 
