@@ -79,6 +79,13 @@ struct Backoff {
     cause: String,
 }
 
+impl Backoff {
+    /// The pause still to wait, if any.
+    fn left(&self) -> Option<Duration> {
+        self.until?.checked_duration_since(Instant::now()).filter(|d| !d.is_zero())
+    }
+}
+
 /// What the clones of one client share.
 #[derive(Debug, Default)]
 struct Shared {
@@ -220,8 +227,7 @@ impl OpenAiDecider {
 
     /// How long the client still backs off, if it does.
     pub fn backing_off(&self) -> Option<Duration> {
-        let backoff = self.shared.backoff.lock().unwrap_or_else(PoisonError::into_inner);
-        backoff.until.and_then(|until| until.checked_duration_since(Instant::now())).filter(|d| !d.is_zero())
+        self.shared.backoff.lock().unwrap_or_else(PoisonError::into_inner).left()
     }
 
     fn count(&self, update: impl FnOnce(&mut ClientStats)) {
@@ -243,7 +249,7 @@ impl OpenAiDecider {
     /// The pause in force, if any, as the error of a request held back.
     fn held_back(&self) -> Option<DecideError> {
         let backoff = self.shared.backoff.lock().unwrap_or_else(PoisonError::into_inner);
-        let left = backoff.until?.checked_duration_since(Instant::now()).filter(|d| !d.is_zero())?;
+        let left = backoff.left()?;
         Some(DecideError::Backend(format!(
             "not sent: backing off for {:.1} s more after {}",
             left.as_secs_f64(),

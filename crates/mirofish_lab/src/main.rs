@@ -429,10 +429,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                     Some(decision_layer(kind, decision)?)
                 }
             };
-            let (mut layer, server) = match layer {
-                Some((layer, server)) => (Some(layer), server),
-                None => (None, None),
-            };
+            let (mut layer, server) = layer.map_or((None, None), |(layer, server)| (Some(layer), server));
             let (dt, paced_from) = (Duration::from_secs_f64(f64::from(experiment.config.dt)), Instant::now());
             let outcome = experiment.run_planned(
                 |t| bar.set_position(t),
