@@ -1,10 +1,15 @@
 //! The neighbour cap: in a dense ball it thins the scan, keeps the
 //! neighbourhood's averages and the state deterministic; in a sparse school
 //! it changes nothing (the exact reference, brute force, gives the same
-//! bits). A topological neighbourhood counts the nearest few only.
+//! bits). A topological neighbourhood counts the nearest few only. Couzin's
+//! zones have a cap of their own, on a plane and in a volume.
 
 use mirofish_sim::NeighbourSearch::{BruteForce, Grid};
-use mirofish_sim::{FlockParams, MAX_NEIGHBOUR_CAP, Simulation, Tank, Vec2, observe, state_hash};
+use mirofish_sim::space::zones::MAX_ZONE_NEIGHBOUR_CAP;
+use mirofish_sim::space::{Swarm, Zones, swarm_hash};
+use mirofish_sim::{
+    FlockParams, MAX_NEIGHBOUR_CAP, Simulation, Tank, TankOf, Vec2, Vec3, Vector, observe, state_hash,
+};
 
 /// 3000 fish packed into a disc of radius 60 with perception 45: every fish
 /// has hundreds of neighbours.
@@ -122,4 +127,68 @@ fn a_topological_school_stays_deterministic_and_finite() {
     };
     let err = too_many.validate().unwrap_err();
     assert!(err.to_string().contains("topological_neighbours"), "{err}");
+}
+
+/// `count` fish of the default school started in a ball (a disc on a
+/// plane) of radius `radius` round the middle of a wide tank, moved by
+/// Couzin's zones with `neighbour_cap` `cap`.
+fn zone_ball<V: Vector>(count: usize, radius: f32, cap: u32, threads: usize) -> Swarm<V> {
+    let tank = TankOf::<V>::centered(V::splat(4000.0));
+    let mut school = Swarm::new(FlockParams::default(), tank, 0, 5).unwrap().with_threads(threads).unwrap();
+    school.set_zones(Some(Zones { neighbour_cap: cap, ..Zones::default() })).unwrap();
+    school.spawn_ball(0, count, 5, (V::ZERO, radius)).unwrap();
+    school
+}
+
+/// The ball's mean distance from its centre.
+fn spread<V: Vector>(school: &Swarm<V>) -> f32 {
+    let n = school.len() as f32;
+    let centre = school.positions().iter().fold(V::ZERO, |a, &p| a + p) / n;
+    school.positions().iter().map(|&p| (p - centre).length()).sum::<f32>() / n
+}
+
+fn zones_thin_only_a_crowd<V: Vector>() {
+    // A school of a few hundred, all within each other's reach, is far
+    // below the default cap: the same bits as the exact model.
+    let exact = |cap| {
+        let mut school = zone_ball::<V>(300, 150.0, cap, 1);
+        school.run(30);
+        swarm_hash(&school)
+    };
+    assert_eq!(exact(Zones::default().neighbour_cap), exact(MAX_ZONE_NEIGHBOUR_CAP));
+    // 1200 fish in a ball of radius 15 (the zone of repulsion is 10): with
+    // a cap of 16 each fish looks at a sample of about 50 of them on a
+    // plane, 110 in a volume.
+    let mut full = zone_ball::<V>(1200, 15.0, MAX_ZONE_NEIGHBOUR_CAP, 1);
+    let mut thinned = zone_ball::<V>(1200, 15.0, 16, 1);
+    full.step();
+    thinned.step();
+    let mean = |s: &Swarm<V>| s.neighbour_counts().map(f64::from).sum::<f64>() / s.len() as f64;
+    let (n_full, n_thinned) = (mean(&full), mean(&thinned));
+    assert!(n_full > 600.0, "a crowd: {n_full}");
+    // Counted in a sample, scaled back up: within 10 %.
+    assert!((n_thinned / n_full - 1.0).abs() < 0.1, "{n_thinned} vs {n_full}");
+    // The sample still pushes the crowd apart as the exact model does.
+    let start = spread(&zone_ball::<V>(1200, 15.0, 16, 1));
+    full.run(59);
+    thinned.run(59);
+    let (s_full, s_thinned) = (spread(&full), spread(&thinned));
+    assert!(s_full > start + 5.0 && s_thinned > start + 5.0, "{start} -> {s_full} / {s_thinned}");
+    assert!((s_thinned / s_full - 1.0).abs() < 0.25, "{s_thinned} vs {s_full}");
+    assert!(thinned.positions().iter().chain(thinned.velocities()).all(|v| v.is_finite()));
+    // A different run from the exact one, the same on any number of threads.
+    assert_ne!(swarm_hash(&full), swarm_hash(&thinned));
+    let mut two = zone_ball::<V>(1200, 15.0, 16, 2);
+    two.run(60);
+    assert_eq!(swarm_hash(&two), swarm_hash(&thinned));
+}
+
+#[test]
+fn zones_thin_only_a_crowd_on_a_plane() {
+    zones_thin_only_a_crowd::<Vec2>();
+}
+
+#[test]
+fn zones_thin_only_a_crowd_in_a_volume() {
+    zones_thin_only_a_crowd::<Vec3>();
 }

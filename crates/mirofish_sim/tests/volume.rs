@@ -172,6 +172,7 @@ proptest! {
         turn in prop_oneof![Just(0.0f32), 0.0f32..10.0, Just(1.0e6f32)],
         speed in prop_oneof![Just(0.0f32), 0.0f32..500.0, Just(1.0e6f32)],
         noise in 0.0f32..=10.0,
+        cap in prop_oneof![Just(1u32), 1u32..300, Just(mirofish_sim::space::zones::MAX_ZONE_NEIGHBOUR_CAP)],
         mode in prop_oneof![Just(BoundaryMode::Wrap), Just(BoundaryMode::Bounce), Just(BoundaryMode::SoftMargin)],
         seed in any::<u64>(),
     ) {
@@ -183,6 +184,7 @@ proptest! {
             turn_rate: turn,
             speed,
             noise,
+            neighbour_cap: cap,
         };
         let tank = Tank3d::centered(Vec3::new(400.0, 300.0, 200.0)).with_boundary(mode);
         let mut flock = Flock3d::new(FlockParams::default(), tank, 80, seed).unwrap().with_dt(0.1).unwrap();

@@ -23,19 +23,21 @@
 //! default school has gathered into dense groups, and the force pass costs
 //! two to three times more), `--threads` the pool's threads.
 //!
+//! Also in both: `--cap` sets the school's `neighbour_cap` (1–16, the
+//! default 16; set once warmed up), `--topological` its
+//! `topological_neighbours`, `--cohesion` and `--separation` the rules'
+//! weights (`scale`'s crowded school is `--cohesion 3 --separation 0.4
+//! --warmup 240`: dense balls).
+//!
 //! On a plane, every timed tick starts from the same warmed-up state, so
-//! the density stays the one named: `--cap` sets the school's
-//! `neighbour_cap` (1–16, the default 16; set once warmed up),
-//! `--topological` its `topological_neighbours`, `--cohesion` and
-//! `--separation` the rules' weights (`scale`'s crowded school is
-//! `--cohesion 3 --separation 0.4 --warmup 240`: dense balls), `--avx2 0`
-//! the portable build of the force pass where the CPU has AVX2 (to
-//! measure what AVX2 gains), `--spatial 1` slots renumbered in the grid's
-//! order every tick (`SlotOrder::Spatial`).
+//! the density stays the one named: `--avx2 0` runs the portable build of
+//! the force pass where the CPU has AVX2 (to measure what AVX2 gains),
+//! `--spatial 1` renumbers the slots in the grid's order every tick
+//! (`SlotOrder::Spatial`).
 //!
 //! In a volume the ticks follow one another, each timed stage by stage
 //! (`TickStage`): `--zones 1` runs Couzin's zone model instead of the
-//! rules.
+//! rules (with `--cap` its `Zones::neighbour_cap`, 256 by default).
 //!
 //! `--pile 1`, in both spaces, puts every fish on the middle of the tank
 //! (keeping its velocity) before each timed tick, once warmed up: the
@@ -64,7 +66,8 @@ struct Probe {
     ticks: u32,
     neighbours: Option<f32>,
     warmup: Option<u64>,
-    cap: u32,
+    /// The neighbour cap of the rules (16 by default) or of the zones (256).
+    cap: Option<u32>,
     topological: u32,
     cohesion: f32,
     separation: f32,
@@ -73,8 +76,8 @@ struct Probe {
     zones: bool,
     /// Every fish on the middle of the tank before each timed tick.
     pile: bool,
-    /// Options given that only a plane has (`--cap` …) and only a volume
-    /// has (`--zones`).
+    /// Options given that only a plane has (`--avx2`, `--spatial`) and
+    /// only a volume has (`--zones`).
     plane_only: Vec<String>,
     volume_only: Vec<String>,
 }
@@ -88,7 +91,7 @@ impl Probe {
             ticks: 0,
             neighbours: None,
             warmup: None,
-            cap: defaults.neighbour_cap,
+            cap: None,
             topological: 0,
             cohesion: defaults.cohesion_weight,
             separation: defaults.separation_weight,
@@ -121,7 +124,7 @@ impl Probe {
                 "--threads" if v >= 1.0 => threads = Some(v as usize),
                 "--neighbours" if v > 0.0 => probe.neighbours = Some(v as f32),
                 "--warmup" => probe.warmup = Some(v as u64),
-                "--cap" => probe.cap = v as u32,
+                "--cap" => probe.cap = Some(v as u32),
                 "--topological" => probe.topological = v as u32,
                 "--cohesion" => probe.cohesion = v as f32,
                 "--separation" => probe.separation = v as f32,
@@ -132,9 +135,7 @@ impl Probe {
                 _ => return Err(USAGE.to_string()),
             }
             let only = match flag.as_str() {
-                "--cap" | "--topological" | "--cohesion" | "--separation" | "--avx2" | "--spatial" => {
-                    &mut probe.plane_only
-                }
+                "--avx2" | "--spatial" => &mut probe.plane_only,
                 "--zones" => &mut probe.volume_only,
                 _ => continue,
             };
@@ -175,7 +176,7 @@ impl Probe {
         sim.run(self.warmup.unwrap_or(5)).map_err(|e| e.to_string())?;
         // The cap only once the school is warmed up, as `scale` sets it: the
         // same fish under different caps.
-        sim.params.neighbour_cap = self.cap;
+        sim.params.neighbour_cap = self.cap.unwrap_or(defaults.neighbour_cap);
         sim.params.validate().map_err(|e| format!("--cap: {e}"))?;
         if self.pile {
             let middle = (tank.min + tank.max) * 0.5;
@@ -208,12 +209,27 @@ impl Probe {
     /// The volume: each stage of a tick timed, the ticks one after the
     /// other.
     fn volume(&self) -> Result<Report, String> {
-        let params = FlockParams::reference();
+        let defaults = FlockParams::reference();
+        let params = FlockParams {
+            topological_neighbours: self.topological,
+            cohesion_weight: self.cohesion,
+            separation_weight: self.separation,
+            ..defaults
+        };
         let density = self.neighbours.unwrap_or(7.0);
         let tank = Tank3d::for_mean_neighbours_3d(self.fish, params.perception_radius, density);
         let mut flock = Flock3d::new(params, tank, self.fish, 1).map_err(|e| e.to_string())?;
         flock.set_zones(self.zones.then(Zones::default)).map_err(|e| e.to_string())?;
         flock.run(self.warmup.unwrap_or(2));
+        // The cap once warmed up, as on a plane.
+        if self.zones {
+            let cap = self.cap.unwrap_or(Zones::default().neighbour_cap);
+            let zones = Zones { neighbour_cap: cap, ..Zones::default() };
+            flock.set_zones(Some(zones)).map_err(|e| format!("--cap: {e}"))?;
+        } else {
+            let capped = FlockParams { neighbour_cap: self.cap.unwrap_or(defaults.neighbour_cap), ..params };
+            flock.set_params(0, capped).map_err(|e| format!("--cap: {e}"))?;
+        }
         let names: Vec<String> = TickStage::ALL.iter().map(|s| format!("{s:?}")).collect();
         let mut report = Report::new(&names.iter().map(String::as_str).collect::<Vec<_>>());
         let middle = (tank.min + tank.max) * 0.5;

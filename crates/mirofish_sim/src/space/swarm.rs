@@ -25,11 +25,11 @@ use super::scan::{Axes, Reach2, scan};
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
 use crate::observe;
+use crate::rules::nearest::Nearest;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
 use crate::step::command::{CommandError, CommandQueue, Stamped};
-use crate::step::kernel::Nearest;
 use crate::world::grid::offset;
 use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
@@ -1257,19 +1257,16 @@ impl<V: Vector> ForcePass<'_, V> {
         let shaped = now.view.is_shaped() || (self.leaders && params.leader_weight != 1.0) || k > 0;
         let mut nearest = (k > 0).then(|| Nearest::new(k));
         // Crowding control: with more candidates than the cap allows, look
-        // at every `step`-th of each run (starting where this fish's slot
-        // says, so that neighbours sample differently) and scale back up.
-        // The runs are found once: counted for the cap, then scanned.
-        let (mut runs, mut run_count, mut candidates) = ([(0, 0); MAX_RUNS], 0, 0usize);
-        self.grid.for_each_run(p, |run| {
-            candidates += run.len();
-            runs[run_count] = (run.start, run.end);
-            run_count += 1;
-        });
-        let runs = &runs[..run_count];
-        let step = thinning_step::<V>(candidates, params.neighbour_cap);
+        // at every `step`-th of each run and scale back up.
+        let mut around = Runs::around(self.grid, p);
+        if k > 0 {
+            // The nearest are offered in ascending sorted order (a wrapped
+            // block's runs are not).
+            around.sort();
+        }
+        let step = thinning_step::<V>(around.candidates, params.neighbour_cap);
         let mut nearest2 = f32::INFINITY;
-        let mut neighbour = |s: usize, d: V, d2: f32| {
+        let neighbour = |s: usize, d: V, d2: f32| {
             if s == slot || !(all_schools || sorted.school[s] == school) {
                 return;
             }
@@ -1292,43 +1289,25 @@ impl<V: Vector> ForcePass<'_, V> {
             }
             hood.add_separation(d, d2, &reach);
         };
-        let mut looked = 0usize;
-        if step > 1 {
-            for &(start, end) in runs {
-                let first = (start + slot % step).min(end);
-                for s in (first..end).step_by(step) {
-                    looked += usize::from(s != slot);
-                    let d = offset(p, sorted.position[s], size, wrap);
-                    let d2 = d.length_squared();
-                    if d2 < max2 {
-                        neighbour(s, d, d2);
-                    }
-                }
-            }
-        } else {
-            let within = Reach2::new(p, max2, size, wrap);
-            for &(start, end) in runs {
-                scan(self.axes, start..end, &within, &mut neighbour);
-            }
-        }
+        let looked = self.scan_runs(slot, p, &around, step, max2, neighbour);
+        let candidates = around.candidates;
         self.settle_ties(slot, &mut hood);
         let metric = (hood.count, hood.velocity_sum, hood.offset_sum);
         if step > 1 {
             hood.scale_sample(candidates.saturating_sub(1), looked);
         }
         if let Some(nearest) = &nearest {
-            // Topological: the nearest `k` seen, nearest first, not scaled
-            // (their number is the point); a fish with no more in range
-            // keeps its metric neighbourhood, unscaled too.
+            // Topological: the nearest `k` seen, in ascending sorted order,
+            // not scaled (their number is the point); a fish with no more
+            // in range keeps its metric neighbourhood, unscaled too.
             (hood.count, hood.velocity_sum, hood.offset_sum) = metric;
             if metric.0 > k {
                 (hood.count, hood.velocity_sum, hood.offset_sum) = (0, V::ZERO, V::ZERO);
-                for &(d2, s) in nearest.kept() {
-                    let s = s as usize;
+                nearest.for_each_kept(|d2, s| {
                     let d = offset(p, sorted.position[s], size, wrap);
                     let weight = now.view.weight(heading, d, d2.sqrt(), sorted.leader[s]);
                     hood.add_seen(d, sorted.velocity[s], weight);
-                }
+                });
             }
         }
         self.finish(slot, &hood, nearest2)
@@ -1375,18 +1354,13 @@ impl<V: Vector> ForcePass<'_, V> {
             }
             (reach[l], caps[l]) = (now.reach, params.neighbour_cap);
         }
-        let (mut runs, mut run_count, mut candidates) = ([(0, 0); MAX_RUNS], 0, 0usize);
-        self.grid.for_each_run_along(first, stretch, |run| {
-            candidates += run.len();
-            runs[run_count] = (run.start, run.end);
-            run_count += 1;
-        });
+        let along = Runs::along(self.grid, first, stretch);
         // No fish of the quartet has more candidates than the stretch.
-        if caps.iter().any(|&cap| thinning_step::<V>(candidates, cap) > 1) {
+        if caps.iter().any(|&cap| thinning_step::<V>(along.candidates, cap) > 1) {
             return false;
         }
         let quartet = QuartetReach::new(base, positions, reach, self.tank.size(), self.grid.wraps());
-        let sums = scan_quartet(self.axes, &fish.velocity, &runs[..run_count], &quartet);
+        let sums = scan_quartet(self.axes, &fish.velocity, along.as_slice(), &quartet);
         for (l, kick) in kicks.iter_mut().enumerate() {
             let (mut hood, nearest2) = sums.lane(l);
             self.settle_ties(base + l, &mut hood);
@@ -1463,6 +1437,90 @@ impl<V: Vector> ForcePass<'_, V> {
     }
 }
 
+/// The runs of candidates around a point ([`CellGrid::for_each_run`]),
+/// found once: counted for the crowding cap, then scanned.
+struct Runs {
+    runs: [(usize, usize); MAX_RUNS],
+    len: usize,
+    /// The candidates in all the runs (the fish itself among them).
+    candidates: usize,
+}
+
+impl Runs {
+    /// The runs around the cell of `p`.
+    #[inline]
+    fn around<V: Vector>(grid: &CellGrid<V>, p: V) -> Self {
+        Self::along(grid, grid.coords(p), 0)
+    }
+
+    /// The runs around the cells from `first` to `stretch` cells along its
+    /// row ([`CellGrid::for_each_run_along`]).
+    #[inline]
+    fn along<V: Vector>(grid: &CellGrid<V>, first: [u32; 3], stretch: u32) -> Self {
+        let mut found = Self { runs: [(0, 0); MAX_RUNS], len: 0, candidates: 0 };
+        grid.for_each_run_along(first, stretch, |run| {
+            found.candidates += run.len();
+            found.runs[found.len] = (run.start, run.end);
+            found.len += 1;
+        });
+        found
+    }
+
+    /// Puts the runs in ascending order (they are disjoint).
+    #[inline]
+    fn sort(&mut self) {
+        self.runs[..self.len].sort_unstable_by_key(|&(start, _)| start);
+    }
+
+    /// The runs, as `(start, end)` of sorted indices.
+    #[inline]
+    fn as_slice(&self) -> &[(usize, usize)] {
+        &self.runs[..self.len]
+    }
+}
+
+impl<V: Vector> ForcePass<'_, V> {
+    /// Offers `neighbour` the candidates of `around` within `max2` (a
+    /// squared distance) of the fish in `slot` at `p`, in the runs' order:
+    /// every one when `step` is 1, else every `step`-th of each run,
+    /// starting where the fish's slot says so that neighbours sample
+    /// differently. Returns how many others were looked at (counted only
+    /// when thinned, for scaling the sums back up).
+    #[inline]
+    fn scan_runs(
+        &self,
+        slot: usize,
+        p: V,
+        around: &Runs,
+        step: usize,
+        max2: f32,
+        mut neighbour: impl FnMut(usize, V, f32),
+    ) -> usize {
+        let (size, wrap) = (self.tank.size(), self.grid.wraps());
+        let runs = around.as_slice();
+        if step == 1 {
+            let within = Reach2::new(p, max2, size, wrap);
+            for &(start, end) in runs {
+                scan(self.axes, start..end, &within, &mut neighbour);
+            }
+            return 0;
+        }
+        let mut looked = 0;
+        for &(start, end) in runs {
+            let first = (start + slot % step).min(end);
+            for s in (first..end).step_by(step) {
+                looked += usize::from(s != slot);
+                let d = offset(p, self.fish.position[s], size, wrap);
+                let d2 = d.length_squared();
+                if d2 < max2 {
+                    neighbour(s, d, d2);
+                }
+            }
+        }
+        looked
+    }
+}
+
 impl<V: Vector> ForcePass<'_, V> {
     /// The direction the fish in `slot` wishes to head along under
     /// Couzin's zones (zero: keep its heading), as its kick.
@@ -1473,21 +1531,28 @@ impl<V: Vector> ForcePass<'_, V> {
         let cos_half_view = (zones.field_of_view * 0.5).cos();
         // Only neighbours within reach need their heading normalised.
         let reach2 = zones.reach() * zones.reach();
-        let (size, wrap) = (self.tank.size(), self.grid.wraps());
         let all_schools = self.one_school || self.params[usize::from(school)].sees_other_schools;
         let mut sums = ZoneSums::<V>::default();
         let mut nearest2 = f32::INFINITY;
-        let within = Reach2::new(p, reach2, size, wrap);
-        self.grid.for_each_run(p, |run| {
-            scan(self.axes, run, &within, |s, d, d2| {
-                if s != slot && (all_schools || fish.school[s] == school) {
-                    nearest2 = nearest2.min(d2);
-                    let heading = rules::heading(fish.velocity[s], fish.wander[s]);
-                    sums.add(zones, own, cos_half_view, d, d2, heading);
-                }
-            });
-        });
-        let neighbours = sums.repelled.0 + sums.oriented.0 + sums.attracted.0;
+        // Crowding control, as for the rules: past the cap, every `step`-th
+        // candidate of each run.
+        let around = Runs::around(self.grid, p);
+        let step = thinning_step::<V>(around.candidates, zones.neighbour_cap);
+        let neighbour = |s: usize, d: V, d2: f32| {
+            if s != slot && (all_schools || fish.school[s] == school) {
+                nearest2 = nearest2.min(d2);
+                let heading = rules::heading(fish.velocity[s], fish.wander[s]);
+                sums.add(zones, own, cos_half_view, d, d2, heading);
+            }
+        };
+        let looked = self.scan_runs(slot, p, &around, step, reach2, neighbour);
+        let mut neighbours = sums.repelled.0 + sums.oriented.0 + sums.attracted.0;
+        if step > 1 {
+            // The neighbours counted, scaled up as the rules' are: what a
+            // full scan would have found, on average.
+            let scale = around.candidates.saturating_sub(1) as f64 / looked.max(1) as f64;
+            neighbours = (f64::from(neighbours) * scale).round() as u32;
+        }
         Kick { acceleration: sums.wish(own).unwrap_or(V::ZERO), fear: 0.0, neighbours, nearest2 }
     }
 }

@@ -40,12 +40,36 @@ pub struct Zones {
     pub speed: f32,
     /// Radius of the random turn added to the wished direction each tick.
     pub noise: f32,
+    /// Crowding control, as [`FlockParams::neighbour_cap`] is for the
+    /// rules: a fish whose block of cells holds more candidates than
+    /// about this many neighbours' worth (`3 × neighbour_cap` on a plane,
+    /// `7 × neighbour_cap` in a volume, the candidates a uniform school
+    /// has per neighbour in reach) looks at every `k`-th of them only, so
+    /// that a dense ball or a whole school on one point costs a small
+    /// multiple of a uniform tick instead of the square of its size. Below
+    /// the threshold the model is exact: at the default (256) every school
+    /// of a few hundred fish, as in the paper, is. The price past it: a
+    /// fish sees a thinned, deterministic sample of its zones, and may
+    /// miss a neighbour in its zone of repulsion, so very large crowds
+    /// pack closer. 1 to [`MAX_ZONE_NEIGHBOUR_CAP`]; raise it for the exact
+    /// model in big schools, at the square's cost in a crowd.
+    ///
+    /// [`FlockParams::neighbour_cap`]: crate::FlockParams::neighbour_cap
+    pub neighbour_cap: u32,
 }
+
+/// The default [`Zones::neighbour_cap`].
+pub const DEFAULT_ZONE_NEIGHBOUR_CAP: u32 = 256;
+
+/// The largest [`Zones::neighbour_cap`]: under it a school of a million
+/// fish is never thinned.
+pub const MAX_ZONE_NEIGHBOUR_CAP: u32 = 1_000_000;
 
 impl Default for Zones {
     /// The paper's parameters with 1 unit of the paper = 10 world units: repulsion 10,
     /// orientation 20 wide, attraction 140 wide, 270° field of view, 40° per
-    /// second, speed 30 per second, noise 0.05.
+    /// second, speed 30 per second, noise 0.05; a crowd past 256
+    /// neighbours is thinned ([`Zones::neighbour_cap`]).
     fn default() -> Self {
         Self {
             repulsion: 10.0,
@@ -55,6 +79,7 @@ impl Default for Zones {
             turn_rate: 40f32.to_radians(),
             speed: 30.0,
             noise: 0.05,
+            neighbour_cap: DEFAULT_ZONE_NEIGHBOUR_CAP,
         }
     }
 }
@@ -121,7 +146,12 @@ impl Zones {
         check("zones.field_of_view", self.field_of_view, Range::Closed(0.0, core::f32::consts::TAU))?;
         check("zones.turn_rate", self.turn_rate, Range::NonNegative(MAX_LENGTH))?;
         check("zones.speed", self.speed, Range::NonNegative(MAX_LENGTH))?;
-        check("zones.noise", self.noise, Range::Closed(0.0, 10.0))
+        check("zones.noise", self.noise, Range::Closed(0.0, 10.0))?;
+        check(
+            "zones.neighbour_cap",
+            self.neighbour_cap as f32,
+            Range::Closed(1.0, MAX_ZONE_NEIGHBOUR_CAP as f32),
+        )
     }
 }
 
@@ -267,6 +297,10 @@ mod tests {
     fn bad_zones_are_refused_with_the_field_named() {
         assert_eq!(Zones { speed: -1.0, ..zones() }.validate().unwrap_err().field, "zones.speed");
         assert_eq!(Zones { noise: f32::NAN, ..zones() }.validate().unwrap_err().field, "zones.noise");
+        assert_eq!(
+            Zones { neighbour_cap: 0, ..zones() }.validate().unwrap_err().field,
+            "zones.neighbour_cap"
+        );
         zones().validate().unwrap();
     }
 }

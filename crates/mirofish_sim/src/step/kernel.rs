@@ -35,6 +35,7 @@ use core::ops::Range;
 
 use glam::{Mat4, Vec2, Vec4};
 
+use crate::rules::nearest::Nearest;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::scene as scene_rules;
 use crate::rules::{self, Neighbourhood, RuleForces, boundary};
@@ -559,69 +560,20 @@ impl ForceKernel<'_> {
         }
         if let Some(nearest) = &nearest {
             // Topological: with no more in range than it counts, a fish's
-            // neighbourhood is the metric one; otherwise its nearest,
-            // nearest first (a fixed order for the same set, whichever
-            // search found it). Not scaled: their number is the point.
+            // neighbourhood is the metric one; otherwise its nearest, in
+            // ascending sorted order (a fixed order for the same set,
+            // whichever search found it). Not scaled: their number is the
+            // point.
             (hood.count, hood.velocity_sum, hood.offset_sum) = metric;
             if metric.0 > k {
                 (hood.count, hood.velocity_sum, hood.offset_sum) = (0, Vec2::ZERO, Vec2::ZERO);
-                for &(d2, j) in nearest.kept() {
-                    let d = offset(me.p, g.sorted_position(j as usize), size, WRAP);
-                    add(&mut hood, j as usize, d, d2);
-                }
+                nearest.for_each_kept(|d2, j| {
+                    let d = offset(me.p, g.sorted_position(j), size, WRAP);
+                    add(&mut hood, j, d, d2);
+                });
             }
         }
         hood
-    }
-}
-
-/// The nearest neighbours seen so far, nearest first (ties: lower sorted
-/// index first), at most `k` (at least one) of them. Shared by the plane's
-/// kernel and the volume's force pass.
-pub(crate) struct Nearest {
-    k: usize,
-    len: usize,
-    /// `(squared distance, sorted index)`.
-    kept: [(f32, u32); crate::world::params::MAX_TOPOLOGICAL_NEIGHBOURS as usize],
-}
-
-impl Nearest {
-    pub(crate) fn new(k: u32) -> Self {
-        let k = (k as usize).min(crate::world::params::MAX_TOPOLOGICAL_NEIGHBOURS as usize);
-        Self { k, len: 0, kept: [(0.0, 0); crate::world::params::MAX_TOPOLOGICAL_NEIGHBOURS as usize] }
-    }
-
-    /// Keeps the neighbour at squared distance `d2`, sorted index `j`, if it
-    /// is among the `k` nearest so far.
-    #[inline]
-    pub(crate) fn offer(&mut self, d2: f32, j: usize) {
-        let entry = (d2, j as u32);
-        let before = |a: (f32, u32), b: (f32, u32)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
-        if self.len == self.k {
-            if !before(entry, self.kept[self.len - 1]) {
-                return;
-            }
-            self.len -= 1;
-        }
-        let mut i = self.len;
-        while i > 0 && before(entry, self.kept[i - 1]) {
-            self.kept[i] = self.kept[i - 1];
-            i -= 1;
-        }
-        self.kept[i] = entry;
-        self.len += 1;
-    }
-
-    /// The kept neighbours, nearest first.
-    pub(crate) fn kept(&self) -> &[(f32, u32)] {
-        &self.kept[..self.len]
-    }
-
-    /// The squared distance a candidate must beat to be kept: the farthest
-    /// kept once `k` are, infinity before.
-    #[inline]
-    fn worst(&self) -> f32 {
-        if self.len == self.k { self.kept[self.len - 1].0 } else { f32::INFINITY }
     }
 }
 

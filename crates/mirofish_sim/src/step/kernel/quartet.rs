@@ -27,6 +27,7 @@ use glam::{BVec4A, Vec2, Vec4};
 
 use super::{ForceKernel, ForceSample, Kick, LANES, NeighbourSearch};
 use crate::rules::boundary;
+use crate::rules::nearest::Nearest;
 use crate::rules::noise::Stream;
 use crate::rules::{self, NeighbourhoodLanes, RuleForces};
 use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns};
@@ -617,12 +618,11 @@ impl ForceKernel<'_> {
 
     /// The alignment and cohesion sums (count, velocities, offsets; no
     /// separation) of the fish of a topological school with more than `k`
-    /// neighbours in range (the `crowded` lanes): each lane keeps its `k`
-    /// nearest candidates (ties to the lower sorted index), then sums them
-    /// nearest first — a fixed order for the same set, whichever search
-    /// found it, and the order the one-fish scan sums them in. The run
-    /// holding the quartet's own cell goes first: the nearest are mostly
-    /// there, and once they are kept, fewer candidates get past the test.
+    /// neighbours in range (the `crowded` lanes): each lane is offered its
+    /// candidates in range in ascending sorted order, keeps the `k` nearest
+    /// (ties to the lower sorted index) and sums them in that order — the
+    /// order the one-fish scan sums them in, so the same set gives the
+    /// same bits whichever search found it.
     #[inline(never)]
     fn scan_nearest<const WRAP: bool, I: Iterator<Item = usize>>(
         &self,
@@ -632,28 +632,22 @@ impl ForceKernel<'_> {
         crowded: BVec4A,
     ) -> NeighbourhoodLanes {
         let snapshot = self.grid.snapshot();
-        let mut nearest: [super::Nearest; LANES] =
-            core::array::from_fn(|_| super::Nearest::new(q.topological));
-        // Each lane's farthest kept squared distance once it holds `k`:
-        // closer candidates only get past this vector test. The lanes with
-        // `k` or fewer in range are not needed (their metric sums are).
-        let mut worst = Vec4::select(crowded, Vec4::INFINITY, Vec4::NEG_INFINITY);
+        let mut nearest: [Nearest; LANES] = core::array::from_fn(|_| Nearest::new(q.topological));
+        // The lanes with `k` or fewer in range are not needed (their
+        // metric sums are): nothing is within a radius of zero.
+        let within = Vec4::select(crowded, q.perception2, Vec4::ZERO);
         let own = q.base..q.base + LANES;
-        let holds_own = |run: &core::ops::Range<usize>| run.start < own.end && own.start < run.end;
-        let ordered = runs.iter().filter(|r| holds_own(r)).chain(runs.iter().filter(|r| !holds_own(r)));
-        for run in ordered {
+        for run in runs.iter() {
             for (piece, candidates) in around_own(&run, &own, pick).into_iter().enumerate() {
                 for j in candidates {
                     let fish_x = if piece == 1 { q.x_without[j - q.base] } else { q.x };
                     let (_, _, d2) = self.offsets::<WRAP>(snapshot[j], fish_x, q);
-                    let closer = d2.cmplt(q.perception2) & d2.cmplt(worst);
-                    if closer.any() {
-                        let (d2s, mut worsts) = (d2.to_array(), worst.to_array());
-                        for l in (0..LANES).filter(|&l| closer.test(l)) {
+                    let close = d2.cmplt(within);
+                    if close.any() {
+                        let d2s = d2.to_array();
+                        for l in (0..LANES).filter(|&l| close.test(l)) {
                             nearest[l].offer(d2s[l], j);
-                            worsts[l] = nearest[l].worst();
                         }
-                        worst = Vec4::from_array(worsts);
                     }
                 }
             }
@@ -663,13 +657,13 @@ impl ForceKernel<'_> {
         let mut sums = [[0.0f32; LANES]; 5];
         for (l, nearest) in nearest.iter().enumerate() {
             let me = Vec2::new(xs[l], ys[l]);
-            let (mut velocity, mut offset) = (Vec2::ZERO, Vec2::ZERO);
-            for &(_, j) in nearest.kept() {
-                let j = j as usize;
+            let (mut count, mut velocity, mut offset) = (0u32, Vec2::ZERO, Vec2::ZERO);
+            nearest.for_each_kept(|_, j| {
+                count += 1;
                 velocity += self.grid.sorted_velocity(j);
                 offset += crate::world::grid::offset(me, self.grid.sorted_position(j), size, wrap);
-            }
-            sums[0][l] = nearest.kept().len() as f32;
+            });
+            sums[0][l] = count as f32;
             (sums[1][l], sums[2][l], sums[3][l], sums[4][l]) = (velocity.x, velocity.y, offset.x, offset.y);
         }
         let [count, vx, vy, dx, dy] = sums.map(Vec4::from_array);
