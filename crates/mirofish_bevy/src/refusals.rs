@@ -21,9 +21,9 @@ pub enum Refused {
     /// A configuration file, by asset path (the configuration in force
     /// stays; the `asset` feature).
     File(String),
-    /// A [`crate::volume::SetSurroundings3d`] (the surroundings in force
+    /// A [`crate::volume::SetScene3d`] (the scene in force
     /// stay).
-    Surroundings,
+    Scene,
     /// A recorded session's start ([`crate::FlockRecorder`], or
     /// [`crate::volume::ReplayVolume3d`] in a volume; the run goes on as it
     /// was).

@@ -55,7 +55,8 @@
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
-use mirofish_sim::space::{Flock3d, Surroundings3d, SwarmCommand, TickStage, Zones, swarm_hash};
+use mirofish_sim::Scene3d;
+use mirofish_sim::space::{Flock3d, SwarmCommand, TickStage, Zones, swarm_hash};
 use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, VolumeRecording};
 
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
@@ -141,7 +142,7 @@ impl Flock3dConfig {
 /// and the entity that shows each fish.
 #[derive(Resource, Debug)]
 pub struct Flock3dState {
-    /// The fish, their parameters, tank and surroundings.
+    /// The fish, their parameters, tank and scene.
     pub flock: Flock3d,
     /// The entity of each fish, by id (`None` until it is spawned, or once
     /// the game despawned it).
@@ -326,7 +327,7 @@ pub struct SpawnSchool3d {
     /// Seed of their scattering (mixed with the count of fish so far).
     pub seed: u64,
     /// How many of them lead (the first spawned): they steer for the
-    /// route's waypoint ([`Surroundings3d::route`]) and their neighbours
+    /// route's waypoint ([`Scene3d::route`]) and their neighbours
     /// count them `leader_weight` times. Their entities carry [`Leader3d`].
     pub leaders: usize,
 }
@@ -384,7 +385,7 @@ impl Command for SpawnSchool3d {
 }
 
 /// Starts the volume over from a [`VolumeConfig`] (a configuration file's
-/// contents: schools, leaders, tank, zones, surroundings): every fish
+/// contents: schools, leaders, tank, zones, scene): every fish
 /// entity is despawned and the volume and its entities are built from it;
 /// [`Flock3dConfig`] takes its parameters, tank, seed and zones. A tick
 /// lasts the plugin's schedule's step, not the configuration's `dt`. A bad
@@ -709,16 +710,16 @@ impl Command for Restart3d {
 /// Replaces what shares the volume (rocks, predators, goals), refusing it
 /// with a [`FlockRefusal`] if an element is invalid. A command.
 #[derive(Clone, Debug)]
-pub struct SetSurroundings3d(pub Surroundings3d);
+pub struct SetScene3d(pub Scene3d);
 
-impl Command for SetSurroundings3d {
+impl Command for SetScene3d {
     type Out = ();
 
     fn apply(self, world: &mut World) {
         let Some(mut state) = world.get_resource_mut::<Flock3dState>() else { return };
-        if let Err(error) = state.flock.set_surroundings(self.0) {
+        if let Err(error) = state.flock.set_scene(self.0) {
             let tick = state.flock.tick();
-            report_in(world, FlockRefusal { tick, what: Refused::Surroundings, error });
+            report_in(world, FlockRefusal { tick, what: Refused::Scene, error });
         }
     }
 }

@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::prelude::FlockRefusals;
 use mirofish_bevy::volume::*;
-use mirofish_sim::space::Surroundings3d;
+use mirofish_sim::Scene3d;
 use mirofish_sim::{FlockParams, Obstacle};
 
 fn app() -> App {
@@ -46,18 +46,18 @@ fn fish_entities_follow_the_core_and_face_their_velocity() {
 }
 
 #[test]
-fn bad_spawns_and_surroundings_are_refused_and_change_nothing() {
+fn bad_spawns_and_scenes_are_refused_and_change_nothing() {
     let mut app = app();
     app.world_mut().commands().queue(SpawnSchool3d::new(50));
     app.update();
     let bad = FlockParams { perception_radius: -1.0, ..FlockParams::default() };
     app.world_mut().commands().queue(SpawnSchool3d::new(10).with_params(bad));
     let covering = Obstacle { centre: Vec3::ZERO, radius: 1.0e5 };
-    let surroundings = Surroundings3d { obstacles: vec![covering], ..default() };
-    app.world_mut().commands().queue(SetSurroundings3d(surroundings));
+    let scene = Scene3d { obstacles: vec![covering], ..default() };
+    app.world_mut().commands().queue(SetScene3d(scene));
     app.update();
     assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 50);
-    assert!(app.world().resource::<Flock3dState>().flock.surroundings().obstacles.is_empty());
+    assert!(app.world().resource::<Flock3dState>().flock.scene().obstacles.is_empty());
     let refusals: Vec<String> =
         app.world().resource::<FlockRefusals>().recent().map(|r| r.error.field.to_string()).collect();
     assert_eq!(refusals, ["perception_radius", "obstacle.radius"]);
@@ -325,13 +325,13 @@ fn a_configuration_loads_with_its_schools_and_leaders_and_a_bad_one_changes_noth
     let dt = 1.0 / 64.0;
     let mut config = VolumeConfig { fish: 90, leaders: 5, seed: 3, dt, ..VolumeConfig::default() };
     config.schools.push(VolumeSchool { fish: 30, leaders: 1, ..VolumeSchool::default() });
-    config.surroundings.obstacles.push(Obstacle { centre: Vec3::ZERO, radius: 50.0 });
+    config.scene.obstacles.push(Obstacle { centre: Vec3::ZERO, radius: 50.0 });
     app.world_mut().commands().queue(LoadVolume3d(config.clone()));
     app.update();
     {
         let state = app.world().resource::<Flock3dState>();
         assert_eq!((state.flock.len(), state.flock.params().len()), (120, 2));
-        assert_eq!(state.flock.surroundings().obstacles.len(), 1);
+        assert_eq!(state.flock.scene().obstacles.len(), 1);
         assert_eq!(app.world().resource::<Flock3dConfig>().seed, 3);
     }
     assert_entities_match_the_core(&mut app);

@@ -70,7 +70,7 @@ pub use world::groups::NO_GROUP;
 pub use world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_NEIGHBOUR_CAP, MAX_TOPOLOGICAL_NEIGHBOURS, ParamError, PerFrame,
 };
-pub use world::scene::{Attractor, Goal, GoalMode, MAX_GROUPS, Obstacle, Predator, Route, Scene};
+pub use world::scene::{Attractor, Goal, GoalMode, MAX_GROUPS, Obstacle, Predator, Route, Scene, Scene3d};
 pub use world::school::SchoolTable;
 pub use world::tank::{BoundaryMode, Tank, Tank3d, TankOf};
 

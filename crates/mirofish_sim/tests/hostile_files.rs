@@ -185,7 +185,7 @@ fn a_body_under_the_other_space_header_says_so() {
 #[test]
 fn rocks_across_the_walls_hold_no_fish_in_either_space() {
     use mirofish_sim::Obstacle;
-    use mirofish_sim::space::Surroundings3d;
+    use mirofish_sim::Scene3d;
 
     let volume = Tank3d::default();
     let big = (volume.max - volume.min).length() * 0.42;
@@ -202,7 +202,7 @@ fn rocks_across_the_walls_hold_no_fish_in_either_space() {
             assert_eq!((inside, outside), (0, 0), "{rock:?} {when}: in the rock, outside the tank");
         };
         let mut flock = Flock3d::new(FlockParams::default(), volume, 0, 8).unwrap();
-        flock.set_surroundings(Surroundings3d { obstacles: vec![rock], ..Default::default() }).unwrap();
+        flock.set_scene(Scene3d { obstacles: vec![rock], ..Default::default() }).unwrap();
         flock.spawn_school(0, 2000, 8).unwrap();
         check(&flock, "after spawning");
         // And dropped onto a running school.
@@ -297,12 +297,12 @@ fn overlapping_rocks_hold_no_fish_in_either_space() {
 }
 
 /// Two rocks that each leave room but cover the tank between them are
-/// refused, in a plane's configuration and in a volume's surroundings;
+/// refused, in a plane's configuration and in a volume's scene;
 /// two that leave a gap are not.
 #[test]
 fn rocks_that_cover_the_tank_between_them_are_refused_in_both_spaces() {
     use mirofish_sim::Obstacle;
-    use mirofish_sim::space::Surroundings3d;
+    use mirofish_sim::Scene3d;
 
     let halves = |x: f32, r: f32| {
         [
@@ -327,13 +327,13 @@ fn rocks_that_cover_the_tank_between_them_are_refused_in_both_spaces() {
             Obstacle { centre: Vec3::new(320.0, 0.0, 0.0), radius: r },
         ]
     };
-    let covering = Surroundings3d { obstacles: balls(650.0).to_vec(), ..Default::default() };
+    let covering = Scene3d { obstacles: balls(650.0).to_vec(), ..Default::default() };
     assert!(covering.obstacles.iter().all(|o| o.validate_in(&tank).is_ok()), "each alone leaves room");
     assert_eq!(covering.validate(&tank).unwrap_err().field, "obstacles");
     let mut flock = Flock3d::new(FlockParams::default(), tank, 20, 1).unwrap();
-    assert!(flock.set_surroundings(covering).is_err());
+    assert!(flock.set_scene(covering).is_err());
     flock
-        .set_surroundings(Surroundings3d { obstacles: balls(300.0).to_vec(), ..Default::default() })
+        .set_scene(Scene3d { obstacles: balls(300.0).to_vec(), ..Default::default() })
         .unwrap();
 }
 
@@ -372,7 +372,7 @@ fn commands_cannot_cover_the_tank_with_rocks_in_either_space() {
         flock.submit(VolumeCommand::AddObstacle(rock)).unwrap();
     }
     flock.run(20);
-    assert_eq!(flock.surroundings().obstacles, [balls[0]]);
+    assert_eq!(flock.scene().obstacles, [balls[0]]);
     let [(stamped, why)] = flock.left_out() else { panic!("{:?}", flock.left_out()) };
     assert_eq!(stamped.command, VolumeCommand::AddObstacle(balls[1]));
     assert_eq!(why.field, "obstacle");

@@ -49,10 +49,10 @@ fn volume_ticks_allocate_at_most(threads: usize, most: usize) {
         let tank = Tank3d::default().with_boundary(mode);
         let mut flock = Flock3d::new(params, tank, 4000, 9).unwrap();
         if scene {
-            let mut around = flock.surroundings().clone();
+            let mut around = flock.scene().clone();
             around.obstacles.push(Obstacle { centre: Vec3::ZERO, radius: 50.0 });
             around.predators.push(Predator::new(Vec3::new(100.0, 0.0, 0.0), 120.0));
-            flock.set_surroundings(around).unwrap();
+            flock.set_scene(around).unwrap();
             for id in (0..4000).step_by(200) {
                 flock.set_leader(id, true).unwrap();
             }

@@ -218,7 +218,7 @@ fn volume_school(ticks: u64) -> SchoolDid {
             .count();
         most_fear = most_fear.max(flock.fears().iter().copied().fold(0.0, f32::max));
     }
-    let route_next = flock.surroundings().route.as_ref().map_or(0, |r| r.next);
+    let route_next = flock.scene().route.as_ref().map_or(0, |r| r.next);
     SchoolDid { misplaced, most_fear, route_next, group_gap: (first, gap(&flock)) }
 }
 

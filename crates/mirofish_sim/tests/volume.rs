@@ -4,7 +4,8 @@
 //! in three dimensions what they do in two.
 
 use glam::Vec3;
-use mirofish_sim::space::{Flock3d, Surroundings3d, swarm_hash};
+use mirofish_sim::Scene3d;
+use mirofish_sim::space::{Flock3d, swarm_hash};
 use mirofish_sim::{BoundaryMode, FlockParams, Goal, Obstacle, Predator, Route, Tank3d, observe};
 use proptest::prelude::*;
 
@@ -13,9 +14,9 @@ use common::hostile_params;
 
 const MODES: [BoundaryMode; 3] = [BoundaryMode::Wrap, BoundaryMode::Bounce, BoundaryMode::SoftMargin];
 
-fn busy(tank: &Tank3d) -> Surroundings3d {
+fn busy(tank: &Tank3d) -> Scene3d {
     let size = tank.size();
-    Surroundings3d {
+    Scene3d {
         obstacles: vec![
             Obstacle { centre: Vec3::ZERO, radius: size.min_element() * 0.1 },
             Obstacle { centre: tank.max * 0.6, radius: size.min_element() * 0.05 },
@@ -34,7 +35,7 @@ fn check(flock: &Flock3d, label: &str) {
     for (i, (p, v)) in flock.positions().iter().zip(flock.velocities()).enumerate() {
         assert!(p.is_finite() && v.is_finite(), "{label}: fish {i} not finite: {p} {v}");
         assert!(tank.contains(*p), "{label}: fish {i} outside the tank at {p}");
-        for o in &flock.surroundings().obstacles {
+        for o in &flock.scene().obstacles {
             assert!(p.distance(o.centre) >= o.radius, "{label}: fish {i} inside a rock at {p}");
         }
     }
@@ -49,7 +50,7 @@ fn one_and_two_threads_give_the_same_bits_in_a_volume() {
                 let tank = Tank3d::for_mean_neighbours_3d(3000, 45.0, 7.0).with_boundary(mode);
                 let mut flock = Flock3d::new(FlockParams::default(), tank, 3000, 11).unwrap();
                 flock.add_school(FlockParams { max_speed: 90.0, ..FlockParams::default() }, 500, 12).unwrap();
-                flock.set_surroundings(busy(&tank)).unwrap();
+                flock.set_scene(busy(&tank)).unwrap();
                 for id in (0..3500).step_by(50) {
                     flock.set_leader(id, true).unwrap();
                 }
@@ -93,7 +94,7 @@ fn predators_scatter_and_goals_draw_a_school_in_a_volume() {
     let mut flock = Flock3d::new(FlockParams::default(), tank, 400, 3).unwrap();
     let goal = Vec3::new(250.0, -200.0, 150.0);
     flock
-        .set_surroundings(Surroundings3d { goal: Some(Goal::seek(goal, 2.0)), ..Default::default() })
+        .set_scene(Scene3d { goal: Some(Goal::seek(goal, 2.0)), ..Default::default() })
         .unwrap();
     let before = observe::centroid(flock.positions()).distance(goal);
     flock.run(600);
@@ -105,23 +106,23 @@ fn predators_scatter_and_goals_draw_a_school_in_a_volume() {
     let crowd = near(&flock);
     let mut shark = Predator::new(centre, 200.0);
     shark.chase = false;
-    flock.set_surroundings(Surroundings3d { predators: vec![shark], ..Default::default() }).unwrap();
+    flock.set_scene(Scene3d { predators: vec![shark], ..Default::default() }).unwrap();
     flock.run(60);
     assert!(near(&flock) < crowd / 3 + 1, "{crowd} -> {}", near(&flock));
 }
 
 #[test]
-fn bad_surroundings_and_parameters_are_refused_with_the_field_named() {
+fn bad_scenes_and_parameters_are_refused_with_the_field_named() {
     let tank = Tank3d::centered(Vec3::splat(100.0));
     let mut flock = Flock3d::new(FlockParams::default(), tank, 10, 1).unwrap();
-    let covering = Surroundings3d {
+    let covering = Scene3d {
         obstacles: vec![Obstacle { centre: Vec3::ZERO, radius: 1000.0 }],
         ..Default::default()
     };
-    assert_eq!(flock.set_surroundings(covering).unwrap_err().field, "obstacle.radius");
+    assert_eq!(flock.set_scene(covering).unwrap_err().field, "obstacle.radius");
     let nan =
-        Surroundings3d { goal: Some(Goal::seek(Vec3::new(0.0, 0.0, f32::NAN), 1.0)), ..Default::default() };
-    assert_eq!(flock.set_surroundings(nan).unwrap_err().field, "goal.target");
+        Scene3d { goal: Some(Goal::seek(Vec3::new(0.0, 0.0, f32::NAN), 1.0)), ..Default::default() };
+    assert_eq!(flock.set_scene(nan).unwrap_err().field, "goal.target");
     let flat = Tank3d { max: Vec3::new(50.0, 50.0, -50.0), ..tank };
     assert!(Flock3d::new(FlockParams::default(), flat, 10, 1).unwrap_err().field.contains("depth"));
     let bad = FlockParams { max_speed: f32::INFINITY, ..FlockParams::default() };
@@ -146,14 +147,14 @@ proptest! {
         flock.add_school(params, 20, seed ^ 1).unwrap();
         // Rocks only away from the walls: a rock across a wall can leave a
         // fish on its rim for one tick (see `contain`).
-        let surroundings = busy(&tank);
-        let inner: Vec<_> = surroundings
+        let scene = busy(&tank);
+        let inner: Vec<_> = scene
             .obstacles
             .iter()
             .copied()
             .filter(|o| (0..3).all(|i| o.centre[i] - o.radius > tank.min[i] && o.centre[i] + o.radius < tank.max[i]))
             .collect();
-        flock.set_surroundings(Surroundings3d { obstacles: inner, ..surroundings }).unwrap();
+        flock.set_scene(Scene3d { obstacles: inner, ..scene }).unwrap();
         for _ in 0..20 {
             flock.run(10);
             check(&flock, &format!("{params:?} {mode:?}"));
@@ -400,7 +401,7 @@ fn leaders_on_a_route_guide_a_school_through_a_volume() {
         let mut flock = Flock3d::new(params, Tank3d::centered(Vec3::splat(200.0)), 300, 6).unwrap();
         flock.set_tank(tank).unwrap();
         let route = Route { weight: 1.0, ..Route::new(waypoints, 80.0) };
-        flock.set_surroundings(Surroundings3d { route: Some(route), ..Default::default() }).unwrap();
+        flock.set_scene(Scene3d { route: Some(route), ..Default::default() }).unwrap();
         if leaders {
             for id in 0..60 {
                 flock.set_leader(id, true).unwrap();
@@ -409,7 +410,7 @@ fn leaders_on_a_route_guide_a_school_through_a_volume() {
         assert_eq!(flock.leaders().iter().filter(|&&l| l).count(), if leaders { 60 } else { 0 });
         let start = followers_centre(&flock);
         flock.run(900);
-        let moved_on = flock.surroundings().route.as_ref().unwrap().next > 0;
+        let moved_on = flock.scene().route.as_ref().unwrap().next > 0;
         (moved_on, (followers_centre(&flock) - start).dot((first - start).normalize()))
     };
     let there_and_back = vec![first, -first];
@@ -464,7 +465,7 @@ fn a_tick_run_stage_by_stage_gives_the_bits_of_a_whole_tick() {
     let start = || {
         let tank = Tank3d::for_mean_neighbours_3d(800, 45.0, 7.0);
         let mut flock = Flock3d::new(FlockParams::default(), tank, 800, 5).unwrap();
-        flock.set_surroundings(busy(&tank)).unwrap();
+        flock.set_scene(busy(&tank)).unwrap();
         flock
     };
     let (mut whole, mut staged) = (start(), start());
@@ -487,9 +488,9 @@ fn a_tick_run_stage_by_stage_gives_the_bits_of_a_whole_tick() {
     staged.step();
     whole.step();
     assert_eq!((staged.tick(), swarm_hash(&staged)), (whole.tick(), swarm_hash(&whole)));
-    assert_eq!(staged.surroundings().predators.len(), 1);
+    assert_eq!(staged.scene().predators.len(), 1);
     staged.step();
-    assert!(staged.surroundings().predators.is_empty());
+    assert!(staged.scene().predators.is_empty());
     assert_eq!(staged.applied()[0].tick, 21);
 }
 

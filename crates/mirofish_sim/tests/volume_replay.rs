@@ -17,7 +17,7 @@ use proptest::prelude::*;
 fn record(speed_at_120: f32) -> VolumeRecording {
     let mut config = VolumeConfig { fish: 200, seed: 11, leaders: 4, ..VolumeConfig::default() };
     config.schools.push(VolumeSchool { fish: 60, ..VolumeSchool::default() });
-    config.surroundings.obstacles.push(Obstacle { centre: Vec3::new(500.0, 200.0, 300.0), radius: 50.0 });
+    config.scene.obstacles.push(Obstacle { centre: Vec3::new(500.0, 200.0, 300.0), radius: 50.0 });
     let mut rec = VolumeRecorder::new(config, 25).unwrap();
     let centre = Vec3::new(300.0, 250.0, 300.0);
     let schedule = [
@@ -205,7 +205,7 @@ proptest! {
         for tick in 0..60 {
             rec.run(1).unwrap();
             let swarm = rec.simulation();
-            let (tank, rocks) = (swarm.tank(), &swarm.surroundings().obstacles);
+            let (tank, rocks) = (swarm.tank(), &swarm.scene().obstacles);
             prop_assert!(check_room(rocks, tank).is_ok(), "tick {}: the rocks cover the box", tick);
             for (p, v) in swarm.positions().iter().zip(swarm.velocities()) {
                 prop_assert!(p.is_finite() && v.is_finite(), "tick {}: {} {}", tick, p, v);

@@ -14,9 +14,9 @@
 //! // Couzin's zones, every field at its default.
 //! assert!(school.zones().is_some());
 //!
-//! let err = VolumeConfig::from_ron("(surroundings: (obstacles: [(centre: (1, 2, 3), radius: -4)]))")
+//! let err = VolumeConfig::from_ron("(scene: (obstacles: [(centre: (1, 2, 3), radius: -4)]))")
 //!     .unwrap_err();
-//! assert_eq!(err.field().as_deref(), Some("surroundings.obstacle.radius"));
+//! assert_eq!(err.field().as_deref(), Some("scene.obstacle.radius"));
 //! # Ok::<(), mirofish_sim::ConfigError>(())
 //! ```
 
@@ -26,7 +26,8 @@ use crate::control::config::{ConfigError, check_counts, check_run, check_school}
 use crate::observe::metrics::DEFAULT_EVERY;
 use crate::rules::noise::mix64;
 use crate::space::swarm::check_ball;
-use crate::space::{Flock3d, Surroundings3d, Zones};
+use crate::space::{Flock3d, Zones};
+use crate::world::scene::Scene3d;
 use crate::world::params::{DEFAULT_DT, FlockParams};
 use crate::world::tank::Tank3d;
 use glam::Vec3;
@@ -48,8 +49,11 @@ pub struct VolumeConfig {
     pub params: FlockParams,
     /// The box the fish live in.
     pub tank: Tank3d,
-    /// Rocks, predators, goals, attractor and route at the start.
-    pub surroundings: Surroundings3d,
+    /// Rocks, predators, goals, attractor and route at the start (called
+    /// `surroundings` in files written before it became the plane's
+    /// [`Scene`](crate::Scene) type; such files still load).
+    #[serde(alias = "surroundings")]
+    pub scene: Scene3d,
     /// Couzin's zone model instead of the weighted rules, if set.
     pub zones: Option<Zones>,
     /// How many of the first school's fish lead (the first ones placed).
@@ -101,7 +105,7 @@ impl Default for VolumeConfig {
             metrics_every: DEFAULT_EVERY,
             params: FlockParams::default(),
             tank: Tank3d::default(),
-            surroundings: Surroundings3d::default(),
+            scene: Scene3d::default(),
             zones: None,
             leaders: 0,
             schools: Vec::new(),
@@ -114,7 +118,7 @@ impl Default for VolumeConfig {
 impl VolumeConfig {
     /// Checks every field; the error names the first bad one with its
     /// section (`params.max_speed`, `tank.min.x`,
-    /// `surroundings.obstacle.radius`, `zones.speed`).
+    /// `scene.obstacle.radius`, `zones.speed`).
     pub fn validate(&self) -> Result<(), ConfigError> {
         let section = |name: &'static str| move |error| ConfigError::Invalid { section: name, error };
         check_counts(self.fish, self.total_fish(), self.schools.len())?;
@@ -125,7 +129,7 @@ impl VolumeConfig {
         }
         check_run(self.metrics_every, self.dt, &self.params)?;
         self.tank.validate().map_err(section(""))?;
-        self.surroundings.validate(&self.tank).map_err(section("surroundings"))?;
+        self.scene.validate_with_room(&self.tank).map_err(section("scene"))?;
         if let Some(ball) = &self.ball {
             check_ball(ball.centre, ball.radius, &self.tank).map_err(section(""))?;
         }
@@ -145,7 +149,7 @@ impl VolumeConfig {
         core::iter::once(first).chain(self.schools.iter().cloned())
     }
 
-    /// Builds the run: the surroundings first, then each school scattered
+    /// Builds the run: the scene first, then each school scattered
     /// over the tank (or the [`VolumeConfig::ball`]) outside the rocks
     /// (school 0 from the run's seed, school `k` from a seed derived from it
     /// and `k`) with its first `leaders` fish leading.
@@ -155,7 +159,7 @@ impl VolumeConfig {
         let mut swarm = Flock3d::new(self.params, self.tank, 0, self.seed)
             .and_then(|s| s.with_dt(self.dt))
             .map_err(invalid)?;
-        swarm.set_surroundings(self.surroundings.clone()).map_err(invalid)?;
+        swarm.set_scene(self.scene.clone()).map_err(invalid)?;
         swarm.set_zones(self.zones).map_err(invalid)?;
         for (k, school) in self.all_schools().enumerate() {
             let first = swarm.len() as u32;
@@ -205,8 +209,8 @@ mod tests {
 
     fn two_schools() -> VolumeConfig {
         let mut config = VolumeConfig { fish: 120, leaders: 5, seed: u64::MAX, ..VolumeConfig::default() };
-        config.surroundings.obstacles.push(Obstacle { centre: Vec3::new(300.0, 200.0, 250.0), radius: 60.0 });
-        config.surroundings.predators.push(Predator::new(Vec3::new(50.0, 60.0, 70.0), 90.0));
+        config.scene.obstacles.push(Obstacle { centre: Vec3::new(300.0, 200.0, 250.0), radius: 60.0 });
+        config.scene.predators.push(Predator::new(Vec3::new(50.0, 60.0, 70.0), 90.0));
         config.params.alignment_weight = 0.1 + 0.2;
         let params = FlockParams { max_speed: 99.5, ..FlockParams::default() };
         config.schools.push(VolumeSchool { fish: 30, params, leaders: 2, colour: Some([0.2, 0.7, 0.65]) });
@@ -229,7 +233,7 @@ mod tests {
         leading.sort_unstable();
         assert_eq!(leading, [0, 1, 2, 3, 4, 120, 121]);
         // Nobody starts inside the rock.
-        let rock = config.surroundings.obstacles[0];
+        let rock = config.scene.obstacles[0];
         assert!(a.positions().iter().all(|&p| !rock.contains(p)));
     }
 
@@ -239,9 +243,9 @@ mod tests {
             ("(params: (perception_radius: 0.0))", "params.perception_radius"),
             ("(tank: (min: (0, 0, 0), max: (10, 0, 10)))", "tank height (max.y - min.y)"),
             (
-                "(surroundings: (predators: [(position: (1, 2, 3), velocity: (0, 0, 0), fear_radius: -1, \
+                "(scene: (predators: [(position: (1, 2, 3), velocity: (0, 0, 0), fear_radius: -1, \
                  max_speed: 1, max_force: 1, chase: false)]))",
-                "surroundings.predator.fear_radius",
+                "scene.predator.fear_radius",
             ),
             ("(zones: Some((speed: -2.0)))", "zones.speed"),
             ("(dt: 5.0)", "dt"),
@@ -278,7 +282,7 @@ mod tests {
         let centre = Vec3::new(100.0, -50.0, 20.0);
         let ball = Ball { centre, radius: 80.0 };
         let mut config = two_schools();
-        config.surroundings.obstacles.clear();
+        config.scene.obstacles.clear();
         config.ball = Some(ball);
         let swarm = VolumeConfig::from_ron(&config.to_ron()).unwrap().start().unwrap();
         assert_eq!(swarm.len(), 150);

@@ -119,7 +119,7 @@ pub enum SwarmCommand<V: Vector> {
         /// Their group (below [`crate::MAX_GROUPS`]), or none.
         group: Option<u16>,
     },
-    /// Set or clear the goal of one group ([`Surroundings::group_goals`](super::Surroundings::group_goals)).
+    /// Set or clear the goal of one group ([`Scene::group_goals`](crate::Scene::group_goals)).
     SetGroupGoal {
         /// The group (below [`crate::MAX_GROUPS`]).
         group: u16,
@@ -176,7 +176,7 @@ impl<V: Vector> SwarmCommand<V> {
     /// Applies the command; an error says what was left out (a rock that
     /// would close the last room, fish past `MAX_FISH`) and why.
     pub(crate) fn apply(&self, swarm: &mut Swarm<V>) -> Result<(), ParamError> {
-        let around = &mut swarm.surroundings;
+        let around = &mut swarm.scene;
         match self {
             // A school the swarm does not have: nothing to change.
             SwarmCommand::SetParams { school, params } => _ = swarm.set_params(*school, *params),
@@ -214,11 +214,11 @@ impl<V: Vector> SwarmCommand<V> {
                 }
             }
             SwarmCommand::SetGroupGoal { group, goal } => {
-                set_goal_entry(&mut swarm.surroundings.group_goals, usize::from(*group), *goal)
+                set_goal_entry(&mut swarm.scene.group_goals, usize::from(*group), *goal)
             }
             SwarmCommand::ClearGroups => {
                 swarm.clear_groups();
-                swarm.surroundings.group_goals.clear();
+                swarm.scene.group_goals.clear();
             }
         }
         Ok(())
@@ -250,13 +250,13 @@ mod tests {
         swarm.schedule(3, VolumeCommand::RemoveObstacle(0)).unwrap();
         swarm.schedule(5, VolumeCommand::AddPredator(Predator::new(Vec3::ZERO, 80.0))).unwrap();
         swarm.run(3);
-        assert!(swarm.surroundings().obstacles.is_empty() && swarm.surroundings().predators.is_empty());
+        assert!(swarm.scene().obstacles.is_empty() && swarm.scene().predators.is_empty());
         swarm.step();
         // Added, then removed, in that order, at the start of tick 3.
-        assert!(swarm.surroundings().obstacles.is_empty());
+        assert!(swarm.scene().obstacles.is_empty());
         assert_eq!(swarm.applied().len(), 2);
         swarm.run(2);
-        assert_eq!(swarm.surroundings().predators.len(), 1);
+        assert_eq!(swarm.scene().predators.len(), 1);
         assert_eq!(swarm.applied().iter().map(|s| s.tick).collect::<Vec<_>>(), [3, 3, 5]);
         assert!(swarm.pending().is_empty());
     }
@@ -379,7 +379,7 @@ mod tests {
         assert_eq!(swarm.groups().len(), 405);
         swarm.submit(VolumeCommand::ClearGroups).unwrap();
         swarm.step();
-        assert!(swarm.groups().is_empty() && swarm.surroundings().group_goals.is_empty());
+        assert!(swarm.groups().is_empty() && swarm.scene().group_goals.is_empty());
         // Group numbers past the limit are refused, naming the field.
         let school = VolumeCommand::SetSchoolGoal { school: u16::MAX, goal: None };
         assert!(swarm.submit(school).unwrap_err().to_string().contains("goal.school"));
@@ -387,15 +387,15 @@ mod tests {
         assert!(swarm.submit(late).unwrap_err().to_string().contains("groups.group"));
         let many = VolumeCommand::FormGroups { school: None, first: 4000, count: 200 };
         assert!(swarm.submit(many).unwrap_err().to_string().contains("groups.first"));
-        let too_many = crate::space::Surroundings3d {
+        let too_many = crate::world::scene::Scene3d {
             group_goals: vec![None; crate::MAX_GROUPS + 1],
             ..Default::default()
         };
-        assert_eq!(swarm.set_surroundings(too_many).unwrap_err().field, "group_goals");
+        assert_eq!(swarm.set_scene(too_many).unwrap_err().field, "group_goals");
     }
 
     #[test]
-    fn surroundings_zones_leaders_and_goals_change_by_command() {
+    fn the_scene_zones_leaders_and_goals_change_by_command() {
         let mut swarm = volume(30);
         let goal = Goal::seek(Vec3::splat(10.0), 1.0);
         for command in [
@@ -411,8 +411,8 @@ mod tests {
         swarm.step();
         assert_eq!(swarm.tank().boundary, BoundaryMode::Wrap);
         assert!(swarm.zones().is_some());
-        assert_eq!(swarm.surroundings().school_goals, [None, None, Some(goal)]);
-        assert_eq!(swarm.surroundings().goal, Some(goal));
+        assert_eq!(swarm.scene().school_goals, [None, None, Some(goal)]);
+        assert_eq!(swarm.scene().goal, Some(goal));
         let leading: Vec<u32> =
             (0..swarm.len()).filter(|&s| swarm.leaders()[s]).map(|s| swarm.ids()[s]).collect();
         assert_eq!(leading.len(), 2);
@@ -420,7 +420,7 @@ mod tests {
         swarm.submit(VolumeCommand::SetSchoolGoal { school: 2, goal: None }).unwrap();
         swarm.submit(VolumeCommand::SetZones(None)).unwrap();
         swarm.step();
-        assert_eq!(swarm.surroundings().school_goals, [None, None, None]);
+        assert_eq!(swarm.scene().school_goals, [None, None, None]);
         assert!(swarm.zones().is_none());
     }
 }

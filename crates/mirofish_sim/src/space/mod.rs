@@ -30,5 +30,5 @@ pub mod zones;
 
 pub use command::{SwarmCommand, VolumeCommand};
 pub use grid::CellGrid;
-pub use swarm::{Flock3d, Surroundings, Surroundings3d, Swarm, SwarmMetrics, TickStage, swarm_hash};
+pub use swarm::{Flock3d, Swarm, SwarmMetrics, TickStage, swarm_hash};
 pub use zones::{CollectiveState, Zones};

@@ -35,15 +35,11 @@ use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
 };
-use crate::world::scene::{
-    Attractor, Goal, Obstacle, Predator, Route, check_goals, check_room, point, school_goal,
-};
+use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, Scene, point, school_goal};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A school in a volume.
 pub type Flock3d = Swarm<Vec3>;
-/// What shares a volume with the school.
-pub type Surroundings3d = Surroundings<Vec3>;
 
 /// Fish per parallel task: large enough that scheduling is noise, small
 /// enough that two threads share a few thousand fish evenly.
@@ -67,60 +63,8 @@ fn thinning_step<V: Vector>(candidates: usize, cap: u32) -> usize {
     candidates.div_ceil((cap as usize).max(1) * per_neighbour).max(1)
 }
 
-/// What shares the tank with a [`Swarm`]: rocks, predators, goals and an
-/// attract/repel point, in the swarm's dimension.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Surroundings<V: Vector> {
-    /// Spheres (discs on a plane) the fish steer round and cannot enter.
-    pub obstacles: Vec<Obstacle<V>>,
-    /// Predators the fish flee.
-    pub predators: Vec<Predator<V>>,
-    /// A goal for every fish.
-    pub goal: Option<Goal<V>>,
-    /// A goal per school, by school index: where a school has one, it
-    /// replaces `goal` for that school's fish.
-    pub school_goals: Vec<Option<Goal<V>>>,
-    /// A goal per group, by group number (added to the school's goals for
-    /// the fish of the group: [`Swarm::set_group`]); at most
-    /// [`MAX_GROUPS`](crate::MAX_GROUPS).
-    pub group_goals: Vec<Option<Goal<V>>>,
-    /// An attract (strength > 0) or repel point.
-    pub attractor: Option<Attractor<V>>,
-    /// The leaders' waypoint path ([`Swarm::set_leader`]): the leaders
-    /// steer for its current waypoint, the rest follow them.
-    pub route: Option<Route<V>>,
-}
-
-impl<V: Vector> Default for Surroundings<V> {
-    fn default() -> Self {
-        Self {
-            obstacles: Vec::new(),
-            predators: Vec::new(),
-            goal: None,
-            school_goals: Vec::new(),
-            group_goals: Vec::new(),
-            attractor: None,
-            route: None,
-        }
-    }
-}
-
-impl<V: Vector> Surroundings<V> {
-    /// Checks every element against `tank`; the error names the first bad
-    /// field.
-    pub fn validate(&self, tank: &TankOf<V>) -> Result<(), ParamError> {
-        self.obstacles.iter().try_for_each(|o| o.validate_in(tank))?;
-        check_room(&self.obstacles, tank)?;
-        self.predators.iter().try_for_each(Predator::validate)?;
-        check_goals(&self.goal, &self.school_goals, &self.group_goals)?;
-        self.attractor.iter().try_for_each(Attractor::validate)?;
-        self.route.iter().try_for_each(Route::validate)
-    }
-}
-
 /// A school (or several) in `V`'s dimension: the fish as columns, their
-/// parameters, tank and surroundings, and the scratch a tick reuses.
+/// parameters, tank and scene, and the scratch a tick reuses.
 #[derive(Clone, Debug)]
 pub struct Swarm<V: Vector> {
     /// The fish, stored in the grid's cell order of the last tick (fish
@@ -130,8 +74,8 @@ pub struct Swarm<V: Vector> {
     params: Vec<FlockParams>,
     pub(super) tank: TankOf<V>,
     /// What shares the tank; change it freely between ticks (validated by
-    /// [`Swarm::set_surroundings`]).
-    pub(super) surroundings: Surroundings<V>,
+    /// [`Swarm::set_scene`]).
+    pub(super) scene: Scene<V>,
     seed: u64,
     tick: u64,
     dt: f32,
@@ -313,7 +257,7 @@ impl<V: Vector> Swarm<V> {
             slots: Vec::new(),
             params: vec![params],
             tank,
-            surroundings: Surroundings::default(),
+            scene: Scene::default(),
             seed,
             tick: 0,
             dt: DEFAULT_DT,
@@ -431,7 +375,7 @@ impl<V: Vector> Swarm<V> {
     }
 
     /// Makes fish `id` a leader (or not). A leader steers for the current
-    /// waypoint of the surroundings' [`Route`] on top of the rules, and its
+    /// waypoint of the scene's [`Route`] on top of the rules, and its
     /// neighbours count it `leader_weight` times in alignment and cohesion,
     /// so a few leaders guide a school. The route moves on once the
     /// leaders' centre comes within its reach of a waypoint. Under Couzin's
@@ -463,7 +407,7 @@ impl<V: Vector> Swarm<V> {
     }
 
     /// Puts the fish with id `id` into group `group` (`None`: into none); a
-    /// group with a goal in [`Surroundings::group_goals`] pulls its fish
+    /// group with a goal in [`Scene::group_goals`] pulls its fish
     /// towards it on top of their school's goals. `false`, and nothing
     /// changes, if there is no such fish or the group is not below
     /// [`MAX_GROUPS`](crate::MAX_GROUPS).
@@ -650,7 +594,7 @@ impl<V: Vector> Swarm<V> {
             p = V::from_fn(|i| p.axis(i).min(self.tank.max.axis(i).next_down()));
             let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>());
             let mut v = unit(&mut rng) * speed;
-            (p, v) = react::push_out_of_all(p, v, &self.surroundings.obstacles, &self.tank);
+            (p, v) = react::push_out_of_all(p, v, &self.scene.obstacles, &self.tank);
             let fish = &mut self.fish;
             self.slots.push(fish.id.len() as u32);
             fish.id.push(fish.id.len() as u32);
@@ -701,10 +645,11 @@ impl<V: Vector> Swarm<V> {
         self
     }
 
-    /// Replaces what shares the tank, after checking it.
-    pub fn set_surroundings(&mut self, surroundings: Surroundings<V>) -> Result<(), ParamError> {
-        surroundings.validate(&self.tank)?;
-        self.surroundings = surroundings;
+    /// Replaces what shares the tank, after checking it
+    /// ([`Scene::validate_with_room`]).
+    pub fn set_scene(&mut self, scene: Scene<V>) -> Result<(), ParamError> {
+        scene.validate_with_room(&self.tank)?;
+        self.scene = scene;
         Ok(())
     }
 
@@ -712,7 +657,7 @@ impl<V: Vector> Swarm<V> {
     /// brought in by the next tick's walls.
     pub fn set_tank(&mut self, tank: TankOf<V>) -> Result<(), ParamError> {
         tank.validate()?;
-        self.surroundings.validate(&tank)?;
+        self.scene.validate_with_room(&tank)?;
         self.tank = tank;
         Ok(())
     }
@@ -799,8 +744,8 @@ impl<V: Vector> Swarm<V> {
     }
 
     /// What shares the tank (predators move as the swarm steps).
-    pub fn surroundings(&self) -> &Surroundings<V> {
-        &self.surroundings
+    pub fn scene(&self) -> &Scene<V> {
+        &self.scene
     }
 
     /// Ticks stepped so far.
@@ -1010,7 +955,7 @@ impl<V: Vector> Swarm<V> {
         }));
         let pass = ForcePass {
             leaders: self.leading,
-            route_goal: self.surroundings.route.as_ref().and_then(Route::goal),
+            route_goal: self.scene.route.as_ref().and_then(Route::goal),
             schools_now: &self.schools_now,
             zones: self.zones.as_ref(),
             one_school: self.params.len() == 1,
@@ -1020,7 +965,7 @@ impl<V: Vector> Swarm<V> {
             fish: &self.fish,
             params: &self.params,
             tank: &self.tank,
-            surroundings: &self.surroundings,
+            scene: &self.scene,
             key: TickKey::new(self.seed, self.tick),
             quartets: self.quartets,
         };
@@ -1128,7 +1073,7 @@ impl<V: Vector> Swarm<V> {
     /// Every fish back inside the tank and out of every rock.
     fn boundary(&mut self) {
         let key = TickKey::new(self.seed, self.tick);
-        let (tank, surroundings) = (&self.tank, &self.surroundings);
+        let (tank, scene) = (&self.tank, &self.scene);
         let fish = &mut self.fish;
         let id = &fish.id;
         let columns = (fish.position.par_chunks_mut(CHUNK), fish.velocity.par_chunks_mut(CHUNK));
@@ -1138,11 +1083,11 @@ impl<V: Vector> Swarm<V> {
                     // Inside the tank with no rock to leave, a fish stays as
                     // it is (the walls would give back the same bits): no
                     // draw for the scatter of a bounce that does not happen.
-                    if surroundings.obstacles.is_empty() && tank.contains(position[k]) {
+                    if scene.obstacles.is_empty() && tank.contains(position[k]) {
                         continue;
                     }
                     let bits = key.bits(u64::from(id[c * CHUNK + k]), Stream::Bounce);
-                    (position[k], velocity[k]) = contain(position[k], velocity[k], tank, surroundings, bits);
+                    (position[k], velocity[k]) = contain(position[k], velocity[k], tank, scene, bits);
                 }
             });
         });
@@ -1150,7 +1095,7 @@ impl<V: Vector> Swarm<V> {
 
     /// The route moves on if the leaders' centre reached its waypoint.
     fn advance_route(&mut self, has_leaders: bool) {
-        let Some(route) = self.surroundings.route.as_mut().filter(|_| has_leaders) else { return };
+        let Some(route) = self.scene.route.as_mut().filter(|_| has_leaders) else { return };
         let (mut sum, mut count) = (V::ZERO, 0usize);
         for (&p, _) in self.fish.position.iter().zip(&self.fish.leader).filter(|(_, l)| **l) {
             sum += p;
@@ -1163,7 +1108,7 @@ impl<V: Vector> Swarm<V> {
     /// predators) and move.
     fn move_predators(&mut self) {
         let (size, wrap) = (self.tank.size(), self.tank.boundary == BoundaryMode::Wrap);
-        for predator in &mut self.surroundings.predators {
+        for predator in &mut self.scene.predators {
             let prey = self
                 .fish
                 .position
@@ -1195,7 +1140,7 @@ pub(crate) fn check_ball<V: Vector>(centre: V, radius: f32, tank: &TankOf<V>) ->
 /// (wrapping, bouncing, or, for the soft margin, bouncing off the hard
 /// wall behind it) and outside every obstacle.
 #[inline]
-fn contain<V: Vector>(p: V, v: V, tank: &TankOf<V>, surroundings: &Surroundings<V>, bits: u64) -> (V, V) {
+fn contain<V: Vector>(p: V, v: V, tank: &TankOf<V>, scene: &Scene<V>, bits: u64) -> (V, V) {
     let scatter = (bits >> 40) as u32 as f32 * (2.0 / (1u32 << 24) as f32) - 1.0;
     let wall = |p: V, v: V| match tank.boundary {
         BoundaryMode::Wrap => (rules::boundary::wrap(p, tank), v),
@@ -1204,7 +1149,7 @@ fn contain<V: Vector>(p: V, v: V, tank: &TankOf<V>, surroundings: &Surroundings<
     let (p, v) = wall(p, v);
     // Out of every rock as on a plane: onto its rim inside the tank, in a
     // few rounds where rocks overlap.
-    react::push_out_of_all(p, v, &surroundings.obstacles, tank)
+    react::push_out_of_all(p, v, &scene.obstacles, tank)
 }
 
 /// Everything the force pass reads: the state at the start of the tick,
@@ -1228,7 +1173,7 @@ struct ForcePass<'a, V: Vector> {
     /// Where the route sends the leaders this tick.
     route_goal: Option<Goal<V>>,
     tank: &'a TankOf<V>,
-    surroundings: &'a Surroundings<V>,
+    scene: &'a Scene<V>,
     key: TickKey,
     /// Whether to scan by quartets where they qualify.
     quartets: bool,
@@ -1399,7 +1344,7 @@ impl<V: Vector> ForcePass<'_, V> {
         // fear-raised speed; goals keep the calm speed.
         forces.separation *= react::panic_separation_gain(fear_now, params);
         let (look, calm) = (react::panic_speed_limit(fear_now, params), params.max_speed);
-        let s = self.surroundings;
+        let s = self.scene;
         let avoid =
             s.obstacles.iter().fold(V::ZERO, |sum, o| sum + react::avoid(p, o, params.obstacle_look, look));
         forces.obstacle = rules::steer(avoid, params.obstacle_weight, params);

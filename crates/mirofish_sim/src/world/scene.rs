@@ -3,12 +3,12 @@
 //! things themselves and their validation; how fish react to them is in
 //! [`crate::rules::scene`].
 
-use glam::Vec2;
+use glam::{Vec2, Vec3};
 
 use crate::math::Vector;
 
 use super::params::{MAX_ACCELERATION, MAX_LENGTH, MAX_TANK_SIDE, MAX_WEIGHT, ParamError, Range, check};
-use super::tank::{Tank, TankOf};
+use super::tank::TankOf;
 
 /// Most groups a scene may give goals to (group numbers run below it).
 pub const MAX_GROUPS: usize = 4096;
@@ -338,58 +338,87 @@ impl<V: Vector> Route<V> {
     }
 }
 
-/// Everything in the tank besides the fish.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+/// Everything in the tank besides the fish, on a plane (`Scene`, the
+/// default) or in a volume ([`Scene3d`]): rocks, predators, goals, an
+/// attract/repel point and the leaders' route.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
-pub struct Scene {
-    /// Obstacles.
-    pub obstacles: Vec<Obstacle>,
+pub struct Scene<V: Vector = Vec2> {
+    /// Obstacles: discs on a plane, spheres in a volume, that the fish
+    /// steer round and cannot enter.
+    pub obstacles: Vec<Obstacle<V>>,
     /// Predators.
-    pub predators: Vec<Predator>,
+    pub predators: Vec<Predator<V>>,
     /// The goal of every school, if any.
-    pub goal: Option<Goal>,
-    /// Goals per school (index = school number); an entry overrides `goal`
+    pub goal: Option<Goal<V>>,
+    /// Goals per school (index = school number); an entry replaces `goal`
     /// for that school.
-    pub school_goals: Vec<Option<Goal>>,
+    pub school_goals: Vec<Option<Goal<V>>>,
     /// The attract/repel point, if any.
-    pub attractor: Option<Attractor>,
+    pub attractor: Option<Attractor<V>>,
     /// The leaders' waypoint path, if any (only fish marked as leaders
     /// follow it; the rest follow them).
-    pub route: Option<Route>,
+    pub route: Option<Route<V>>,
     /// Goals per group (index = group number, see
     /// [`crate::Flock::groups`]): a fish in a group steers for its group's
     /// goal on top of its school's. What a decision maker or a game sets
-    /// for part of a school, or for one fish.
-    pub group_goals: Vec<Option<Goal>>,
+    /// for part of a school, or for one fish. At most [`MAX_GROUPS`].
+    pub group_goals: Vec<Option<Goal<V>>>,
 }
 
-impl Scene {
+/// What shares a volume with the school.
+pub type Scene3d = Scene<Vec3>;
+
+impl<V: Vector> Default for Scene<V> {
+    fn default() -> Self {
+        Self {
+            obstacles: Vec::new(),
+            predators: Vec::new(),
+            goal: None,
+            school_goals: Vec::new(),
+            attractor: None,
+            route: None,
+            group_goals: Vec::new(),
+        }
+    }
+}
+
+impl<V: Vector> Scene<V> {
     /// The goal that school `school` steers for: its own, else the shared
     /// one.
-    pub fn goal_of(&self, school: usize) -> Option<Goal> {
+    pub fn goal_of(&self, school: usize) -> Option<Goal<V>> {
         school_goal(self.goal.as_ref(), &self.school_goals, school).copied()
     }
 
     /// The goal of group `group`, if it has one.
     #[inline]
-    pub fn group_goal(&self, group: u16) -> Option<Goal> {
+    pub fn group_goal(&self, group: u16) -> Option<Goal<V>> {
         self.group_goals.get(usize::from(group)).copied().flatten()
     }
 
     /// Sets (or clears) the goal of group `group` (below [`MAX_GROUPS`]),
     /// growing the table as needed; a group beyond it is ignored.
-    pub fn set_group_goal(&mut self, group: u16, goal: Option<Goal>) {
+    pub fn set_group_goal(&mut self, group: u16, goal: Option<Goal<V>>) {
         if usize::from(group) < MAX_GROUPS {
             set_goal_entry(&mut self.group_goals, usize::from(group), goal);
         }
     }
 
+    /// Checks a scene as it arrives (a configuration, a whole new scene):
+    /// [`Scene::validate_in`], and the obstacles together leave room in
+    /// `tank` ([`check_room`]).
+    pub fn validate_with_room(&self, tank: &TankOf<V>) -> Result<(), ParamError> {
+        self.validate_in(tank)?;
+        check_room(&self.obstacles, tank)
+    }
+
     /// Checks every element in `tank`: each valid ([`Scene::validate`]),
     /// and no obstacle covering the whole tank. (Whether the obstacles
-    /// cover it between them, [`check_room`], is a configuration's check:
-    /// this one runs every tick.)
-    pub fn validate_in(&self, tank: &Tank) -> Result<(), ParamError> {
+    /// cover it between them, [`check_room`], is checked when a scene
+    /// arrives, [`Scene::validate_with_room`]: this one is cheap enough
+    /// for every tick.)
+    pub fn validate_in(&self, tank: &TankOf<V>) -> Result<(), ParamError> {
         for o in &self.obstacles {
             o.validate_in(tank)?;
         }
@@ -429,9 +458,9 @@ pub fn school_goal<'a, V: Vector>(
     school_goals.get(school).and_then(Option::as_ref).or(goal)
 }
 
-/// Checks the goals of a scene (or a volume's surroundings): every one
+/// Checks the goals of a scene: every one
 /// valid, at most [`MAX_GROUPS`] groups' goals.
-pub(crate) fn check_goals<V: Vector>(
+fn check_goals<V: Vector>(
     goal: &Option<Goal<V>>,
     school_goals: &[Option<Goal<V>>],
     group_goals: &[Option<Goal<V>>],
