@@ -238,6 +238,14 @@ mod tests {
     }
 
     #[test]
+    fn a_file_that_calls_the_scene_surroundings_still_loads() {
+        let old = VolumeConfig::from_ron("(surroundings: (obstacles: [(centre: (1, 2, 3), radius: 4)]))").unwrap();
+        let new = VolumeConfig::from_ron("(scene: (obstacles: [(centre: (1, 2, 3), radius: 4)]))").unwrap();
+        assert_eq!(old, new);
+        assert_eq!(new.scene.obstacles, [Obstacle { centre: Vec3::new(1.0, 2.0, 3.0), radius: 4.0 }]);
+    }
+
+    #[test]
     fn errors_name_the_field_and_the_place() {
         let cases = [
             ("(params: (perception_radius: 0.0))", "params.perception_radius"),
