@@ -114,7 +114,7 @@ fn main() -> AppExit {
         })
             .chain(),
     )
-    .add_systems(Update, (orbit, click, clear, draw_glass, show_surroundings, status))
+    .add_systems(Update, (orbit, click, clear, draw_glass, show_scene, status))
     .add_observer(give_fish_a_look);
     // The draw commands of the opaque pass, counted where they are made.
     let draws = OpaqueDraws::default();
@@ -167,7 +167,7 @@ struct Drag {
     on_panel: bool,
 }
 
-/// A drawn predator or rock, by its index in the surroundings.
+/// A drawn predator or rock, by its index in the scene.
 #[derive(Component, Clone, Copy)]
 enum SceneMarker {
     Predator(usize),
@@ -328,13 +328,13 @@ fn draw_glass(state: Res<Flock3dState>, mut gizmos: Gizmos) {
 
 /// Predators and rocks drawn where the core has them: the drawn ones
 /// moved, the missing ones spawned, the ones gone despawned.
-fn show_surroundings(
+fn show_scene(
     mut commands: Commands,
     state: Res<Flock3dState>,
     look: Res<FishLook>,
     mut drawn: Query<(Entity, &SceneMarker, &mut Transform)>,
 ) {
-    let s = state.flock.surroundings();
+    let s = state.flock.scene();
     let place = |marker: SceneMarker| match marker {
         SceneMarker::Predator(i) => s.predators.get(i).map(|p| Transform::from_translation(p.position)),
         SceneMarker::Rock(i) => s

@@ -329,12 +329,10 @@ fn rocks_that_cover_the_tank_between_them_are_refused_in_both_spaces() {
     };
     let covering = Scene3d { obstacles: balls(650.0).to_vec(), ..Default::default() };
     assert!(covering.obstacles.iter().all(|o| o.validate_in(&tank).is_ok()), "each alone leaves room");
-    assert_eq!(covering.validate(&tank).unwrap_err().field, "obstacles");
+    assert_eq!(covering.validate_with_room(&tank).unwrap_err().field, "obstacles");
     let mut flock = Flock3d::new(FlockParams::default(), tank, 20, 1).unwrap();
     assert!(flock.set_scene(covering).is_err());
-    flock
-        .set_scene(Scene3d { obstacles: balls(300.0).to_vec(), ..Default::default() })
-        .unwrap();
+    flock.set_scene(Scene3d { obstacles: balls(300.0).to_vec(), ..Default::default() }).unwrap();
 }
 
 /// Rocks added by commands one at a time, each leaving room alone, do not

@@ -93,9 +93,7 @@ fn predators_scatter_and_goals_draw_a_school_in_a_volume() {
     let tank = Tank3d::centered(Vec3::splat(800.0));
     let mut flock = Flock3d::new(FlockParams::default(), tank, 400, 3).unwrap();
     let goal = Vec3::new(250.0, -200.0, 150.0);
-    flock
-        .set_scene(Scene3d { goal: Some(Goal::seek(goal, 2.0)), ..Default::default() })
-        .unwrap();
+    flock.set_scene(Scene3d { goal: Some(Goal::seek(goal, 2.0)), ..Default::default() }).unwrap();
     let before = observe::centroid(flock.positions()).distance(goal);
     flock.run(600);
     let after = observe::centroid(flock.positions()).distance(goal);
@@ -115,13 +113,10 @@ fn predators_scatter_and_goals_draw_a_school_in_a_volume() {
 fn bad_scenes_and_parameters_are_refused_with_the_field_named() {
     let tank = Tank3d::centered(Vec3::splat(100.0));
     let mut flock = Flock3d::new(FlockParams::default(), tank, 10, 1).unwrap();
-    let covering = Scene3d {
-        obstacles: vec![Obstacle { centre: Vec3::ZERO, radius: 1000.0 }],
-        ..Default::default()
-    };
+    let covering =
+        Scene3d { obstacles: vec![Obstacle { centre: Vec3::ZERO, radius: 1000.0 }], ..Default::default() };
     assert_eq!(flock.set_scene(covering).unwrap_err().field, "obstacle.radius");
-    let nan =
-        Scene3d { goal: Some(Goal::seek(Vec3::new(0.0, 0.0, f32::NAN), 1.0)), ..Default::default() };
+    let nan = Scene3d { goal: Some(Goal::seek(Vec3::new(0.0, 0.0, f32::NAN), 1.0)), ..Default::default() };
     assert_eq!(flock.set_scene(nan).unwrap_err().field, "goal.target");
     let flat = Tank3d { max: Vec3::new(50.0, 50.0, -50.0), ..tank };
     assert!(Flock3d::new(FlockParams::default(), flat, 10, 1).unwrap_err().field.contains("depth"));

@@ -27,8 +27,8 @@ use crate::observe::metrics::DEFAULT_EVERY;
 use crate::rules::noise::mix64;
 use crate::space::swarm::check_ball;
 use crate::space::{Flock3d, Zones};
-use crate::world::scene::Scene3d;
 use crate::world::params::{DEFAULT_DT, FlockParams};
+use crate::world::scene::Scene3d;
 use crate::world::tank::Tank3d;
 use glam::Vec3;
 
@@ -239,7 +239,8 @@ mod tests {
 
     #[test]
     fn a_file_that_calls_the_scene_surroundings_still_loads() {
-        let old = VolumeConfig::from_ron("(surroundings: (obstacles: [(centre: (1, 2, 3), radius: 4)]))").unwrap();
+        let old =
+            VolumeConfig::from_ron("(surroundings: (obstacles: [(centre: (1, 2, 3), radius: 4)]))").unwrap();
         let new = VolumeConfig::from_ron("(scene: (obstacles: [(centre: (1, 2, 3), radius: 4)]))").unwrap();
         assert_eq!(old, new);
         assert_eq!(new.scene.obstacles, [Obstacle { centre: Vec3::new(1.0, 2.0, 3.0), radius: 4.0 }]);

@@ -35,7 +35,7 @@ use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
 };
-use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, Scene, point, school_goal};
+use crate::world::scene::{Goal, Route, Scene, point, school_goal};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A school in a volume.
