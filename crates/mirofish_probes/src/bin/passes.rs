@@ -158,9 +158,9 @@ impl Probe {
         Ok(probe)
     }
 
-    /// The plane: index, forces and integration timed one by one, every
-    /// tick from the same warmed-up state.
-    fn plane(&self) -> Result<Report, String> {
+    /// The reference parameters, and the school's: them with the options'
+    /// rules (the cap is set once warmed up).
+    fn params(&self) -> (FlockParams, FlockParams) {
         let defaults = FlockParams::reference();
         let params = FlockParams {
             topological_neighbours: self.topological,
@@ -168,6 +168,13 @@ impl Probe {
             separation_weight: self.separation,
             ..defaults
         };
+        (defaults, params)
+    }
+
+    /// The plane: index, forces and integration timed one by one, every
+    /// tick from the same warmed-up state.
+    fn plane(&self) -> Result<Report, String> {
+        let (defaults, params) = self.params();
         let density = self.neighbours.unwrap_or(6.5);
         let tank = Tank::for_mean_neighbours(self.fish, params.perception_radius, density, 16.0 / 9.0);
         let mut sim = Simulation::new(params, tank, self.fish, 1).map_err(|e| e.to_string())?;
@@ -209,13 +216,7 @@ impl Probe {
     /// The volume: each stage of a tick timed, the ticks one after the
     /// other.
     fn volume(&self) -> Result<Report, String> {
-        let defaults = FlockParams::reference();
-        let params = FlockParams {
-            topological_neighbours: self.topological,
-            cohesion_weight: self.cohesion,
-            separation_weight: self.separation,
-            ..defaults
-        };
+        let (defaults, params) = self.params();
         let density = self.neighbours.unwrap_or(7.0);
         let tank = Tank3d::for_mean_neighbours_3d(self.fish, params.perception_radius, density);
         let mut flock = Flock3d::new(params, tank, self.fish, 1).map_err(|e| e.to_string())?;
