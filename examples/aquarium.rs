@@ -23,14 +23,14 @@ use bevy::prelude::*;
 use bevy::window::WindowResolution;
 use mirofish_examples::aquarium::session::{Ask, SessionControls};
 use mirofish_examples::aquarium::{
-    AquariumPlugin, AquariumSettings, IntentSettings, OverlaySettings, SmokeTest,
+    AquariumPlugin, AquariumSettings, OverlaySettings, SmokeTest, decision_settings,
 };
 
 fn main() -> AppExit {
     let (mut scene, mut fish, mut seed) = (None, None, None);
     let (mut smoke, mut replay) = (None, None);
     let mut overlay = OverlaySettings::default();
-    let mut intent = IntentSettings::default();
+    let mut deciding = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().unwrap_or_else(|| fail(&format!("{name} needs a value")));
@@ -47,7 +47,7 @@ fn main() -> AppExit {
                     None => fail("--settle goes after --smoke"),
                 }
             }
-            "--intent" => intent.on = true,
+            "--intent" => deciding = true,
             "--scene" => {
                 let path = value("--scene");
                 scene = Some(
@@ -85,7 +85,7 @@ fn main() -> AppExit {
         ..default()
     }))
     .insert_resource(overlay)
-    .insert_resource(intent)
+    .insert_resource(decision_settings(deciding))
     .add_plugins(AquariumPlugin { settings });
     if let Some(test) = smoke {
         app.insert_resource(test);

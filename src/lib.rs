@@ -39,8 +39,9 @@ pub use mirofish_bevy::*;
 /// control.
 pub use mirofish_sim as sim;
 
-/// The decision layer (no Bevy): units of a school that decide where to go,
-/// by rules or by a language model, recorded as commands.
+/// The decision layer: units of a school that decide where to go, by rules
+/// or by a language model, recorded as commands; its Bevy plugin is
+/// `decide::plugin::DecisionPlugin`.
 pub use mirofish_decide as decide;
 
 /// The README's and the guide's Rust examples, compiled (and, where they

@@ -278,6 +278,20 @@ impl core::fmt::Display for FailureCause {
     }
 }
 
+/// An intent a unit was given ([`DecisionLayer::adopted`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Adopted {
+    /// The tick whose planning adopted it.
+    pub tick: u64,
+    /// The unit (0-based, within the layer's units).
+    pub unit: u16,
+    /// The intent.
+    pub intent: Intent,
+    /// Why it is the fallback (the default intent), where it is, rather
+    /// than the decider's answer or the cache's.
+    pub fallback: Option<FailureCause>,
+}
+
 /// One unit's fallback, with its cause: what a user reads to find out why
 /// a model is not steering the school.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -449,6 +463,10 @@ pub struct DecisionLayer {
     stats: DecisionStats,
     /// The last [`RECENT_FAILURES`] fallbacks' causes, oldest first.
     failures: VecDeque<DecisionFailure>,
+    /// The intents the last planning adopted, in the order it adopted them.
+    adopted: Vec<Adopted>,
+    /// The failures the last planning noticed, in order.
+    failed: Vec<DecisionFailure>,
     /// The tick being planned.
     now: u64,
     /// When each request of the last minute was sent, oldest first (kept
@@ -481,6 +499,8 @@ impl DecisionLayer {
             next_request: 0,
             stats: DecisionStats::default(),
             failures: VecDeque::with_capacity(RECENT_FAILURES),
+            adopted: Vec::new(),
+            failed: Vec::new(),
             now: 0,
             sent_times: VecDeque::new(),
             token_samples: VecDeque::new(),
@@ -510,6 +530,20 @@ impl DecisionLayer {
         self.failures.iter()
     }
 
+    /// The intents the last [`DecisionLayer::plan`] adopted, one per unit
+    /// that was given one (by its decider, the cache or the fallback), in
+    /// the order it adopted them; empty when nothing was due.
+    pub fn adopted(&self) -> &[Adopted] {
+        &self.adopted
+    }
+
+    /// The failures the last [`DecisionLayer::plan`] noticed, in order
+    /// (each unit's cause of falling back; all of them, where
+    /// [`DecisionLayer::recent_failures`] keeps the last few).
+    pub fn failed(&self) -> &[DecisionFailure] {
+        &self.failed
+    }
+
     /// The cache.
     pub fn cache(&self) -> &DecisionCache {
         &self.cache
@@ -531,6 +565,8 @@ impl DecisionLayer {
     pub fn plan(&mut self, flock: &Flock, tank: &Tank, scene: &Scene) -> Vec<FlockCommand> {
         let now = flock.tick();
         self.now = now;
+        self.adopted.clear();
+        self.failed.clear();
         if self.next_regroup.is_none_or(|at| now >= at) {
             return self.regroup(now);
         }
@@ -587,9 +623,9 @@ impl DecisionLayer {
                 FailureCause::Unsent { .. } => self.stats.dropped_unsent += 1,
                 _ => self.stats.timeouts += 1,
             }
-            self.note(k, cause);
+            self.note(k, cause.clone());
             if let Some((view, _)) = view_of(self, k) {
-                self.fall_back(k, &view, tank, &mut out);
+                self.fall_back(k, cause, &view, tank, &mut out);
             }
         }
         // Units due. At most `workers` requests wait for a worker at a
@@ -624,7 +660,7 @@ impl DecisionLayer {
             } else if let Some(budget) = self.over_budget() {
                 self.stats.over_budget += 1;
                 self.note(k, FailureCause::OverBudget(budget));
-                self.fall_back(k, &view, tank, &mut out);
+                self.fall_back(k, FailureCause::OverBudget(budget), &view, tank, &mut out);
             } else {
                 waiting += 1;
                 self.send(k, view, key);
@@ -718,12 +754,12 @@ impl DecisionLayer {
                         self.cache.insert(key, intent);
                     }
                     self.stats.decisions += 1;
-                    self.adopt(k, intent, goal, out);
+                    self.adopt(k, intent, goal, None, out);
                 }
                 Err(unfit) => {
                     self.stats.unfit += 1;
-                    self.note(k, FailureCause::Unfit(unfit));
-                    self.fall_back(k, view, tank, out);
+                    self.note(k, FailureCause::Unfit(unfit.clone()));
+                    self.fall_back(k, FailureCause::Unfit(unfit), view, tank, out);
                 }
             },
             Err(error) => {
@@ -731,8 +767,8 @@ impl DecisionLayer {
                     DecideError::Malformed(_) => self.stats.malformed += 1,
                     DecideError::Backend(_) => self.stats.errors += 1,
                 }
-                self.note(k, FailureCause::Decider(error));
-                self.fall_back(k, view, tank, out);
+                self.note(k, FailureCause::Decider(error.clone()));
+                self.fall_back(k, FailureCause::Decider(error), view, tank, out);
             }
         }
     }
@@ -743,18 +779,36 @@ impl DecisionLayer {
             self.failures.pop_front();
         }
         let unit = u16::try_from(k).unwrap_or(u16::MAX);
-        self.failures.push_back(DecisionFailure { tick: self.now, unit, cause });
+        let failure = DecisionFailure { tick: self.now, unit, cause };
+        self.failed.push(failure.clone());
+        self.failures.push_back(failure);
     }
 
-    fn fall_back(&mut self, k: usize, view: &UnitView, tank: &Tank, out: &mut Vec<FlockCommand>) {
+    fn fall_back(
+        &mut self,
+        k: usize,
+        cause: FailureCause,
+        view: &UnitView,
+        tank: &Tank,
+        out: &mut Vec<FlockCommand>,
+    ) {
         self.stats.fallbacks += 1;
         let intent = self.config.default_intent;
         // A default that does not fit either (hide, with no rock): no goal.
         let goal = intent.goal(view, tank, self.config.goal_weight).unwrap_or(None);
-        self.adopt(k, intent, goal, out);
+        self.adopt(k, intent, goal, Some(cause), out);
     }
 
-    fn adopt(&mut self, k: usize, intent: Intent, goal: Option<Goal>, out: &mut Vec<FlockCommand>) {
+    fn adopt(
+        &mut self,
+        k: usize,
+        intent: Intent,
+        goal: Option<Goal>,
+        fallback: Option<FailureCause>,
+        out: &mut Vec<FlockCommand>,
+    ) {
+        let tick = self.now;
+        self.adopted.push(Adopted { tick, unit: u16::try_from(k).unwrap_or(u16::MAX), intent, fallback });
         let unit = &mut self.units[k];
         unit.intent = Some(intent);
         if unit.goal != goal {

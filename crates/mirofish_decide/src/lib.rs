@@ -22,7 +22,10 @@
 //!
 //! [`RuleDecider`] needs no network. With the `openai` feature,
 //! `OpenAiDecider` asks any OpenAI-compatible chat-completions server (a
-//! local llama.cpp server, Ollama, vLLM or a hosted API).
+//! local llama.cpp server, Ollama, vLLM or a hosted API). With the `bevy`
+//! feature, `plugin::DecisionPlugin` runs the layer in a game on a plane
+//! beside `MiroFishPlugin`, and writes a message for every decision and
+//! every fallback.
 //!
 //! ```
 //! use mirofish_decide::{DecisionConfig, DecisionLayer};
@@ -45,6 +48,8 @@ pub mod intent;
 pub mod layer;
 #[cfg(feature = "openai")]
 pub mod openai;
+#[cfg(feature = "bevy")]
+pub mod plugin;
 pub mod prompt;
 pub mod unit;
 
@@ -52,7 +57,8 @@ pub use cache::{DecisionCache, SceneKey};
 pub use decider::{DecideError, Decider, RuleDecider, ScriptedDecider, SlowDecider};
 pub use intent::{Intent, Region, Unfit};
 pub use layer::{
-    Budget, DecisionConfig, DecisionConfigError, DecisionFailure, DecisionLayer, DecisionStats, FailureCause,
+    Adopted, Budget, DecisionConfig, DecisionConfigError, DecisionFailure, DecisionLayer, DecisionStats,
+    FailureCause,
 };
 #[cfg(feature = "openai")]
 pub use openai::{ClientStats, OpenAiDecider};

@@ -6,8 +6,10 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::FishGroup;
 use mirofish_bevy::prelude::*;
+use mirofish_decide::DecisionConfig;
+use mirofish_examples::aquarium::DecisionSettings;
 use mirofish_examples::aquarium::intent::IntentPlugin;
-use mirofish_examples::aquarium::{Decisions, IntentSettings};
+use mirofish_examples::aquarium::{Decisions, IntentSettings, decision_settings};
 
 fn ticks(app: &mut App, n: u64) {
     let target = app.world().resource::<FlockState>().flock().tick() + n;
@@ -25,7 +27,11 @@ fn switching_intent_on_and_off() {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
         .insert_resource(FlockConfig { seed: 2, ..default() })
-        .insert_resource(IntentSettings { on: true, units: 10, show: false })
+        .insert_resource(IntentSettings { show: false })
+        .insert_resource(DecisionSettings {
+            config: DecisionConfig { units: 10, ..default() },
+            ..decision_settings(true)
+        })
         .add_plugins((MiroFishPlugin::default(), IntentPlugin))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app.world_mut().commands().queue(SpawnSchool::new(400));
@@ -36,7 +42,7 @@ fn switching_intent_on_and_off() {
     assert_eq!(layer.intents().filter(Option::is_some).count(), 10, "{:?}", layer.stats());
     let goals = app.world().resource::<FlockState>().scene().group_goals.iter().flatten().count();
     assert_eq!(goals, 10, "every unit has somewhere to go");
-    app.world_mut().resource_mut::<IntentSettings>().on = false;
+    app.world_mut().resource_mut::<DecisionSettings>().on = false;
     ticks(&mut app, 3);
     assert!(app.world().resource::<Decisions>().layer.is_none());
     assert_eq!(grouped(&mut app), 0);

@@ -193,10 +193,10 @@ pub fn keyboard_shortcuts(
     mut settings: ResMut<AquariumSettings>,
     mut overlay: ResMut<OverlaySettings>,
     mut commands: ResMut<FlockCommands>,
-    (mut intent, cursor, state): (ResMut<super::IntentSettings>, Res<CursorWorld>, Res<FlockState>),
+    (mut deciding, cursor, state): (ResMut<super::DecisionSettings>, Res<CursorWorld>, Res<FlockState>),
 ) {
     if keys.just_pressed(KeyCode::KeyI) {
-        intent.on = !intent.on;
+        deciding.on = !deciding.on;
     }
     if keys.just_pressed(KeyCode::KeyW)
         && let Some(at) = cursor.0

@@ -1,5 +1,6 @@
-//! Intent in the aquarium: the decision layer ([`mirofish_decide`]) with
-//! its rule-based decider, switched on from the panel (or `I`). The
+//! Intent in the aquarium: the decision layer's plugin
+//! ([`mirofish_decide::plugin`]) with its rule-based decider, switched on
+//! from the panel (or `I`). The
 //! schools split into units that each pick where to go — round the tank,
 //! away from predators, behind rocks — and the overlay draws each unit's
 //! goal with a line from the unit's centre, coloured by intent.
@@ -8,90 +9,42 @@
 //! session with intent is as reproducible as one without.
 
 use bevy::prelude::*;
-use mirofish_bevy::prelude::*;
-use mirofish_bevy::{FlockCommands, FlockState};
-use mirofish_decide::{DecisionConfig, DecisionLayer, Intent};
-use mirofish_sim::step::command::FlockCommand;
+use mirofish_bevy::FlockState;
+use mirofish_decide::plugin::DecisionPlugin;
+pub use mirofish_decide::plugin::{DecisionSettings, Decisions};
+use mirofish_decide::{DecisionConfig, Intent};
 
-/// Whether the schools decide where to go, and how.
+/// How the aquarium shows the units' intent.
 #[derive(Resource, Clone, Copy, Debug, PartialEq)]
 pub struct IntentSettings {
-    /// The decision layer runs.
-    pub on: bool,
-    /// Decision units the fish are split into (taking effect when the
-    /// layer is switched on).
-    pub units: u16,
     /// Draw each unit's goal.
     pub show: bool,
 }
 
 impl Default for IntentSettings {
     fn default() -> Self {
-        Self { on: false, units: 24, show: true }
+        Self { show: true }
     }
 }
 
-/// The running layer, if on; the tick it last planned for (a reset starts
-/// it over).
-#[derive(Resource, Default, Debug)]
-pub struct Decisions {
-    /// The layer.
-    pub layer: Option<DecisionLayer>,
-    last_tick: u64,
-}
-
-/// The decision layer's planning and resources (part of the aquarium;
-/// it needs no window, so a headless app can use it). The aquarium adds
-/// the drawing ([`draw_goals`]).
+/// The aquarium's decision layer: the library's [`DecisionPlugin`], off
+/// until switched on from the panel (or `I`), with 24 units. Needs no
+/// window, so a headless app can use it; the aquarium adds the drawing
+/// ([`draw_goals`]).
 pub struct IntentPlugin;
 
 impl Plugin for IntentPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<IntentSettings>()
-            .init_resource::<Decisions>()
-            .add_systems(FixedUpdate, plan.in_set(BoidSystems::Commands));
+        if !app.world().contains_resource::<DecisionSettings>() {
+            app.insert_resource(decision_settings(false));
+        }
+        app.init_resource::<IntentSettings>().add_plugins(DecisionPlugin);
     }
 }
 
-/// Plans the coming tick's decisions (in [`BoidSystems::Commands`], so
-/// they apply at its start).
-fn plan(
-    settings: Res<IntentSettings>,
-    mut decisions: ResMut<Decisions>,
-    state: Res<FlockState>,
-    mut commands: ResMut<FlockCommands>,
-) {
-    let tick = state.flock().tick();
-    let decisions = &mut *decisions;
-    if tick < decisions.last_tick {
-        // A reset: new fish, new state, no groups.
-        decisions.layer = None;
-    }
-    decisions.last_tick = tick;
-    let mut send = |command: FlockCommand| {
-        if let Err(e) = commands.submit(command) {
-            warn!("aquarium intent: {e}");
-        }
-    };
-    match (settings.on, decisions.layer.is_some()) {
-        (true, false) => {
-            let config = DecisionConfig { units: settings.units, ..DecisionConfig::default() };
-            match DecisionLayer::with_rules(config) {
-                Ok(layer) => decisions.layer = Some(layer),
-                Err(e) => warn!("aquarium intent: {e}"),
-            }
-        }
-        (false, true) => {
-            decisions.layer = None;
-            send(FlockCommand::ClearGroups);
-        }
-        _ => {}
-    }
-    if let Some(layer) = decisions.layer.as_mut() {
-        for command in layer.plan(state.flock(), &state.config().tank, state.scene()) {
-            send(command);
-        }
-    }
+/// The aquarium's decision layer, on or off: 24 units.
+pub fn decision_settings(on: bool) -> DecisionSettings {
+    DecisionSettings { on, config: DecisionConfig { units: 24, ..DecisionConfig::default() } }
 }
 
 /// The colour of an intent's marks.

@@ -32,7 +32,7 @@ use mirofish_sim::step::command::FlockCommand;
 
 pub use input::{CursorWorld, PointerOverUi, ToolSettings};
 pub use inspect::{FishReport, Inspected};
-pub use intent::{Decisions, IntentSettings};
+pub use intent::{DecisionSettings, Decisions, IntentSettings, decision_settings};
 pub use overlay::OverlaySettings;
 pub use smoke::{Coverage, SmokeTest};
 pub use stats::TickStats;

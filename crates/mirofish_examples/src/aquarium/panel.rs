@@ -19,7 +19,7 @@ use mirofish_sim::{Preset, observe};
 
 use super::input::{PointerOverUi, ToolSettings};
 use super::inspect::{Inspected, report};
-use super::intent::{Decisions, IntentSettings, intent_colour};
+use super::intent::{DecisionSettings, Decisions, IntentSettings, intent_colour};
 use super::overlay::OverlaySettings;
 use super::session::{SessionControls, controls as session_controls};
 use super::visuals::{ColourMode, RULE_COLOURS};
@@ -41,7 +41,7 @@ pub fn panel(
     state: Res<FlockState>,
     metrics: Res<FlockMetrics>,
     stats: Res<TickStats>,
-    (mut intent, decisions): (ResMut<IntentSettings>, Res<Decisions>),
+    (mut intent, mut deciding, decisions): (ResMut<IntentSettings>, ResMut<DecisionSettings>, Res<Decisions>),
     (mut inspected, slots): (ResMut<Inspected>, Query<&FishSlot>),
     (mut session, recorder): (ResMut<SessionControls>, Res<FlockRecorder>),
 ) -> Result {
@@ -129,7 +129,7 @@ pub fn panel(
                     inspect_controls(ui, &mut inspected, &state, &slots);
                 });
                 egui::CollapsingHeader::new("intent").default_open(true).show(ui, |ui| {
-                    intent_controls(ui, &mut intent, &decisions);
+                    intent_controls(ui, &mut intent, &mut deciding, &decisions);
                 });
                 ui.collapsing("tools", |ui| {
                     ui.add(
@@ -226,10 +226,15 @@ fn inspect_controls(
 }
 
 /// The decision layer's switch, its units, and what the units intend.
-fn intent_controls(ui: &mut egui::Ui, intent: &mut IntentSettings, decisions: &Decisions) {
-    ui.checkbox(&mut intent.on, "schools decide where to go (I)")
+fn intent_controls(
+    ui: &mut egui::Ui,
+    intent: &mut IntentSettings,
+    deciding: &mut DecisionSettings,
+    decisions: &Decisions,
+) {
+    ui.checkbox(&mut deciding.on, "schools decide where to go (I)")
         .on_hover_text("the fish split into units; each picks a region to visit, flees or hides, by rules");
-    ui.add_enabled(!intent.on, egui::Slider::new(&mut intent.units, 4..=50).text("units"));
+    ui.add_enabled(!deciding.on, egui::Slider::new(&mut deciding.config.units, 4..=50).text("units"));
     ui.checkbox(&mut intent.show, "draw each unit's goal");
     let Some(layer) = decisions.layer.as_ref() else { return };
     // Counted by kind: every "go to" is one kind, whatever the region.
