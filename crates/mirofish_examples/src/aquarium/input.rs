@@ -108,6 +108,11 @@ pub struct InputToolsPlugin;
 
 impl Plugin for InputToolsPlugin {
     fn build(&self, app: &mut App) {
+        // The `I` shortcut switches the decision layer: its settings exist
+        // even where the intent plugin is not added (off, as it starts).
+        if !app.world().contains_resource::<super::DecisionSettings>() {
+            app.insert_resource(super::decision_settings(false));
+        }
         app.init_resource::<CursorWorld>()
             .init_resource::<PointerOverUi>()
             .init_resource::<ToolSettings>()
