@@ -108,13 +108,13 @@ fn plan(
         // The layer's commands are valid by construction; one refused
         // (the queue full) is dropped with a warning, as any game input.
         if let Err(e) = commands.submit(command) {
-            warn!("decision layer: {e}");
+            log::warn!("decision layer: {e}");
         }
     };
     match (settings.on, decisions.layer.is_some()) {
         (true, false) => match DecisionLayer::with_rules(settings.config.clone()) {
             Ok(layer) => decisions.layer = Some(layer),
-            Err(e) => warn!("decision layer: {e}"),
+            Err(e) => log::warn!("decision layer: {e}"),
         },
         (false, true) => {
             decisions.layer = None;
