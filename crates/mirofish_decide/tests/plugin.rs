@@ -62,6 +62,8 @@ fn on_every_unit_decides_and_says_so_off_the_groups_go() {
     units.dedup();
     assert_eq!(units, (0..10).collect::<Vec<_>>(), "a message for every unit's decision");
     assert!(heard.decided.iter().all(|d| d.0.fallback.is_none()) && heard.failed.is_empty());
+    let layer = app.world().resource::<Decisions>().layer.as_ref().unwrap();
+    assert_eq!(layer.intents().filter(Option::is_some).count(), 10, "{:?}", layer.stats());
     let goals = app.world().resource::<FlockState>().scene().group_goals.iter().flatten().count();
     assert_eq!(goals, 10, "every unit has somewhere to go");
     app.world_mut().resource_mut::<DecisionSettings>().on = false;
