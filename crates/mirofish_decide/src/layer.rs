@@ -279,7 +279,7 @@ impl core::fmt::Display for FailureCause {
 }
 
 /// An intent a unit was given ([`DecisionLayer::adopted`]).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Adopted {
     /// The tick whose planning adopted it.
     pub tick: u64,
@@ -287,9 +287,10 @@ pub struct Adopted {
     pub unit: u16,
     /// The intent.
     pub intent: Intent,
-    /// Why it is the fallback (the default intent), where it is, rather
-    /// than the decider's answer or the cache's.
-    pub fallback: Option<FailureCause>,
+    /// Whether it is the fallback (the default intent) rather than the
+    /// decider's answer or the cache's; the cause is among
+    /// [`DecisionLayer::failed`].
+    pub fallback: bool,
 }
 
 /// One unit's fallback, with its cause: what a user reads to find out why
@@ -623,9 +624,9 @@ impl DecisionLayer {
                 FailureCause::Unsent { .. } => self.stats.dropped_unsent += 1,
                 _ => self.stats.timeouts += 1,
             }
-            self.note(k, cause.clone());
+            self.note(k, cause);
             if let Some((view, _)) = view_of(self, k) {
-                self.fall_back(k, cause, &view, tank, &mut out);
+                self.fall_back(k, &view, tank, &mut out);
             }
         }
         // Units due. At most `workers` requests wait for a worker at a
@@ -660,7 +661,7 @@ impl DecisionLayer {
             } else if let Some(budget) = self.over_budget() {
                 self.stats.over_budget += 1;
                 self.note(k, FailureCause::OverBudget(budget));
-                self.fall_back(k, FailureCause::OverBudget(budget), &view, tank, &mut out);
+                self.fall_back(k, &view, tank, &mut out);
             } else {
                 waiting += 1;
                 self.send(k, view, key);
@@ -754,12 +755,12 @@ impl DecisionLayer {
                         self.cache.insert(key, intent);
                     }
                     self.stats.decisions += 1;
-                    self.adopt(k, intent, goal, None, out);
+                    self.adopt(k, intent, goal, false, out);
                 }
                 Err(unfit) => {
                     self.stats.unfit += 1;
-                    self.note(k, FailureCause::Unfit(unfit.clone()));
-                    self.fall_back(k, FailureCause::Unfit(unfit), view, tank, out);
+                    self.note(k, FailureCause::Unfit(unfit));
+                    self.fall_back(k, view, tank, out);
                 }
             },
             Err(error) => {
@@ -767,8 +768,8 @@ impl DecisionLayer {
                     DecideError::Malformed(_) => self.stats.malformed += 1,
                     DecideError::Backend(_) => self.stats.errors += 1,
                 }
-                self.note(k, FailureCause::Decider(error.clone()));
-                self.fall_back(k, FailureCause::Decider(error), view, tank, out);
+                self.note(k, FailureCause::Decider(error));
+                self.fall_back(k, view, tank, out);
             }
         }
     }
@@ -784,19 +785,12 @@ impl DecisionLayer {
         self.failures.push_back(failure);
     }
 
-    fn fall_back(
-        &mut self,
-        k: usize,
-        cause: FailureCause,
-        view: &UnitView,
-        tank: &Tank,
-        out: &mut Vec<FlockCommand>,
-    ) {
+    fn fall_back(&mut self, k: usize, view: &UnitView, tank: &Tank, out: &mut Vec<FlockCommand>) {
         self.stats.fallbacks += 1;
         let intent = self.config.default_intent;
         // A default that does not fit either (hide, with no rock): no goal.
         let goal = intent.goal(view, tank, self.config.goal_weight).unwrap_or(None);
-        self.adopt(k, intent, goal, Some(cause), out);
+        self.adopt(k, intent, goal, true, out);
     }
 
     fn adopt(
@@ -804,7 +798,7 @@ impl DecisionLayer {
         k: usize,
         intent: Intent,
         goal: Option<Goal>,
-        fallback: Option<FailureCause>,
+        fallback: bool,
         out: &mut Vec<FlockCommand>,
     ) {
         let tick = self.now;

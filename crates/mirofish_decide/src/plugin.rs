@@ -63,13 +63,13 @@ pub struct Decisions {
 }
 
 /// An intent a unit was given (by its decider, the cache or the fallback:
-/// [`Adopted::fallback`] says which, and why).
-#[derive(Message, Clone, Debug, PartialEq)]
+/// [`Adopted::fallback`] says which).
+#[derive(Message, Clone, Copy, Debug, PartialEq)]
 pub struct UnitDecided(pub Adopted);
 
 /// Why a unit's decider failed it (a timeout, an error, an answer that
 /// does not fit, the budget); the unit falls back to the default intent,
-/// written as a [`UnitDecided`] with the same cause.
+/// written as a [`UnitDecided`] too.
 #[derive(Message, Clone, Debug, PartialEq)]
 pub struct DecisionFailed(pub DecisionFailure);
 
@@ -127,5 +127,5 @@ fn plan(
         send(command);
     }
     failed.write_batch(layer.failed().iter().cloned().map(DecisionFailed));
-    decided.write_batch(layer.adopted().iter().cloned().map(UnitDecided));
+    decided.write_batch(layer.adopted().iter().copied().map(UnitDecided));
 }

@@ -61,7 +61,7 @@ fn on_every_unit_decides_and_says_so_off_the_groups_go() {
     units.sort_unstable();
     units.dedup();
     assert_eq!(units, (0..10).collect::<Vec<_>>(), "a message for every unit's decision");
-    assert!(heard.decided.iter().all(|d| d.0.fallback.is_none()) && heard.failed.is_empty());
+    assert!(heard.decided.iter().all(|d| !d.0.fallback) && heard.failed.is_empty());
     let layer = app.world().resource::<Decisions>().layer.as_ref().unwrap();
     assert_eq!(layer.intents().filter(Option::is_some).count(), 10, "{:?}", layer.stats());
     let goals = app.world().resource::<FlockState>().scene().group_goals.iter().flatten().count();
@@ -91,8 +91,8 @@ fn a_layer_of_your_own_is_kept_and_its_failures_are_told() {
     for failed in &heard.failed {
         assert!(matches!(failed.0.cause, FailureCause::Decider(DecideError::Malformed(_))), "{:?}", failed.0);
     }
-    // Each failure is also the unit's decision: the fallback, with its cause.
-    let fallbacks = heard.decided.iter().filter(|d| d.0.fallback.is_some()).count();
+    // Each failure is also the unit's decision: the fallback.
+    let fallbacks = heard.decided.iter().filter(|d| d.0.fallback).count();
     assert_eq!(fallbacks, heard.failed.len());
     let layer = app.world().resource::<Decisions>().layer.as_ref().unwrap();
     assert!(layer.stats().malformed >= 4, "the scripted layer was kept: {:?}", layer.stats());
