@@ -20,10 +20,11 @@ use mirofish_sim::world::scene::add_rock;
 use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Obstacle, Stamped, Tank};
 
 use crate::components::{
-    Boid, FishGroup, FishSlot, Obstacle2d, Position, Predator2d, PreviousPosition, SceneOrder, School,
-    Velocity, WanderPhase, sort_by_arrival,
+    Boid, FishGroup, FishSlot, Leader, Obstacle2d, Position, Predator2d, PreviousPosition, SceneOrder,
+    School, Velocity, WanderPhase, sort_by_arrival,
 };
 use crate::config::FlockConfig;
+use crate::refusals::{self, FlockRefusal, Refused};
 use crate::state::FlockState;
 use crate::systems::admit_rocks;
 
@@ -188,20 +189,22 @@ pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
                 world.despawn(e);
             }
         }
-        FlockCommand::SpawnFish { count, centre, radius } => {
+        FlockCommand::SpawnFish { school, count, centre, radius } => {
             let config = world.resource::<FlockConfig>().clone();
+            // A school the configuration does not have gets none, as in the core.
+            let Some(params) = config.school_table().get(usize::from(*school)).copied() else { return };
             let first_slot = world.query_filtered::<(), With<Boid>>().iter(world).count() as u64;
             let key = SpawnKey { seed: config.seed, tick, first_slot };
             // As the core: never beyond the most fish a run holds.
             let count = spawn_room(*count, first_slot as usize);
-            let fish = spawn_disc(key, count, *centre, *radius, &config.tank, &config.params);
+            let fish = spawn_disc(key, count, *centre, *radius, &config.tank, &params);
             // With their school named, as a recorded session's fish are:
             // they join those fish's table, after them, as the core appends
             // them.
             world.spawn_batch(fish.into_iter().map(|(p, v, phase)| {
                 (
                     Boid,
-                    School(0),
+                    School(*school),
                     Position(p),
                     PreviousPosition(p),
                     Velocity(v),
@@ -209,6 +212,19 @@ pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
                     Transform::from_translation(p.extend(0.0)),
                 )
             }));
+        }
+        FlockCommand::SetZones(_) => {
+            let error = mirofish_sim::step::command::zones_left_out();
+            refusals::report_in(world, FlockRefusal { tick, what: Refused::Command, error });
+        }
+        FlockCommand::SetLeaders { fish, leads } => {
+            for entity in fish_by_id(world, fish) {
+                if *leads {
+                    world.entity_mut(entity).insert(Leader);
+                } else {
+                    world.entity_mut(entity).remove::<Leader>();
+                }
+            }
         }
         FlockCommand::RemoveFish { count } => {
             // The last fish in the flock's order, as the core removes them:
@@ -225,14 +241,7 @@ pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
         }
         FlockCommand::FormGroups { school, first, count } => form_groups(world, *school, *first, *count),
         FlockCommand::JoinGroup { fish, group } => {
-            // The plugin's fish ids are their slots ([`FishSlot`]) as of the
-            // last tick.
-            let mut by_slot: Vec<(u32, Entity)> =
-                world.query::<(Entity, &FishSlot)>().iter(world).map(|(e, s)| (s.0, e)).collect();
-            by_slot.sort_unstable();
-            for id in fish {
-                let Ok(k) = by_slot.binary_search_by_key(id, |&(slot, _)| slot) else { continue };
-                let entity = by_slot[k].1;
+            for entity in fish_by_id(world, fish) {
                 match group {
                     Some(g) => world.entity_mut(entity).insert(FishGroup(*g)),
                     None => world.entity_mut(entity).remove::<FishGroup>(),
@@ -249,6 +258,17 @@ pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
             world.resource_mut::<FlockState>().scene.group_goals.clear();
         }
     }
+}
+
+/// The entities of the fish with these ids, skipping ids of no fish: the
+/// plugin's fish ids are their slots ([`FishSlot`]) as of the last tick.
+fn fish_by_id(world: &mut World, ids: &[u32]) -> Vec<Entity> {
+    let mut by_slot: Vec<(u32, Entity)> =
+        world.query::<(Entity, &FishSlot)>().iter(world).map(|(e, s)| (s.0, e)).collect();
+    by_slot.sort_unstable();
+    ids.iter()
+        .filter_map(|id| by_slot.binary_search_by_key(id, |&(slot, _)| slot).ok().map(|k| by_slot[k].1))
+        .collect()
 }
 
 /// [`FlockCommand::FormGroups`] on the fish entities: the core's bisection

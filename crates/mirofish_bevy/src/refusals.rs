@@ -21,13 +21,15 @@ pub enum Refused {
     /// A configuration file, by asset path (the configuration in force
     /// stays; the `asset` feature).
     File(String),
-    /// A [`crate::volume::SetScene3d`] (the scene in force
-    /// stay).
+    /// A [`crate::volume::SetScene3d`] (the scene in force stays).
     Scene,
     /// A recorded session's start ([`crate::FlockRecorder`], or
     /// [`crate::volume::ReplayVolume3d`] in a volume; the run goes on as it
     /// was).
     Session,
+    /// A command the plane's plugin does not apply (Couzin's zones, which
+    /// only the generic engine has).
+    Command,
 }
 
 /// One refusal: what, why (the field and the value), and at which tick.

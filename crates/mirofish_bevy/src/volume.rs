@@ -44,7 +44,7 @@
 //! between those stages; one after the write-back sees the tick's result.
 //!
 //! Change a running volume by command, as on a plane: queue a
-//! [`VolumeCommand`](mirofish_sim::space::VolumeCommand) on the core (`state.flock.submit(command)` on
+//! [`VolumeCommand`] on the core (`state.flock.submit(command)` on
 //! [`Flock3dState`]) and it applies at the start of the next tick; the
 //! core keeps every command applied, so the configuration it started from
 //! and that list replay the session
@@ -56,7 +56,7 @@ use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 use mirofish_sim::Scene3d;
-use mirofish_sim::space::{Flock3d, SwarmCommand, TickStage, Zones, swarm_hash};
+use mirofish_sim::space::{Flock3d, TickStage, VolumeCommand, Zones, swarm_hash};
 use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, VolumeRecording};
 
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
@@ -541,7 +541,7 @@ fn sync_fish(world: &mut World) {
         }
         let applied = state.flock.applied();
         for stamped in applied.get(state.seen_commands..).unwrap_or_default() {
-            if let SwarmCommand::SetLeaders { fish, leads } = &stamped.command {
+            if let VolumeCommand::SetLeaders { fish, leads } = &stamped.command {
                 for entity in fish.iter().filter_map(|&id| state.entities.get(id as usize).copied().flatten())
                 {
                     let Ok(mut entity) = world.get_entity_mut(entity) else { continue };

@@ -17,7 +17,7 @@ fn commands_apply_at_the_start_of_their_tick() {
         let mut commands = app.world_mut().resource_mut::<FlockCommands>();
         commands.schedule(5, FlockCommand::AddPredator(mirofish_sim::Predator::new(at, 90.0))).unwrap();
         commands
-            .schedule(5, FlockCommand::SpawnFish { count: 20, centre: Vec2::ZERO, radius: 30.0 })
+            .schedule(5, FlockCommand::SpawnFish { school: 0, count: 20, centre: Vec2::ZERO, radius: 30.0 })
             .unwrap();
         commands
             .schedule(
@@ -82,7 +82,10 @@ fn the_command_log_decides_the_run() {
                 }),
             ),
             (10, FlockCommand::AddPredator(mirofish_sim::Predator::new(Vec2::new(150.0, 50.0), flee_radius))),
-            (20, FlockCommand::SpawnFish { count: 50, centre: Vec2::new(0.0, 100.0), radius: 50.0 }),
+            (
+                20,
+                FlockCommand::SpawnFish { school: 0, count: 50, centre: Vec2::new(0.0, 100.0), radius: 50.0 },
+            ),
             (30, FlockCommand::SetBoundary(BoundaryMode::Wrap)),
             (40, FlockCommand::RemovePredator(0)),
             (45, FlockCommand::RemoveFish { count: 25 }),
@@ -99,4 +102,43 @@ fn the_command_log_decides_the_run() {
     let a = run(100.0);
     assert_eq!(a, run(100.0));
     assert_ne!(a, run(101.0));
+}
+
+/// The commands a plane and a volume share mean the same to the plugin's
+/// entities: a spawn for school 1 gives school-1 fish (none for a school
+/// the configuration lacks), leaders are made and unmade by id, and the
+/// zone model, which a plane does not have, is refused and reported.
+#[test]
+fn shared_commands_reach_the_entities_and_zones_are_refused() {
+    let mut app = headless_app(FlockConfig { schools: vec![FlockParams::default()], ..config(3) }, 1);
+    spawn(&mut app, 30);
+    run_ticks(&mut app, 1);
+    {
+        let mut commands = app.world_mut().resource_mut::<FlockCommands>();
+        for command in [
+            FlockCommand::SpawnFish { school: 1, count: 12, centre: Vec2::ZERO, radius: 30.0 },
+            FlockCommand::SpawnFish { school: 5, count: 12, centre: Vec2::ZERO, radius: 30.0 },
+            FlockCommand::SetLeaders { fish: vec![2, 4, 9999], leads: true },
+            FlockCommand::SetLeaders { fish: vec![4], leads: false },
+            FlockCommand::SetZones(Some(mirofish_sim::space::Zones::default())),
+        ] {
+            commands.submit(command).unwrap();
+        }
+    }
+    run_ticks(&mut app, 1);
+    assert_eq!(count::<Boid>(&mut app), 42);
+    let schools: Vec<u16> =
+        app.world_mut().query::<&School>().iter(app.world()).map(|s| s.0).filter(|&s| s != 0).collect();
+    assert_eq!(schools, [1; 12]);
+    let leaders: Vec<Option<usize>> = app
+        .world_mut()
+        .query_filtered::<&FishSlot, With<Leader>>()
+        .iter(app.world())
+        .map(|s| s.get())
+        .collect();
+    assert_eq!(leaders, [Some(2)]);
+    let refusals = app.world().resource::<FlockRefusals>();
+    assert_eq!(refusals.total(), 1);
+    let refusal = refusals.recent().last().unwrap();
+    assert_eq!((refusal.what.clone(), refusal.error.field), (Refused::Command, "zones"));
 }

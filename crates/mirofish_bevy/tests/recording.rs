@@ -46,7 +46,7 @@ fn script(tick: u64) -> Vec<FlockCommand> {
         34 => vec![FlockCommand::RemoveObstacle(2)],
         40 => vec![FlockCommand::SetSchoolGoal { school: 1, goal: Some(goal) }],
         55 => vec![
-            FlockCommand::SpawnFish { count: 30, centre: Vec2::new(-200.0, 0.0), radius: 60.0 },
+            FlockCommand::SpawnFish { school: 0, count: 30, centre: Vec2::new(-200.0, 0.0), radius: 60.0 },
             FlockCommand::RemovePredator(0),
         ],
         70 => vec![FlockCommand::SetParams(FlockParams { cohesion_weight: 0.4, ..default() })],

@@ -79,7 +79,7 @@ fn step() -> impl Strategy<Value = Step> {
         })),
         Just(FlockCommand::ClearObstacles),
         (prop_oneof![0usize..30, Just(usize::MAX)], point(), wild())
-            .prop_map(|(count, centre, radius)| FlockCommand::SpawnFish { count, centre, radius }),
+            .prop_map(|(count, centre, radius)| FlockCommand::SpawnFish { school: 0, count, centre, radius }),
         prop_oneof![4 => 0usize..30, 1 => Just(usize::MAX)]
             .prop_map(|count| FlockCommand::RemoveFish { count }),
     ];

@@ -16,7 +16,7 @@ use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::volume::*;
 use mirofish_sim::control::volume::Ball;
-use mirofish_sim::space::{CollectiveState, SwarmCommand, SwarmMetrics, VolumeCommand, Zones};
+use mirofish_sim::space::{CollectiveState, SwarmMetrics, VolumeCommand, Zones};
 use mirofish_sim::{FlockParams, VolumeConfig, VolumeSchool};
 
 use crate::aquarium::panel::knob_sliders;
@@ -340,7 +340,8 @@ fn rule_sliders(ui: &mut egui::Ui, state: &mut Flock3dState, panel: &mut Panel3d
         .pending()
         .iter()
         .filter_map(|s| match s.command {
-            SwarmCommand::SetParams { school: to, params } if to == school => Some(params),
+            VolumeCommand::SetSchoolParams { school: to, params } if to == school => Some(params),
+            VolumeCommand::SetParams(params) if school == 0 => Some(params),
             _ => None,
         })
         .last()
@@ -348,7 +349,7 @@ fn rule_sliders(ui: &mut egui::Ui, state: &mut Flock3dState, panel: &mut Panel3d
     let mut params = before;
     egui::ScrollArea::vertical().max_height(260.0).show(ui, |ui| knob_sliders(ui, &mut params));
     if params != before
-        && let Err(e) = state.flock.submit(VolumeCommand::SetParams { school, params })
+        && let Err(e) = state.flock.submit(VolumeCommand::SetSchoolParams { school, params })
     {
         warn!("parameters refused: {e}");
     }

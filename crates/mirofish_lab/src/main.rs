@@ -130,7 +130,10 @@ impl Length {
             rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global()?;
         }
         let Some(path) = self.commands.as_deref() else { return Ok(Vec::new()) };
-        let script: Vec<Stamped<C>> = read_ron(path)?;
+        // A script in an earlier build's words still reads.
+        let text = mirofish_lab::read_text(path)?;
+        let text = mirofish_sim::step::command::upgrade_words(&text);
+        let script: Vec<Stamped<C>> = ron::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         for (index, stamped) in script.iter().enumerate() {
             stamped.command.check().map_err(|e| {
                 format!("{}: command {index} (at tick {}) is refused: {e}", path.display(), stamped.tick)

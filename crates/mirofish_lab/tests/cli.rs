@@ -297,9 +297,12 @@ fn a_volume_run_writes_its_results_and_its_replay_checks_out() {
         &script,
         "[(tick: 20, command: AddPredator((position: (0.0, 0.0, 0.0), velocity: (0.0, 0.0, 0.0), \
          fear_radius: 90.0, max_speed: 200.0, max_force: 400.0, chase: true))),\
+         (tick: 30, command: SetParams(school: 1, params: (max_speed: 140.0))),\
          (tick: 40, command: SpawnFish(school: 1, count: 10, centre: (100.0, 0.0, 50.0), radius: 30.0))]",
     )
     .unwrap();
+    // (`SetParams(school: …)` is a school's parameters in an earlier
+    // build's words: still read.)
     let scene = repo().join("assets/scenes/volume.ron");
     let (ok, stdout, stderr) = lab(&[
         "volume",
@@ -324,7 +327,11 @@ fn a_volume_run_writes_its_results_and_its_replay_checks_out() {
     let config = mirofish_sim::VolumeConfig::load(out.join("config.ron")).unwrap();
     assert_eq!((config.fish, config.schools[0].fish), (300, 400));
     let recording = mirofish_sim::VolumeRecording::load(out.join("run.replay")).unwrap();
-    assert_eq!(recording.commands.len(), 2);
+    assert_eq!(recording.commands.len(), 3);
+    assert!(matches!(
+        recording.commands[1].command,
+        mirofish_sim::VolumeCommand::SetSchoolParams { school: 1, .. }
+    ));
     let (ok, stdout, stderr) = lab(&["replay", out.join("run.replay").to_str().unwrap()]);
     assert!(ok && stdout.contains("in a volume") && stdout.contains("identical"), "{stdout}\n{stderr}");
     // A plane's scene is not a volume's: refused, naming the file and what it is.

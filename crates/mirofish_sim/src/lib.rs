@@ -63,7 +63,7 @@ pub use control::simulation::Simulation;
 pub use control::volume::{VolumeConfig, VolumeSchool};
 pub use observe::metrics::{Metrics, MetricsLog};
 pub use observe::state_hash;
-pub use step::command::{CommandError, CommandQueue, FlockCommand, SpawnKey, Stamped};
+pub use step::command::{CommandError, CommandQueue, FlockCommand, SpawnKey, Stamped, VolumeCommand};
 pub use step::flock::{FishInputs, Flock, SlotOrder};
 pub use step::{ForceSample, KernelPath, NeighbourSearch};
 pub use world::groups::NO_GROUP;

@@ -157,7 +157,12 @@ fn slots_in_space_order_give_every_fish_the_same_bits() {
             let (mut params_a, mut params_b, mut tank_a, mut tank_b) = (params, params, tank, tank);
             for tick in 0..120 {
                 let due: Option<FlockCommand> = match tick {
-                    40 => Some(FlockCommand::SpawnFish { count: 200, centre: Vec2::ZERO, radius: 60.0 }),
+                    40 => Some(FlockCommand::SpawnFish {
+                        school: 0,
+                        count: 200,
+                        centre: Vec2::ZERO,
+                        radius: 60.0,
+                    }),
                     70 => Some(FlockCommand::RemoveFish { count: 350 }),
                     _ => None,
                 };

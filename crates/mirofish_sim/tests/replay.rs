@@ -14,7 +14,10 @@ fn record(alignment_at_120: f32) -> Recording {
     let schedule = [
         (0, FlockCommand::AddObstacle(Obstacle { centre: Vec2::new(100.0, 50.0), radius: 40.0 })),
         (10, FlockCommand::AddPredator(Predator::new(Vec2::new(-300.0, 0.0), 120.0))),
-        (10, FlockCommand::SpawnFish { count: 50, centre: Vec2::new(200.0, -100.0), radius: 60.0 }),
+        (
+            10,
+            FlockCommand::SpawnFish { school: 0, count: 50, centre: Vec2::new(200.0, -100.0), radius: 60.0 },
+        ),
         (60, FlockCommand::SetGoal(Some(Goal::seek(Vec2::new(400.0, 200.0), 0.6)))),
         (
             90,

@@ -88,7 +88,7 @@ fn any_command() -> impl Strategy<Value = FlockCommand> {
         (point(), point(), wild())
             .prop_map(|(a, b, reach)| FlockCommand::SetRoute(Some(Route::new(vec![a, b], reach)))),
         (prop_oneof![0usize..200, Just(usize::MAX), Just(2_000_000usize)], point(), wild())
-            .prop_map(|(count, centre, radius)| FlockCommand::SpawnFish { count, centre, radius }),
+            .prop_map(|(count, centre, radius)| FlockCommand::SpawnFish { school: 0, count, centre, radius }),
         prop_oneof![0usize..100, Just(usize::MAX)].prop_map(|count| FlockCommand::RemoveFish { count }),
         (prop::option::of(0u16..3), 0u16..5000, 0u16..60)
             .prop_map(|(school, first, count)| FlockCommand::FormGroups { school, first, count }),

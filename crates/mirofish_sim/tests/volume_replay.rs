@@ -31,7 +31,7 @@ fn record(speed_at_120: f32) -> VolumeRecording {
         (90, VolumeCommand::SetAttractor(Some(Attractor { point: centre, strength: -1.0, radius: 150.0 }))),
         (
             120,
-            VolumeCommand::SetParams {
+            VolumeCommand::SetSchoolParams {
                 school: 0,
                 params: FlockParams { max_speed: speed_at_120, ..FlockParams::default() },
             },

@@ -295,6 +295,7 @@ pub fn sync_fish_count(
     }
     let command = match settings.fish.cmp(&present) {
         core::cmp::Ordering::Greater => FlockCommand::SpawnFish {
+            school: 0,
             count: settings.fish - present,
             centre: (config.tank.min + config.tank.max) * 0.5,
             radius: config.tank.size().min_element() * 0.45,

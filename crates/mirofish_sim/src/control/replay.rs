@@ -29,8 +29,8 @@ use crate::control::config::{ConfigError, ExperimentConfig, read_bounded};
 use crate::control::simulation::Simulation;
 use crate::control::volume::VolumeConfig;
 use crate::observe::state_hash;
-use crate::space::{Flock3d, VolumeCommand, swarm_hash};
-use crate::step::command::{Command, CommandError, FlockCommand, Stamped};
+use crate::space::{Flock3d, swarm_hash};
+use crate::step::command::{Command, CommandError, FlockCommand, Stamped, VolumeCommand, upgrade_words};
 use crate::world::params::ParamError;
 
 /// The first word of every replay file.
@@ -320,6 +320,9 @@ impl<S: Scenario> RecordingOf<S> {
                 reason: format!("its body has {} bytes, the header announces {bytes}", body.len()),
             });
         }
+        // Checked against the checksum as written, parsed in today's words.
+        let body = upgrade_words(body);
+        let body = body.as_ref();
         let recording: Self = ron::from_str(body).map_err(|e| {
             // Intact (the checksum matched) yet unreadable: the header may
             // name the wrong space.
@@ -588,4 +591,55 @@ pub fn space_of(text: &str) -> Option<&str> {
 /// 64-bit FNV-1a.
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+
+    use super::*;
+    use crate::world::params::FlockParams;
+
+    #[test]
+    fn a_volume_recording_from_before_the_one_command_type_still_loads() {
+        let config = VolumeConfig { fish: 60, ..VolumeConfig::default() };
+        let mut recorder = VolumeRecorder::new(config, 10).unwrap();
+        let faster = FlockParams { max_speed: 150.0, ..FlockParams::default() };
+        recorder.schedule(3, VolumeCommand::SetSchoolParams { school: 0, params: faster }).unwrap();
+        recorder.schedule(4, VolumeCommand::SetParams(faster)).unwrap();
+        recorder
+            .schedule(5, VolumeCommand::SpawnFish { school: 0, count: 5, centre: Vec3::ZERO, radius: 9.0 })
+            .unwrap();
+        recorder.run(20).unwrap();
+        let recording = recorder.finish();
+        let text = recording.to_text();
+        let (header, body) = text.split_once('\n').unwrap();
+        // As an earlier build wrote it: the school's parameters under the
+        // old word, and no school in the spawn.
+        let old = body.replacen("SetSchoolParams(", "SetParams(", 1).replacen(
+            "SpawnFish(school: 0, ",
+            "SpawnFish(",
+            1,
+        );
+        assert_eq!(old.len() + "School".len() + "school: 0, ".len(), body.len(), "{body}");
+        let header: Vec<&str> = header
+            .split(' ')
+            .map(|w| {
+                if w.starts_with("bytes=") {
+                    "BYTES"
+                } else if w.starts_with("fnv=") {
+                    "FNV"
+                } else {
+                    w
+                }
+            })
+            .collect();
+        let header = header
+            .join(" ")
+            .replace("BYTES", &format!("bytes={}", old.len()))
+            .replace("FNV", &format!("fnv={:016x}", fnv1a(old.as_bytes())));
+        let read = VolumeRecording::from_text(&format!("{header}\n{old}")).unwrap();
+        assert_eq!(read, recording);
+        read.replay().unwrap();
+    }
 }

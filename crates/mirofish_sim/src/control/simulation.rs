@@ -169,10 +169,18 @@ impl Simulation {
     /// One tick: the due commands first, then the flock's passes.
     pub fn step(&mut self) -> Result<(), ParamError> {
         for stamped in self.commands.take_due(self.flock.tick()) {
-            let schools = (&mut self.params, &mut self.schools[..]);
-            if let Err(why) =
-                stamped.command.apply_to_schools(&mut self.flock, schools, &mut self.tank, &mut self.scene)
-            {
+            self.fill_table();
+            let applied = stamped.command.apply_to_schools(
+                &mut self.flock,
+                &mut self.table,
+                &mut self.tank,
+                &mut self.scene,
+            );
+            // A command changes a school's parameters in the table: back
+            // to the fields a user reads.
+            self.params = self.table[0];
+            self.schools.copy_from_slice(&self.table[1..]);
+            if let Err(why) = applied {
                 self.left_out.push((stamped.clone(), why));
             }
             self.applied.push(stamped);
@@ -180,10 +188,16 @@ impl Simulation {
         if self.schools.is_empty() {
             return self.flock.step(&self.params, &self.tank, &mut self.scene, self.dt);
         }
+        self.fill_table();
+        self.flock.step(&self.table[..], &self.tank, &mut self.scene, self.dt)
+    }
+
+    /// `params` then `schools` into the table (no allocation once it has
+    /// grown).
+    fn fill_table(&mut self) {
         self.table.clear();
         self.table.push(self.params);
         self.table.extend_from_slice(&self.schools);
-        self.flock.step(&self.table[..], &self.tank, &mut self.scene, self.dt)
     }
 
     /// `ticks` ticks.

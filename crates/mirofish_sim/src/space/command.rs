@@ -1,9 +1,14 @@
-//! Commands to a school in any dimension: every outside change to a
+//! How the generic engine applies the commands: every outside change to a
 //! [`Swarm`], stamped with the tick it applies at.
 //!
-//! As on a plane ([`crate::FlockCommand`]), a predator dropped by a click, a
-//! slider moved or a scripted experiment all change a swarm the same way:
-//! by a [`SwarmCommand`] queued for a tick with [`Swarm::schedule`]. The
+//! The commands are the plane's ([`FlockCommand`], over the swarm's
+//! vector; [`crate::step::command::VolumeCommand`] in a volume): a predator
+//! dropped by a click, a slider moved or a scripted experiment all change a
+//! swarm the same way, by a command queued for a tick with
+//! [`Swarm::schedule`]. What a command does to the scene, the tank and the
+//! schools' parameters is one function for every engine
+//! ([`FlockCommand::apply_to_scene`]); this file applies the rest to the
+//! swarm's fish. The
 //! due commands apply at the start of their tick, in the order they were
 //! queued, and the swarm keeps the list of those applied
 //! ([`Swarm::applied`]): with the configuration it started from, that list
@@ -14,229 +19,58 @@
 //! does not have when it applies (a school not added, an obstacle index
 //! past the end) changes nothing, the same way in every replay.
 
-use glam::Vec3;
-
-use super::{Swarm, Zones};
+use super::Swarm;
 use crate::math::Vector;
-use crate::step::command::{
-    Command, MAX_SPAWN, check_form_groups, check_group_goal, check_join_group, check_school_goal,
-    check_spawn, remove_at,
-};
-use crate::world::params::{FlockParams, ParamError, Range, check};
-use crate::world::scene::{Attractor, Goal, Obstacle, Predator, Route, add_rock, set_goal_entry};
-use crate::world::tank::{BoundaryMode, TankOf};
+use crate::step::command::FlockCommand;
+use crate::world::params::ParamError;
 
-/// A command to a school in a volume.
-pub type VolumeCommand = SwarmCommand<Vec3>;
-
-/// One change to a running [`Swarm`].
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub enum SwarmCommand<V: Vector> {
-    /// Replace one school's parameters (a school the swarm does not have
-    /// is left alone).
-    SetParams {
-        /// The school (0 for the first).
-        school: u16,
-        /// Its new parameters.
-        params: FlockParams,
-    },
-    /// Change what happens at the walls.
-    SetBoundary(BoundaryMode),
-    /// Move every fish by Couzin's zones, or by the weighted rules again
-    /// with `None` (see [`Swarm::set_zones`]).
-    SetZones(Option<Zones>),
-    /// Add a predator.
-    AddPredator(Predator<V>),
-    /// Remove the predator at this index (later ones move down); an index
-    /// past the end does nothing.
-    RemovePredator(usize),
-    /// Remove every predator.
-    ClearPredators,
-    /// Add an obstacle (refused when it would fill the tank).
-    AddObstacle(Obstacle<V>),
-    /// Remove the obstacle at this index; an index past the end does
-    /// nothing.
-    RemoveObstacle(usize),
-    /// Remove every obstacle.
-    ClearObstacles,
-    /// Set or clear the goal every fish steers for.
-    SetGoal(Option<Goal<V>>),
-    /// Set or clear one school's own goal (added to the common one).
-    SetSchoolGoal {
-        /// The school (below [`crate::world::school::MAX_SCHOOLS`]).
-        school: u16,
-        /// Its goal, or none.
-        goal: Option<Goal<V>>,
-    },
-    /// Set or clear the attract/repel point.
-    SetAttractor(Option<Attractor<V>>),
-    /// Set or clear the route the leaders follow.
-    SetRoute(Option<Route<V>>),
-    /// Add `count` fish to `school`, spread over a ball (clipped to the
-    /// tank, pushed out of the rocks) heading every way at half to full
-    /// speed; never beyond [`crate::MAX_FISH`] in all. Where they go
-    /// depends only on the seed, the tick and the fish count.
-    SpawnFish {
-        /// The school (one the swarm does not have gets none).
-        school: u16,
-        /// How many (at most [`MAX_SPAWN`]).
-        count: usize,
-        /// Centre of the ball.
-        centre: V,
-        /// Radius of the ball (0: all at the centre).
-        radius: f32,
-    },
-    /// Remove the `count` most recently added fish (all, if fewer).
-    RemoveFish {
-        /// How many.
-        count: usize,
-    },
-    /// Make these fish leaders, or followers again (see
-    /// [`Swarm::set_leader`]); ids of no fish are skipped.
-    SetLeaders {
-        /// The fish, by id (at most [`MAX_SPAWN`]).
-        fish: Vec<u32>,
-        /// Whether they lead.
-        leads: bool,
-    },
-    /// Split the fish of a school (every fish if `school` is `None`) into
-    /// `count` spatially compact groups of nearly equal size, numbered from
-    /// `first` (see [`Swarm::form_groups`]): which fish land in which group
-    /// depends only on where they are at that tick.
-    FormGroups {
-        /// The school to split, or every fish.
-        school: Option<u16>,
-        /// The number of the first group.
-        first: u16,
-        /// How many groups.
-        count: u16,
-    },
-    /// Put the fish with these ids into `group`, or into none; ids of no
-    /// fish are skipped. At most [`MAX_SPAWN`] ids.
-    JoinGroup {
-        /// The fish, by id.
-        fish: Vec<u32>,
-        /// Their group (below [`crate::MAX_GROUPS`]), or none.
-        group: Option<u16>,
-    },
-    /// Set or clear the goal of one group ([`Scene::group_goals`](crate::Scene::group_goals)).
-    SetGroupGoal {
-        /// The group (below [`crate::MAX_GROUPS`]).
-        group: u16,
-        /// Its goal, or none.
-        goal: Option<Goal<V>>,
-    },
-    /// Take every fish out of its group and clear every group's goal.
-    ClearGroups,
-}
-
-impl<V: Vector> SwarmCommand<V> {
-    /// Checks every number in the command; the error names the field.
-    pub fn validate(&self) -> Result<(), ParamError> {
-        match self {
-            SwarmCommand::SetParams { params, .. } => params.validate(),
-            SwarmCommand::SetZones(Some(zones)) => zones.validate(),
-            SwarmCommand::AddPredator(p) => p.validate(),
-            SwarmCommand::AddObstacle(o) => o.validate(),
-            SwarmCommand::SetGoal(Some(g)) => g.validate(),
-            SwarmCommand::SetSchoolGoal { school, goal } => check_school_goal(*school, goal.as_ref()),
-            SwarmCommand::SetAttractor(Some(a)) => a.validate(),
-            SwarmCommand::SetRoute(Some(r)) => r.validate(),
-            SwarmCommand::SpawnFish { count, centre, radius, .. } => check_spawn(*count, *centre, *radius),
-            SwarmCommand::SetLeaders { fish, .. } => {
-                check("leaders.fish", fish.len() as f32, Range::Closed(0.0, MAX_SPAWN as f32))
-            }
-            SwarmCommand::FormGroups { first, count, .. } => check_form_groups(*first, *count),
-            SwarmCommand::JoinGroup { fish, group } => check_join_group(fish, *group),
-            SwarmCommand::SetGroupGoal { group, goal } => check_group_goal(*group, goal.as_ref()),
-            SwarmCommand::SetZones(None)
-            | SwarmCommand::SetBoundary(_)
-            | SwarmCommand::RemovePredator(_)
-            | SwarmCommand::ClearPredators
-            | SwarmCommand::RemoveObstacle(_)
-            | SwarmCommand::ClearObstacles
-            | SwarmCommand::SetGoal(None)
-            | SwarmCommand::SetAttractor(None)
-            | SwarmCommand::SetRoute(None)
-            | SwarmCommand::ClearGroups
-            | SwarmCommand::RemoveFish { .. } => Ok(()),
-        }
-    }
-
-    /// Checks the command for `tank`: [`SwarmCommand::validate`], and an
-    /// obstacle must leave room in it.
-    pub fn validate_in(&self, tank: &TankOf<V>) -> Result<(), ParamError> {
-        match self {
-            SwarmCommand::AddObstacle(o) => o.validate_in(tank),
-            _ => self.validate(),
-        }
-    }
-
-    /// Applies the (validated) command to `swarm` between ticks.
-    /// Applies the command; an error says what was left out (a rock that
-    /// would close the last room, fish past `MAX_FISH`) and why.
-    pub(crate) fn apply(&self, swarm: &mut Swarm<V>) -> Result<(), ParamError> {
-        let around = &mut swarm.scene;
-        match self {
-            // A school the swarm does not have: nothing to change.
-            SwarmCommand::SetParams { school, params } => _ = swarm.set_params(*school, *params),
-            SwarmCommand::SetBoundary(boundary) => swarm.tank.boundary = *boundary,
-            SwarmCommand::SetZones(zones) => swarm.zones = *zones,
-            SwarmCommand::AddPredator(p) => around.predators.push(*p),
-            SwarmCommand::RemovePredator(i) => remove_at(&mut around.predators, *i),
-            SwarmCommand::ClearPredators => around.predators.clear(),
-            // Not added if it would close the last room (`add_rock`).
-            SwarmCommand::AddObstacle(o) => return add_rock(&mut around.obstacles, *o, &swarm.tank),
-            SwarmCommand::RemoveObstacle(i) => remove_at(&mut around.obstacles, *i),
-            SwarmCommand::ClearObstacles => around.obstacles.clear(),
-            SwarmCommand::SetGoal(goal) => around.goal = *goal,
-            SwarmCommand::SetSchoolGoal { school, goal } => {
-                set_goal_entry(&mut around.school_goals, usize::from(*school), *goal)
-            }
-            SwarmCommand::SetAttractor(a) => around.attractor = *a,
-            SwarmCommand::SetRoute(route) => around.route = route.clone(),
-            SwarmCommand::SpawnFish { school, count, centre, radius } => {
+impl<V: Vector> FlockCommand<V> {
+    /// Applies the (validated) command to `swarm` between ticks; an error
+    /// says what was left out (a rock that would close the last room, fish
+    /// past `MAX_FISH`) and why.
+    pub(crate) fn apply_to_swarm(&self, swarm: &mut Swarm<V>) -> Result<(), ParamError> {
+        let Some(command) = self.apply_to_scene(&mut swarm.params, &mut swarm.tank, &mut swarm.scene)? else {
+            return Ok(());
+        };
+        match command {
+            FlockCommand::SetZones(zones) => swarm.zones = *zones,
+            FlockCommand::SpawnFish { school, count, centre, radius } => {
                 return swarm.spawn_in_ball(*school, *count, *centre, *radius);
             }
-            SwarmCommand::RemoveFish { count } => swarm.remove_last(*count),
-            SwarmCommand::SetLeaders { fish, leads } => {
+            FlockCommand::RemoveFish { count } => swarm.remove_last(*count),
+            FlockCommand::SetLeaders { fish, leads } => {
                 for &id in fish {
                     // An id of no fish is skipped, as documented.
                     _ = swarm.set_leader(id, *leads);
                 }
             }
-            SwarmCommand::FormGroups { school, first, count } => {
+            FlockCommand::FormGroups { school, first, count } => {
                 _ = swarm.form_groups(*school, *first, *count)
             }
-            SwarmCommand::JoinGroup { fish, group } => {
+            FlockCommand::JoinGroup { fish, group } => {
                 for &id in fish {
                     _ = swarm.set_group(id, *group);
                 }
             }
-            SwarmCommand::SetGroupGoal { group, goal } => {
-                set_goal_entry(&mut swarm.scene.group_goals, usize::from(*group), *goal)
-            }
-            SwarmCommand::ClearGroups => {
+            FlockCommand::ClearGroups => {
                 swarm.clear_groups();
                 swarm.scene.group_goals.clear();
             }
+            _ => {}
         }
         Ok(())
     }
 }
 
-impl<V: Vector> Command for SwarmCommand<V> {
-    fn check(&self) -> Result<(), ParamError> {
-        self.validate()
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::space::{Flock3d, swarm_hash};
-    use crate::step::command::CommandError;
-    use crate::world::tank::Tank3d;
+    use glam::Vec3;
+
+    use crate::space::{Flock3d, Zones, swarm_hash};
+    use crate::step::command::{CommandError, VolumeCommand};
+    use crate::world::params::FlockParams;
+    use crate::world::scene::{Goal, Obstacle, Predator};
+    use crate::world::tank::{BoundaryMode, Tank3d};
 
     fn volume(fish: usize) -> Flock3d {
         Flock3d::new(FlockParams::default(), Tank3d::default(), fish, 4).unwrap()
@@ -288,10 +122,7 @@ mod tests {
                 "spawn.count",
             ),
             (
-                VolumeCommand::SetParams {
-                    school: 0,
-                    params: FlockParams { max_speed: -1.0, ..FlockParams::default() },
-                },
+                VolumeCommand::SetParams(FlockParams { max_speed: -1.0, ..FlockParams::default() }),
                 "max_speed",
             ),
             (VolumeCommand::SetZones(Some(Zones { speed: f32::NAN, ..Zones::default() })), "speed"),
@@ -404,7 +235,7 @@ mod tests {
             VolumeCommand::SetSchoolGoal { school: 2, goal: Some(goal) },
             VolumeCommand::SetGoal(Some(goal)),
             VolumeCommand::SetLeaders { fish: vec![3, 5, 999], leads: true },
-            VolumeCommand::SetParams { school: 9, params: FlockParams::default() },
+            VolumeCommand::SetSchoolParams { school: 9, params: FlockParams::default() },
         ] {
             swarm.submit(command).unwrap();
         }

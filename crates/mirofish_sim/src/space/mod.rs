@@ -28,7 +28,8 @@ mod scan;
 pub mod swarm;
 pub mod zones;
 
-pub use command::{SwarmCommand, VolumeCommand};
 pub use grid::CellGrid;
 pub use swarm::{Flock3d, Swarm, SwarmMetrics, TickStage, swarm_hash};
 pub use zones::{CollectiveState, Zones};
+
+pub use crate::step::command::VolumeCommand;

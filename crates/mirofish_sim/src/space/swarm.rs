@@ -18,7 +18,6 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg32;
 use rayon::prelude::*;
 
-use super::command::SwarmCommand;
 use super::grid::{CellGrid, MAX_RUNS, MAX_STRETCH};
 use super::quartet::{LANES, QuartetReach, scan_quartet};
 use super::scan::{Axes, Reach2, scan};
@@ -29,6 +28,7 @@ use crate::rules::nearest::Nearest;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
+use crate::step::command::FlockCommand;
 use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::world::grid::offset;
 use crate::world::groups::{self, NO_GROUP};
@@ -71,7 +71,7 @@ pub struct Swarm<V: Vector> {
     /// that are near each other are near in memory); `fish.id` says who
     /// is where.
     fish: Columns<V>,
-    params: Vec<FlockParams>,
+    pub(super) params: Vec<FlockParams>,
     pub(super) tank: TankOf<V>,
     /// What shares the tank; change it freely between ticks (validated by
     /// [`Swarm::set_scene`]).
@@ -97,11 +97,11 @@ pub struct Swarm<V: Vector> {
     /// when none is set: the tick then skips the pass that adds them).
     extra: Vec<V>,
     /// Commands waiting for their tick.
-    commands: CommandQueue<SwarmCommand<V>>,
+    commands: CommandQueue<FlockCommand<V>>,
     /// Commands applied so far, in order: with the start, the run.
-    applied: Vec<Stamped<SwarmCommand<V>>>,
+    applied: Vec<Stamped<FlockCommand<V>>>,
     /// Applied commands left out in whole or part, with why.
-    left_out: Vec<(Stamped<SwarmCommand<V>>, ParamError)>,
+    left_out: Vec<(Stamped<FlockCommand<V>>, ParamError)>,
     /// The last stage of the tick under way that has run (`None` between
     /// ticks).
     stage: Option<TickStage>,
@@ -462,7 +462,7 @@ impl<V: Vector> Swarm<V> {
         self.spawn_in(school, count, seed, None)
     }
 
-    /// [`SwarmCommand::SpawnFish`]: up to `count` fish of `school` (if it
+    /// [`FlockCommand::SpawnFish`]: up to `count` fish of `school` (if it
     /// exists) spread over the ball of `radius` about `centre`, as many as
     /// fit under [`MAX_FISH`], from a seed of the run's seed, the tick and
     /// the fish count.
@@ -805,14 +805,14 @@ impl<V: Vector> Swarm<V> {
         self.kicks.iter().map(|k| k.neighbours)
     }
 
-    /// Queues `command` for the start of `tick` (see [`SwarmCommand`]).
+    /// Queues `command` for the start of `tick` (see [`FlockCommand`]).
     ///
     /// # Errors
     ///
     /// If the command holds an invalid number or an obstacle that would
     /// fill the tank, or `tick` has already been simulated; nothing is
     /// queued.
-    pub fn schedule(&mut self, tick: u64, command: SwarmCommand<V>) -> Result<(), CommandError> {
+    pub fn schedule(&mut self, tick: u64, command: FlockCommand<V>) -> Result<(), CommandError> {
         command.validate_in(&self.tank)?;
         self.commands.schedule(self.next_command_tick(), tick, command)
     }
@@ -822,7 +822,7 @@ impl<V: Vector> Swarm<V> {
     /// # Errors
     ///
     /// As [`Swarm::schedule`].
-    pub fn submit(&mut self, command: SwarmCommand<V>) -> Result<(), CommandError> {
+    pub fn submit(&mut self, command: FlockCommand<V>) -> Result<(), CommandError> {
         self.schedule(self.next_command_tick(), command)
     }
 
@@ -839,12 +839,12 @@ impl<V: Vector> Swarm<V> {
     }
 
     /// Commands waiting for their tick.
-    pub fn pending(&self) -> &CommandQueue<SwarmCommand<V>> {
+    pub fn pending(&self) -> &CommandQueue<FlockCommand<V>> {
         &self.commands
     }
 
     /// Commands applied so far, in the order they were applied.
-    pub fn applied(&self) -> &[Stamped<SwarmCommand<V>>] {
+    pub fn applied(&self) -> &[Stamped<FlockCommand<V>>] {
         &self.applied
     }
 
@@ -852,7 +852,7 @@ impl<V: Vector> Swarm<V> {
     /// applying them would break a promise of the tank — a rock that would
     /// close the last room, fish past [`MAX_FISH`] — each with why, in the
     /// order they were applied (a replay leaves out the same).
-    pub fn left_out(&self) -> &[(Stamped<SwarmCommand<V>>, ParamError)] {
+    pub fn left_out(&self) -> &[(Stamped<FlockCommand<V>>, ParamError)] {
         &self.left_out
     }
 
@@ -910,7 +910,7 @@ impl<V: Vector> Swarm<V> {
     fn apply_commands(&mut self) {
         if !self.commands.is_empty() {
             for stamped in self.commands.take_due(self.tick) {
-                if let Err(why) = stamped.command.apply(self) {
+                if let Err(why) = stamped.command.apply_to_swarm(self) {
                     self.left_out.push((stamped.clone(), why));
                 }
                 self.applied.push(stamped);

@@ -13,82 +13,106 @@
 //! made from it, only ever holds commands that can be applied.
 
 use core::fmt;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use glam::Vec2;
+use glam::{Vec2, Vec3};
 
+use crate::math::Vector;
 use crate::rules::noise::{self, Stream};
 use crate::step::flock::Flock;
 use crate::world::params::{FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check};
 use crate::world::scene::{
     Attractor, Goal, MAX_GROUPS, Obstacle, Predator, Route, Scene, add_rock, point, set_goal_entry,
 };
-use crate::world::tank::{BoundaryMode, Tank};
+use crate::world::tank::{BoundaryMode, Tank, TankOf};
+use crate::world::zones::Zones;
 
 /// Most fish one command may add: keeps a typo from allocating gigabytes.
 pub const MAX_SPAWN: usize = 1_000_000;
 
-/// One change to a running simulation.
+/// One change to a running school, on a plane (`FlockCommand`, the
+/// default) or in a volume ([`VolumeCommand`]): the same commands with the
+/// same meaning in both spaces, over the vector of the space.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub enum FlockCommand {
+#[serde(bound(serialize = "V: serde::Serialize", deserialize = "V: serde::Deserialize<'de>"))]
+pub enum FlockCommand<V: Vector = Vec2> {
     /// Replace the parameters of school 0 (the only school of a
     /// [`crate::Simulation`]).
     SetParams(FlockParams),
     /// Replace the parameters of one school of several (the Bevy plugin's
-    /// `FlockConfig` table). A single-school simulation applies it only to
-    /// school 0 and ignores other schools.
+    /// `FlockConfig` table, a volume's schools). A school the run does not
+    /// have is left alone.
     SetSchoolParams {
-        /// The school.
+        /// The school (0 for the first).
         school: u16,
         /// Its new parameters.
         params: FlockParams,
     },
     /// Change what happens at the walls.
     SetBoundary(BoundaryMode),
+    /// Move every fish by Couzin's zones, or by the weighted rules again
+    /// with `None` (see [`Swarm::set_zones`](crate::space::Swarm::set_zones)).
+    /// Only the generic engine ([`crate::space::Swarm`], every volume) has
+    /// the zone model: a plane's [`crate::Simulation`] and the plane plugin
+    /// leave this command out and say why.
+    SetZones(Option<Zones>),
     /// Add a predator.
-    AddPredator(Predator),
+    AddPredator(Predator<V>),
     /// Remove the predator at this index of [`Scene::predators`] (later
     /// ones move down); an index past the end does nothing.
     RemovePredator(usize),
     /// Remove every predator.
     ClearPredators,
-    /// Add an obstacle.
-    AddObstacle(Obstacle),
+    /// Add an obstacle (left out when it would close the last room).
+    AddObstacle(Obstacle<V>),
     /// Remove the obstacle at this index of [`Scene::obstacles`]; an index
     /// past the end does nothing.
     RemoveObstacle(usize),
     /// Remove every obstacle.
     ClearObstacles,
     /// Set or clear the goal every school steers for (a school's own goal,
-    /// [`FlockCommand::SetSchoolGoal`], overrides it).
-    SetGoal(Option<Goal>),
+    /// [`FlockCommand::SetSchoolGoal`], replaces it for that school).
+    SetGoal(Option<Goal<V>>),
     /// Set or clear one school's own goal (see [`Scene::school_goals`]).
     SetSchoolGoal {
         /// The school (below [`crate::world::school::MAX_SCHOOLS`]).
         school: u16,
         /// Its goal, or none.
-        goal: Option<Goal>,
+        goal: Option<Goal<V>>,
     },
     /// Set or clear the attract/repel point.
-    SetAttractor(Option<Attractor>),
+    SetAttractor(Option<Attractor<V>>),
     /// Set or clear the route the leaders follow.
-    SetRoute(Option<Route>),
-    /// Add `count` fish spread over a disc (clipped to the tank),
-    /// with random headings at half the top speed; never beyond
-    /// [`crate::MAX_FISH`] in all. Where they go depends
-    /// only on the seed, the tick and the fish count, never on threads.
+    SetRoute(Option<Route<V>>),
+    /// Add `count` fish to `school`, spread over a disc on a plane or a
+    /// ball in a volume (clipped to the tank), with random headings; never
+    /// beyond [`crate::MAX_FISH`] in all. Where they go depends only on
+    /// the seed, the tick and the fish count, never on threads. A school
+    /// the run does not have gets none.
     SpawnFish {
-        /// How many.
+        /// The school (0 for the first; files that leave it out mean 0).
+        #[serde(default)]
+        school: u16,
+        /// How many (at most [`MAX_SPAWN`]).
         count: usize,
-        /// Centre of the disc.
-        centre: Vec2,
-        /// Radius of the disc (0: all at the centre).
+        /// Centre of the disc or ball.
+        centre: V,
+        /// Its radius (0: all at the centre).
         radius: f32,
     },
     /// Remove the `count` most recently added fish (all, if fewer).
     RemoveFish {
         /// How many.
         count: usize,
+    },
+    /// Make these fish leaders, or followers again; ids of no fish are
+    /// skipped.
+    SetLeaders {
+        /// The fish, by id (at most [`MAX_SPAWN`]).
+        fish: Vec<u32>,
+        /// Whether they lead.
+        leads: bool,
     },
     /// Split the fish of a school (every fish if `school` is `None`) into
     /// `count` spatially compact groups of nearly equal size, numbered from
@@ -116,28 +140,36 @@ pub enum FlockCommand {
         /// The group (below [`MAX_GROUPS`]).
         group: u16,
         /// Its goal, or none.
-        goal: Option<Goal>,
+        goal: Option<Goal<V>>,
     },
     /// Take every fish out of its group and clear every group's goal.
     ClearGroups,
 }
 
-impl FlockCommand {
+/// A command to a school in a volume.
+pub type VolumeCommand = FlockCommand<Vec3>;
+
+impl<V: Vector> FlockCommand<V> {
     /// Checks every number in the command; the error names the field.
     pub fn validate(&self) -> Result<(), ParamError> {
         match self {
             FlockCommand::SetParams(p) | FlockCommand::SetSchoolParams { params: p, .. } => p.validate(),
+            FlockCommand::SetZones(Some(zones)) => zones.validate(),
             FlockCommand::AddPredator(p) => p.validate(),
             FlockCommand::AddObstacle(o) => o.validate(),
             FlockCommand::SetGoal(Some(g)) => g.validate(),
             FlockCommand::SetAttractor(Some(a)) => a.validate(),
             FlockCommand::SetRoute(Some(r)) => r.validate(),
-            FlockCommand::SpawnFish { count, centre, radius } => check_spawn(*count, *centre, *radius),
+            FlockCommand::SpawnFish { count, centre, radius, .. } => check_spawn(*count, *centre, *radius),
+            FlockCommand::SetLeaders { fish, .. } => {
+                check("leaders.fish", fish.len() as f32, Range::Closed(0.0, MAX_SPAWN as f32))
+            }
             FlockCommand::FormGroups { first, count, .. } => check_form_groups(*first, *count),
             FlockCommand::JoinGroup { fish, group } => check_join_group(fish, *group),
             FlockCommand::SetGroupGoal { group, goal } => check_group_goal(*group, goal.as_ref()),
             FlockCommand::SetSchoolGoal { school, goal } => check_school_goal(*school, goal.as_ref()),
             FlockCommand::SetBoundary(_)
+            | FlockCommand::SetZones(None)
             | FlockCommand::ClearGroups
             | FlockCommand::RemovePredator(_)
             | FlockCommand::ClearPredators
@@ -152,52 +184,35 @@ impl FlockCommand {
 
     /// Checks the command for `tank`: [`FlockCommand::validate`], and an
     /// obstacle must leave room in it.
-    pub fn validate_in(&self, tank: &Tank) -> Result<(), ParamError> {
+    pub fn validate_in(&self, tank: &TankOf<V>) -> Result<(), ParamError> {
         match self {
             FlockCommand::AddObstacle(o) => o.validate_in(tank),
             _ => self.validate(),
         }
     }
 
-    /// Applies the command to a single-school simulation's state (a
-    /// `SetSchoolParams` for another school changes nothing).
+    /// Applies the parts of the command that change only the scene, the
+    /// tank or a school's parameters (`params[school]`), the same way
+    /// for every engine; returns the command back where it changes the
+    /// fish themselves, for the engine to apply.
     ///
     /// # Errors
     ///
-    /// Where the command was left out, wholly or in part, because applying
-    /// it would break a promise of the tank: a rock that would close the
-    /// last room ([`add_rock`]), fish past [`MAX_FISH`].
-    /// What could be applied was; the state stays valid.
-    pub fn apply(
-        &self,
-        flock: &mut Flock,
-        params: &mut FlockParams,
-        tank: &mut Tank,
-        scene: &mut Scene,
-    ) -> Result<(), ParamError> {
-        self.apply_to_schools(flock, (params, &mut []), tank, scene)
-    }
-
-    /// Applies the command to a simulation of several schools: `params` of
-    /// school 0 and `others` of schools 1, 2, …. A `SetSchoolParams` for
-    /// a school beyond them changes nothing.
-    ///
-    /// # Errors
-    ///
-    /// As [`FlockCommand::apply`]: what was left out, and why.
-    pub fn apply_to_schools(
-        &self,
-        flock: &mut Flock,
-        (params, others): (&mut FlockParams, &mut [FlockParams]),
-        tank: &mut Tank,
-        scene: &mut Scene,
-    ) -> Result<(), ParamError> {
+    /// A rock that would close the last room is left out ([`add_rock`]).
+    pub fn apply_to_scene<'c>(
+        &'c self,
+        params: &mut [FlockParams],
+        tank: &mut TankOf<V>,
+        scene: &mut Scene<V>,
+    ) -> Result<Option<&'c Self>, ParamError> {
         match self {
-            FlockCommand::SetParams(p) | FlockCommand::SetSchoolParams { school: 0, params: p } => {
-                *params = *p
+            FlockCommand::SetParams(p) => {
+                if let Some(to) = params.first_mut() {
+                    *to = *p;
+                }
             }
             FlockCommand::SetSchoolParams { school, params: p } => {
-                if let Some(to) = others.get_mut(usize::from(*school) - 1) {
+                if let Some(to) = params.get_mut(usize::from(*school)) {
                     *to = *p;
                 }
             }
@@ -207,7 +222,7 @@ impl FlockCommand {
             FlockCommand::ClearPredators => scene.predators.clear(),
             // Not added if it would close the last room (`add_rock`), as a
             // spawn past MAX_FISH adds nothing.
-            FlockCommand::AddObstacle(o) => return add_rock(&mut scene.obstacles, *o, tank),
+            FlockCommand::AddObstacle(o) => add_rock(&mut scene.obstacles, *o, tank)?,
             FlockCommand::RemoveObstacle(i) => remove_at(&mut scene.obstacles, *i),
             FlockCommand::ClearObstacles => scene.obstacles.clear(),
             FlockCommand::SetGoal(g) => scene.goal = *g,
@@ -216,16 +231,83 @@ impl FlockCommand {
             }
             FlockCommand::SetAttractor(a) => scene.attractor = *a,
             FlockCommand::SetRoute(r) => scene.route = r.clone(),
-            FlockCommand::SpawnFish { count, centre, radius } => {
+            FlockCommand::SetGroupGoal { group, goal } => scene.set_group_goal(*group, *goal),
+            FlockCommand::SetZones(_)
+            | FlockCommand::SpawnFish { .. }
+            | FlockCommand::RemoveFish { .. }
+            | FlockCommand::SetLeaders { .. }
+            | FlockCommand::FormGroups { .. }
+            | FlockCommand::JoinGroup { .. }
+            | FlockCommand::ClearGroups => return Ok(Some(self)),
+        }
+        Ok(None)
+    }
+}
+
+impl FlockCommand {
+    /// Applies the command to a single-school simulation's state (a
+    /// `SetSchoolParams` for another school changes nothing).
+    ///
+    /// # Errors
+    ///
+    /// Where the command was left out, wholly or in part, because applying
+    /// it would break a promise of the tank: a rock that would close the
+    /// last room ([`add_rock`]), fish past [`MAX_FISH`]; or because a plane's
+    /// flock does not have what it changes (Couzin's zones).
+    /// What could be applied was; the state stays valid.
+    pub fn apply(
+        &self,
+        flock: &mut Flock,
+        params: &mut FlockParams,
+        tank: &mut Tank,
+        scene: &mut Scene,
+    ) -> Result<(), ParamError> {
+        self.apply_to_schools(flock, core::slice::from_mut(params), tank, scene)
+    }
+
+    /// Applies the command to a simulation of several schools: `params[k]`
+    /// are school `k`'s. A command for a school beyond them changes
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// As [`FlockCommand::apply`]: what was left out, and why.
+    pub fn apply_to_schools(
+        &self,
+        flock: &mut Flock,
+        params: &mut [FlockParams],
+        tank: &mut Tank,
+        scene: &mut Scene,
+    ) -> Result<(), ParamError> {
+        let Some(command) = self.apply_to_scene(params, tank, scene)? else { return Ok(()) };
+        match command {
+            FlockCommand::SetZones(_) => return Err(zones_left_out()),
+            FlockCommand::SpawnFish { school, count, centre, radius } => {
+                let Some(school_params) = params.get(usize::from(*school)) else { return Ok(()) };
                 let key = SpawnKey { seed: flock.seed(), tick: flock.tick(), first_slot: flock.len() as u64 };
                 let room = spawn_room(*count, flock.len());
-                for (position, velocity, phase) in spawn_disc(key, room, *centre, *radius, tank, params) {
-                    flock.push(position, velocity, phase);
+                for (position, velocity, phase) in
+                    spawn_disc(key, room, *centre, *radius, tank, school_params)
+                {
+                    let slot = flock.push(position, velocity, phase);
+                    flock.set_school(slot, *school);
                 }
                 return spawned_all(*count, room);
             }
             // The highest ids: the last slots, unless the slots follow space.
             FlockCommand::RemoveFish { count } => flock.truncate(flock.len().saturating_sub(*count)),
+            FlockCommand::SetLeaders { fish, leads } => {
+                let mut slot_of = vec![u32::MAX; flock.len()];
+                for (slot, &id) in flock.ids().iter().enumerate() {
+                    slot_of[id as usize] = slot as u32;
+                }
+                for &id in fish {
+                    // An id of no fish is skipped, as documented.
+                    if let Some(&slot) = slot_of.get(id as usize) {
+                        flock.set_leader(slot as usize, *leads);
+                    }
+                }
+            }
             FlockCommand::FormGroups { school, first, count } => {
                 flock.form_groups(*school, *first, *count);
             }
@@ -234,13 +316,52 @@ impl FlockCommand {
                     flock.set_group(id, *group);
                 }
             }
-            FlockCommand::SetGroupGoal { group, goal } => scene.set_group_goal(*group, *goal),
             FlockCommand::ClearGroups => {
                 flock.clear_groups();
                 scene.group_goals.clear();
             }
+            _ => {}
         }
         Ok(())
+    }
+}
+
+/// Commands written by an earlier build, in today's words: before a plane
+/// and a volume shared one command type, a volume wrote a school's new
+/// parameters as `SetParams(school: k, params: …)`, which is now
+/// `SetSchoolParams` (`SetParams(…)` holds school 0's parameters alone, as
+/// on a plane). The one command whose words changed; recordings and the
+/// lab's scripts are read through this, so such files still load. Text in
+/// today's words comes back unchanged.
+pub fn upgrade_words(text: &str) -> Cow<'_, str> {
+    const OLD: &str = "SetParams(";
+    if !text.contains(OLD) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut rest = text;
+    while let Some(at) = rest.find(OLD) {
+        let after = &rest[at + OLD.len()..];
+        let word_starts = !rest[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        let old_shape = word_starts && after.trim_start().starts_with("school");
+        out.push_str(&rest[..at]);
+        out.push_str(if old_shape { "SetSchoolParams(" } else { OLD });
+        rest = after;
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// Why a plane's [`crate::Simulation`] (and the plane plugin) leaves a
+/// [`FlockCommand::SetZones`] out.
+pub fn zones_left_out() -> ParamError {
+    ParamError {
+        field: "zones",
+        value: 1.0,
+        expected:
+            "None on a plane's Simulation, which moves fish by the weighted rules only (Couzin's zones \
+                   run on the generic engine, space::Swarm, as every volume does)"
+                .into(),
     }
 }
 
@@ -372,14 +493,13 @@ pub fn spawn_disc(
 }
 
 /// A change a run's [`CommandQueue`] holds until its tick: a
-/// [`FlockCommand`] on a plane, a
-/// [`VolumeCommand`](crate::space::VolumeCommand) in a volume.
+/// [`FlockCommand`] on a plane, a [`VolumeCommand`] in a volume.
 pub trait Command: Clone {
     /// Checks every number in the command; the error names the field.
     fn check(&self) -> Result<(), ParamError>;
 }
 
-impl Command for FlockCommand {
+impl<V: Vector> Command for FlockCommand<V> {
     fn check(&self) -> Result<(), ParamError> {
         self.validate()
     }
@@ -531,9 +651,26 @@ mod tests {
                 .to_string()
                 .contains("max_speed")
         );
-        let spawn = FlockCommand::SpawnFish { count: 5, centre: Vec2::new(f32::INFINITY, 0.0), radius: 1.0 };
+        let spawn = FlockCommand::SpawnFish {
+            school: 0,
+            count: 5,
+            centre: Vec2::new(f32::INFINITY, 0.0),
+            radius: 1.0,
+        };
         assert!(q.schedule(10, 12, spawn).is_err());
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn old_words_are_upgraded_and_todays_left_alone() {
+        let old = "[(tick: 3, command: SetParams(\n  school: 1, params: ())), (tick: 4, command: SetParams((max_speed: 9.0)))]";
+        assert_eq!(
+            upgrade_words(old),
+            "[(tick: 3, command: SetSchoolParams(\n  school: 1, params: ())), (tick: 4, command: SetParams((max_speed: 9.0)))]"
+        );
+        let today =
+            "[SetSchoolParams(school: 1, params: ()), SetParams((max_speed: 1.0)), MySetParams(school: 1)]";
+        assert_eq!(upgrade_words(today), today);
     }
 
     #[test]
@@ -554,7 +691,8 @@ mod tests {
     fn spawn_and_remove_fish() {
         let (mut flock, mut params, mut tank, mut scene) =
             (Flock::new(4), FlockParams::default(), Tank::default(), Scene::default());
-        let spawn = FlockCommand::SpawnFish { count: 40, centre: Vec2::new(600.0, 0.0), radius: 100.0 };
+        let spawn =
+            FlockCommand::SpawnFish { school: 0, count: 40, centre: Vec2::new(600.0, 0.0), radius: 100.0 };
         spawn.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
         assert_eq!(flock.len(), 40);
         for (p, v) in flock.positions().iter().zip(flock.velocities()) {
@@ -605,7 +743,7 @@ mod tests {
         run(FlockCommand::SetSchoolGoal { school: 2, goal: None });
         run(FlockCommand::SetSchoolGoal { school: 9, goal: None });
         assert_eq!(scene.school_goals, [None, None, None]);
-        let far = FlockCommand::SetSchoolGoal { school: u16::MAX, goal: None };
+        let far: FlockCommand = FlockCommand::SetSchoolGoal { school: u16::MAX, goal: None };
         assert_eq!(far.validate().unwrap_err().field, "goal.school");
     }
 }

@@ -4,7 +4,8 @@
 //! The tank ([`tank`]), what shares it with the fish ([`scene`]), groups
 //! of fish that share a goal ([`groups`]), each school's parameters
 //! ([`params`], [`school`]), the neighbour index rebuilt every tick
-//! ([`grid`]) and how a school is first scattered ([`spawn`]). Every
+//! ([`grid`]), how a school is first scattered ([`spawn`]) and the
+//! parameters of Couzin's zone model ([`zones`]). Every
 //! number that enters from outside is validated here, with an error that
 //! names the field.
 
@@ -15,3 +16,4 @@ pub mod scene;
 pub mod school;
 pub mod spawn;
 pub mod tank;
+pub mod zones;
