@@ -56,7 +56,7 @@ pub mod world;
 /// [`Simulation::with_thread_pool`] and [`Flock::with_thread_pool`].
 pub use rayon;
 
-pub use control::config::{ConfigError, ExperimentConfig, SchoolConfig};
+pub use control::config::{Ball, ConfigError, ExperimentConfig, RunConfig, SchoolConfig};
 pub use control::preset::{Preset, with_auto_radius};
 pub use control::replay::{Recorder, Recording, ReplayError, VolumeRecorder, VolumeRecording};
 pub use control::simulation::Simulation;

@@ -1,5 +1,7 @@
-//! Experiment configuration files: every parameter of a run in one RON
-//! file, loaded with errors that name the offending field and value.
+//! Configuration files: every parameter of a run in one RON file, loaded
+//! with errors that name the offending field and value. One type for both
+//! spaces, [`RunConfig`]: [`ExperimentConfig`] on a plane,
+//! [`VolumeConfig`](crate::VolumeConfig) in a volume.
 //!
 //! ```
 //! use mirofish_sim::control::config::ExperimentConfig;
@@ -24,16 +26,28 @@ use std::path::{Path, PathBuf};
 
 use crate::control::preset::Preset;
 use crate::observe::metrics::DEFAULT_EVERY;
-use crate::world::params::{DEFAULT_DT, FlockParams, MAX_FISH, ParamError, validate_dt};
-use crate::world::scene::{Scene, check_room};
-use crate::world::school::MAX_SCHOOLS;
-use crate::world::tank::Tank;
+use glam::{Vec2, Vec3};
 
-/// Everything that defines a run, apart from the commands sent during it.
+use crate::math::Vector;
+use crate::space::swarm::check_ball;
+use crate::world::params::{DEFAULT_DT, FlockParams, MAX_FISH, ParamError, validate_dt};
+use crate::world::scene::Scene;
+use crate::world::school::MAX_SCHOOLS;
+use crate::world::tank::TankOf;
+use crate::world::zones::Zones;
+
+/// Everything that defines a run, apart from the commands sent during it,
+/// on a plane ([`ExperimentConfig`]) or in a volume
+/// ([`VolumeConfig`](crate::VolumeConfig)): one type over the space's
+/// vector, read from the same RON fields in both spaces.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ExperimentConfig {
-    /// Number of fish at the start.
+#[serde(
+    default,
+    deny_unknown_fields,
+    bound(serialize = "V: serde::Serialize", deserialize = "V: serde::Deserialize<'de>")
+)]
+pub struct RunConfig<V: Vector> {
+    /// Number of fish of the first school at the start.
     pub fish: usize,
     /// The seed of the start and of all noise.
     pub seed: u64,
@@ -41,16 +55,20 @@ pub struct ExperimentConfig {
     pub dt: f32,
     /// Metrics are sampled every this many ticks.
     pub metrics_every: u64,
-    /// The school's parameters.
+    /// The first school's parameters.
     pub params: FlockParams,
     /// The tank.
-    pub tank: Tank,
+    pub tank: TankOf<V>,
     /// Obstacles, predators, goal, attractor and route at the start (a
-    /// goal for each school in `scene.school_goals`).
-    pub scene: Scene,
-    /// The direction the first school's fish start heading (radians,
-    /// counter-clockwise from +x, give or take an eighth of a turn);
-    /// `None`: every way.
+    /// goal for each school in `scene.school_goals`). Volume files written
+    /// before a volume's scene was the plane's type call it
+    /// `surroundings`; they still load.
+    #[serde(alias = "surroundings")]
+    pub scene: Scene<V>,
+    /// On a plane, the direction the first school's fish start heading
+    /// (radians, counter-clockwise from +x, give or take an eighth of a
+    /// turn); `None`: every way. A volume's fish start every way.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub heading: Option<f32>,
     /// More schools, each with its own fish and parameters: school 1, 2,
     /// … in this order (the fields above are school 0).
@@ -64,9 +82,36 @@ pub struct ExperimentConfig {
     /// never reads it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub colour: Option<[f32; 3]>,
+    /// Couzin's zone model instead of the weighted rules, in a volume (a
+    /// plane's [`Simulation`] has no zone model: `mirofish-lab couzin` runs
+    /// it on a plane).
+    ///
+    /// [`Simulation`]: crate::Simulation
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zones: Option<Zones>,
+    /// Start every fish in this ball instead of scattered over the tank: a
+    /// packed start, as in Couzin's experiments. In a volume only, for now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ball: Option<Ball<V>>,
 }
 
-/// A school beyond the first in an [`ExperimentConfig`].
+/// Everything that defines a run on a plane.
+pub type ExperimentConfig = RunConfig<Vec2>;
+
+/// A ball to start the fish in ([`RunConfig::ball`]).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    bound(serialize = "V: serde::Serialize", deserialize = "V: serde::Deserialize<'de>")
+)]
+pub struct Ball<V: Vector> {
+    /// Its centre, inside the tank.
+    pub centre: V,
+    /// Its radius (the ball is clipped to the tank).
+    pub radius: f32,
+}
+
+/// A school beyond the first in a [`RunConfig`], in either space.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SchoolConfig {
@@ -74,17 +119,18 @@ pub struct SchoolConfig {
     pub fish: usize,
     /// The school's parameters.
     pub params: FlockParams,
-    /// The direction its fish start heading, as
-    /// [`ExperimentConfig::heading`].
+    /// The direction its fish start heading on a plane, as
+    /// [`RunConfig::heading`].
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub heading: Option<f32>,
-    /// How many of its fish lead, as [`ExperimentConfig::leaders`].
+    /// How many of its fish lead, as [`RunConfig::leaders`].
     pub leaders: usize,
-    /// Its display colour, as [`ExperimentConfig::colour`].
+    /// Its display colour, as [`RunConfig::colour`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub colour: Option<[f32; 3]>,
 }
 
-impl Default for ExperimentConfig {
+impl<V: Vector> Default for RunConfig<V> {
     fn default() -> Self {
         Self {
             fish: 500,
@@ -92,12 +138,14 @@ impl Default for ExperimentConfig {
             dt: DEFAULT_DT,
             metrics_every: DEFAULT_EVERY,
             params: FlockParams::default(),
-            tank: Tank::default(),
+            tank: TankOf::default(),
             scene: Scene::default(),
             heading: None,
             schools: Vec::new(),
             leaders: 0,
             colour: None,
+            zones: None,
+            ball: None,
         }
     }
 }
@@ -108,14 +156,21 @@ impl From<&Preset> for ExperimentConfig {
     }
 }
 
-impl ExperimentConfig {
+impl<V: Vector> RunConfig<V> {
     /// Checks every field; the error names the first bad one with its
-    /// section (`params.max_speed`, `tank.min.x`, `scene.obstacle.radius`).
+    /// section (`params.max_speed`, `tank.min.x`, `scene.obstacle.radius`);
+    /// a field only the other space has (a heading in a volume, zones or a
+    /// ball on a plane) says the file is that space's
+    /// ([`ConfigError::Space`]).
     pub fn validate(&self) -> Result<(), ConfigError> {
         let section =
             |name: &'static str| move |error: ParamError| ConfigError::Invalid { section: name, error };
         check_counts(self.fish, self.total_fish(), self.schools.len())?;
+        let on_plane = V::DIM == 2;
+        // A field only the other space has: the file is that space's.
+        let other_space = ConfigError::Space { found: if on_plane { "volume" } else { "plane" } };
         let heading = |section: &'static str, h: Option<f32>| match h {
+            Some(_) if !on_plane => Err(other_space.clone()),
             Some(h) if !h.is_finite() => Err(ConfigError::Invalid {
                 section,
                 error: ParamError {
@@ -135,9 +190,14 @@ impl ExperimentConfig {
         }
         check_run(self.metrics_every, self.dt, &self.params)?;
         self.tank.validate().map_err(section(""))?;
-        self.scene.validate_in(&self.tank).map_err(section("scene"))?;
-        check_room(&self.scene.obstacles, &self.tank).map_err(section("scene"))?;
-        Ok(())
+        self.scene.validate_with_room(&self.tank).map_err(section("scene"))?;
+        if on_plane && (self.ball.is_some() || self.zones.is_some()) {
+            return Err(other_space);
+        }
+        if let Some(ball) = &self.ball {
+            check_ball(ball.centre, ball.radius, &self.tank).map_err(section(""))?;
+        }
+        self.zones.as_ref().map_or(Ok(()), Zones::validate).map_err(section(""))
     }
 
     /// The fish of every school together (saturating: validation refuses
@@ -158,11 +218,15 @@ impl ExperimentConfig {
         };
         core::iter::once(first).chain(self.schools.iter().cloned())
     }
+}
 
+impl<V: Vector + serde::Serialize + serde::de::DeserializeOwned> RunConfig<V> {
     /// Parses and validates RON text.
     pub fn from_ron(text: &str) -> Result<Self, ConfigError> {
-        from_ron(text, Self::validate)
-            .map_err(|e| in_other_space::<crate::control::volume::VolumeConfig>(e, text, "volume"))
+        from_ron(text, Self::validate).map_err(|e| match V::DIM {
+            2 => in_other_space::<RunConfig<Vec3>>(e, text, "volume"),
+            _ => in_other_space::<RunConfig<Vec2>>(e, text, "plane"),
+        })
     }
 
     /// The configuration as pretty RON, every field written out.

@@ -1,7 +1,7 @@
-//! Configuration files of runs in a volume: every parameter of a school
-//! (or several) in three dimensions in one RON file, loaded with errors
-//! that name the offending field and value, like the plane's
-//! [`ExperimentConfig`](crate::ExperimentConfig).
+//! Runs in a volume from their configuration: a [`VolumeConfig`] is the
+//! plane's configuration type ([`RunConfig`], read, checked and written
+//! the same way) over [`Vec3`], and [`VolumeConfig::start`] builds the
+//! school it describes.
 //!
 //! ```
 //! use mirofish_sim::control::volume::VolumeConfig;
@@ -20,135 +20,23 @@
 //! # Ok::<(), mirofish_sim::ConfigError>(())
 //! ```
 
-use std::path::Path;
-
-use crate::control::config::{ConfigError, check_counts, check_run, check_school};
-use crate::observe::metrics::DEFAULT_EVERY;
-use crate::rules::noise::mix64;
-use crate::space::swarm::check_ball;
-use crate::space::{Flock3d, Zones};
-use crate::world::params::{DEFAULT_DT, FlockParams};
-use crate::world::scene::Scene3d;
-use crate::world::tank::Tank3d;
 use glam::Vec3;
 
+pub use crate::control::config::Ball;
+use crate::control::config::{ConfigError, RunConfig, SchoolConfig};
+use crate::rules::noise::mix64;
+use crate::space::Flock3d;
+
 /// Everything that defines a run in a volume, apart from the commands
-/// sent during it ([`crate::space::VolumeCommand`]).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct VolumeConfig {
-    /// Number of fish of the first school at the start.
-    pub fish: usize,
-    /// The seed of the start and of all noise.
-    pub seed: u64,
-    /// Fixed time step (seconds).
-    pub dt: f32,
-    /// Metrics are sampled every this many ticks.
-    pub metrics_every: u64,
-    /// The first school's parameters.
-    pub params: FlockParams,
-    /// The box the fish live in.
-    pub tank: Tank3d,
-    /// Rocks, predators, goals, attractor and route at the start (called
-    /// `surroundings` in files written before it became the plane's
-    /// [`Scene`](crate::Scene) type; such files still load).
-    #[serde(alias = "surroundings")]
-    pub scene: Scene3d,
-    /// Couzin's zone model instead of the weighted rules, if set.
-    pub zones: Option<Zones>,
-    /// How many of the first school's fish lead (the first ones placed).
-    pub leaders: usize,
-    /// More schools: school 1, 2, … in this order (the fields above are
-    /// school 0).
-    pub schools: Vec<VolumeSchool>,
-    /// The first school's display colour, sRGB with each channel in 0–1;
-    /// `None`: the viewer's own. The simulation never reads it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub colour: Option<[f32; 3]>,
-    /// Start every fish in this ball instead of scattered over the tank: a
-    /// packed start, as in Couzin's experiments.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ball: Option<Ball>,
-}
+/// sent during it ([`crate::VolumeCommand`]): the plane's configuration
+/// over [`Vec3`].
+pub type VolumeConfig = RunConfig<Vec3>;
 
-/// A ball to start the fish in ([`VolumeConfig::ball`]).
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Ball {
-    /// Its centre, inside the tank.
-    pub centre: Vec3,
-    /// Its radius (the ball is clipped to the tank).
-    pub radius: f32,
-}
-
-/// A school beyond the first in a [`VolumeConfig`].
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct VolumeSchool {
-    /// Number of fish at the start.
-    pub fish: usize,
-    /// The school's parameters.
-    pub params: FlockParams,
-    /// How many of its fish lead, as [`VolumeConfig::leaders`].
-    pub leaders: usize,
-    /// Its display colour, as [`VolumeConfig::colour`].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub colour: Option<[f32; 3]>,
-}
-
-impl Default for VolumeConfig {
-    fn default() -> Self {
-        Self {
-            fish: 500,
-            seed: 1,
-            dt: DEFAULT_DT,
-            metrics_every: DEFAULT_EVERY,
-            params: FlockParams::default(),
-            tank: Tank3d::default(),
-            scene: Scene3d::default(),
-            zones: None,
-            leaders: 0,
-            schools: Vec::new(),
-            colour: None,
-            ball: None,
-        }
-    }
-}
+/// A school beyond the first in a [`VolumeConfig`] (its `heading` is a
+/// plane's only and must stay `None`).
+pub type VolumeSchool = SchoolConfig;
 
 impl VolumeConfig {
-    /// Checks every field; the error names the first bad one with its
-    /// section (`params.max_speed`, `tank.min.x`,
-    /// `scene.obstacle.radius`, `zones.speed`).
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        let section = |name: &'static str| move |error| ConfigError::Invalid { section: name, error };
-        check_counts(self.fish, self.total_fish(), self.schools.len())?;
-        check_school("", self.leaders, self.fish, self.colour)?;
-        for school in &self.schools {
-            school.params.validate().map_err(section("schools"))?;
-            check_school("schools", school.leaders, school.fish, school.colour)?;
-        }
-        check_run(self.metrics_every, self.dt, &self.params)?;
-        self.tank.validate().map_err(section(""))?;
-        self.scene.validate_with_room(&self.tank).map_err(section("scene"))?;
-        if let Some(ball) = &self.ball {
-            check_ball(ball.centre, ball.radius, &self.tank).map_err(section(""))?;
-        }
-        self.zones.as_ref().map_or(Ok(()), Zones::validate).map_err(section(""))
-    }
-
-    /// The fish of every school together (saturating: validation refuses
-    /// more than [`crate::MAX_FISH`]).
-    pub fn total_fish(&self) -> usize {
-        self.schools.iter().fold(self.fish, |n, s| n.saturating_add(s.fish))
-    }
-
-    /// Every school in order, school 0 (the top-level fields) first.
-    pub fn all_schools(&self) -> impl Iterator<Item = VolumeSchool> + '_ {
-        let first =
-            VolumeSchool { fish: self.fish, params: self.params, leaders: self.leaders, colour: self.colour };
-        core::iter::once(first).chain(self.schools.iter().cloned())
-    }
-
     /// Builds the run: the scene first, then each school scattered
     /// over the tank (or the [`VolumeConfig::ball`]) outside the rocks
     /// (school 0 from the run's seed, school `k` from a seed derived from it
@@ -176,35 +64,13 @@ impl VolumeConfig {
         }
         Ok(swarm)
     }
-
-    /// Parses and validates RON text.
-    pub fn from_ron(text: &str) -> Result<Self, ConfigError> {
-        use crate::control::config::{from_ron, in_other_space};
-        from_ron(text, Self::validate)
-            .map_err(|e| in_other_space::<crate::control::config::ExperimentConfig>(e, text, "plane"))
-    }
-
-    /// The configuration as pretty RON, every field written out.
-    pub fn to_ron(&self) -> String {
-        crate::control::config::to_ron(self)
-    }
-
-    /// Loads and validates a RON file.
-    pub fn load(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
-        crate::control::config::load(path.as_ref(), Self::from_ron)
-    }
-
-    /// Validates, then writes the configuration as RON.
-    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), ConfigError> {
-        self.validate()?;
-        crate::control::config::save(path.as_ref(), &self.to_ron())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::space::swarm_hash;
+    use crate::space::{Zones, swarm_hash};
+    use crate::world::params::FlockParams;
     use crate::world::scene::{Obstacle, Predator};
 
     fn two_schools() -> VolumeConfig {
@@ -213,7 +79,13 @@ mod tests {
         config.scene.predators.push(Predator::new(Vec3::new(50.0, 60.0, 70.0), 90.0));
         config.params.alignment_weight = 0.1 + 0.2;
         let params = FlockParams { max_speed: 99.5, ..FlockParams::default() };
-        config.schools.push(VolumeSchool { fish: 30, params, leaders: 2, colour: Some([0.2, 0.7, 0.65]) });
+        config.schools.push(VolumeSchool {
+            fish: 30,
+            params,
+            leaders: 2,
+            colour: Some([0.2, 0.7, 0.65]),
+            heading: None,
+        });
         config
     }
 
@@ -244,6 +116,28 @@ mod tests {
         let new = VolumeConfig::from_ron("(scene: (obstacles: [(centre: (1, 2, 3), radius: 4)]))").unwrap();
         assert_eq!(old, new);
         assert_eq!(new.scene.obstacles, [Obstacle { centre: Vec3::new(1.0, 2.0, 3.0), radius: 4.0 }]);
+    }
+
+    #[test]
+    fn one_configuration_type_reads_the_same_fields_in_both_spaces() {
+        let text = "(fish: 40, seed: 3, dt: 0.02, metrics_every: 7, params: (max_speed: 140.0), leaders: 2, \
+                    schools: [(fish: 5, leaders: 1, colour: Some((0.1, 0.2, 0.3)))], colour: Some((1.0, 0.5, 0.0)))";
+        let plane = crate::ExperimentConfig::from_ron(text).unwrap();
+        let volume = VolumeConfig::from_ron(text).unwrap();
+        type Common = (usize, u64, f32, u64, FlockParams, usize, Option<[f32; 3]>);
+        fn common<V: crate::Vector>(c: &RunConfig<V>) -> Common {
+            (c.fish, c.seed, c.dt, c.metrics_every, c.params, c.leaders, c.colour)
+        }
+        assert_eq!(common(&plane), common(&volume));
+        assert_eq!((plane.schools.clone(), plane.total_fish()), (volume.schools.clone(), 45));
+        // Written back, each reads as itself.
+        assert_eq!(crate::ExperimentConfig::from_ron(&plane.to_ron()).unwrap(), plane);
+        assert_eq!(VolumeConfig::from_ron(&volume.to_ron()).unwrap(), volume);
+        // A field only the other space has names that space.
+        let ball = crate::ExperimentConfig::from_ron("(ball: Some((centre: (1, 2), radius: 3)))");
+        assert_eq!(ball.unwrap_err(), ConfigError::Space { found: "volume" });
+        let heading = VolumeConfig::from_ron("(schools: [(heading: Some(0.5))])");
+        assert_eq!(heading.unwrap_err(), ConfigError::Space { found: "plane" });
     }
 
     #[test]
