@@ -285,8 +285,8 @@ fn stats_grid(ui: &mut egui::Ui, state: &FlockState, stats: &TickStats) {
     });
 }
 
-/// Each measure of the latest metrics sample with a green, amber or red
-/// mark against a natural school's range, and the diagnosis.
+/// Each measure of the latest metrics sample with a green (natural),
+/// yellow-green (acceptable), amber or red mark, and the diagnosis.
 fn health(ui: &mut egui::Ui, metrics: &FlockMetrics, config: &FlockConfig) {
     let health = Health::assess(metrics.log().rows(), &config.params, &config.tank);
     if health.checks.is_empty() {
@@ -297,6 +297,7 @@ fn health(ui: &mut egui::Ui, metrics: &FlockMetrics, config: &FlockConfig) {
         for check in &health.checks {
             let colour = match check.mark {
                 Mark::Good => egui::Color32::from_rgb(90, 200, 110),
+                Mark::Acceptable => egui::Color32::from_rgb(180, 210, 80),
                 Mark::Borderline => egui::Color32::from_rgb(235, 180, 60),
                 Mark::Bad => egui::Color32::from_rgb(235, 85, 70),
             };
@@ -305,15 +306,23 @@ fn health(ui: &mut egui::Ui, metrics: &FlockMetrics, config: &FlockConfig) {
             ui.painter().circle_filled(dot.center(), 5.0, colour);
             response.on_hover_text(check.mark.to_string());
             ui.label(check.name);
-            ui.label(format!("{:.2}  ({}–{})", check.value, check.good.0, check.good.1));
+            let (natural, acceptable) = (check.bands.natural, check.bands.acceptable);
+            ui.label(if natural == acceptable {
+                format!("{:.2}  ({}–{})", check.value, natural.0, natural.1)
+            } else {
+                format!(
+                    "{:.2}  ({}–{}, or {}–{})",
+                    check.value, natural.0, natural.1, acceptable.0, acceptable.1
+                )
+            });
             ui.end_row();
         }
     });
     if health.symptoms.is_empty() {
-        ui.label(if health.worst() == Mark::Good {
-            "looks natural"
-        } else {
-            "no symptom recognised: see the marks"
+        ui.label(match health.worst() {
+            Mark::Good => "looks natural",
+            Mark::Acceptable => "a school, looser than a natural one",
+            _ => "no symptom recognised: see the marks",
         });
     }
     for symptom in &health.symptoms {

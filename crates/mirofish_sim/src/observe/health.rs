@@ -17,12 +17,17 @@
 //! println!("{health}");
 //! ```
 //!
-//! The ranges are those of a loose, natural-looking school: 4–12
-//! neighbours in reach, polarization 0.5–0.85, nearest neighbour at 0.3–0.6
-//! of the perception radius, rule forces of the same order, fewer than one
-//! fish in ten at the walls, and a bounding box that changes by a few per
-//! cent between samples. Other looks (a bait ball, a parade) are fine on
-//! purpose; the marks then say how far from the natural look they are.
+//! Each measure has three bands. The **natural** one is the range a real
+//! school keeps, as the tuning literature gives it: 5–8 neighbours in
+//! reach, polarization 0.5–0.75, nearest neighbour at 0.3–0.5 of the
+//! perception radius, rule forces of the same order, fewer than one fish in
+//! ten at the walls, and a bounding box that changes by a few per cent
+//! between samples. The **acceptable** band is wider where a looser school
+//! still reads as a school (4–12 neighbours, polarization up to 0.85,
+//! nearest neighbour up to 0.6 of the radius); the **tolerable** band beyond
+//! it is borderline, and outside it a measure is bad. Other looks (a bait
+//! ball, a parade) are fine on purpose; the marks then say how far from
+//! the natural look they are.
 
 use core::fmt;
 
@@ -30,12 +35,15 @@ use crate::observe::metrics::Metrics;
 use crate::world::params::FlockParams;
 use crate::world::tank::{BoundaryMode, Tank};
 
-/// How a measure compares with its range.
+/// How a measure compares with its bands ([`Bands`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Mark {
     /// Within the natural range.
     Good,
-    /// Outside it, but not by much.
+    /// Outside it, but within the wider acceptable band.
+    Acceptable,
+    /// Outside the acceptable band, but not by much (within the tolerable
+    /// one).
     Borderline,
     /// Far outside it.
     Bad,
@@ -45,39 +53,62 @@ impl fmt::Display for Mark {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Mark::Good => "good",
+            Mark::Acceptable => "acceptable",
             Mark::Borderline => "borderline",
             Mark::Bad => "bad",
         })
     }
 }
 
-/// One measure, its value and its ranges.
+/// The three nested ranges of a measure, each inclusive: natural inside
+/// acceptable inside tolerable.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bands {
+    /// The range a natural school keeps: [`Mark::Good`].
+    pub natural: (f32, f32),
+    /// Beyond the natural range but within this one: [`Mark::Acceptable`].
+    pub acceptable: (f32, f32),
+    /// Beyond the acceptable band but within this one:
+    /// [`Mark::Borderline`]; outside it, [`Mark::Bad`].
+    pub tolerable: (f32, f32),
+}
+
+/// One measure, its value, its bands and its mark.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Check {
     /// What is measured (`"mean neighbours"`, `"polarization"`, …).
     pub name: &'static str,
     /// Its value.
     pub value: f32,
-    /// The natural range, inclusive.
-    pub good: (f32, f32),
-    /// Beyond the natural range but within this one: borderline; outside
-    /// it: bad.
-    pub tolerable: (f32, f32),
+    /// Its ranges.
+    pub bands: Bands,
     /// How the value compares.
     pub mark: Mark,
 }
 
 impl Check {
-    fn new(name: &'static str, value: f32, good: (f32, f32), tolerable: (f32, f32)) -> Self {
+    fn new(name: &'static str, value: f32, bands: Bands) -> Self {
         let within = |(lo, hi): (f32, f32)| value >= lo && value <= hi;
-        let mark = if within(good) {
+        let mark = if within(bands.natural) {
             Mark::Good
-        } else if within(tolerable) {
+        } else if within(bands.acceptable) {
+            Mark::Acceptable
+        } else if within(bands.tolerable) {
             Mark::Borderline
         } else {
             Mark::Bad
         };
-        Self { name, value, good, tolerable, mark }
+        Self { name, value, bands, mark }
+    }
+
+    /// Below the acceptable band.
+    fn low(&self) -> bool {
+        self.value < self.bands.acceptable.0 && self.mark > Mark::Acceptable
+    }
+
+    /// Above the acceptable band.
+    fn high(&self) -> bool {
+        self.value > self.bands.acceptable.1 && self.mark > Mark::Acceptable
     }
 }
 
@@ -163,18 +194,20 @@ pub struct Health {
     pub symptoms: Vec<Symptom>,
 }
 
-/// Mean neighbours within the perception radius: natural, and tolerable.
-pub const NEIGHBOURS: ((f32, f32), (f32, f32)) = ((4.0, 12.0), (2.5, 20.0));
+/// Mean neighbours within the perception radius.
+pub const NEIGHBOURS: Bands = Bands { natural: (5.0, 8.0), acceptable: (4.0, 12.0), tolerable: (2.5, 20.0) };
 /// Polarization.
-pub const POLARIZATION: ((f32, f32), (f32, f32)) = ((0.5, 0.85), (0.3, 0.95));
+pub const POLARIZATION: Bands =
+    Bands { natural: (0.5, 0.75), acceptable: (0.5, 0.85), tolerable: (0.3, 0.95) };
 /// Mean nearest-neighbour distance over the perception radius.
-pub const NEAREST: ((f32, f32), (f32, f32)) = ((0.3, 0.6), (0.2, 0.8));
+pub const NEAREST: Bands = Bands { natural: (0.3, 0.5), acceptable: (0.3, 0.6), tolerable: (0.2, 0.8) };
 /// Separation's mean force over the larger of alignment's and cohesion's.
-pub const FORCE_RATIO: ((f32, f32), (f32, f32)) = ((0.0, 3.0), (0.0, 10.0));
+pub const FORCE_RATIO: Bands = Bands { natural: (0.0, 3.0), acceptable: (0.0, 3.0), tolerable: (0.0, 10.0) };
 /// Share of the fish at the walls.
-pub const AT_WALLS: ((f32, f32), (f32, f32)) = ((0.0, 0.1), (0.0, 0.2));
+pub const AT_WALLS: Bands = Bands { natural: (0.0, 0.1), acceptable: (0.0, 0.1), tolerable: (0.0, 0.2) };
 /// Relative change of the bounding-box area between the last two samples.
-pub const AREA_CHANGE: ((f32, f32), (f32, f32)) = ((0.0, 0.05), (0.0, 0.15));
+pub const AREA_CHANGE: Bands =
+    Bands { natural: (0.0, 0.05), acceptable: (0.0, 0.05), tolerable: (0.0, 0.15) };
 /// Milling above which a school counts as a locked ring.
 const RING_MILLING: f32 = 0.6;
 /// Perception radius over separation radius below which edges flicker.
@@ -190,9 +223,7 @@ impl Health {
         let Some(latest) = rows.last().filter(|m| m.fish > 0) else {
             return Self { checks, symptoms };
         };
-        let check = |name, value, (good, tolerable): ((f32, f32), (f32, f32))| {
-            Check::new(name, value, good, tolerable)
-        };
+        let check = Check::new;
         let neighbours = check("mean neighbours", latest.mean_neighbours, NEIGHBOURS);
         let polarization = check("polarization", latest.polarization, POLARIZATION);
         checks.extend([neighbours, polarization]);
@@ -219,9 +250,11 @@ impl Health {
         });
         checks.extend(area_change);
 
+        // Symptoms are read off the acceptable band: a school within it is
+        // a school, if not the natural one.
         let bad = |c: &Option<Check>| c.is_some_and(|c| c.mark == Mark::Bad);
-        let low = |c: &Check| c.value < c.good.0 && c.mark != Mark::Good;
-        let high = |c: &Check| c.value > c.good.1 && c.mark != Mark::Good;
+        let low = Check::low;
+        let high = Check::high;
         // Crowding shows in the density first; separation dwarfing the
         // other rules confirms it.
         let dense = high(&neighbours) || nearest.is_some_and(|c| low(&c));
@@ -268,10 +301,18 @@ impl Health {
 impl fmt::Display for Health {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for c in &self.checks {
-            writeln!(f, "  {:<27} {:>9.3}  natural {}-{}  {}", c.name, c.value, c.good.0, c.good.1, c.mark)?;
+            let Bands { natural: (lo, hi), acceptable: (a, b), .. } = c.bands;
+            let band = if (lo, hi) == (a, b) {
+                format!("natural {lo}-{hi}")
+            } else {
+                format!("natural {lo}-{hi} (acceptable {a}-{b})")
+            };
+            writeln!(f, "  {:<27} {:>9.3}  {band:<39} {}", c.name, c.value, c.mark)?;
         }
         if self.symptoms.is_empty() && self.worst() == Mark::Good {
             writeln!(f, "  diagnosis: looks natural")
+        } else if self.symptoms.is_empty() && self.worst() == Mark::Acceptable {
+            writeln!(f, "  diagnosis: a school, looser than a natural one (the measures marked acceptable)")
         } else if self.symptoms.is_empty() {
             writeln!(f, "  diagnosis: no symptom recognised; see the measures marked above")
         } else {
@@ -324,12 +365,37 @@ mod tests {
     }
 
     #[test]
+    fn a_looser_school_is_acceptable_not_natural() {
+        let radius = FlockParams::default().perception_radius;
+        let loose = Metrics {
+            mean_neighbours: 10.0,
+            polarization: 0.8,
+            nearest_neighbour: Some(0.55 * radius),
+            ..natural()
+        };
+        let health = assess(&[loose, loose]);
+        for name in ["mean neighbours", "polarization", "nearest neighbour / radius"] {
+            assert_eq!(health.check(name).unwrap().mark, Mark::Acceptable, "{name}: {health}");
+        }
+        assert_eq!(health.worst(), Mark::Acceptable);
+        assert!(health.symptoms.is_empty(), "{health}");
+        let text = health.to_string();
+        assert!(
+            text.contains("natural 5-8 (acceptable 4-12)") && text.contains("looser than a natural one"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn marks_follow_the_ranges() {
-        let c = Check::new("x", 13.0, (4.0, 12.0), (2.5, 20.0));
-        assert_eq!(c.mark, Mark::Borderline);
-        assert_eq!(Check::new("x", 12.0, (4.0, 12.0), (2.5, 20.0)).mark, Mark::Good);
-        assert_eq!(Check::new("x", 1.0, (4.0, 12.0), (2.5, 20.0)).mark, Mark::Bad);
-        assert_eq!(Check::new("x", f32::NAN, (4.0, 12.0), (2.5, 20.0)).mark, Mark::Bad);
+        let mark = |value| Check::new("x", value, NEIGHBOURS).mark;
+        assert_eq!(mark(13.0), Mark::Borderline);
+        assert_eq!(mark(12.0), Mark::Acceptable);
+        assert_eq!(mark(4.5), Mark::Acceptable);
+        assert_eq!(mark(8.0), Mark::Good);
+        assert_eq!(mark(5.0), Mark::Good);
+        assert_eq!(mark(1.0), Mark::Bad);
+        assert_eq!(mark(f32::NAN), Mark::Bad);
     }
 
     #[test]
