@@ -253,23 +253,21 @@ impl Health {
         // Symptoms are read off the acceptable band: a school within it is
         // a school, if not the natural one.
         let bad = |c: &Option<Check>| c.is_some_and(|c| c.mark == Mark::Bad);
-        let low = Check::low;
-        let high = Check::high;
         // Crowding shows in the density first; separation dwarfing the
         // other rules confirms it.
-        let dense = high(&neighbours) || nearest.is_some_and(|c| low(&c));
+        let dense = neighbours.high() || nearest.is_some_and(|c| c.low());
         let far =
             neighbours.mark == Mark::Bad || nearest.is_some_and(|c| c.mark == Mark::Bad) || bad(&forces);
         if dense && far {
             symptoms.push(Symptom::Collapsed);
-        } else if low(&neighbours) && neighbours.mark == Mark::Bad {
+        } else if neighbours.low() && neighbours.mark == Mark::Bad {
             symptoms.push(Symptom::Scattered);
         }
         if latest.milling > RING_MILLING {
             symptoms.push(Symptom::Ring);
-        } else if high(&polarization) && polarization.mark == Mark::Bad {
+        } else if polarization.high() && polarization.mark == Mark::Bad {
             symptoms.push(Symptom::Parade);
-        } else if low(&polarization)
+        } else if polarization.low()
             && polarization.mark == Mark::Bad
             && !symptoms.contains(&Symptom::Scattered)
         {

@@ -29,10 +29,8 @@ impl<V: Vector> FlockCommand<V> {
     /// says what was left out (a rock that would close the last room, fish
     /// past `MAX_FISH`) and why.
     pub(crate) fn apply_to_swarm(&self, swarm: &mut Swarm<V>) -> Result<(), ParamError> {
-        let Some(command) = self.apply_to_scene(&mut swarm.params, &mut swarm.tank, &mut swarm.scene)? else {
-            return Ok(());
-        };
-        match command {
+        self.apply_to_scene(&mut swarm.params, &mut swarm.tank, &mut swarm.scene)?;
+        match self {
             FlockCommand::SetZones(zones) => swarm.zones = *zones,
             FlockCommand::SpawnFish { school, count, centre, radius } => {
                 return swarm.spawn_in_ball(*school, *count, *centre, *radius);
@@ -52,10 +50,7 @@ impl<V: Vector> FlockCommand<V> {
                     _ = swarm.set_group(id, *group);
                 }
             }
-            FlockCommand::ClearGroups => {
-                swarm.clear_groups();
-                swarm.scene.group_goals.clear();
-            }
+            FlockCommand::ClearGroups => swarm.clear_groups(),
             _ => {}
         }
         Ok(())

@@ -191,20 +191,20 @@ impl<V: Vector> FlockCommand<V> {
         }
     }
 
-    /// Applies the parts of the command that change only the scene, the
-    /// tank or a school's parameters (`params[school]`), the same way
-    /// for every engine; returns the command back where it changes the
-    /// fish themselves, for the engine to apply.
+    /// Applies the parts of the command that change the scene, the tank or
+    /// a school's parameters (`params[school]`), the same way for every
+    /// engine; what it does to the fish themselves (spawn, remove, lead,
+    /// group, zones) is left to the engine.
     ///
     /// # Errors
     ///
     /// A rock that would close the last room is left out ([`add_rock`]).
-    pub fn apply_to_scene<'c>(
-        &'c self,
+    pub fn apply_to_scene(
+        &self,
         params: &mut [FlockParams],
         tank: &mut TankOf<V>,
         scene: &mut Scene<V>,
-    ) -> Result<Option<&'c Self>, ParamError> {
+    ) -> Result<(), ParamError> {
         match self {
             FlockCommand::SetParams(p) => {
                 if let Some(to) = params.first_mut() {
@@ -232,15 +232,16 @@ impl<V: Vector> FlockCommand<V> {
             FlockCommand::SetAttractor(a) => scene.attractor = *a,
             FlockCommand::SetRoute(r) => scene.route = r.clone(),
             FlockCommand::SetGroupGoal { group, goal } => scene.set_group_goal(*group, *goal),
+            // The fish leave their groups in the engine.
+            FlockCommand::ClearGroups => scene.group_goals.clear(),
             FlockCommand::SetZones(_)
             | FlockCommand::SpawnFish { .. }
             | FlockCommand::RemoveFish { .. }
             | FlockCommand::SetLeaders { .. }
             | FlockCommand::FormGroups { .. }
-            | FlockCommand::JoinGroup { .. }
-            | FlockCommand::ClearGroups => return Ok(Some(self)),
+            | FlockCommand::JoinGroup { .. } => {}
         }
-        Ok(None)
+        Ok(())
     }
 }
 
@@ -279,8 +280,8 @@ impl FlockCommand {
         tank: &mut Tank,
         scene: &mut Scene,
     ) -> Result<(), ParamError> {
-        let Some(command) = self.apply_to_scene(params, tank, scene)? else { return Ok(()) };
-        match command {
+        self.apply_to_scene(params, tank, scene)?;
+        match self {
             FlockCommand::SetZones(_) => return Err(zones_left_out()),
             FlockCommand::SpawnFish { school, count, centre, radius } => {
                 let Some(school_params) = params.get(usize::from(*school)) else { return Ok(()) };
@@ -316,10 +317,7 @@ impl FlockCommand {
                     flock.set_group(id, *group);
                 }
             }
-            FlockCommand::ClearGroups => {
-                flock.clear_groups();
-                scene.group_goals.clear();
-            }
+            FlockCommand::ClearGroups => flock.clear_groups(),
             _ => {}
         }
         Ok(())
