@@ -3,7 +3,8 @@
 //! ```text
 //! mirofish-lab run --preset reference --seed 3 --ticks 3600 --out runs/ref
 //! mirofish-lab run --config my.ron --commands script.ron --ticks 3600 --out runs/mine
-//! mirofish-lab volume --config assets/volumes/school.ron --ticks 3600 --out runs/volume
+//! mirofish-lab run --config assets/scenes/volume.ron --ticks 3600 --out runs/volume
+//! mirofish-lab run --space volume --fish 2000 --out runs/cube
 //! mirofish-lab replay runs/ref/run.replay
 //! mirofish-lab sweep --param alignment_weight --from 0 --to 2 --steps 11 --seeds 4 --out runs/sweep
 //! mirofish-lab baseline            # check against assets/baselines/reference.ron
@@ -29,11 +30,13 @@ use mirofish_lab::plot::{Series, lines_with_errors};
 use mirofish_lab::sweep::{SWEEP_METRICS, Sweep, by_value, linspace, write_csv};
 use mirofish_lab::turn::TurnResponse;
 use mirofish_lab::volume::VolumeExperiment;
+use mirofish_sim::control::config::ConfigError;
 use mirofish_sim::control::replay::{RecordingOf, Scenario, space_of};
+use mirofish_sim::math::Vector;
 use mirofish_sim::observe::health::Health;
 use mirofish_sim::space::VolumeCommand;
 use mirofish_sim::step::command::{Command, Stamped};
-use mirofish_sim::{ExperimentConfig, Preset, VolumeConfig, with_auto_radius};
+use mirofish_sim::{ExperimentConfig, Preset, RunConfig, VolumeConfig, with_auto_radius};
 
 #[derive(Parser)]
 #[command(
@@ -49,7 +52,9 @@ struct Cli {
 /// Where a run's starting configuration comes from.
 #[derive(clap::Args)]
 struct Start {
-    /// A RON configuration file (see `assets/presets/*.ron`).
+    /// A RON configuration file (see `assets/presets/*.ron`; for `run`,
+    /// also a volume's, e.g. `assets/scenes/volume.ron`: a file whose
+    /// vectors have three coordinates is a school in a volume).
     #[arg(long, conflicts_with = "preset")]
     config: Option<PathBuf>,
     /// A preset by name (gentle-cruise, compact-rush, loose-drift, dense-sardines, reference).
@@ -72,18 +77,47 @@ struct Start {
 }
 
 impl Start {
+    /// The configuration of a run on a plane (`sweep` and `turn`).
     fn load(&self) -> Result<ExperimentConfig, Error> {
-        let mut config = match (&self.config, &self.preset) {
-            (Some(path), _) => ExperimentConfig::load(path)?,
-            (None, Some(name)) => {
+        match self.load_in(Some(Space::Plane))? {
+            Loaded::Plane(config) => Ok(config),
+            Loaded::Volume(_) => unreachable!("asked for a plane"),
+        }
+    }
+
+    /// The configuration of a run in `space`, or, where no space is
+    /// given, in the space the file describes (a plane without a file),
+    /// with the options' overrides applied and checked.
+    fn load_in(&self, space: Option<Space>) -> Result<Loaded, Error> {
+        match (&self.config, &self.preset, space) {
+            (Some(path), _, Some(Space::Plane)) => Ok(Loaded::Plane(self.overridden(ExperimentConfig::load(path)?)?)),
+            (Some(path), _, Some(Space::Volume)) => Ok(Loaded::Volume(self.overridden(VolumeConfig::load(path)?)?)),
+            (Some(path), _, None) => match ExperimentConfig::load(path) {
+                Ok(config) => Ok(Loaded::Plane(self.overridden(config)?)),
+                Err(e) if *e.root() == (ConfigError::Space { found: "volume" }) => {
+                    Ok(Loaded::Volume(self.overridden(VolumeConfig::load(path)?)?))
+                }
+                Err(e) => Err(e.into()),
+            },
+            (None, Some(_), Some(Space::Volume)) => {
+                Err("--preset names a school on a plane; in a volume give --config (see assets/scenes/volume.ron)"
+                    .into())
+            }
+            (None, Some(name), _) => {
                 let preset = Preset::by_name(name).ok_or_else(|| {
                     let names: Vec<&str> = Preset::all().iter().map(|p| p.name).collect();
                     format!("unknown preset `{name}`; one of: {}", names.join(", "))
                 })?;
-                ExperimentConfig::from(&preset)
+                Ok(Loaded::Plane(self.overridden(ExperimentConfig::from(&preset))?))
             }
-            (None, None) => ExperimentConfig::default(),
-        };
+            (None, None, Some(Space::Volume)) => Ok(Loaded::Volume(self.overridden(VolumeConfig::default())?)),
+            (None, None, _) => Ok(Loaded::Plane(self.overridden(ExperimentConfig::default())?)),
+        }
+    }
+
+    /// `config` with the seed, fish count, sampling interval and radius
+    /// the options override, checked.
+    fn overridden<V: Vector>(&self, mut config: RunConfig<V>) -> Result<RunConfig<V>, Error> {
         config.seed = self.seed.unwrap_or(config.seed);
         config.fish = self.fish.unwrap_or(config.fish);
         config.metrics_every = self.every.unwrap_or(config.metrics_every);
@@ -97,6 +131,43 @@ impl Start {
         }
         config.validate()?;
         Ok(config)
+    }
+}
+
+/// The space of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Space {
+    /// Fish on a plane.
+    Plane,
+    /// Fish in a volume.
+    Volume,
+}
+
+/// A run's configuration, in its space.
+enum Loaded {
+    Plane(ExperimentConfig),
+    Volume(VolumeConfig),
+}
+
+/// Paces ticks at the configuration's rate, as a game runs them, where
+/// asked (`--realtime`).
+struct Pace {
+    /// One tick's wall-clock time, `None` when not paced.
+    dt: Option<Duration>,
+    from: Instant,
+}
+
+impl Pace {
+    fn new(on: bool, dt: f32) -> Self {
+        Self { dt: on.then(|| Duration::from_secs_f64(f64::from(dt))), from: Instant::now() }
+    }
+
+    /// Sleeps until tick `tick` is due.
+    fn wait(&self, tick: u64) {
+        if let Some(dt) = self.dt {
+            let due = self.from + dt.saturating_mul(u32::try_from(tick).unwrap_or(u32::MAX));
+            std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        }
     }
 }
 
@@ -145,10 +216,15 @@ impl Length {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run one experiment and write config.ron, metrics.csv, summary.csv/.ron and run.replay into --out.
+    /// Run one experiment, on a plane or in a volume, and write config.ron, metrics.csv, summary.csv/.ron and run.replay into --out.
     Run {
         #[command(flatten)]
         start: Start,
+        /// The space of the run: without --config, where the default
+        /// school swims; with it, the space the file must describe
+        /// (otherwise the file says).
+        #[arg(long, value_enum)]
+        space: Option<Space>,
         #[command(flatten)]
         length: Length,
         /// Give the school intent: split it into units that decide where to
@@ -167,9 +243,10 @@ enum Cmd {
         #[arg(long)]
         realtime: bool,
     },
-    /// Run a school in a volume and write config.ron, metrics.csv, summary.csv/.ron and run.replay into --out.
+    /// The same as `run --space volume` (kept for earlier scripts).
+    #[command(hide = true)]
     Volume {
-        /// A RON volume configuration file (see `assets/volumes/*.ron`); default: 500 fish of the default rules.
+        /// A RON volume configuration file; default: 500 fish of the default rules.
         #[arg(long)]
         config: Option<PathBuf>,
         /// Overrides the configuration's seed.
@@ -410,118 +487,21 @@ fn progress_bar(len: u64, what: &str) -> ProgressBar {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
-        Cmd::Run { start, length, decide, layer: settings, realtime } => {
-            let script: Vec<Stamped> = length.prepare()?;
-            let Length { ticks, warmup, out, .. } = length;
-            let config = start.load()?;
-            let experiment = Experiment::new(config, ticks, warmup).with_commands(script);
-            let bar = progress_bar(ticks, "ticks");
-            let clock = Instant::now();
-            let layer = match decide {
-                None if settings.given() => {
-                    return Err("the decision layer's settings (--decision, --units, --decide-timeout, \
-                                --decide-workers, --leader-period, --follower-period, --requests-per-minute, \
-                                --tokens-per-hour) need --decide"
-                        .into());
-                }
-                None => None,
-                Some(kind) => {
-                    // The model is told its decisions' horizon in this run's seconds.
-                    let decision =
-                        DecisionConfig { tick_seconds: experiment.config.dt, ..settings.config()? };
-                    Some(decision_layer(kind, decision)?)
-                }
-            };
-            let (mut layer, server) = layer.map_or((None, None), |(layer, server)| (Some(layer), server));
-            let (dt, paced_from) = (Duration::from_secs_f64(f64::from(experiment.config.dt)), Instant::now());
-            let outcome = experiment.run_planned(
-                |t| bar.set_position(t),
-                |sim| {
-                    if realtime {
-                        // Each tick starts no earlier than its time.
-                        let due =
-                            paced_from + dt.saturating_mul(u32::try_from(sim.tick()).unwrap_or(u32::MAX));
-                        std::thread::sleep(due.saturating_duration_since(Instant::now()));
-                    }
-                    match layer.as_mut() {
-                        Some(layer) => layer.plan(&sim.flock, &sim.tank, &sim.scene),
-                        None => Vec::new(),
-                    }
-                },
-            )?;
-            bar.finish_and_clear();
-            let seconds = clock.elapsed().as_secs_f64();
-            let summary = summarize(&outcome.log, warmup);
-            write_results(&out, &experiment, &outcome, &summary)?;
-            println!(
-                "{} fish, {ticks} ticks in {seconds:.2} s ({:.2} ms/tick); results in {}",
-                experiment.config.total_fish(),
-                seconds * 1e3 / ticks.max(1) as f64,
-                out.display()
-            );
-            print_summary(&summary);
-            print_left_out(&outcome.left_out);
-            let (params, tank) = (&experiment.config.params, &experiment.config.tank);
-            let health = Health::assess(outcome.log.rows(), params, tank);
-            println!("health at the last sample (tick {}):", outcome.log.latest().map_or(0, |m| m.tick));
-            print!("{health}");
-            if let Some(layer) = &layer {
-                let s = layer.stats();
-                println!(
-                    "decisions: {} ({} from the cache, hit rate {:.0} %), {} requests ({} given up unsent, {} held over waiting for a worker, {} over budget), {} fallbacks ({} timeouts, {} errors, {} malformed, {} unfit), {} late answers dropped, {} goal commands",
-                    s.decisions,
-                    s.cache_hits,
-                    layer.cache().hit_rate() * 100.0,
-                    s.requests,
-                    s.dropped_unsent,
-                    s.deferred,
-                    s.over_budget,
-                    s.fallbacks,
-                    s.timeouts,
-                    s.errors,
-                    s.malformed,
-                    s.unfit,
-                    s.late,
-                    s.commands
-                );
-                if let Some(server) = &server {
-                    println!("model server: {}", server());
-                }
-                // The causes, not only their count.
-                if layer.recent_failures().len() > 0 {
-                    println!("last fallbacks:");
-                    for failure in layer.recent_failures() {
-                        println!("  {failure}");
-                    }
-                }
+        Cmd::Run { start, space, length, decide, layer: settings, realtime } => match start.load_in(space)? {
+            Loaded::Plane(config) => run_plane(config, length, decide, &settings, realtime)?,
+            Loaded::Volume(_) if decide.is_some() || settings.given() => {
+                return Err("the decision layer plans schools on a plane only: --decide and its settings \
+                            need a plane's configuration"
+                    .into());
             }
-        }
+            Loaded::Volume(config) => run_volume(config, length, realtime)?,
+        },
         Cmd::Volume { config, seed, fish, length } => {
-            let script: Vec<Stamped<VolumeCommand>> = length.prepare()?;
-            let Length { ticks, warmup, out, .. } = length;
-            let mut config = match &config {
-                Some(path) => VolumeConfig::load(path)?,
-                None => VolumeConfig::default(),
+            let start = Start { config, preset: None, seed, fish, every: None, auto_radius: None };
+            let Loaded::Volume(config) = start.load_in(Some(Space::Volume))? else {
+                unreachable!("asked for a volume")
             };
-            config.seed = seed.unwrap_or(config.seed);
-            config.fish = fish.unwrap_or(config.fish);
-            config.validate()?;
-            let experiment = VolumeExperiment::new(config, ticks, warmup).with_commands(script);
-            let bar = progress_bar(ticks, "ticks");
-            let clock = Instant::now();
-            let outcome = experiment.run(|t| bar.set_position(t))?;
-            bar.finish_and_clear();
-            let seconds = clock.elapsed().as_secs_f64();
-            let summary = outcome.summarize(warmup);
-            experiment.write_results(&out, &outcome, &summary)?;
-            println!(
-                "{} fish in a volume, {ticks} ticks in {seconds:.2} s ({:.2} ms/tick); results in {}",
-                experiment.config.total_fish(),
-                seconds * 1e3 / ticks.max(1) as f64,
-                out.display()
-            );
-            print_summary(&summary);
-            print_left_out(&outcome.left_out);
+            run_volume(config, length, false)?
         }
         Cmd::Replay { file } => match replay_space(&file)?.as_deref() {
             Some("volume") => replay::<VolumeConfig>(&file, "in a volume")?,
@@ -623,6 +603,118 @@ fn run(cli: Cli) -> Result<(), Error> {
             turn(&start.load()?, &experiment, seeds, &out)?
         }
     }
+    Ok(())
+}
+
+/// `run` on a plane: the experiment, with a decision layer if asked.
+fn run_plane(
+    config: ExperimentConfig,
+    length: Length,
+    decide: Option<Decide>,
+    settings: &LayerOptions,
+    realtime: bool,
+) -> Result<(), Error> {
+    let script: Vec<Stamped> = length.prepare()?;
+    let Length { ticks, warmup, out, .. } = length;
+    let experiment = Experiment::new(config, ticks, warmup).with_commands(script);
+    let bar = progress_bar(ticks, "ticks");
+    let clock = Instant::now();
+    let layer = match decide {
+        None if settings.given() => {
+            return Err("the decision layer's settings (--decision, --units, --decide-timeout, \
+                                --decide-workers, --leader-period, --follower-period, --requests-per-minute, \
+                                --tokens-per-hour) need --decide"
+                .into());
+        }
+        None => None,
+        Some(kind) => {
+            // The model is told its decisions' horizon in this run's seconds.
+            let decision = DecisionConfig { tick_seconds: experiment.config.dt, ..settings.config()? };
+            Some(decision_layer(kind, decision)?)
+        }
+    };
+    let (mut layer, server) = layer.map_or((None, None), |(layer, server)| (Some(layer), server));
+    let pace = Pace::new(realtime, experiment.config.dt);
+    let outcome = experiment.run_planned(
+        |t| bar.set_position(t),
+        |sim| {
+            pace.wait(sim.tick());
+            match layer.as_mut() {
+                Some(layer) => layer.plan(&sim.flock, &sim.tank, &sim.scene),
+                None => Vec::new(),
+            }
+        },
+    )?;
+    bar.finish_and_clear();
+    let seconds = clock.elapsed().as_secs_f64();
+    let summary = summarize(&outcome.log, warmup);
+    write_results(&out, &experiment, &outcome, &summary)?;
+    println!(
+        "{} fish, {ticks} ticks in {seconds:.2} s ({:.2} ms/tick); results in {}",
+        experiment.config.total_fish(),
+        seconds * 1e3 / ticks.max(1) as f64,
+        out.display()
+    );
+    print_summary(&summary);
+    print_left_out(&outcome.left_out);
+    let (params, tank) = (&experiment.config.params, &experiment.config.tank);
+    let health = Health::assess(outcome.log.rows(), params, tank);
+    println!("health at the last sample (tick {}):", outcome.log.latest().map_or(0, |m| m.tick));
+    print!("{health}");
+    if let Some(layer) = &layer {
+        let s = layer.stats();
+        println!(
+            "decisions: {} ({} from the cache, hit rate {:.0} %), {} requests ({} given up unsent, {} held over waiting for a worker, {} over budget), {} fallbacks ({} timeouts, {} errors, {} malformed, {} unfit), {} late answers dropped, {} goal commands",
+            s.decisions,
+            s.cache_hits,
+            layer.cache().hit_rate() * 100.0,
+            s.requests,
+            s.dropped_unsent,
+            s.deferred,
+            s.over_budget,
+            s.fallbacks,
+            s.timeouts,
+            s.errors,
+            s.malformed,
+            s.unfit,
+            s.late,
+            s.commands
+        );
+        if let Some(server) = &server {
+            println!("model server: {}", server());
+        }
+        // The causes, not only their count.
+        if layer.recent_failures().len() > 0 {
+            println!("last fallbacks:");
+            for failure in layer.recent_failures() {
+                println!("  {failure}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `run` in a volume.
+fn run_volume(config: VolumeConfig, length: Length, realtime: bool) -> Result<(), Error> {
+    let script: Vec<Stamped<VolumeCommand>> = length.prepare()?;
+    let Length { ticks, warmup, out, .. } = length;
+    let experiment = VolumeExperiment::new(config, ticks, warmup).with_commands(script);
+    let bar = progress_bar(ticks, "ticks");
+    let clock = Instant::now();
+    let pace = Pace::new(realtime, experiment.config.dt);
+    let outcome = experiment.run_paced(|t| bar.set_position(t), |tick| pace.wait(tick))?;
+    bar.finish_and_clear();
+    let seconds = clock.elapsed().as_secs_f64();
+    let summary = outcome.summarize(warmup);
+    experiment.write_results(&out, &outcome, &summary)?;
+    println!(
+        "{} fish in a volume, {ticks} ticks in {seconds:.2} s ({:.2} ms/tick); results in {}",
+        experiment.config.total_fish(),
+        seconds * 1e3 / ticks.max(1) as f64,
+        out.display()
+    );
+    print_summary(&summary);
+    print_left_out(&outcome.left_out);
     Ok(())
 }
 

@@ -112,7 +112,17 @@ impl VolumeExperiment {
     /// Runs it, sampling every `config.metrics_every` ticks (tick 0
     /// included), and calls `progress` with the ticks done every 1 % of
     /// the run.
-    pub fn run(&self, mut progress: impl FnMut(u64)) -> Result<VolumeOutcome, Error> {
+    pub fn run(&self, progress: impl FnMut(u64)) -> Result<VolumeOutcome, Error> {
+        self.run_paced(progress, |_| {})
+    }
+
+    /// Like [`VolumeExperiment::run`], calling `before` with each tick's
+    /// number before it runs (to pace the run, as a game would).
+    pub fn run_paced(
+        &self,
+        mut progress: impl FnMut(u64),
+        mut before: impl FnMut(u64),
+    ) -> Result<VolumeOutcome, Error> {
         let mut recorder = VolumeRecorder::new(self.config.clone(), self.checkpoint_every)?;
         for stamped in &self.commands {
             recorder.schedule(stamped.tick, stamped.command.clone())?;
@@ -121,6 +131,7 @@ impl VolumeExperiment {
         let report_every = (self.ticks / 100).max(1);
         let mut samples = vec![recorder.simulation().metrics()];
         for done in 1..=self.ticks {
+            before(recorder.simulation().tick());
             recorder.step()?;
             if done.is_multiple_of(every) {
                 samples.push(recorder.simulation().metrics());

@@ -303,9 +303,10 @@ fn a_volume_run_writes_its_results_and_its_replay_checks_out() {
     .unwrap();
     // (`SetParams(school: …)` is a school's parameters in an earlier
     // build's words: still read.)
+    // `run` reads the space from the file: its vectors have three coordinates.
     let scene = repo().join("assets/scenes/volume.ron");
     let (ok, stdout, stderr) = lab(&[
-        "volume",
+        "run",
         "--config",
         scene.to_str().unwrap(),
         "--fish",
@@ -334,11 +335,34 @@ fn a_volume_run_writes_its_results_and_its_replay_checks_out() {
     ));
     let (ok, stdout, stderr) = lab(&["replay", out.join("run.replay").to_str().unwrap()]);
     assert!(ok && stdout.contains("in a volume") && stdout.contains("identical"), "{stdout}\n{stderr}");
-    // A plane's scene is not a volume's: refused, naming the file and what it is.
+    // Asked for a volume, a plane's scene is refused, naming the file and what it is.
     let plane = repo().join("assets/scenes/leaders.ron");
+    let out_dir = out.to_str().unwrap();
     let (ok, _, stderr) =
-        lab(&["volume", "--config", plane.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        lab(&["run", "--space", "volume", "--config", plane.to_str().unwrap(), "--out", out_dir]);
     assert!(!ok && stderr.contains("leaders.ron") && stderr.contains("on a plane"), "{stderr}");
+    // What a plane has and a volume has not yet is refused with why.
+    let (ok, _, stderr) =
+        lab(&["run", "--config", scene.to_str().unwrap(), "--decide", "rules", "--out", out_dir]);
+    assert!(!ok && stderr.contains("on a plane only"), "{stderr}");
+    let (ok, _, stderr) = lab(&["run", "--space", "volume", "--preset", "reference", "--out", out_dir]);
+    assert!(!ok && stderr.contains("--preset names a school on a plane"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&out);
+    // Without a file, `--space volume` is the default school in a volume,
+    // sized by `--auto-radius`; the earlier `volume` command is the same.
+    for words in [&["run", "--space", "volume", "--auto-radius", "7"][..], &["volume"][..]] {
+        let args: Vec<&str> = words
+            .iter()
+            .copied()
+            .chain(["--fish", "200", "--ticks", "20", "--warmup", "0", "--out", out_dir])
+            .collect();
+        let (ok, stdout, stderr) = lab(&args);
+        assert!(ok && stdout.contains("200 fish in a volume"), "{words:?}: {stdout}\n{stderr}");
+        let config = mirofish_sim::VolumeConfig::load(out.join("config.ron")).unwrap();
+        let default_radius = mirofish_sim::FlockParams::default().perception_radius;
+        assert_eq!(config.params.perception_radius != default_radius, words.len() > 1, "{words:?}");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_file(&script);
 }

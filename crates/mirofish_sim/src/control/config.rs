@@ -479,7 +479,7 @@ impl fmt::Display for ConfigError {
             ConfigError::Space { found: "volume" } => write!(
                 f,
                 "this is the configuration of a school in a volume, not on a plane \
-                 (run it with `mirofish-lab volume --config` or `aquarium3d --scene`)"
+                 (run it with `mirofish-lab run --config` or `aquarium3d --scene`)"
             ),
             ConfigError::Space { .. } => write!(
                 f,

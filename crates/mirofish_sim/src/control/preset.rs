@@ -7,8 +7,9 @@
 
 use glam::Vec2;
 
+use crate::math::Vector;
 use crate::world::params::{FlockParams, PerFrame};
-use crate::world::tank::Tank;
+use crate::world::tank::{Tank, TankOf};
 
 /// A named school: how many fish, their parameters and their tank.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -101,13 +102,25 @@ pub fn spread_neighbours(count: usize, area: f32, radius: f32) -> f32 {
     count as f32 / area.max(f32::MIN_POSITIVE) * core::f32::consts::PI * radius * radius
 }
 
-/// `params` with the perception radius chosen for `count` fish in `tank`
-/// ([`auto_perception_radius`]) and the separation radius scaled with it, so
+/// `params` with the perception radius chosen for `count` fish spread over
+/// `tank` ([`auto_perception_radius`] on a plane; in a volume density ×
+/// 4/3 π r³ = `neighbours`) and the separation radius scaled with it, so
 /// the ratio between the two radii is kept.
-pub fn with_auto_radius(params: &FlockParams, count: usize, tank: &Tank, neighbours: f32) -> FlockParams {
-    let size = tank.size();
-    let radius = auto_perception_radius(count, size.x * size.y, neighbours)
-        .clamp(1.0e-3, crate::world::params::MAX_LENGTH);
+pub fn with_auto_radius<V: Vector>(
+    params: &FlockParams,
+    count: usize,
+    tank: &TankOf<V>,
+    neighbours: f32,
+) -> FlockParams {
+    let room = tank.size().product();
+    let radius = match V::DIM {
+        2 => auto_perception_radius(count, room, neighbours),
+        _ => {
+            let density = count.max(1) as f32 / room.max(f32::MIN_POSITIVE);
+            (neighbours.max(0.0) / (4.0 / 3.0 * core::f32::consts::PI * density)).cbrt()
+        }
+    }
+    .clamp(1.0e-3, crate::world::params::MAX_LENGTH);
     let ratio = params.separation_radius / params.perception_radius;
     FlockParams { perception_radius: radius, separation_radius: radius * ratio, ..*params }
 }
@@ -141,5 +154,23 @@ mod tests {
         assert!((r - 69.0).abs() < 1.5, "{r}");
         assert!(auto_perception_radius(0, 0.0, 5.0).is_finite());
         assert!((spread_neighbours(300, 1280.0 * 720.0, r) - 5.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn auto_radius_in_a_volume_inverts_the_tank_sized_for_it() {
+        // A cube sized so that 2,000 fish have 7 neighbours within 45.
+        let tank = crate::Tank3d::for_mean_neighbours_3d(2000, 45.0, 7.0);
+        let params = FlockParams::default();
+        let sized = with_auto_radius(&params, 2000, &tank, 7.0);
+        assert!((sized.perception_radius - 45.0).abs() < 0.01, "{}", sized.perception_radius);
+        let ratio = params.separation_radius / params.perception_radius;
+        assert!((sized.separation_radius / sized.perception_radius - ratio).abs() < 1e-5);
+        // Eight times the neighbours, twice the radius (cube root), not √8.
+        let wider = with_auto_radius(&params, 2000, &tank, 56.0);
+        assert!((wider.perception_radius - 90.0).abs() < 0.02, "{}", wider.perception_radius);
+        // On a plane it is the seeds' formula.
+        let plane = Tank::centered(Vec2::new(1280.0, 720.0));
+        let r = with_auto_radius(&params, 300, &plane, 5.0).perception_radius;
+        assert_eq!(r, auto_perception_radius(300, 1280.0 * 720.0, 5.0));
     }
 }

@@ -174,7 +174,7 @@ mod tests {
             crate::ExperimentConfig::from_ron("(zones: Some(()), tank: (min: (0, 0, 0), max: (9, 9, 9)))")
                 .unwrap_err();
         assert_eq!(err, ConfigError::Space { found: "volume" });
-        assert!(err.to_string().contains("mirofish-lab volume"), "{err}");
+        assert!(err.to_string().contains("mirofish-lab run --config"), "{err}");
         // Bad in both: the syntax error, with its place.
         let err = VolumeConfig::from_ron("(fish: \"many\")").unwrap_err();
         assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
