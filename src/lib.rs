@@ -18,6 +18,10 @@
 //!     .run();
 //! ```
 //!
+//! The plugin moves the fish's `Transform`s and draws nothing; the game
+//! kit (feature `kit`, the `kit` module) has plugins that give them a look,
+//! one line each.
+//!
 //! Without a window, the core runs on its own:
 //!
 //! ```
@@ -44,6 +48,11 @@ pub use mirofish_sim as sim;
 /// `decide::plugin::DecisionPlugin`.
 pub use mirofish_decide as decide;
 
+/// The game kit (feature `kit`): opt-in plugins that draw the school, e.g.
+/// `kit::FishLookPlugin` for fish sprites that beat their tails.
+#[cfg(feature = "kit")]
+pub use mirofish_kit as kit;
+
 /// The README's and the guide's Rust examples, compiled (and, where they
 /// need no window, run) by `cargo test`, so that the docs stay true.
 #[cfg(doctest)]
@@ -52,6 +61,8 @@ mod guide {
     struct Readme;
     #[doc = include_str!("../docs/getting-started.md")]
     struct GettingStarted;
+    #[doc = include_str!("../docs/game-kit.md")]
+    struct GameKit;
     #[doc = include_str!("../docs/concepts.md")]
     struct Concepts;
     #[doc = include_str!("../docs/tuning.md")]

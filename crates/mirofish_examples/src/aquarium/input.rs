@@ -23,6 +23,7 @@
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use mirofish_bevy::{FlockCommands, FlockState};
+use mirofish_kit::FishLook;
 use mirofish_sim::step::command::FlockCommand;
 use mirofish_sim::{Attractor, Goal, GoalMode, Obstacle, Predator, Route};
 
@@ -118,6 +119,7 @@ impl Plugin for InputToolsPlugin {
             .init_resource::<ToolSettings>()
             .init_resource::<OverlaySettings>()
             .init_resource::<AquariumSettings>()
+            .init_resource::<FishLook>()
             .init_resource::<super::IntentSettings>()
             .init_resource::<super::Inspected>()
             .init_resource::<ButtonInput<MouseButton>>()
@@ -199,6 +201,7 @@ pub fn keyboard_shortcuts(
     mut overlay: ResMut<OverlaySettings>,
     mut commands: ResMut<FlockCommands>,
     (mut deciding, cursor, state): (ResMut<super::DecisionSettings>, Res<CursorWorld>, Res<FlockState>),
+    mut look: ResMut<FishLook>,
 ) {
     if keys.just_pressed(KeyCode::KeyI) {
         deciding.on = !deciding.on;
@@ -237,7 +240,7 @@ pub fn keyboard_shortcuts(
         settings.reset = true;
     }
     if keys.just_pressed(KeyCode::KeyM) {
-        settings.colour_mode = settings.colour_mode.next();
+        look.colours = look.colours.next();
     }
     if keys.just_pressed(KeyCode::KeyH) {
         settings.show_panel = !settings.show_panel;

@@ -10,7 +10,7 @@ use mirofish_bevy::{FishSlot, FlockState};
 use mirofish_sim::ForceSample;
 
 use super::input::{CursorWorld, PointerOverUi};
-use super::visuals::{RULE_COLOURS, rule_parts};
+use mirofish_kit::look::{RULE_COLOURS, rule_parts};
 
 /// The fish being inspected, and whether the camera follows it.
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]

@@ -20,13 +20,13 @@ pub mod scenery;
 pub mod session;
 pub mod smoke;
 mod stats;
-mod visuals;
 
 use bevy::camera::ScalingMode;
 use bevy::prelude::*;
 use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
+use mirofish_kit::FishLookPlugin;
 use mirofish_sim::ExperimentConfig;
 use mirofish_sim::step::command::FlockCommand;
 
@@ -36,7 +36,6 @@ pub use intent::{DecisionSettings, Decisions, IntentSettings, decision_settings}
 pub use overlay::OverlaySettings;
 pub use smoke::{Coverage, SmokeTest};
 pub use stats::TickStats;
-pub use visuals::{ColourMode, FishImage, TAIL_FRAMES, TailBeat};
 
 /// Background colour of the water.
 pub const WATER: Color = Color::srgb(0.03, 0.07, 0.13);
@@ -57,8 +56,6 @@ pub struct AquariumSettings {
     pub step: bool,
     /// Start over at the next frame: despawn everything, respawn from `seed`.
     pub reset: bool,
-    /// How fish are coloured.
-    pub colour_mode: ColourMode,
     /// Whether the egui panel is shown.
     pub show_panel: bool,
     /// The school the panel edits.
@@ -111,7 +108,6 @@ impl AquariumSettings {
             paused: false,
             step: false,
             reset: false,
-            colour_mode: ColourMode::School,
             show_panel: true,
             school: 0,
             auto_radius: true,
@@ -174,7 +170,7 @@ impl Plugin for AquariumPlugin {
             .add_plugins((
                 input::InputToolsPlugin,
                 intent::IntentPlugin,
-                visuals::VisualsPlugin,
+                FishLookPlugin,
                 scenery::SceneryPlugin,
                 overlay::OverlayPlugin,
                 smoke::SmokeTestPlugin,

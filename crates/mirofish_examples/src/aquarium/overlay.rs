@@ -6,7 +6,7 @@
 use bevy::prelude::*;
 use mirofish_bevy::prelude::*;
 
-use super::visuals::{RULE_COLOURS, rule_parts};
+use mirofish_kit::look::{RULE_COLOURS, rule_parts};
 
 /// Which overlay items are drawn (keys 1–4, or the panel).
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]

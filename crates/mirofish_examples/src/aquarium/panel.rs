@@ -12,6 +12,7 @@ use bevy_egui::{EguiContexts, egui};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FishSlot, FlockCommands, FlockMetrics};
+use mirofish_kit::look::{ColourMode, FishLook, RULE_COLOURS, rule_parts};
 use mirofish_sim::control::tuning::KNOBS;
 use mirofish_sim::observe::health::{Health, Mark};
 use mirofish_sim::step::command::FlockCommand;
@@ -22,7 +23,6 @@ use super::inspect::{Inspected, report};
 use super::intent::{DecisionSettings, Decisions, IntentSettings, intent_colour};
 use super::overlay::OverlaySettings;
 use super::session::{SessionControls, controls as session_controls};
-use super::visuals::{ColourMode, RULE_COLOURS};
 use super::{AquariumSettings, TickStats};
 
 /// Most fish the count slider offers.
@@ -44,6 +44,7 @@ pub fn panel(
     (mut intent, mut deciding, decisions): (ResMut<IntentSettings>, ResMut<DecisionSettings>, Res<Decisions>),
     (mut inspected, slots): (ResMut<Inspected>, Query<&FishSlot>),
     (mut session, recorder): (ResMut<SessionControls>, Res<FlockRecorder>),
+    mut look: ResMut<FishLook>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     over_ui.0 = ctx.is_pointer_over_egui() || ctx.egui_wants_pointer_input();
@@ -109,7 +110,7 @@ pub fn panel(
                 ui.label("colour fish by");
                 ui.horizontal(|ui| {
                     for mode in ColourMode::ALL {
-                        ui.radio_value(&mut settings.colour_mode, mode, mode.label());
+                        ui.radio_value(&mut look.colours, mode, mode.label());
                     }
                 });
                 ui.collapsing("debug overlay", |ui| {
@@ -216,8 +217,7 @@ fn inspect_controls(
     }
     if let Some(s) = r.forces {
         ui.horizontal_wrapped(|ui| {
-            for (force, (name, colour)) in super::visuals::rule_parts(&s.rules).into_iter().zip(RULE_COLOURS)
-            {
+            for (force, (name, colour)) in rule_parts(&s.rules).into_iter().zip(RULE_COLOURS) {
                 let [red, g, b, _] = colour.to_srgba().to_u8_array();
                 ui.colored_label(egui::Color32::from_rgb(red, g, b), format!("{name} {:.0}", force.length()));
             }

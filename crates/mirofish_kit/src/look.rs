@@ -1,20 +1,18 @@
-//! How fish, predators and obstacles look.
+//! How fish and predators look on a plane: [`FishLookPlugin`].
 //!
 //! Every fish is a `Sprite` of the same white fish picture, tinted: Bevy
 //! batches sprites that share an image into instanced draws, so ten
 //! thousand fish cost a handful of draw calls. The picture is a strip of
 //! [`TAIL_FRAMES`] frames of one tail stroke; each fish shows the frame of
-//! its own [`TailBeat`]. The sprite's +X axis is the fish's head; the
-//! plugin's interpolation turns it along the velocity, and [`animate_fish`]
-//! beats its tail and stretches it with speed, and recolours it.
+//! its own [`TailBeat`]. The sprite's +X axis is the fish's head; the core
+//! plugin's interpolation turns it along the velocity, and the look beats
+//! its tail, stretches it with speed and colours it ([`FishLook`]).
 
 use bevy::asset::RenderAssetUsages;
 use bevy::image::{CompressedImageFormats, ImageSampler, ImageType};
 use bevy::prelude::*;
 use mirofish_bevy::prelude::*;
 use mirofish_sim::rules::RuleForces;
-
-use super::AquariumSettings;
 
 /// Length and width of a fish sprite at cruising speed (world units).
 pub const FISH_SIZE: Vec2 = Vec2::new(20.0, 10.0);
@@ -74,6 +72,9 @@ impl TailBeat {
         ((self.0 * TAIL_FRAMES as f32) as usize).min(TAIL_FRAMES as usize - 1)
     }
 }
+
+/// The colour of a predator (sRGB).
+pub const PREDATOR_COLOUR: Color = Color::srgb(0.9, 0.12, 0.18);
 
 /// How fish are coloured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -136,20 +137,46 @@ pub fn strongest_rule(r: &RuleForces) -> Option<usize> {
     (len > 0.0).then_some(i)
 }
 
-pub(super) struct VisualsPlugin;
+/// How the fish look: their colouring and size. The panel of a game (or a
+/// key) may change it at any time.
+#[derive(Resource, Clone, Copy, Debug, PartialEq)]
+pub struct FishLook {
+    /// How fish are coloured.
+    pub colours: ColourMode,
+    /// Length and width of a fish at cruising speed (world units);
+    /// predators are 4.5 times as large.
+    pub size: Vec2,
+}
 
-impl Plugin for VisualsPlugin {
+impl Default for FishLook {
+    fn default() -> Self {
+        Self { colours: ColourMode::School, size: FISH_SIZE }
+    }
+}
+
+/// Draws every fish ([`Boid`]) as a tinted sprite of one shared fish
+/// picture that beats its tail faster the faster it swims and stretches
+/// with speed, and every predator ([`Predator2d`]) as a large red fish.
+/// Fish and predators are dressed in the first `Update` after they arrive; one
+/// that already has a `Sprite` (a game's own) is left as it is.
+/// Needs Bevy's 2D renderer (`DefaultPlugins`) and
+/// [`mirofish_bevy::MiroFishPlugin`]; reads and keeps a [`FishLook`].
+///
+/// The picture is built into the program: nothing to load from an
+/// `assets/` folder.
+pub struct FishLookPlugin;
+
+impl Plugin for FishLookPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(PreStartup, load_fish_image)
-            .add_observer(dress_fish)
-            .add_observer(dress_predator)
-            .add_systems(Update, animate_fish);
+        app.init_resource::<FishLook>()
+            .add_systems(PreStartup, load_fish_image)
+            .add_systems(Update, (dress, animate_fish).chain());
     }
 }
 
 /// The fish picture, built into the program so that it draws fish wherever
 /// it is run from (no `assets/` folder needed beside it).
-const FISH_PNG: &[u8] = include_bytes!("../../../../assets/sprites/fish.png");
+const FISH_PNG: &[u8] = include_bytes!("../../../assets/sprites/fish.png");
 
 fn load_fish_image(
     mut commands: Commands,
@@ -174,36 +201,36 @@ fn school_colour(config: &FlockConfig, school: Option<&School>) -> Color {
     Color::srgb(r, g, b)
 }
 
-fn dress_fish(
-    add: On<Add, Boid>,
+/// Gives every fish and predator without a sprite its look: fish that
+/// arrived since the last frame (whenever and however they were spawned),
+/// but not one a game has given a sprite of its own.
+fn dress(
     mut commands: Commands,
-    image: Res<FishImage>,
+    image: Option<Res<FishImage>>,
+    look: Res<FishLook>,
     config: Res<FlockConfig>,
-    schools: Query<Option<&School>>,
+    fish: Query<(Entity, Option<&School>), (With<Boid>, Without<Sprite>)>,
+    mut predators: Query<(Entity, &mut Transform), (With<Predator2d>, Without<Sprite>)>,
 ) {
-    let colour = school_colour(&config, schools.get(add.entity).ok().flatten());
-    let beat = TailBeat::starting(add.entity);
-    let frame = (beat.0 * TAIL_FRAMES as f32) as usize;
-    commands.entity(add.entity).insert((image.sprite(frame, colour, FISH_SIZE), beat));
-}
-
-fn dress_predator(
-    add: On<Add, Predator2d>,
-    mut commands: Commands,
-    image: Res<FishImage>,
-    mut t: Query<&mut Transform>,
-) {
-    if let Ok(mut t) = t.get_mut(add.entity) {
-        t.translation.z = 2.0;
+    let Some(image) = image else { return };
+    for (entity, school) in &fish {
+        let colour = school_colour(&config, school);
+        let beat = TailBeat::starting(entity);
+        let frame = (beat.0 * TAIL_FRAMES as f32) as usize;
+        commands.entity(entity).insert((image.sprite(frame, colour, look.size), beat));
     }
-    commands.entity(add.entity).insert(image.sprite(0, Color::srgb(0.9, 0.12, 0.18), FISH_SIZE * 4.5));
+    for (entity, mut t) in &mut predators {
+        // Above the fish.
+        t.translation.z = 2.0;
+        commands.entity(entity).insert(image.sprite(0, PREDATOR_COLOUR, look.size * 4.5));
+    }
 }
 
 /// Beats each fish's tail and stretches it with its speed (longer and
 /// thinner when fast), and colours it by the chosen mode.
-pub fn animate_fish(
+fn animate_fish(
     time: Res<Time>,
-    settings: Res<AquariumSettings>,
+    look: Res<FishLook>,
     config: Res<FlockConfig>,
     state: Res<FlockState>,
     mut fish: Query<
@@ -213,7 +240,7 @@ pub fn animate_fish(
     mut last_mode: Local<Option<ColourMode>>,
 ) {
     let table = config.school_table();
-    let mode = settings.colour_mode;
+    let mode = look.colours;
     let recolour = mode != ColourMode::School || *last_mode != Some(mode);
     *last_mode = Some(mode);
     let dt = time.delta_secs();

@@ -1,0 +1,37 @@
+//! The game kit: opt-in Bevy plugins around MiroFish's core plugin
+//! ([`mirofish_bevy::MiroFishPlugin`]) that give a school what a player
+//! sees, each added with one line.
+//!
+//! | plugin | what it adds |
+//! |---|---|
+//! | [`FishLookPlugin`] | every fish a sprite of one shared fish picture, tinted by school, that beats its tail and stretches with speed; predators as large red fish |
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use mirofish_bevy::prelude::*;
+//! use mirofish_kit::FishLookPlugin;
+//!
+//! App::new()
+//!     .add_plugins((DefaultPlugins, MiroFishPlugin::default(), FishLookPlugin))
+//!     .add_systems(Startup, |mut commands: Commands| {
+//!         commands.spawn(Camera2d);
+//!         commands.queue(SpawnSchool::new(500));
+//!     })
+//!     .run();
+//! ```
+//!
+//! The core plugin asks Bevy for no renderer; this crate asks for Bevy's 2D
+//! renderer (sprites), which a game that draws has already. Through the
+//! `mirofish` crate it is the `kit` feature (`mirofish::kit`).
+//!
+//! On a plane only so far: a school in a volume is drawn by the game (the
+//! `aquarium3d` example's cones).
+
+pub mod look;
+
+pub use look::{ColourMode, FishImage, FishLook, FishLookPlugin, RULE_COLOURS, TailBeat};
+
+/// The kit's plugins and settings, for a glob import.
+pub mod prelude {
+    pub use crate::look::{ColourMode, FishLook, FishLookPlugin};
+}
