@@ -5,14 +5,17 @@
 //! | plugin | what it adds |
 //! |---|---|
 //! | [`FishLookPlugin`] | every fish a sprite of one shared fish picture, tinted by school, that beats its tail and stretches with speed; predators as large red fish |
+//! | [`MouseToolsPlugin`] | a predator on a left click, a rock on a right click, Shift-drags that attract or repel, Ctrl + click to inspect a fish |
+//! | [`DebugOverlayPlugin`] | gizmos: the tank, fear radii, goals and the route; neighbour lines, rule forces, radii and the grid per toggle; the inspected fish |
 //!
 //! ```no_run
 //! use bevy::prelude::*;
 //! use mirofish_bevy::prelude::*;
-//! use mirofish_kit::FishLookPlugin;
+//! use mirofish_kit::prelude::*;
 //!
 //! App::new()
 //!     .add_plugins((DefaultPlugins, MiroFishPlugin::default(), FishLookPlugin))
+//!     .add_plugins((MouseToolsPlugin, DebugOverlayPlugin))
 //!     .add_systems(Startup, |mut commands: Commands| {
 //!         commands.spawn(Camera2d);
 //!         commands.queue(SpawnSchool::new(500));
@@ -21,17 +24,26 @@
 //! ```
 //!
 //! The core plugin asks Bevy for no renderer; this crate asks for Bevy's 2D
-//! renderer (sprites), which a game that draws has already. Through the
+//! renderer (sprites and gizmos), which a game that draws has already. Through the
 //! `mirofish` crate it is the `kit` feature (`mirofish::kit`).
 //!
 //! On a plane only so far: a school in a volume is drawn by the game (the
 //! `aquarium3d` example's cones).
 
 pub mod look;
+pub mod overlay;
+pub mod tools;
 
 pub use look::{ColourMode, FishImage, FishLook, FishLookPlugin, RULE_COLOURS, TailBeat};
+pub use overlay::{DebugOverlayPlugin, OverlaySettings};
+pub use tools::{
+    CursorWorld, FishReport, Inspected, MouseToolsPlugin, PointerOverUi, ToolSettings, click_command,
+    drag_command, report, waypoint_command,
+};
 
 /// The kit's plugins and settings, for a glob import.
 pub mod prelude {
     pub use crate::look::{ColourMode, FishLook, FishLookPlugin};
+    pub use crate::overlay::{DebugOverlayPlugin, OverlaySettings};
+    pub use crate::tools::{Inspected, MouseToolsPlugin, PointerOverUi, ToolSettings};
 }

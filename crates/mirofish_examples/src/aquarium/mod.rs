@@ -14,7 +14,6 @@
 pub mod input;
 pub mod inspect;
 pub mod intent;
-pub mod overlay;
 pub mod panel;
 pub mod scenery;
 pub mod session;
@@ -26,14 +25,12 @@ use bevy::prelude::*;
 use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
-use mirofish_kit::FishLookPlugin;
+use mirofish_kit::{DebugOverlayPlugin, FishLookPlugin};
 use mirofish_sim::ExperimentConfig;
 use mirofish_sim::step::command::FlockCommand;
 
-pub use input::{CursorWorld, PointerOverUi, ToolSettings};
-pub use inspect::{FishReport, Inspected};
 pub use intent::{DecisionSettings, Decisions, IntentSettings, decision_settings};
-pub use overlay::OverlaySettings;
+pub use mirofish_kit::{CursorWorld, FishReport, Inspected, OverlaySettings, PointerOverUi, ToolSettings};
 pub use smoke::{Coverage, SmokeTest};
 pub use stats::TickStats;
 
@@ -172,7 +169,7 @@ impl Plugin for AquariumPlugin {
                 intent::IntentPlugin,
                 FishLookPlugin,
                 scenery::SceneryPlugin,
-                overlay::OverlayPlugin,
+                DebugOverlayPlugin,
                 smoke::SmokeTestPlugin,
             ))
             .init_resource::<TickStats>()
@@ -189,7 +186,7 @@ impl Plugin for AquariumPlugin {
                 Update,
                 (stats::frame_time, sync_fish_count, pause_and_step, reset, frame_tank).chain(),
             )
-            .add_systems(Update, (inspect::draw_inspected, inspect::follow).chain().after(inspect::pick))
+            .add_systems(Update, inspect::follow.after(mirofish_kit::tools::pick))
             .add_systems(Update, intent::draw_goals)
             .add_systems(Update, session::act.before(reset))
             .add_systems(EguiPrimaryContextPass, panel::panel);

@@ -13,15 +13,13 @@ use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FishSlot, FlockCommands, FlockMetrics};
 use mirofish_kit::look::{ColourMode, FishLook, RULE_COLOURS, rule_parts};
+use mirofish_kit::{Inspected, OverlaySettings, PointerOverUi, ToolSettings, report};
 use mirofish_sim::control::tuning::KNOBS;
 use mirofish_sim::observe::health::{Health, Mark};
 use mirofish_sim::step::command::FlockCommand;
 use mirofish_sim::{Preset, observe};
 
-use super::input::{PointerOverUi, ToolSettings};
-use super::inspect::{Inspected, report};
 use super::intent::{DecisionSettings, Decisions, IntentSettings, intent_colour};
-use super::overlay::OverlaySettings;
 use super::session::{SessionControls, controls as session_controls};
 use super::{AquariumSettings, TickStats};
 

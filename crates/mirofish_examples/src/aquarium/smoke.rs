@@ -11,7 +11,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 use mirofish_bevy::FlockCommands;
 use mirofish_bevy::prelude::*;
 
-use super::input::{ToolSettings, click_command};
+use mirofish_kit::{ToolSettings, click_command};
 
 /// Runs the self-test when inserted as a resource (with [`SmokeTestPlugin`]).
 #[derive(Resource, Clone, Debug)]

@@ -1,14 +1,20 @@
-//! The debug overlay, drawn with gizmos: the tank, predators' fear
-//! radii, the attractor and the leaders' route always; per toggle, neighbour lines and
-//! perception/separation circles for the first fish, per-rule force arrows,
-//! and the neighbour grid.
+//! The debug overlay, drawn with gizmos: [`DebugOverlayPlugin`].
+//!
+//! Always: the tank, the predators' fear radii, the attractor, each
+//! school's goal and the leaders' route. Per toggle ([`OverlaySettings`]):
+//! lines to their neighbours, perception and separation circles and an
+//! arrow per rule for the first fish, and the neighbour grid. And the fish
+//! picked with the mouse tools ([`Inspected`]): its circles, its field of
+//! view, its neighbours and its rule forces.
 
 use bevy::prelude::*;
 use mirofish_bevy::prelude::*;
+use mirofish_bevy::{FishSlot, FlockState};
 
-use mirofish_kit::look::{RULE_COLOURS, rule_parts};
+use crate::look::{RULE_COLOURS, rule_parts};
+use crate::tools::{Inspected, report};
 
-/// Which overlay items are drawn (keys 1–4, or the panel).
+/// Which overlay items are drawn (a game's keys or panel toggle them).
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OverlaySettings {
     /// Lines from each of the first [`OverlaySettings::fish`] fish to its
@@ -34,11 +40,17 @@ impl Default for OverlaySettings {
 /// world unit/s²).
 pub const ARROW_SCALE: f32 = 0.06;
 
-pub(super) struct OverlayPlugin;
+/// Draws the debug overlay with Bevy's gizmos, over a plane's school:
+/// the tank, predators' fear radii, the attractor, goals and route always,
+/// the per-fish items and the grid as [`OverlaySettings`] asks, and the
+/// fish picked to inspect ([`Inspected`], from
+/// [`crate::MouseToolsPlugin`]). Needs Bevy's gizmos (`DefaultPlugins`) and
+/// [`mirofish_bevy::MiroFishPlugin`].
+pub struct DebugOverlayPlugin;
 
-impl Plugin for OverlayPlugin {
+impl Plugin for DebugOverlayPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Update, draw_overlay);
+        app.init_resource::<OverlaySettings>().add_systems(Update, (draw_overlay, draw_inspected));
     }
 }
 
@@ -122,5 +134,43 @@ fn draw_route(gizmos: &mut Gizmos, route: &mirofish_sim::Route) {
         let current = k == route.next;
         gizmos.circle_2d(w, route.reach, if current { colour.with_alpha(0.95) } else { colour });
         gizmos.circle_2d(w, 4.0, colour);
+    }
+}
+
+/// Draws the inspected fish's circles, field of view, neighbours and rule
+/// forces.
+fn draw_inspected(
+    mut gizmos: Gizmos,
+    inspected: Option<Res<Inspected>>,
+    state: Res<FlockState>,
+    slots: Query<&FishSlot>,
+) {
+    let Some(fish) = inspected.and_then(|i| i.fish) else { return };
+    let Some(r) = report(&state, fish, slots.get(fish).ok()) else { return };
+    let params =
+        state.schools().get(usize::from(r.school)).or(state.schools().last()).copied().unwrap_or_default();
+    let (p, tank) = (r.position, state.config().tank);
+    gizmos.circle_2d(p, 9.0, Color::WHITE);
+    gizmos.circle_2d(p, params.perception_radius, Color::srgba(0.4, 0.7, 1.0, 0.6));
+    gizmos.circle_2d(p, params.separation_radius, Color::srgba(1.0, 0.4, 0.4, 0.7));
+    // The field of view: its two edges, when it is not all round.
+    let heading = r.velocity.try_normalize().unwrap_or(Vec2::X);
+    if params.view_angle < core::f32::consts::TAU {
+        for side in [-0.5, 0.5] {
+            let edge = Vec2::from_angle(params.view_angle * side).rotate(heading);
+            gizmos.line_2d(p, p + edge * params.perception_radius, Color::srgba(1.0, 1.0, 0.6, 0.7));
+        }
+    }
+    for n in state.flock().grid_neighbours(r.slot, params.perception_radius) {
+        let q = state.flock().positions()[n as usize];
+        let d = mirofish_sim::world::grid::offset(p, q, tank.size(), tank.boundary == BoundaryMode::Wrap);
+        gizmos.line_2d(p, p + d, Color::srgba(1.0, 1.0, 1.0, 0.5));
+    }
+    if let Some(sample) = r.forces {
+        for (force, (_, colour)) in rule_parts(&sample.rules).into_iter().zip(RULE_COLOURS) {
+            if force.length_squared() > 1e-6 {
+                gizmos.arrow_2d(p, p + force * ARROW_SCALE, colour).with_tip_length(5.0);
+            }
+        }
     }
 }

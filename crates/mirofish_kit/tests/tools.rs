@@ -1,4 +1,4 @@
-//! The aquarium's mouse tools without a window: a click at a world position
+//! The kit's mouse tools without a window: a click at a world position
 //! becomes a predator at that position on the next tick; a right click an
 //! obstacle; a Shift-drag an attractor that follows the cursor and goes
 //! away on release; clicks over the panel do nothing; a Ctrl-click picks
@@ -8,15 +8,13 @@ use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::prelude::*;
-use mirofish_examples::aquarium::input::InputToolsPlugin;
-use mirofish_examples::aquarium::inspect::report;
-use mirofish_examples::aquarium::{CursorWorld, Inspected, PointerOverUi};
+use mirofish_kit::{CursorWorld, Inspected, MouseToolsPlugin, PointerOverUi, report};
 
 fn app() -> App {
     let mut app = App::new();
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
         .insert_resource(FlockConfig { seed: 3, ..default() })
-        .add_plugins((MiroFishPlugin::default(), InputToolsPlugin))
+        .add_plugins((MiroFishPlugin::default(), MouseToolsPlugin))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app.world_mut().commands().queue(SpawnSchool::new(50));
     app.world_mut().flush();
