@@ -116,10 +116,23 @@ struct PluginTick {
     neighbours: f32,
 }
 
+/// What a game adds to the plugin in [`plugin_tick`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Added {
+    /// Nothing: the plugin alone.
+    Nothing,
+    /// Its own force on every fish ([`pull_to_centre`]).
+    CustomForce,
+    /// The game kit's fish look (sprites, tail beat, stretch; the
+    /// renderer is not there, so this is its CPU cost per frame).
+    FishLook,
+}
+
 /// Times whole plugin frames with one fixed tick each (commands, gather,
 /// passes, write-back, metrics, interpolation) for `n` fish in a headless
-/// app, then the core's tick alone on the same fish.
-fn plugin_tick(n: usize, ticks: usize, custom_force: bool) -> PluginTick {
+/// app, with what a game `added`, then the core's tick alone on the same
+/// fish.
+fn plugin_tick(n: usize, ticks: usize, added: Added) -> PluginTick {
     let params = FlockParams::reference();
     let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
     let mut app = App::new();
@@ -142,7 +155,13 @@ fn plugin_tick(n: usize, ticks: usize, custom_force: bool) -> PluginTick {
         )
         .add_systems(Last, mark::<5>);
     }
-    if custom_force {
+    if added == Added::FishLook {
+        app.add_plugins(AssetPlugin::default())
+            .init_asset::<Image>()
+            .init_asset::<TextureAtlasLayout>()
+            .add_plugins(mirofish::kit::FishLookPlugin);
+    }
+    if added == Added::CustomForce {
         // A game's own force on every fish: a pull towards the tank's
         // centre, written before the clamp stage.
         app.add_observer(|add: On<Add, Boid>, mut commands: Commands| {
@@ -379,14 +398,14 @@ fn main() {
             println!("| grid speed-up over brute force | {n} | | {:.1}× | |", b / two);
         }
         if n <= 100_000 {
-            let p = plugin_tick(n, t, false);
+            let p = plugin_tick(n, t, Added::Nothing);
             row("whole plugin frame with one tick (ECS), 2 threads", n, p.frame, p.neighbours);
             for (part, ms) in PARTS.iter().zip(p.parts) {
                 println!("| plugin: {part} (mean) | {n} | | {ms:.3} | |");
             }
             row("the core's tick alone on the same fish, 2 threads", n, p.kernel, p.neighbours);
             println!("| plugin frame / core tick | {n} | | {:.2}× | |", p.frame / p.kernel);
-            let custom = plugin_tick(n, t, true);
+            let custom = plugin_tick(n, t, Added::CustomForce);
             row(
                 "whole plugin frame, a custom force on every fish, 2 threads",
                 n,
@@ -394,6 +413,9 @@ fn main() {
                 custom.neighbours,
             );
             println!("| the custom force's cost | {n} | | {:+.3} | |", custom.frame - p.frame);
+            let look = plugin_tick(n, t, Added::FishLook);
+            row("whole plugin frame, the kit's fish look, 2 threads", n, look.frame, look.neighbours);
+            println!("| the fish look's cost (CPU, no renderer) | {n} | | {:+.3} | |", look.frame - p.frame);
         }
         // Allocations in warmed-up ticks of the core: called on a thread of
         // the pool (as from within `pool.install`), and from outside it,

@@ -83,8 +83,14 @@ pub struct DecisionConfig {
     pub notice: f32,
     /// Answers remembered by situation (0: no cache).
     pub cache_capacity: usize,
-    /// Threads that call a decider that is not instant.
+    /// Threads that call a decider that is not instant (when
+    /// `expected_latency_ms` is not set).
     pub workers: usize,
+    /// How long the decider usually takes to answer (milliseconds), if
+    /// known: the layer then starts as many workers as keep up with the
+    /// units due at that pace ([`DecisionConfig::workers_for`]) instead of
+    /// `workers`.
+    pub expected_latency_ms: Option<u64>,
     /// The most requests sent in any minute (`None`: no limit): a unit due
     /// beyond it falls back ([`FailureCause::OverBudget`]) until the window
     /// has room.
@@ -111,6 +117,7 @@ impl Default for DecisionConfig {
             notice: 600.0,
             cache_capacity: 4096,
             workers: 4,
+            expected_latency_ms: None,
             requests_per_minute: None,
             tokens_per_hour: None,
         }
@@ -170,8 +177,11 @@ impl DecisionConfig {
         if !(self.notice.is_finite() && self.notice >= 0.0) {
             return bad("notice", "a finite distance >= 0".into());
         }
-        if !(1..=256).contains(&self.workers) {
-            return bad("workers", "1 to 256".into());
+        if !(1..=MAX_WORKERS).contains(&self.workers) {
+            return bad("workers", format!("1 to {MAX_WORKERS}"));
+        }
+        if self.expected_latency_ms.is_some_and(|ms| !(1..=MAX_LATENCY_MS).contains(&ms)) {
+            return bad("expected_latency_ms", format!("1 to {MAX_LATENCY_MS} (or none: use `workers`)"));
         }
         if self.requests_per_minute == Some(0) {
             return bad("requests_per_minute", "at least 1 (or none: no limit)".into());
@@ -181,7 +191,31 @@ impl DecisionConfig {
         }
         Ok(())
     }
+
+    /// The worker threads the layer starts when `leader_units` of its
+    /// units are leader units: `workers`, or, with `expected_latency_ms`
+    /// set, the requests due per second (each leader unit once every
+    /// `leader_period`, every other unit once every `follower_period`)
+    /// times the latency, with half again to spare for the units that come
+    /// due together, at least 1 and at most [`MAX_WORKERS`]. The bounded
+    /// queue then spreads a burst (every unit due at the start) over the
+    /// workers instead of letting it time out.
+    pub fn workers_for(&self, leader_units: usize) -> usize {
+        let Some(latency_ms) = self.expected_latency_ms else { return self.workers };
+        let leaders = leader_units.min(usize::from(self.units)) as f64;
+        let others = f64::from(self.units) - leaders;
+        let seconds = |period: u64| period.max(1) as f64 * f64::from(self.tick_seconds);
+        let per_second = leaders / seconds(self.leader_period) + others / seconds(self.follower_period);
+        let busy = per_second * latency_ms as f64 / 1000.0 * 1.5;
+        if busy.is_finite() { (busy.ceil() as usize).clamp(1, MAX_WORKERS) } else { MAX_WORKERS }
+    }
 }
+
+/// The most worker threads a layer starts.
+pub const MAX_WORKERS: usize = 256;
+
+/// The longest expected latency a [`DecisionConfig`] takes (ten minutes).
+pub const MAX_LATENCY_MS: u64 = 600_000;
 
 /// What the layer has done so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -392,6 +426,8 @@ struct Answer {
 /// The worker threads and their two channels. Dropping it closes the job
 /// channel: each thread ends after its current job (nobody waits for it).
 struct Workers {
+    /// How many threads take jobs.
+    threads: usize,
     jobs: Sender<Job>,
     // Behind a lock so that the layer is `Sync` (a Bevy resource); only
     // `plan`, holding `&mut self`, ever takes it.
@@ -429,7 +465,7 @@ impl Workers {
             // Without a thread the requests time out and fall back.
             drop(spawned);
         }
-        Self { jobs, answers: Mutex::new(answers) }
+        Self { threads, jobs, answers: Mutex::new(answers) }
     }
 }
 
@@ -575,11 +611,14 @@ impl DecisionLayer {
         // Each unit's view, and whether it is a leader unit, found once
         // when first needed.
         let mut views: Option<(Vec<Option<UnitView>>, Vec<bool>)> = None;
+        // How many are leader units, once known (for sizing the workers).
+        let leader_count = core::cell::Cell::new(0);
         let mut view_of = |layer: &Self, k: usize| -> Option<(UnitView, bool)> {
             let (views, leading) = views.get_or_insert_with(|| {
                 let c = &layer.config;
                 let views = describe_units(flock, tank, scene, (c.first_group, c.units), c.notice);
                 let leading = leader_units(&views);
+                leader_count.set(leading.iter().filter(|&&l| l).count());
                 (views, leading)
             });
             let mut view = views.get(k)?.clone()?;
@@ -640,7 +679,9 @@ impl DecisionLayer {
             if unit.pending.is_some() || now < unit.next_due {
                 continue;
             }
-            if !self.instant && waiting >= self.config.workers {
+            // (Before the first request no worker runs and none waits.)
+            let threads = self.workers.as_ref().map_or(usize::MAX, |w| w.threads);
+            if !self.instant && waiting >= threads {
                 // Counted once each time a unit is held over, however
                 // many ticks it waits.
                 let unit = &mut self.units[k];
@@ -664,7 +705,7 @@ impl DecisionLayer {
                 self.fall_back(k, &view, tank, &mut out);
             } else {
                 waiting += 1;
-                self.send(k, view, key);
+                self.send(k, view, key, leader_count.get());
             }
             self.units[k].next_due = now.saturating_add(period);
         }
@@ -716,7 +757,9 @@ impl DecisionLayer {
         None
     }
 
-    fn send(&mut self, k: usize, view: UnitView, key: SceneKey) {
+    /// Sends unit `k`'s request to the workers (started at the first
+    /// request, sized for `leader_units` leader units).
+    fn send(&mut self, k: usize, view: UnitView, key: SceneKey, leader_units: usize) {
         let now = Instant::now();
         if self.config.requests_per_minute.is_some() {
             self.sent_times.push_back(now);
@@ -726,7 +769,7 @@ impl DecisionLayer {
         }
         let request = self.next_request;
         self.next_request += 1;
-        let (decider, threads) = (self.decider.clone(), self.config.workers);
+        let (decider, threads) = (self.decider.clone(), self.config.workers_for(leader_units));
         let workers = self.workers.get_or_insert_with(|| Workers::start(decider, threads));
         self.stats.requests += 1;
         let ticket = Arc::new(Ticket::default());
@@ -857,6 +900,27 @@ mod tests {
             intent: None,
             horizon_s: 0.0,
         })
+    }
+
+    #[test]
+    fn workers_follow_the_pace_of_the_units_due() {
+        let latency = |ms| DecisionConfig { expected_latency_ms: Some(ms), ..DecisionConfig::default() };
+        // 24 units, one a leader unit (every second), 23 every ten: 3.3
+        // requests a second.
+        assert_eq!(latency(1000).workers_for(1), 5);
+        assert_eq!(latency(5000).workers_for(1), 25);
+        assert_eq!(latency(200).workers_for(0), 1);
+        // Every unit a leader unit (and more claimed than there are).
+        assert_eq!(latency(1000).workers_for(24), 36);
+        assert_eq!(latency(1000).workers_for(1000), 36);
+        assert_eq!(latency(MAX_LATENCY_MS).workers_for(24), MAX_WORKERS);
+        // Not set: `workers`.
+        assert_eq!(DecisionConfig { workers: 7, ..DecisionConfig::default() }.workers_for(24), 7);
+        for bad in [0, MAX_LATENCY_MS + 1] {
+            let err = latency(bad).validate().unwrap_err();
+            assert_eq!(err.field, "expected_latency_ms");
+        }
+        latency(1).validate().unwrap();
     }
 
     #[test]

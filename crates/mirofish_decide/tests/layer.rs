@@ -85,6 +85,37 @@ fn a_stuck_decider_never_holds_up_the_ticks() {
     assert!(layer.intents().all(|i| i == Some(Intent::Rest)));
 }
 
+/// With the decider's latency known, the layer starts as many workers as
+/// the units due at that pace need, not `workers`.
+#[test]
+fn the_workers_are_sized_from_the_expected_latency() {
+    let gate = Arc::new(Mutex::new(()));
+    let closed = gate.lock().unwrap();
+    let decide = DecisionConfig {
+        units: 20,
+        timeout_ms: 3_600_000,
+        leader_period: 600,
+        follower_period: 600,
+        expected_latency_ms: Some(2000),
+        workers: 1,
+        ..DecisionConfig::default()
+    };
+    // 20 units every 10 s: 2 requests a second, 2 s each, half again: 6.
+    assert_eq!(decide.workers_for(0), 6);
+    let mut layer = DecisionLayer::new(decide, Held { gate: gate.clone() }).unwrap();
+    let mut sim = Simulation::from_config(&config(800, 2)).unwrap();
+    drive(&mut sim, &mut layer, 300);
+    // Six stuck at the six workers and six waiting for them.
+    assert_eq!(layer.in_flight(), 12);
+    drop(closed);
+    let start = Instant::now();
+    while layer.intents().any(|i| i.is_none()) && start.elapsed() < Duration::from_secs(30) {
+        drive(&mut sim, &mut layer, 1);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(layer.intents().all(|i| i == Some(Intent::Rest)));
+}
+
 /// A slow decider that counts the requests that reach it, and answers
 /// once its gate is open.
 struct Counted {

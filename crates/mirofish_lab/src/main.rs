@@ -383,6 +383,11 @@ struct LayerOptions {
     /// Threads that ask the decider (default 4).
     #[arg(long)]
     decide_workers: Option<usize>,
+    /// How long the decider usually takes to answer, in milliseconds: the
+    /// workers are then sized to keep up with the units due (over
+    /// --decide-workers).
+    #[arg(long)]
+    expected_latency: Option<u64>,
     /// Ticks between two decisions of a unit with a leader in it (default 60).
     #[arg(long)]
     leader_period: Option<u64>,
@@ -406,6 +411,7 @@ impl LayerOptions {
             || self.units.is_some()
             || self.decide_timeout.is_some()
             || self.decide_workers.is_some()
+            || self.expected_latency.is_some()
             || self.leader_period.is_some()
             || self.follower_period.is_some()
             || self.requests_per_minute.is_some()
@@ -421,6 +427,7 @@ impl LayerOptions {
         config.units = self.units.unwrap_or(config.units);
         config.timeout_ms = self.decide_timeout.unwrap_or(config.timeout_ms);
         config.workers = self.decide_workers.unwrap_or(config.workers);
+        config.expected_latency_ms = self.expected_latency.or(config.expected_latency_ms);
         config.leader_period = self.leader_period.unwrap_or(config.leader_period);
         config.follower_period = self.follower_period.unwrap_or(config.follower_period);
         config.requests_per_minute = self.requests_per_minute.or(config.requests_per_minute);
@@ -622,7 +629,7 @@ fn run_plane(
     let layer = match decide {
         None if settings.given() => {
             return Err("the decision layer's settings (--decision, --units, --decide-timeout, \
-                                --decide-workers, --leader-period, --follower-period, --requests-per-minute, \
+                                --decide-workers, --expected-latency, --leader-period, --follower-period, --requests-per-minute, \
                                 --tokens-per-hour) need --decide"
                 .into());
         }
