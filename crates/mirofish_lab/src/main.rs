@@ -656,14 +656,8 @@ fn run_plane(
     let seconds = clock.elapsed().as_secs_f64();
     let summary = summarize(&outcome.log, warmup);
     write_results(&out, &experiment, &outcome, &summary)?;
-    println!(
-        "{} fish, {ticks} ticks in {seconds:.2} s ({:.2} ms/tick); results in {}",
-        experiment.config.total_fish(),
-        seconds * 1e3 / ticks.max(1) as f64,
-        out.display()
-    );
-    print_summary(&summary);
-    print_left_out(&outcome.left_out);
+    let fish = format!("{} fish", experiment.config.total_fish());
+    print_run(&fish, ticks, seconds, &out, &summary, &outcome.left_out);
     let (params, tank) = (&experiment.config.params, &experiment.config.tank);
     let health = Health::assess(outcome.log.rows(), params, tank);
     println!("health at the last sample (tick {}):", outcome.log.latest().map_or(0, |m| m.tick));
@@ -714,15 +708,28 @@ fn run_volume(config: VolumeConfig, length: Length, realtime: bool) -> Result<()
     let seconds = clock.elapsed().as_secs_f64();
     let summary = outcome.summarize(warmup);
     experiment.write_results(&out, &outcome, &summary)?;
+    let fish = format!("{} fish in a volume", experiment.config.total_fish());
+    print_run(&fish, ticks, seconds, &out, &summary, &outcome.left_out);
+    Ok(())
+}
+
+/// Prints what a run did (`fish`: how many, where), its pace, where its
+/// results went, their summary and the commands left out.
+fn print_run(
+    fish: &str,
+    ticks: u64,
+    seconds: f64,
+    out: &Path,
+    summary: &mirofish_lab::experiment::RunSummary,
+    left_out: &[String],
+) {
     println!(
-        "{} fish in a volume, {ticks} ticks in {seconds:.2} s ({:.2} ms/tick); results in {}",
-        experiment.config.total_fish(),
+        "{fish}, {ticks} ticks in {seconds:.2} s ({:.2} ms/tick); results in {}",
         seconds * 1e3 / ticks.max(1) as f64,
         out.display()
     );
-    print_summary(&summary);
-    print_left_out(&outcome.left_out);
-    Ok(())
+    print_summary(summary);
+    print_left_out(left_out);
 }
 
 /// Prints each metric's mean, standard deviation and autocorrelation time.
