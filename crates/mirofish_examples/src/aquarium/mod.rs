@@ -1,9 +1,9 @@
-//! The aquarium: a ready-made scene around the plugin — fish
-//! drawn as tinted, batched sprites that point along their velocity,
-//! stretch with speed and beat their tails, water with light shafts, sand,
-//! weed and rocks, an egui panel with every parameter live, mouse tools
-//! that spawn predators and obstacles and drag an attractor, and a gizmo
-//! debug overlay. `cargo run --release --example aquarium` shows it.
+//! The aquarium: a ready-made scene around the plugin and the game kit
+//! (`mirofish_kit`: the fish's look, the mouse tools that spawn predators
+//! and rocks and drag an attractor, the gizmo debug overlay) — water with
+//! light shafts, sand, weed and rocks, an egui panel with every parameter
+//! live, keys and session buttons. `cargo run --release --example
+//! aquarium` shows it.
 //!
 //! Everything the mouse, the keyboard and the panel change goes through the
 //! plugin's [`FlockCommands`], so an aquarium session
