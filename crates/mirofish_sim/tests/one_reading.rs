@@ -1,8 +1,9 @@
 //! The rules read the same on a plane and in a volume: fear scales the
 //! separation push (not its radius), and a school's goal replaces the
 //! shared goal (it is not added to it); one school with a rock, a
-//! predator, a route and groups behaves alike in both; and the one command
-//! type means the same in both. Each test runs the
+//! predator, a route and groups behaves alike in both; the one command
+//! type means the same in both; and a starting ball packs the fish in
+//! both. Each test runs the
 //! same setup in both spaces and fails if either space reads a rule the
 //! other way.
 
@@ -337,4 +338,35 @@ fn one_command_type_means_the_same_in_both_spaces() {
     // has no zone model and leaves the command out, saying why.
     assert_eq!(plane, expected(false, vec!["zones"]));
     assert_eq!(volume, expected(true, vec![]));
+}
+
+/// A starting ball packs every school into it in both spaces (a disc on a
+/// plane), and the run then goes on from there.
+#[test]
+fn a_ball_start_packs_every_school_in_both_spaces() {
+    let plane = mirofish_sim::ExperimentConfig {
+        fish: 300,
+        schools: vec![mirofish_sim::SchoolConfig { fish: 100, ..Default::default() }],
+        ball: Some(mirofish_sim::Ball { centre: Vec2::new(-200.0, 100.0), radius: 90.0 }),
+        ..Default::default()
+    };
+    let mut sim = mirofish_sim::Simulation::from_config(&plane).unwrap();
+    assert_eq!(sim.flock.len(), 400);
+    assert!(sim.flock.positions().iter().all(|p| p.distance(Vec2::new(-200.0, 100.0)) <= 90.0 + 1e-3));
+    let schools: std::collections::BTreeSet<u16> = sim.flock.school_indices().iter().copied().collect();
+    assert_eq!(schools.len(), 2);
+    sim.run(60).unwrap();
+    assert!(
+        sim.flock.positions().iter().any(|p| p.distance(Vec2::new(-200.0, 100.0)) > 90.0),
+        "they swim out"
+    );
+    let volume = mirofish_sim::VolumeConfig {
+        fish: 300,
+        schools: vec![mirofish_sim::SchoolConfig { fish: 100, ..Default::default() }],
+        ball: Some(mirofish_sim::Ball { centre: Vec3::new(-200.0, 100.0, 0.0), radius: 90.0 }),
+        ..Default::default()
+    };
+    let swarm = volume.start().unwrap();
+    assert_eq!(swarm.len(), 400);
+    assert!(swarm.positions().iter().all(|p| p.distance(Vec3::new(-200.0, 100.0, 0.0)) <= 90.0 + 1e-3));
 }

@@ -89,8 +89,8 @@ pub struct RunConfig<V: Vector> {
     /// [`Simulation`]: crate::Simulation
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zones: Option<Zones>,
-    /// Start every fish in this ball instead of scattered over the tank: a
-    /// packed start, as in Couzin's experiments. In a volume only, for now.
+    /// Start every fish in this ball (a disc on a plane) instead of
+    /// scattered over the tank: a packed start, as in Couzin's experiments.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ball: Option<Ball<V>>,
 }
@@ -159,8 +159,8 @@ impl From<&Preset> for ExperimentConfig {
 impl<V: Vector> RunConfig<V> {
     /// Checks every field; the error names the first bad one with its
     /// section (`params.max_speed`, `tank.min.x`, `scene.obstacle.radius`);
-    /// a field only the other space has (a heading in a volume, zones or a
-    /// ball on a plane) says the file is that space's
+    /// a field only the other space has (a heading in a volume, zones on a
+    /// plane) says the file is that space's
     /// ([`ConfigError::Space`]).
     pub fn validate(&self) -> Result<(), ConfigError> {
         let section =
@@ -191,7 +191,7 @@ impl<V: Vector> RunConfig<V> {
         check_run(self.metrics_every, self.dt, &self.params)?;
         self.tank.validate().map_err(section(""))?;
         self.scene.validate_with_room(&self.tank).map_err(section("scene"))?;
-        if on_plane && (self.ball.is_some() || self.zones.is_some()) {
+        if on_plane && self.zones.is_some() {
             return Err(other_space);
         }
         if let Some(ball) = &self.ball {

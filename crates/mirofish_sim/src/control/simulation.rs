@@ -92,7 +92,8 @@ impl Simulation {
             .map_err(invalid)?;
         for (school, s) in config.all_schools().enumerate() {
             let seed = if school == 0 { config.seed } else { mix64(config.seed ^ mix64(school as u64)) };
-            for (k, f) in spawn::scatter_heading(s.fish, &config.tank, &s.params, seed, s.heading)
+            let disc = config.ball.map(|b| (b.centre, b.radius));
+            for (k, f) in spawn::scatter_in(s.fish, &config.tank, &s.params, seed, s.heading, disc)
                 .into_iter()
                 .enumerate()
             {

@@ -134,8 +134,11 @@ mod tests {
         assert_eq!(crate::ExperimentConfig::from_ron(&plane.to_ron()).unwrap(), plane);
         assert_eq!(VolumeConfig::from_ron(&volume.to_ron()).unwrap(), volume);
         // A field only the other space has names that space.
-        let ball = crate::ExperimentConfig::from_ron("(ball: Some((centre: (1, 2), radius: 3)))");
+        let ball = crate::ExperimentConfig::from_ron("(ball: Some((centre: (1, 2, 0), radius: 3)))");
         assert_eq!(ball.unwrap_err(), ConfigError::Space { found: "volume" });
+        // A ball (a disc) on a plane is a plane's.
+        let disc = crate::ExperimentConfig::from_ron("(ball: Some((centre: (1, 2), radius: 3)))").unwrap();
+        assert_eq!(disc.ball, Some(Ball { centre: glam::Vec2::new(1.0, 2.0), radius: 3.0 }));
         let heading = VolumeConfig::from_ron("(schools: [(heading: Some(0.5))])");
         assert_eq!(heading.unwrap_err(), ConfigError::Space { found: "plane" });
     }

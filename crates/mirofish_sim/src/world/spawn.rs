@@ -41,14 +41,38 @@ pub fn scatter_heading(
     seed: u64,
     heading: Option<f32>,
 ) -> Vec<FishStart> {
+    scatter_in(count, tank, params, seed, heading, None)
+}
+
+/// [`scatter_heading`], the fish spread evenly over the disc `(centre,
+/// radius)` clipped to the tank instead of over the whole tank, where one
+/// is given: a packed start. The same headings and speeds as over the
+/// tank with the same seed.
+pub fn scatter_in(
+    count: usize,
+    tank: &Tank,
+    params: &FlockParams,
+    seed: u64,
+    heading: Option<f32>,
+    disc: Option<(Vec2, f32)>,
+) -> Vec<FishStart> {
     let heading = heading.filter(|h| h.is_finite());
     let mut rng = Pcg32::seed_from_u64(seed);
     let size = tank.size();
     (0..count)
         .map(|_| {
             let unit = Vec2::new(rng.random::<f32>(), rng.random::<f32>());
+            let point = match disc {
+                None => tank.min + unit * size,
+                // Even over the disc: the distance from the centre drawn
+                // as the square root of a uniform number.
+                Some((centre, radius)) => {
+                    centre
+                        + crate::math::angle::unit(unit.y * core::f32::consts::TAU) * (radius * unit.x.sqrt())
+                }
+            };
             // Draws in [0, 1) keep the point strictly below `max`.
-            let position = (tank.min + unit * size).min(tank.max.map(f32::next_down));
+            let position = point.max(tank.min).min(tank.max.map(f32::next_down));
             let draw = rng.random::<f32>();
             let heading = match heading {
                 Some(h) => h + (draw - 0.5) * HEADING_SPREAD,
@@ -64,6 +88,27 @@ pub fn scatter_heading(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_disc_start_packs_the_school_and_keeps_its_headings() {
+        let tank = Tank::default();
+        let p = FlockParams::default();
+        let (centre, radius) = (Vec2::new(500.0, -300.0), 120.0);
+        let packed = scatter_in(400, &tank, &p, 9, Some(1.0), Some((centre, radius)));
+        let spread = scatter_heading(400, &tank, &p, 9, Some(1.0));
+        // Within the disc, clipped to the tank (it reaches past the corner).
+        assert!(
+            packed.iter().all(|f| tank.contains(f.position) && f.position.distance(centre) <= radius + 1e-3)
+        );
+        assert!(packed.iter().any(|f| f.position.y == tank.min.y), "clipped at the wall");
+        // Even over the disc: about a quarter of the fish within half the radius.
+        let inner = packed.iter().filter(|f| f.position.distance(centre) < radius * 0.5).count();
+        assert!((60..=140).contains(&inner), "{inner}");
+        for (a, b) in packed.iter().zip(&spread) {
+            assert_eq!((a.velocity, a.wander_phase), (b.velocity, b.wander_phase));
+        }
+        assert_eq!(scatter_in(50, &tank, &p, 3, None, None), scatter(50, &tank, &p, 3));
+    }
 
     #[test]
     fn same_seed_same_school_inside_the_tank() {
