@@ -117,7 +117,7 @@ impl Plugin for MouseToolsPlugin {
             .init_resource::<ButtonInput<MouseButton>>()
             .init_resource::<ButtonInput<KeyCode>>()
             .add_systems(PreUpdate, cursor_to_world)
-            .add_systems(Update, (mouse_tools, pick));
+            .add_systems(Update, mouse_tools);
     }
 }
 
@@ -133,19 +133,34 @@ pub fn cursor_to_world(
     cursor.0 = window.cursor_position().and_then(|p| camera.viewport_to_world_2d(transform, p).ok());
 }
 
-/// Turns clicks and drags into commands for the next tick.
+/// Turns clicks and drags into commands for the next tick; Ctrl + left
+/// click picks the fish nearest the cursor to inspect instead, and Esc
+/// lets it go (the debug overlay, [`crate::DebugOverlayPlugin`], draws
+/// the fish picked).
+#[expect(clippy::too_many_arguments, reason = "the mouse, the keys and what a click changes")]
 pub fn mouse_tools(
     buttons: Res<ButtonInput<MouseButton>>,
     keys: Res<ButtonInput<KeyCode>>,
     cursor: Res<CursorWorld>,
     over_ui: Res<PointerOverUi>,
     tools: Res<ToolSettings>,
-    mut commands: ResMut<FlockCommands>,
+    state: Res<FlockState>,
+    (mut commands, mut inspected): (ResMut<FlockCommands>, ResMut<Inspected>),
     mut dragging: Local<Option<Vec2>>,
 ) {
+    if keys.just_pressed(KeyCode::Escape) {
+        inspected.fish = None;
+    }
     let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
-    // Ctrl + click picks a fish to inspect ([`pick`]): no tool.
+    // Ctrl + click picks a fish to inspect: no tool.
     if keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]) {
+        if let (true, false, Some(at)) = (buttons.just_pressed(MouseButton::Left), over_ui.0, cursor.0) {
+            let tank = state.config().tank;
+            let wrap = tank.boundary == BoundaryMode::Wrap;
+            if let Some(slot) = state.flock().nearest_fish(at, tank.size(), wrap) {
+                inspected.fish = state.entities().get(slot).copied();
+            }
+        }
         return;
     }
     let mut send = |command: FlockCommand| {
@@ -230,31 +245,6 @@ pub fn report(state: &FlockState, fish: Entity, slot: Option<&FishSlot>) -> Opti
         fear: flock.fears()[slot],
         forces: flock.sample(slot),
     })
-}
-
-/// Ctrl + left click picks the fish nearest the cursor; Esc lets go. The
-/// debug overlay ([`crate::DebugOverlayPlugin`]) draws the fish picked.
-pub fn pick(
-    buttons: Res<ButtonInput<MouseButton>>,
-    keys: Res<ButtonInput<KeyCode>>,
-    cursor: Res<CursorWorld>,
-    over_ui: Res<PointerOverUi>,
-    state: Res<FlockState>,
-    mut inspected: ResMut<Inspected>,
-) {
-    if keys.just_pressed(KeyCode::Escape) {
-        inspected.fish = None;
-    }
-    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
-    let (true, true, false, Some(at)) = (ctrl, buttons.just_pressed(MouseButton::Left), over_ui.0, cursor.0)
-    else {
-        return;
-    };
-    let tank = state.config().tank;
-    let wrap = tank.boundary == BoundaryMode::Wrap;
-    if let Some(slot) = state.flock().nearest_fish(at, tank.size(), wrap) {
-        inspected.fish = state.entities().get(slot).copied();
-    }
 }
 
 #[cfg(test)]

@@ -186,7 +186,7 @@ impl Plugin for AquariumPlugin {
                 Update,
                 (stats::frame_time, sync_fish_count, pause_and_step, reset, frame_tank).chain(),
             )
-            .add_systems(Update, inspect::follow.after(mirofish_kit::tools::pick))
+            .add_systems(Update, inspect::follow.after(mirofish_kit::tools::mouse_tools))
             .add_systems(Update, intent::draw_goals)
             .add_systems(Update, session::act.before(reset))
             .add_systems(EguiPrimaryContextPass, panel::panel);
