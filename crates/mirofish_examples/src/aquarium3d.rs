@@ -149,7 +149,7 @@ pub fn start_config(panel: &Panel3d, start: Start) -> VolumeConfig {
         params: panel.base.params,
         tank,
         zones: Some(zones),
-        ball: Some(Ball { centre, radius }),
+        ball: Some(Ball::even(centre, radius)),
         ..VolumeConfig::default()
     }
 }

@@ -72,6 +72,7 @@ pub use world::params::{
 };
 pub use world::scene::{Attractor, Goal, GoalMode, MAX_GROUPS, Obstacle, Predator, Route, Scene, Scene3d};
 pub use world::school::SchoolTable;
+pub use world::spawn::Spread;
 pub use world::tank::{BoundaryMode, Tank, Tank3d, TankOf};
 
 /// The vector types of the API: `Vec2` on a plane, `Vec3` in a volume (the

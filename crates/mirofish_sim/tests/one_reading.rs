@@ -347,7 +347,7 @@ fn a_ball_start_packs_every_school_in_both_spaces() {
     let plane = mirofish_sim::ExperimentConfig {
         fish: 300,
         schools: vec![mirofish_sim::SchoolConfig { fish: 100, ..Default::default() }],
-        ball: Some(mirofish_sim::Ball { centre: Vec2::new(-200.0, 100.0), radius: 90.0 }),
+        ball: Some(mirofish_sim::Ball::even(Vec2::new(-200.0, 100.0), 90.0)),
         ..Default::default()
     };
     let mut sim = mirofish_sim::Simulation::from_config(&plane).unwrap();
@@ -363,10 +363,47 @@ fn a_ball_start_packs_every_school_in_both_spaces() {
     let volume = mirofish_sim::VolumeConfig {
         fish: 300,
         schools: vec![mirofish_sim::SchoolConfig { fish: 100, ..Default::default() }],
-        ball: Some(mirofish_sim::Ball { centre: Vec3::new(-200.0, 100.0, 0.0), radius: 90.0 }),
+        ball: Some(mirofish_sim::Ball::even(Vec3::new(-200.0, 100.0, 0.0), 90.0)),
         ..Default::default()
     };
     let swarm = volume.start().unwrap();
     assert_eq!(swarm.len(), 400);
     assert!(swarm.positions().iter().all(|p| p.distance(Vec3::new(-200.0, 100.0, 0.0)) <= 90.0 + 1e-3));
+}
+
+/// A blob start (normal about the tank's centre, σ an eighth of its
+/// width, nearly still) reads from a file and starts the same way in both
+/// spaces.
+#[test]
+fn a_blob_start_reads_from_a_file_and_gathers_the_school_in_both_spaces() {
+    let plane = mirofish_sim::ExperimentConfig::from_ron(
+        "(fish: 800, ball: Some((centre: (0, 0), radius: 160, spread: Normal)))",
+    )
+    .unwrap();
+    assert_eq!(plane.ball, Some(mirofish_sim::Ball::blob(&plane.tank)), "the default tank is 1280 wide");
+    // Written out, an even ball leaves its spread out; a blob names it.
+    assert!(plane.to_ron().contains("spread: Normal"));
+    let even = mirofish_sim::ExperimentConfig {
+        ball: Some(mirofish_sim::Ball::even(Vec2::ZERO, 9.0)),
+        ..plane.clone()
+    };
+    assert!(!even.to_ron().contains("spread"));
+    let sim = mirofish_sim::Simulation::from_config(&plane).unwrap();
+    let max_speed = plane.params.max_speed;
+    let inside = |d: f32| d <= 160.0 * 1.5;
+    let share = sim.flock.positions().iter().filter(|p| inside(p.length())).count() as f32 / 800.0;
+    assert!((0.55..0.8).contains(&share), "{share}");
+    assert!(sim.flock.velocities().iter().all(|v| v.length() <= max_speed * 0.1 + 1e-3));
+
+    let volume = mirofish_sim::VolumeConfig {
+        fish: 800,
+        ball: Some(mirofish_sim::Ball::blob(&mirofish_sim::Tank3d::default())),
+        ..Default::default()
+    };
+    let swarm = volume.start().unwrap();
+    let sigma = volume.tank.size().x / 8.0;
+    let centre = (volume.tank.min + volume.tank.max) * 0.5;
+    let near = swarm.positions().iter().filter(|p| (p.x - centre.x).abs() <= sigma).count() as f32 / 800.0;
+    assert!((0.6..0.76).contains(&near), "{near}");
+    assert!(swarm.velocities().iter().all(|v| v.length() <= max_speed * 0.1 + 1e-3));
 }

@@ -33,6 +33,7 @@ use crate::space::swarm::check_ball;
 use crate::world::params::{DEFAULT_DT, FlockParams, MAX_FISH, ParamError, validate_dt};
 use crate::world::scene::Scene;
 use crate::world::school::MAX_SCHOOLS;
+use crate::world::spawn::Spread;
 use crate::world::tank::TankOf;
 use crate::world::zones::Zones;
 
@@ -107,8 +108,31 @@ pub type ExperimentConfig = RunConfig<Vec2>;
 pub struct Ball<V: Vector> {
     /// Its centre, inside the tank.
     pub centre: V,
-    /// Its radius (the ball is clipped to the tank).
+    /// Its radius (the ball is clipped to the tank); for a
+    /// [`Spread::Normal`] start, the standard deviation.
     pub radius: f32,
+    /// How the fish fill it: evenly (the default, left out of a file) or
+    /// normally about the centre, nearly still.
+    #[serde(default, skip_serializing_if = "Spread::is_even")]
+    pub spread: Spread,
+}
+
+impl<V: Vector> Ball<V> {
+    /// A ball filled evenly.
+    pub fn even(centre: V, radius: f32) -> Self {
+        Self { centre, radius, spread: Spread::Even }
+    }
+
+    /// The start the tuning literature recommends: a blob at the centre of
+    /// `tank`, normal with a standard deviation of an eighth of the tank's
+    /// width, the fish nearly still.
+    pub fn blob(tank: &TankOf<V>) -> Self {
+        Self {
+            centre: (tank.min + tank.max) * 0.5,
+            radius: tank.size().axis(0) / 8.0,
+            spread: Spread::Normal,
+        }
+    }
 }
 
 /// A school beyond the first in a [`RunConfig`], in either space.

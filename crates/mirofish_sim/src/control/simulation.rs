@@ -92,7 +92,7 @@ impl Simulation {
             .map_err(invalid)?;
         for (school, s) in config.all_schools().enumerate() {
             let seed = if school == 0 { config.seed } else { mix64(config.seed ^ mix64(school as u64)) };
-            let disc = config.ball.map(|b| (b.centre, b.radius));
+            let disc = config.ball.map(|b| (b.centre, b.radius, b.spread));
             for (k, f) in spawn::scatter_in(s.fish, &config.tank, &s.params, seed, s.heading, disc)
                 .into_iter()
                 .enumerate()

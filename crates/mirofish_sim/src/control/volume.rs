@@ -55,7 +55,9 @@ impl VolumeConfig {
             let index = if k == 0 { 0 } else { swarm.add_school(school.params, 0, seed).map_err(invalid)? };
             match self.ball {
                 None => swarm.spawn_school(index, school.fish, seed),
-                Some(ball) => swarm.spawn_ball(index, school.fish, seed, (ball.centre, ball.radius)),
+                Some(ball) => {
+                    swarm.spawn_ball_spread(index, school.fish, seed, (ball.centre, ball.radius), ball.spread)
+                }
             }
             .map_err(invalid)?;
             for id in first..first + school.leaders as u32 {
@@ -138,7 +140,7 @@ mod tests {
         assert_eq!(ball.unwrap_err(), ConfigError::Space { found: "volume" });
         // A ball (a disc) on a plane is a plane's.
         let disc = crate::ExperimentConfig::from_ron("(ball: Some((centre: (1, 2), radius: 3)))").unwrap();
-        assert_eq!(disc.ball, Some(Ball { centre: glam::Vec2::new(1.0, 2.0), radius: 3.0 }));
+        assert_eq!(disc.ball, Some(Ball::even(glam::Vec2::new(1.0, 2.0), 3.0)));
         let heading = VolumeConfig::from_ron("(schools: [(heading: Some(0.5))])");
         assert_eq!(heading.unwrap_err(), ConfigError::Space { found: "plane" });
     }
@@ -186,7 +188,7 @@ mod tests {
     #[test]
     fn a_ball_start_packs_every_school_into_the_ball() {
         let centre = Vec3::new(100.0, -50.0, 20.0);
-        let ball = Ball { centre, radius: 80.0 };
+        let ball = Ball::even(centre, 80.0);
         let mut config = two_schools();
         config.scene.obstacles.clear();
         config.ball = Some(ball);
@@ -200,10 +202,9 @@ mod tests {
                 .fold((Vec3::ZERO, 0.0), |(sum, n), s| (sum + swarm.positions()[s], n + 1.0));
             assert!((sum / n).distance(centre) < 30.0, "school {school}");
         }
-        let outside =
-            VolumeConfig { ball: Some(Ball { centre: Vec3::splat(5000.0), radius: 1.0 }), ..config.clone() };
+        let outside = VolumeConfig { ball: Some(Ball::even(Vec3::splat(5000.0), 1.0)), ..config.clone() };
         assert_eq!(outside.validate().unwrap_err().field().as_deref(), Some("ball.centre"));
-        let negative = VolumeConfig { ball: Some(Ball { centre, radius: -1.0 }), ..config };
+        let negative = VolumeConfig { ball: Some(Ball::even(centre, -1.0)), ..config };
         assert_eq!(negative.validate().unwrap_err().field().as_deref(), Some("ball.radius"));
     }
 

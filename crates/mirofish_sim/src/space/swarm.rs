@@ -36,6 +36,7 @@ use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
 };
 use crate::world::scene::{Goal, Route, Scene, point, school_goal};
+use crate::world::spawn::Spread;
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A school in a volume.
@@ -318,8 +319,25 @@ impl<V: Vector> Swarm<V> {
         seed: u64,
         (centre, radius): (V, f32),
     ) -> Result<u32, ParamError> {
+        self.spawn_ball_spread(school, count, seed, (centre, radius), Spread::Even)
+    }
+
+    /// [`Swarm::spawn_ball`], the fish filling the ball as `spread` says
+    /// (for [`Spread::Normal`], `radius` is the standard deviation).
+    ///
+    /// # Errors
+    ///
+    /// As [`Swarm::spawn_ball`].
+    pub fn spawn_ball_spread(
+        &mut self,
+        school: u16,
+        count: usize,
+        seed: u64,
+        (centre, radius): (V, f32),
+        spread: Spread,
+    ) -> Result<u32, ParamError> {
         check_ball(centre, radius, &self.tank)?;
-        self.spawn_school_in(school, count, seed, Some((centre, radius)))
+        self.spawn_school_in(school, count, seed, Some((centre, radius, spread)))
     }
 
     /// [`Swarm::spawn_school`], over the tank or a ball.
@@ -328,7 +346,7 @@ impl<V: Vector> Swarm<V> {
         school: u16,
         count: usize,
         seed: u64,
-        ball: Option<(V, f32)>,
+        ball: Option<(V, f32, Spread)>,
     ) -> Result<u32, ParamError> {
         if usize::from(school) >= self.params.len() {
             return Err(ParamError {
@@ -479,7 +497,7 @@ impl<V: Vector> Swarm<V> {
         let room = crate::step::command::spawn_room(count, self.len());
         let seed = TickKey::new(self.seed, self.tick).bits(self.len() as u64, Stream::Spawn);
         // At most MAX_FISH in all: the spawn cannot fail.
-        _ = self.spawn_in(school, room, seed, Some((centre, radius)));
+        _ = self.spawn_in(school, room, seed, Some((centre, radius, Spread::Even)));
         crate::step::command::spawned_all(count, room)
     }
 
@@ -561,7 +579,7 @@ impl<V: Vector> Swarm<V> {
         school: u16,
         count: usize,
         seed: u64,
-        ball: Option<(V, f32)>,
+        ball: Option<(V, f32, Spread)>,
     ) -> Result<(), ParamError> {
         if count > MAX_FISH.saturating_sub(self.len()) {
             return Err(ParamError {
@@ -580,19 +598,15 @@ impl<V: Vector> Swarm<V> {
                 return d / len2.sqrt();
             }
         };
+        let factor = ball.map_or(1.0, |(_, _, spread)| spread.speed_factor());
         for _ in 0..count {
             let mut p = match ball {
                 None => self.tank.min + V::from_fn(|_| rng.random::<f32>()).scale_by(size),
-                Some((centre, radius)) => {
-                    // Uniform over the ball: the radius drawn as the
-                    // DIM-th root of a uniform number.
-                    let depth = rng.random::<f32>().powf(1.0 / V::DIM as f32);
-                    centre + unit(&mut rng) * (radius * depth)
-                }
+                Some((centre, radius, spread)) => spread.point(centre, radius, &mut rng),
             };
             p = V::from_fn(|i| p.axis(i).max(self.tank.min.axis(i)));
             p = V::from_fn(|i| p.axis(i).min(self.tank.max.axis(i).next_down()));
-            let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>());
+            let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>()) * factor;
             let mut v = unit(&mut rng) * speed;
             (p, v) = react::push_out_of_all(p, v, &self.scene.obstacles, &self.tank);
             let fish = &mut self.fish;

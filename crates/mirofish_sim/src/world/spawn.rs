@@ -4,8 +4,72 @@ use glam::Vec2;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg32;
 
+use crate::math::Vector;
 use crate::world::params::FlockParams;
 use crate::world::tank::Tank;
+
+/// How the fish fill a starting ball (a disc on a plane).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Spread {
+    /// Evenly over the ball, at 50–100 % of the top speed.
+    #[default]
+    Even,
+    /// Normally about the centre, the ball's radius the standard deviation
+    /// (so about two fish in three within it, none beyond 3.5 radii; the
+    /// tank clips it), nearly still: at a tenth of [`Spread::Even`]'s
+    /// speeds. The start the tuning literature recommends: a blob in the
+    /// middle of the tank whose σ is an eighth of its width, from which the
+    /// school forms instead of gathering from every corner.
+    Normal,
+}
+
+impl Spread {
+    /// Whether this is [`Spread::Even`] (a configuration file leaves it out).
+    pub fn is_even(&self) -> bool {
+        *self == Spread::Even
+    }
+
+    /// What a fish's starting speed (drawn for an even start) is multiplied
+    /// by.
+    pub fn speed_factor(self) -> f32 {
+        match self {
+            Spread::Even => 1.0,
+            Spread::Normal => 0.1,
+        }
+    }
+
+    /// A point of the ball of `radius` about `centre`, from `rng`: for
+    /// [`Spread::Normal`], each axis the sum of four uniform draws, centred
+    /// and scaled to unit variance (close to normal, bounded, and made of
+    /// additions only: the same bits on every platform).
+    pub fn point<V: Vector>(self, centre: V, radius: f32, rng: &mut Pcg32) -> V {
+        match self {
+            Spread::Even => {
+                // Even over the ball: the distance from the centre drawn as
+                // the DIM-th root of a uniform number, then a direction.
+                let depth = rng.random::<f32>().powf(1.0 / V::DIM as f32);
+                let direction = loop {
+                    let d = V::from_fn(|_| rng.random::<f32>() * 2.0 - 1.0);
+                    let len2 = d.length_squared();
+                    if len2 > 1.0e-4 && len2 <= 1.0 {
+                        break d / len2.sqrt();
+                    }
+                };
+                centre + direction * (radius * depth)
+            }
+            Spread::Normal => {
+                // Four uniforms sum to a variance of 4/12: centre the sum
+                // and scale by √3.
+                let normal = |rng: &mut Pcg32| {
+                    let sum =
+                        rng.random::<f32>() + rng.random::<f32>() + rng.random::<f32>() + rng.random::<f32>();
+                    (sum - 2.0) * 3.0f32.sqrt()
+                };
+                centre + V::from_fn(|_| normal(rng)) * radius
+            }
+        }
+    }
+}
 
 /// The starting state of one fish.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,32 +108,34 @@ pub fn scatter_heading(
     scatter_in(count, tank, params, seed, heading, None)
 }
 
-/// [`scatter_heading`], the fish spread evenly over the disc `(centre,
-/// radius)` clipped to the tank instead of over the whole tank, where one
-/// is given: a packed start. The same headings and speeds as over the
-/// tank with the same seed.
+/// [`scatter_heading`], the fish spread over the disc `(centre, radius)`
+/// as `Spread` says, clipped to the tank, instead of over the whole tank,
+/// where one is given: a packed start. Spread evenly, the same headings and
+/// speeds as over the tank with the same seed.
 pub fn scatter_in(
     count: usize,
     tank: &Tank,
     params: &FlockParams,
     seed: u64,
     heading: Option<f32>,
-    disc: Option<(Vec2, f32)>,
+    disc: Option<(Vec2, f32, Spread)>,
 ) -> Vec<FishStart> {
     let heading = heading.filter(|h| h.is_finite());
     let mut rng = Pcg32::seed_from_u64(seed);
     let size = tank.size();
     (0..count)
         .map(|_| {
-            let unit = Vec2::new(rng.random::<f32>(), rng.random::<f32>());
             let point = match disc {
-                None => tank.min + unit * size,
-                // Even over the disc: the distance from the centre drawn
-                // as the square root of a uniform number.
-                Some((centre, radius)) => {
+                None => tank.min + Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * size,
+                Some((centre, radius, Spread::Even)) => {
+                    // The same two draws as over the tank (so the same
+                    // headings follow): the distance from the centre as
+                    // the square root of the first, the angle the second.
+                    let unit = Vec2::new(rng.random::<f32>(), rng.random::<f32>());
                     centre
                         + crate::math::angle::unit(unit.y * core::f32::consts::TAU) * (radius * unit.x.sqrt())
                 }
+                Some((centre, radius, spread)) => spread.point(centre, radius, &mut rng),
             };
             // Draws in [0, 1) keep the point strictly below `max`.
             let position = point.max(tank.min).min(tank.max.map(f32::next_down));
@@ -78,7 +144,8 @@ pub fn scatter_in(
                 Some(h) => h + (draw - 0.5) * HEADING_SPREAD,
                 None => draw * core::f32::consts::TAU,
             };
-            let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>());
+            let factor = disc.map_or(1.0, |(_, _, spread)| spread.speed_factor());
+            let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>()) * factor;
             let wander_phase = rng.random::<f32>() * core::f32::consts::TAU;
             FishStart { position, velocity: crate::math::angle::unit(heading) * speed, wander_phase }
         })
@@ -94,7 +161,7 @@ mod tests {
         let tank = Tank::default();
         let p = FlockParams::default();
         let (centre, radius) = (Vec2::new(500.0, -300.0), 120.0);
-        let packed = scatter_in(400, &tank, &p, 9, Some(1.0), Some((centre, radius)));
+        let packed = scatter_in(400, &tank, &p, 9, Some(1.0), Some((centre, radius, Spread::Even)));
         let spread = scatter_heading(400, &tank, &p, 9, Some(1.0));
         // Within the disc, clipped to the tank (it reaches past the corner).
         assert!(
@@ -108,6 +175,26 @@ mod tests {
             assert_eq!((a.velocity, a.wander_phase), (b.velocity, b.wander_phase));
         }
         assert_eq!(scatter_in(50, &tank, &p, 3, None, None), scatter(50, &tank, &p, 3));
+    }
+
+    #[test]
+    fn a_normal_blob_gathers_the_school_slowly_about_its_centre() {
+        let tank = Tank::default();
+        let p = FlockParams::default();
+        let sigma = tank.size().x / 8.0;
+        let blob = scatter_in(2000, &tank, &p, 4, None, Some((Vec2::ZERO, sigma, Spread::Normal)));
+        assert_eq!(blob, scatter_in(2000, &tank, &p, 4, None, Some((Vec2::ZERO, sigma, Spread::Normal))));
+        assert!(blob.iter().all(|f| tank.contains(f.position)));
+        // About 68 % within one σ on each axis, 95 % within two; none far out.
+        let within = |k: f32| blob.iter().filter(|f| f.position.x.abs() <= k * sigma).count() as f32 / 2000.0;
+        assert!((0.64..0.73).contains(&within(1.0)), "{}", within(1.0));
+        assert!((0.93..0.985).contains(&within(2.0)), "{}", within(2.0));
+        assert_eq!(within(3.5), 1.0);
+        let mean = blob.iter().map(|f| f.position).sum::<Vec2>() / 2000.0;
+        assert!(mean.length() < sigma * 0.1, "{mean}");
+        // Nearly still: at most a tenth of the top speed.
+        assert!(blob.iter().all(|f| f.velocity.length() <= p.max_speed * 0.1 * 1.0001));
+        assert!(blob.iter().all(|f| f.velocity.length() >= p.max_speed * 0.05 * 0.9999));
     }
 
     #[test]
