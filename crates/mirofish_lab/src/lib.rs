@@ -11,6 +11,8 @@
 //!   build still lands inside its tolerance bands.
 //! - [`collective`]: Couzin's collective states — the zone model swept
 //!   through its orientation zone's width, up and then down.
+//! - [`schools`]: whether the standard runs hold as schools — how often
+//!   each health measure lies inside the natural and acceptable bands.
 //! - [`turn`]: turn response — how fast a turn of the school's front
 //!   travels through it.
 //! - [`out_dir`]: a results folder that is removed again if a run fails.
@@ -32,6 +34,7 @@ pub mod collective;
 pub mod experiment;
 pub mod out_dir;
 pub mod plot;
+pub mod schools;
 pub mod sweep;
 pub mod turn;
 pub mod volume;

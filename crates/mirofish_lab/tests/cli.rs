@@ -366,3 +366,35 @@ fn a_volume_run_writes_its_results_and_its_replay_checks_out() {
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_file(&script);
 }
+
+#[test]
+fn the_school_table_prints_a_row_per_run_and_refuses_a_bad_plan() {
+    let (ok, stdout, stderr) = lab(&[
+        "schools",
+        "--run",
+        "minimal",
+        "--run",
+        "aquarium3d",
+        "--seeds",
+        "2",
+        "--from",
+        "1",
+        "--to",
+        "3",
+    ]);
+    assert!(ok, "{stdout}\n{stderr}");
+    let rows: Vec<&str> =
+        stdout.lines().filter(|l| l.starts_with("minimal") || l.starts_with("aquarium3d")).collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    assert!(rows.iter().all(|r| r.ends_with("holds") || r.ends_with("misses")), "{stdout}");
+    assert!(stdout.contains("natural bands: neighbours 5-8 (acceptable 4-12)"), "{stdout}");
+    assert!(stdout.contains("of 2 runs hold as schools"), "{stdout}");
+    for args in [
+        &["schools", "--run", "no-such-run"][..],
+        &["schools", "--seeds", "0"],
+        &["schools", "--from", "5", "--to", "2"],
+    ] {
+        let (ok, stdout, stderr) = lab(args);
+        assert!(!ok && !stderr.is_empty(), "{args:?}: {stdout}");
+    }
+}
