@@ -51,7 +51,7 @@ struct Cli {
 }
 
 /// Where a run's starting configuration comes from.
-#[derive(clap::Args)]
+#[derive(clap::Args, Default)]
 struct Start {
     /// A RON configuration file (see `assets/presets/*.ron`; for `run`,
     /// also a volume's, e.g. `assets/scenes/volume.ron`: a file whose
@@ -363,9 +363,14 @@ enum Cmd {
     /// over several seeds, sampled every second; prints how often each
     /// health measure lies inside its natural and its acceptable band.
     Schools {
-        /// Only these runs (repeatable; default: all of them).
+        /// Only these runs (repeatable; default: all of them, unless
+        /// --config is given).
         #[arg(long = "run", value_parser = clap::builder::PossibleValuesParser::new(schools::StandardRun::names()))]
         runs: Vec<String>,
+        /// A configuration of your own, on a plane or in a volume, as a
+        /// row of the table (repeatable).
+        #[arg(long)]
+        config: Vec<PathBuf>,
         /// Seeds (1, 2, …), one run each.
         #[arg(long, default_value_t = 8)]
         seeds: u64,
@@ -626,7 +631,9 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
         }
         Cmd::Presets { out } => write_presets(&out)?,
-        Cmd::Schools { runs, seeds, from, to, blob } => school_table(&runs, seeds, from, to, blob)?,
+        Cmd::Schools { runs, config, seeds, from, to, blob } => {
+            school_table(&runs, &config, seeds, from, to, blob)?
+        }
         Cmd::Couzin { dims, fish, seeds, to, step, settle, measure, out } => {
             couzin(dims, fish, seeds, to, step, settle, measure, &out)?
         }
@@ -973,15 +980,31 @@ fn turn(config: &ExperimentConfig, experiment: &TurnResponse, seeds: u64, out: &
 }
 
 /// Prints the table of `mirofish-lab schools`, a row as each run ends.
-fn school_table(names: &[String], seeds: u64, from: f32, to: f32, blob: bool) -> Result<(), Error> {
+fn school_table(
+    names: &[String],
+    files: &[PathBuf],
+    seeds: u64,
+    from: f32,
+    to: f32,
+    blob: bool,
+) -> Result<(), Error> {
     if seeds == 0 {
         return Err("--seeds must be at least 1".into());
     }
-    let runs: Vec<_> = schools::StandardRun::all()
+    let mut runs: Vec<_> = schools::StandardRun::all()
         .into_iter()
-        .filter(|r| names.is_empty() || names.iter().any(|n| n == r.name))
-        .map(|r| if blob { r.from_blob() } else { r })
+        .filter(|r| names.iter().any(|n| *n == r.name) || (names.is_empty() && files.is_empty()))
         .collect();
+    for path in files {
+        let start = match (Start { config: Some(path.clone()), ..Start::default() }).load_in(None)? {
+            Loaded::Plane(config) => schools::Start::Plane(config),
+            Loaded::Volume(config) => schools::Start::Volume(config),
+        };
+        let name =
+            path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into());
+        runs.push(schools::StandardRun { name, start });
+    }
+    let runs: Vec<_> = runs.into_iter().map(|r| if blob { r.from_blob() } else { r }).collect();
     let start = if blob { ", every run from a blob" } else { "" };
     println!("{seeds} seeds each, a sample every second from {from} s to {to} s of simulated time{start}");
     println!("{}", schools::header());

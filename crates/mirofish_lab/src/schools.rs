@@ -42,7 +42,7 @@ const MIN_SCHOOL: usize = 10;
 #[derive(Clone, Debug)]
 pub struct StandardRun {
     /// Its name on the command line and in the table.
-    pub name: &'static str,
+    pub name: String,
     /// Where it starts (its seed is replaced by the seed of each run).
     pub start: Start,
 }
@@ -86,12 +86,12 @@ impl StandardRun {
             ..VolumeConfig::default()
         };
         let mut runs = vec![
-            Self { name: "aquarium", start: Start::Plane(aquarium) },
-            Self { name: "minimal", start: Start::Plane(minimal) },
-            Self { name: "aquarium3d", start: Start::Volume(aquarium3d) },
+            Self { name: "aquarium".into(), start: Start::Plane(aquarium) },
+            Self { name: "minimal".into(), start: Start::Plane(minimal) },
+            Self { name: "aquarium3d".into(), start: Start::Volume(aquarium3d) },
         ];
         runs.extend(Preset::all().into_iter().filter(|p| p.name != "reference").map(|p| Self {
-            name: p.name,
+            name: p.name.into(),
             start: Start::Plane(ExperimentConfig {
                 fish: p.count,
                 params: p.params,
@@ -118,9 +118,10 @@ impl StandardRun {
         self
     }
 
-    /// The names of every standard run.
+    /// The names of every standard run, in [`StandardRun::all`]'s order.
     pub fn names() -> Vec<&'static str> {
-        Self::all().iter().map(|r| r.name).collect()
+        let styles = Preset::all().into_iter().map(|p| p.name).filter(|&name| name != "reference");
+        ["aquarium", "minimal", "aquarium3d"].into_iter().chain(styles).collect()
     }
 
     /// Runs it with `seed` and samples it every `every` seconds of simulated
@@ -329,7 +330,7 @@ pub fn shares(samples: &[Sample]) -> Shares {
 #[derive(Clone, Debug)]
 pub struct Row {
     /// The run's name.
-    pub run: &'static str,
+    pub run: String,
     /// The seeds run.
     pub seeds: u64,
     /// The shares over every seed's samples.
@@ -365,7 +366,7 @@ pub fn row(run: &StandardRun, seeds: u64, from: f32, to: f32) -> Result<Row, Err
         .map(|seed| run.sample_from(seed, from, 1.0, to))
         .collect::<Result<_, _>>()?;
     let samples: Vec<Sample> = per_seed.into_iter().flatten().collect();
-    Ok(Row { run: run.name, seeds, shares: shares(&samples) })
+    Ok(Row { run: run.name.clone(), seeds, shares: shares(&samples) })
 }
 
 impl fmt::Display for Row {
@@ -451,7 +452,7 @@ mod tests {
     #[test]
     fn a_row_holds_only_when_every_measure_does() {
         let good = vec![sample(6.0, 0.4, &[0.6], 0.0); 10];
-        let row = |samples: &[Sample]| Row { run: "test", seeds: 1, shares: shares(samples) };
+        let row = |samples: &[Sample]| Row { run: "test".into(), seeds: 1, shares: shares(samples) };
         assert!(row(&good).holds());
         let mut walled = good.clone();
         walled[0].at_walls = 0.5;
@@ -466,7 +467,9 @@ mod tests {
 
     #[test]
     fn every_standard_run_starts_and_a_bad_plan_is_refused() {
-        assert_eq!(StandardRun::names().len(), 7);
+        let names: Vec<String> = StandardRun::all().into_iter().map(|r| r.name).collect();
+        assert_eq!(StandardRun::names(), names);
+        assert_eq!(names.len(), 7);
         for run in StandardRun::all() {
             let samples = run.sample(1, 0.05, 0.1).unwrap();
             assert_eq!(samples.len(), 2, "{}", run.name);

@@ -389,6 +389,23 @@ fn the_school_table_prints_a_row_per_run_and_refuses_a_bad_plan() {
     assert!(rows.iter().all(|r| r.ends_with("holds") || r.ends_with("misses")), "{stdout}");
     assert!(stdout.contains("natural bands: neighbours 5-8 (acceptable 4-12)"), "{stdout}");
     assert!(stdout.contains("of 2 runs hold as schools"), "{stdout}");
+    // A configuration of one's own, here a volume's, is a row of its own.
+    let volume = repo().join("assets/scenes/volume.ron");
+    let (ok, stdout, stderr) = lab(&[
+        "schools",
+        "--config",
+        volume.to_str().unwrap(),
+        "--seeds",
+        "1",
+        "--from",
+        "1",
+        "--to",
+        "2",
+        "--blob",
+    ]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(stdout.lines().any(|l| l.starts_with("volume ")), "{stdout}");
+    assert!(stdout.contains("of 1 runs hold") && stdout.contains("from a blob"), "{stdout}");
     for args in [
         &["schools", "--run", "no-such-run"][..],
         &["schools", "--seeds", "0"],

@@ -60,6 +60,14 @@ fn grid_and_brute_force_agree_on_the_state() {
         brute.flock.set_neighbour_search(mirofish_sim::NeighbourSearch::BruteForce);
         assert_in_step(&mut grid, &mut brute, 100, &format!("{mode:?}"));
     }
+    // The soft margin looked ahead for: the four-fish lanes (grid) and the
+    // one-fish path (brute force) steer by the same point.
+    let tank = Tank { look_ahead: 1.5, ..Tank::centered(Vec2::new(400.0, 300.0)) };
+    let params = FlockParams { cohesion_weight: 0.2, separation_weight: 2.0, ..FlockParams::default() };
+    let mut grid = Simulation::new(params, tank, 100, 5).unwrap();
+    let mut brute = grid.clone();
+    brute.flock.set_neighbour_search(mirofish_sim::NeighbourSearch::BruteForce);
+    assert_in_step(&mut grid, &mut brute, 100, "look-ahead");
 }
 
 #[test]

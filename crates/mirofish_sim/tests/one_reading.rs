@@ -407,3 +407,41 @@ fn a_blob_start_reads_from_a_file_and_gathers_the_school_in_both_spaces() {
     assert!((0.6..0.76).contains(&near), "{near}");
     assert!(swarm.velocities().iter().all(|v| v.length() <= max_speed * 0.1 + 1e-3));
 }
+
+/// With the soft margin looked ahead for, a fish heading for a wall turns
+/// before it reaches the margin, and one leaving the margin is let go: the
+/// same in both spaces.
+#[test]
+fn a_fish_looking_ahead_turns_before_the_margin_in_both_spaces() {
+    let params = mirofish_sim::FlockParams { wander_weight: 0.0, jitter: 0.0, ..Default::default() };
+    let speed = params.max_speed;
+    // One fish 40 short of the margin, heading straight for the wall
+    // (+x), and one inside the margin heading away from it.
+    let plane = |look_ahead: f32, x: f32, vx: f32| {
+        let tank = mirofish_sim::Tank { look_ahead, ..Default::default() };
+        let mut sim = mirofish_sim::Simulation::new(params, tank, 0, 1).unwrap();
+        sim.flock.push(Vec2::new(x, 0.0), Vec2::new(vx, 0.0), 0.0);
+        sim.step().unwrap();
+        sim.flock.velocities()[0].x
+    };
+    let volume = |look_ahead: f32, x: f32, vx: f32| {
+        let tank = mirofish_sim::Tank3d { look_ahead, ..Default::default() };
+        let mut swarm = mirofish_sim::space::Swarm::new(params, tank, 1, 1).unwrap();
+        swarm.set(0, Vec3::new(x, 0.0, 0.0), Vec3::new(vx, 0.0, 0.0)).unwrap();
+        swarm.step();
+        swarm.velocities()[0].x
+    };
+    let tank = mirofish_sim::Tank::default();
+    let inner = tank.max.x - tank.margin();
+    let (outside, inside) = (inner - 40.0, tank.max.x - 10.0);
+    assert_eq!(mirofish_sim::Tank3d::default().margin(), tank.margin(), "the same margin in both");
+    for (space, run) in [("plane", &plane as &dyn Fn(f32, f32, f32) -> f32), ("volume", &volume)] {
+        // Without looking ahead nothing steers it before the margin.
+        assert_eq!(run(0.0, outside, speed), speed, "{space}");
+        // Looking a second ahead, it slows towards the wall already.
+        assert!(run(1.0, outside, speed) < speed - 1.0, "{space}");
+        // Leaving the margin: pushed without looking ahead, let go with.
+        assert!(run(0.0, inside, -speed) < -speed + 1e-3, "{space}");
+        assert_eq!(run(1.0, inside, -speed), -speed, "{space}");
+    }
+}

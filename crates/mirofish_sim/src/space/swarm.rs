@@ -1350,7 +1350,7 @@ impl<V: Vector> ForcePass<'_, V> {
         let fear_now = sorted.fright[slot];
         let mut forces = RuleForces::evaluate_towards(hood, v, sorted.wander[slot], params);
         if self.tank.boundary == BoundaryMode::SoftMargin {
-            let wall = rules::boundary::soft_margin_steer(p, self.tank, params);
+            let wall = rules::boundary::soft_margin_steer(self.tank.ahead(p, v), self.tank, params);
             forces.boundary = rules::steer(wall, self.tank.boundary_weight, params);
         }
         // Fear as on a plane: a harder push from the fish inside the

@@ -422,13 +422,14 @@ impl ForceKernel<'_> {
             if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, params, (p, slot, s, school), v) };
         if self.tank.boundary == BoundaryMode::SoftMargin {
             let (tank, margin) = (self.tank, self.tank.margin());
-            let clear = p.cmpge(tank.min + margin).all() && p.cmple(tank.max - margin).all();
+            let ahead = tank.ahead(p, v);
+            let clear = ahead.cmpge(tank.min + margin).all() && ahead.cmple(tank.max - margin).all();
             forces.boundary = if clear {
                 // Most fish are clear of every wall: the steer would be
                 // exactly this zero (its sign included).
                 Vec2::ZERO * tank.boundary_weight
             } else {
-                rules::steer(boundary::soft_margin_steer(p, tank, params), tank.boundary_weight, params)
+                rules::steer(boundary::soft_margin_steer(ahead, tank, params), tank.boundary_weight, params)
             };
         }
         let jitter = self.key.in_unit_disc(u64::from(self.ids[s]), Stream::Jitter)

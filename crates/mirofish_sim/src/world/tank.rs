@@ -23,6 +23,9 @@ pub enum BoundaryMode {
     SoftMargin,
 }
 
+/// The longest [`TankOf::look_ahead`] (seconds).
+pub const MAX_LOOK_AHEAD: f32 = 10.0;
+
 /// The rectangle fish live in and how its walls behave.
 pub type Tank = TankOf<Vec2>;
 
@@ -46,6 +49,12 @@ pub struct TankOf<V: Vector> {
     pub margin_fraction: f32,
     /// Weight of the soft-margin steering force.
     pub boundary_weight: f32,
+    /// How far ahead (seconds) a fish looks for the soft margin: it steers
+    /// by where it will be, `position + velocity × look_ahead`, instead of
+    /// where it is, so a fish heading for a wall turns before it reaches
+    /// the margin and one swimming away from it is let go. 0 (the default)
+    /// steers by the position alone.
+    pub look_ahead: f32,
 }
 
 impl<V: Vector> Default for TankOf<V> {
@@ -88,7 +97,16 @@ impl<V: Vector> TankOf<V> {
             boundary: BoundaryMode::SoftMargin,
             margin_fraction: 0.1,
             boundary_weight: 1.6,
+            look_ahead: 0.0,
         }
+    }
+
+    /// Where a fish at `p` moving at `v` steers by at the soft margin: `p`
+    /// itself, or with [`TankOf::look_ahead`], where it will be that many
+    /// seconds on.
+    #[inline]
+    pub fn ahead(&self, p: V, v: V) -> V {
+        if self.look_ahead > 0.0 { p + v * self.look_ahead } else { p }
     }
 
     /// The same tank with another boundary mode.
@@ -135,12 +153,27 @@ impl<V: Vector> TankOf<V> {
         }
         check("tank.margin_fraction", self.margin_fraction, Range::Closed(0.0, 0.5))?;
         check("tank.boundary_weight", self.boundary_weight, Range::Closed(0.0, MAX_WEIGHT))?;
+        check("tank.look_ahead", self.look_ahead, Range::Closed(0.0, MAX_LOOK_AHEAD))?;
         Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn looking_ahead_steers_by_where_the_fish_will_be() {
+        let p = Vec2::new(10.0, -5.0);
+        let v = Vec2::new(100.0, 20.0);
+        assert_eq!(Tank::default().ahead(p, v), p);
+        let ahead = Tank { look_ahead: 0.5, ..Tank::default() };
+        assert_eq!(ahead.ahead(p, v), Vec2::new(60.0, 5.0));
+        ahead.validate().unwrap();
+        for bad in [-0.1, f32::NAN, f32::INFINITY, MAX_LOOK_AHEAD * 2.0] {
+            let tank = Tank { look_ahead: bad, ..Tank::default() };
+            assert_eq!(tank.validate().unwrap_err().field, "tank.look_ahead", "{bad}");
+        }
+    }
+
     use super::*;
 
     #[test]

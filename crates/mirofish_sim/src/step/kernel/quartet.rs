@@ -383,6 +383,13 @@ impl ForceKernel<'_> {
         let mut boundary = [Vec4::ZERO; 2];
         if self.tank.boundary == BoundaryMode::SoftMargin {
             let (tank, margin) = (self.tank, self.tank.margin());
+            // Where each fish steers by (`Tank::ahead`, lane by lane).
+            let (x, y) = if tank.look_ahead > 0.0 {
+                let [.., vx, vy] = self.grid.quartet(scanned.base);
+                (x + vx * tank.look_ahead, y + vy * tank.look_ahead)
+            } else {
+                (x, y)
+            };
             let within = |p: Vec4, min: f32, max: f32| p.cmpge(Vec4::splat(min)) & p.cmple(Vec4::splat(max));
             let clear = within(x, tank.min.x + margin, tank.max.x - margin)
                 & within(y, tank.min.y + margin, tank.max.y - margin);
