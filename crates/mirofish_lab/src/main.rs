@@ -993,7 +993,7 @@ fn school_table(
     }
     let mut runs: Vec<_> = schools::StandardRun::all()
         .into_iter()
-        .filter(|r| names.iter().any(|n| *n == r.name) || (names.is_empty() && files.is_empty()))
+        .filter(|r| names.contains(&r.name) || (names.is_empty() && files.is_empty()))
         .collect();
     for path in files {
         let start = match (Start { config: Some(path.clone()), ..Start::default() }).load_in(None)? {

@@ -36,7 +36,7 @@ use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
 };
 use crate::world::scene::{Goal, Route, Scene, point, school_goal};
-use crate::world::spawn::Spread;
+use crate::world::spawn::{Spread, random_unit};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A school in a volume.
@@ -591,13 +591,7 @@ impl<V: Vector> Swarm<V> {
         let params = self.params[usize::from(school)];
         let mut rng = Pcg32::seed_from_u64(seed);
         let size = self.tank.size();
-        let unit = |rng: &mut Pcg32| loop {
-            let d = V::from_fn(|_| rng.random::<f32>() * 2.0 - 1.0);
-            let len2 = d.length_squared();
-            if len2 > 1.0e-4 && len2 <= 1.0 {
-                return d / len2.sqrt();
-            }
-        };
+        let unit = random_unit::<V>;
         let factor = ball.map_or(1.0, |(_, _, spread)| spread.speed_factor());
         for _ in 0..count {
             let mut p = match ball {

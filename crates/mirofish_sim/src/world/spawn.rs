@@ -48,14 +48,7 @@ impl Spread {
                 // Even over the ball: the distance from the centre drawn as
                 // the DIM-th root of a uniform number, then a direction.
                 let depth = rng.random::<f32>().powf(1.0 / V::DIM as f32);
-                let direction = loop {
-                    let d = V::from_fn(|_| rng.random::<f32>() * 2.0 - 1.0);
-                    let len2 = d.length_squared();
-                    if len2 > 1.0e-4 && len2 <= 1.0 {
-                        break d / len2.sqrt();
-                    }
-                };
-                centre + direction * (radius * depth)
+                centre + random_unit::<V>(rng) * (radius * depth)
             }
             Spread::Normal => {
                 // Four uniforms sum to a variance of 4/12: centre the sum
@@ -67,6 +60,18 @@ impl Spread {
                 };
                 centre + V::from_fn(|_| normal(rng)) * radius
             }
+        }
+    }
+}
+
+/// A direction drawn evenly from `rng`: a point of the unit cube kept if
+/// it lies in the unit ball (and not at its very centre), normalised.
+pub(crate) fn random_unit<V: Vector>(rng: &mut Pcg32) -> V {
+    loop {
+        let d = V::from_fn(|_| rng.random::<f32>() * 2.0 - 1.0);
+        let len2 = d.length_squared();
+        if len2 > 1.0e-4 && len2 <= 1.0 {
+            return d / len2.sqrt();
         }
     }
 }
