@@ -24,6 +24,7 @@ use core::fmt;
 
 use mirofish_sim::observe::health::{AT_WALLS, Bands, NEAREST, NEIGHBOURS, POLARIZATION};
 use mirofish_sim::observe::polarization;
+use mirofish_sim::space::Flock3d;
 use mirofish_sim::{
     Ball, ExperimentConfig, FlockParams, Metrics, Preset, Simulation, Tank3d, Vec3, Vector, VolumeConfig,
     VolumeSchool,
@@ -153,40 +154,40 @@ impl StandardRun {
                 format!("sampling every {every} s from {from} s to {to} s: not a sampling plan").into()
             );
         }
+        let plan = (from, every, to);
         match &self.start {
             Start::Plane(config) => {
-                let mut sim = Simulation::from_config(&ExperimentConfig { seed, ..config.clone() })?;
-                let (first, step, last) = ticks(sim.dt, from, every, to);
-                let mut samples = Vec::new();
-                for tick in 1..=last {
-                    sim.step()?;
-                    if tick >= first && (tick - first).is_multiple_of(step) {
-                        samples.push(plane_sample(&sim));
-                    }
-                }
-                Ok(samples)
+                let sim = Simulation::from_config(&ExperimentConfig { seed, ..config.clone() })?;
+                let dt = sim.dt;
+                sampled(sim, dt, plan, |sim| Ok(sim.step()?), plane_sample)
             }
             Start::Volume(config) => {
-                let mut swarm = VolumeConfig { seed, ..config.clone() }.start()?;
-                let (first, step, last) = ticks(swarm.dt(), from, every, to);
-                let mut samples = Vec::new();
-                for tick in 1..=last {
-                    swarm.step();
-                    if tick >= first && (tick - first).is_multiple_of(step) {
-                        let m = swarm.metrics();
-                        let radius = swarm.params()[0].perception_radius;
-                        samples.push(Sample {
-                            neighbours: m.mean_neighbours,
-                            nearest: m.nearest_neighbour.map(|d| d / radius),
-                            polarizations: per_school(swarm.schools(), swarm.velocities()),
-                            at_walls: share(m.boundary_contacts, m.fish),
-                        });
-                    }
-                }
-                Ok(samples)
+                let swarm = VolumeConfig { seed, ..config.clone() }.start()?;
+                let dt = swarm.dt();
+                sampled(swarm, dt, plan, |swarm| Ok(swarm.step()), volume_sample)
             }
         }
     }
+}
+
+/// Steps `run` (ticks of `dt` seconds) and measures it at the times of
+/// `(from, every, to)` seconds.
+fn sampled<R>(
+    mut run: R,
+    dt: f32,
+    (from, every, to): (f32, f32, f32),
+    step: impl Fn(&mut R) -> Result<(), Error>,
+    measure: impl Fn(&R) -> Sample,
+) -> Result<Vec<Sample>, Error> {
+    let (first, between, last) = ticks(dt, from, every, to);
+    let mut samples = Vec::new();
+    for tick in 1..=last {
+        step(&mut run)?;
+        if tick >= first && (tick - first).is_multiple_of(between) {
+            samples.push(measure(&run));
+        }
+    }
+    Ok(samples)
 }
 
 /// The first tick sampled, the ticks between samples and the last tick, at
@@ -203,6 +204,18 @@ fn plane_sample(sim: &Simulation) -> Sample {
         neighbours: m.mean_neighbours,
         nearest: m.nearest_neighbour.map(|d| d / sim.params.perception_radius),
         polarizations: per_school(sim.flock.school_indices(), sim.flock.velocities()),
+        at_walls: share(m.boundary_contacts, m.fish),
+    }
+}
+
+/// A volume's sample.
+fn volume_sample(swarm: &Flock3d) -> Sample {
+    let m = swarm.metrics();
+    let radius = swarm.params()[0].perception_radius;
+    Sample {
+        neighbours: m.mean_neighbours,
+        nearest: m.nearest_neighbour.map(|d| d / radius),
+        polarizations: per_school(swarm.schools(), swarm.velocities()),
         at_walls: share(m.boundary_contacts, m.fish),
     }
 }

@@ -42,7 +42,7 @@ impl Spread {
     /// [`Spread::Normal`], each axis the sum of four uniform draws, centred
     /// and scaled to unit variance (close to normal, bounded, and made of
     /// additions only: the same bits on every platform).
-    pub fn point<V: Vector>(self, centre: V, radius: f32, rng: &mut Pcg32) -> V {
+    pub(crate) fn point<V: Vector>(self, centre: V, radius: f32, rng: &mut Pcg32) -> V {
         match self {
             Spread::Even => {
                 // Even over the ball: the distance from the centre drawn as
