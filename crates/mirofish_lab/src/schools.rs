@@ -164,7 +164,16 @@ impl StandardRun {
             Start::Volume(config) => {
                 let swarm = VolumeConfig { seed, ..config.clone() }.start()?;
                 let dt = swarm.dt();
-                sampled(swarm, dt, plan, |swarm| Ok(swarm.step()), volume_sample)
+                sampled(
+                    swarm,
+                    dt,
+                    plan,
+                    |swarm| {
+                        swarm.step();
+                        Ok(())
+                    },
+                    volume_sample,
+                )
             }
         }
     }
