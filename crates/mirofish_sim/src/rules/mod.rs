@@ -388,20 +388,32 @@ impl<V: Vector> RuleForces<V> {
 }
 
 /// The neighbourhoods of four fish (or eight, [`Lanes`]), one per vector
-/// lane: what the force kernel's four-fish scan sums (counts as whole
-/// numbers in `f32`).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct NeighbourhoodLanes<V = Vec4> {
+/// lane, over `N` axes (2 on a plane, 3 in a volume): what the force
+/// kernels' four-fish scans sum (counts as whole numbers in `f32`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct NeighbourhoodLanes<V = Vec4, const N: usize = 2> {
     /// Neighbours within the perception radius.
     pub count: V,
-    /// Sum of their velocities.
-    pub velocity: [V; 2],
+    /// Sum of their velocities, axis by axis.
+    pub velocity: [V; N],
     /// Sum of their offsets from the fish.
-    pub offset: [V; 2],
+    pub offset: [V; N],
     /// Neighbours within the separation radius.
     pub separation_count: V,
     /// Sum of their pushes.
-    pub separation: [V; 2],
+    pub separation: [V; N],
+}
+
+impl<const N: usize> Default for NeighbourhoodLanes<Vec4, N> {
+    fn default() -> Self {
+        Self {
+            count: Vec4::ZERO,
+            velocity: [Vec4::ZERO; N],
+            offset: [Vec4::ZERO; N],
+            separation_count: Vec4::ZERO,
+            separation: [Vec4::ZERO; N],
+        }
+    }
 }
 
 impl NeighbourhoodLanes {
@@ -473,31 +485,51 @@ pub(crate) fn evaluate_lanes<V: Lanes>(
         return None;
     }
     let max_speed = n.count.splat(params.max_speed);
+    let (sin, cos) = crate::math::angle::sin_cos_lanes(phase)?;
+    rules_in_lanes(n, v, [cos * max_speed, sin * max_speed], params)
+}
+
+/// The three rules and wander for four fish (or eight) in `N` dimensions,
+/// one fish per lane, `wander` being each fish's wandering velocity:
+/// `[separation, alignment, cohesion, wander]`, each axis by axis, with the
+/// bits of [`RuleForces::evaluate_towards`] (and of [`RuleForces::evaluate`]
+/// on a plane) lane by lane. `None` under speed matching or where a length
+/// is not finite: evaluate those fish one at a time.
+#[inline(always)]
+pub(crate) fn rules_in_lanes<V: Lanes, const N: usize>(
+    n: &NeighbourhoodLanes<V, N>,
+    v: [V; N],
+    wander: [V; N],
+    params: &FlockParams,
+) -> Option<[[V; N]; 4]> {
+    if params.match_speed {
+        return None;
+    }
+    let max_speed = n.count.splat(params.max_speed);
     let zero = n.count.splat(0.0);
     let (some, pushed) = (n.count.cmpgt(zero), n.separation_count.cmpgt(zero));
-    let separation = [
-        V::select(pushed, n.separation[0] * max_speed, zero),
-        V::select(pushed, n.separation[1] * max_speed, zero),
-    ];
-    let (sin, cos) = crate::math::angle::sin_cos_lanes(phase)?;
+    let mut separation = [zero; N];
+    for (axis, &push) in separation.iter_mut().zip(&n.separation) {
+        *axis = V::select(pushed, push * max_speed, zero);
+    }
     let changes = [
         separation,
         towards_mean(n.velocity, n.count, some, v, max_speed),
         towards_mean(n.offset, n.count, some, v, max_speed),
-        [cos * max_speed, sin * max_speed],
+        wander,
     ];
     let weights =
         [params.separation_weight, params.alignment_weight, params.cohesion_weight, params.wander_weight];
     // `steer_four`, a rule at a time; a non-finite length anywhere sends
     // the quartet to the one-fish form.
     let (inv, max) = (1.0 / params.reaction_time, params.max_force);
-    let mut scaled = [[zero; 2]; 4];
+    let mut scaled = [[zero; N]; 4];
     let mut len2 = [zero; 4];
     for k in 0..4 {
-        let [cx, cy] = changes[k];
-        let [x, y] = [cx * inv, cy * inv];
-        scaled[k] = [x, y];
-        len2[k] = x * x + y * y;
+        for i in 0..N {
+            scaled[k][i] = changes[k][i] * inv;
+        }
+        len2[k] = length_squared(scaled[k]);
     }
     let infinite = zero.splat(f32::INFINITY);
     let finite =
@@ -505,52 +537,72 @@ pub(crate) fn evaluate_lanes<V: Lanes>(
     if !V::all(finite) {
         return None;
     }
-    let mut out = [[zero; 2]; 4];
+    let mut out = [[zero; N]; 4];
     for k in 0..4 {
-        let [x, y] = scaled[k];
         let scale = V::select(
             len2[k].cmple(zero.splat(max * max)),
             zero.splat(1.0),
             zero.splat(max) / len2[k].sqrt(),
         );
-        out[k] = [x * scale * weights[k], y * scale * weights[k]];
+        for i in 0..N {
+            out[k][i] = scaled[k][i] * scale * weights[k];
+        }
     }
     Some(out)
 }
 
-/// `alignment_and_cohesion` in lanes: full speed along the mean of the
-/// sums `[sx, sy]` over `count`, minus the velocity `[vx, vy]`; zero
-/// without neighbours (outside `some`).
+/// The squared length of `N` axes' lanes, summed in the axes' order (as
+/// glam's `length_squared` sums them: the same bits).
 #[inline(always)]
-fn towards_mean<V: Lanes>(
-    [sx, sy]: [V; 2],
-    count: V,
-    some: V::Mask,
-    [vx, vy]: [V; 2],
-    max_speed: V,
-) -> [V; 2] {
-    let zero = count.splat(0.0);
-    let (mx, my) = (sx / count, sy / count);
-    let rcp = zero.splat(1.0) / (mx * mx + my * my).sqrt();
-    let usable = rcp.is_finite_mask() & rcp.cmpgt(zero);
-    [
-        V::select(some, V::select(usable, mx * rcp, zero) * max_speed - vx, zero),
-        V::select(some, V::select(usable, my * rcp, zero) * max_speed - vy, zero),
-    ]
+fn length_squared<V: Lanes, const N: usize>(axes: [V; N]) -> V {
+    let mut sum = axes[0] * axes[0];
+    for x in &axes[1..] {
+        sum = sum + *x * *x;
+    }
+    sum
 }
 
-/// [`clamp_length`] of four vectors, one per lane (each to its own
-/// `max`), with the same bits; `None` if one is non-finite (the one-vector
-/// form handles those).
+/// `alignment_and_cohesion` in lanes: full speed along the mean of the
+/// sums over `count`, minus the velocity `v`; zero without neighbours
+/// (outside `some`).
 #[inline(always)]
-pub(crate) fn clamp_length_lanes([x, y]: [Vec4; 2], max: Vec4) -> Option<[Vec4; 2]> {
-    let len2 = x * x + y * y;
+fn towards_mean<V: Lanes, const N: usize>(
+    sums: [V; N],
+    count: V,
+    some: V::Mask,
+    v: [V; N],
+    max_speed: V,
+) -> [V; N] {
+    let zero = count.splat(0.0);
+    let mut mean = [zero; N];
+    for i in 0..N {
+        mean[i] = sums[i] / count;
+    }
+    let rcp = zero.splat(1.0) / length_squared(mean).sqrt();
+    let usable = rcp.is_finite_mask() & rcp.cmpgt(zero);
+    let mut change = [zero; N];
+    for i in 0..N {
+        change[i] = V::select(some, V::select(usable, mean[i] * rcp, zero) * max_speed - v[i], zero);
+    }
+    change
+}
+
+/// [`clamp_length`] of four vectors in `N` dimensions, one per lane (each
+/// to its own `max`), with the same bits; `None` if one is non-finite (the
+/// one-vector form handles those).
+#[inline(always)]
+pub(crate) fn clamp_length_lanes<const N: usize>(v: [Vec4; N], max: Vec4) -> Option<[Vec4; N]> {
+    let len2 = length_squared(v);
     if !len2.cmplt(Vec4::INFINITY).all() {
         return None;
     }
     let short = len2.cmple(max * max);
     let scale = max / len2.sqrt();
-    Some([Vec4::select(short, x, x * scale), Vec4::select(short, y, y * scale)])
+    let mut clamped = v;
+    for x in &mut clamped {
+        *x = Vec4::select(short, *x, *x * scale);
+    }
+    Some(clamped)
 }
 
 #[cfg(test)]

@@ -106,6 +106,26 @@ impl TickKey {
         if p.length_squared() > 1.0 { p.normalize_or_zero() } else { p }
     }
 
+    /// [`TickKey::in_unit_ball`] for four fish at once, axis by axis with
+    /// one fish per lane (the axes past `V::DIM` zero): the same bits.
+    #[inline(always)]
+    pub(crate) fn in_unit_ball_lanes<V: Vector>(self, fish: [u64; 4], stream: Stream) -> [Vec4; 3] {
+        let bits = fish.map(|f| self.bits(f, stream));
+        let mut p = [Vec4::ZERO; 3];
+        for (i, axis) in p.iter_mut().enumerate().take(V::DIM) {
+            let unit =
+                bits.map(|b| ((b >> (21 * i)) & 0x1f_ffff) as u32 as f32 * (1.0 / (1u32 << 20) as f32));
+            *axis = Vec4::from_array(unit) - 1.0;
+        }
+        let mut len2 = p[0] * p[0];
+        for axis in &p[1..V::DIM] {
+            len2 += *axis * *axis;
+        }
+        // `normalize_or_zero`: the reciprocal of the length, then a product.
+        let (outside, rcp) = (len2.cmpgt(Vec4::ONE), Vec4::ONE / len2.sqrt());
+        p.map(|axis| Vec4::select(outside, axis * rcp, axis))
+    }
+
     /// The unit direction along which `fish` escapes, this tick, the
     /// neighbours exactly on top of it (whose offset gives no direction):
     /// a direction of its own, so that each fish of a pile leaves its own
@@ -176,6 +196,27 @@ mod tests {
                 assert_eq!((x[l].to_bits(), y[l].to_bits()), (one.x.to_bits(), one.y.to_bits()), "fish {f}");
             }
         }
+    }
+
+    fn balls_in_lanes_are_the_draws_one_at_a_time<V: Vector>() {
+        let key = TickKey::new(11, 5);
+        for first in (0..4000u64).step_by(4) {
+            let fish = [first, first + 1, first * 977 + 5, u64::MAX - first];
+            let lanes = key.in_unit_ball_lanes::<V>(fish, Stream::Jitter);
+            for (l, &f) in fish.iter().enumerate() {
+                let one: V = key.in_unit_ball(f, Stream::Jitter);
+                for (i, axis) in lanes.iter().enumerate() {
+                    let expected = if i < V::DIM { one.axis(i) } else { 0.0 };
+                    assert_eq!(axis[l].to_bits(), expected.to_bits(), "fish {f}, axis {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn four_balls_in_lanes_are_the_balls_one_at_a_time_in_both_dimensions() {
+        balls_in_lanes_are_the_draws_one_at_a_time::<Vec2>();
+        balls_in_lanes_are_the_draws_one_at_a_time::<glam::Vec3>();
     }
 
     #[test]

@@ -22,7 +22,7 @@ use glam::{BVec4A, Vec4};
 
 use super::scan::{Axes, nearest_image};
 use crate::math::Vector;
-use crate::rules::{Neighbourhood, Reach};
+use crate::rules::{Neighbourhood, NeighbourhoodLanes, Reach};
 
 /// Fish per quartet: one per lane of a `Vec4`.
 pub(super) const LANES: usize = 4;
@@ -86,6 +86,25 @@ impl QuartetReach {
     }
 }
 
+impl QuartetReach {
+    /// The offsets of a candidate at `at` from the four fish, axis by
+    /// axis, and their squared lengths (the nearest image on a torus).
+    #[inline(always)]
+    fn offsets<V: Vector>(&self, at: [f32; 3]) -> ([Vec4; 3], Vec4) {
+        let mut d = [Vec4::ZERO; 3];
+        let mut d2 = Vec4::ZERO;
+        for (i, di) in d.iter_mut().enumerate().take(V::DIM) {
+            let mut x = Vec4::splat(at[i]) - self.at[i];
+            if self.wrap {
+                x = nearest_image(x, self.half[i], self.size[i]);
+            }
+            d2 = if i == 0 { x * x } else { d2 + x * x };
+            *di = x;
+        }
+        (d, d2)
+    }
+}
+
 /// A quartet's sums, one fish per lane.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct QuartetSums<V: Vector> {
@@ -110,6 +129,38 @@ impl<V: Vector> QuartetSums<V> {
         hood.offset_sum = V::from_fn(|i| self.offset[i][l]);
         (hood, self.nearest2[l])
     }
+
+    /// Lane `l`'s separation sums, to settle its ties before the rules.
+    pub fn separation_mut(&mut self, l: usize) -> &mut Neighbourhood<V> {
+        &mut self.separation[l]
+    }
+
+    /// The four neighbourhoods in lanes, axis by axis (the axes past
+    /// `V::DIM` zero), for the rules in lanes.
+    pub fn in_lanes(&self) -> NeighbourhoodLanes<Vec4, 3> {
+        let separation = |i: usize| Vec4::from_array(self.separation.map(|n| n.separation_sum.axis(i)));
+        let mut hoods = NeighbourhoodLanes {
+            count: self.count,
+            velocity: self.velocity,
+            offset: self.offset,
+            separation_count: Vec4::from_array(self.separation.map(|n| n.separation_count as f32)),
+            separation: [Vec4::ZERO; 3],
+        };
+        for (i, axis) in hoods.separation.iter_mut().enumerate().take(V::DIM) {
+            *axis = separation(i);
+        }
+        hoods
+    }
+
+    /// The count of neighbours of each lane.
+    pub fn counts(&self) -> Vec4 {
+        self.count
+    }
+
+    /// Each lane's squared distance to its nearest neighbour.
+    pub fn nearest2(&self) -> Vec4 {
+        self.nearest2
+    }
 }
 
 /// The sums of the quartet over the candidates of `runs`, in ascending
@@ -128,22 +179,20 @@ pub(super) fn scan_quartet<V: Vector>(
     let mut nearest2 = Vec4::INFINITY;
     let mut separation = [Neighbourhood::<V>::default(); LANES];
     for &(start, end) in runs {
-        for (k, &v) in velocities[start..end].iter().enumerate() {
+        let [xs, ys, zs] = axes.run::<V>(start..end);
+        let candidates = velocities[start..end].iter().zip(xs).zip(ys).zip(zs);
+        for (k, (((&v, &x), &y), &z)) in candidates.enumerate() {
             let s = start + k;
-            let mut d = [Vec4::ZERO; 3];
-            let mut d2 = Vec4::ZERO;
-            for (i, di) in d.iter_mut().enumerate().take(V::DIM) {
-                let mut x = Vec4::splat(axes.at(i, s)) - quartet.at[i];
-                if quartet.wrap {
-                    x = nearest_image(x, quartet.half[i], quartet.size[i]);
-                }
-                d2 = if i == 0 { x * x } else { d2 + x * x };
-                *di = x;
-            }
+            let (d, d2) = quartet.offsets::<V>([x, y, z]);
             let mut within = d2.cmplt(quartet.within2);
             let own = s.wrapping_sub(quartet.base);
             if own < LANES {
                 within &= NOT_LANE[own];
+            }
+            if !within.any() {
+                // Out of every lane's reach (most candidates): it would add
+                // exact zeros.
+                continue;
             }
             let seen = within & d2.cmplt(quartet.perception2);
             count += Vec4::select(seen, Vec4::ONE, Vec4::ZERO);

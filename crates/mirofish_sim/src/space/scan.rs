@@ -46,10 +46,12 @@ impl Axes {
 }
 
 impl Axes {
-    /// Coordinate `i` of the fish in `slot`.
+    /// The coordinates of the fish in `slots`, axis by axis (the axes past
+    /// `V::DIM` are axis 0's again, never read): slices of one length, so
+    /// that a loop over them needs no bounds check.
     #[inline(always)]
-    pub fn at(&self, i: usize, slot: usize) -> f32 {
-        self.axis[i][slot]
+    pub fn run<V: Vector>(&self, slots: Range<usize>) -> [&[f32]; 3] {
+        core::array::from_fn(|i| &self.axis[if i < V::DIM { i } else { 0 }][slots.clone()])
     }
 }
 

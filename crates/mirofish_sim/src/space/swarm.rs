@@ -13,13 +13,13 @@
 
 use std::sync::Arc;
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg32;
 use rayon::prelude::*;
 
 use super::grid::{CellGrid, MAX_RUNS, MAX_STRETCH};
-use super::quartet::{LANES, QuartetReach, scan_quartet};
+use super::quartet::{LANES, QuartetReach, QuartetSums, scan_quartet};
 use super::scan::{Axes, Reach2, scan};
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
@@ -950,8 +950,9 @@ impl<V: Vector> Swarm<V> {
     }
 
     /// Every fish's steering from the state at the start of the tick; the
-    /// number of quartets scanned together.
-    fn forces(&mut self) -> usize {
+    /// number of quartets scanned together, and of those whose rules went
+    /// in lanes.
+    fn forces(&mut self) -> [usize; 2] {
         self.kicks.clear();
         self.kicks.resize(self.len(), Kick::default());
         let dt = self.dt;
@@ -976,6 +977,7 @@ impl<V: Vector> Swarm<V> {
             scene: &self.scene,
             key: TickKey::new(self.seed, self.tick),
             quartets: self.quartets,
+            quiet: self.scene.leaves_fish_alone(!self.group.is_empty(), self.leading),
         };
         let kicks = &mut self.kicks;
         crate::step::run(self.pool.as_deref(), || {
@@ -983,20 +985,23 @@ impl<V: Vector> Swarm<V> {
                 .par_chunks_mut(CHUNK)
                 .enumerate()
                 .map(|(c, chunk)| {
-                    let mut together = 0;
+                    let mut together = [0, 0];
                     for (q, quartet) in chunk.chunks_mut(LANES).enumerate() {
                         let base = c * CHUNK + q * LANES;
-                        if pass.quartets && pass.quartet(base, quartet) {
-                            together += 1;
-                        } else {
-                            for (k, kick) in quartet.iter_mut().enumerate() {
-                                *kick = pass.fish(base + k);
+                        match pass.quartets.then(|| pass.quartet(base, quartet)).flatten() {
+                            Some(in_lanes) => {
+                                together = [together[0] + 1, together[1] + usize::from(in_lanes)]
+                            }
+                            None => {
+                                for (k, kick) in quartet.iter_mut().enumerate() {
+                                    *kick = pass.fish(base + k);
+                                }
                             }
                         }
                     }
                     together
                 })
-                .sum::<usize>()
+                .reduce(|| [0, 0], |a, b| [a[0] + b[0], a[1] + b[1]])
         })
     }
 
@@ -1185,6 +1190,10 @@ struct ForcePass<'a, V: Vector> {
     key: TickKey,
     /// Whether to scan by quartets where they qualify.
     quartets: bool,
+    /// Whether nothing in the scene steers a fish
+    /// ([`Scene::leaves_fish_alone`]): a quartet of one school then takes
+    /// its rules in lanes.
+    quiet: bool,
 }
 
 impl<V: Vector> ForcePass<'_, V> {
@@ -1271,13 +1280,14 @@ impl<V: Vector> ForcePass<'_, V> {
     /// shaped view, a topological neighbourhood or an eye for its own
     /// school only, their cells a short stretch of one row, and their
     /// candidates together too few for any of them to be thinned. The same
-    /// bits as [`ForcePass::fish`] one by one; false (nothing written)
-    /// where the quartet does not qualify.
+    /// bits as [`ForcePass::fish`] one by one; `None` (nothing written)
+    /// where the quartet does not qualify, else whether its rules went in
+    /// lanes ([`ForcePass::finish_in_lanes`]).
     #[inline]
-    fn quartet(&self, base: usize, kicks: &mut [Kick<V>]) -> bool {
-        let Ok(kicks) = <&mut [Kick<V>; LANES]>::try_from(kicks) else { return false };
+    fn quartet(&self, base: usize, kicks: &mut [Kick<V>]) -> Option<bool> {
+        let kicks = <&mut [Kick<V>; LANES]>::try_from(kicks).ok()?;
         if self.zones.is_some() {
-            return false;
+            return None;
         }
         let fish = self.fish;
         let positions: [V; LANES] = core::array::from_fn(|l| fish.position[base + l]);
@@ -1286,7 +1296,7 @@ impl<V: Vector> ForcePass<'_, V> {
         for &p in &positions[1..] {
             let c = self.grid.coords(p);
             if c[1] != first[1] || c[2] != first[2] || c[0] < first[0] || c[0] - first[0] > MAX_STRETCH {
-                return false;
+                return None;
             }
             stretch = stretch.max(c[0] - first[0]);
         }
@@ -1303,21 +1313,97 @@ impl<V: Vector> ForcePass<'_, V> {
                 && params.topological_neighbours == 0
                 && (self.one_school || params.sees_other_schools);
             if !plain {
-                return false;
+                return None;
             }
             (reach[l], caps[l]) = (now.reach, params.neighbour_cap);
         }
         let along = Runs::along(self.grid, first, stretch);
         // No fish of the quartet has more candidates than the stretch.
         if caps.iter().any(|&cap| thinning_step::<V>(along.candidates, cap) > 1) {
-            return false;
+            return None;
         }
         let quartet = QuartetReach::new(base, positions, reach, self.tank.size(), self.grid.wraps());
-        let sums = scan_quartet(self.axes, &fish.velocity, along.as_slice(), &quartet);
+        let mut sums = scan_quartet(self.axes, &fish.velocity, along.as_slice(), &quartet);
+        for l in 0..LANES {
+            self.settle_ties(base + l, sums.separation_mut(l));
+        }
+        let school = fish.school[base];
+        let one_school = fish.school[base + 1..base + LANES].iter().all(|&k| k == school);
+        let in_lanes = self.quiet && one_school && self.finish_in_lanes(base, &sums, kicks);
+        if !in_lanes {
+            for (l, kick) in kicks.iter_mut().enumerate() {
+                let (hood, nearest2) = sums.lane(l);
+                *kick = self.finish(base + l, &hood, nearest2);
+            }
+        }
+        Some(in_lanes)
+    }
+
+    /// [`ForcePass::finish`] of the quartet from slot `base`, all of one
+    /// school, in a scene that leaves them alone, four fish at once: the
+    /// same bits, written to `kicks`. `false`, with nothing written, where
+    /// a fish needs the one-fish form (speed matching, a non-finite sum).
+    #[inline]
+    fn finish_in_lanes(&self, base: usize, sums: &QuartetSums<V>, kicks: &mut [Kick<V>; LANES]) -> bool {
+        let fish = self.fish;
+        let params = &self.params[usize::from(fish.school[base])];
+        let lanes =
+            |column: &[V], i: usize| Vec4::from_array(core::array::from_fn(|l| column[base + l].axis(i)));
+        let (mut velocity, mut wander) = ([Vec4::ZERO; 3], [Vec4::ZERO; 3]);
+        for i in 0..V::DIM {
+            velocity[i] = lanes(&fish.velocity, i);
+            wander[i] = lanes(&fish.wander, i) * params.max_speed;
+        }
+        let Some([separation, alignment, cohesion, wander]) =
+            rules::rules_in_lanes(&sums.in_lanes(), velocity, wander, params)
+        else {
+            return false;
+        };
+        // Fear's harder push (by exactly 1 for a calm fish).
+        let gain = Vec4::from_array(core::array::from_fn(|l| {
+            react::panic_separation_gain(fish.fright[base + l], params)
+        }));
+        let separation = separation.map(|axis| axis * gain);
+        // The walls, fish by fish where one is near them; clear of every
+        // wall, the one-fish steer's signed zero.
+        let mut boundary = [Vec4::ZERO; 3];
+        if self.tank.boundary == BoundaryMode::SoftMargin {
+            let (tank, margin) = (self.tank, self.tank.margin());
+            let mut steer = [[0.0 * tank.boundary_weight; 3]; LANES];
+            for (l, steer) in steer.iter_mut().enumerate() {
+                let ahead = tank.ahead(fish.position[base + l], fish.velocity[base + l]);
+                let clear = (0..V::DIM).all(|i| {
+                    let x = ahead.axis(i);
+                    x >= tank.min.axis(i) + margin && x <= tank.max.axis(i) - margin
+                });
+                if !clear {
+                    let wall = rules::boundary::soft_margin_steer(ahead, tank, params);
+                    let wall = rules::steer(wall, tank.boundary_weight, params);
+                    *steer = core::array::from_fn(|i| if i < V::DIM { wall.axis(i) } else { 0.0 });
+                }
+            }
+            boundary = core::array::from_fn(|i| Vec4::from_array(steer.map(|s| s[i])));
+        }
+        let ids = core::array::from_fn(|l| u64::from(fish.id[base + l]));
+        let jitter = self.key.in_unit_ball_lanes::<V>(ids, Stream::Jitter);
+        let amount = params.jitter * params.max_force;
+        // `RuleForces::acceleration`'s order, with its zero obstacle, flight
+        // and goal.
+        let total: [Vec4; 3] = core::array::from_fn(|i| {
+            let parts = separation[i] + alignment[i] + cohesion[i] + wander[i] + boundary[i];
+            parts + Vec4::ZERO + Vec4::ZERO + Vec4::ZERO + jitter[i] * amount
+        });
+        let Some(acceleration) = rules::clamp_length_lanes(total, Vec4::splat(params.max_force)) else {
+            return false;
+        };
+        let (count, nearest2) = (sums.counts().to_array(), sums.nearest2().to_array());
         for (l, kick) in kicks.iter_mut().enumerate() {
-            let (mut hood, nearest2) = sums.lane(l);
-            self.settle_ties(base + l, &mut hood);
-            *kick = self.finish(base + l, &hood, nearest2);
+            *kick = Kick {
+                acceleration: V::from_fn(|i| acceleration[i][l]),
+                fear: 0.0,
+                neighbours: count[l] as u32,
+                nearest2: nearest2[l],
+            };
         }
         true
     }
@@ -1542,11 +1628,12 @@ pub fn swarm_hash<V: Vector>(swarm: &Swarm<V>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::world::scene::Predator;
 
     /// Steps `a` and a copy that scans fish one at a time side by side:
     /// the same bits every tick, and a fair share of the quartets scanned
     /// together (else the comparison would prove nothing).
-    fn quartets_agree<V: Vector>(mut a: Swarm<V>, ticks: u64, share: f32) {
+    fn quartets_agree<V: Vector>(mut a: Swarm<V>, ticks: u64, [share, lanes]: [f32; 2]) {
         let mut b = a.clone();
         b.quartets = false;
         for tick in 0..ticks {
@@ -1557,11 +1644,13 @@ mod tests {
         let mut c = a.clone();
         c.apply_commands();
         c.index();
-        let together = c.forces() as f32 / c.len().div_ceil(LANES) as f32;
-        assert!(together >= share, "{:.0} % of the quartets scanned together", together * 100.0);
+        let [together, in_lanes] = c.forces();
+        let quartets = c.len().div_ceil(LANES) as f32;
+        assert!(together as f32 >= share * quartets, "{together} of {quartets} quartets scanned together");
+        assert!(in_lanes as f32 >= lanes * quartets, "{in_lanes} of {quartets} quartets' rules in lanes");
         let mut d = c.clone();
         d.quartets = false;
-        assert_eq!(d.forces(), 0);
+        assert_eq!(d.forces(), [0, 0]);
         assert_eq!(c.kicks, d.kicks);
     }
 
@@ -1575,7 +1664,7 @@ mod tests {
     fn quartets_give_the_bits_of_fish_one_at_a_time_in_a_volume() {
         for boundary in [BoundaryMode::Bounce, BoundaryMode::Wrap, BoundaryMode::SoftMargin] {
             let swarm = Flock3d::new(FlockParams::default(), dense(boundary, 600.0), 3001, 7).unwrap();
-            quartets_agree(swarm, 12, 0.5);
+            quartets_agree(swarm, 12, [0.5, 0.5]);
         }
     }
 
@@ -1583,8 +1672,37 @@ mod tests {
     fn quartets_give_the_bits_of_fish_one_at_a_time_on_a_plane() {
         for boundary in [BoundaryMode::Bounce, BoundaryMode::Wrap] {
             let swarm = Swarm::<Vec2>::new(FlockParams::default(), dense(boundary, 1400.0), 2999, 3).unwrap();
-            quartets_agree(swarm, 12, 0.5);
+            quartets_agree(swarm, 12, [0.5, 0.5]);
         }
+    }
+
+    /// The rules in lanes keep the bits of fish one at a time where their
+    /// inputs vary most: afraid fish (a predator just gone, so the scene
+    /// is quiet again), soft walls looked at ahead, two schools of other
+    /// weights, on a plane and in a volume; and a scene that is not quiet
+    /// sends every quartet to the one-fish rules.
+    fn lanes_agree<V: Vector>(count: usize, extent: f32) {
+        let mut tank = dense::<V>(BoundaryMode::SoftMargin, extent);
+        tank.look_ahead = 1.5;
+        let mut swarm = Swarm::<V>::new(FlockParams::default(), tank, count, 21).unwrap();
+        let other =
+            FlockParams { separation_weight: 2.5, wander_weight: 0.0, jitter: 0.3, ..FlockParams::default() };
+        swarm.add_school(other, count / 3, 22).unwrap();
+        let scene = Scene { predators: vec![Predator::new(V::ZERO, extent * 0.3)], ..Scene::default() };
+        swarm.set_scene(scene).unwrap();
+        swarm.run(4);
+        let mut loud = swarm.clone();
+        let [_, in_lanes] = loud.forces();
+        assert_eq!(in_lanes, 0, "a predator about: no rules in lanes");
+        swarm.set_scene(Scene::default()).unwrap();
+        assert!(swarm.fears().iter().filter(|&&f| f > 0.0).count() > count / 20, "few fish afraid");
+        quartets_agree(swarm, 6, [0.2, 0.2]);
+    }
+
+    #[test]
+    fn rules_in_lanes_keep_the_bits_with_fear_walls_ahead_and_two_schools() {
+        lanes_agree::<Vec3>(2400, 500.0);
+        lanes_agree::<Vec2>(2400, 1400.0);
     }
 
     /// Where some fish cannot go by quartets (a school that sees only its
@@ -1602,10 +1720,10 @@ mod tests {
         let topological = FlockParams { topological_neighbours: 6, ..FlockParams::default() };
         swarm.add_school(topological, 40, 14).unwrap();
         swarm.spawn_ball(0, 600, 15, (Vec3::ZERO, 12.0)).unwrap();
-        quartets_agree(swarm.clone(), 10, 0.1);
+        quartets_agree(swarm.clone(), 10, [0.1, 0.1]);
         for id in (0..1500).step_by(97) {
             swarm.set_leader(id, true).unwrap();
         }
-        quartets_agree(swarm, 10, 0.0);
+        quartets_agree(swarm, 10, [0.0, 0.0]);
     }
 }

@@ -35,14 +35,7 @@ impl Flock {
             leader: &self.leader,
             group: &self.group,
             leader_goal: scene.route.as_ref().and_then(Route::goal),
-            quiet: scene.obstacles.is_empty()
-                && scene.predators.is_empty()
-                && scene.goal.is_none()
-                && scene.school_goals.iter().all(Option::is_none)
-                && (self.group.is_empty() || scene.group_goals.iter().all(Option::is_none))
-                && scene.attractor.is_none()
-                && (scene.route.is_none() || !has_leaders)
-                && all_zero(&self.fear),
+            quiet: scene.leaves_fish_alone(!self.group.is_empty(), has_leaders) && all_zero(&self.fear),
             scene,
             table,
             caches: &self.school_caches,

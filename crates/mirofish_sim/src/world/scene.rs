@@ -385,6 +385,21 @@ impl<V: Vector> Default for Scene<V> {
 }
 
 impl<V: Vector> Scene<V> {
+    /// Whether nothing in the scene steers a fish: no rock, no predator,
+    /// no goal (shared, a school's, or a group's where some fish are
+    /// `grouped`), no attract/repel point, and no route where a fish
+    /// `leads`. The force passes then leave the scene's reactions out,
+    /// which add exact zeros there.
+    pub(crate) fn leaves_fish_alone(&self, grouped: bool, leads: bool) -> bool {
+        self.obstacles.is_empty()
+            && self.predators.is_empty()
+            && self.goal.is_none()
+            && self.school_goals.iter().all(Option::is_none)
+            && (!grouped || self.group_goals.iter().all(Option::is_none))
+            && self.attractor.is_none()
+            && (self.route.is_none() || !leads)
+    }
+
     /// The goal that school `school` steers for: its own, else the shared
     /// one.
     pub fn goal_of(&self, school: usize) -> Option<Goal<V>> {
