@@ -19,7 +19,7 @@ use mirofish_sim::control::volume::Ball;
 use mirofish_sim::space::{CollectiveState, SwarmMetrics, VolumeCommand, Zones};
 use mirofish_sim::{FlockParams, VolumeConfig, VolumeSchool};
 
-use crate::aquarium::panel::knob_sliders;
+use mirofish_kit::panel::knob_sliders;
 
 /// Fish in a start for one of Couzin's states.
 pub const COUZIN_FISH: usize = 300;

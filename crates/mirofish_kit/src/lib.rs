@@ -7,6 +7,7 @@
 //! | [`FishLookPlugin`] | every fish a sprite of one shared fish picture, tinted by school, that beats its tail and stretches with speed; predators as large red fish |
 //! | [`MouseToolsPlugin`] | a predator on a left click, a rock on a right click, Shift-drags that attract or repel, Ctrl + click to inspect a fish |
 //! | [`DebugOverlayPlugin`] | gizmos: the tank, fear radii, goals and the route; neighbour lines, rule forces, radii and the grid per toggle; the inspected fish |
+//! | `TuningPanelPlugin` (feature `panel`) | an egui window: the school's numbers and health, every parameter of each school, the other plugins' switches, live plots; a game adds its own sections ([`panel`]) |
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -32,10 +33,14 @@
 
 pub mod look;
 pub mod overlay;
+#[cfg(feature = "panel")]
+pub mod panel;
 pub mod tools;
 
 pub use look::{ColourMode, FishImage, FishLook, FishLookPlugin, RULE_COLOURS, TailBeat};
 pub use overlay::{DebugOverlayPlugin, OverlaySettings};
+#[cfg(feature = "panel")]
+pub use panel::{PanelAppExt, PanelSettings, TuningPanelPlugin};
 pub use tools::{
     CursorWorld, FishReport, Inspected, MouseToolsPlugin, PointerOverUi, ToolSettings, click_command,
     drag_command, report, waypoint_command,
@@ -45,5 +50,7 @@ pub use tools::{
 pub mod prelude {
     pub use crate::look::{ColourMode, FishLook, FishLookPlugin};
     pub use crate::overlay::{DebugOverlayPlugin, OverlaySettings};
+    #[cfg(feature = "panel")]
+    pub use crate::panel::{PanelAppExt, PanelSettings, TuningPanelPlugin};
     pub use crate::tools::{Inspected, MouseToolsPlugin, PointerOverUi, ToolSettings};
 }

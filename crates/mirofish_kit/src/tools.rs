@@ -165,7 +165,7 @@ pub fn mouse_tools(
     }
     let mut send = |command: FlockCommand| {
         if let Err(e) = commands.submit(command) {
-            warn!("mouse tools: {e}");
+            log::warn!("mouse tools: {e}");
         }
     };
     let held = [MouseButton::Left, MouseButton::Right].into_iter().find(|b| buttons.pressed(*b));

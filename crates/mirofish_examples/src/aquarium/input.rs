@@ -18,7 +18,9 @@
 
 use bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockState};
-use mirofish_kit::{CursorWorld, FishLook, MouseToolsPlugin, OverlaySettings, waypoint_command};
+use mirofish_kit::{
+    CursorWorld, FishLook, MouseToolsPlugin, OverlaySettings, PanelSettings, waypoint_command,
+};
 use mirofish_sim::step::command::FlockCommand;
 use mirofish_sim::{Goal, GoalMode};
 
@@ -39,6 +41,7 @@ impl Plugin for InputToolsPlugin {
             .init_resource::<OverlaySettings>()
             .init_resource::<AquariumSettings>()
             .init_resource::<FishLook>()
+            .init_resource::<PanelSettings>()
             .init_resource::<super::IntentSettings>()
             .add_systems(Update, keyboard_shortcuts);
     }
@@ -52,7 +55,7 @@ pub fn keyboard_shortcuts(
     mut overlay: ResMut<OverlaySettings>,
     mut commands: ResMut<FlockCommands>,
     (mut deciding, cursor, state): (ResMut<super::DecisionSettings>, Res<CursorWorld>, Res<FlockState>),
-    mut look: ResMut<FishLook>,
+    (mut look, mut panel): (ResMut<FishLook>, ResMut<PanelSettings>),
 ) {
     if keys.just_pressed(KeyCode::KeyI) {
         deciding.on = !deciding.on;
@@ -67,7 +70,7 @@ pub fn keyboard_shortcuts(
         let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
         let goal =
             cursor.0.filter(|_| !shift).map(|at| Goal { mode: GoalMode::Arrive, ..Goal::seek(at, 1.0) });
-        if let Err(e) = commands.submit(FlockCommand::SetSchoolGoal { school: settings.school, goal }) {
+        if let Err(e) = commands.submit(FlockCommand::SetSchoolGoal { school: panel.school, goal }) {
             warn!("aquarium: {e}");
         }
     }
@@ -94,7 +97,7 @@ pub fn keyboard_shortcuts(
         look.colours = look.colours.next();
     }
     if keys.just_pressed(KeyCode::KeyH) {
-        settings.show_panel = !settings.show_panel;
+        panel.show = !panel.show;
     }
     let overlay = &mut *overlay;
     for (key, flag) in [

@@ -11,7 +11,7 @@ pub fn follow(
     inspected: Res<Inspected>,
     state: Res<FlockState>,
     slots: Query<&FishSlot>,
-    settings: Res<super::AquariumSettings>,
+    panel: Res<mirofish_kit::PanelSettings>,
     mut camera: Query<(&mut Projection, &mut Transform), With<Camera2d>>,
     mut following: Local<bool>,
 ) {
@@ -26,7 +26,7 @@ pub fn follow(
                 transform.translation = p.extend(transform.translation.z);
             }
             None if *following => {
-                (*projection, *transform) = super::framing(&state.config().tank, settings.show_panel);
+                (*projection, *transform) = super::framing(&state.config().tank, panel.show);
             }
             None => {}
         }

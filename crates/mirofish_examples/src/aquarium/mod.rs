@@ -22,10 +22,9 @@ mod stats;
 
 use bevy::camera::ScalingMode;
 use bevy::prelude::*;
-use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
-use mirofish_kit::{DebugOverlayPlugin, FishLookPlugin};
+use mirofish_kit::{DebugOverlayPlugin, FishLookPlugin, PanelSettings, TuningPanelPlugin};
 use mirofish_sim::ExperimentConfig;
 use mirofish_sim::step::command::FlockCommand;
 
@@ -53,10 +52,6 @@ pub struct AquariumSettings {
     pub step: bool,
     /// Start over at the next frame: despawn everything, respawn from `seed`.
     pub reset: bool,
-    /// Whether the egui panel is shown.
-    pub show_panel: bool,
-    /// The school the panel edits.
-    pub school: u16,
     /// Whether the perception radius follows the fish count: when the
     /// count changes, every school's radius (and its separation radius,
     /// in proportion) is re-sized for `neighbours` neighbours per fish
@@ -105,8 +100,6 @@ impl AquariumSettings {
             paused: false,
             step: false,
             reset: false,
-            show_panel: true,
-            school: 0,
             auto_radius: true,
             neighbours: mirofish_sim::control::preset::spread_neighbours(
                 fish,
@@ -162,8 +155,9 @@ impl Plugin for AquariumPlugin {
                 MiroFishPlugin::default()
                     .with_tick_rate(60.0)
                     .with_max_catch_up(mirofish_bevy::MAX_CATCH_UP_TICKS),
-                EguiPlugin::default(),
+                TuningPanelPlugin,
             ))
+            .insert_resource(PanelSettings { title: "MiroFish aquarium".into(), ..default() })
             .add_plugins((
                 input::InputToolsPlugin,
                 intent::IntentPlugin,
@@ -188,13 +182,18 @@ impl Plugin for AquariumPlugin {
             )
             .add_systems(Update, inspect::follow.after(mirofish_kit::tools::mouse_tools))
             .add_systems(Update, intent::draw_goals)
-            .add_systems(Update, session::act.before(reset))
-            .add_systems(EguiPrimaryContextPass, panel::panel);
+            .add_systems(Update, session::act.before(reset));
+        panel::add_sections(app);
     }
 }
 
-fn setup(mut commands: Commands, config: Res<FlockConfig>, settings: Res<AquariumSettings>) {
-    let (projection, transform) = framing(&config.tank, settings.show_panel);
+fn setup(
+    mut commands: Commands,
+    config: Res<FlockConfig>,
+    settings: Res<AquariumSettings>,
+    panel: Res<PanelSettings>,
+) {
+    let (projection, transform) = framing(&config.tank, panel.show);
     commands.spawn((Camera2d, projection, transform));
     spawn_schools(&mut commands, &settings);
 }
@@ -219,17 +218,17 @@ pub(crate) fn framing(tank: &Tank, panel: bool) -> (Projection, Transform) {
 
 /// Re-frames the tank when the panel is shown or hidden.
 fn frame_tank(
-    settings: Res<AquariumSettings>,
+    panel: Res<PanelSettings>,
     config: Res<FlockConfig>,
     mut camera: Query<(&mut Projection, &mut Transform), With<Camera2d>>,
     mut shown: Local<Option<bool>>,
 ) {
-    if *shown == Some(settings.show_panel) {
+    if *shown == Some(panel.show) {
         return;
     }
-    *shown = Some(settings.show_panel);
+    *shown = Some(panel.show);
     for (mut projection, mut transform) in &mut camera {
-        (*projection, *transform) = framing(&config.tank, settings.show_panel);
+        (*projection, *transform) = framing(&config.tank, panel.show);
     }
 }
 

@@ -1,0 +1,130 @@
+//! The tuning panel without a window: its sections drawn into an egui
+//! context of the test's own show the school's numbers, its health and a
+//! game's section in its place; a click on a parameter's switch becomes a
+//! command that changes the school at the next tick; a click on "let go"
+//! stops inspecting a fish; sections of plugins not added stay out.
+#![cfg(feature = "panel")]
+
+use bevy::app::ScheduleRunnerPlugin;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_egui::egui;
+use mirofish_bevy::prelude::*;
+use mirofish_bevy::{FlockCommands, FlockMetrics};
+use mirofish_kit::panel::{PanelAppExt, PanelSections, draw_sections, order};
+use mirofish_kit::{Inspected, MouseToolsPlugin, TuningPanelPlugin};
+use mirofish_sim::step::command::FlockCommand;
+
+fn app() -> App {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+        .insert_resource(FlockConfig { seed: 5, ..default() })
+        .insert_resource(FlockMetrics::new(10))
+        .add_plugins((MiroFishPlugin::default(), TuningPanelPlugin, MouseToolsPlugin))
+        .add_panel_section("game", order::HEALTH + 1, true, |InMut(ui): InMut<egui::Ui>| {
+            ui.label("a game's own line");
+        })
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app.world_mut().commands().queue(SpawnSchool::new(120));
+    app.world_mut().flush();
+    for _ in 0..40 {
+        app.update();
+    }
+    app
+}
+
+/// One frame of the panel's sections in a tall screen (nothing
+/// scrolled away), with `events` as this frame's input: every text drawn
+/// and where.
+fn frame(app: &mut App, ctx: &egui::Context, events: Vec<egui::Event>) -> Vec<(String, egui::Rect)> {
+    let input = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(900.0, 6000.0))),
+        events,
+        ..default()
+    };
+    let world = app.world_mut();
+    let mut output = ctx.run_ui(input, |ui| draw_sections(world, ui));
+    // No renderer takes the font atlas here.
+    output.textures_delta.clear();
+    let mut texts = Vec::new();
+    for clipped in output.shapes {
+        if let egui::epaint::Shape::Text(text) = clipped.shape {
+            texts.push((text.galley.text().to_owned(), text.visual_bounding_rect()));
+        }
+    }
+    texts
+}
+
+fn find<'a>(texts: &'a [(String, egui::Rect)], wanted: &str) -> Option<&'a egui::Rect> {
+    texts.iter().find(|(t, _)| t == wanted).map(|(_, r)| r)
+}
+
+/// A press and a release of the primary button at `at`.
+fn click_at(at: egui::Pos2) -> Vec<egui::Event> {
+    let button = |pressed| egui::Event::PointerButton {
+        pos: at,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    };
+    vec![egui::Event::PointerMoved(at), button(true), button(false)]
+}
+
+#[test]
+fn the_panel_shows_the_school_its_health_and_a_games_section_in_order() {
+    let mut app = app();
+    let ctx = egui::Context::default();
+    let texts = frame(&mut app, &ctx, Vec::new());
+    for wanted in ["fish", "120", "polarization", "health", "share at the walls", "game", "school", "metrics"]
+    {
+        assert!(
+            find(&texts, wanted).is_some(),
+            "{wanted:?} not drawn: {:?}",
+            texts.iter().map(|t| &t.0).collect::<Vec<_>>()
+        );
+    }
+    // The game's section sits between the health and the school sections.
+    let y = |wanted: &str| find(&texts, wanted).unwrap().min.y;
+    assert!(
+        y("health") < y("game") && y("game") < y("a game's own line") && y("a game's own line") < y("school")
+    );
+    // The overlay and the fish look are not added: no view section.
+    assert!(find(&texts, "view").is_none());
+    let names: Vec<&str> = app.world().resource::<PanelSections>().iter().map(|s| s.name).collect();
+    assert_eq!(names, ["", "health", "game", "school", "view", "inspect", "tools", "metrics"]);
+}
+
+#[test]
+fn a_click_on_a_switch_is_a_command_that_changes_the_school() {
+    let mut app = app();
+    let ctx = egui::Context::default();
+    let matches = |app: &App| app.world().resource::<FlockState>().schools()[0].match_speed;
+    assert!(!matches(&app));
+    let texts = frame(&mut app, &ctx, Vec::new());
+    let switch = *find(&texts, "alignment matches speed").expect("the switch is drawn");
+    frame(&mut app, &ctx, click_at(switch.center()));
+    let queued: Vec<FlockCommand> =
+        app.world().resource::<FlockCommands>().pending().iter().map(|s| s.command).collect();
+    assert!(
+        matches!(queued.as_slice(), [FlockCommand::SetSchoolParams { school: 0, params }] if params.match_speed),
+        "{queued:?}"
+    );
+    app.update();
+    assert!(matches(&app), "the school matches speeds now");
+    // The change is in the run's command log: a recording replays it.
+    let applied = app.world().resource::<FlockCommands>().applied();
+    assert!(applied.iter().any(|s| matches!(s.command, FlockCommand::SetSchoolParams { .. })));
+}
+
+#[test]
+fn let_go_stops_inspecting_a_fish() {
+    let mut app = app();
+    let fish = app.world_mut().query_filtered::<Entity, With<Boid>>().iter(app.world()).next().unwrap();
+    app.world_mut().resource_mut::<Inspected>().fish = Some(fish);
+    let ctx = egui::Context::default();
+    let texts = frame(&mut app, &ctx, Vec::new());
+    assert!(find(&texts, "school 0").is_some(), "the inspected fish's school is shown");
+    let button = *find(&texts, "let go (Esc)").expect("the button is drawn");
+    frame(&mut app, &ctx, click_at(button.center()));
+    assert_eq!(app.world().resource::<Inspected>().fish, None);
+}
