@@ -21,7 +21,8 @@
 
 use bevy::prelude::*;
 use bevy::window::WindowResolution;
-use mirofish_examples::aquarium::session::{Ask, SessionControls};
+use mirofish::kit::RecorderControls;
+use mirofish::kit::recorder::Ask;
 use mirofish_examples::aquarium::{
     AquariumPlugin, AquariumSettings, OverlaySettings, SmokeTest, decision_settings,
 };
@@ -91,7 +92,8 @@ fn main() -> AppExit {
         app.insert_resource(test);
     }
     if let Some(recording) = replay {
-        app.insert_resource(SessionControls { last: Some(recording), asked: Some(Ask::Replay), ..default() });
+        let mut controls = app.world_mut().resource_mut::<RecorderControls>();
+        (controls.last, controls.asked) = (Some(recording), Some(Ask::Replay));
     }
     app.run()
 }

@@ -10,8 +10,10 @@ use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::Session;
 use mirofish_bevy::prelude::*;
 use mirofish_examples::aquarium::input::InputToolsPlugin;
-use mirofish_examples::aquarium::session::{self, Ask, CONFIG_FILE, RECORDING_FILE, SessionControls};
+use mirofish_examples::aquarium::session::{self, CONFIG_FILE, RECORDING_FILE};
 use mirofish_examples::aquarium::{AquariumSettings, CursorWorld, aquarium_config};
+use mirofish_kit::RecorderControls;
+use mirofish_kit::recorder::{Ask, RecorderPlugin};
 use mirofish_sim::{ExperimentConfig, Recording};
 
 fn app(folder: &std::path::Path) -> App {
@@ -20,10 +22,10 @@ fn app(folder: &std::path::Path) -> App {
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
         .insert_resource(aquarium_config(&settings))
         .insert_resource(settings)
-        .insert_resource(SessionControls { folder: Some(folder.to_owned()), ..default() })
-        .add_plugins((MiroFishPlugin::default(), InputToolsPlugin))
-        .add_systems(Update, session::act)
+        .add_plugins((MiroFishPlugin::default(), InputToolsPlugin, RecorderPlugin))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    let (controls, configs) = session::recorder(Some(folder.to_owned()));
+    app.insert_resource(controls).insert_resource(configs);
     app.world_mut().commands().queue(SpawnSchool::new(100));
     app.world_mut().flush();
     app.update();
@@ -31,7 +33,7 @@ fn app(folder: &std::path::Path) -> App {
 }
 
 fn press(app: &mut App, ask: Ask) {
-    app.world_mut().resource_mut::<SessionControls>().asked = Some(ask);
+    app.world_mut().resource_mut::<RecorderControls>().asked = Some(ask);
     app.update();
 }
 

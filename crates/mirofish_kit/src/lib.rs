@@ -7,6 +7,7 @@
 //! | [`FishLookPlugin`] | every fish a sprite of one shared fish picture, tinted by school, that beats its tail and stretches with speed; predators as large red fish |
 //! | [`MouseToolsPlugin`] | a predator on a left click, a rock on a right click, Shift-drags that attract or repel, Ctrl + click to inspect a fish |
 //! | [`DebugOverlayPlugin`] | gizmos: the tank, fear radii, goals and the route; neighbour lines, rule forces, radii and the grid per toggle; the inspected fish |
+//! | [`RecorderPlugin`] | record (restarting the school), stop and save, replay, save the running configuration: buttons over the core plugin's recorder, in the panel where it is added |
 //! | `TuningPanelPlugin` (feature `panel`) | an egui window: the school's numbers and health, every parameter of each school, the other plugins' switches, live plots; a game adds its own sections ([`panel`]) |
 //!
 //! ```no_run
@@ -35,12 +36,14 @@ pub mod look;
 pub mod overlay;
 #[cfg(feature = "panel")]
 pub mod panel;
+pub mod recorder;
 pub mod tools;
 
 pub use look::{ColourMode, FishImage, FishLook, FishLookPlugin, RULE_COLOURS, TailBeat};
 pub use overlay::{DebugOverlayPlugin, OverlaySettings};
 #[cfg(feature = "panel")]
 pub use panel::{PanelAppExt, PanelSettings, TuningPanelPlugin};
+pub use recorder::{RecorderControls, RecorderPlugin, SessionConfigs};
 pub use tools::{
     CursorWorld, FishReport, Inspected, MouseToolsPlugin, PointerOverUi, ToolSettings, click_command,
     drag_command, report, waypoint_command,
@@ -52,5 +55,6 @@ pub mod prelude {
     pub use crate::overlay::{DebugOverlayPlugin, OverlaySettings};
     #[cfg(feature = "panel")]
     pub use crate::panel::{PanelAppExt, PanelSettings, TuningPanelPlugin};
+    pub use crate::recorder::{RecorderControls, RecorderPlugin, SessionConfigs};
     pub use crate::tools::{Inspected, MouseToolsPlugin, PointerOverUi, ToolSettings};
 }

@@ -48,7 +48,7 @@ pub use bevy_egui::egui;
 use bevy_egui::{EguiContext, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiContext};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::prelude::*;
-use mirofish_bevy::{FishSlot, FlockCommands, FlockMetrics};
+use mirofish_bevy::{FishSlot, FlockCommands, FlockMetrics, Session};
 use mirofish_sim::control::tuning::KNOBS;
 use mirofish_sim::observe::health::{Health, Mark};
 use mirofish_sim::observe::metrics::COLUMNS;
@@ -57,6 +57,7 @@ use mirofish_sim::{Preset, observe};
 
 use crate::look::{ColourMode, FishLook, RULE_COLOURS, rule_parts};
 use crate::overlay::OverlaySettings;
+use crate::recorder::{Ask, RecorderControls, session_words};
 use crate::tools::{Inspected, PointerOverUi, ToolSettings, report};
 
 /// The orders of the kit's own sections (lower first); a game's section
@@ -74,6 +75,8 @@ pub mod order {
     pub const INSPECT: i32 = 400;
     /// The mouse tools' sizes and strengths.
     pub const TOOLS: i32 = 500;
+    /// The recorder's buttons.
+    pub const RECORD: i32 = 550;
     /// Plots of the school's order and spacing over time.
     pub const METRICS: i32 = 600;
 }
@@ -188,6 +191,9 @@ impl Plugin for TuningPanelPlugin {
         });
         add_section(app, "tools", order::TOOLS, false, tools_section, |w| {
             w.contains_resource::<ToolSettings>()
+        });
+        add_section(app, "record & replay", order::RECORD, true, record_section, |w| {
+            w.contains_resource::<RecorderControls>()
         });
         add_section(app, "metrics", order::METRICS, false, metrics_section, |_| true);
     }
@@ -455,6 +461,37 @@ pub fn tools_section(
                 log::warn!("panel: {e}");
             }
         }
+    }
+}
+
+/// The recorder's buttons ([`RecorderControls`]): record (restarting the
+/// school), stop (and save), replay the last recording, save the running
+/// configuration; how the session stands and what the last press did.
+pub fn record_section(
+    InMut(ui): InMut<egui::Ui>,
+    controls: Option<ResMut<RecorderControls>>,
+    recorder: Res<FlockRecorder>,
+) {
+    let Some(mut controls) = controls else { return };
+    ui.label(session_words(recorder.session()));
+    ui.horizontal(|ui| {
+        let busy = matches!(recorder.session(), Session::Recording | Session::Replaying);
+        if ui.add_enabled(!busy, egui::Button::new("● record")).on_hover_text("restarts the school").clicked()
+        {
+            controls.asked = Some(Ask::Record);
+        }
+        if ui.add_enabled(busy, egui::Button::new("■ stop")).clicked() {
+            controls.asked = Some(Ask::Stop);
+        }
+        if ui.add_enabled(!busy && controls.last.is_some(), egui::Button::new("▶ replay")).clicked() {
+            controls.asked = Some(Ask::Replay);
+        }
+        if ui.button("save config").clicked() {
+            controls.asked = Some(Ask::SaveConfig);
+        }
+    });
+    if !controls.message.is_empty() {
+        ui.label(&controls.message);
     }
 }
 

@@ -88,10 +88,14 @@ fn the_panel_shows_the_school_its_health_and_a_games_section_in_order() {
     assert!(
         y("health") < y("game") && y("game") < y("a game's own line") && y("a game's own line") < y("school")
     );
-    // The overlay and the fish look are not added: no view section.
-    assert!(find(&texts, "view").is_none());
+    // The overlay, the fish look and the recorder are not added: their
+    // sections stay out.
+    assert!(find(&texts, "view").is_none() && find(&texts, "record & replay").is_none());
     let names: Vec<&str> = app.world().resource::<PanelSections>().iter().map(|s| s.name).collect();
-    assert_eq!(names, ["", "health", "game", "school", "view", "inspect", "tools", "metrics"]);
+    assert_eq!(
+        names,
+        ["", "health", "game", "school", "view", "inspect", "tools", "record & replay", "metrics"]
+    );
 }
 
 #[test]

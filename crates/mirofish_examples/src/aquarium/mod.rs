@@ -24,7 +24,7 @@ use bevy::camera::ScalingMode;
 use bevy::prelude::*;
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
-use mirofish_kit::{DebugOverlayPlugin, FishLookPlugin, PanelSettings, TuningPanelPlugin};
+use mirofish_kit::{DebugOverlayPlugin, FishLookPlugin, PanelSettings, RecorderPlugin, TuningPanelPlugin};
 use mirofish_sim::ExperimentConfig;
 use mirofish_sim::step::command::FlockCommand;
 
@@ -167,7 +167,7 @@ impl Plugin for AquariumPlugin {
                 smoke::SmokeTestPlugin,
             ))
             .init_resource::<TickStats>()
-            .init_resource::<session::SessionControls>()
+            .add_plugins(RecorderPlugin)
             .add_systems(Startup, setup)
             .add_systems(
                 FixedUpdate,
@@ -178,11 +178,15 @@ impl Plugin for AquariumPlugin {
             )
             .add_systems(
                 Update,
-                (stats::frame_time, sync_fish_count, pause_and_step, reset, frame_tank).chain(),
+                // A recording's restart first: `reset` then sees it.
+                (stats::frame_time, sync_fish_count, pause_and_step, reset, frame_tank)
+                    .chain()
+                    .after(mirofish_kit::recorder::act),
             )
             .add_systems(Update, inspect::follow.after(mirofish_kit::tools::mouse_tools))
-            .add_systems(Update, intent::draw_goals)
-            .add_systems(Update, session::act.before(reset));
+            .add_systems(Update, intent::draw_goals);
+        let (controls, configs) = session::recorder(None);
+        app.insert_resource(controls).insert_resource(configs);
         panel::add_sections(app);
     }
 }

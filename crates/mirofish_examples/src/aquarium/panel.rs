@@ -1,8 +1,8 @@
 //! The aquarium's sections of the kit's panel
 //! ([`mirofish_kit::panel`]): the run controls (pause, step, reset, seed,
-//! fish count), the decision layer's switch, the recorder's buttons and
-//! the list of keys. The school's numbers, health, parameters, view,
-//! inspection, tools and plots are the kit's own sections.
+//! fish count), the decision layer's switch and the list of keys. The
+//! school's numbers, health, parameters, view, inspection, tools, the
+//! recorder's buttons and plots are the kit's own sections.
 //!
 //! Parameter changes are sent as commands, so they enter the command log
 //! like every other input.
@@ -13,7 +13,6 @@ use mirofish_bevy::prelude::*;
 use mirofish_kit::panel::{PanelAppExt, order};
 
 use super::intent::{DecisionSettings, Decisions, IntentSettings, intent_colour};
-use super::session::{SessionControls, controls as session_controls};
 use super::{AquariumSettings, TickStats};
 
 /// Most fish the count slider offers.
@@ -23,7 +22,6 @@ pub const MAX_FISH: usize = 20_000;
 pub fn add_sections(app: &mut App) {
     app.add_panel_section("run", order::STATS + 10, true, run_section)
         .add_panel_section("intent", order::INSPECT + 50, true, intent_section)
-        .add_panel_section("record & replay", order::TOOLS + 50, true, record_section)
         .add_panel_section("controls", order::METRICS + 50, true, controls_section);
 }
 
@@ -79,15 +77,6 @@ fn intent_section(
     decisions: Res<Decisions>,
 ) {
     intent_controls(ui, &mut intent, &mut deciding, &decisions);
-}
-
-/// The recorder's buttons.
-fn record_section(
-    InMut(ui): InMut<egui::Ui>,
-    mut session: ResMut<SessionControls>,
-    recorder: Res<FlockRecorder>,
-) {
-    session_controls(ui, &mut session, &recorder);
 }
 
 /// The keys and mouse buttons.

@@ -1,5 +1,5 @@
-//! Record, stop, replay and save: the panel's session buttons over the
-//! plugin's [`FlockRecorder`].
+//! What the aquarium records and saves, for the game kit's recorder
+//! ([`mirofish_kit::RecorderPlugin`]).
 //!
 //! Recording restarts the scene from the panel's settings (fish count,
 //! seed, each school's parameters as tuned, the tank, the scene file's
@@ -11,10 +11,9 @@
 use std::path::PathBuf;
 
 use bevy::prelude::*;
-use bevy_egui::egui;
 use mirofish_bevy::prelude::*;
-use mirofish_bevy::{FlockCommands, Session};
-use mirofish_sim::{ExperimentConfig, Recording, SchoolConfig};
+use mirofish_kit::{RecorderControls, SessionConfigs};
+use mirofish_sim::{ExperimentConfig, SchoolConfig};
 
 use super::AquariumSettings;
 
@@ -23,30 +22,22 @@ pub const RECORDING_FILE: &str = "aquarium-session.replay";
 /// File the running configuration is saved to.
 pub const CONFIG_FILE: &str = "aquarium.flock.ron";
 
-/// What the session buttons asked for, and what happened.
-#[derive(Resource, Debug, Default)]
-pub struct SessionControls {
-    /// The button pressed this frame, if any.
-    pub asked: Option<Ask>,
-    /// The last recording, stopped or loaded.
-    pub last: Option<Recording>,
-    /// What the last action did, for the panel.
-    pub message: String,
-    /// Where files are saved (`None`: the working folder).
-    pub folder: Option<PathBuf>,
-}
-
-/// A session button.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ask {
-    /// Restart the scene and record.
-    Record,
-    /// Stop recording (and save) or stop replaying.
-    Stop,
-    /// Replay the last recording.
-    Replay,
-    /// Save the running configuration as a `.flock.ron` file.
-    SaveConfig,
+/// The kit's recorder with the aquarium's files and configurations.
+pub fn recorder(folder: Option<PathBuf>) -> (RecorderControls, SessionConfigs) {
+    let controls = RecorderControls {
+        folder,
+        recording_file: RECORDING_FILE.into(),
+        config_file: CONFIG_FILE.into(),
+        ..default()
+    };
+    let configs = SessionConfigs {
+        start: |world| start_config(world.resource::<AquariumSettings>(), world.resource::<FlockConfig>()),
+        running: |world| {
+            let settings = world.resource::<AquariumSettings>();
+            running_config(settings, world.resource::<FlockConfig>(), world.resource::<FlockState>())
+        },
+    };
+    (controls, configs)
 }
 
 /// A recording's start for the panel's settings: the scene file with the
@@ -108,81 +99,4 @@ pub fn running_config(
     file.scene = state.scene().clone();
     file.scene.group_goals.clear();
     file
-}
-
-/// The session section of the panel.
-pub fn controls(ui: &mut egui::Ui, session: &mut SessionControls, recorder: &FlockRecorder) {
-    let state = match recorder.session() {
-        Session::Idle => "no session".to_owned(),
-        Session::Recording => "● recording".to_owned(),
-        Session::Replaying => "▶ replaying".to_owned(),
-        Session::Matched { ticks } => format!("replay matched, {ticks} ticks bit for bit"),
-        Session::Diverged { tick, .. } => format!("replay diverged at tick {tick}"),
-    };
-    ui.label(state);
-    ui.horizontal(|ui| {
-        let busy = matches!(recorder.session(), Session::Recording | Session::Replaying);
-        if ui.add_enabled(!busy, egui::Button::new("● record")).on_hover_text("restarts the scene").clicked()
-        {
-            session.asked = Some(Ask::Record);
-        }
-        if ui.add_enabled(busy, egui::Button::new("■ stop")).clicked() {
-            session.asked = Some(Ask::Stop);
-        }
-        if ui.add_enabled(!busy && session.last.is_some(), egui::Button::new("▶ replay")).clicked() {
-            session.asked = Some(Ask::Replay);
-        }
-        if ui.button("save config").clicked() {
-            session.asked = Some(Ask::SaveConfig);
-        }
-    });
-    if !session.message.is_empty() {
-        ui.label(&session.message);
-    }
-}
-
-/// Carries out the button pressed.
-pub fn act(
-    mut session: ResMut<SessionControls>,
-    mut recorder: ResMut<FlockRecorder>,
-    settings: Res<AquariumSettings>,
-    config: Res<FlockConfig>,
-    state: Res<FlockState>,
-    commands: Res<FlockCommands>,
-) {
-    let Some(asked) = session.asked.take() else { return };
-    let folder = session.folder.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_default();
-    let here = |name: &str| folder.join(name);
-    session.message = match asked {
-        Ask::Record => {
-            recorder.record(start_config(&settings, &config), 60);
-            "recording from a fresh start".to_owned()
-        }
-        Ask::Stop => match recorder.stop(&state, &commands) {
-            Some(recording) => {
-                let path = here(RECORDING_FILE);
-                let said = match recording.save(&path) {
-                    Ok(()) => format!("{} ticks saved to {}", recording.ticks, path.display()),
-                    Err(e) => format!("{} ticks recorded, not saved: {e}", recording.ticks),
-                };
-                session.last = Some(recording);
-                said
-            }
-            None => "replay stopped".to_owned(),
-        },
-        Ask::Replay => match session.last.clone() {
-            Some(recording) => {
-                recorder.replay(recording);
-                "replaying the last recording".to_owned()
-            }
-            None => "nothing recorded yet".to_owned(),
-        },
-        Ask::SaveConfig => {
-            let path = here(CONFIG_FILE);
-            match running_config(&settings, &config, &state).save(&path) {
-                Ok(()) => format!("configuration saved to {}", path.display()),
-                Err(e) => format!("configuration not saved: {e}"),
-            }
-        }
-    };
 }

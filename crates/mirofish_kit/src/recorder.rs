@@ -1,0 +1,211 @@
+//! Record, stop, replay and save a session: the buttons a player presses,
+//! over the core plugin's [`FlockRecorder`].
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use mirofish_bevy::prelude::*;
+//! use mirofish_kit::prelude::*;
+//! use mirofish_kit::recorder::Ask;
+//!
+//! fn keys(keys: Res<ButtonInput<KeyCode>>, mut recorder: ResMut<RecorderControls>) {
+//!     if keys.just_pressed(KeyCode::F5) {
+//!         recorder.asked = Some(Ask::Record);
+//!     }
+//!     if keys.just_pressed(KeyCode::F6) {
+//!         recorder.asked = Some(Ask::Stop);
+//!     }
+//! }
+//!
+//! App::new()
+//!     .add_plugins((DefaultPlugins, MiroFishPlugin::default(), RecorderPlugin))
+//!     .add_systems(Update, keys)
+//!     .run();
+//! ```
+//!
+//! A recording starts from a configuration, so pressing record restarts
+//! the school from one: by default the running configuration (each
+//! school's fish count and parameters as tuned, the tank, the seed, the
+//! rocks, predators, goals and route as they stand), or what a game puts
+//! in [`SessionConfigs`]. Every input that went through [`FlockCommands`]
+//! (the mouse tools' clicks, the panel's sliders) is in the recording;
+//! stopping saves it, and `mirofish-lab replay` runs the file to the same
+//! bits. With the tuning panel added, its "record & replay" section holds
+//! the buttons.
+
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+use mirofish_bevy::prelude::*;
+use mirofish_bevy::{FlockCommands, Session};
+use mirofish_sim::{ExperimentConfig, Recording, SchoolConfig};
+
+/// A session button.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ask {
+    /// Restart from the start configuration ([`SessionConfigs::start`])
+    /// and record.
+    Record,
+    /// Stop recording (and save) or stop replaying.
+    Stop,
+    /// Replay the last recording.
+    Replay,
+    /// Save the running configuration as a `.flock.ron` file.
+    SaveConfig,
+}
+
+/// What the session buttons asked for, and what happened.
+#[derive(Resource, Debug)]
+pub struct RecorderControls {
+    /// The button pressed this frame, if any (set it to press one).
+    pub asked: Option<Ask>,
+    /// The last recording, stopped or replayed.
+    pub last: Option<Recording>,
+    /// What the last action did, for a player to read.
+    pub message: String,
+    /// Where files are saved (`None`: the working folder).
+    pub folder: Option<PathBuf>,
+    /// The file a stopped recording is saved to, in `folder`.
+    pub recording_file: String,
+    /// The file the running configuration is saved to, in `folder`.
+    pub config_file: String,
+    /// Ticks between two checkpoints (state hashes) of a recording.
+    pub checkpoint_every: u64,
+}
+
+impl Default for RecorderControls {
+    fn default() -> Self {
+        Self {
+            asked: None,
+            last: None,
+            message: String::new(),
+            folder: None,
+            recording_file: "session.replay".into(),
+            config_file: "session.flock.ron".into(),
+            checkpoint_every: 60,
+        }
+    }
+}
+
+/// The configurations a session is made of, each read from the world:
+/// what a recording restarts from, and what "save config" writes.
+#[derive(Resource, Clone, Copy, Debug)]
+pub struct SessionConfigs {
+    /// The start of a recording (default: [`running_config`]).
+    pub start: fn(&World) -> ExperimentConfig,
+    /// The configuration saved (default: [`running_config`]).
+    pub running: fn(&World) -> ExperimentConfig,
+}
+
+impl Default for SessionConfigs {
+    fn default() -> Self {
+        let running =
+            |world: &World| running_config(world.resource::<FlockConfig>(), world.resource::<FlockState>());
+        Self { start: running, running }
+    }
+}
+
+/// The session buttons' plugin ([`RecorderControls`], [`SessionConfigs`]);
+/// needs no window.
+pub struct RecorderPlugin;
+
+impl Plugin for RecorderPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<RecorderControls>().init_resource::<SessionConfigs>().add_systems(Update, act);
+    }
+}
+
+/// The running school as a configuration file: every school's fish count,
+/// parameters and colour, the tank, the seed, and the scene as it stands
+/// (rocks, predators, goals, route; no attract/repel point, which follows
+/// a pointer, and no group goals, which a decision layer sets). Leaders
+/// are not kept: a file names how many lead, not which.
+pub fn running_config(config: &FlockConfig, state: &FlockState) -> ExperimentConfig {
+    let table = config.school_table();
+    let mut fish = vec![0usize; table.len()];
+    for &school in state.flock().school_indices() {
+        if let Some(n) = fish.get_mut(usize::from(school)) {
+            *n += 1;
+        }
+    }
+    let mut scene = state.scene().clone();
+    scene.attractor = None;
+    scene.group_goals.clear();
+    ExperimentConfig {
+        fish: fish.first().copied().unwrap_or(0),
+        params: config.params,
+        colour: Some(config.colour_of(0)),
+        schools: config
+            .schools
+            .iter()
+            .enumerate()
+            .map(|(k, params)| SchoolConfig {
+                fish: fish.get(k + 1).copied().unwrap_or(0),
+                params: *params,
+                colour: Some(config.colour_of(k as u16 + 1)),
+                ..SchoolConfig::default()
+            })
+            .collect(),
+        tank: config.tank,
+        seed: config.seed,
+        scene,
+        ..ExperimentConfig::default()
+    }
+}
+
+/// Carries out the button pressed ([`RecorderControls::asked`]), in
+/// `Update` (order a game's systems after it to see what it did).
+pub fn act(world: &mut World) {
+    let Some(asked) = world.resource_mut::<RecorderControls>().asked.take() else { return };
+    let configs = *world.resource::<SessionConfigs>();
+    let controls = world.resource::<RecorderControls>();
+    let folder = controls.folder.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_default();
+    let (recording_file, config_file) =
+        (folder.join(&controls.recording_file), folder.join(&controls.config_file));
+    let every = controls.checkpoint_every;
+    let message = match asked {
+        Ask::Record => {
+            let start = (configs.start)(world);
+            world.resource_mut::<FlockRecorder>().record(start, every);
+            "recording from a fresh start".to_owned()
+        }
+        Ask::Stop => {
+            let stopped = world.resource_scope(|world, mut recorder: Mut<FlockRecorder>| {
+                recorder.stop(world.resource::<FlockState>(), world.resource::<FlockCommands>())
+            });
+            match stopped {
+                Some(recording) => {
+                    let said = match recording.save(&recording_file) {
+                        Ok(()) => format!("{} ticks saved to {}", recording.ticks, recording_file.display()),
+                        Err(e) => format!("{} ticks recorded, not saved: {e}", recording.ticks),
+                    };
+                    world.resource_mut::<RecorderControls>().last = Some(recording);
+                    said
+                }
+                None => "replay stopped".to_owned(),
+            }
+        }
+        Ask::Replay => match world.resource::<RecorderControls>().last.clone() {
+            Some(recording) => {
+                world.resource_mut::<FlockRecorder>().replay(recording);
+                "replaying the last recording".to_owned()
+            }
+            None => "nothing recorded yet".to_owned(),
+        },
+        Ask::SaveConfig => match (configs.running)(world).save(&config_file) {
+            Ok(()) => format!("configuration saved to {}", config_file.display()),
+            Err(e) => format!("configuration not saved: {e}"),
+        },
+    };
+    world.resource_mut::<RecorderControls>().message = message;
+}
+
+/// How the session stands, in words.
+pub fn session_words(session: &Session) -> String {
+    match session {
+        Session::Idle => "no session".to_owned(),
+        Session::Recording => "● recording".to_owned(),
+        Session::Replaying => "▶ replaying".to_owned(),
+        Session::Matched { ticks } => format!("replay matched, {ticks} ticks bit for bit"),
+        Session::Diverged { tick, .. } => format!("replay diverged at tick {tick}"),
+    }
+}
