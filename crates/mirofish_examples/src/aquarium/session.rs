@@ -66,37 +66,20 @@ pub fn start_config(settings: &AquariumSettings, config: &FlockConfig) -> Experi
     start
 }
 
-/// The running configuration as a file: every school's fish count,
-/// parameters and colour, the tank, the seed, and the scene as it stands
-/// (rocks, predators, goals, route).
+/// The running configuration as a file ([`mirofish_kit::recorder::running_config`]:
+/// every school's fish count, parameters and colour, the tank, the seed,
+/// the scene as it stands), with the scene file's starting headings, time
+/// step and metrics interval.
 pub fn running_config(
     settings: &AquariumSettings,
     config: &FlockConfig,
     state: &FlockState,
 ) -> ExperimentConfig {
-    let mut fish = vec![0usize; config.school_table().len()];
-    for &school in state.flock().school_indices() {
-        if let Some(n) = fish.get_mut(usize::from(school)) {
-            *n += 1;
-        }
+    let scene = &settings.scene;
+    let mut file = mirofish_kit::recorder::running_config(config, state);
+    (file.dt, file.metrics_every, file.heading) = (scene.dt, scene.metrics_every, scene.heading);
+    for (school, from) in file.schools.iter_mut().zip(&scene.schools) {
+        school.heading = from.heading;
     }
-    let mut file = start_config(settings, config);
-    file.fish = fish.first().copied().unwrap_or(0);
-    file.colour = Some(config.colour_of(0));
-    file.schools = config
-        .schools
-        .iter()
-        .enumerate()
-        .map(|(k, params)| SchoolConfig {
-            fish: fish.get(k + 1).copied().unwrap_or(0),
-            params: *params,
-            heading: settings.scene.schools.get(k).and_then(|s| s.heading),
-            leaders: 0,
-            colour: Some(config.colour_of(k as u16 + 1)),
-        })
-        .collect();
-    file.leaders = 0;
-    file.scene = state.scene().clone();
-    file.scene.group_goals.clear();
     file
 }
