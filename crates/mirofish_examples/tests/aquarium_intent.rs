@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::prelude::*;
 use mirofish_examples::aquarium::intent::IntentPlugin;
-use mirofish_examples::aquarium::{DecisionSettings, Decisions, IntentSettings, decision_settings};
+use mirofish_examples::aquarium::{DecisionSettings, Decisions, decision_settings};
 
 fn app(settings: Option<DecisionSettings>) -> App {
     let mut app = App::new();
@@ -34,7 +34,6 @@ fn the_aquarium_starts_off_with_24_units_and_keeps_settings_given_first() {
     assert!(!settings.on);
     assert_eq!(settings.config.units, 24);
     assert!(off.world().resource::<Decisions>().layer.is_none());
-    assert!(off.world().resource::<IntentSettings>().show);
     let on = app(Some(decision_settings(true)));
     assert!(on.world().resource::<DecisionSettings>().on);
     let layer = on.world().resource::<Decisions>().layer.as_ref().expect("switched on from the start");

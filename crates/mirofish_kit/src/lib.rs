@@ -32,6 +32,8 @@
 //! On a plane only so far: a school in a volume is drawn by the game (the
 //! `aquarium3d` example's cones).
 
+#[cfg(feature = "decide")]
+pub mod decisions;
 pub mod look;
 pub mod overlay;
 #[cfg(feature = "panel")]

@@ -28,11 +28,14 @@ pub struct OverlaySettings {
     pub grid: bool,
     /// How many fish the per-fish items cover.
     pub fish: usize,
+    /// Each decision unit's goal, where the decision layer runs (the
+    /// `decide` feature).
+    pub unit_goals: bool,
 }
 
 impl Default for OverlaySettings {
     fn default() -> Self {
-        Self { neighbours: false, forces: false, radii: false, grid: false, fish: 20 }
+        Self { neighbours: false, forces: false, radii: false, grid: false, fish: 20, unit_goals: true }
     }
 }
 
@@ -44,13 +47,19 @@ pub const ARROW_SCALE: f32 = 0.06;
 /// the tank, predators' fear radii, the attractor, goals and route always,
 /// the per-fish items and the grid as [`OverlaySettings`] asks, and the
 /// fish picked to inspect ([`Inspected`], from
-/// [`crate::MouseToolsPlugin`]). Needs Bevy's gizmos (`DefaultPlugins`) and
+/// [`crate::MouseToolsPlugin`]); with the `decide` feature, each decision
+/// unit's goal where the decision layer runs. Needs Bevy's gizmos (`DefaultPlugins`) and
 /// [`mirofish_bevy::MiroFishPlugin`].
 pub struct DebugOverlayPlugin;
 
 impl Plugin for DebugOverlayPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<OverlaySettings>().add_systems(Update, (draw_overlay, draw_inspected));
+        #[cfg(feature = "decide")]
+        app.add_systems(
+            Update,
+            crate::decisions::draw_unit_goals.run_if(resource_exists::<mirofish_decide::plugin::Decisions>),
+        );
     }
 }
 

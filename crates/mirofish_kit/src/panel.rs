@@ -73,6 +73,8 @@ pub mod order {
     pub const VIEW: i32 = 300;
     /// The fish being inspected.
     pub const INSPECT: i32 = 400;
+    /// The decision layer's switch, units and intents.
+    pub const DECISIONS: i32 = 450;
     /// The mouse tools' sizes and strengths.
     pub const TOOLS: i32 = 500;
     /// The recorder's buttons.
@@ -188,6 +190,10 @@ impl Plugin for TuningPanelPlugin {
         });
         add_section(app, "inspect", order::INSPECT, true, inspect_section, |w| {
             w.contains_resource::<Inspected>()
+        });
+        #[cfg(feature = "decide")]
+        add_section(app, "decisions", order::DECISIONS, true, decisions_section, |w| {
+            w.contains_resource::<mirofish_decide::plugin::Decisions>()
         });
         add_section(app, "tools", order::TOOLS, false, tools_section, |w| {
             w.contains_resource::<ToolSettings>()
@@ -440,6 +446,46 @@ pub fn inspect_section(
             }
         });
     }
+}
+
+/// The decision layer's switch and units
+/// ([`mirofish_decide::plugin::DecisionSettings`]), whether the overlay
+/// draws their goals, how many units intend what, and the layer's counts.
+#[cfg(feature = "decide")]
+pub fn decisions_section(
+    InMut(ui): InMut<egui::Ui>,
+    settings: Option<ResMut<mirofish_decide::plugin::DecisionSettings>>,
+    decisions: Res<mirofish_decide::plugin::Decisions>,
+    overlay: Option<ResMut<OverlaySettings>>,
+) {
+    use mirofish_decide::Intent;
+    if let Some(mut settings) = settings {
+        ui.checkbox(&mut settings.on, "schools decide where to go")
+            .on_hover_text("the fish split into units; each picks a region to visit, flees or hides");
+        let on = settings.on;
+        ui.add_enabled(!on, egui::Slider::new(&mut settings.config.units, 4..=50).text("units"));
+    }
+    if let Some(mut overlay) = overlay {
+        ui.checkbox(&mut overlay.unit_goals, "draw each unit's goal");
+    }
+    let Some(layer) = decisions.layer.as_ref() else { return };
+    ui.horizontal_wrapped(|ui| {
+        for (kind, n) in crate::decisions::intent_counts(&decisions) {
+            let name = match kind {
+                Intent::GoTo { .. } => "travelling".to_string(),
+                Intent::Flee { .. } => "fleeing".to_string(),
+                other => other.to_string(),
+            };
+            ui.colored_label(egui_colour(crate::decisions::intent_colour(kind)), format!("{n} {name}"));
+        }
+    });
+    let s = layer.stats();
+    ui.label(format!(
+        "{} decisions, {:.0} % from the cache, {} fallbacks",
+        s.decisions,
+        layer.cache().hit_rate() * 100.0,
+        s.fallbacks
+    ));
 }
 
 /// The mouse tools' sizes and strengths ([`ToolSettings`]), and a button

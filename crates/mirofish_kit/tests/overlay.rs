@@ -1,7 +1,8 @@
 //! The debug overlay in a headless app: with every toggle on, a wrapping
 //! tank, a scene with a predator, an attractor, a route and goals, and a
-//! fish picked to inspect, it draws frame after frame; a fish that leaves
-//! the school while inspected is let go of quietly.
+//! fish picked to inspect (and, with the `decide` feature, the decision
+//! layer's units and their goals), it draws frame after frame; a fish that
+//! leaves the school while inspected is let go of quietly.
 
 use bevy::app::ScheduleRunnerPlugin;
 use bevy::gizmos::{AppGizmoBuilder, GizmoAsset, GizmoHandles};
@@ -29,8 +30,12 @@ fn the_overlay_draws_everything_and_lets_a_despawned_fish_go() {
             radii: true,
             grid: true,
             fish: 50,
+            unit_goals: true,
         })
         .add_plugins((MiroFishPlugin::default(), MouseToolsPlugin, DebugOverlayPlugin));
+    // The decision layer's units, whose goals the overlay draws too.
+    #[cfg(feature = "decide")]
+    app.add_plugins(mirofish_decide::plugin::DecisionPlugin);
     app.world_mut().commands().queue(SpawnSchool::new(200));
     app.world_mut().spawn((Predator2d::default(), Position(Vec2::new(100.0, 0.0))));
     app.world_mut().flush();
@@ -56,6 +61,13 @@ fn the_overlay_draws_everything_and_lets_a_despawned_fish_go() {
     }
     let scene = app.world().resource::<FlockState>().scene().clone();
     assert!(scene.route.is_some() && scene.attractor.is_some() && scene.school_goals[0].is_some());
+    #[cfg(feature = "decide")]
+    {
+        let decisions = app.world().resource::<mirofish_decide::plugin::Decisions>();
+        let counts = mirofish_kit::decisions::intent_counts(decisions);
+        assert!(counts.iter().map(|(_, n)| n).sum::<usize>() > 0, "the units decided");
+        assert!(scene.group_goals.iter().any(Option::is_some), "their goals are in the scene, to draw");
+    }
     assert_eq!(app.world().resource::<FlockState>().flock().len(), 200);
     // The inspected fish leaves: the overlay draws on without it.
     app.world_mut().despawn(fish);

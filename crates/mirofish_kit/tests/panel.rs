@@ -88,14 +88,18 @@ fn the_panel_shows_the_school_its_health_and_a_games_section_in_order() {
     assert!(
         y("health") < y("game") && y("game") < y("a game's own line") && y("a game's own line") < y("school")
     );
-    // The overlay, the fish look and the recorder are not added: their
-    // sections stay out.
-    assert!(find(&texts, "view").is_none() && find(&texts, "record & replay").is_none());
+    // The overlay, the fish look, the decision layer and the recorder are
+    // not added: their sections stay out.
+    for absent in ["view", "decisions", "record & replay"] {
+        assert!(find(&texts, absent).is_none(), "{absent}");
+    }
     let names: Vec<&str> = app.world().resource::<PanelSections>().iter().map(|s| s.name).collect();
-    assert_eq!(
-        names,
-        ["", "health", "game", "school", "view", "inspect", "tools", "record & replay", "metrics"]
-    );
+    let mut expected =
+        vec!["", "health", "game", "school", "view", "inspect", "tools", "record & replay", "metrics"];
+    if cfg!(feature = "decide") {
+        expected.insert(6, "decisions");
+    }
+    assert_eq!(names, expected);
 }
 
 #[test]
@@ -131,4 +135,30 @@ fn let_go_stops_inspecting_a_fish() {
     let button = *find(&texts, "let go (Esc)").expect("the button is drawn");
     frame(&mut app, &ctx, click_at(button.center()));
     assert_eq!(app.world().resource::<Inspected>().fish, None);
+}
+
+/// With the decision layer switched on, its section shows the switch and
+/// how many units intend what.
+#[cfg(feature = "decide")]
+#[test]
+fn the_decisions_section_shows_the_units_intents() {
+    let mut app = app();
+    app.add_plugins(mirofish_decide::plugin::DecisionPlugin);
+    for _ in 0..5 {
+        app.update();
+    }
+    let ctx = egui::Context::default();
+    let texts = frame(&mut app, &ctx, Vec::new());
+    assert!(find(&texts, "decisions").is_some() && find(&texts, "schools decide where to go").is_some());
+    let decisions = app.world().resource::<mirofish_decide::plugin::Decisions>();
+    let counts = mirofish_kit::decisions::intent_counts(decisions);
+    assert!(!counts.is_empty(), "the units decided");
+    for (kind, n) in counts {
+        let name = match kind {
+            mirofish_decide::Intent::GoTo { .. } => "travelling".to_string(),
+            mirofish_decide::Intent::Flee { .. } => "fleeing".to_string(),
+            other => other.to_string(),
+        };
+        assert!(find(&texts, &format!("{n} {name}")).is_some(), "{n} {name}");
+    }
 }

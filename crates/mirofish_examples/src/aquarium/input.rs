@@ -42,7 +42,6 @@ impl Plugin for InputToolsPlugin {
             .init_resource::<AquariumSettings>()
             .init_resource::<FishLook>()
             .init_resource::<PanelSettings>()
-            .init_resource::<super::IntentSettings>()
             .add_systems(Update, keyboard_shortcuts);
     }
 }

@@ -28,7 +28,7 @@ use mirofish_kit::{DebugOverlayPlugin, FishLookPlugin, PanelSettings, RecorderPl
 use mirofish_sim::ExperimentConfig;
 use mirofish_sim::step::command::FlockCommand;
 
-pub use intent::{DecisionSettings, Decisions, IntentSettings, decision_settings};
+pub use intent::{DecisionSettings, Decisions, decision_settings};
 pub use mirofish_kit::{CursorWorld, FishReport, Inspected, OverlaySettings, PointerOverUi, ToolSettings};
 pub use smoke::{Coverage, SmokeTest};
 pub use stats::TickStats;
@@ -183,8 +183,7 @@ impl Plugin for AquariumPlugin {
                     .chain()
                     .after(mirofish_kit::recorder::act),
             )
-            .add_systems(Update, inspect::follow.after(mirofish_kit::tools::mouse_tools))
-            .add_systems(Update, intent::draw_goals);
+            .add_systems(Update, inspect::follow.after(mirofish_kit::tools::mouse_tools));
         let (controls, configs) = session::recorder(None);
         app.insert_resource(controls).insert_resource(configs);
         panel::add_sections(app);
