@@ -33,6 +33,7 @@ use bevy::render::render_phase::ViewBinnedRenderPhases;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::render::{Render, RenderApp, RenderSystems};
 use bevy::window::{PrimaryWindow, WindowResolution};
+use mirofish::kit::look3d::{FishLook3d, FishLook3dPlugin};
 use mirofish::sim::space::{VolumeCommand, swarm_hash};
 use mirofish::sim::{FlockParams, Obstacle, Predator, Tank3d, VolumeConfig, VolumeRecording};
 use mirofish::volume::*;
@@ -104,7 +105,8 @@ fn main() -> AppExit {
     .insert_resource(Panel3d::new(config, fish))
     .insert_resource(Orbit { yaw: 0.5, pitch: 0.35, distance: 1700.0 })
     .init_resource::<Drag>()
-    .add_plugins((MiroFish3dPlugin::default().with_banking(0.6), Panel3dPlugin))
+    .insert_resource(FishLook3d { colours: SCHOOL_COLOURS.to_vec(), ..default() })
+    .add_plugins((MiroFish3dPlugin::default().with_banking(0.6), Panel3dPlugin, FishLook3dPlugin))
     .add_systems(
         Startup,
         (setup, move |mut commands: Commands, panel: Res<Panel3d>| match (&replay, &scene) {
@@ -114,8 +116,7 @@ fn main() -> AppExit {
         })
             .chain(),
     )
-    .add_systems(Update, (orbit, click, clear, draw_glass, show_scene, status))
-    .add_observer(give_fish_a_look);
+    .add_systems(Update, (orbit, click, clear, draw_glass, show_scene, status));
     // The draw commands of the opaque pass, counted where they are made.
     let draws = OpaqueDraws::default();
     app.insert_resource(draws.clone());
@@ -138,11 +139,10 @@ fn srgb([r, g, b]: [f32; 3]) -> Color {
     Color::srgb(r, g, b)
 }
 
-/// The shared fish mesh and one material per school.
+/// The predators' and rocks' meshes and materials (the fish's are the
+/// game kit's, `FishLook3dPlugin`).
 #[derive(Resource)]
-struct FishLook {
-    mesh: Handle<Mesh>,
-    materials: Vec<Handle<StandardMaterial>>,
+struct SceneLook {
     predator: (Handle<Mesh>, Handle<StandardMaterial>),
     rock: (Handle<Mesh>, Handle<StandardMaterial>),
 }
@@ -180,19 +180,8 @@ fn setup(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    // A slim cone, tip forward: Bevy's forward is −Z, the cone's tip +Y.
-    let fish = Cone { radius: 5.0, height: 22.0 }.mesh().resolution(8).build();
-    let fish = fish.rotated_by(Quat::from_rotation_x(-core::f32::consts::FRAC_PI_2));
-    let school_materials = SCHOOL_COLOURS
-        .iter()
-        .map(|&c| {
-            materials.add(StandardMaterial { base_color: srgb(c), perceptual_roughness: 0.6, ..default() })
-        })
-        .collect();
     let glow = |c: [f32; 3]| StandardMaterial { base_color: srgb(c), emissive: srgb(c).into(), ..default() };
-    commands.insert_resource(FishLook {
-        mesh: meshes.add(fish),
-        materials: school_materials,
+    commands.insert_resource(SceneLook {
         predator: (meshes.add(Sphere::new(18.0)), materials.add(glow(PREDATOR_COLOUR))),
         rock: (
             meshes.add(Sphere::new(1.0).mesh().ico(3).expect("a small ico sphere")),
@@ -226,18 +215,6 @@ fn setup(
             ..default()
         },
     ));
-}
-
-/// Each fish, as it arrives, gets the shared mesh and its school's material.
-fn give_fish_a_look(
-    add: On<Add, Boid3d>,
-    schools: Query<&School3d>,
-    look: Res<FishLook>,
-    mut commands: Commands,
-) {
-    let school = schools.get(add.entity).map_or(0, |s| usize::from(s.0));
-    let material = look.materials[school % look.materials.len()].clone();
-    commands.entity(add.entity).insert((Mesh3d(look.mesh.clone()), MeshMaterial3d(material)));
 }
 
 fn orbit(
@@ -331,7 +308,7 @@ fn draw_glass(state: Res<Flock3dState>, mut gizmos: Gizmos) {
 fn show_scene(
     mut commands: Commands,
     state: Res<Flock3dState>,
-    look: Res<FishLook>,
+    look: Res<SceneLook>,
     mut drawn: Query<(Entity, &SceneMarker, &mut Transform)>,
 ) {
     let s = state.flock.scene();

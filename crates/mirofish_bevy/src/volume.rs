@@ -644,8 +644,11 @@ fn write_back(
 
 /// Moves each fish's `Transform` between its last two positions by how far
 /// the fixed clock has run into the next tick, turned along its velocity
-/// and, with banking, rolled into its turn.
-fn follow(
+/// and, with banking, rolled into its turn. Runs in `PostUpdate`, before
+/// transforms propagate: a system ordered after it (and before
+/// `TransformSystems::Propagate`) can add to a fish's pose, e.g. a swimming
+/// motion.
+pub fn follow(
     time: Res<Time<Fixed>>,
     state: Res<Flock3dState>,
     mut fish: Query<

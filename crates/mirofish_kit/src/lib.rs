@@ -7,6 +7,7 @@
 //! | [`FishLookPlugin`] | every fish a sprite of one shared fish picture, tinted by school, that beats its tail and stretches with speed; predators as large red fish |
 //! | [`MouseToolsPlugin`] | a predator on a left click, a rock on a right click, Shift-drags that attract or repel, Ctrl + click to inspect a fish |
 //! | [`DebugOverlayPlugin`] | gizmos: the tank, fear radii, goals and the route; neighbour lines, rule forces, radii and the grid per toggle; the inspected fish |
+//! | `look3d::FishLook3dPlugin` (feature `look3d`) | in a volume: every fish one shared fish-shaped mesh (body, forked tail, dorsal fin) in its school's colour, swaying as it swims, faster the faster it goes |
 //! | [`RecorderPlugin`] | record (restarting the school), stop and save, replay, save the running configuration: buttons over the core plugin's recorder, in the panel where it is added |
 //! | `TuningPanelPlugin` (feature `panel`) | an egui window: the school's numbers and health, every parameter of each school, the other plugins' switches, live plots; a game adds its own sections ([`panel`]) |
 //!
@@ -29,12 +30,14 @@
 //! renderer (sprites and gizmos), which a game that draws has already. Through the
 //! `mirofish` crate it is the `kit` feature (`mirofish::kit`).
 //!
-//! On a plane only so far: a school in a volume is drawn by the game (the
-//! `aquarium3d` example's cones).
+//! On a plane, except the 3D look (`look3d`): the other plugins do not yet
+//! work in a volume.
 
 #[cfg(feature = "decide")]
 pub mod decisions;
 pub mod look;
+#[cfg(feature = "look3d")]
+pub mod look3d;
 pub mod overlay;
 #[cfg(feature = "panel")]
 pub mod panel;
