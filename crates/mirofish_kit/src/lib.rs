@@ -6,10 +6,10 @@
 //! |---|---|
 //! | [`FishLookPlugin`] | every fish a sprite of one shared fish picture, tinted by school, that beats its tail and stretches with speed; predators as large red fish |
 //! | [`MouseToolsPlugin`] | a predator on a left click, a rock on a right click, Shift-drags that attract or repel, Ctrl + click to inspect a fish |
-//! | [`DebugOverlayPlugin`] | gizmos: the tank, fear radii, goals and the route; neighbour lines, rule forces, radii and the grid per toggle; the inspected fish |
+//! | [`DebugOverlayPlugin`] | gizmos: the tank, fear radii, goals and the route; neighbour lines, rule forces, radii and the grid per toggle; the inspected fish; with the `decide` feature, each decision unit's goal |
 //! | `look3d::FishLook3dPlugin` (feature `look3d`) | in a volume: every fish one shared fish-shaped mesh (body, forked tail, dorsal fin) in its school's colour, swaying as it swims, faster the faster it goes |
 //! | [`RecorderPlugin`] | record (restarting the school), stop and save, replay, save the running configuration: buttons over the core plugin's recorder, in the panel where it is added |
-//! | `TuningPanelPlugin` (feature `panel`) | an egui window: the school's numbers and health, every parameter of each school, the other plugins' switches, live plots; a game adds its own sections ([`panel`]) |
+//! | `TuningPanelPlugin` (feature `panel`) | an egui window: the school's numbers and health, every parameter of each school, the other plugins' switches, live plots; a game adds its own sections (module `panel`) |
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -27,8 +27,10 @@
 //! ```
 //!
 //! The core plugin asks Bevy for no renderer; this crate asks for Bevy's 2D
-//! renderer (sprites and gizmos), which a game that draws has already. Through the
-//! `mirofish` crate it is the `kit` feature (`mirofish::kit`).
+//! renderer (sprites and gizmos), which a game that draws has already, and
+//! its features `panel` (egui) and `look3d` (Bevy's 3D renderer) for more.
+//! Through the `mirofish` crate it is the `kit` feature (`mirofish::kit`),
+//! with `panel` and `look3d` features of the same names.
 //!
 //! On a plane, except the 3D look (`look3d`): the other plugins do not yet
 //! work in a volume.
@@ -57,6 +59,8 @@ pub use tools::{
 /// The kit's plugins and settings, for a glob import.
 pub mod prelude {
     pub use crate::look::{ColourMode, FishLook, FishLookPlugin};
+    #[cfg(feature = "look3d")]
+    pub use crate::look3d::{FishLook3d, FishLook3dPlugin};
     pub use crate::overlay::{DebugOverlayPlugin, OverlaySettings};
     #[cfg(feature = "panel")]
     pub use crate::panel::{PanelAppExt, PanelSettings, TuningPanelPlugin};
