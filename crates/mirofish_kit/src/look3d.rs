@@ -201,6 +201,11 @@ fn swim(
     let params = state.flock.params();
     let sway = if look.sway.is_finite() { look.sway.clamp(0.0, 1.0) } else { 0.0 };
     fish.par_iter_mut().for_each(|(mut swim, v, school, mut transform)| {
+        // `follow` turned only a moving fish this frame: a resting one
+        // keeps last frame's pose, which a sway on top would wind up.
+        if v.0.try_normalize().is_none() {
+            return;
+        }
         let top = params.get(usize::from(school.map_or(0, |s| s.0))).map_or(1.0, |p| p.max_speed).max(1e-3);
         let rate = 1.2 + 3.4 * (v.0.length() / top).min(2.0);
         let phase = (swim.phase + rate * core::f32::consts::TAU * dt).rem_euclid(core::f32::consts::TAU);
