@@ -103,7 +103,7 @@ fn main() -> AppExit {
     .insert_resource(GlobalAmbientLight { brightness: 150.0, ..default() })
     .insert_resource(config.clone())
     .insert_resource(Panel3d::new(config, fish))
-    .insert_resource(Orbit { yaw: 0.5, pitch: 0.35, distance: 1700.0 })
+    .insert_resource(Orbit { yaw: 0.5, pitch: 0.35, distance: 1850.0 })
     .init_resource::<Drag>()
     .insert_resource(FishLook3d { colours: SCHOOL_COLOURS.to_vec(), ..default() })
     .add_plugins((MiroFish3dPlugin::default().with_banking(0.6), Panel3dPlugin, FishLook3dPlugin))
@@ -149,7 +149,7 @@ struct SceneLook {
 
 /// How far the camera slides left of the tank's centre, per unit of its
 /// distance, to keep the tank clear of the panel.
-const PANEL_SHIFT: f32 = 0.12;
+const PANEL_SHIFT: f32 = 0.14;
 
 /// The camera's place on a sphere round the tank's centre.
 #[derive(Resource)]

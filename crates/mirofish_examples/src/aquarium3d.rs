@@ -16,10 +16,11 @@ use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::volume::*;
 use mirofish_sim::control::volume::Ball;
+use mirofish_sim::observe::health::Health;
 use mirofish_sim::space::{CollectiveState, SwarmMetrics, VolumeCommand, Zones};
-use mirofish_sim::{FlockParams, VolumeConfig, VolumeSchool};
+use mirofish_sim::{FlockParams, Metrics, VolumeConfig, VolumeSchool};
 
-use mirofish_kit::panel::knob_sliders;
+use mirofish_kit::panel::{health_ui, knob_sliders};
 
 /// Fish in a start for one of Couzin's states.
 pub const COUZIN_FISH: usize = 300;
@@ -107,6 +108,8 @@ pub struct Panel3d {
     /// The latest sample's metrics, which the panel shows (measuring the
     /// school every frame would cost a pass over it per frame).
     latest: Option<SwarmMetrics<Vec3>>,
+    /// The last two samples as the health check reads them.
+    health_rows: VecDeque<Metrics>,
 }
 
 impl Panel3d {
@@ -120,6 +123,7 @@ impl Panel3d {
             pointer_over: false,
             history: VecDeque::new(),
             latest: None,
+            health_rows: VecDeque::new(),
         }
     }
 }
@@ -197,6 +201,10 @@ fn sample(time: Res<Time<Real>>, state: Res<Flock3dState>, mut panel: ResMut<Pan
     }
     history.push_back([f64::from(now), f64::from(m.polarization), f64::from(m.milling)]);
     panel.latest = Some(m);
+    if panel.health_rows.len() == 2 {
+        panel.health_rows.pop_front();
+    }
+    panel.health_rows.push_back(m.into());
 }
 
 fn panel(
@@ -225,6 +233,11 @@ fn panel(
             row("mean neighbours", format!("{:.1}", m.mean_neighbours));
             row("nearest neighbour", m.nearest_neighbour.map_or("–".into(), |d| format!("{d:.1}")));
             row("frame rate", format!("{:.0} fps", 1.0 / time.delta_secs().max(1e-6)));
+        });
+        egui::CollapsingHeader::new("health").default_open(true).show(ui, |ui| {
+            let rows: Vec<Metrics> = panel.health_rows.iter().copied().collect();
+            let params = state.flock.params().first().copied().unwrap_or_default();
+            health_ui(ui, &Health::assess(&rows, &params, state.flock.tank()));
         });
         ui.separator();
         ui.label("start over with");

@@ -268,7 +268,12 @@ pub fn stats_section(InMut(ui): InMut<egui::Ui>, state: Res<FlockState>) {
 /// Each measure of the latest metrics sample with a green (natural),
 /// yellow-green (acceptable), amber or red mark, and the diagnosis.
 pub fn health_section(InMut(ui): InMut<egui::Ui>, metrics: Res<FlockMetrics>, config: Res<FlockConfig>) {
-    let health = Health::assess(metrics.log().rows(), &config.params, &config.tank);
+    health_ui(ui, &Health::assess(metrics.log().rows(), &config.params, &config.tank));
+}
+
+/// A health check's marks and diagnosis ([`Health::assess`], of a school
+/// on a plane or in a volume), as the panel's health section draws them.
+pub fn health_ui(ui: &mut egui::Ui, health: &Health) {
     if health.checks.is_empty() {
         ui.label("no sample yet");
         return;

@@ -31,9 +31,10 @@
 
 use core::fmt;
 
+use crate::math::Vector;
 use crate::observe::metrics::Metrics;
 use crate::world::params::FlockParams;
-use crate::world::tank::{BoundaryMode, Tank};
+use crate::world::tank::{BoundaryMode, TankOf};
 
 /// How a measure compares with its bands ([`Bands`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -218,7 +219,7 @@ impl Health {
     /// one before it gives the trend) for a school with `params` in
     /// `tank`. An empty `rows`, or a row of no fish, gives no checks and
     /// no symptoms.
-    pub fn assess(rows: &[Metrics], params: &FlockParams, tank: &Tank) -> Self {
+    pub fn assess<V: Vector>(rows: &[Metrics], params: &FlockParams, tank: &TankOf<V>) -> Self {
         let (mut checks, mut symptoms) = (Vec::new(), Vec::new());
         let Some(latest) = rows.last().filter(|m| m.fish > 0) else {
             return Self { checks, symptoms };
@@ -326,6 +327,7 @@ impl fmt::Display for Health {
 mod tests {
     use super::*;
     use crate::observe::RuleForceMeans;
+    use crate::world::tank::Tank;
 
     fn natural() -> Metrics {
         let radius = FlockParams::default().perception_radius;

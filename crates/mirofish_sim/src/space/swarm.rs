@@ -24,6 +24,7 @@ use super::scan::{Axes, Reach2, scan};
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
 use crate::observe;
+use crate::observe::metrics::Metrics;
 use crate::rules::nearest::Nearest;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::view::View;
@@ -197,6 +198,27 @@ pub struct SwarmMetrics<V: Vector> {
     /// Length along the mean heading and width across it
     /// ([`observe::formation`]).
     pub formation: [f32; 2],
+}
+
+impl<V: Vector> From<SwarmMetrics<V>> for Metrics {
+    /// The same measures as a plane's row of metrics, for what reads those
+    /// (the health check, [`crate::observe::health::Health::assess`]): the
+    /// bounding box's area is its volume in a volume; no rule forces.
+    fn from(m: SwarmMetrics<V>) -> Self {
+        Metrics {
+            tick: m.tick,
+            fish: m.fish,
+            polarization: m.polarization,
+            milling: m.milling,
+            nearest_neighbour: m.nearest_neighbour,
+            bounding_box_area: m.bounds.product(),
+            boundary_contacts: m.boundary_contacts,
+            mean_neighbours: m.mean_neighbours,
+            mean_speed: m.mean_speed,
+            formation: m.formation,
+            rule_forces: None,
+        }
+    }
 }
 
 /// The stages of one tick, in the order they run: [`Swarm::step`] runs
@@ -1697,6 +1719,36 @@ mod tests {
         swarm.set_scene(Scene::default()).unwrap();
         assert!(swarm.fears().iter().filter(|&&f| f > 0.0).count() > count / 20, "few fish afraid");
         quartets_agree(swarm, 6, [0.2, 0.2]);
+    }
+
+    /// A volume's metrics, as a plane's row, give the health check every
+    /// measure but the rule forces (not recorded in a volume), and the
+    /// bounding-box change compares volumes.
+    #[test]
+    fn a_volume_is_assessed_by_the_health_check() {
+        use crate::observe::health::Health;
+        let tank = dense::<Vec3>(BoundaryMode::SoftMargin, 600.0);
+        let mut swarm = Flock3d::new(FlockParams::default(), tank, 1500, 4).unwrap();
+        let mut rows: Vec<Metrics> = Vec::new();
+        for _ in 0..3 {
+            swarm.run(15);
+            rows.push(swarm.metrics().into());
+        }
+        let bounds = swarm.metrics().bounds;
+        assert_eq!(rows[2].bounding_box_area, bounds.x * bounds.y * bounds.z);
+        let health = Health::assess(&rows, &FlockParams::default(), swarm.tank());
+        let names: Vec<&str> = health.checks.iter().map(|c| c.name).collect();
+        assert_eq!(
+            names,
+            [
+                "mean neighbours",
+                "polarization",
+                "nearest neighbour / radius",
+                "share at the walls",
+                "bounding-box change"
+            ]
+        );
+        assert!(health.checks.iter().all(|c| c.value.is_finite()));
     }
 
     #[test]
