@@ -799,7 +799,7 @@ impl<V: Vector> Swarm<V> {
     }
 
     /// The school's order and shape as the last tick left it: the plane's
-    /// [`Metrics`](crate::Metrics) in any dimension.
+    /// [`Metrics`] in any dimension.
     pub fn metrics(&self) -> SwarmMetrics<V> {
         let (p, v) = (self.positions(), self.velocities());
         let (sum, with) =
