@@ -8,10 +8,10 @@
 //! use mirofish_kit::recorder::Ask;
 //!
 //! fn keys(keys: Res<ButtonInput<KeyCode>>, mut recorder: ResMut<RecorderControls>) {
-//!     if keys.just_pressed(KeyCode::F5) {
+//!     if keys.just_pressed(KeyCode::Home) {
 //!         recorder.asked = Some(Ask::Record);
 //!     }
-//!     if keys.just_pressed(KeyCode::F6) {
+//!     if keys.just_pressed(KeyCode::End) {
 //!         recorder.asked = Some(Ask::Stop);
 //!     }
 //! }
@@ -110,7 +110,10 @@ pub struct RecorderPlugin;
 
 impl Plugin for RecorderPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<RecorderControls>().init_resource::<SessionConfigs>().add_systems(Update, act);
+        // An exclusive system: it runs (and holds the world) only on a press.
+        app.init_resource::<RecorderControls>()
+            .init_resource::<SessionConfigs>()
+            .add_systems(Update, act.run_if(|controls: Res<RecorderControls>| controls.asked.is_some()));
     }
 }
 
