@@ -4,8 +4,11 @@
 //! samples in which each health measure lies inside its natural band
 //! (the range a real school keeps) and inside its acceptable band.
 //!
-//! Polarization is taken per school (a tank holding two schools heading
-//! apart is not a disordered one): each school of a sample counts once.
+//! Polarization is taken per group (a tank holding two schools heading
+//! apart is not a disordered one, nor is one school split into two shoals
+//! that swim apart): fish of one school chained to one another by
+//! distances under the perception radius are a group, and each group of
+//! at least ten fish in a sample counts once.
 //! Nearest neighbour is divided by the perception radius of the first
 //! school, as the health check does.
 //!
@@ -65,7 +68,8 @@ pub struct Sample {
     /// Mean nearest-neighbour distance over the perception radius; `None`
     /// when no fish has a neighbour in reach.
     pub nearest: Option<f32>,
-    /// Polarization of each school of at least ten fish.
+    /// Polarization of each group of at least ten fish (fish of one school
+    /// chained by distances under the perception radius).
     pub polarizations: Vec<f32>,
     /// Share of the fish at the walls.
     pub at_walls: f32,
@@ -212,7 +216,12 @@ fn plane_sample(sim: &Simulation) -> Sample {
     Sample {
         neighbours: m.mean_neighbours,
         nearest: m.nearest_neighbour.map(|d| d / sim.params.perception_radius),
-        polarizations: per_school(sim.flock.school_indices(), sim.flock.velocities()),
+        polarizations: per_group(
+            sim.flock.school_indices(),
+            sim.flock.positions(),
+            sim.flock.velocities(),
+            sim.params.perception_radius,
+        ),
         at_walls: share(m.boundary_contacts, m.fish),
     }
 }
@@ -224,7 +233,7 @@ fn volume_sample(swarm: &Flock3d) -> Sample {
     Sample {
         neighbours: m.mean_neighbours,
         nearest: m.nearest_neighbour.map(|d| d / radius),
-        polarizations: per_school(swarm.schools(), swarm.velocities()),
+        polarizations: per_group(swarm.schools(), swarm.positions(), swarm.velocities(), radius),
         at_walls: share(m.boundary_contacts, m.fish),
     }
 }
@@ -234,21 +243,73 @@ fn share(part: usize, whole: usize) -> f32 {
     if whole == 0 { 0.0 } else { part as f32 / whole as f32 }
 }
 
-/// The polarization of each school (by the fish's school index) of at
-/// least [`MIN_SCHOOL`] fish.
-fn per_school<V: Vector>(schools: &[u16], velocities: &[V]) -> Vec<f32> {
-    let count = schools.iter().map(|&s| usize::from(s) + 1).max().unwrap_or(0);
-    (0..count)
-        .filter_map(|school| {
-            let own: Vec<V> = schools
-                .iter()
-                .zip(velocities)
-                .filter(|(s, _)| usize::from(**s) == school)
-                .map(|(_, &v)| v)
-                .collect();
-            (own.len() >= MIN_SCHOOL).then(|| polarization(&own))
-        })
+/// The polarization of each group of at least [`MIN_SCHOOL`] fish: fish of
+/// one school (by the fish's school index) chained to one another by
+/// distances under `radius`. Two shoals of one school heading apart are
+/// two groups, each as ordered as it is.
+fn per_group<V: Vector>(schools: &[u16], positions: &[V], velocities: &[V], radius: f32) -> Vec<f32> {
+    groups(schools, positions, radius)
+        .into_iter()
+        .filter(|g| g.len() >= MIN_SCHOOL)
+        .map(|g| polarization(&g.iter().map(|&i| velocities[i]).collect::<Vec<V>>()))
         .collect()
+}
+
+/// The fish's groups: fish of one school linked when nearer than `radius`,
+/// and every chain of links one group (single linkage over a grid of cells
+/// `radius` wide). Each group lists its fish in ascending order; groups come
+/// in the order of their first fish.
+fn groups<V: Vector>(schools: &[u16], positions: &[V], radius: f32) -> Vec<Vec<usize>> {
+    use std::collections::HashMap;
+    let n = positions.len().min(schools.len());
+    let radius = if radius.is_finite() && radius > 0.0 { radius } else { 1.0 };
+    let cell = |p: V| -> [i64; 3] {
+        core::array::from_fn(|i| if i < V::DIM { (p.axis(i) / radius).floor() as i64 } else { 0 })
+    };
+    let mut cells: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
+    for (i, &p) in positions.iter().enumerate().take(n) {
+        cells.entry(cell(p)).or_default().push(i);
+    }
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let r2 = radius * radius;
+    let span = if V::DIM == 3 { -1..=1 } else { 0..=0 };
+    for i in 0..n {
+        let c = cell(positions[i]);
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in span.clone() {
+                    let Some(others) = cells.get(&[c[0] + dx, c[1] + dy, c[2] + dz]) else { continue };
+                    for &j in others {
+                        if j > i
+                            && schools[j] == schools[i]
+                            && positions[i].distance_squared(positions[j]) < r2
+                        {
+                            let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                            parent[a.max(b)] = a.min(b);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut by_root: HashMap<usize, usize> = HashMap::new();
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for i in 0..n {
+        let r = root(&mut parent, i);
+        let g = *by_root.entry(r).or_insert_with(|| {
+            out.push(Vec::new());
+            out.len() - 1
+        });
+        out[g].push(i);
+    }
+    out
 }
 
 /// A health measure of the table.
@@ -504,15 +565,27 @@ mod tests {
     }
 
     #[test]
-    fn schools_are_measured_apart() {
-        // Two schools, each perfectly aligned, heading apart: each is
-        // polarized, the tank as a whole is not.
+    fn schools_and_shoals_are_measured_apart() {
+        use mirofish_sim::Vec2;
+        // Two schools mixed in one place, each perfectly aligned, heading
+        // apart: each is polarized, the tank as a whole is not.
         let schools = [[0u16; 20], [1u16; 20]].concat();
-        let velocities: Vec<mirofish_sim::Vec2> =
-            (0..40).map(|i| if i < 20 { mirofish_sim::Vec2::X } else { -mirofish_sim::Vec2::X }).collect();
-        assert_eq!(per_school(&schools, &velocities), vec![1.0, 1.0]);
+        let together: Vec<Vec2> = (0..40).map(|i| Vec2::new((i % 20) as f32, 0.0)).collect();
+        let velocities: Vec<Vec2> = (0..40).map(|i| if i < 20 { Vec2::X } else { -Vec2::X }).collect();
+        assert_eq!(per_group(&schools, &together, &velocities, 1.5), vec![1.0, 1.0]);
         assert!(polarization(&velocities) < 1e-6);
-        // A school of fewer than ten fish is left out.
-        assert_eq!(per_school(&schools[..25], &velocities[..25]), vec![1.0]);
+        // A group of fewer than ten fish is left out.
+        assert_eq!(per_group(&schools[..25], &together[..25], &velocities[..25], 1.5), vec![1.0]);
+        // One school in two shoals far apart, heading apart: two groups.
+        let one = [0u16; 40];
+        let apart: Vec<Vec2> =
+            (0..40).map(|i| Vec2::new((i % 20) as f32 + if i < 20 { 0.0 } else { 100.0 }, 0.0)).collect();
+        assert_eq!(per_group(&one, &apart, &velocities, 1.5), vec![1.0, 1.0]);
+        // Chained, the same fish are one shoal, as disordered as it is.
+        assert_eq!(groups(&one, &together, 1.5).len(), 1);
+        assert!(per_group(&one, &together, &velocities, 1.5)[0] < 1e-6);
+        // In a volume: a chain along the third axis is one group.
+        let column: Vec<mirofish_sim::Vec3> = (0..12).map(|i| mirofish_sim::Vec3::Z * i as f32).collect();
+        assert_eq!(groups(&[0u16; 12], &column, 1.5).len(), 1);
     }
 }

@@ -53,7 +53,7 @@ macro_rules! knob {
 /// Every numeric parameter of [`FlockParams`], grouped as a panel shows
 /// them. (The two switches, `sees_other_schools` and `match_speed`, are not
 /// numbers and are not listed.)
-pub const KNOBS: [Knob; 26] = [
+pub const KNOBS: [Knob; 29] = [
     knob!(separation_weight, "rules", 0.0, 5.0),
     knob!(alignment_weight, "rules", 0.0, 5.0),
     knob!(cohesion_weight, "rules", 0.0, 5.0),
@@ -62,6 +62,9 @@ pub const KNOBS: [Knob; 26] = [
     knob!(separation_radius, "radii", 0.0, 100.0),
     knob!(separation_floor, "radii", 0.1, 20.0),
     knob!(max_speed, "motion", 0.0, 600.0),
+    knob!(cruise_speed, "motion", 0.0, 600.0),
+    knob!(cruise_time, "motion", 0.05, 5.0),
+    knob!(turn_rate, "motion", 0.0, 20.0),
     knob!(max_force, "motion", 0.0, 3000.0),
     knob!(reaction_time, "motion", 0.005, 2.0),
     knob!(wander_rate, "motion", 0.0, 10.0),

@@ -19,7 +19,8 @@ use crate::world::tank::TankOf;
 pub const BOUNCE_SCATTER: f32 = 0.05;
 
 /// The soft margin's inward steering (a desired velocity, unweighted):
-/// zero in the interior, ramping linearly to `max_speed` at the wall.
+/// zero in the interior, ramping linearly to the desired speed
+/// ([`FlockParams::desired_speed`]) at the wall.
 #[inline]
 pub fn soft_margin_steer<V: Vector>(p: V, tank: &TankOf<V>, params: &FlockParams) -> V {
     let margin = tank.margin();
@@ -34,7 +35,7 @@ pub fn soft_margin_steer<V: Vector>(p: V, tank: &TankOf<V>, params: &FlockParams
         let outward = ((margin - hi_gap) * inv).clamp(0.0, 1.0);
         inward - outward
     };
-    V::from_fn(|i| ramp(p.axis(i) - tank.min.axis(i), tank.max.axis(i) - p.axis(i))) * params.max_speed
+    V::from_fn(|i| ramp(p.axis(i) - tank.min.axis(i), tank.max.axis(i) - p.axis(i))) * params.desired_speed()
 }
 
 /// Torus: brings `p` back into `[min, max)` on every axis.

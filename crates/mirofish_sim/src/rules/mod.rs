@@ -13,6 +13,7 @@
 //! is not moving (normalising a zero vector).
 
 pub mod boundary;
+pub mod motion;
 pub(crate) mod nearest;
 pub mod noise;
 pub mod scene;
@@ -177,7 +178,7 @@ pub fn separation<V: Vector>(n: &Neighbourhood<V>, params: &FlockParams) -> V {
     if n.separation_count == 0 {
         return V::ZERO;
     }
-    n.separation_sum * params.max_speed
+    n.separation_sum * params.desired_speed()
 }
 
 /// Alignment: steer towards the neighbours' mean heading at full speed
@@ -190,7 +191,7 @@ pub fn alignment<V: Vector>(n: &Neighbourhood<V>, velocity: V, params: &FlockPar
         if n.count == 0 {
             return V::ZERO;
         }
-        return clamp_length(n.velocity_sum / n.count as f32, params.max_speed) - velocity;
+        return clamp_length(n.velocity_sum / n.count as f32, params.desired_speed()) - velocity;
     }
     steer_towards_mean(n.velocity_sum, n.count, velocity, params)
 }
@@ -219,7 +220,7 @@ pub fn alignment_and_cohesion(n: &Neighbourhood, velocity: Vec2, params: &FlockP
     // x² + y² in both lanes of each pair (addition commutes exactly).
     let rcp = Vec4::ONE / (squares + squares.yxwz()).sqrt();
     let usable = rcp.is_finite_mask() & rcp.cmpgt(Vec4::ZERO);
-    let desired = Vec4::select(usable, mean * rcp, Vec4::ZERO) * params.max_speed;
+    let desired = Vec4::select(usable, mean * rcp, Vec4::ZERO) * params.desired_speed();
     let change = desired - Vec4::new(velocity.x, velocity.y, velocity.x, velocity.y);
     (change.xy(), change.zw())
 }
@@ -232,13 +233,13 @@ fn steer_towards_mean<V: Vector>(sum: V, count: u32, velocity: V, params: &Flock
     if count == 0 {
         return V::ZERO;
     }
-    (sum / count as f32).normalize_or_zero() * params.max_speed - velocity
+    (sum / count as f32).normalize_or_zero() * params.desired_speed() - velocity
 }
 
 /// Wander: a desired velocity along the fish's own slowly turning phase.
 #[inline]
 pub fn wander(phase: f32, params: &FlockParams) -> Vec2 {
-    crate::math::angle::unit(phase) * params.max_speed
+    crate::math::angle::unit(phase) * params.desired_speed()
 }
 
 /// The heading of a fish: its velocity direction, or `fallback` when it is
@@ -368,7 +369,7 @@ impl<V: Vector> RuleForces<V> {
             separation: rule(separation(n, params), params.separation_weight),
             alignment: rule(alignment(n, velocity, params), params.alignment_weight),
             cohesion: rule(cohesion(n, velocity, params), params.cohesion_weight),
-            wander: rule(wander_direction * params.max_speed, params.wander_weight),
+            wander: rule(wander_direction * params.desired_speed(), params.wander_weight),
             ..Self::default()
         }
     }
@@ -484,7 +485,7 @@ pub(crate) fn evaluate_lanes<V: Lanes>(
     if params.match_speed {
         return None;
     }
-    let max_speed = n.count.splat(params.max_speed);
+    let max_speed = n.count.splat(params.desired_speed());
     let (sin, cos) = crate::math::angle::sin_cos_lanes(phase)?;
     rules_in_lanes(n, v, [cos * max_speed, sin * max_speed], params)
 }
@@ -505,7 +506,7 @@ pub(crate) fn rules_in_lanes<V: Lanes, const N: usize>(
     if params.match_speed {
         return None;
     }
-    let max_speed = n.count.splat(params.max_speed);
+    let max_speed = n.count.splat(params.desired_speed());
     let zero = n.count.splat(0.0);
     let (some, pushed) = (n.count.cmpgt(zero), n.separation_count.cmpgt(zero));
     let mut separation = [zero; N];

@@ -25,6 +25,7 @@ use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
 use crate::observe;
 use crate::observe::metrics::Metrics;
+use crate::rules::motion::Gait;
 use crate::rules::nearest::Nearest;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::view::View;
@@ -168,6 +169,8 @@ struct SchoolNow {
     reach: Reach,
     /// How much fear is left after one tick without a predator.
     calm: f32,
+    /// Its speed limit, cruise speed and fastest turn.
+    gait: Gait,
 }
 
 /// A snapshot of a [`Swarm`]'s order and shape ([`Swarm::metrics`]).
@@ -983,6 +986,7 @@ impl<V: Vector> Swarm<V> {
             view: View::new(p),
             reach: Reach::new(p),
             calm: (-p.calm_rate * dt).exp(),
+            gait: Gait::new(p, dt),
         }));
         let pass = ForcePass {
             leaders: self.leading,
@@ -1089,13 +1093,15 @@ impl<V: Vector> Swarm<V> {
                         wander[k] = heading;
                         continue;
                     }
-                    let mut limit = p.max_speed;
+                    // A school added after this tick's forces has no
+                    // constants yet: its gait from its parameters.
+                    let now = schools_now.get(school);
                     if fright[k] > 0.0 || kick.fear > 0.0 {
-                        let fear = (fright[k] * schools_now[school].calm).max(kick.fear).clamp(0.0, 1.0);
-                        fright[k] = fear;
-                        limit = react::panic_speed_limit(fear, p);
+                        let calm = now.map_or_else(|| (-p.calm_rate * dt).exp(), |n| n.calm);
+                        fright[k] = (fright[k] * calm).max(kick.fear).clamp(0.0, 1.0);
                     }
-                    let v = rules::clamp_length(velocity[k] + kick.acceleration * dt, limit);
+                    let gait = now.map_or_else(|| Gait::new(p, dt), |n| n.gait);
+                    let v = gait.next(velocity[k], velocity[k] + kick.acceleration * dt, fright[k]);
                     (position[k], velocity[k]) = (position[k] + v * dt, v);
                     let turn: V = key.in_unit_ball(name, Stream::Wander);
                     let turned = wander[k] + turn * (p.wander_rate * dt);
@@ -1374,7 +1380,7 @@ impl<V: Vector> ForcePass<'_, V> {
         let (mut velocity, mut wander) = ([Vec4::ZERO; 3], [Vec4::ZERO; 3]);
         for i in 0..V::DIM {
             velocity[i] = lanes(&fish.velocity, i);
-            wander[i] = lanes(&fish.wander, i) * params.max_speed;
+            wander[i] = lanes(&fish.wander, i) * params.desired_speed();
         }
         let Some([separation, alignment, cohesion, wander]) =
             rules::rules_in_lanes(&sums.in_lanes(), velocity, wander, params)
@@ -1459,7 +1465,7 @@ impl<V: Vector> ForcePass<'_, V> {
         // separation radius, and rocks and predators looked at with the
         // fear-raised speed; goals keep the calm speed.
         forces.separation *= react::panic_separation_gain(fear_now, params);
-        let (look, calm) = (react::panic_speed_limit(fear_now, params), params.max_speed);
+        let (look, calm) = (react::panic_speed_limit(fear_now, params), params.desired_speed());
         let s = self.scene;
         let avoid =
             s.obstacles.iter().fold(V::ZERO, |sum, o| sum + react::avoid(p, o, params.obstacle_look, look));

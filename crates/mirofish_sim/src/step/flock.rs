@@ -16,6 +16,7 @@ use std::sync::Arc;
 use glam::Vec2;
 
 use crate::step::SortedColumns;
+use crate::step::integrate::SchoolMotion;
 use crate::step::kernel::{ForceSample, KernelPath, Kick, NeighbourSearch, SchoolCache};
 use crate::world::grid::SpatialGrid;
 use crate::world::school::SchoolTable;
@@ -97,9 +98,8 @@ pub struct Flock {
     pub(crate) sorted_school: Vec<u16>,
     /// Per-school constants of the force pass, rebuilt each tick.
     pub(crate) school_caches: Vec<SchoolCache>,
-    /// Per-school `(max_speed, panic - 1, wander turn, calm factor)` of the
-    /// integrator, rebuilt each tick.
-    pub(crate) school_motion: Vec<[f32; 4]>,
+    /// Per-school constants of the integrator, rebuilt each tick.
+    pub(crate) school_motion: Vec<SchoolMotion>,
     /// Leader flags in sorted order, gathered with the snapshot.
     pub(crate) sorted_leader: Vec<bool>,
     /// Wander phases in sorted order, gathered with the snapshot.

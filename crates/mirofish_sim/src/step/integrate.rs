@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use super::kernel::Kick;
 use super::{CHUNK, all_zero, run};
 use crate::prefetch::{AHEAD, prefetch};
+use crate::rules::motion::Gait;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::{self, boundary};
 use crate::step::flock::{Flock, SlotOrder};
@@ -84,11 +85,11 @@ impl Flock {
     ) {
         let table = schools.table();
         self.school_motion.clear();
-        self.school_motion.extend(
-            table
-                .iter()
-                .map(|p| [p.max_speed, p.panic_speed - 1.0, p.wander_rate * dt, (-p.calm_rate * dt).exp()]),
-        );
+        self.school_motion.extend(table.iter().map(|p| SchoolMotion {
+            gait: Gait::new(p, dt),
+            wander_turn: p.wander_rate * dt,
+            calm: (-p.calm_rate * dt).exp(),
+        }));
         let n = self.len();
         // Under `SlotOrder::Spatial`, with the fish as they were indexed,
         // the integrator renumbers them too: it walks them in sorted order,
@@ -226,6 +227,17 @@ impl Flock {
     }
 }
 
+/// One school's constants for the integrator, worked out once a tick.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct SchoolMotion {
+    /// Its speed limit, cruise speed and fastest turn.
+    pub gait: Gait,
+    /// How far the wander phase turns in one tick (radians).
+    pub wander_turn: f32,
+    /// The factor fear fades by in one tick.
+    pub calm: f32,
+}
+
 /// Whether the integrator brings the fish inside at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Walls {
@@ -260,8 +272,8 @@ fn contain(
 }
 
 /// The integrator's step for one fish: `[position, velocity, steering]`
-/// and `[wander phase, fear]`, its kick, its school's `[max_speed,
-/// panic - 1, wander turn, calm factor]`; with `walls` (the scene), it is
+/// and `[wander phase, fear]`, its kick, its school's motion; with `walls`
+/// (the scene), it is
 /// brought inside the tank and out of the rocks too, and `scatter` draws
 /// the bounce's random turn.
 #[inline(always)]
@@ -270,7 +282,7 @@ fn integrate_one(
     [p, v, steer]: [&mut Vec2; 3],
     [phase, fear]: [&mut f32; 2],
     kick: Kick,
-    [max_speed, panic, turn, calm]: [f32; 4],
+    motion: SchoolMotion,
     dt: f32,
     tank: &Tank,
     walls: Option<&Scene>,
@@ -279,11 +291,10 @@ fn integrate_one(
     let (a, fright) = (kick.acceleration(), kick.fright());
     *steer = a;
     // Fear jumps to what the fish sees now and fades slowly.
-    *fear = fright.max(*fear * calm).clamp(0.0, 1.0);
-    let limit = max_speed * (1.0 + panic * *fear);
-    *v = rules::clamp_length(*v + a * dt, limit);
+    *fear = fright.max(*fear * motion.calm).clamp(0.0, 1.0);
+    *v = motion.gait.next(*v, *v + a * dt, *fear);
     *p += *v * dt;
-    *phase = wrap_angle(*phase + turn);
+    *phase = wrap_angle(*phase + motion.wander_turn);
     if let Some(scene) = walls {
         (*p, *v) = contain(*p, *v, tank, scene, scatter);
     }
@@ -292,21 +303,27 @@ fn integrate_one(
 /// The integrator's step for four fish of one school at once, in vector
 /// lanes, with the same bits as one at a time: `[position, velocity,
 /// steering]` and `[wander phase, fear]` of the four, their kicks, their
-/// school's `[max_speed, panic - 1, wander turn, calm factor]`. `false`,
-/// with nothing written, when one of them needs the one-fish path: it left
-/// the tank (a wall or the seam to deal with), a value is not finite, or its
-/// phase needs more than one turn's wrap.
+/// school's motion. `false`, with nothing written, when one of them needs
+/// the one-fish path: it left the tank (a wall or the seam to deal with), a
+/// value is not finite, or its phase needs more than one turn's wrap; and
+/// whenever the school cruises or turns at a bounded rate (those take one
+/// fish at a time).
 #[inline(always)]
 fn integrate_four(
     [p, v, steer]: [&mut [Vec2; 4]; 3],
     [phase, fear]: [&mut [f32; 4]; 2],
     kicks: [Kick; 4],
-    [max_speed, panic, turn, calm]: [f32; 4],
+    motion: SchoolMotion,
     dt: f32,
     tank: &Tank,
 ) -> bool {
     use core::f32::consts::TAU;
     use glam::Vec4;
+    let SchoolMotion { gait, wander_turn: turn, calm } = motion;
+    if !gait.is_clip_only() {
+        return false;
+    }
+    let (max_speed, panic) = (gait.max_speed, gait.panic);
     let lanes = |f: &dyn Fn(usize) -> f32| Vec4::new(f(0), f(1), f(2), f(3));
     // Fear one fish at a time: `f32::max` and `clamp` treat signed zeros
     // their own way, and this is cheap.
@@ -413,7 +430,8 @@ mod tests {
     #[test]
     fn four_fish_in_lanes_integrate_like_one_at_a_time() {
         let tank = Tank::centered(Vec2::new(200.0, 100.0));
-        let motion = [40.0, 0.5, 0.07, 0.98];
+        let params = FlockParams { max_speed: 40.0, panic_speed: 1.5, ..FlockParams::reference() };
+        let motion = SchoolMotion { gait: Gait::new(&params, 1.0 / 60.0), wander_turn: 0.07, calm: 0.98 };
         let (dt, scene) = (1.0 / 60.0, Scene::default());
         let mut taken = 0;
         for group in 0..500u64 {

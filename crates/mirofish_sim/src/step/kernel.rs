@@ -479,17 +479,17 @@ impl ForceKernel<'_> {
         let group = self.group.get(self.ids[s] as usize).and_then(|&g| scene.group_goal(g));
         for goal in scene.goal_of(school).into_iter().chain(group) {
             forces.goal +=
-                rules::steer(scene_rules::pursue(p, v, &goal, params.max_speed), goal.weight, params);
+                rules::steer(scene_rules::pursue(p, v, &goal, params.desired_speed()), goal.weight, params);
         }
         if let Some(a) = &scene.attractor {
             forces.goal +=
-                rules::steer(scene_rules::attract(p, a, params.max_speed), a.strength.abs(), params);
+                rules::steer(scene_rules::attract(p, a, params.desired_speed()), a.strength.abs(), params);
         }
         if let Some(goal) = self.leader_goal
             && self.leader[slot as usize]
         {
             forces.goal +=
-                rules::steer(scene_rules::pursue(p, v, &goal, params.max_speed), goal.weight, params);
+                rules::steer(scene_rules::pursue(p, v, &goal, params.desired_speed()), goal.weight, params);
         }
         fright
     }

@@ -21,6 +21,9 @@ pub const MAX_LENGTH: f32 = 1.0e6;
 /// Largest absolute rule weight accepted; keeps weighted sums far from `f32`
 /// overflow.
 pub const MAX_WEIGHT: f32 = 1.0e3;
+/// Largest turning rate ([`FlockParams::turn_rate`], radians per second)
+/// accepted: a full turn in a millisecond, far past anything a fish does.
+pub const MAX_TURN_RATE: f32 = 1.0e4;
 /// Largest acceleration (`max_force`) accepted.
 pub const MAX_ACCELERATION: f32 = 1.0e9;
 /// Largest tank side accepted.
@@ -48,6 +51,22 @@ pub struct FlockParams {
     pub separation_floor: f32,
     /// Speed limit (world units per second).
     pub max_speed: f32,
+    /// The speed a fish settles to when nothing hurries it (world units
+    /// per second): each tick its speed relaxes towards this over
+    /// [`FlockParams::cruise_time`], as real fish keep a preferred cruising
+    /// speed instead of swimming flat out. Fear raises it as it raises
+    /// `max_speed`; it never exceeds the speed limit. 0 (the reference
+    /// model) leaves speed to the forces alone, clipped at `max_speed`.
+    pub cruise_speed: f32,
+    /// Time over which speed relaxes to [`FlockParams::cruise_speed`]
+    /// (seconds; about 1 s for fish). Ignored when `cruise_speed` is 0.
+    pub cruise_time: f32,
+    /// Fastest turn (radians per second): a fish's heading changes by at
+    /// most this times the tick, whatever the forces ask (fear raises it as
+    /// it raises `max_speed`). A school then turns as a body instead of
+    /// every fish snapping to its neighbours' mean. 0 (the reference
+    /// model) leaves turning unbounded.
+    pub turn_rate: f32,
     /// Limit of the total steering acceleration (world units per second²),
     /// applied once to the weighted sum of all rules.
     pub max_force: f32,
@@ -229,6 +248,9 @@ impl FlockParams {
             separation_radius: p.separation_radius,
             separation_floor: 2.0,
             max_speed: p.max_speed * f,
+            cruise_speed: 0.0,
+            cruise_time: 1.0,
+            turn_rate: 0.0,
             max_force: p.max_force * f * f,
             separation_weight: p.separation_weight,
             alignment_weight: p.alignment_weight,
@@ -256,6 +278,15 @@ impl FlockParams {
         }
     }
 
+    /// The speed the rules ask for: alignment, cohesion, separation, wander,
+    /// the soft margin and goals want a velocity of this length. The
+    /// cruise speed when one is set (never above the limit), else the
+    /// speed limit (the reference model: every rule asks for full speed).
+    #[inline]
+    pub fn desired_speed(&self) -> f32 {
+        if self.cruise_speed > 0.0 { self.cruise_speed.min(self.max_speed) } else { self.max_speed }
+    }
+
     /// The radius the neighbour grid must cover: the larger of the two radii.
     pub fn interaction_radius(&self) -> f32 {
         self.perception_radius.max(self.separation_radius)
@@ -267,6 +298,9 @@ impl FlockParams {
         check("separation_radius", self.separation_radius, Range::NonNegative(MAX_LENGTH))?;
         check("separation_floor", self.separation_floor, Range::Positive(MAX_LENGTH))?;
         check("max_speed", self.max_speed, Range::NonNegative(MAX_LENGTH))?;
+        check("cruise_speed", self.cruise_speed, Range::NonNegative(MAX_LENGTH))?;
+        check("cruise_time", self.cruise_time, Range::Closed(1.0e-3, 1.0e3))?;
+        check("turn_rate", self.turn_rate, Range::NonNegative(MAX_TURN_RATE))?;
         check("max_force", self.max_force, Range::NonNegative(MAX_ACCELERATION))?;
         check("separation_weight", self.separation_weight, Range::Symmetric(MAX_WEIGHT))?;
         check("alignment_weight", self.alignment_weight, Range::Symmetric(MAX_WEIGHT))?;

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 
 /// Valid parameter sets from every corner of the accepted ranges: zero,
 /// tiny, huge and negative weights, radii and limits, every view, caps and
-/// topological neighbourhoods.
+/// topological neighbourhoods, cruise speeds and turning limits.
 pub fn hostile_params() -> impl Strategy<Value = FlockParams> {
     let weight = prop_oneof![Just(0.0f32), -1000.0f32..1000.0, 0.0f32..3.0];
     let length = prop_oneof![Just(0.0f32), 1.0e-3f32..1.0, 1.0f32..500.0, Just(1.0e6f32)];
@@ -33,6 +33,11 @@ pub fn hostile_params() -> impl Strategy<Value = FlockParams> {
                     separation_radius: separation,
                     separation_floor: floor,
                     max_speed,
+                    // Cruise speeds below and above the limit, and off;
+                    // turns from a crawl to a full turn per millisecond.
+                    cruise_speed: if falloff < 0.7 { (max_speed * falloff * 2.0).min(1.0e6) } else { 0.0 },
+                    cruise_time: 1.0e-3 + reaction,
+                    turn_rate: if falloff > 0.2 { zone * 10.0 } else { 0.0 },
                     max_force,
                     separation_weight: s,
                     alignment_weight: a,
