@@ -27,7 +27,10 @@
 //! default 16; set once warmed up), `--topological` its
 //! `topological_neighbours`, `--cohesion` and `--separation` the rules'
 //! weights (`scale`'s crowded school is `--cohesion 3 --separation 0.4
-//! --warmup 240`: dense balls).
+//! --warmup 240`: dense balls), `--cruise` and `--turn` the school's gait
+//! (`cruise_speed` in units per second and `turn_rate` in radians per
+//! second; 0, the default, is off: what the gait costs is the same
+//! command with and without them).
 //!
 //! On a plane, every timed tick starts from the same warmed-up state, so
 //! the density stays the one named: `--avx2 0` runs the portable build of
@@ -55,7 +58,7 @@ use mirofish_sim::space::{Flock3d, TickStage, Zones, swarm_hash};
 use mirofish_sim::{FlockParams, KernelPath, Simulation, SlotOrder, Tank, Tank3d, observe, state_hash};
 
 const USAGE: &str = "usage: passes [--space plane|volume] [--fish N] [--ticks N] [--threads N] [--neighbours N] \
-     [--warmup N] [--cap N] [--topological K] [--cohesion W] [--separation W] [--avx2 0|1] [--spatial 0|1] \
+     [--warmup N] [--cap N] [--topological K] [--cohesion W] [--separation W] [--cruise S] [--turn R] [--avx2 0|1] [--spatial 0|1] \
      [--zones 0|1] [--pile 0|1]";
 
 /// What to measure: the options of both spaces (those of one space only
@@ -71,6 +74,9 @@ struct Probe {
     topological: u32,
     cohesion: f32,
     separation: f32,
+    /// The gait: `cruise_speed` and `turn_rate` (0: off).
+    cruise: f32,
+    turn: f32,
     path: KernelPath,
     order: SlotOrder,
     zones: bool,
@@ -95,6 +101,8 @@ impl Probe {
             topological: 0,
             cohesion: defaults.cohesion_weight,
             separation: defaults.separation_weight,
+            cruise: 0.0,
+            turn: 0.0,
             path: KernelPath::Fastest,
             order: SlotOrder::Stable,
             zones: false,
@@ -128,6 +136,8 @@ impl Probe {
                 "--topological" => probe.topological = v as u32,
                 "--cohesion" => probe.cohesion = v as f32,
                 "--separation" => probe.separation = v as f32,
+                "--cruise" => probe.cruise = v as f32,
+                "--turn" => probe.turn = v as f32,
                 "--avx2" => probe.path = if v == 0.0 { KernelPath::Portable } else { KernelPath::Fastest },
                 "--spatial" => probe.order = if v == 0.0 { SlotOrder::Stable } else { SlotOrder::Spatial },
                 "--zones" => probe.zones = v != 0.0,
@@ -166,6 +176,8 @@ impl Probe {
             topological_neighbours: self.topological,
             cohesion_weight: self.cohesion,
             separation_weight: self.separation,
+            cruise_speed: self.cruise,
+            turn_rate: self.turn,
             ..defaults
         };
         (defaults, params)

@@ -75,16 +75,27 @@ impl Gait {
             return v;
         }
         let raise = 1.0 + self.panic * fear;
-        let v = if self.turn > 0.0 {
+        let speed = v.length();
+        let mut v = v;
+        if self.turn > 0.0 {
             let turn = self.turn * raise;
             // A calm fish's sine and cosine are the school's, worked out
             // once a tick; a frightened one turns faster.
             let cos_sin = if fear == 0.0 { self.turn_cos_sin } else { swap(sin_cos(turn)) };
-            if turn < core::f32::consts::PI { turn_at_most(old, v, cos_sin) } else { v }
-        } else {
-            v
-        };
-        if self.cruise > 0.0 { relax_speed(v, (self.cruise * raise).min(limit), self.relax) } else { v }
+            // Within the turn (the common case) with two square roots and
+            // no division: `old · v ≥ cos · |old| · |v|`.
+            let old_len = old.length();
+            let within = old.dot(v) >= cos_sin.0 * old_len * speed;
+            if turn < core::f32::consts::PI && !within && old_len.is_finite() {
+                v = turn_at_most(old, v, cos_sin);
+            }
+        }
+        if self.cruise > 0.0 && speed > 0.0 {
+            // Along the heading it now has, at the relaxed speed.
+            let to = speed + ((self.cruise * raise).min(limit) - speed) * self.relax;
+            v *= to / speed;
+        }
+        v
     }
 }
 
@@ -119,19 +130,6 @@ pub fn perpendicular<V: Vector>(v: V) -> V {
     let axis = (0..V::DIM).min_by(|&a, &b| v.axis(a).abs().total_cmp(&v.axis(b).abs())).unwrap_or(0);
     let e = V::from_fn(|i| if i == axis { 1.0 } else { 0.0 });
     (e - v * v.dot(e)).normalize_or_zero()
-}
-
-/// `v` with its speed moved `relax` (0–1) of the way towards `cruise`, its
-/// heading kept. A fish at rest stays at rest: it has no heading to cruise
-/// along, and the forces set it going.
-#[inline]
-pub fn relax_speed<V: Vector>(v: V, cruise: f32, relax: f32) -> V {
-    let speed = v.length();
-    if speed.is_nan() || speed <= 0.0 {
-        return v;
-    }
-    let to = speed + (cruise - speed) * relax;
-    v * (to / speed)
 }
 
 #[cfg(test)]

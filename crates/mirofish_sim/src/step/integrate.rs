@@ -273,9 +273,8 @@ fn contain(
 
 /// The integrator's step for one fish: `[position, velocity, steering]`
 /// and `[wander phase, fear]`, its kick, its school's motion; with `walls`
-/// (the scene), it is
-/// brought inside the tank and out of the rocks too, and `scatter` draws
-/// the bounce's random turn.
+/// (the scene), it is brought inside the tank and out of the rocks too,
+/// and `scatter` draws the bounce's random turn.
 #[inline(always)]
 #[expect(clippy::too_many_arguments, reason = "one fish's state, its kick, its school and the world")]
 fn integrate_one(
@@ -305,9 +304,10 @@ fn integrate_one(
 /// steering]` and `[wander phase, fear]` of the four, their kicks, their
 /// school's motion. `false`, with nothing written, when one of them needs
 /// the one-fish path: it left the tank (a wall or the seam to deal with), a
-/// value is not finite, or its phase needs more than one turn's wrap; and
-/// whenever the school cruises or turns at a bounded rate (those take one
-/// fish at a time).
+/// value is not finite, or its phase needs more than one turn's wrap. A
+/// school with a gait (cruise speed, bounded turn) has each velocity
+/// worked out fish by fish, as the one-fish step does, and the rest in
+/// lanes.
 #[inline(always)]
 fn integrate_four(
     [p, v, steer]: [&mut [Vec2; 4]; 3],
@@ -320,20 +320,26 @@ fn integrate_four(
     use core::f32::consts::TAU;
     use glam::Vec4;
     let SchoolMotion { gait, wander_turn: turn, calm } = motion;
-    if !gait.is_clip_only() {
-        return false;
-    }
-    let (max_speed, panic) = (gait.max_speed, gait.panic);
     let lanes = |f: &dyn Fn(usize) -> f32| Vec4::new(f(0), f(1), f(2), f(3));
     // Fear one fish at a time: `f32::max` and `clamp` treat signed zeros
     // their own way, and this is cheap.
     let [ax, ay, fright, _] = Kick::lanes(kicks);
     let fright = fright.to_array();
     let feared: [f32; 4] = core::array::from_fn(|l| fright[l].max(fear[l] * calm).clamp(0.0, 1.0));
-    let limit = Vec4::splat(max_speed) * (Vec4::ONE + Vec4::from_array(feared) * panic);
     let (vx, vy) = (lanes(&|l| v[l].x) + ax * dt, lanes(&|l| v[l].y) + ay * dt);
-    let Some([vx, vy]) = rules::clamp_length_lanes([vx, vy], limit) else {
-        return false;
+    let (vx, vy) = if gait.is_clip_only() {
+        let limit = Vec4::splat(gait.max_speed) * (Vec4::ONE + Vec4::from_array(feared) * gait.panic);
+        let Some([vx, vy]) = rules::clamp_length_lanes([vx, vy], limit) else {
+            return false;
+        };
+        (vx, vy)
+    } else {
+        // A cruise speed or a bounded turn: each fish's velocity as the
+        // one-fish step makes it (the same function on the same numbers),
+        // the rest of the step in lanes.
+        let (wx, wy) = (vx.to_array(), vy.to_array());
+        let next: [Vec2; 4] = core::array::from_fn(|l| gait.next(v[l], Vec2::new(wx[l], wy[l]), feared[l]));
+        (lanes(&|l| next[l].x), lanes(&|l| next[l].y))
     };
     let (px, py) = (lanes(&|l| p[l].x) + vx * dt, lanes(&|l| p[l].y) + vy * dt);
     let inside = px.cmpge(Vec4::splat(tank.min.x))
@@ -425,13 +431,21 @@ mod tests {
     }
 
     /// Four fish at a time in lanes give exactly what one at a time gives,
-    /// and hand back the fish that need the one-fish path (a wall crossed,
-    /// a phase past a whole turn) without touching them.
+    /// with a gait or without, and hand back the fish that need the
+    /// one-fish path (a wall crossed, a phase past a whole turn) without
+    /// touching them.
     #[test]
     fn four_fish_in_lanes_integrate_like_one_at_a_time() {
+        let clip = FlockParams { max_speed: 40.0, panic_speed: 1.5, ..FlockParams::reference() };
+        let gait = FlockParams { cruise_speed: 25.0, cruise_time: 0.3, turn_rate: 4.0, ..clip };
+        for params in [clip, gait] {
+            four_fish_in_lanes_integrate_like_one_at_a_time_with(&params);
+        }
+    }
+
+    fn four_fish_in_lanes_integrate_like_one_at_a_time_with(params: &FlockParams) {
         let tank = Tank::centered(Vec2::new(200.0, 100.0));
-        let params = FlockParams { max_speed: 40.0, panic_speed: 1.5, ..FlockParams::reference() };
-        let motion = SchoolMotion { gait: Gait::new(&params, 1.0 / 60.0), wander_turn: 0.07, calm: 0.98 };
+        let motion = SchoolMotion { gait: Gait::new(params, 1.0 / 60.0), wander_turn: 0.07, calm: 0.98 };
         let (dt, scene) = (1.0 / 60.0, Scene::default());
         let mut taken = 0;
         for group in 0..500u64 {
@@ -473,7 +487,7 @@ mod tests {
                     }
                     b
                 };
-                assert_eq!(bits(&four), bits(&one), "group {group}");
+                assert_eq!(bits(&four), bits(&one), "group {group}, {params:?}");
             } else {
                 assert_eq!((four.0, four.1, four.3, four.4), (p, v, phase, fear), "untouched, group {group}");
             }
