@@ -1,0 +1,103 @@
+//! What the kit costs a frame, rendering excluded: a headless app with the
+//! core plugin ticking once a frame at 60 Hz, then the same app with the
+//! fish's look, then with the look and the tuning panel's sections laid out
+//! and tessellated into an egui context every frame (what a renderer would
+//! then upload). Prints the median frame of each and what the look and the
+//! panel add to it.
+//!
+//! ```text
+//! cargo bench -p mirofish_kit --features panel --bench frame_cost            # 10,000 fish
+//! cargo bench -p mirofish_kit --features panel --bench frame_cost -- 50000   # another count
+//! ```
+
+use std::time::{Duration, Instant};
+
+use bevy::app::ScheduleRunnerPlugin;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_egui::egui;
+use mirofish_bevy::FlockMetrics;
+use mirofish_bevy::prelude::*;
+use mirofish_kit::look::FishLookPlugin;
+use mirofish_kit::panel::draw_sections;
+use mirofish_kit::{MouseToolsPlugin, TuningPanelPlugin};
+
+/// Frames run before timing: the school spawned, the buffers grown.
+const WARMUP: usize = 60;
+/// Frames timed for each kit.
+const FRAMES: usize = 300;
+
+/// What a frame holds besides the core plugin.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kit {
+    Core,
+    Look,
+    LookAndPanel,
+}
+
+fn app(fish: usize, kit: Kit) -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins.build().disable::<ScheduleRunnerPlugin>(), AssetPlugin::default()))
+        .init_asset::<Image>()
+        .init_asset::<TextureAtlasLayout>()
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / 60.0)))
+        .insert_resource(FlockConfig { seed: 3, ..default() })
+        .insert_resource(FlockMetrics::new(30))
+        .add_plugins(MiroFishPlugin::default().with_tick_rate(60.0));
+    if kit != Kit::Core {
+        app.add_plugins(FishLookPlugin);
+    }
+    if kit == Kit::LookAndPanel {
+        app.add_plugins((TuningPanelPlugin, MouseToolsPlugin));
+    }
+    app.world_mut().commands().queue(SpawnSchool::new(fish));
+    app.world_mut().flush();
+    app
+}
+
+/// The median frame of `kit` with `fish` fish, in milliseconds.
+fn median_frame(fish: usize, kit: Kit) -> f64 {
+    let mut app = app(fish, kit);
+    let ctx = egui::Context::default();
+    let frame = |app: &mut App| {
+        app.update();
+        if kit == Kit::LookAndPanel {
+            let input = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1280.0, 720.0))),
+                ..default()
+            };
+            let world = app.world_mut();
+            let output = ctx.run_ui(input, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| draw_sections(world, ui));
+            });
+            let meshes = ctx.tessellate(output.shapes, output.pixels_per_point);
+            std::hint::black_box(meshes);
+        }
+    };
+    for _ in 0..WARMUP {
+        frame(&mut app);
+    }
+    let mut times: Vec<f64> = (0..FRAMES)
+        .map(|_| {
+            let start = Instant::now();
+            frame(&mut app);
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a number among the arguments is the
+    // fish count.
+    let fish = std::env::args().skip(1).find_map(|a| a.parse::<usize>().ok()).unwrap_or(10_000);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("{fish} fish, {threads} threads, median of {FRAMES} frames (one tick each), rendering excluded");
+    let core = median_frame(fish, Kit::Core);
+    let look = median_frame(fish, Kit::Look);
+    let panel = median_frame(fish, Kit::LookAndPanel);
+    println!("core plugin                 {core:>7.3} ms");
+    println!("+ fish look                 {look:>7.3} ms  (+{:.3} ms)", look - core);
+    println!("+ fish look + tuning panel  {panel:>7.3} ms  (+{:.3} ms over the core)", panel - core);
+}
