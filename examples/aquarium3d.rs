@@ -33,16 +33,16 @@ use bevy::render::render_phase::ViewBinnedRenderPhases;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::render::{Render, RenderApp, RenderSystems};
 use bevy::window::{PrimaryWindow, WindowResolution};
+use mirofish::kit::PointerOverUi;
 use mirofish::kit::look3d::{FishLook3d, FishLook3dPlugin};
-use mirofish::sim::space::{VolumeCommand, swarm_hash};
-use mirofish::sim::{FlockParams, Obstacle, Predator, Tank3d, VolumeConfig, VolumeRecording};
+use mirofish::kit::tools3d::{MouseTools3dPlugin, click_command};
+use mirofish::sim::space::swarm_hash;
+use mirofish::sim::{FlockParams, Tank3d, VolumeConfig, VolumeRecording};
 use mirofish::volume::*;
 use mirofish_examples::aquarium3d::{Panel3d, Panel3dPlugin, Start, restart};
 
 /// The schools' colours (sRGB): orange and teal.
 const SCHOOL_COLOURS: [[f32; 3]; 2] = [[1.0, 0.55, 0.12], [0.15, 0.75, 0.85]];
-/// The predators' colour.
-const PREDATOR_COLOUR: [f32; 3] = [0.95, 0.08, 0.1];
 /// The floor's colour.
 const SAND: [f32; 3] = [0.76, 0.66, 0.46];
 
@@ -104,9 +104,9 @@ fn main() -> AppExit {
     .insert_resource(config.clone())
     .insert_resource(Panel3d::new(config, fish))
     .insert_resource(Orbit { yaw: 0.5, pitch: 0.35, distance: 1850.0 })
-    .init_resource::<Drag>()
     .insert_resource(FishLook3d { colours: SCHOOL_COLOURS.to_vec(), ..default() })
     .add_plugins((MiroFish3dPlugin::default().with_banking(0.6), Panel3dPlugin, FishLook3dPlugin))
+    .add_plugins(MouseTools3dPlugin)
     .add_systems(
         Startup,
         (setup, move |mut commands: Commands, panel: Res<Panel3d>| match (&replay, &scene) {
@@ -116,7 +116,7 @@ fn main() -> AppExit {
         })
             .chain(),
     )
-    .add_systems(Update, (orbit, click, clear, draw_glass, show_scene, status));
+    .add_systems(Update, (orbit, draw_glass, status));
     // The draw commands of the opaque pass, counted where they are made.
     let draws = OpaqueDraws::default();
     app.insert_resource(draws.clone());
@@ -139,14 +139,6 @@ fn srgb([r, g, b]: [f32; 3]) -> Color {
     Color::srgb(r, g, b)
 }
 
-/// The predators' and rocks' meshes and materials (the fish's are the
-/// game kit's, `FishLook3dPlugin`).
-#[derive(Resource)]
-struct SceneLook {
-    predator: (Handle<Mesh>, Handle<StandardMaterial>),
-    rock: (Handle<Mesh>, Handle<StandardMaterial>),
-}
-
 /// How far the camera slides left of the tank's centre, per unit of its
 /// distance, to keep the tank clear of the panel.
 const PANEL_SHIFT: f32 = 0.14;
@@ -159,35 +151,12 @@ struct Orbit {
     distance: f32,
 }
 
-/// How far the mouse moved since a button went down (a click moves
-/// little), and whether it went down on the panel.
-#[derive(Resource, Default)]
-struct Drag {
-    moved: f32,
-    on_panel: bool,
-}
-
-/// A drawn predator or rock, by its index in the scene.
-#[derive(Component, Clone, Copy)]
-enum SceneMarker {
-    Predator(usize),
-    Rock(usize),
-}
-
 fn setup(
     config: Res<Flock3dConfig>,
     mut commands: Commands,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    let glow = |c: [f32; 3]| StandardMaterial { base_color: srgb(c), emissive: srgb(c).into(), ..default() };
-    commands.insert_resource(SceneLook {
-        predator: (meshes.add(Sphere::new(18.0)), materials.add(glow(PREDATOR_COLOUR))),
-        rock: (
-            meshes.add(Sphere::new(1.0).mesh().ico(3).expect("a small ico sphere")),
-            materials.add(StandardMaterial { base_color: Color::srgb(0.35, 0.36, 0.38), ..default() }),
-        ),
-    });
     let tank = config.tank;
     let floor = Plane3d::default().mesh().size(tank.size().x * 1.6, tank.size().z * 1.6);
     commands.spawn((
@@ -222,16 +191,16 @@ fn orbit(
     motion: Res<AccumulatedMouseMotion>,
     scroll: Res<AccumulatedMouseScroll>,
     mut orbit: ResMut<Orbit>,
-    mut drag: ResMut<Drag>,
-    panel: Res<Panel3d>,
+    (panel, mut over_ui): (Res<Panel3d>, ResMut<PointerOverUi>),
     mut camera: Single<&mut Transform, With<Camera3d>>,
+    mut on_panel: Local<bool>,
 ) {
+    // The kit's mouse tools leave clicks on the panel alone.
+    over_ui.0 = panel.pointer_over;
     if buttons.any_just_pressed([MouseButton::Left, MouseButton::Right]) {
-        drag.moved = 0.0;
-        drag.on_panel = panel.pointer_over;
+        *on_panel = panel.pointer_over;
     }
-    if buttons.pressed(MouseButton::Left) && !drag.on_panel {
-        drag.moved += motion.delta.length();
+    if buttons.pressed(MouseButton::Left) && !*on_panel {
         orbit.yaw -= motion.delta.x * 0.005;
         orbit.pitch = (orbit.pitch + motion.delta.y * 0.005).clamp(-0.2, 1.45);
     }
@@ -248,104 +217,11 @@ fn orbit(
     **camera = view;
 }
 
-/// Where the cursor's ray meets the floor, if it does inside the tank.
-fn floor_point(window: &Window, camera: &Camera, at: &GlobalTransform, tank: &Tank3d) -> Option<Vec3> {
-    let ray = camera.viewport_to_world(at, window.cursor_position()?).ok()?;
-    let floor = Vec3::new(0.0, tank.min.y, 0.0);
-    let t = ray.intersect_plane(floor, InfinitePlane3d::new(Vec3::Y))?;
-    let p = ray.get_point(t);
-    (p.x > tank.min.x && p.x < tank.max.x && p.z > tank.min.z && p.z < tank.max.z).then_some(p)
-}
-
-/// A predator above the floor point, at a third of the tank's height.
-fn predator_at(point: Vec3, tank: &Tank3d) -> Predator<Vec3> {
-    let above = Vec3::new(point.x, tank.min.y + tank.size().y * 0.35, point.z);
-    Predator::new(above, tank.size().y * 0.4)
-}
-
-fn click(
-    buttons: Res<ButtonInput<MouseButton>>,
-    drag: Res<Drag>,
-    window: Single<&Window, With<PrimaryWindow>>,
-    camera: Single<(&Camera, &GlobalTransform)>,
-    mut state: ResMut<Flock3dState>,
-) {
-    let left = buttons.just_released(MouseButton::Left) && drag.moved < 6.0 && !drag.on_panel;
-    let right = buttons.just_released(MouseButton::Right) && !drag.on_panel;
-    if !(left || right) {
-        return;
-    }
-    let tank = *state.flock.tank();
-    let Some(point) = floor_point(&window, camera.0, camera.1, &tank) else { return };
-    let command = if left {
-        VolumeCommand::AddPredator(predator_at(point, &tank))
-    } else {
-        VolumeCommand::AddObstacle(Obstacle { centre: point, radius: 70.0 })
-    };
-    if let Err(e) = state.flock.submit(command) {
-        warn!("not placed: {e}");
-    }
-}
-
-fn clear(keys: Res<ButtonInput<KeyCode>>, mut state: ResMut<Flock3dState>) {
-    if keys.just_pressed(KeyCode::KeyC) {
-        for command in [VolumeCommand::ClearPredators, VolumeCommand::ClearObstacles] {
-            // Neither holds a number to refuse.
-            let _ = state.flock.submit(command);
-        }
-    }
-}
-
 /// The glass: the tank's edges.
 fn draw_glass(state: Res<Flock3dState>, mut gizmos: Gizmos) {
     let tank = state.flock.tank();
     let box_ = Transform::from_translation((tank.min + tank.max) * 0.5).with_scale(tank.size());
     gizmos.cube(box_, Color::srgba(0.7, 0.9, 1.0, 0.6));
-}
-
-/// Predators and rocks drawn where the core has them: the drawn ones
-/// moved, the missing ones spawned, the ones gone despawned.
-fn show_scene(
-    mut commands: Commands,
-    state: Res<Flock3dState>,
-    look: Res<SceneLook>,
-    mut drawn: Query<(Entity, &SceneMarker, &mut Transform)>,
-) {
-    let s = state.flock.scene();
-    let place = |marker: SceneMarker| match marker {
-        SceneMarker::Predator(i) => s.predators.get(i).map(|p| Transform::from_translation(p.position)),
-        SceneMarker::Rock(i) => s
-            .obstacles
-            .get(i)
-            .map(|o| Transform::from_translation(o.centre).with_scale(Vec3::splat(o.radius))),
-    };
-    // Markers are spawned with consecutive indices and removed from the
-    // end, so the ones still in place are the first of each kind.
-    let (mut predators, mut rocks) = (0, 0);
-    for (entity, &marker, mut transform) in &mut drawn {
-        match place(marker) {
-            Some(at) => {
-                *transform = at;
-                match marker {
-                    SceneMarker::Predator(_) => predators += 1,
-                    SceneMarker::Rock(_) => rocks += 1,
-                }
-            }
-            None => commands.entity(entity).despawn(),
-        }
-    }
-    let spawn = |commands: &mut Commands,
-                 marker: SceneMarker,
-                 (mesh, material): (Handle<Mesh>, Handle<StandardMaterial>)| {
-        let at = place(marker).unwrap_or_default();
-        commands.spawn((marker, Mesh3d(mesh), MeshMaterial3d(material), at));
-    };
-    for i in predators..s.predators.len() {
-        spawn(&mut commands, SceneMarker::Predator(i), look.predator.clone());
-    }
-    for i in rocks..s.obstacles.len() {
-        spawn(&mut commands, SceneMarker::Rock(i), look.rock.clone());
-    }
 }
 
 /// The order parameters and the controls, in the window's title (twice a
@@ -430,8 +306,9 @@ fn drive_smoke(
     if smoke.dropped_at.is_none() && smoke.frames >= 30 {
         let tank = *state.flock.tank();
         // As a click does: a command for the next tick.
-        let predator = predator_at(Vec3::new(150.0, tank.min.y, 100.0), &tank);
-        state.flock.submit(VolumeCommand::AddPredator(predator)).expect("a predator inside the tank");
+        let drop = click_command(MouseButton::Left, Vec3::new(150.0, tank.min.y, 100.0), &tank, &default())
+            .expect("a left click drops a predator");
+        state.flock.submit(drop).expect("a predator inside the tank");
         smoke.dropped_at = Some(now);
     }
     if smoke.shot || !smoke.dropped_at.is_some_and(|t| now - t >= smoke.settle) {

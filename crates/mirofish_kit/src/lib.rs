@@ -8,6 +8,7 @@
 //! | [`MouseToolsPlugin`] | a predator on a left click, a rock on a right click, Shift-drags that attract or repel, Ctrl + click to inspect a fish |
 //! | [`DebugOverlayPlugin`] | gizmos: the tank, fear radii, goals and the route; neighbour lines, rule forces, radii and the grid per toggle; the inspected fish; with the `decide` feature, each decision unit's goal |
 //! | `look3d::FishLook3dPlugin` (feature `look3d`) | in a volume: every fish one shared fish-shaped mesh (body, forked tail, dorsal fin) in its school's colour, swaying as it swims, faster the faster it goes |
+//! | `tools3d::MouseTools3dPlugin` (feature `look3d`) | in a volume: a predator above the floor where you click, a rock on it with a right click, C clears them; predators and rocks drawn where the core has them |
 //! | [`RecorderPlugin`] | record (restarting the school), stop and save, replay, save the running configuration: buttons over the core plugin's recorder, in the panel where it is added |
 //! | `TuningPanelPlugin` (feature `panel`) | an egui window: the school's numbers and health, every parameter of each school, the other plugins' switches, live plots; a game adds its own sections (module `panel`) |
 //!
@@ -32,8 +33,8 @@
 //! Through the `mirofish` crate it is the `kit` feature (`mirofish::kit`),
 //! with `panel` and `look3d` features of the same names.
 //!
-//! On a plane, except the 3D look (`look3d`): the other plugins do not yet
-//! work in a volume.
+//! On a plane, except the 3D look and mouse tools (`look3d`): the other
+//! plugins do not yet work in a volume.
 
 #[cfg(feature = "decide")]
 pub mod decisions;
@@ -45,6 +46,8 @@ pub mod overlay;
 pub mod panel;
 pub mod recorder;
 pub mod tools;
+#[cfg(feature = "look3d")]
+pub mod tools3d;
 
 pub use look::{ColourMode, FishImage, FishLook, FishLookPlugin, RULE_COLOURS, TailBeat};
 pub use overlay::{DebugOverlayPlugin, OverlaySettings};
@@ -66,4 +69,6 @@ pub mod prelude {
     pub use crate::panel::{PanelAppExt, PanelSettings, TuningPanelPlugin};
     pub use crate::recorder::{RecorderControls, RecorderPlugin, SessionConfigs};
     pub use crate::tools::{Inspected, MouseToolsPlugin, PointerOverUi, ToolSettings};
+    #[cfg(feature = "look3d")]
+    pub use crate::tools3d::{MouseTools3dPlugin, Tool3dSettings};
 }

@@ -1,0 +1,284 @@
+//! Mouse tools in a volume (the `look3d` feature): [`MouseTools3dPlugin`].
+//!
+//! | input | effect |
+//! |---|---|
+//! | left click on the floor | a predator above the point |
+//! | right click on the floor | a rock on the point |
+//! | C | clear every predator and rock |
+//!
+//! The cursor's ray through the 3D camera meets the tank's floor; what a
+//! click there creates is a [`VolumeCommand`] on the core, so a session
+//! played with the mouse is recorded and replays like a scripted one. A
+//! press that moves the mouse more than a few pixels before it is released
+//! is a drag (a game's orbiting camera), not a click, and clicks while
+//! [`PointerOverUi`] is set are left alone. Predators and rocks are drawn
+//! where the core has them: red glowing spheres and grey rocks.
+//!
+//! The mapping from a click to a command is a pure function
+//! ([`floor_point`], [`click_command`]); the systems read only Bevy's input
+//! resources and the cursor's ray ([`CursorRay`]), so they can be driven
+//! without a window.
+
+use bevy::input::mouse::AccumulatedMouseMotion;
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use mirofish_bevy::volume::Flock3dState;
+use mirofish_sim::space::VolumeCommand;
+use mirofish_sim::{Obstacle, Predator, Tank3d};
+
+use crate::tools::PointerOverUi;
+
+/// The cursor's ray into the world through the 3D camera; `None` outside
+/// the window.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
+pub struct CursorRay(pub Option<Ray3d>);
+
+/// What the 3D mouse tools create.
+#[derive(Resource, Clone, Copy, Debug, PartialEq)]
+pub struct Tool3dSettings {
+    /// A new predator's height above the floor, as a share of the tank's
+    /// height.
+    pub predator_height: f32,
+    /// A new predator's fear radius, as a share of the tank's height.
+    pub predator_reach: f32,
+    /// A new rock's radius (world units).
+    pub rock_radius: f32,
+    /// How far (pixels) the mouse may move between press and release for
+    /// the press to count as a click.
+    pub click_slop: f32,
+}
+
+impl Default for Tool3dSettings {
+    fn default() -> Self {
+        Self { predator_height: 0.35, predator_reach: 0.4, rock_radius: 70.0, click_slop: 6.0 }
+    }
+}
+
+/// Where `ray` meets the tank's floor, if it does inside the tank's
+/// footprint.
+pub fn floor_point(ray: Ray3d, tank: &Tank3d) -> Option<Vec3> {
+    let t = ray.intersect_plane(Vec3::new(0.0, tank.min.y, 0.0), InfinitePlane3d::new(Vec3::Y))?;
+    let p = ray.get_point(t);
+    (p.x > tank.min.x && p.x < tank.max.x && p.z > tank.min.z && p.z < tank.max.z).then_some(p)
+}
+
+/// The command a click of `button` on floor point `point` sends: left → a
+/// chasing predator above it, right → a rock on it; other buttons nothing.
+pub fn click_command(
+    button: MouseButton,
+    point: Vec3,
+    tank: &Tank3d,
+    tools: &Tool3dSettings,
+) -> Option<VolumeCommand> {
+    let height = tank.size().y;
+    match button {
+        MouseButton::Left => {
+            let above = Vec3::new(point.x, tank.min.y + height * tools.predator_height, point.z);
+            Some(VolumeCommand::AddPredator(Predator::new(above, height * tools.predator_reach)))
+        }
+        MouseButton::Right => {
+            Some(VolumeCommand::AddObstacle(Obstacle { centre: point, radius: tools.rock_radius }))
+        }
+        _ => None,
+    }
+}
+
+/// Mouse tools in a volume: a predator on a left click on the floor, a rock
+/// on a right click, C clears them; predators and rocks drawn where the
+/// core has them. Reads the cursor through the 3D camera of the primary
+/// window ([`CursorRay`]); what a click creates is [`Tool3dSettings`].
+///
+/// Needs [`mirofish_bevy::volume::MiroFish3dPlugin`]; in a headless app the
+/// input resources are made here.
+pub struct MouseTools3dPlugin;
+
+impl Plugin for MouseTools3dPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<CursorRay>()
+            .init_resource::<PointerOverUi>()
+            .init_resource::<Tool3dSettings>()
+            .init_resource::<ButtonInput<MouseButton>>()
+            .init_resource::<ButtonInput<KeyCode>>()
+            .init_resource::<AccumulatedMouseMotion>()
+            .add_systems(Startup, make_scene_look)
+            .add_systems(PreUpdate, cursor_ray)
+            .add_systems(Update, (mouse_tools3d, show_scene).chain());
+    }
+}
+
+/// Reads the cursor of the primary window through the 3D camera.
+pub fn cursor_ray(
+    windows: Query<&Window, With<PrimaryWindow>>,
+    cameras: Query<(&Camera, &GlobalTransform), With<Camera3d>>,
+    mut cursor: ResMut<CursorRay>,
+) {
+    // Without a window (tests, headless) the resource is left to whoever sets it.
+    let Ok(window) = windows.single() else { return };
+    let Ok((camera, transform)) = cameras.single() else { return };
+    cursor.0 = window.cursor_position().and_then(|p| camera.viewport_to_world(transform, p).ok());
+}
+
+/// How far the mouse has moved since a button went down, and whether it
+/// went down over the panel.
+#[derive(Default)]
+pub struct Press {
+    moved: f32,
+    on_panel: bool,
+}
+
+/// Turns clicks on the floor into commands for the next tick, and C into
+/// clearing the predators and rocks.
+pub fn mouse_tools3d(
+    (buttons, keys, motion): (
+        Res<ButtonInput<MouseButton>>,
+        Res<ButtonInput<KeyCode>>,
+        Res<AccumulatedMouseMotion>,
+    ),
+    (cursor, over_ui, tools): (Res<CursorRay>, Res<PointerOverUi>, Res<Tool3dSettings>),
+    mut state: ResMut<Flock3dState>,
+    mut press: Local<Press>,
+) {
+    let send = |state: &mut Flock3dState, command: VolumeCommand| {
+        if let Err(e) = state.flock.submit(command) {
+            log::warn!("mouse tools: {e}");
+        }
+    };
+    if keys.just_pressed(KeyCode::KeyC) {
+        send(&mut state, VolumeCommand::ClearPredators);
+        send(&mut state, VolumeCommand::ClearObstacles);
+    }
+    if buttons.any_just_pressed([MouseButton::Left, MouseButton::Right]) {
+        *press = Press { moved: 0.0, on_panel: over_ui.0 };
+    }
+    if buttons.any_pressed([MouseButton::Left, MouseButton::Right]) {
+        press.moved += motion.delta.length();
+    }
+    if press.on_panel || press.moved > tools.click_slop {
+        return;
+    }
+    let tank = *state.flock.tank();
+    let Some(point) = cursor.0.and_then(|ray| floor_point(ray, &tank)) else { return };
+    for button in [MouseButton::Left, MouseButton::Right] {
+        if buttons.just_released(button)
+            && let Some(command) = click_command(button, point, &tank, &tools)
+        {
+            send(&mut state, command);
+        }
+    }
+}
+
+/// The predators' and rocks' meshes and materials.
+#[derive(Resource, Clone, Debug)]
+pub struct SceneLook3d {
+    /// A predator: a glowing red sphere.
+    pub predator: (Handle<Mesh>, Handle<StandardMaterial>),
+    /// A rock: a grey sphere of radius 1, scaled to the rock's.
+    pub rock: (Handle<Mesh>, Handle<StandardMaterial>),
+}
+
+/// A drawn predator or rock, by its index in the core's scene.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SceneMarker3d {
+    /// The scene's predator of this index.
+    Predator(usize),
+    /// The scene's rock of this index.
+    Rock(usize),
+}
+
+fn make_scene_look(
+    mut commands: Commands,
+    meshes: Option<ResMut<Assets<Mesh>>>,
+    materials: Option<ResMut<Assets<StandardMaterial>>>,
+) {
+    // Without the renderer's assets (a headless app) nothing is drawn.
+    let (Some(mut meshes), Some(mut materials)) = (meshes, materials) else { return };
+    let red = Color::srgb(0.95, 0.08, 0.1);
+    commands.insert_resource(SceneLook3d {
+        predator: (
+            meshes.add(Sphere::new(18.0)),
+            materials.add(StandardMaterial { base_color: red, emissive: red.into(), ..default() }),
+        ),
+        rock: (
+            meshes.add(Sphere::new(1.0).mesh().ico(3).expect("a small ico sphere")),
+            materials.add(StandardMaterial { base_color: Color::srgb(0.35, 0.36, 0.38), ..default() }),
+        ),
+    });
+}
+
+/// Predators and rocks drawn where the core has them: the drawn ones
+/// moved, the missing ones spawned, the ones gone despawned.
+pub fn show_scene(
+    mut commands: Commands,
+    state: Res<Flock3dState>,
+    look: Option<Res<SceneLook3d>>,
+    mut drawn: Query<(Entity, &SceneMarker3d, &mut Transform)>,
+) {
+    let Some(look) = look else { return };
+    let s = state.flock.scene();
+    let place = |marker: SceneMarker3d| match marker {
+        SceneMarker3d::Predator(i) => s.predators.get(i).map(|p| Transform::from_translation(p.position)),
+        SceneMarker3d::Rock(i) => s
+            .obstacles
+            .get(i)
+            .map(|o| Transform::from_translation(o.centre).with_scale(Vec3::splat(o.radius))),
+    };
+    // Markers are spawned with consecutive indices and a list that
+    // shrinks loses its last ones: those still in place are the first of
+    // each kind.
+    let (mut predators, mut rocks) = (0, 0);
+    for (entity, &marker, mut transform) in &mut drawn {
+        match place(marker) {
+            Some(at) => {
+                *transform = at;
+                match marker {
+                    SceneMarker3d::Predator(_) => predators += 1,
+                    SceneMarker3d::Rock(_) => rocks += 1,
+                }
+            }
+            None => commands.entity(entity).despawn(),
+        }
+    }
+    let spawn = |commands: &mut Commands,
+                 marker: SceneMarker3d,
+                 (mesh, material): (Handle<Mesh>, Handle<StandardMaterial>)| {
+        let at = place(marker).unwrap_or_default();
+        commands.spawn((marker, Mesh3d(mesh), MeshMaterial3d(material), at));
+    };
+    for i in predators..s.predators.len() {
+        spawn(&mut commands, SceneMarker3d::Predator(i), look.predator.clone());
+    }
+    for i in rocks..s.obstacles.len() {
+        spawn(&mut commands, SceneMarker3d::Rock(i), look.rock.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ray_meets_the_floor_inside_the_tank_and_clicks_map_to_commands() {
+        let tank = Tank3d::centered(Vec3::new(1000.0, 400.0, 600.0));
+        let tools = Tool3dSettings::default();
+        // Straight down from above the point (100, ·, -50).
+        let down = Ray3d::new(Vec3::new(100.0, 900.0, -50.0), Dir3::NEG_Y);
+        let point = floor_point(down, &tank).unwrap();
+        assert!((point - Vec3::new(100.0, tank.min.y, -50.0)).length() < 1e-3, "{point}");
+        // Outside the footprint, or looking up: no point.
+        assert_eq!(floor_point(Ray3d::new(Vec3::new(900.0, 900.0, 0.0), Dir3::NEG_Y), &tank), None);
+        assert_eq!(floor_point(Ray3d::new(Vec3::ZERO, Dir3::Y), &tank), None);
+        match click_command(MouseButton::Left, point, &tank, &tools) {
+            Some(VolumeCommand::AddPredator(p)) => {
+                assert_eq!((p.position.x, p.position.z), (100.0, -50.0));
+                assert!(tank.contains(p.position) && p.position.y > tank.min.y);
+                assert!(p.validate().is_ok());
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            click_command(MouseButton::Right, point, &tank, &tools),
+            Some(VolumeCommand::AddObstacle(Obstacle { centre: point, radius: tools.rock_radius }))
+        );
+        assert_eq!(click_command(MouseButton::Middle, point, &tank, &tools), None);
+    }
+}

@@ -1,0 +1,82 @@
+//! The 3D mouse tools in a headless app: a click on the floor drops a
+//! predator above it and a right click a rock on it, at the next tick,
+//! both drawn where the core has them; a drag is not a click; C clears
+//! them, and their drawings go.
+#![cfg(feature = "look3d")]
+
+use std::time::Duration;
+
+use bevy::app::ScheduleRunnerPlugin;
+use bevy::input::mouse::AccumulatedMouseMotion;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use mirofish_bevy::volume::*;
+use mirofish_kit::tools3d::{CursorRay, MouseTools3dPlugin, SceneMarker3d};
+
+fn app() -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins.build().disable::<ScheduleRunnerPlugin>(), AssetPlugin::default()))
+        .init_asset::<Mesh>()
+        .init_asset::<StandardMaterial>()
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(20)))
+        .add_plugins((MiroFish3dPlugin::default(), MouseTools3dPlugin));
+    app.world_mut().commands().queue(SpawnSchool3d::new(60));
+    app.world_mut().flush();
+    app.update();
+    app
+}
+
+/// Points the cursor straight down at `(x, z)`, presses `button` and
+/// releases it a frame later after the mouse moved `moved` pixels.
+fn click(app: &mut App, button: MouseButton, (x, z): (f32, f32), moved: f32) {
+    app.world_mut().resource_mut::<CursorRay>().0 = Some(Ray3d::new(Vec3::new(x, 5000.0, z), Dir3::NEG_Y));
+    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().press(button);
+    app.world_mut().resource_mut::<AccumulatedMouseMotion>().delta = Vec2::new(moved, 0.0);
+    app.update();
+    app.world_mut().resource_mut::<AccumulatedMouseMotion>().delta = Vec2::ZERO;
+    let mut buttons = app.world_mut().resource_mut::<ButtonInput<MouseButton>>();
+    buttons.clear();
+    buttons.release(button);
+    app.update();
+    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().clear();
+    for _ in 0..3 {
+        app.update();
+    }
+}
+
+fn markers(app: &mut App) -> Vec<SceneMarker3d> {
+    let mut all: Vec<SceneMarker3d> =
+        app.world_mut().query::<&SceneMarker3d>().iter(app.world()).copied().collect();
+    all.sort_by_key(|m| format!("{m:?}"));
+    all
+}
+
+#[test]
+fn clicks_on_the_floor_place_predators_and_rocks_and_c_clears_them() {
+    let mut app = app();
+    let tank = *app.world().resource::<Flock3dState>().flock.tank();
+    click(&mut app, MouseButton::Left, (100.0, -40.0), 0.0);
+    click(&mut app, MouseButton::Right, (-150.0, 60.0), 2.0);
+    // A drag (an orbiting camera) places nothing.
+    click(&mut app, MouseButton::Left, (0.0, 0.0), 50.0);
+    let scene = app.world().resource::<Flock3dState>().flock.scene().clone();
+    assert_eq!(scene.predators.len(), 1, "{scene:?}");
+    assert_eq!(scene.obstacles.len(), 1);
+    let rock = scene.obstacles[0];
+    assert_eq!((rock.centre.x, rock.centre.y, rock.centre.z), (-150.0, tank.min.y, 60.0));
+    assert!(scene.predators[0].position.y > tank.min.y);
+    assert_eq!(markers(&mut app), vec![SceneMarker3d::Predator(0), SceneMarker3d::Rock(0)]);
+    // Off the floor's footprint: nothing.
+    click(&mut app, MouseButton::Right, (tank.max.x + 10.0, 0.0), 0.0);
+    assert_eq!(app.world().resource::<Flock3dState>().flock.scene().obstacles.len(), 1);
+
+    app.world_mut().resource_mut::<ButtonInput<KeyCode>>().press(KeyCode::KeyC);
+    app.update();
+    app.world_mut().resource_mut::<ButtonInput<KeyCode>>().release(KeyCode::KeyC);
+    for _ in 0..3 {
+        app.update();
+    }
+    let scene = app.world().resource::<Flock3dState>().flock.scene().clone();
+    assert!(scene.predators.is_empty() && scene.obstacles.is_empty());
+    assert!(markers(&mut app).is_empty(), "the drawings go with them");
+}
