@@ -4,22 +4,16 @@
 //! from their heading and back).
 #![cfg(feature = "look3d")]
 
-use std::time::Duration;
-
-use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::volume::*;
 use mirofish_kit::look3d::{FishAssets3d, FishLook3d, FishLook3dPlugin, Swim3d};
 use mirofish_sim::FlockParams;
 
+mod common;
+
 fn app() -> App {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins.build().disable::<ScheduleRunnerPlugin>(), AssetPlugin::default()))
-        .init_asset::<Mesh>()
-        .init_asset::<StandardMaterial>()
-        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(16)))
-        .add_plugins((MiroFish3dPlugin::default(), FishLook3dPlugin));
+    let mut app = common::volume_app();
+    app.add_plugins(FishLook3dPlugin);
     app.world_mut().commands().queue(SpawnSchool3d::new(80));
     app.world_mut().commands().queue(SpawnSchool3d::new(40).with_params(FlockParams::default()));
     app.world_mut().flush();

@@ -4,22 +4,16 @@
 //! them, and their drawings go.
 #![cfg(feature = "look3d")]
 
-use std::time::Duration;
-
-use bevy::app::ScheduleRunnerPlugin;
 use bevy::input::mouse::AccumulatedMouseMotion;
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::volume::*;
 use mirofish_kit::tools3d::{CursorRay, MouseTools3dPlugin, SceneMarker3d};
 
+mod common;
+
 fn app() -> App {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins.build().disable::<ScheduleRunnerPlugin>(), AssetPlugin::default()))
-        .init_asset::<Mesh>()
-        .init_asset::<StandardMaterial>()
-        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(20)))
-        .add_plugins((MiroFish3dPlugin::default(), MouseTools3dPlugin));
+    let mut app = common::volume_app();
+    app.add_plugins(MouseTools3dPlugin);
     app.world_mut().commands().queue(SpawnSchool3d::new(60));
     app.world_mut().flush();
     app.update();

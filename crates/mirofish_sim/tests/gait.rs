@@ -28,6 +28,19 @@ fn largest_turn<V: Vector>(before: &HashMap<u32, V>, ids: &[u32], after: &[V]) -
         .fold(0.0, f32::max)
 }
 
+/// Runs `sim` for `ticks` ticks; the largest turn of a fish in one tick.
+fn largest_turn_on_a_plane(sim: &mut Simulation, ticks: u32) -> f32 {
+    let mut largest = 0.0f32;
+    for _ in 0..ticks {
+        let flock = &sim.flock;
+        let before: HashMap<u32, Vec2> =
+            flock.ids().iter().copied().zip(flock.velocities().iter().copied()).collect();
+        sim.step().unwrap();
+        largest = largest.max(largest_turn(&before, sim.flock.ids(), sim.flock.velocities()));
+    }
+    largest
+}
+
 fn mean_speed<V: Vector>(velocities: &[V]) -> f32 {
     velocities.iter().map(|v| v.length()).sum::<f32>() / velocities.len().max(1) as f32
 }
@@ -38,14 +51,7 @@ fn on_a_plane_no_fish_turns_faster_than_its_rate_and_speed_settles_near_the_crui
     let tank = Tank { boundary: BoundaryMode::Wrap, ..Tank::default() };
     let mut sim = Simulation::new(params, tank, 400, 3).unwrap();
     let dt = sim.dt;
-    let mut largest = 0.0f32;
-    for _ in 0..600 {
-        let flock = &sim.flock;
-        let before: HashMap<u32, Vec2> =
-            flock.ids().iter().copied().zip(flock.velocities().iter().copied()).collect();
-        sim.step().unwrap();
-        largest = largest.max(largest_turn(&before, sim.flock.ids(), sim.flock.velocities()));
-    }
+    let largest = largest_turn_on_a_plane(&mut sim, 600);
     let bound = params.turn_rate * dt;
     assert!(largest <= bound * 1.001, "a turn of {largest} rad in a tick, bound {bound}");
     assert!(largest > bound * 0.5, "the bound is reached at times: {largest}");
@@ -89,14 +95,7 @@ fn fear_raises_the_cruise_and_the_turn() {
     sim.run(300).unwrap();
     sim.scene = Scene { predators: vec![Predator::new(Vec2::ZERO, 2000.0)], ..Scene::default() };
     let dt = sim.dt;
-    let mut largest = 0.0f32;
-    for _ in 0..120 {
-        let flock = &sim.flock;
-        let before: HashMap<u32, Vec2> =
-            flock.ids().iter().copied().zip(flock.velocities().iter().copied()).collect();
-        sim.step().unwrap();
-        largest = largest.max(largest_turn(&before, sim.flock.ids(), sim.flock.velocities()));
-    }
+    let largest = largest_turn_on_a_plane(&mut sim, 120);
     let calm = params.turn_rate * dt;
     assert!(largest > calm * 1.01, "afraid fish turn faster than calm ones: {largest} against {calm}");
     assert!(largest <= calm * params.panic_speed * 1.001, "{largest}");
