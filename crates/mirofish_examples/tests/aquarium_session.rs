@@ -11,9 +11,9 @@ use mirofish_bevy::Session;
 use mirofish_bevy::prelude::*;
 use mirofish_examples::aquarium::input::InputToolsPlugin;
 use mirofish_examples::aquarium::session::{self, CONFIG_FILE, RECORDING_FILE};
-use mirofish_examples::aquarium::{AquariumSettings, CursorWorld, aquarium_config};
-use mirofish_kit::RecorderControls;
+use mirofish_examples::aquarium::{AquariumSettings, aquarium_config};
 use mirofish_kit::recorder::{Ask, RecorderPlugin};
+use mirofish_kit::{RecorderControls, play_click};
 use mirofish_sim::{ExperimentConfig, Recording};
 
 fn app(folder: &std::path::Path) -> App {
@@ -37,16 +37,6 @@ fn press(app: &mut App, ask: Ask) {
     app.update();
 }
 
-fn click(app: &mut App, button: MouseButton, at: Vec2) {
-    app.world_mut().resource_mut::<CursorWorld>().0 = Some(at);
-    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().press(button);
-    app.update();
-    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().clear();
-    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().release(button);
-    app.update();
-    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().clear();
-}
-
 fn run(app: &mut App, updates: usize) {
     for _ in 0..updates {
         app.update();
@@ -64,9 +54,9 @@ fn a_recorded_aquarium_session_replays_bit_for_bit_and_its_config_saves() {
     assert_eq!(app.world().resource::<mirofish_bevy::FlockRecorder>().session(), &Session::Recording);
     assert_eq!(count_fish(&mut app), 400, "the scene restarted with the panel's fish count");
     run(&mut app, 20);
-    click(&mut app, MouseButton::Left, Vec2::new(-150.0, 60.0));
+    play_click(&mut app, MouseButton::Left, Vec2::new(-150.0, 60.0));
     run(&mut app, 15);
-    click(&mut app, MouseButton::Right, Vec2::new(100.0, -40.0));
+    play_click(&mut app, MouseButton::Right, Vec2::new(100.0, -40.0));
     run(&mut app, 40);
     press(&mut app, Ask::SaveConfig);
     press(&mut app, Ask::Stop);

@@ -56,7 +56,7 @@ pub use panel::{PanelAppExt, PanelSettings, TuningPanelPlugin};
 pub use recorder::{RecorderControls, RecorderPlugin, SessionConfigs};
 pub use tools::{
     CursorWorld, FishReport, Inspected, MouseToolsPlugin, PointerOverUi, ToolSettings, click_command,
-    drag_command, report, waypoint_command,
+    drag_command, play_click, report, waypoint_command,
 };
 
 /// The kit's plugins and settings, for a glob import.

@@ -200,6 +200,22 @@ pub fn mouse_tools(
     }
 }
 
+/// A click of `button` at world point `at`, played into `app` without a
+/// window: the cursor put there ([`CursorWorld`]), the button pressed for
+/// one update and released in the next, the per-frame input state cleared
+/// after each (as Bevy's input plugin would). For scripted sessions and
+/// the tests of a game that adds [`MouseToolsPlugin`].
+pub fn play_click(app: &mut App, button: MouseButton, at: Vec2) {
+    app.world_mut().resource_mut::<CursorWorld>().0 = Some(at);
+    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().press(button);
+    app.update();
+    let mut buttons = app.world_mut().resource_mut::<ButtonInput<MouseButton>>();
+    buttons.clear();
+    buttons.release(button);
+    app.update();
+    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().clear();
+}
+
 /// The fish being inspected, and whether the camera follows it.
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
 pub struct Inspected {

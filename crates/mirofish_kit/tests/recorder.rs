@@ -11,7 +11,7 @@ use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::Session;
 use mirofish_bevy::prelude::*;
 use mirofish_kit::recorder::{Ask, RecorderControls, RecorderPlugin};
-use mirofish_kit::{CursorWorld, MouseToolsPlugin};
+use mirofish_kit::{MouseToolsPlugin, play_click};
 use mirofish_sim::{ExperimentConfig, Recording};
 
 fn app(folder: &std::path::Path) -> App {
@@ -32,16 +32,6 @@ fn press(app: &mut App, ask: Ask) -> String {
     app.world_mut().resource_mut::<RecorderControls>().asked = Some(ask);
     app.update();
     app.world().resource::<RecorderControls>().message.clone()
-}
-
-fn click(app: &mut App, button: MouseButton, at: Vec2) {
-    app.world_mut().resource_mut::<CursorWorld>().0 = Some(at);
-    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().press(button);
-    app.update();
-    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().clear();
-    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().release(button);
-    app.update();
-    app.world_mut().resource_mut::<ButtonInput<MouseButton>>().clear();
 }
 
 fn run(app: &mut App, updates: usize) {
@@ -65,9 +55,9 @@ fn a_recorded_session_replays_bit_for_bit_and_its_configuration_saves() {
     run(&mut app, 1);
     assert_eq!(session(&app), Session::Recording);
     run(&mut app, 20);
-    click(&mut app, MouseButton::Left, Vec2::new(-120.0, 40.0));
+    play_click(&mut app, MouseButton::Left, Vec2::new(-120.0, 40.0));
     run(&mut app, 10);
-    click(&mut app, MouseButton::Right, Vec2::new(90.0, -30.0));
+    play_click(&mut app, MouseButton::Right, Vec2::new(90.0, -30.0));
     run(&mut app, 30);
     assert!(press(&mut app, Ask::SaveConfig).starts_with("configuration saved to"));
     let said = press(&mut app, Ask::Stop);

@@ -81,7 +81,12 @@ impl Gait {
             let turn = self.turn * raise;
             // A calm fish's sine and cosine are the school's, worked out
             // once a tick; a frightened one turns faster.
-            let cos_sin = if fear == 0.0 { self.turn_cos_sin } else { swap(sin_cos(turn)) };
+            let cos_sin = if fear == 0.0 {
+                self.turn_cos_sin
+            } else {
+                let (sin, cos) = sin_cos(turn);
+                (cos, sin)
+            };
             // Within the turn (the common case) with two square roots and
             // no division: `old · v ≥ cos · |old| · |v|`.
             let old_len = old.length();
@@ -97,10 +102,6 @@ impl Gait {
         }
         v
     }
-}
-
-fn swap((a, b): (f32, f32)) -> (f32, f32) {
-    (b, a)
 }
 
 /// `v` turned back towards the heading of `old` so that the two differ by

@@ -18,6 +18,7 @@
 //! the model's collective memory.
 
 use crate::math::Vector;
+use crate::rules::motion::perpendicular;
 pub use crate::world::zones::{DEFAULT_ZONE_NEIGHBOUR_CAP, MAX_ZONE_NEIGHBOUR_CAP, Zones};
 
 /// The four states of a school Couzin et al. name, told apart by its two
@@ -131,12 +132,7 @@ pub fn turn_towards<V: Vector>(from: V, to: V, max_angle: f32) -> V {
         return to;
     }
     // The unit vector in the turning plane perpendicular to `from`.
-    let side = (to - from * cos).try_normalize().unwrap_or_else(|| {
-        let axis =
-            (0..V::DIM).min_by(|&a, &b| from.axis(a).abs().total_cmp(&from.axis(b).abs())).unwrap_or(0);
-        let e = V::from_fn(|i| if i == axis { 1.0 } else { 0.0 });
-        (e - from * from.dot(e)).normalize_or_zero()
-    });
+    let side = (to - from * cos).try_normalize().unwrap_or_else(|| perpendicular(from));
     let (sin, cos) = max_angle.sin_cos();
     (from * cos + side * sin).try_normalize().unwrap_or(from)
 }
