@@ -160,7 +160,6 @@ impl Plugin for AquariumPlugin {
             .insert_resource(PanelSettings { title: "MiroFish aquarium".into(), ..default() })
             .add_plugins((
                 input::InputToolsPlugin,
-                intent::IntentPlugin,
                 FishLookPlugin,
                 scenery::SceneryPlugin,
                 DebugOverlayPlugin,
@@ -184,6 +183,12 @@ impl Plugin for AquariumPlugin {
                     .after(mirofish_kit::recorder::act),
             )
             .add_systems(Update, inspect::follow.after(mirofish_kit::tools::mouse_tools));
+        // The decision layer asks its deciders on worker threads, which a
+        // browser page does not have: the web build leaves it out.
+        #[cfg(not(target_arch = "wasm32"))]
+        app.add_plugins(intent::IntentPlugin);
+        #[cfg(target_arch = "wasm32")]
+        info!("aquarium: the decision layer needs threads; the web build leaves it out");
         let (controls, configs) = session::recorder(None);
         app.insert_resource(controls).insert_resource(configs);
         panel::add_sections(app);

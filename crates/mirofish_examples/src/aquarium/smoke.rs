@@ -7,7 +7,9 @@
 use std::path::PathBuf;
 
 use bevy::prelude::*;
-use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
+#[cfg(not(target_arch = "wasm32"))]
+use bevy::render::view::screenshot::save_to_disk;
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use mirofish_bevy::FlockCommands;
 use mirofish_bevy::prelude::*;
 
@@ -24,12 +26,16 @@ pub struct SmokeTest {
     pub settle_seconds: f32,
     /// Give up (and fail) after this many seconds.
     pub timeout_seconds: f32,
+    /// Whether the app exits with the verdict (a native run's exit status);
+    /// otherwise the verdict is only logged and the school swims on (the
+    /// web page's test reads the log and takes its own picture).
+    pub exit: bool,
 }
 
 impl SmokeTest {
     /// The default script, saving to `out`.
     pub fn new(out: impl Into<PathBuf>) -> Self {
-        Self { out: out.into(), warmup_frames: 30, settle_seconds: 2.0, timeout_seconds: 180.0 }
+        Self { out: out.into(), warmup_frames: 30, settle_seconds: 2.0, timeout_seconds: 180.0, exit: true }
     }
 }
 
@@ -64,7 +70,7 @@ impl Coverage {
         tolerance: u8,
     ) -> Self {
         let near = |px: &[u8], c: [u8; 3]| px.iter().zip(c).all(|(a, b)| a.abs_diff(b) <= tolerance);
-        let mut cells = vec![0usize; Self::COLS * Self::ROWS];
+        let mut cells = [0usize; Self::COLS * Self::ROWS];
         let mut out = Coverage::default();
         for (i, px) in rgb.chunks_exact(3).take(width * height).enumerate() {
             if fish.iter().any(|&c| near(px, c)) {
@@ -95,6 +101,8 @@ struct Progress {
     clicked_at: Option<f32>,
     shot: bool,
     verdict: Option<Result<Coverage, String>>,
+    /// The verdict has been given.
+    done: bool,
 }
 
 /// Runs a [`SmokeTest`] resource, if there is one.
@@ -125,9 +133,19 @@ fn drive(
 ) {
     let now = time.elapsed_secs();
     progress.frames += 1;
+    if progress.done {
+        return;
+    }
+    // The verdict is given once; a native run exits with it.
+    let mut finish = |progress: &mut Progress, status: AppExit| {
+        progress.done = true;
+        if test.exit {
+            exit.write(status);
+        }
+    };
     if now > test.timeout_seconds {
-        error!("smoke test: no verdict after {now:.0} s");
-        exit.write(AppExit::error());
+        error!("smoke test failed: no verdict after {now:.0} s");
+        finish(&mut progress, AppExit::error());
         return;
     }
     if let Some(verdict) = progress.verdict.take() {
@@ -135,15 +153,15 @@ fn drive(
             Ok(c) if c.shows_fish_and_predator() => {
                 info!("smoke test passed: {c:?}; screenshot in {}", test.out.display());
                 println!("smoke test passed: {c:?}");
-                exit.write(AppExit::Success);
+                finish(&mut progress, AppExit::Success);
             }
             Ok(c) => {
                 error!("smoke test failed: the picture does not show the school and the predator: {c:?}");
-                exit.write(AppExit::error());
+                finish(&mut progress, AppExit::error());
             }
             Err(e) => {
                 error!("smoke test failed: {e}");
-                exit.write(AppExit::error());
+                finish(&mut progress, AppExit::error());
             }
         }
         return;
@@ -164,19 +182,22 @@ fn drive(
         let fish: Vec<[u8; 3]> =
             (0..config.school_table().len() as u16).map(|s| colour_bytes(config.colour_of(s))).collect();
         let predator = colour_bytes([0.9, 0.12, 0.18]);
-        commands.spawn(Screenshot::primary_window()).observe(save_to_disk(test.out.clone())).observe(
-            move |captured: On<ScreenshotCaptured>, mut progress: ResMut<Progress>| {
-                let verdict = match captured.image.clone().try_into_dynamic() {
-                    Ok(image) => {
-                        let rgb = image.to_rgb8();
-                        let (w, h) = (rgb.width() as usize, rgb.height() as usize);
-                        Ok(Coverage::measure(rgb.as_raw(), w, h, &fish, predator, 40))
-                    }
-                    Err(e) => Err(format!("cannot read the screenshot: {e:?}")),
-                };
-                progress.verdict = Some(verdict);
-            },
-        );
+        let mut shot = commands.spawn(Screenshot::primary_window());
+        // A browser has no file system (and Bevy's saver would start a
+        // download there): the page's test takes its own picture.
+        #[cfg(not(target_arch = "wasm32"))]
+        shot.observe(save_to_disk(test.out.clone()));
+        shot.observe(move |captured: On<ScreenshotCaptured>, mut progress: ResMut<Progress>| {
+            let verdict = match captured.image.clone().try_into_dynamic() {
+                Ok(image) => {
+                    let rgb = image.to_rgb8();
+                    let (w, h) = (rgb.width() as usize, rgb.height() as usize);
+                    Ok(Coverage::measure(rgb.as_raw(), w, h, &fish, predator, 40))
+                }
+                Err(e) => Err(format!("cannot read the screenshot: {e:?}")),
+            };
+            progress.verdict = Some(verdict);
+        });
     }
 }
 

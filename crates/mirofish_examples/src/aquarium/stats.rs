@@ -1,7 +1,7 @@
 //! Timing shown in the panel: the cost of a fixed tick and the frame rate.
 
-use std::time::Instant;
-
+// Bevy's clock: `std`'s has no time source in a browser.
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 /// Smoothed timings.

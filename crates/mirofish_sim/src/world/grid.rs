@@ -453,12 +453,14 @@ impl SpatialGrid {
 
     /// The tank's corner the cells count from.
     #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), expect(dead_code, reason = "read by the AVX2 build only"))]
     pub(crate) fn origin(&self) -> Vec2 {
         self.origin
     }
 
     /// Cells per unit of length, per axis.
     #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), expect(dead_code, reason = "read by the AVX2 build only"))]
     pub(crate) fn inv_cell(&self) -> Vec2 {
         self.inv_cell
     }
