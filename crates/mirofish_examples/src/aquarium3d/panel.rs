@@ -1,4 +1,4 @@
-//! The aquarium in 3D's panel: the school's order parameters and the
+//! The 3D aquarium's panel: the school's order parameters and the
 //! collective state they name, live plots of polarization and milling, the
 //! weighted rules' knobs for each school, and Couzin's zone model with a
 //! start for each of its four states.
