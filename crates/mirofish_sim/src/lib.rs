@@ -31,7 +31,7 @@
 //! | the fish and their tick | [`step`]: `flock`, `command`, `index`, `forces` (and its kernel), `integrate`, `predators` | the fish as columns, the commands applied at the start of a tick, the passes of one tick over the columns, in parallel |
 //! | observation | [`observe`]: order parameters, `queries`, `metrics`, `stats`, `health` | what can be measured without changing anything |
 //! | any dimension | [`space`]: `swarm`, `grid`, `command`, `zones` | a school over any [`Vector`] ([`space::Flock3d`] in a volume) and Couzin's zone model |
-//! | control | [`control`]: `simulation`, `replay`, `config`, `volume`, `preset`, `tuning` | running a simulation and changing it from outside, reproducibly |
+//! | control | [`control`]: `simulation`, `snapshot`, `replay`, `config`, `volume`, `preset`, `tuning` | running a simulation and changing it from outside, reproducibly |
 //!
 //! # Guarantees
 //!
@@ -64,7 +64,7 @@ pub use control::volume::{VolumeConfig, VolumeSchool};
 pub use observe::metrics::{Metrics, MetricsLog};
 pub use observe::state_hash;
 pub use step::command::{CommandError, CommandQueue, FlockCommand, SpawnKey, Stamped, VolumeCommand};
-pub use step::flock::{FishInputs, Flock, SlotOrder};
+pub use step::flock::{FishInputs, FishState, Flock, SlotOrder};
 pub use step::{ForceSample, KernelPath, NeighbourSearch};
 pub use world::groups::NO_GROUP;
 pub use world::params::{

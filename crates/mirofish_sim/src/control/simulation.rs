@@ -42,12 +42,12 @@ pub struct Simulation {
     /// Fixed time step (seconds).
     pub dt: f32,
     /// Commands waiting for their tick.
-    commands: CommandQueue,
+    pub(super) commands: CommandQueue,
     /// Commands applied so far, in the order they were applied: with the
     /// configuration, this reproduces the run.
-    applied: Vec<Stamped>,
+    pub(super) applied: Vec<Stamped>,
     /// Applied commands left out in whole or part, with why.
-    left_out: Vec<(Stamped, ParamError)>,
+    pub(super) left_out: Vec<(Stamped, ParamError)>,
     /// `params` then `schools`, rebuilt in place each tick with several
     /// schools (no allocation once it has grown).
     table: Vec<FlockParams>,

@@ -37,6 +37,14 @@ macro_rules! each_column {
             $op;
         })*
     }};
+    // Every per-fish column of `$from` copied into `$to` (a `Flock` or a
+    // `FishState`), reusing `$to`'s buffers; the same list as above.
+    (copy $from:expr => $to:expr) => {
+        each_column!(@copy $from, $to, position velocity wander_phase leader fear school steering id)
+    };
+    (@copy $from:expr, $to:expr, $($field:ident)*) => {{
+        $( $to.$field.clone_from(&$from.$field); )*
+    }};
 }
 
 /// How a flock numbers its slots.
@@ -79,6 +87,44 @@ pub struct FishInputs<'a> {
     pub leader: &'a mut [bool],
     /// Each fish's school (an index into the school table).
     pub school: &'a mut [u16],
+}
+
+/// Every fish's state between two ticks, copied out of a [`Flock`]
+/// ([`Flock::save_fish`]) to be put back later ([`Flock::restore_fish`]):
+/// the columns a tick reads and the tick count, none of what a tick
+/// rebuilds (the grid, the sorted copies). Saving into the same state again
+/// reuses its buffers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FishState {
+    position: Vec<Vec2>,
+    velocity: Vec<Vec2>,
+    wander_phase: Vec<f32>,
+    leader: Vec<bool>,
+    fear: Vec<f32>,
+    school: Vec<u16>,
+    steering: Vec<Vec2>,
+    id: Vec<u32>,
+    group: Vec<u16>,
+    slot_order: SlotOrder,
+    seed: u64,
+    tick: u64,
+}
+
+impl FishState {
+    /// Fish held.
+    pub fn len(&self) -> usize {
+        self.position.len()
+    }
+
+    /// Whether it holds no fish.
+    pub fn is_empty(&self) -> bool {
+        self.position.is_empty()
+    }
+
+    /// The tick the flock was about to run when saved.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
 }
 
 /// All fish of a simulation, structure-of-arrays, plus the buffers the tick
@@ -149,6 +195,27 @@ impl Flock {
     /// An empty flock whose noise is drawn from `seed`.
     pub fn new(seed: u64) -> Self {
         Self { seed, ..Self::default() }
+    }
+
+    /// Copies every fish's state into `state` (see [`FishState`]); between
+    /// two ticks only.
+    pub fn save_fish(&self, state: &mut FishState) {
+        each_column!(copy self => state);
+        state.group.clone_from(&self.group);
+        (state.slot_order, state.seed, state.tick) = (self.slot_order, self.seed, self.tick);
+    }
+
+    /// Puts back the fish as [`Flock::save_fish`] saved them: the next tick
+    /// then runs as it ran after the save, to the same bits. What a tick
+    /// rebuilds is rebuilt by the next one; the thread pool, the kernel's
+    /// build and the neighbour search stay as they are.
+    pub fn restore_fish(&mut self, state: &FishState) {
+        each_column!(copy state => self);
+        self.group.clone_from(&state.group);
+        (self.slot_order, self.seed, self.tick) = (state.slot_order, state.seed, state.tick);
+        // Both describe the fish as a tick left them, not as restored.
+        self.indexed = None;
+        self.unbounded = None;
     }
 
     /// Runs the parallel passes on `pool` instead of rayon's global pool
