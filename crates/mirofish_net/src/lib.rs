@@ -14,7 +14,9 @@
 //! session's requests (save, load, advance with the players' inputs) and
 //! turns each player's [`PlayerInput`] into the core's commands at the
 //! input's frame. Its checksum is the school's state hash, so GGRS's
-//! desync detection compares every fish.
+//! desync detection compares every fish. [`NetSocket`] carries a session's
+//! messages over UDP, bound where the game says (`127.0.0.1:0` to stay on
+//! this machine).
 //!
 //! ```
 //! use ggrs::{PlayerType, SessionBuilder};
@@ -42,6 +44,8 @@
 
 mod input;
 mod school;
+mod socket;
 
 pub use input::PlayerInput;
 pub use school::{NetConfig, NetError, NetSchool};
+pub use socket::NetSocket;
