@@ -49,3 +49,8 @@ mod socket;
 pub use input::PlayerInput;
 pub use school::{NetConfig, NetError, NetSchool};
 pub use socket::NetSocket;
+
+/// The guide's page on networked play, whose example is compiled here.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/networked.md")]
+struct Guide;
