@@ -174,6 +174,13 @@ pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
                 world.despawn(e);
             }
         }
+        FlockCommand::MovePredator { predator, to } => {
+            if let Some(&e) = in_scene_order::<Predator2d>(world).get(*predator)
+                && let Some(mut at) = world.get_mut::<Position>(e)
+            {
+                at.0 = *to;
+            }
+        }
         FlockCommand::RemoveObstacle(i) => {
             if let Some(&e) = in_scene_order::<Obstacle2d>(world).get(*i) {
                 world.despawn(e);

@@ -3,7 +3,7 @@
 //! its prediction of the next).
 
 use mirofish_sim::step::command::FlockCommand;
-use mirofish_sim::{Attractor, Goal, GoalMode, Obstacle, Scene, Vec2};
+use mirofish_sim::{Attractor, Goal, GoalMode, Obstacle, Predator, Scene, Vec2};
 use serde::{Deserialize, Serialize};
 
 /// One player's input for one frame: where the pointer is, in the tank's
@@ -32,6 +32,8 @@ impl PlayerInput {
     pub const GOAL: u8 = 8;
     /// Pressed: every rock and the goal cleared.
     pub const CLEAR: u8 = 16;
+    /// Held: the player's own predator at the pointer, following it.
+    pub const PREDATOR: u8 = 32;
 
     /// The pointer at (`x`, `y`), no button down (coordinates past an
     /// `i16` are held at its ends).
@@ -64,17 +66,39 @@ const POINTER_RADIUS: f32 = 160.0;
 const ROCK_RADIUS: f32 = 30.0;
 /// Weight of the goal a player sets.
 const GOAL_WEIGHT: f32 = 1.0;
+/// Fear radius of a player's predator.
+const PREDATOR_FEAR: f32 = 140.0;
 
 /// The commands that the players' inputs of one frame ask of a run whose
-/// scene is `scene`, in player order: the pointer of the last player
-/// holding a button draws or drives the school (the attractor is set only
-/// when it changes, so a held button is not a command a frame), then each
-/// player's presses.
+/// scene is `scene`, whose first `own` predators are the scene's own (the
+/// players' come after them): the players' predators (one per player
+/// holding [`PlayerInput::PREDATOR`], in player order, each moved only when
+/// its pointer moved), the pointer of the last player holding a button
+/// draws or drives the school (the attractor is set only when it changes,
+/// so a held button is not a command a frame), then each player's presses.
 pub(crate) fn commands(
     inputs: impl Iterator<Item = PlayerInput> + Clone,
     scene: &Scene,
+    own: usize,
 ) -> Vec<FlockCommand> {
     let mut out = Vec::new();
+    let hunters: Vec<Vec2> =
+        inputs.clone().filter(|i| i.has(PlayerInput::PREDATOR)).map(PlayerInput::point).collect();
+    let players = scene.predators.get(own..).unwrap_or_default();
+    if hunters.len() == players.len() {
+        for (k, (&to, predator)) in hunters.iter().zip(players).enumerate() {
+            if predator.position != to {
+                out.push(FlockCommand::MovePredator { predator: own + k, to });
+            }
+        }
+    } else {
+        // A player took or let go of a predator: the players' predators
+        // anew, one per player holding the button. Still, and not
+        // chasing: each stays where its pointer puts it.
+        out.extend((own..own + players.len()).rev().map(FlockCommand::RemovePredator));
+        let still = |at| Predator { chase: false, ..Predator::new(at, PREDATOR_FEAR) };
+        out.extend(hunters.iter().map(|&at| FlockCommand::AddPredator(still(at))));
+    }
     let pulling = inputs.clone().filter(|i| i.has(PlayerInput::ATTRACT) || i.has(PlayerInput::REPEL)).last();
     let wanted = pulling.map(|i| Attractor {
         point: i.point(),
@@ -110,20 +134,52 @@ mod tests {
     fn a_held_pointer_is_one_command_and_presses_one_each() {
         let pull = PlayerInput::pointer(10, -20).with(PlayerInput::ATTRACT);
         let mut scene = Scene::default();
-        let first = commands([pull, PlayerInput::default()].into_iter(), &scene);
+        let first = commands([pull, PlayerInput::default()].into_iter(), &scene, 0);
         assert_eq!(first.len(), 1);
         let FlockCommand::SetAttractor(Some(a)) = first[0].clone() else { panic!("{first:?}") };
         assert_eq!((a.point, a.strength > 0.0), (Vec2::new(10.0, -20.0), true));
         scene.attractor = Some(a);
-        assert!(commands([pull, PlayerInput::default()].into_iter(), &scene).is_empty(), "held: nothing new");
+        assert!(
+            commands([pull, PlayerInput::default()].into_iter(), &scene, 0).is_empty(),
+            "held: nothing new"
+        );
         // The second player's push wins over the first's pull (player order).
         let push = PlayerInput::pointer(0, 0).with(PlayerInput::REPEL | PlayerInput::ROCK);
-        let both = commands([pull, push].into_iter(), &scene);
+        let both = commands([pull, push].into_iter(), &scene, 0);
         assert!(matches!(&both[0], FlockCommand::SetAttractor(Some(a)) if a.strength < 0.0));
         assert!(matches!(&both[1], FlockCommand::AddObstacle(o) if o.centre == Vec2::ZERO));
         // Let go: the attractor goes.
-        let idle = commands([PlayerInput::default(); 2].into_iter(), &scene);
+        let idle = commands([PlayerInput::default(); 2].into_iter(), &scene, 0);
         assert_eq!(idle, vec![FlockCommand::SetAttractor(None)]);
+    }
+
+    #[test]
+    fn each_player_holding_the_button_has_a_predator_at_the_pointer() {
+        let mut sim = mirofish_sim::Simulation::new(Default::default(), Default::default(), 50, 1).unwrap();
+        sim.scene.predators.push(Predator::new(Vec2::new(300.0, 0.0), 100.0));
+        let own = sim.scene.predators.len();
+        let hunt = |x, y| PlayerInput::pointer(x, y).with(PlayerInput::PREDATOR);
+        let mut play = |inputs: [PlayerInput; 2]| {
+            for command in commands(inputs.into_iter(), &sim.scene, own) {
+                sim.submit(command).unwrap();
+            }
+            sim.step().unwrap();
+            let players = sim.scene.predators[own..].iter().map(|p| p.position).collect::<Vec<_>>();
+            (players, sim.applied().len())
+        };
+        let (players, _) = play([hunt(10, 20), PlayerInput::default()]);
+        assert_eq!(players, [Vec2::new(10.0, 20.0)]);
+        let (players, n) = play([hunt(10, 20), hunt(-40, 5)]);
+        assert_eq!(players, [Vec2::new(10.0, 20.0), Vec2::new(-40.0, 5.0)]);
+        // Held still: no command; moved: one.
+        let (_, still) = play([hunt(10, 20), hunt(-40, 5)]);
+        assert_eq!(still, n);
+        let (players, moved) = play([hunt(10, 20), hunt(-50, 5)]);
+        assert_eq!((players[1], moved), (Vec2::new(-50.0, 5.0), n + 1));
+        // Let go: the players' predators go, the scene's own stays.
+        let (players, _) = play([PlayerInput::default(); 2]);
+        assert!(players.is_empty());
+        assert_eq!(sim.scene.predators.len(), 1);
     }
 
     #[test]

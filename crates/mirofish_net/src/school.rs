@@ -69,13 +69,16 @@ impl From<ggrs::GgrsError> for NetError {
 #[derive(Debug)]
 pub struct NetSchool {
     sim: Simulation,
+    /// The predators of the school's own scene; the players' come after.
+    own_predators: usize,
     rollbacks: u64,
 }
 
 impl NetSchool {
-    /// The school of `sim`, from its current tick.
+    /// The school of `sim`, from its current tick. Its predators stay its
+    /// own; each player holding [`PlayerInput::PREDATOR`] adds one.
     pub fn new(sim: Simulation) -> Self {
-        Self { sim, rollbacks: 0 }
+        Self { own_predators: sim.scene.predators.len(), sim, rollbacks: 0 }
     }
 
     /// The simulation (to read the fish, draw them, measure them).
@@ -118,7 +121,7 @@ impl NetSchool {
     /// player's are left out).
     fn advance(&mut self, inputs: &[(PlayerInput, InputStatus)]) -> Result<(), NetError> {
         let live = inputs.iter().filter(|(_, status)| *status != InputStatus::Disconnected).map(|(i, _)| *i);
-        for command in commands(live, &self.sim.scene) {
+        for command in commands(live, &self.sim.scene, self.own_predators) {
             // Refused alike on every peer: the same command on the same
             // state.
             let _refused = self.sim.submit(command);

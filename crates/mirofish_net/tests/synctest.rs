@@ -5,7 +5,9 @@
 
 use ggrs::{PlayerType, SessionBuilder};
 use mirofish_net::{NetConfig, NetSchool, PlayerInput};
-use mirofish_sim::{ExperimentConfig, Obstacle, Predator, SchoolConfig, Simulation, Vec2, state_hash};
+use mirofish_sim::{
+    ExperimentConfig, FlockCommand, Obstacle, Predator, SchoolConfig, Simulation, Vec2, state_hash,
+};
 
 /// 1,000 fish in two schools with leaders, two rocks and a chasing
 /// predator.
@@ -19,7 +21,8 @@ fn busy() -> Simulation {
 }
 
 /// Player `p`'s scripted input at `frame`: a pointer circling the tank,
-/// pulling or pushing in turns, a rock now and then, a goal, a clearing.
+/// pulling or pushing in turns, a rock now and then, a goal, a clearing,
+/// the player's predator following the pointer now and then.
 fn input(p: usize, frame: i32) -> PlayerInput {
     let angle = frame as f32 * 0.03 + p as f32 * 2.0;
     let at = PlayerInput::pointer((angle.cos() * 250.0) as i32, (angle.sin() * 120.0) as i32);
@@ -35,6 +38,10 @@ fn input(p: usize, frame: i32) -> PlayerInput {
     }
     if frame == 400 {
         buttons |= PlayerInput::CLEAR;
+    }
+    // Each player's own predator at the pointer, in windows of their own.
+    if (frame / 60 + p as i32) % 4 == 1 {
+        buttons |= PlayerInput::PREDATOR;
     }
     at.with(buttons)
 }
@@ -62,8 +69,13 @@ fn six_hundred_frames_rolled_back_every_frame_agree_with_a_straight_run() {
     assert_eq!(school.simulation().tick(), 600);
     assert!(school.rollbacks() >= 590, "rolled back every frame: {}", school.rollbacks());
     let sim = school.simulation();
-    assert!(!sim.applied().is_empty(), "the inputs became commands");
-    assert!(sim.applied().len() < 600, "a held button is not a command a frame: {}", sim.applied().len());
+    // Every kind of input became commands.
+    let kinds = |want: fn(&FlockCommand) -> bool| sim.applied().iter().filter(|s| want(&s.command)).count();
+    assert!(kinds(|c| matches!(c, FlockCommand::SetAttractor(Some(_)))) > 0);
+    assert!(kinds(|c| matches!(c, FlockCommand::AddObstacle(_))) > 0);
+    assert!(kinds(|c| matches!(c, FlockCommand::AddPredator(_))) > 0);
+    assert!(kinds(|c| matches!(c, FlockCommand::MovePredator { .. })) > 0);
+    assert!(kinds(|c| matches!(c, FlockCommand::SetGoal(Some(_)))) > 0);
 
     // The same inputs without a session: the same school.
     let mut straight = NetSchool::new(busy());

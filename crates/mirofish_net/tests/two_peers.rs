@@ -72,13 +72,15 @@ fn school(path: KernelPath) -> NetSchool {
 }
 
 /// Player `p`'s input at `frame`: a pointer sweeping the tank, pulling or
-/// pushing in turns, a rock now and then.
+/// pushing in turns, a rock now and then, the player's predator following
+/// the pointer now and then.
 fn input(p: usize, frame: i32) -> PlayerInput {
     let angle = frame as f32 * 0.02 + p as f32 * 3.0;
     let at = PlayerInput::pointer((angle.cos() * 260.0) as i32, (angle.sin() * 130.0) as i32);
     let hold = if (frame / 40 + p as i32) % 2 == 0 { PlayerInput::ATTRACT } else { PlayerInput::REPEL };
     let rock = if frame % 120 == 30 + 50 * p as i32 { PlayerInput::ROCK } else { 0 };
-    at.with(hold | rock)
+    let hunt = if (frame / 90 + p as i32) % 3 == 0 { PlayerInput::PREDATOR } else { 0 };
+    at.with(hold | rock | hunt)
 }
 
 struct Peer {

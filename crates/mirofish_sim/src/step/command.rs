@@ -62,6 +62,15 @@ pub enum FlockCommand<V: Vector = Vec2> {
     /// Remove the predator at this index of [`Scene::predators`] (later
     /// ones move down); an index past the end does nothing.
     RemovePredator(usize),
+    /// Put the predator at this index of [`Scene::predators`] at `to` (a
+    /// player's pointer, a scripted path), keeping its velocity; an index
+    /// past the end does nothing.
+    MovePredator {
+        /// The predator's index.
+        predator: usize,
+        /// Where it goes.
+        to: V,
+    },
     /// Remove every predator.
     ClearPredators,
     /// Add an obstacle (left out when it would close the last room).
@@ -168,6 +177,7 @@ impl<V: Vector> FlockCommand<V> {
             FlockCommand::JoinGroup { fish, group } => check_join_group(fish, *group),
             FlockCommand::SetGroupGoal { group, goal } => check_group_goal(*group, goal.as_ref()),
             FlockCommand::SetSchoolGoal { school, goal } => check_school_goal(*school, goal.as_ref()),
+            FlockCommand::MovePredator { to, .. } => point("predator.to", *to),
             FlockCommand::SetBoundary(_)
             | FlockCommand::SetZones(None)
             | FlockCommand::ClearGroups
@@ -219,6 +229,11 @@ impl<V: Vector> FlockCommand<V> {
             FlockCommand::SetBoundary(b) => tank.boundary = *b,
             FlockCommand::AddPredator(p) => scene.predators.push(*p),
             FlockCommand::RemovePredator(i) => remove_at(&mut scene.predators, *i),
+            FlockCommand::MovePredator { predator, to } => {
+                if let Some(p) = scene.predators.get_mut(*predator) {
+                    p.position = *to;
+                }
+            }
             FlockCommand::ClearPredators => scene.predators.clear(),
             // Not added if it would close the last room (`add_rock`), as a
             // spawn past MAX_FISH adds nothing.
@@ -723,8 +738,15 @@ mod tests {
         run(FlockCommand::RemoveObstacle(3));
         run(FlockCommand::SetBoundary(BoundaryMode::Wrap));
         run(FlockCommand::SetAttractor(Some(Attractor { point: Vec2::ONE, strength: -2.0, radius: 80.0 })));
+        run(FlockCommand::MovePredator { predator: 0, to: Vec2::new(5.0, -7.0) });
+        run(FlockCommand::MovePredator { predator: 3, to: Vec2::ONE });
         assert_eq!(scene.predators.len(), 1);
-        assert_eq!(scene.predators[0].fear_radius, 60.0);
+        assert_eq!(
+            (scene.predators[0].fear_radius, scene.predators[0].position),
+            (60.0, Vec2::new(5.0, -7.0))
+        );
+        let nowhere = FlockCommand::MovePredator { predator: 0, to: Vec2::new(f32::NAN, 0.0) };
+        assert_eq!(nowhere.validate().unwrap_err().field, "predator.to");
         assert_eq!(scene.obstacles.len(), 1);
         assert_eq!(tank.boundary, BoundaryMode::Wrap);
         assert!(scene.attractor.is_some());
