@@ -18,6 +18,11 @@
 //! messages over UDP, bound where the game says (`127.0.0.1:0` to stay on
 //! this machine).
 //!
+//! With the `bevy` feature, `NetSchoolPlugin` puts the school in a Bevy
+//! app over `bevy_ggrs`: a resource ticked in its rollback schedule,
+//! saved, restored and checked with the session, shown as `NetFish`
+//! entities; see the guide's page "Playing together".
+//!
 //! ```
 //! use ggrs::{PlayerType, SessionBuilder};
 //! use mirofish_net::{NetConfig, NetSchool, PlayerInput};
@@ -43,14 +48,21 @@
 //! ```
 
 mod input;
+#[cfg(feature = "bevy")]
+mod plugin;
 mod school;
 mod socket;
+#[cfg(feature = "bevy")]
+mod view;
 
+#[cfg(feature = "bevy")]
+pub use bevy_ggrs;
+/// The crates a game needs to start a session, at the versions used here.
+pub use ggrs;
 pub use input::PlayerInput;
+#[cfg(feature = "bevy")]
+pub use plugin::{KEPT_HASHES, NetDesync, NetLocalInput, NetSchoolPlugin, NetStatus, NetSystems, PeerStatus};
 pub use school::{NetConfig, NetError, NetSchool};
 pub use socket::NetSocket;
-
-/// The guide's page on networked play, whose example is compiled here.
-#[cfg(doctest)]
-#[doc = include_str!("../../../docs/networked.md")]
-struct Guide;
+#[cfg(feature = "bevy")]
+pub use view::{NetFish, NetPredator};

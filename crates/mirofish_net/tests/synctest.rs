@@ -3,48 +3,12 @@
 //! left out, a command applied twice or a tick that depends on anything
 //! but its inputs shows as a mismatch.
 
+mod common;
+
+use common::{busy, input, straight_run};
 use ggrs::{PlayerType, SessionBuilder};
-use mirofish_net::{NetConfig, NetSchool, PlayerInput};
-use mirofish_sim::{
-    ExperimentConfig, FlockCommand, Obstacle, Predator, SchoolConfig, Simulation, Vec2, state_hash,
-};
-
-/// 1,000 fish in two schools with leaders, two rocks and a chasing
-/// predator.
-fn busy() -> Simulation {
-    let mut config = ExperimentConfig { fish: 800, seed: 11, ..Default::default() };
-    config.schools.push(SchoolConfig { fish: 200, leaders: 4, ..Default::default() });
-    config.scene.obstacles.push(Obstacle { centre: Vec2::new(150.0, 60.0), radius: 45.0 });
-    config.scene.obstacles.push(Obstacle { centre: Vec2::new(-220.0, -90.0), radius: 35.0 });
-    config.scene.predators.push(Predator { chase: true, ..Predator::new(Vec2::new(-300.0, 100.0), 120.0) });
-    Simulation::from_config(&config).expect("a valid configuration")
-}
-
-/// Player `p`'s scripted input at `frame`: a pointer circling the tank,
-/// pulling or pushing in turns, a rock now and then, a goal, a clearing,
-/// the player's predator following the pointer now and then.
-fn input(p: usize, frame: i32) -> PlayerInput {
-    let angle = frame as f32 * 0.03 + p as f32 * 2.0;
-    let at = PlayerInput::pointer((angle.cos() * 250.0) as i32, (angle.sin() * 120.0) as i32);
-    let mut buttons = 0;
-    if (frame / 45 + p as i32) % 3 == 0 {
-        buttons |= if p == 0 { PlayerInput::ATTRACT } else { PlayerInput::REPEL };
-    }
-    if frame % 97 == 13 + p as i32 * 40 {
-        buttons |= PlayerInput::ROCK;
-    }
-    if frame % 150 == 70 && p == 1 {
-        buttons |= PlayerInput::GOAL;
-    }
-    if frame == 400 {
-        buttons |= PlayerInput::CLEAR;
-    }
-    // Each player's own predator at the pointer, in windows of their own.
-    if (frame / 60 + p as i32) % 4 == 1 {
-        buttons |= PlayerInput::PREDATOR;
-    }
-    at.with(buttons)
-}
+use mirofish_net::{NetConfig, NetSchool};
+use mirofish_sim::{FlockCommand, state_hash};
 
 #[test]
 fn six_hundred_frames_rolled_back_every_frame_agree_with_a_straight_run() {
@@ -78,11 +42,7 @@ fn six_hundred_frames_rolled_back_every_frame_agree_with_a_straight_run() {
     assert!(kinds(|c| matches!(c, FlockCommand::SetGoal(Some(_)))) > 0);
 
     // The same inputs without a session: the same school.
-    let mut straight = NetSchool::new(busy());
-    for frame in 0..600 {
-        let inputs = (0..2).map(|p| (input(p, frame), ggrs::InputStatus::Confirmed)).collect();
-        straight.handle(vec![ggrs::GgrsRequest::AdvanceFrame { inputs }]).unwrap();
-    }
+    let straight = straight_run(600);
     assert_eq!(state_hash(&straight.simulation().flock), state_hash(&sim.flock));
     assert_eq!(straight.simulation().applied(), sim.applied());
 }
