@@ -53,6 +53,12 @@ pub use mirofish_decide as decide;
 #[cfg(feature = "kit")]
 pub use mirofish_kit as kit;
 
+/// Networked play (feature `net`): one school shared by players on several
+/// machines with rollback netcode, e.g. `net::NetSchoolPlugin` over
+/// `bevy_ggrs`.
+#[cfg(feature = "net")]
+pub use mirofish_net as net;
+
 /// The README's and the guide's Rust examples, compiled (and, where they
 /// need no window, run) by `cargo test`, so that the docs stay true.
 #[cfg(doctest)]
@@ -75,6 +81,8 @@ mod guide {
     struct Decisions;
     #[doc = include_str!("../docs/volume.md")]
     struct Volume;
+    #[doc = include_str!("../docs/networked.md")]
+    struct Networked;
     #[doc = include_str!("../docs/performance.md")]
     struct Performance;
     #[doc = include_str!("../docs/contributing.md")]

@@ -32,9 +32,26 @@ pub struct FishImage {
 }
 
 impl FishImage {
+    /// The picture built into the program, added to `images` with its
+    /// frames to `layouts` (what [`FishLookPlugin`] does at start; a game
+    /// that draws fish of its own, e.g. a networked school's, calls it).
+    pub fn new(images: &mut Assets<Image>, layouts: &mut Assets<TextureAtlasLayout>) -> Self {
+        let image = Image::from_buffer(
+            FISH_PNG,
+            ImageType::Extension("png"),
+            CompressedImageFormats::NONE,
+            true,
+            ImageSampler::Default,
+            RenderAssetUsages::RENDER_WORLD,
+        )
+        .expect("the fish picture built into the program is a valid PNG");
+        let frames = TextureAtlasLayout::from_grid(FRAME_SIZE, TAIL_FRAMES, 1, None, None);
+        Self { image: images.add(image), frames: layouts.add(frames) }
+    }
+
     /// A sprite of frame `frame` of the picture, tinted `colour`, `size`
     /// world units long and wide.
-    fn sprite(&self, frame: usize, colour: Color, size: Vec2) -> Sprite {
+    pub fn sprite(&self, frame: usize, colour: Color, size: Vec2) -> Sprite {
         Sprite {
             color: colour,
             custom_size: Some(size),
@@ -183,17 +200,7 @@ fn load_fish_image(
     mut images: ResMut<Assets<Image>>,
     mut layouts: ResMut<Assets<TextureAtlasLayout>>,
 ) {
-    let image = Image::from_buffer(
-        FISH_PNG,
-        ImageType::Extension("png"),
-        CompressedImageFormats::NONE,
-        true,
-        ImageSampler::Default,
-        RenderAssetUsages::RENDER_WORLD,
-    )
-    .expect("the fish picture built into the program is a valid PNG");
-    let frames = TextureAtlasLayout::from_grid(FRAME_SIZE, TAIL_FRAMES, 1, None, None);
-    commands.insert_resource(FishImage { image: images.add(image), frames: layouts.add(frames) });
+    commands.insert_resource(FishImage::new(&mut images, &mut layouts));
 }
 
 fn school_colour(config: &FlockConfig, school: Option<&School>) -> Color {
