@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use common::{busy, busy_seeded, input, straight_run};
+use common::{busy, busy_seeded, input, straight_run, sync_test_session};
 use mirofish_net::bevy_ggrs::{
     GgrsSchedule, LocalInputs, LocalPlayers, ReadInputs, RollbackFrameCount, Session, SyncTestMismatch,
 };
@@ -44,16 +44,7 @@ fn app(session: Session<NetConfig>) -> App {
 /// A sync test of two local players going back `distance` frames every
 /// frame, counting the mismatches it finds.
 fn sync_test_app(distance: usize) -> App {
-    let session = SessionBuilder::<NetConfig>::new()
-        .with_num_players(2)
-        .unwrap()
-        .with_check_distance(distance)
-        .add_player(PlayerType::Local, 0)
-        .unwrap()
-        .add_player(PlayerType::Local, 1)
-        .unwrap()
-        .start_synctest_session()
-        .unwrap();
+    let session = sync_test_session(distance);
     let mut app = app(Session::SyncTest(session));
     app.init_resource::<Mismatches>().add_observer(
         |m: On<SyncTestMismatch>, mut found: ResMut<Mismatches>| {

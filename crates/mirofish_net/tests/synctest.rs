@@ -5,24 +5,14 @@
 
 mod common;
 
-use common::{busy, input, straight_run};
-use ggrs::{PlayerType, SessionBuilder};
-use mirofish_net::{NetConfig, NetSchool};
+use common::{busy, input, straight_run, sync_test_session};
+use mirofish_net::NetSchool;
 use mirofish_sim::{FlockCommand, state_hash};
 
 #[test]
 fn six_hundred_frames_rolled_back_every_frame_agree_with_a_straight_run() {
     let mut school = NetSchool::new(busy());
-    let mut session = SessionBuilder::<NetConfig>::new()
-        .with_num_players(2)
-        .unwrap()
-        .with_check_distance(3)
-        .add_player(PlayerType::Local, 0)
-        .unwrap()
-        .add_player(PlayerType::Local, 1)
-        .unwrap()
-        .start_synctest_session()
-        .unwrap();
+    let mut session = sync_test_session(3);
     for frame in 0..600 {
         for p in 0..2 {
             session.add_local_input(p, input(p, frame)).unwrap();

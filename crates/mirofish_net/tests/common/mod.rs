@@ -2,7 +2,8 @@
 
 #![allow(dead_code, reason = "each test binary uses part of it")]
 
-use mirofish_net::{NetSchool, PlayerInput};
+use ggrs::{PlayerType, SessionBuilder, SyncTestSession};
+use mirofish_net::{NetConfig, NetSchool, PlayerInput};
 use mirofish_sim::{ExperimentConfig, Obstacle, Predator, SchoolConfig, Simulation, Vec2};
 
 /// 1,000 fish in two schools with leaders, two rocks and a chasing
@@ -56,4 +57,19 @@ pub fn straight_run(frames: i32) -> NetSchool {
         school.advance(&inputs).expect("a valid school ticks");
     }
     school
+}
+
+/// A GGRS sync test of two local players that goes back `distance` frames
+/// at every frame and compares the checksums of both runs.
+pub fn sync_test_session(distance: usize) -> SyncTestSession<NetConfig> {
+    SessionBuilder::<NetConfig>::new()
+        .with_num_players(2)
+        .unwrap()
+        .with_check_distance(distance)
+        .add_player(PlayerType::Local, 0)
+        .unwrap()
+        .add_player(PlayerType::Local, 1)
+        .unwrap()
+        .start_synctest_session()
+        .unwrap()
 }
