@@ -11,9 +11,9 @@ use bevy::log::{error, warn};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy_ggrs::{
-    ConfirmedFrameCount, GgrsPlugin, GgrsResourceSnapshots, GgrsSchedule, LoadWorld, LoadWorldSystems,
-    LocalInputs, LocalPlayers, PlayerInputs, ReadInputs, RollbackApp, RollbackFrameCount, RunGgrsSystems,
-    SaveWorld, SaveWorldSystems, Session,
+    ChecksumPart, ConfirmedFrameCount, GgrsPlugin, GgrsResourceSnapshots, GgrsSchedule, LoadWorld,
+    LoadWorldSystems, LocalInputs, LocalPlayers, PlayerInputs, ReadInputs, RollbackFrameCount,
+    RunGgrsSystems, SaveWorld, SaveWorldSystems, Session,
 };
 use ggrs::{GgrsEvent, PlayerHandle, SessionState};
 use mirofish_sim::control::snapshot::Snapshot;
@@ -34,7 +34,9 @@ pub const KEPT_HASHES: usize = 600;
 /// [`NetFish`](crate::NetFish) entities.
 ///
 /// The game inserts the [`NetSchool`] and, once the peers are known, a
-/// `bevy_ggrs::Session<NetConfig>`; until then nothing ticks. Its own
+/// `bevy_ggrs::Session<NetConfig>`; until then nothing ticks. Replacing the
+/// school during a session leaves the peers apart (a desync is reported);
+/// without a school the session runs on and nothing ticks. Its own
 /// systems that change the school ([`NetSchool::submit`]) run in
 /// [`GgrsSchedule`], so that they are run again after a rollback like the
 /// school's tick.
@@ -75,7 +77,6 @@ impl Plugin for NetSchoolPlugin {
             .init_resource::<NetStatus>()
             .init_resource::<view::FishViews>()
             .add_message::<NetDesync>()
-            .checksum_resource::<NetSchool>(NetSchool::state_hash)
             .add_systems(GgrsSchedule, tick.in_set(NetSystems::Tick))
             .add_systems(
                 SaveWorld,
@@ -87,6 +88,7 @@ impl Plugin for NetSchoolPlugin {
                     .chain()
                     .in_set(SaveWorldSystems::Snapshot),
             )
+            .add_systems(SaveWorld, checksum.in_set(SaveWorldSystems::Checksum))
             .add_systems(LoadWorld, load.in_set(LoadWorldSystems::Data))
             // Saving and loading run a few small systems each, once or
             // many times a frame: waking the task pool's threads for them
@@ -102,6 +104,19 @@ impl Plugin for NetSchoolPlugin {
         if self.local_input {
             app.init_resource::<NetLocalInput>().add_systems(ReadInputs, read_local_input);
         }
+        app.world_mut().spawn((ChecksumPart(0), SchoolChecksum));
+    }
+}
+
+/// Marks the school's part of `bevy_ggrs`'s checksum.
+#[derive(Component)]
+struct SchoolChecksum;
+
+/// The school's part of the frame's checksum: its state hash (0 while the
+/// game has no school).
+fn checksum(school: Option<Res<NetSchool>>, mut part: Query<&mut ChecksumPart, With<SchoolChecksum>>) {
+    if let Ok(mut part) = part.single_mut() {
+        part.0 = school.map_or(0, |s| u128::from(s.state_hash()));
     }
 }
 

@@ -129,6 +129,18 @@ fn a_game_state_left_out_of_the_rollback_is_caught() {
     assert!(!app.world().resource::<Mismatches>().0.is_empty(), "the sync test saw the difference");
 }
 
+#[test]
+fn a_session_without_a_school_runs_on_and_ticks_nothing() {
+    let mut app = sync_test_app(2);
+    app.world_mut().remove_resource::<NetSchool>();
+    for _ in 0..30 {
+        app.update();
+    }
+    assert!(frame(&app) >= 25, "the session ran: frame {}", frame(&app));
+    assert!(app.world().resource::<Mismatches>().0.is_empty());
+    assert_eq!(app.world_mut().query::<&NetFish>().iter(app.world()).count(), 0);
+}
+
 /// One peer of a two-player session on 127.0.0.1.
 fn peer(handle: usize, socket: NetSocket, other: std::net::SocketAddr) -> App {
     let mut builder = SessionBuilder::<NetConfig>::new()
