@@ -117,7 +117,7 @@ pub fn with_auto_radius<V: Vector>(
         2 => auto_perception_radius(count, room, neighbours),
         _ => {
             let density = count.max(1) as f32 / room.max(f32::MIN_POSITIVE);
-            (neighbours.max(0.0) / (4.0 / 3.0 * core::f32::consts::PI * density)).cbrt()
+            crate::math::root::cbrt(neighbours.max(0.0) / (4.0 / 3.0 * core::f32::consts::PI * density))
         }
     }
     .clamp(1.0e-3, crate::world::params::MAX_LENGTH);

@@ -20,6 +20,10 @@ use crate::world::params::FlockParams;
 pub const FRONT_HALF_ANGLE: f32 = core::f32::consts::FRAC_PI_4;
 /// Half-width of front plus side: beyond ±135° a neighbour is behind.
 pub const SIDE_HALF_ANGLE: f32 = 3.0 * core::f32::consts::FRAC_PI_4;
+/// The cosines of the two half-widths, as numbers: the same bits on every
+/// platform, where the C library's cosine may differ in its last bit.
+const FRONT_COS: f32 = core::f32::consts::FRAC_1_SQRT_2;
+const SIDE_COS: f32 = -core::f32::consts::FRAC_1_SQRT_2;
 
 /// A school's view, precomputed once per tick from its parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,9 +96,9 @@ impl View {
     #[inline]
     pub fn weight<V: Vector>(&self, heading: V, offset: V, dist: f32, is_leader: bool) -> f32 {
         let cos = if dist > 0.0 { heading.dot(offset) / dist } else { 1.0 };
-        let zone = if cos >= FRONT_HALF_ANGLE.cos() {
+        let zone = if cos >= FRONT_COS {
             self.front
-        } else if cos >= SIDE_HALF_ANGLE.cos() {
+        } else if cos >= SIDE_COS {
             self.side
         } else {
             self.back
@@ -166,5 +170,13 @@ mod tests {
         let back = v.weight(h, Vec2::new(-10.0, 0.0), 10.0, true);
         assert!((back - 0.2 * (1.0 - 0.5 * 10.0 / 45.0) * 3.0).abs() < 1e-6, "{back}");
         assert!(v.weight(h, Vec2::ZERO, 0.0, false).is_finite());
+    }
+
+    #[test]
+    fn the_zones_cosines_are_those_of_their_angles() {
+        for (angle, cos) in [(FRONT_HALF_ANGLE, FRONT_COS), (SIDE_HALF_ANGLE, SIDE_COS)] {
+            assert!((f64::from(angle).cos() - f64::from(cos)).abs() < 1e-7, "{angle}");
+            assert!((crate::math::angle::sin_cos(angle).1 - cos).abs() <= f32::EPSILON, "{angle}");
+        }
     }
 }

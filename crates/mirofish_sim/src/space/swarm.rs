@@ -23,6 +23,8 @@ use super::quartet::{LANES, QuartetReach, QuartetSums, scan_quartet};
 use super::scan::{Axes, Reach2, scan};
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
+use crate::math::angle::sin_cos;
+use crate::math::exp::exp;
 use crate::observe;
 use crate::observe::metrics::Metrics;
 use crate::rules::motion::Gait;
@@ -985,7 +987,7 @@ impl<V: Vector> Swarm<V> {
         self.schools_now.extend(self.params.iter().map(|p| SchoolNow {
             view: View::new(p),
             reach: Reach::new(p),
-            calm: (-p.calm_rate * dt).exp(),
+            calm: exp(-p.calm_rate * dt),
             gait: Gait::new(p, dt),
         }));
         let pass = ForcePass {
@@ -1097,7 +1099,7 @@ impl<V: Vector> Swarm<V> {
                     // constants yet: its gait from its parameters.
                     let now = schools_now.get(school);
                     if fright[k] > 0.0 || kick.fear > 0.0 {
-                        let calm = now.map_or_else(|| (-p.calm_rate * dt).exp(), |n| n.calm);
+                        let calm = now.map_or_else(|| exp(-p.calm_rate * dt), |n| n.calm);
                         fright[k] = (fright[k] * calm).max(kick.fear).clamp(0.0, 1.0);
                     }
                     let gait = now.map_or_else(|| Gait::new(p, dt), |n| n.gait);
@@ -1595,7 +1597,7 @@ impl<V: Vector> ForcePass<'_, V> {
         let fish = self.fish;
         let (p, school) = (fish.position[slot], fish.school[slot]);
         let own = rules::heading(fish.velocity[slot], fish.wander[slot]);
-        let cos_half_view = (zones.field_of_view * 0.5).cos();
+        let cos_half_view = sin_cos(zones.field_of_view * 0.5).1;
         // Only neighbours within reach need their heading normalised.
         let reach2 = zones.reach() * zones.reach();
         let all_schools = self.one_school || self.params[usize::from(school)].sees_other_schools;

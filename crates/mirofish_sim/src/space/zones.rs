@@ -18,7 +18,8 @@
 //! the model's collective memory.
 
 use crate::math::Vector;
-use crate::rules::motion::perpendicular;
+use crate::math::angle::sin_cos;
+use crate::rules::motion::turn_at_most;
 pub use crate::world::zones::{DEFAULT_ZONE_NEIGHBOUR_CAP, MAX_ZONE_NEIGHBOUR_CAP, Zones};
 
 /// The four states of a school Couzin et al. name, told apart by its two
@@ -124,17 +125,13 @@ impl<V: Vector> ZoneSums<V> {
 
 /// Turns the unit heading `from` towards the unit vector `to` by at most
 /// `max_angle` radians, in the plane the two span. A wish straight behind
-/// turns the fish towards the axis that is least aligned with it.
+/// turns the fish towards the axis that is least aligned with it. The
+/// angle's sine and cosine are [`crate::math::angle`]'s, so the turn has
+/// the same bits on every platform.
 pub fn turn_towards<V: Vector>(from: V, to: V, max_angle: f32) -> V {
-    let cos = from.dot(to).clamp(-1.0, 1.0);
-    let angle = cos.acos();
-    if angle <= max_angle {
-        return to;
-    }
-    // The unit vector in the turning plane perpendicular to `from`.
-    let side = (to - from * cos).try_normalize().unwrap_or_else(|| perpendicular(from));
-    let (sin, cos) = max_angle.sin_cos();
-    (from * cos + side * sin).try_normalize().unwrap_or(from)
+    let (sin, cos) = sin_cos(max_angle.clamp(0.0, core::f32::consts::PI));
+    let turned = turn_at_most(from, to, (cos, sin));
+    turned.try_normalize().unwrap_or(from)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use rayon::prelude::*;
 
 use super::kernel::Kick;
 use super::{CHUNK, all_zero, run};
+use crate::math::exp::exp;
 use crate::prefetch::{AHEAD, prefetch};
 use crate::rules::motion::Gait;
 use crate::rules::noise::{Stream, TickKey};
@@ -88,7 +89,7 @@ impl Flock {
         self.school_motion.extend(table.iter().map(|p| SchoolMotion {
             gait: Gait::new(p, dt),
             wander_turn: p.wander_rate * dt,
-            calm: (-p.calm_rate * dt).exp(),
+            calm: exp(-p.calm_rate * dt),
         }));
         let n = self.len();
         // Under `SlotOrder::Spatial`, with the fish as they were indexed,

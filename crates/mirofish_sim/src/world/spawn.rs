@@ -47,7 +47,7 @@ impl Spread {
             Spread::Even => {
                 // Even over the ball: the distance from the centre drawn as
                 // the DIM-th root of a uniform number, then a direction.
-                let depth = rng.random::<f32>().powf(1.0 / V::DIM as f32);
+                let depth = root(rng.random::<f32>(), V::DIM);
                 centre + random_unit::<V>(rng) * (radius * depth)
             }
             Spread::Normal => {
@@ -157,6 +157,18 @@ pub fn scatter_in(
         .collect()
 }
 
+/// The `dim`-th root of `u` in `[0, 1]` (1, 2 or 3), from IEEE arithmetic
+/// alone (the C library's `powf` differs between platforms in its last
+/// bit).
+fn root(u: f32, dim: usize) -> f32 {
+    let u = u.clamp(0.0, 1.0);
+    match dim {
+        0 | 1 => u,
+        2 => u.sqrt(),
+        _ => crate::math::root::cbrt(u),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,5 +242,11 @@ mod tests {
         }
         let v: Vec<Vec2> = east.iter().map(|f| f.velocity).collect();
         assert!(crate::observe::polarization(&v) > 0.85);
+    }
+
+    #[test]
+    fn the_depth_is_the_dimension_s_root() {
+        assert_eq!((root(0.25, 2), root(0.125, 3), root(0.5, 1)), (0.5, 0.5, 0.5));
+        assert_eq!((root(-1.0, 3), root(2.0, 2)), (0.0, 1.0));
     }
 }

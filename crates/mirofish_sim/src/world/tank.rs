@@ -84,7 +84,7 @@ impl Tank3d {
     pub fn for_mean_neighbours_3d(count: usize, radius: f32, neighbours: f32) -> Self {
         let ball = 4.0 / 3.0 * core::f32::consts::PI * radius * radius * radius;
         let volume = count.max(1) as f32 * ball / neighbours.max(1e-3);
-        Self::centered(glam::Vec3::splat(volume.cbrt()))
+        Self::centered(glam::Vec3::splat(crate::math::root::cbrt(volume)))
     }
 }
 
