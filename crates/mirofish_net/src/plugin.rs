@@ -201,7 +201,8 @@ pub struct NetStatus {
     pub frame: i32,
     /// The last frame whose inputs every peer has sent: its state is final.
     pub confirmed: i32,
-    /// Rollbacks so far (times the school went back to a saved frame).
+    /// Rollbacks so far (times the school went back to a saved frame:
+    /// [`NetSchool::rollbacks`]).
     pub rollbacks: u64,
     /// Frames run again after rollbacks so far.
     pub frames_again: u64,
@@ -286,7 +287,7 @@ fn load(
     let back = school.simulation().tick().saturating_sub(snapshot.tick());
     match school.restore(snapshot) {
         Ok(()) => {
-            status.rollbacks += 1;
+            status.rollbacks = school.rollbacks();
             status.frames_again += back;
             status.last_rollback = u32::try_from(back).unwrap_or(u32::MAX);
         }

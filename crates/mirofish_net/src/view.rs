@@ -34,8 +34,12 @@ pub struct NetPredator {
 /// The entities shown, by fish id and by predator index.
 #[derive(Resource, Debug, Default)]
 pub(crate) struct FishViews {
+    /// The entity of each fish, by id.
     fish: Vec<Entity>,
     predators: Vec<Entity>,
+    /// Each fish's slot in the flock, by id (kept, so that a frame does
+    /// not allocate).
+    slot_of: Vec<u32>,
 }
 
 /// A rotation about +Z that points +X along `v` (none for a still fish).
@@ -43,7 +47,9 @@ fn heading(v: Vec2) -> Option<Quat> {
     (v.length_squared() > 1e-12).then(|| Quat::from_rotation_z(v.y.atan2(v.x)))
 }
 
-/// Keeps one [`NetFish`] per fish and places each at its fish.
+/// Keeps one [`NetFish`] per fish and places each at its fish: one pass
+/// over the entities, each finding its fish by id (a still fish keeps its
+/// last heading).
 pub(crate) fn show_fish(
     mut commands: Commands,
     school: Option<Res<NetSchool>>,
@@ -52,33 +58,39 @@ pub(crate) fn show_fish(
 ) {
     let Some(school) = school else { return };
     let flock = &school.simulation().flock;
-    let (positions, velocities, schools, ids) =
-        (flock.positions(), flock.velocities(), flock.school_indices(), flock.ids());
+    let (positions, velocities, schools) = (flock.positions(), flock.velocities(), flock.school_indices());
+    let views = &mut *views;
     while views.fish.len() > flock.len() {
         if let Some(gone) = views.fish.pop() {
             commands.entity(gone).despawn();
         }
     }
-    let known = views.fish.len();
-    views.fish.resize(flock.len(), Entity::PLACEHOLDER);
-    for slot in 0..flock.len() {
-        let id = ids[slot];
-        let (at, school) = (positions[slot], schools[slot]);
+    views.slot_of.clear();
+    views.slot_of.resize(flock.len(), 0);
+    for (slot, &id) in flock.ids().iter().enumerate() {
+        views.slot_of[id as usize] = slot as u32;
+    }
+    for (mut shown, mut transform) in &mut fish {
+        let Some(&slot) = views.slot_of.get(shown.id as usize) else { continue };
+        let slot = slot as usize;
+        if shown.school != schools[slot] {
+            shown.school = schools[slot];
+        }
+        transform.translation.x = positions[slot].x;
+        transform.translation.y = positions[slot].y;
+        if let Some(turn) = heading(velocities[slot]) {
+            transform.rotation = turn;
+        }
+    }
+    // Fish the views do not have yet.
+    for id in views.fish.len()..flock.len() {
+        let slot = views.slot_of[id] as usize;
+        let at = positions[slot];
         let mut place = Transform::from_xyz(at.x, at.y, 0.0);
         if let Some(turn) = heading(velocities[slot]) {
             place.rotation = turn;
         }
-        let entity = views.fish[id as usize];
-        if id as usize >= known || entity == Entity::PLACEHOLDER {
-            views.fish[id as usize] = commands.spawn((NetFish { id, school }, place)).id();
-        } else if let Ok((mut shown, mut transform)) = fish.get_mut(entity) {
-            if shown.school != school {
-                shown.school = school;
-            }
-            transform.translation.x = at.x;
-            transform.translation.y = at.y;
-            transform.rotation = place.rotation;
-        }
+        views.fish.push(commands.spawn((NetFish { id: id as u32, school: schools[slot] }, place)).id());
     }
 }
 
