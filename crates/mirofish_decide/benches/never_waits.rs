@@ -55,7 +55,7 @@ fn main() {
     // The same answer at once (on the simulation thread) and after 2 s (on
     // the workers): the units end up with the same goals, so the ticks
     // differ only by what waiting costs.
-    let answer = |delay| SlowDecider { intent: Intent::GoTo { region: Region::TopRight }, delay };
+    let answer = |delay| SlowDecider { intent: Intent::GoTo { region: Region::TOP_RIGHT }, delay };
     let cases = [
         ("no layer", None),
         ("rules", Some(DecisionLayer::with_rules(config.clone()).expect("valid"))),

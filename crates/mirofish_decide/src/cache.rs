@@ -4,7 +4,10 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use crate::intent::{Intent, Region};
+use mirofish_sim::Vector;
+
+use crate::intent::Intent;
+use crate::region::Region;
 use crate::unit::UnitView;
 
 /// The quantised features a decision is cached under.
@@ -12,7 +15,9 @@ use crate::unit::UnitView;
 pub struct SceneKey {
     /// The unit's region.
     pub region: Region,
-    /// Its heading in eighths of a turn (8: not moving).
+    /// Its heading: eighths of a turn over the ground (8: none), plus 9
+    /// when it rises and 18 when it sinks in a volume
+    /// ([`heading_code`](crate::unit::heading_code)).
     pub heading: u8,
     /// Its size: the base-2 logarithm of its fish count.
     pub size: u8,
@@ -29,8 +34,8 @@ pub struct SceneKey {
 
 impl SceneKey {
     /// The key of `unit`, with threats counted near within `near`.
-    pub fn of(unit: &UnitView, near: f32) -> Self {
-        let heading = crate::unit::octant(unit.heading).unwrap_or(8);
+    pub fn of<V: Vector>(unit: &UnitView<V>, near: f32) -> Self {
+        let heading = crate::unit::heading_code(unit.heading);
         let threat = match unit.threats.first() {
             None => 0,
             Some(t) if t.distance > near => 1,
@@ -116,7 +121,7 @@ mod tests {
 
     fn key(fish_log: u8) -> SceneKey {
         SceneKey {
-            region: Region::Top,
+            region: Region::TOP,
             heading: 1,
             size: fish_log,
             threat: 0,

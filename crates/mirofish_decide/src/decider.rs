@@ -4,8 +4,11 @@
 
 use core::fmt;
 
+use mirofish_sim::{Vec2, Vector};
+
 use crate::intent::Intent;
 use crate::unit::UnitView;
+use crate::vocabulary::Vocabulary;
 
 /// Why a decider gave no intent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,10 +34,13 @@ impl std::error::Error for DecideError {}
 /// Decides what a unit intends. Called off the simulation thread (unless
 /// [`Decider::is_instant`]), so it may take its time: the unit keeps its
 /// last intent meanwhile, and an answer later than the layer's timeout is
-/// dropped.
-pub trait Decider: Send + Sync + 'static {
-    /// The intent for `unit`.
-    fn decide(&self, unit: &UnitView) -> Result<Intent, DecideError>;
+/// dropped. Generic over the space (`Vec2` on a plane, `Vec3` in a
+/// volume); a decider written for both implements it for any
+/// [`Vector`].
+pub trait Decider<V: Vector = Vec2>: Send + Sync + 'static {
+    /// The intent for `unit`, from `vocabulary` (the layer checks it
+    /// against the vocabulary in any case).
+    fn decide(&self, unit: &UnitView<V>, vocabulary: &Vocabulary<V>) -> Result<Intent, DecideError>;
 
     /// Whether [`Decider::decide`] is quick and pure enough to call on the
     /// simulation thread: then the live run itself is deterministic, not
@@ -58,8 +64,8 @@ pub trait Decider: Send + Sync + 'static {
 ///   flee the nearest threat.
 /// - A unit spread wider than `loose`: gather.
 /// - Travelling: keep going until the unit reaches its region.
-/// - Otherwise: on to the next region clockwise round the tank, so that
-///   schools tour it.
+/// - Otherwise: on to the next region of the vocabulary's tour (clockwise
+///   round the tank's sides), so that schools tour it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RuleDecider {
     /// A threat nearer than this (world units) is dangerous.
@@ -74,10 +80,11 @@ impl Default for RuleDecider {
     }
 }
 
-impl Decider for RuleDecider {
-    fn decide(&self, unit: &UnitView) -> Result<Intent, DecideError> {
+impl<V: Vector> Decider<V> for RuleDecider {
+    fn decide(&self, unit: &UnitView<V>, vocabulary: &Vocabulary<V>) -> Result<Intent, DecideError> {
         if let Some(threat) = unit.threats.first().filter(|t| t.distance <= self.danger) {
-            let cover_nearer = unit.cover.is_some_and(|c| c.distance(unit.centroid) < threat.distance);
+            let cover_nearer =
+                unit.cover.is_some_and(|c| c.distance_squared(unit.centroid).sqrt() < threat.distance);
             return Ok(if cover_nearer { Intent::Hide } else { Intent::Flee { threat: 0 } });
         }
         if unit.spread > self.loose {
@@ -85,7 +92,7 @@ impl Decider for RuleDecider {
         }
         Ok(match unit.intent {
             Some(Intent::GoTo { region }) if region != unit.region => Intent::GoTo { region },
-            _ => Intent::GoTo { region: unit.region.clockwise() },
+            _ => Intent::GoTo { region: vocabulary.regions().next_on_tour(unit.region) },
         })
     }
 
@@ -104,8 +111,8 @@ pub struct SlowDecider {
     pub delay: std::time::Duration,
 }
 
-impl Decider for SlowDecider {
-    fn decide(&self, _unit: &UnitView) -> Result<Intent, DecideError> {
+impl<V: Vector> Decider<V> for SlowDecider {
+    fn decide(&self, _unit: &UnitView<V>, _vocabulary: &Vocabulary<V>) -> Result<Intent, DecideError> {
         std::thread::sleep(self.delay);
         Ok(self.intent)
     }
@@ -131,8 +138,8 @@ impl ScriptedDecider {
     }
 }
 
-impl Decider for ScriptedDecider {
-    fn decide(&self, _unit: &UnitView) -> Result<Intent, DecideError> {
+impl<V: Vector> Decider<V> for ScriptedDecider {
+    fn decide(&self, _unit: &UnitView<V>, _vocabulary: &Vocabulary<V>) -> Result<Intent, DecideError> {
         let k = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match self.answers.len() {
             0 => Ok(Intent::FollowLeaders),

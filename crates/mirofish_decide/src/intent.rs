@@ -1,111 +1,15 @@
-//! What a unit of fish may intend: a small, closed vocabulary, answered
-//! in words (never in velocities or coordinates) and mapped to a goal
-//! here, from what the unit sees.
+//! What a unit of fish may intend: a small vocabulary, answered in words
+//! (never in velocities or coordinates) and mapped to a goal here, from
+//! what the unit sees. A game adds intents of its own
+//! ([`Vocabulary`](crate::Vocabulary)).
 
 use core::fmt;
 
-use mirofish_sim::{Goal, GoalMode, Tank, Vec2};
+use mirofish_sim::{Goal, GoalMode, TankOf, Vector};
 
+use crate::name::Name;
+use crate::region::{Region, Regions};
 use crate::unit::UnitView;
-
-/// A named ninth of the tank: three columns (left, middle, right) by three
-/// rows (top, middle, bottom). "Top" is the side of larger `y`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Region {
-    /// Top left.
-    TopLeft,
-    /// Top middle.
-    Top,
-    /// Top right.
-    TopRight,
-    /// Middle right.
-    Right,
-    /// Bottom right.
-    BottomRight,
-    /// Bottom middle.
-    Bottom,
-    /// Bottom left.
-    BottomLeft,
-    /// Middle left.
-    Left,
-    /// The middle of the tank.
-    Centre,
-}
-
-impl Region {
-    /// Every region: the eight around the edge clockwise from the top
-    /// left, then the centre.
-    pub const ALL: [Region; 9] = [
-        Region::TopLeft,
-        Region::Top,
-        Region::TopRight,
-        Region::Right,
-        Region::BottomRight,
-        Region::Bottom,
-        Region::BottomLeft,
-        Region::Left,
-        Region::Centre,
-    ];
-
-    /// The region's column and row, each 0, 1 or 2 (left to right, bottom
-    /// to top).
-    fn cell(self) -> (u8, u8) {
-        match self {
-            Region::TopLeft => (0, 2),
-            Region::Top => (1, 2),
-            Region::TopRight => (2, 2),
-            Region::Right => (2, 1),
-            Region::BottomRight => (2, 0),
-            Region::Bottom => (1, 0),
-            Region::BottomLeft => (0, 0),
-            Region::Left => (0, 1),
-            Region::Centre => (1, 1),
-        }
-    }
-
-    /// The region `p` lies in (a point outside the tank: the nearest).
-    pub fn of(p: Vec2, tank: &Tank) -> Region {
-        let size = tank.size().max(Vec2::splat(f32::MIN_POSITIVE));
-        let f = ((p - tank.min) / size * 3.0).floor().clamp(Vec2::ZERO, Vec2::splat(2.0));
-        let (col, row) = (f.x as u8, f.y as u8);
-        Region::ALL.into_iter().find(|r| r.cell() == (col, row)).unwrap_or(Region::Centre)
-    }
-
-    /// The centre of the region in `tank`.
-    pub fn centre(self, tank: &Tank) -> Vec2 {
-        let (col, row) = self.cell();
-        tank.min + tank.size() * Vec2::new((f32::from(col) + 0.5) / 3.0, (f32::from(row) + 0.5) / 3.0)
-    }
-
-    /// The next region clockwise around the edge (the centre goes to the
-    /// top left).
-    pub fn clockwise(self) -> Region {
-        let k = Region::ALL.iter().position(|&r| r == self).unwrap_or(8);
-        if k >= 8 { Region::TopLeft } else { Region::ALL[(k + 1) % 8] }
-    }
-
-    /// The name used in descriptions and answers (`top_left`, …).
-    pub fn name(self) -> &'static str {
-        match self {
-            Region::TopLeft => "top_left",
-            Region::Top => "top",
-            Region::TopRight => "top_right",
-            Region::Right => "right",
-            Region::BottomRight => "bottom_right",
-            Region::Bottom => "bottom",
-            Region::BottomLeft => "bottom_left",
-            Region::Left => "left",
-            Region::Centre => "centre",
-        }
-    }
-}
-
-impl fmt::Display for Region {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.name().replace('_', " "))
-    }
-}
 
 /// What a unit intends, in the words a decider answers with. As JSON:
 /// `{"intent": "go_to", "region": "top_left"}`, `{"intent": "flee",
@@ -113,7 +17,7 @@ impl fmt::Display for Region {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 // Keys besides the intent's own (a model's "reason", "confidence") are
 // ignored; the intent and its arguments are still checked.
-#[serde(tag = "intent", rename_all = "snake_case")]
+#[serde(try_from = "Words", into = "Words")]
 pub enum Intent {
     /// Swim to a region of the tank.
     GoTo {
@@ -137,33 +41,100 @@ pub enum Intent {
     },
     /// Slow down and stay where it is.
     Rest,
+    /// An intent a game added to the vocabulary
+    /// ([`Vocabulary::with_intent`](crate::Vocabulary::with_intent)), with
+    /// the arguments it takes.
+    Own {
+        /// Its name.
+        name: Name,
+        /// The region it names, if it takes one.
+        region: Option<Region>,
+        /// The threat it names, if it takes one.
+        threat: Option<usize>,
+    },
+}
+
+/// An intent as written: its name and whichever arguments it has.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+struct Words {
+    intent: Name,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    threat: Option<usize>,
+}
+
+/// The built-in intents' names, in the order the vocabulary lists them.
+pub const BUILT_IN: [&str; 7] = ["go_to", "follow_leaders", "gather", "spread_out", "hide", "flee", "rest"];
+
+impl TryFrom<Words> for Intent {
+    type Error = String;
+
+    /// A built-in intent with what it needs (the region to go to, the
+    /// threat to flee), or an intent of a game's own: whether the game
+    /// has it is for the vocabulary to say.
+    fn try_from(w: Words) -> Result<Self, String> {
+        let needs = |what: &str| format!("`{}` needs a `{what}`", w.intent.as_str());
+        Ok(match w.intent.as_str() {
+            "go_to" => Intent::GoTo { region: w.region.ok_or_else(|| needs("region"))? },
+            "follow_leaders" => Intent::FollowLeaders,
+            "gather" => Intent::Gather,
+            "spread_out" => Intent::SpreadOut,
+            "hide" => Intent::Hide,
+            "flee" => Intent::Flee { threat: w.threat.ok_or_else(|| needs("threat"))? },
+            "rest" => Intent::Rest,
+            _ => Intent::Own { name: w.intent, region: w.region, threat: w.threat },
+        })
+    }
+}
+
+impl From<Intent> for Words {
+    fn from(intent: Intent) -> Self {
+        let (region, threat) = match intent {
+            Intent::GoTo { region } => (Some(region), None),
+            Intent::Flee { threat } => (None, Some(threat)),
+            Intent::Own { region, threat, .. } => (region, threat),
+            _ => (None, None),
+        };
+        Words { intent: intent.name(), region, threat }
+    }
 }
 
 impl Intent {
-    /// The vocabulary, one line per intent, as a decider is told it.
-    pub const VOCABULARY: &'static str = "\
-{\"intent\": \"go_to\", \"region\": R} - swim to region R, one of top_left, top, top_right, left, centre, right, bottom_left, bottom, bottom_right
-{\"intent\": \"follow_leaders\"} - no target of your own: follow the leaders and your neighbours
-{\"intent\": \"gather\"} - close up on the school's centre
-{\"intent\": \"spread_out\"} - loosen up
-{\"intent\": \"hide\"} - hide by the nearest rock, away from the nearest threat
-{\"intent\": \"flee\", \"threat\": N} - flee threat N of the list (0 is the nearest)
-{\"intent\": \"rest\"} - slow down and stay";
+    /// The intent's name as written in answers (`go_to`, a game's own).
+    pub fn name(&self) -> Name {
+        match self {
+            Intent::GoTo { .. } => Name::of("go_to"),
+            Intent::FollowLeaders => Name::of("follow_leaders"),
+            Intent::Gather => Name::of("gather"),
+            Intent::SpreadOut => Name::of("spread_out"),
+            Intent::Hide => Name::of("hide"),
+            Intent::Flee { .. } => Name::of("flee"),
+            Intent::Rest => Name::of("rest"),
+            Intent::Own { name, .. } => *name,
+        }
+    }
 
-    /// The goal that carries out this intent for `unit` in `tank`, pulling
-    /// with `weight`; `None` for no goal of its own (follow the leaders).
-    /// `Err` if the intent names what the unit does not have (a threat
-    /// past its list, cover where there is none).
-    pub fn goal(&self, unit: &UnitView, tank: &Tank, weight: f32) -> Result<Option<Goal>, Unfit> {
-        let reach = (tank.size().min_element() / 6.0).max(1.0);
-        let arrive = |target: Vec2, weight: f32, slowing: f32| Goal {
-            target: target.clamp(tank.min, tank.max),
-            mode: GoalMode::Arrive,
-            weight,
-            slowing_radius: slowing.max(1.0),
-        };
+    /// The goal that carries out a built-in intent for `unit` in `tank`,
+    /// pulling with `weight`; `None` for no goal of its own (follow the
+    /// leaders). `Err` if the intent names what the unit or the tank does
+    /// not have (a threat past its list, cover where there is none, a
+    /// region the tank has not). A game's own intent is mapped by its
+    /// vocabulary ([`Vocabulary::goal`](crate::Vocabulary::goal)).
+    pub fn goal<V: Vector>(
+        &self,
+        unit: &UnitView<V>,
+        tank: &TankOf<V>,
+        regions: &Regions<V>,
+        weight: f32,
+    ) -> Result<Option<Goal<V>>, Unfit> {
+        let reach = reach(tank);
+        let arrive = |target: V, weight: f32, slowing: f32| arrive(tank, target, weight, slowing);
         Ok(match *self {
-            Intent::GoTo { region } => Some(arrive(region.centre(tank), weight, reach)),
+            Intent::GoTo { region } => {
+                let centre = regions.centre(region, tank).ok_or(Unfit::NoSuchRegion(region))?;
+                Some(arrive(centre, weight, reach))
+            }
             Intent::FollowLeaders => None,
             Intent::Gather => Some(arrive(unit.school_centre, weight, unit.spread.max(1.0))),
             Intent::SpreadOut => {
@@ -175,7 +146,25 @@ impl Intent {
                 Some(Goal { mode: GoalMode::Flee, ..arrive(t.position, weight * 1.5, reach) })
             }
             Intent::Rest => Some(arrive(unit.centroid, weight, reach)),
+            Intent::Own { name, .. } => return Err(Unfit::NotInVocabulary(name)),
         })
+    }
+}
+
+/// How far an intent's goal reaches: a sixth of the tank's smallest side
+/// (at least 1), the slowing radius of most goals.
+pub fn reach<V: Vector>(tank: &TankOf<V>) -> f32 {
+    (tank.size().min_element() / 6.0).max(1.0)
+}
+
+/// A goal arriving at `target` (held inside `tank`) with `weight`, slowing
+/// within `slowing` (at least 1).
+pub fn arrive<V: Vector>(tank: &TankOf<V>, target: V, weight: f32, slowing: f32) -> Goal<V> {
+    Goal {
+        target: target.max(tank.min).min(tank.max),
+        mode: GoalMode::Arrive,
+        weight,
+        slowing_radius: slowing.max(1.0),
     }
 }
 
@@ -189,6 +178,16 @@ impl fmt::Display for Intent {
             Intent::Hide => f.write_str("hide"),
             Intent::Flee { threat } => write!(f, "flee threat {threat}"),
             Intent::Rest => f.write_str("rest"),
+            Intent::Own { name, region, threat } => {
+                write!(f, "{name}")?;
+                if let Some(region) = region {
+                    write!(f, " to the {region}")?;
+                }
+                match threat {
+                    Some(threat) => write!(f, " (threat {threat})"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
@@ -200,6 +199,12 @@ pub enum Unfit {
     NoCover,
     /// `flee` from a threat the unit does not see.
     NoSuchThreat(usize),
+    /// A region the tank does not have.
+    NoSuchRegion(Region),
+    /// An intent the vocabulary does not have.
+    NotInVocabulary(Name),
+    /// A game's own intent refused the unit, in its own words.
+    Own(String),
 }
 
 impl fmt::Display for Unfit {
@@ -207,6 +212,9 @@ impl fmt::Display for Unfit {
         match self {
             Unfit::NoCover => f.write_str("hide: there is no cover"),
             Unfit::NoSuchThreat(k) => write!(f, "flee: there is no threat {k}"),
+            Unfit::NoSuchRegion(r) => write!(f, "there is no region `{}`", r.name()),
+            Unfit::NotInVocabulary(name) => write!(f, "there is no intent `{}`", name.as_str()),
+            Unfit::Own(why) => f.write_str(why),
         }
     }
 }
@@ -216,47 +224,70 @@ impl std::error::Error for Unfit {}
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn regions_cover_the_tank_and_name_their_centres() {
-        let tank = Tank::centered(Vec2::new(300.0, 150.0));
-        for r in Region::ALL {
-            assert_eq!(Region::of(r.centre(&tank), &tank), r, "{r}");
-        }
-        assert_eq!(Region::of(Vec2::new(-299.0, 149.0), &tank), Region::TopLeft);
-        assert_eq!(Region::of(Vec2::new(1.0e9, -1.0e9), &tank), Region::BottomRight);
-        assert_eq!(Region::of(Vec2::NAN, &tank), Region::of(Vec2::NAN, &tank));
-        let mut r = Region::Centre;
-        for _ in 0..8 {
-            r = r.clockwise();
-        }
-        assert_eq!(r, Region::Left, "eight steps round the edge from the top left end just before it");
-    }
+    use mirofish_sim::Vec2;
 
     #[test]
     fn intents_read_and_write_as_json() {
         for intent in [
-            Intent::GoTo { region: Region::BottomLeft },
+            Intent::GoTo { region: Region::BOTTOM_LEFT },
             Intent::Flee { threat: 2 },
             Intent::Rest,
             Intent::FollowLeaders,
+            Intent::Own { name: Name::of("patrol"), region: Some(Region::TOP), threat: None },
         ] {
             let text = serde_json::to_string(&intent).unwrap();
             assert_eq!(serde_json::from_str::<Intent>(&text).unwrap(), intent, "{text}");
         }
         assert_eq!(
+            serde_json::to_string(&Intent::GoTo { region: Region::TOP_LEFT }).unwrap(),
+            r#"{"intent":"go_to","region":"top_left"}"#
+        );
+        assert_eq!(serde_json::to_string(&Intent::Gather).unwrap(), r#"{"intent":"gather"}"#);
+        assert_eq!(
             serde_json::from_str::<Intent>(r#"{"intent": "go_to", "region": "top_left"}"#).unwrap(),
-            Intent::GoTo { region: Region::TopLeft }
+            Intent::GoTo { region: Region::TOP_LEFT }
         );
         // Models add words of their own: extra keys are ignored.
         assert_eq!(
             serde_json::from_str::<Intent>(r#"{"intent": "go_to", "region": "top", "reason": "food"}"#)
                 .unwrap(),
-            Intent::GoTo { region: Region::Top }
+            Intent::GoTo { region: Region::TOP }
         );
-        assert!(serde_json::from_str::<Intent>(r#"{"intent": "dance"}"#).is_err());
+        // A name the built-ins do not have reads as a game's own; the
+        // vocabulary decides whether it is one.
+        assert_eq!(
+            serde_json::from_str::<Intent>(r#"{"intent": "dance"}"#).unwrap(),
+            Intent::Own { name: Name::of("dance"), region: None, threat: None }
+        );
         let missing = serde_json::from_str::<Intent>(r#"{"intent": "go_to", "reason": "x"}"#).unwrap_err();
-        assert!(missing.to_string().contains("region"), "the refusal names the field: {missing}");
-        assert!(serde_json::from_str::<Intent>(r#"{"intent": "go_to", "region": "moon"}"#).is_err());
+        assert!(
+            missing.to_string().contains("`go_to` needs a `region`"),
+            "the refusal names the field: {missing}"
+        );
+        let missing = serde_json::from_str::<Intent>(r#"{"intent": "flee"}"#).unwrap_err();
+        assert!(missing.to_string().contains("`threat`"), "{missing}");
+        assert!(serde_json::from_str::<Intent>(r#"{"intent": "go_to", "region": "Moon!"}"#).is_err());
+        assert!(serde_json::from_str::<Intent>(r#"{"intent": "Go To"}"#).is_err());
+        // In a configuration file (RON) as in an answer.
+        let ron_text = ron::to_string(&Intent::GoTo { region: Region::CENTRE }).unwrap();
+        assert_eq!(ron::from_str::<Intent>(&ron_text).unwrap(), Intent::GoTo { region: Region::CENTRE });
+    }
+
+    #[test]
+    fn built_in_goals_need_what_they_name() {
+        let tank = TankOf::<Vec2>::centered(Vec2::new(600.0, 300.0));
+        let regions = Regions::default();
+        let unit = crate::unit::tests::plain_view(Vec2::ZERO);
+        let goal =
+            Intent::GoTo { region: Region::TOP_RIGHT }.goal(&unit, &tank, &regions, 0.4).unwrap().unwrap();
+        assert!(goal.target.distance(Vec2::new(200.0, 100.0)) < 1e-3, "{goal:?}");
+        assert_eq!(Intent::FollowLeaders.goal(&unit, &tank, &regions, 0.4), Ok(None));
+        assert_eq!(Intent::Hide.goal(&unit, &tank, &regions, 0.4), Err(Unfit::NoCover));
+        assert_eq!(Intent::Flee { threat: 0 }.goal(&unit, &tank, &regions, 0.4), Err(Unfit::NoSuchThreat(0)));
+        let reef = Region::named("reef").unwrap();
+        assert_eq!(
+            Intent::GoTo { region: reef }.goal(&unit, &tank, &regions, 0.4),
+            Err(Unfit::NoSuchRegion(reef))
+        );
     }
 }

@@ -29,12 +29,13 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use mirofish_sim::{Flock, FlockCommand, Goal, MAX_GROUPS, Scene, Tank};
+use mirofish_sim::{FlockCommand, Goal, MAX_GROUPS, Scene, TankOf, Vec2, Vector};
 
 use crate::cache::{DecisionCache, SceneKey};
 use crate::decider::{DecideError, Decider, RuleDecider};
 use crate::intent::{Intent, Unfit};
-use crate::unit::{UnitView, describe_units};
+use crate::unit::{Population, UnitView, describe_units};
+use crate::vocabulary::Vocabulary;
 
 /// The longest period a unit may wait between two decisions, in ticks
 /// (about nineteen days at 60 ticks a second, as long as a replay may
@@ -74,7 +75,8 @@ pub struct DecisionConfig {
     /// long is given up unsent.
     pub timeout_ms: u64,
     /// What a unit does when its decider fails, times out or answers
-    /// outside the vocabulary.
+    /// outside the vocabulary (an intent of the layer's vocabulary: a
+    /// game's own intent needs the layer built with that vocabulary).
     pub default_intent: Intent,
     /// Weight of the goal an intent sets.
     pub goal_weight: f32,
@@ -401,19 +403,19 @@ impl Ticket {
 
 /// One unit's state between decisions.
 #[derive(Clone, Debug, Default)]
-struct UnitState {
+struct UnitState<V: Vector> {
     intent: Option<Intent>,
-    goal: Option<Goal>,
+    goal: Option<Goal<V>>,
     next_due: u64,
     pending: Option<Pending>,
     /// Due, but held over because enough requests wait for a worker.
     held: bool,
 }
 
-struct Job {
+struct Job<V: Vector> {
     unit: usize,
     request: u64,
-    view: UnitView,
+    view: UnitView<V>,
     ticket: Arc<Ticket>,
 }
 
@@ -425,22 +427,23 @@ struct Answer {
 
 /// The worker threads and their two channels. Dropping it closes the job
 /// channel: each thread ends after its current job (nobody waits for it).
-struct Workers {
+struct Workers<V: Vector> {
     /// How many threads take jobs.
     threads: usize,
-    jobs: Sender<Job>,
+    jobs: Sender<Job<V>>,
     // Behind a lock so that the layer is `Sync` (a Bevy resource); only
     // `plan`, holding `&mut self`, ever takes it.
     answers: Mutex<Receiver<Answer>>,
 }
 
-impl Workers {
-    fn start(decider: Arc<dyn Decider>, threads: usize) -> Self {
-        let (jobs, job_queue) = channel::<Job>();
+impl<V: Vector> Workers<V> {
+    fn start(decider: Arc<dyn Decider<V>>, vocabulary: Arc<Vocabulary<V>>, threads: usize) -> Self {
+        let (jobs, job_queue) = channel::<Job<V>>();
         let (answer, answers) = channel::<Answer>();
         let job_queue = Arc::new(Mutex::new(job_queue));
         for k in 0..threads {
             let (decider, job_queue, answer) = (decider.clone(), job_queue.clone(), answer.clone());
+            let vocabulary = vocabulary.clone();
             let spawned = std::thread::Builder::new().name(format!("mirofish-decide-{k}")).spawn(move || {
                 loop {
                     // The lock is held only while taking a job.
@@ -454,9 +457,9 @@ impl Workers {
                         continue;
                     }
                     // A decider that panics fails this request only.
-                    let result =
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decider.decide(&job.view)))
-                            .unwrap_or_else(|_| Err(DecideError::Backend("the decider panicked".into())));
+                    let decide = || decider.decide(&job.view, &vocabulary);
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(decide))
+                        .unwrap_or_else(|_| Err(DecideError::Backend("the decider panicked".into())));
                     if answer.send(Answer { unit: job.unit, request: job.request, result }).is_err() {
                         return;
                     }
@@ -469,9 +472,11 @@ impl Workers {
     }
 }
 
-/// The decision layer over one flock. Call [`DecisionLayer::plan`] before
-/// each tick and submit what it returns for that tick. It is `Send` and
-/// `Sync`, so a Bevy app can keep it in a resource.
+/// The decision layer over one flock, on a plane (`DecisionLayer`, over a
+/// `Flock`) or in a volume (`DecisionLayer<Vec3>`, over a `Flock3d`).
+/// Call [`DecisionLayer::plan`] before each tick and submit what it
+/// returns for that tick. It is `Send` and `Sync`, so a Bevy app can keep
+/// it in a resource.
 ///
 /// ```
 /// use mirofish_decide::{DecisionConfig, DecisionLayer};
@@ -488,13 +493,14 @@ impl Workers {
 /// assert_eq!(layer.intents().filter(|i| i.is_some()).count(), 20);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct DecisionLayer {
+pub struct DecisionLayer<V: Vector = Vec2> {
     config: DecisionConfig,
-    decider: Arc<dyn Decider>,
+    decider: Arc<dyn Decider<V>>,
+    vocabulary: Arc<Vocabulary<V>>,
     instant: bool,
     cache: DecisionCache,
-    units: Vec<UnitState>,
-    workers: Option<Workers>,
+    units: Vec<UnitState<V>>,
+    workers: Option<Workers<V>>,
     next_regroup: Option<u64>,
     next_request: u64,
     stats: DecisionStats,
@@ -514,21 +520,40 @@ pub struct DecisionLayer {
     token_samples: VecDeque<(Instant, u64)>,
 }
 
-impl core::fmt::Debug for DecisionLayer {
+impl<V: Vector> core::fmt::Debug for DecisionLayer<V> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("DecisionLayer").field("config", &self.config).field("stats", &self.stats).finish()
     }
 }
 
-impl DecisionLayer {
-    /// A layer asking `decider`, once `config` validates.
-    pub fn new(config: DecisionConfig, decider: impl Decider) -> Result<Self, DecisionConfigError> {
+impl<V: Vector> DecisionLayer<V> {
+    /// A layer asking `decider` in the built-in vocabulary, once `config`
+    /// validates.
+    pub fn new(config: DecisionConfig, decider: impl Decider<V>) -> Result<Self, DecisionConfigError> {
+        Self::with_vocabulary(config, decider, Vocabulary::default())
+    }
+
+    /// A layer asking `decider` in `vocabulary` (a game's own intents and
+    /// regions), once `config` validates and its `default_intent` is of
+    /// the vocabulary.
+    pub fn with_vocabulary(
+        config: DecisionConfig,
+        decider: impl Decider<V>,
+        vocabulary: Vocabulary<V>,
+    ) -> Result<Self, DecisionConfigError> {
         config.validate()?;
+        if let Err(unfit) = vocabulary.check(&config.default_intent) {
+            return Err(DecisionConfigError {
+                field: "default_intent",
+                expected: format!("an intent of the layer's vocabulary ({unfit})"),
+            });
+        }
         let instant = decider.is_instant();
         Ok(Self {
             cache: DecisionCache::new(config.cache_capacity),
             units: vec![UnitState::default(); usize::from(config.units)],
             decider: Arc::new(decider),
+            vocabulary: Arc::new(vocabulary),
             instant,
             config,
             workers: None,
@@ -553,6 +578,11 @@ impl DecisionLayer {
     /// The configuration.
     pub fn config(&self) -> &DecisionConfig {
         &self.config
+    }
+
+    /// The vocabulary its units decide in.
+    pub fn vocabulary(&self) -> &Vocabulary<V> {
+        &self.vocabulary
     }
 
     /// What the layer has done so far (cache counts included).
@@ -599,7 +629,12 @@ impl DecisionLayer {
     /// The commands for the tick about to run (`flock.tick()`): splitting
     /// the fish into units when due, and the goals of units whose intent
     /// was decided since the last call. Never waits for a decider.
-    pub fn plan(&mut self, flock: &Flock, tank: &Tank, scene: &Scene) -> Vec<FlockCommand> {
+    pub fn plan(
+        &mut self,
+        flock: &impl Population<V>,
+        tank: &TankOf<V>,
+        scene: &Scene<V>,
+    ) -> Vec<FlockCommand<V>> {
         let now = flock.tick();
         self.now = now;
         self.adopted.clear();
@@ -610,13 +645,14 @@ impl DecisionLayer {
         let mut out = Vec::new();
         // Each unit's view, and whether it is a leader unit, found once
         // when first needed.
-        let mut views: Option<(Vec<Option<UnitView>>, Vec<bool>)> = None;
+        let mut views: Option<(Vec<Option<UnitView<V>>>, Vec<bool>)> = None;
         // How many are leader units, once known (for sizing the workers).
         let leader_count = core::cell::Cell::new(0);
-        let mut view_of = |layer: &Self, k: usize| -> Option<(UnitView, bool)> {
+        let mut view_of = |layer: &Self, k: usize| -> Option<(UnitView<V>, bool)> {
             let (views, leading) = views.get_or_insert_with(|| {
                 let c = &layer.config;
-                let views = describe_units(flock, tank, scene, (c.first_group, c.units), c.notice);
+                let surroundings = (tank, scene, layer.vocabulary.regions());
+                let views = describe_units(flock, surroundings, (c.first_group, c.units), c.notice);
                 let leading = leader_units(&views);
                 leader_count.set(leading.iter().filter(|&&l| l).count());
                 (views, leading)
@@ -697,7 +733,7 @@ impl DecisionLayer {
             if let Some(intent) = self.cache.get(&key) {
                 self.settle(k, &view, Ok(intent), None, tank, &mut out);
             } else if self.instant {
-                let result = self.decider.decide(&view);
+                let result = self.decider.decide(&view, &self.vocabulary);
                 self.settle(k, &view, result, Some(key), tank, &mut out);
             } else if let Some(budget) = self.over_budget() {
                 self.stats.over_budget += 1;
@@ -714,7 +750,7 @@ impl DecisionLayer {
 
     /// Splits the fish into units again: every unit decides afresh once
     /// the split has applied, and answers still on their way are dropped.
-    fn regroup(&mut self, now: u64) -> Vec<FlockCommand> {
+    fn regroup(&mut self, now: u64) -> Vec<FlockCommand<V>> {
         self.next_regroup = Some(self.config.regroup_period.map_or(u64::MAX, |p| now.saturating_add(p)));
         for unit in &mut self.units {
             // The goal of a unit number now means other fish: set afresh.
@@ -759,7 +795,7 @@ impl DecisionLayer {
 
     /// Sends unit `k`'s request to the workers (started at the first
     /// request, sized for `leader_units` leader units).
-    fn send(&mut self, k: usize, view: UnitView, key: SceneKey, leader_units: usize) {
+    fn send(&mut self, k: usize, view: UnitView<V>, key: SceneKey, leader_units: usize) {
         let now = Instant::now();
         if self.config.requests_per_minute.is_some() {
             self.sent_times.push_back(now);
@@ -770,7 +806,8 @@ impl DecisionLayer {
         let request = self.next_request;
         self.next_request += 1;
         let (decider, threads) = (self.decider.clone(), self.config.workers_for(leader_units));
-        let workers = self.workers.get_or_insert_with(|| Workers::start(decider, threads));
+        let vocabulary = self.vocabulary.clone();
+        let workers = self.workers.get_or_insert_with(|| Workers::start(decider, vocabulary, threads));
         self.stats.requests += 1;
         let ticket = Arc::new(Ticket::default());
         self.units[k].pending =
@@ -785,14 +822,14 @@ impl DecisionLayer {
     fn settle(
         &mut self,
         k: usize,
-        view: &UnitView,
+        view: &UnitView<V>,
         result: Result<Intent, DecideError>,
         key: Option<SceneKey>,
-        tank: &Tank,
-        out: &mut Vec<FlockCommand>,
+        tank: &TankOf<V>,
+        out: &mut Vec<FlockCommand<V>>,
     ) {
         match result {
-            Ok(intent) => match intent.goal(view, tank, self.config.goal_weight) {
+            Ok(intent) => match self.vocabulary.goal(&intent, view, tank, self.config.goal_weight) {
                 Ok(goal) => {
                     if let Some(key) = key {
                         self.cache.insert(key, intent);
@@ -828,11 +865,11 @@ impl DecisionLayer {
         self.failures.push_back(failure);
     }
 
-    fn fall_back(&mut self, k: usize, view: &UnitView, tank: &Tank, out: &mut Vec<FlockCommand>) {
+    fn fall_back(&mut self, k: usize, view: &UnitView<V>, tank: &TankOf<V>, out: &mut Vec<FlockCommand<V>>) {
         self.stats.fallbacks += 1;
         let intent = self.config.default_intent;
         // A default that does not fit either (hide, with no rock): no goal.
-        let goal = intent.goal(view, tank, self.config.goal_weight).unwrap_or(None);
+        let goal = self.vocabulary.goal(&intent, view, tank, self.config.goal_weight).unwrap_or(None);
         self.adopt(k, intent, goal, true, out);
     }
 
@@ -840,9 +877,9 @@ impl DecisionLayer {
         &mut self,
         k: usize,
         intent: Intent,
-        goal: Option<Goal>,
+        goal: Option<Goal<V>>,
         fallback: bool,
-        out: &mut Vec<FlockCommand>,
+        out: &mut Vec<FlockCommand<V>>,
     ) {
         let tick = self.now;
         self.adopted.push(Adopted { tick, unit: u16::try_from(k).unwrap_or(u16::MAX), intent, fallback });
@@ -860,7 +897,7 @@ impl DecisionLayer {
 /// the density of all the units together (`leaders / fish`), or half of
 /// all the leaders, so that with a few leaders spread thin only the units
 /// where they gather decide at the leaders' pace.
-pub fn leader_units(views: &[Option<UnitView>]) -> Vec<bool> {
+pub fn leader_units<V: Vector>(views: &[Option<UnitView<V>>]) -> Vec<bool> {
     let (fish, leaders) =
         views.iter().flatten().fold((0usize, 0usize), |(f, l), v| (f + v.fish, l + v.leaders));
     views
@@ -878,28 +915,25 @@ pub fn leader_units(views: &[Option<UnitView>]) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::intent::Region;
-    use mirofish_sim::Vec2;
+    use crate::name::Name;
+    use crate::vocabulary::{OwnIntent, Takes};
 
     fn unit(fish: usize, leaders: usize) -> Option<UnitView> {
-        Some(UnitView {
-            unit: 0,
-            school: 0,
-            fish,
-            leaders,
-            representative: 0,
-            centroid: Vec2::ZERO,
-            heading: Vec2::X,
-            speed: 0.0,
-            spread: 0.0,
-            region: Region::Centre,
-            threats: vec![],
-            cover: None,
-            school_centre: Vec2::ZERO,
-            other_schools: vec![],
-            intent: None,
-            horizon_s: 0.0,
-        })
+        Some(UnitView { fish, leaders, ..crate::unit::tests::plain_view(Vec2::ZERO) })
+    }
+
+    #[test]
+    fn a_default_intent_must_be_of_the_vocabulary() {
+        let own = Intent::Own { name: Name::of("school_up"), region: None, threat: None };
+        let config = DecisionConfig { default_intent: own, ..DecisionConfig::default() };
+        let refused = DecisionLayer::<Vec2>::with_rules(config.clone()).unwrap_err();
+        assert_eq!(refused.field, "default_intent");
+        assert!(refused.to_string().contains("no intent `school_up`"), "{refused}");
+        let school_up =
+            OwnIntent::new("school_up", "close ranks", Takes::Nothing, |_: &crate::Aim<'_, Vec2>| Ok(None))
+                .unwrap();
+        let words = Vocabulary::default().with_intent(school_up).unwrap();
+        DecisionLayer::with_vocabulary(config, RuleDecider::default(), words).unwrap();
     }
 
     #[test]

@@ -12,7 +12,11 @@
 //! - A [`Decider`] answers with an [`Intent`] from a small vocabulary (go
 //!   to a named region, follow the leaders, gather, spread out, hide, flee,
 //!   rest) — never a velocity or a coordinate. The intent is mapped here to
-//!   a goal for the unit's group, added on top of the rules.
+//!   a goal for the unit's group, added on top of the rules. A game adds
+//!   intents and regions of its own ([`Vocabulary`]).
+//! - It works on a plane (over a `Flock`) and in a volume (over a
+//!   `Flock3d`, with regions of height, side and depth, and words for up
+//!   and down).
 //! - Units with a leader decide often, the rest rarely; a slow decider runs
 //!   on the layer's own threads, answers enter as commands, a cache answers
 //!   situations already seen, and timeouts, errors and answers outside the
@@ -23,9 +27,10 @@
 //! [`RuleDecider`] needs no network. With the `openai` feature,
 //! `OpenAiDecider` asks any OpenAI-compatible chat-completions server (a
 //! local llama.cpp server, Ollama, vLLM or a hosted API). With the `bevy`
-//! feature, `plugin::DecisionPlugin` runs the layer in a game on a plane
-//! beside `MiroFishPlugin`, and writes a message for every decision and
-//! every fallback.
+//! feature, `plugin::DecisionPlugin` runs the layer in a game beside
+//! `MiroFishPlugin` (and `plugin::DecisionPlugin3d` beside
+//! `MiroFish3dPlugin`), and writes a message for every decision and every
+//! fallback.
 //!
 //! ```
 //! use mirofish_decide::{DecisionConfig, DecisionLayer};
@@ -46,20 +51,26 @@ pub mod cache;
 pub mod decider;
 pub mod intent;
 pub mod layer;
+pub mod name;
 #[cfg(feature = "openai")]
 pub mod openai;
 #[cfg(feature = "bevy")]
 pub mod plugin;
 pub mod prompt;
+pub mod region;
 pub mod unit;
+pub mod vocabulary;
 
 pub use cache::{DecisionCache, SceneKey};
 pub use decider::{DecideError, Decider, RuleDecider, ScriptedDecider, SlowDecider};
-pub use intent::{Intent, Region, Unfit};
+pub use intent::{Intent, Unfit};
 pub use layer::{
     Adopted, Budget, DecisionConfig, DecisionConfigError, DecisionFailure, DecisionLayer, DecisionStats,
     FailureCause,
 };
+pub use name::{Name, NameError};
 #[cfg(feature = "openai")]
 pub use openai::{ClientStats, OpenAiDecider};
-pub use unit::{OtherSchool, Threat, UnitView, describe_units};
+pub use region::{Place, PlaceError, Region, Regions};
+pub use unit::{OtherSchool, Population, Threat, UnitView, describe_units};
+pub use vocabulary::{Aim, OwnIntent, Takes, Vocabulary, VocabularyError};

@@ -15,10 +15,13 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use mirofish_sim::Vector;
+
 use crate::decider::{DecideError, Decider};
 use crate::intent::Intent;
 use crate::prompt::{chat_request, read_chat_response, read_usage};
 use crate::unit::UnitView;
+use crate::vocabulary::Vocabulary;
 
 /// The first pause after a failure without a `Retry-After`; each failure
 /// in a row doubles it, up to [`MAX_BACKOFF`].
@@ -271,13 +274,13 @@ impl core::fmt::Debug for OpenAiDecider {
     }
 }
 
-impl Decider for OpenAiDecider {
-    fn decide(&self, unit: &UnitView) -> Result<Intent, DecideError> {
+impl<V: Vector> Decider<V> for OpenAiDecider {
+    fn decide(&self, unit: &UnitView<V>, vocabulary: &Vocabulary<V>) -> Result<Intent, DecideError> {
         if let Some(error) = self.held_back() {
             self.count(|s| s.held_back += 1);
             return Err(error);
         }
-        let body = chat_request(&self.model, unit, self.max_tokens).to_string();
+        let body = chat_request(&self.model, unit, vocabulary, self.max_tokens).to_string();
         let mut request = self.agent.post(self.url()).header("Content-Type", "application/json");
         if let Some(key) = &self.api_key {
             request = request.header("Authorization", format!("Bearer {key}"));
@@ -314,7 +317,7 @@ impl Decider for OpenAiDecider {
             let excerpt: String = text.chars().take(200).collect();
             return Err(DecideError::Backend(format!("HTTP {status}: {excerpt}")));
         }
-        read_chat_response(&text)
+        read_chat_response(&text, vocabulary)
     }
 
     fn tokens_spent(&self) -> u64 {
@@ -329,7 +332,7 @@ mod tests {
     use std::net::TcpListener;
 
     use super::*;
-    use crate::intent::Region;
+    use crate::region::Region;
 
     /// An HTTP server answering one request per entry of `answers`
     /// (status, extra header lines, body), in turn; returns its base URL
@@ -393,7 +396,7 @@ mod tests {
             heading: mirofish_sim::Vec2::Y,
             speed: 100.0,
             spread: 40.0,
-            region: Region::Centre,
+            region: Region::CENTRE,
             threats: vec![],
             cover: None,
             school_centre: mirofish_sim::Vec2::ZERO,
@@ -408,7 +411,10 @@ mod tests {
         let answer = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": "{\"intent\": \"go_to\", \"region\": \"top\"}"}}]});
         let (url, server) = serve_once("200 OK", answer.to_string());
         let decider = OpenAiDecider::new(url, "tiny", Some("secret".into()));
-        assert_eq!(decider.decide(&unit()).unwrap(), Intent::GoTo { region: Region::Top });
+        assert_eq!(
+            decider.decide(&unit(), &Vocabulary::default()).unwrap(),
+            Intent::GoTo { region: Region::TOP }
+        );
         let request = server.join().unwrap();
         assert!(request.starts_with("POST /v1/chat/completions"), "{request}");
         assert!(request.to_ascii_lowercase().contains("authorization: bearer secret"), "{request}");
@@ -431,15 +437,18 @@ mod tests {
         ]);
         let decider = OpenAiDecider::new(url, "tiny", None);
         let clone = decider.clone();
-        let limited = decider.decide(&unit()).unwrap_err().to_string();
+        let limited = decider.decide(&unit(), &Vocabulary::default()).unwrap_err().to_string();
         assert!(limited.contains("429") && limited.contains("backing off for 1.0 s"), "{limited}");
         for _ in 0..5 {
-            let held = clone.decide(&unit()).unwrap_err().to_string();
+            let held = clone.decide(&unit(), &Vocabulary::default()).unwrap_err().to_string();
             assert!(held.contains("not sent") && held.contains("HTTP 429"), "{held}");
         }
         let left = decider.backing_off().expect("backing off");
         std::thread::sleep(left + Duration::from_millis(50));
-        assert_eq!(decider.decide(&unit()).unwrap(), Intent::GoTo { region: Region::Top });
+        assert_eq!(
+            decider.decide(&unit(), &Vocabulary::default()).unwrap(),
+            Intent::GoTo { region: Region::TOP }
+        );
         assert_eq!(server.join().unwrap().len(), 2, "two requests reached the server");
         let stats = clone.stats();
         assert_eq!(
@@ -471,11 +480,13 @@ mod tests {
         assert_eq!(retry_after("-1"), None);
         let (url, server) = serve(vec![("500 Internal Server Error", "", "oops".into())]);
         let decider = OpenAiDecider::new(url, "tiny", None);
-        let failed = decider.decide(&unit()).unwrap_err().to_string();
+        let failed = decider.decide(&unit(), &Vocabulary::default()).unwrap_err().to_string();
         assert!(failed.contains("500") && failed.contains("backing off"), "{failed}");
         let left = decider.backing_off().unwrap();
         assert!(left <= Duration::from_millis(1250) && left >= Duration::from_millis(600), "{left:?}");
-        assert!(decider.decide(&unit()).unwrap_err().to_string().contains("not sent"));
+        assert!(
+            decider.decide(&unit(), &Vocabulary::default()).unwrap_err().to_string().contains("not sent")
+        );
         server.join().unwrap();
         assert_eq!((decider.stats().server_errors, decider.stats().held_back), (1, 1));
     }
@@ -514,7 +525,7 @@ mod tests {
     #[test]
     fn http_errors_and_dead_servers_are_backend_errors() {
         let (url, server) = serve_once("503 Service Unavailable", "{\"error\": \"overloaded\"}".into());
-        let err = OpenAiDecider::new(url, "tiny", None).decide(&unit()).unwrap_err();
+        let err = OpenAiDecider::new(url, "tiny", None).decide(&unit(), &Vocabulary::default()).unwrap_err();
         assert!(matches!(&err, DecideError::Backend(e) if e.contains("503")), "{err}");
         server.join().unwrap();
         // Nobody listens on a port just freed.
@@ -525,6 +536,6 @@ mod tests {
             None,
             Duration::from_secs(2),
         );
-        assert!(matches!(dead.decide(&unit()), Err(DecideError::Backend(_))));
+        assert!(matches!(dead.decide(&unit(), &Vocabulary::default()), Err(DecideError::Backend(_))));
     }
 }

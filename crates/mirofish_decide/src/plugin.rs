@@ -1,5 +1,8 @@
-//! The decision layer in a Bevy game on a plane, beside
-//! [`MiroFishPlugin`](mirofish_bevy::MiroFishPlugin) (the `bevy` feature).
+//! The decision layer in a Bevy game, on a plane beside
+//! [`MiroFishPlugin`](mirofish_bevy::MiroFishPlugin) ([`DecisionPlugin`])
+//! or in a volume beside
+//! [`MiroFish3dPlugin`](mirofish_bevy::volume::MiroFish3dPlugin)
+//! ([`DecisionPlugin3d`]) (the `bevy` feature).
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -20,19 +23,24 @@
 //!
 //! [`DecisionSettings`] switches the layer on and off at run time (off,
 //! the units' groups and goals go again) and holds the configuration it
-//! starts with. It starts with the rule-based decider; to ask a language
-//! model instead, put a layer built with that decider in
-//! [`Decisions::layer`] (for example `DecisionLayer::new(config,
-//! OpenAiDecider::from_env()?)` with the `openai` feature): a layer there
-//! is kept while the settings say on. Its decisions enter as commands in
-//! [`BoidSystems::Commands`], so a recorded session replays without it.
-//! Every intent adopted is written as a [`UnitDecided`] message and every
-//! fallback's cause as a [`DecisionFailed`], in the tick that noticed it.
+//! starts with. It starts with the rule-based decider in
+//! [`Decisions::vocabulary`] (the built-in intents and the tank's regions,
+//! unless the game put its own there); to ask a language model instead,
+//! put a layer built with that decider in [`Decisions::layer`] (for
+//! example `DecisionLayer::new(config, OpenAiDecider::from_env()?)` with
+//! the `openai` feature): a layer there is kept while the settings say on.
+//! Its decisions enter as commands in [`BoidSystems::Commands`], before
+//! the tick's first stage, so a recorded session replays without it. Every intent adopted is
+//! written as a [`UnitDecided`] message and every fallback's cause as a
+//! [`DecisionFailed`], in the tick that noticed it.
 
 use bevy::prelude::*;
+use mirofish_bevy::volume::Flock3dState;
 use mirofish_bevy::{BoidSystems, FlockCommand, FlockCommands, FlockState};
+use mirofish_sim::{Vec2, Vec3, Vector};
 
 use crate::layer::{Adopted, DecisionConfig, DecisionFailure, DecisionLayer};
+use crate::vocabulary::Vocabulary;
 
 /// Whether the layer runs, and how it starts.
 #[derive(Resource, Clone, Debug, PartialEq)]
@@ -51,15 +59,27 @@ impl Default for DecisionSettings {
     }
 }
 
-/// The running layer, if any. Put one built with your own decider here to
-/// use it instead of the rules.
-#[derive(Resource, Default, Debug)]
-pub struct Decisions {
+/// The running layer, if any, and the vocabulary a layer the plugin starts
+/// decides in: `Decisions` on a plane, `Decisions<Vec3>` in a volume. Put
+/// a layer built with your own decider in `layer` to use it instead of
+/// the rules.
+#[derive(Resource, Debug)]
+pub struct Decisions<V: Vector = Vec2> {
     /// The layer.
-    pub layer: Option<DecisionLayer>,
+    pub layer: Option<DecisionLayer<V>>,
+    /// The intents and regions of a layer the plugin starts with the rules
+    /// (default: the built-in intents and the tank's thirds); a change
+    /// takes effect at the next start.
+    pub vocabulary: Vocabulary<V>,
     /// The tick it last planned for (a restart of the school starts the
     /// layer over).
     last_tick: u64,
+}
+
+impl<V: Vector> Default for Decisions<V> {
+    fn default() -> Self {
+        Self { layer: None, vocabulary: Vocabulary::default(), last_tick: 0 }
+    }
 }
 
 /// An intent a unit was given (by its decider, the cache or the fallback:
@@ -80,52 +100,110 @@ pub struct DecisionPlugin;
 
 impl Plugin for DecisionPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<DecisionSettings>()
-            .init_resource::<Decisions>()
-            .add_message::<UnitDecided>()
-            .add_message::<DecisionFailed>()
-            .add_systems(FixedUpdate, plan.in_set(BoidSystems::Commands));
+        add_common::<Vec2>(app);
+        app.add_systems(FixedUpdate, plan.in_set(BoidSystems::Commands));
     }
 }
 
-/// Plans the coming tick's decisions (in [`BoidSystems::Commands`], so
-/// they apply at its start) and writes what they were.
+/// Runs the decision layer on a volume's school, as [`DecisionPlugin`]
+/// does on a plane: [`DecisionSettings`], `Decisions<Vec3>`, the same
+/// messages. Its commands go into the core's queue in
+/// [`BoidSystems::Commands`], before the tick's first stage, in
+/// `FixedUpdate` (the volume plugin's default schedule).
+pub struct DecisionPlugin3d;
+
+impl Plugin for DecisionPlugin3d {
+    fn build(&self, app: &mut App) {
+        add_common::<Vec3>(app);
+        app.add_systems(FixedUpdate, plan3d.in_set(BoidSystems::Commands));
+    }
+}
+
+fn add_common<V: Vector>(app: &mut App) {
+    app.init_resource::<DecisionSettings>()
+        .init_resource::<Decisions<V>>()
+        .add_message::<UnitDecided>()
+        .add_message::<DecisionFailed>();
+}
+
+/// Plans the coming tick's decisions on a plane (in
+/// [`BoidSystems::Commands`], so they apply at its start) and writes what
+/// they were.
 fn plan(
     settings: Res<DecisionSettings>,
     mut decisions: ResMut<Decisions>,
     state: Res<FlockState>,
     mut commands: ResMut<FlockCommands>,
-    (mut decided, mut failed): (MessageWriter<UnitDecided>, MessageWriter<DecisionFailed>),
+    messages: (MessageWriter<UnitDecided>, MessageWriter<DecisionFailed>),
 ) {
-    let tick = state.flock().tick();
-    let decisions = &mut *decisions;
-    if tick < decisions.last_tick {
-        // A restart: new fish, new state, no groups.
-        decisions.layer = None;
-    }
-    decisions.last_tick = tick;
-    let mut send = |command: FlockCommand| {
+    let flock = state.flock();
+    let planned = run_layer(&settings, &mut decisions, flock.tick(), messages, |layer| {
+        layer.plan(flock, &state.config().tank, state.scene())
+    });
+    for command in planned {
         // The layer's commands are valid by construction; one refused
         // (the queue full) is dropped with a warning, as any game input.
         if let Err(e) = commands.submit(command) {
             log::warn!("decision layer: {e}");
         }
-    };
+    }
+}
+
+/// Plans the coming tick's decisions in a volume (before its first stage,
+/// so they apply at its start) and writes what they were.
+fn plan3d(
+    settings: Res<DecisionSettings>,
+    mut decisions: ResMut<Decisions<Vec3>>,
+    mut state: ResMut<Flock3dState>,
+    messages: (MessageWriter<UnitDecided>, MessageWriter<DecisionFailed>),
+) {
+    let flock = &state.flock;
+    let planned = run_layer(&settings, &mut decisions, flock.tick(), messages, |layer| {
+        layer.plan(flock, flock.tank(), flock.scene())
+    });
+    for command in planned {
+        if let Err(e) = state.flock.submit(command) {
+            log::warn!("decision layer: {e}");
+        }
+    }
+}
+
+/// Starts, stops and runs the layer for the tick `tick` of either space,
+/// planning with `plan`; returns the commands to submit and writes the
+/// messages.
+fn run_layer<V: Vector>(
+    settings: &DecisionSettings,
+    decisions: &mut Decisions<V>,
+    tick: u64,
+    (mut decided, mut failed): (MessageWriter<UnitDecided>, MessageWriter<DecisionFailed>),
+    plan: impl FnOnce(&mut DecisionLayer<V>) -> Vec<FlockCommand<V>>,
+) -> Vec<FlockCommand<V>> {
+    if tick < decisions.last_tick {
+        // A restart: new fish, new state, no groups.
+        decisions.layer = None;
+    }
+    decisions.last_tick = tick;
     match (settings.on, decisions.layer.is_some()) {
-        (true, false) => match DecisionLayer::with_rules(settings.config.clone()) {
-            Ok(layer) => decisions.layer = Some(layer),
-            Err(e) => log::warn!("decision layer: {e}"),
-        },
+        (true, false) => {
+            let words = decisions.vocabulary.clone();
+            match DecisionLayer::with_vocabulary(
+                settings.config.clone(),
+                crate::RuleDecider::default(),
+                words,
+            ) {
+                Ok(layer) => decisions.layer = Some(layer),
+                Err(e) => log::warn!("decision layer: {e}"),
+            }
+        }
         (false, true) => {
             decisions.layer = None;
-            send(FlockCommand::ClearGroups);
+            return vec![FlockCommand::ClearGroups];
         }
         _ => {}
     }
-    let Some(layer) = decisions.layer.as_mut() else { return };
-    for command in layer.plan(state.flock(), &state.config().tank, state.scene()) {
-        send(command);
-    }
+    let Some(layer) = decisions.layer.as_mut() else { return Vec::new() };
+    let planned = plan(layer);
     failed.write_batch(layer.failed().iter().cloned().map(DecisionFailed));
     decided.write_batch(layer.adopted().iter().copied().map(UnitDecided));
+    planned
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use mirofish_decide::layer::MAX_PERIOD;
 use mirofish_decide::{
     Budget, DecideError, Decider, DecisionConfig, DecisionLayer, FailureCause, Intent, Region,
-    ScriptedDecider, SlowDecider, UnitView,
+    ScriptedDecider, SlowDecider, UnitView, Vocabulary,
 };
 use mirofish_sim::control::replay::Recorder;
 use mirofish_sim::{ExperimentConfig, Predator, Simulation, Vec2, state_hash};
@@ -53,7 +53,7 @@ struct Held {
 }
 
 impl Decider for Held {
-    fn decide(&self, _unit: &UnitView) -> Result<Intent, DecideError> {
+    fn decide(&self, _unit: &UnitView, _words: &Vocabulary) -> Result<Intent, DecideError> {
         let _open = self.gate.lock().map_err(|e| DecideError::Backend(e.to_string()))?;
         Ok(Intent::Rest)
     }
@@ -125,7 +125,7 @@ struct Counted {
 }
 
 impl Decider for Counted {
-    fn decide(&self, _unit: &UnitView) -> Result<Intent, DecideError> {
+    fn decide(&self, _unit: &UnitView, _words: &Vocabulary) -> Result<Intent, DecideError> {
         self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let _open = self.gate.lock().map_err(|e| DecideError::Backend(e.to_string()))?;
         std::thread::sleep(self.delay);
@@ -209,7 +209,7 @@ struct Spender {
 }
 
 impl Decider for Spender {
-    fn decide(&self, _unit: &UnitView) -> Result<Intent, DecideError> {
+    fn decide(&self, _unit: &UnitView, _words: &Vocabulary) -> Result<Intent, DecideError> {
         self.spent.fetch_add(self.per_answer, std::sync::atomic::Ordering::SeqCst);
         Ok(Intent::Gather)
     }
@@ -262,8 +262,10 @@ fn units_past_the_request_or_token_budget_fall_back_without_asking() {
     assert!((3..=4).contains(&stats.requests), "{stats:?}");
     assert_eq!(stats.over_budget, 6 - stats.requests, "{stats:?}");
     assert!(layer.recent_failures().all(|f| f.cause == FailureCause::OverBudget(Budget::TokensPerHour(250))));
-    let refused =
-        DecisionLayer::with_rules(DecisionConfig { tokens_per_hour: Some(0), ..DecisionConfig::default() });
+    let refused = DecisionLayer::<Vec2>::with_rules(DecisionConfig {
+        tokens_per_hour: Some(0),
+        ..DecisionConfig::default()
+    });
     assert!(refused.unwrap_err().to_string().contains("decision.tokens_per_hour"));
 }
 
@@ -272,7 +274,7 @@ fn timeouts_errors_and_bad_answers_fall_back_and_are_counted() {
     let decide = DecisionConfig {
         units: 4,
         timeout_ms: 40,
-        default_intent: Intent::GoTo { region: Region::Centre },
+        default_intent: Intent::GoTo { region: Region::CENTRE },
         cache_capacity: 0,
         ..DecisionConfig::default()
     };
@@ -289,7 +291,7 @@ fn timeouts_errors_and_bad_answers_fall_back_and_are_counted() {
     let timeouts =
         layer.recent_failures().filter(|f| f.cause == FailureCause::Timeout { after_ms: decide.timeout_ms });
     assert_eq!(timeouts.count(), 4);
-    assert!(layer.intents().all(|i| i == Some(Intent::GoTo { region: Region::Centre })));
+    assert!(layer.intents().all(|i| i == Some(Intent::GoTo { region: Region::CENTRE })));
 
     let script = ScriptedDecider::new(vec![
         Err(DecideError::Malformed("\"dance\"".into())),
@@ -341,11 +343,11 @@ fn a_run_decided_on_worker_threads_replays_without_the_decider() {
     // Answers arrive whenever the threads are done: the live run depends
     // on timing, its recording does not.
     let script = ScriptedDecider::new(vec![
-        Ok(Intent::GoTo { region: Region::TopLeft }),
+        Ok(Intent::GoTo { region: Region::TOP_LEFT }),
         Ok(Intent::SpreadOut),
         Ok(Intent::Gather),
         Err(DecideError::Malformed("?".into())),
-        Ok(Intent::GoTo { region: Region::Bottom }),
+        Ok(Intent::GoTo { region: Region::BOTTOM }),
     ]);
     let decide =
         DecisionConfig { units: 12, follower_period: 40, cache_capacity: 0, ..DecisionConfig::default() };
@@ -369,7 +371,7 @@ fn a_run_decided_on_worker_threads_replays_without_the_decider() {
 
 #[test]
 fn bad_configurations_are_refused_by_name() {
-    let refuse = |c: DecisionConfig| DecisionLayer::with_rules(c).unwrap_err().field;
+    let refuse = |c: DecisionConfig| DecisionLayer::<Vec2>::with_rules(c).unwrap_err().field;
     assert_eq!(refuse(DecisionConfig { units: 0, ..Default::default() }), "units");
     assert_eq!(refuse(DecisionConfig { first_group: 4090, units: 10, ..Default::default() }), "units");
     assert_eq!(refuse(DecisionConfig { goal_weight: f32::NAN, ..Default::default() }), "goal_weight");
@@ -386,10 +388,11 @@ fn bad_configurations_are_refused_by_name() {
     );
     let longest =
         DecisionConfig { leader_period: MAX_PERIOD, follower_period: MAX_PERIOD, ..Default::default() };
-    assert!(DecisionLayer::with_rules(longest).is_ok());
+    assert!(DecisionLayer::<Vec2>::with_rules(longest).is_ok());
     // A first group past the last is named as such, not as `units`.
-    let err = DecisionLayer::with_rules(DecisionConfig { first_group: u16::MAX, ..Default::default() })
-        .unwrap_err();
+    let err =
+        DecisionLayer::<Vec2>::with_rules(DecisionConfig { first_group: u16::MAX, ..Default::default() })
+            .unwrap_err();
     assert_eq!(err.field, "first_group");
     assert!(err.to_string().contains("0 to"), "{err}");
 }
@@ -414,4 +417,136 @@ fn the_longest_period_decides_once_and_then_waits() {
 fn a_layer_can_live_in_a_shared_resource() {
     fn shared<T: Send + Sync + 'static>() {}
     shared::<DecisionLayer>();
+}
+
+/// The layer decides for a school in a volume as on a plane: every unit
+/// gets an intent, the goals lie in the volume's regions, the run is the
+/// same on any threads, and a run decided on worker threads replays
+/// without its decider.
+#[test]
+fn a_school_in_a_volume_decides_and_replays() {
+    use mirofish_sim::space::swarm_hash as swarm_hash_of;
+    use mirofish_sim::{Vec3, Vector, VolumeConfig, VolumeRecorder};
+    let volume = VolumeConfig { fish: 900, seed: 11, ..VolumeConfig::default() };
+    let decide = DecisionConfig { units: 12, follower_period: 90, ..DecisionConfig::default() };
+    let run = |threads: usize| {
+        let mut flock = volume.start().unwrap().with_threads(threads).unwrap();
+        flock
+            .submit(mirofish_sim::VolumeCommand::AddPredator(Predator::new(
+                Vec3::new(300.0, 0.0, 0.0),
+                120.0,
+            )))
+            .unwrap();
+        let mut layer = DecisionLayer::<Vec3>::with_rules(decide.clone()).unwrap();
+        for _ in 0..400 {
+            for command in layer.plan(&flock, &flock.tank().clone(), &flock.scene().clone()) {
+                flock.submit(command).unwrap();
+            }
+            flock.step();
+        }
+        (swarm_hash_of(&flock), layer, flock)
+    };
+    let (one, layer, flock) = run(1);
+    let (two, _, _) = run(2);
+    assert_eq!(one, two);
+    assert_eq!(layer.intents().filter(Option::is_some).count(), 12);
+    let regions: Vec<_> =
+        layer.vocabulary().regions().places().iter().map(|p| p.region.name().to_string()).collect();
+    assert_eq!(regions.len(), 27);
+    // Units sent somewhere are sent to a volume's region, at its height.
+    let tank = *flock.tank();
+    let goals: Vec<_> = flock.scene().group_goals.iter().flatten().collect();
+    assert!(!goals.is_empty());
+    for goal in goals {
+        assert!(
+            (0..3)
+                .all(|a| goal.target.axis(a) >= tank.min.axis(a) && goal.target.axis(a) <= tank.max.axis(a))
+        );
+    }
+    assert!(
+        layer
+            .intents()
+            .flatten()
+            .any(|i| matches!(i, Intent::GoTo { region } if region.name().contains('_'))),
+        "the tour goes round the volume's sides"
+    );
+
+    // On worker threads, recorded, replayed without the decider.
+    let script = ScriptedDecider::new(vec![
+        Ok(Intent::GoTo { region: Region::named("top_left_front").unwrap() }),
+        Ok(Intent::Gather),
+        Ok(Intent::GoTo { region: Region::named("bottom_back").unwrap() }),
+    ]);
+    let decide =
+        DecisionConfig { units: 8, follower_period: 40, cache_capacity: 0, ..DecisionConfig::default() };
+    let mut layer = DecisionLayer::<Vec3>::new(decide, script).unwrap();
+    let mut recorder =
+        VolumeRecorder::new(VolumeConfig { fish: 400, seed: 3, ..VolumeConfig::default() }, 50).unwrap();
+    for _ in 0..300 {
+        let flock = recorder.simulation();
+        let (tick, tank, scene) = (flock.tick(), *flock.tank(), flock.scene().clone());
+        for command in layer.plan(flock, &tank, &scene) {
+            recorder.schedule(tick, command).unwrap();
+        }
+        recorder.step().unwrap();
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    assert!(layer.stats().decisions > 8, "{:?}", layer.stats());
+    let recording = recorder.finish();
+    let replayed = mirofish_sim::VolumeRecording::from_text(&recording.to_text()).unwrap().replay().unwrap();
+    assert_eq!(swarm_hash_of(&replayed), recording.checkpoints.last().unwrap().hash);
+}
+
+/// A game's own intent and place, answered by a decider, set the goal the
+/// game's function gives; an own intent that refuses a unit falls back
+/// with the game's words; one the vocabulary lacks is counted unfit.
+#[test]
+fn a_games_own_intents_and_places_steer_its_units() {
+    use mirofish_decide::{Aim, Name, OwnIntent, Takes, Unfit};
+    use mirofish_sim::{Goal, GoalMode};
+    let patrol = OwnIntent::new("patrol", "cruise to region R", Takes::Region, |aim: &Aim<'_, Vec2>| {
+        Ok(aim.region.map(|c| Goal { mode: GoalMode::Seek, ..Goal::seek(c, aim.weight * 0.5) }))
+    })
+    .unwrap();
+    let sulk = OwnIntent::new("sulk", "refuse everything", Takes::Nothing, |_: &Aim<'_, Vec2>| {
+        Err(Unfit::Own("sulk: never fits".into()))
+    })
+    .unwrap();
+    let words = Vocabulary::default()
+        .with_region("reef", Vec2::new(0.9, 0.1))
+        .unwrap()
+        .with_intent(patrol)
+        .unwrap()
+        .with_intent(sulk)
+        .unwrap();
+    let reef = Region::named("reef").unwrap();
+    let own = |name: &str, region| Intent::Own { name: Name::new(name).unwrap(), region, threat: None };
+    let script = ScriptedDecider::new(vec![
+        Ok(own("patrol", Some(reef))),
+        Ok(own("sulk", None)),
+        Ok(own("dance", None)),
+    ]);
+    let decide =
+        DecisionConfig { units: 3, follower_period: 100_000, cache_capacity: 0, ..DecisionConfig::default() };
+    let mut layer = DecisionLayer::with_vocabulary(decide, script, words).unwrap();
+    let mut sim = Simulation::from_config(&config(300, 9)).unwrap();
+    let start = Instant::now();
+    while layer.stats().decisions + layer.stats().fallbacks < 3 && start.elapsed() < Duration::from_secs(30) {
+        drive(&mut sim, &mut layer, 1);
+    }
+    drive(&mut sim, &mut layer, 1);
+    let stats = layer.stats();
+    assert_eq!((stats.decisions, stats.unfit, stats.fallbacks), (1, 2, 2), "{stats:?}");
+    // The patrol's goal: the reef's centre, at half the weight, seeking.
+    let reef_centre = sim.tank.min + sim.tank.size() * Vec2::new(0.9, 0.1);
+    let goals: Vec<_> = sim.scene.group_goals.iter().flatten().collect();
+    assert!(
+        goals
+            .iter()
+            .any(|g| g.mode == GoalMode::Seek && g.target.distance(reef_centre) < 1e-3 && g.weight == 0.2),
+        "{goals:?}"
+    );
+    let causes: Vec<String> = layer.recent_failures().map(|f| f.cause.to_string()).collect();
+    assert!(causes.iter().any(|c| c.ends_with("sulk: never fits")), "{causes:?}");
+    assert!(causes.iter().any(|c| c.ends_with("there is no intent `dance`")), "{causes:?}");
 }

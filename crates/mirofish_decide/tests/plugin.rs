@@ -97,3 +97,51 @@ fn a_layer_of_your_own_is_kept_and_its_failures_are_told() {
     let layer = app.world().resource::<Decisions>().layer.as_ref().unwrap();
     assert!(layer.stats().malformed >= 4, "the scripted layer was kept: {:?}", layer.stats());
 }
+
+/// In a volume: the same settings, messages and goals beside
+/// `MiroFish3dPlugin`, with a game's own region in the vocabulary the
+/// plugin starts its layer with; off, the groups and goals go again.
+#[test]
+fn a_volume_decides_beside_the_3d_plugin() {
+    use mirofish_bevy::volume::{Flock3dState, MiroFish3dPlugin, SpawnSchool3d};
+    use mirofish_decide::plugin::DecisionPlugin3d;
+    use mirofish_decide::{Intent, Region, Vocabulary};
+    use mirofish_sim::Vec3;
+
+    let mut app = App::new();
+    let config = DecisionConfig { units: 6, ..DecisionConfig::default() };
+    app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+        .insert_resource(DecisionSettings { on: true, config })
+        .add_plugins((MiroFish3dPlugin::default(), DecisionPlugin3d))
+        .init_resource::<Heard>()
+        .add_systems(Update, listen)
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app.world_mut().resource_mut::<Decisions<Vec3>>().vocabulary =
+        Vocabulary::default().with_region("kelp", Vec3::new(0.1, 0.2, 0.9)).unwrap();
+    app.world_mut().commands().queue(SpawnSchool3d::new(300));
+    let tick = |app: &App| app.world().resource::<Flock3dState>().flock.tick();
+    while tick(&app) < 5 {
+        app.update();
+    }
+    let heard = app.world().resource::<Heard>();
+    let mut units: Vec<u16> = heard.decided.iter().map(|d| d.0.unit).collect();
+    units.sort_unstable();
+    units.dedup();
+    assert_eq!(units, (0..6).collect::<Vec<_>>(), "a message for every unit's decision");
+    let decisions = app.world().resource::<Decisions<Vec3>>();
+    let layer = decisions.layer.as_ref().unwrap();
+    assert!(layer.vocabulary().regions().get(Region::named("kelp").unwrap()).is_some());
+    assert!(layer.intents().flatten().all(|i| matches!(i, Intent::GoTo { .. })), "the rules tour the volume");
+    let flock = &app.world().resource::<Flock3dState>().flock;
+    assert!(flock.groups().iter().filter(|&&g| g < 6).count() == 300, "every fish in a unit");
+    assert_eq!(flock.scene().group_goals.iter().flatten().count(), 6, "every unit has somewhere to go");
+    app.world_mut().resource_mut::<DecisionSettings>().on = false;
+    while tick(&app) < 8 {
+        app.update();
+    }
+    let flock = &app.world().resource::<Flock3dState>().flock;
+    assert!(app.world().resource::<Decisions<Vec3>>().layer.is_none());
+    assert!(
+        flock.groups().iter().all(|&g| g == mirofish_sim::NO_GROUP) && flock.scene().group_goals.is_empty()
+    );
+}

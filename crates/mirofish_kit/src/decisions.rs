@@ -21,17 +21,18 @@ pub fn intent_colour(intent: Intent) -> Color {
         Intent::Hide => Color::srgba(0.7, 0.5, 1.0, 0.9),
         Intent::Flee { .. } => Color::srgba(1.0, 0.35, 0.3, 0.9),
         Intent::Rest => Color::srgba(0.5, 0.6, 0.9, 0.7),
+        Intent::Own { .. } => Color::srgba(1.0, 0.6, 0.8, 0.85),
     }
 }
 
-/// The units' intents counted by kind (every "go to" one kind, whatever
-/// its region), in the order of [`Intent`]'s kinds.
+/// The units' intents counted by name (every "go to" one kind, whatever
+/// its region; a game's own intents each by its name), in the order of
+/// [`Intent`]'s kinds.
 pub fn intent_counts(decisions: &Decisions) -> Vec<(Intent, usize)> {
     let Some(layer) = decisions.layer.as_ref() else { return Vec::new() };
     let mut counts: Vec<(Intent, usize)> = Vec::new();
     for i in layer.intents().flatten() {
-        let kind = core::mem::discriminant(&i);
-        match counts.iter_mut().find(|(k, _)| core::mem::discriminant(k) == kind) {
+        match counts.iter_mut().find(|(k, _)| k.name() == i.name()) {
             Some((_, n)) => *n += 1,
             None => counts.push((i, 1)),
         }

@@ -479,6 +479,7 @@ pub fn decisions_section(
             let name = match kind {
                 Intent::GoTo { .. } => "travelling".to_string(),
                 Intent::Flee { .. } => "fleeing".to_string(),
+                Intent::Own { name, .. } => name.to_string(),
                 other => other.to_string(),
             };
             ui.colored_label(egui_colour(crate::decisions::intent_colour(kind)), format!("{n} {name}"));

@@ -396,7 +396,7 @@ enum Cmd {
 
 /// The decision layer's settings for `run --decide`: a file with all of
 /// them, and the common ones one by one (over the file's).
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Default)]
 struct LayerOptions {
     /// A RON `DecisionConfig` (every setting of the layer; missing fields
     /// take their defaults).
@@ -478,10 +478,10 @@ enum Decide {
 type ServerReport = Box<dyn Fn() -> String>;
 
 /// The decision layer `kind` asks for, and for a model server, its report.
-fn decision_layer(
+fn decision_layer<V: Vector>(
     kind: Decide,
     config: DecisionConfig,
-) -> Result<(DecisionLayer, Option<ServerReport>), Error> {
+) -> Result<(DecisionLayer<V>, Option<ServerReport>), Error> {
     match kind {
         Decide::Rules => Ok((DecisionLayer::with_rules(config)?, None)),
         #[cfg(feature = "openai")]
@@ -525,19 +525,14 @@ fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
         Cmd::Run { start, space, length, decide, layer: settings, realtime } => match start.load_in(space)? {
             Loaded::Plane(config) => run_plane(config, length, decide, &settings, realtime)?,
-            Loaded::Volume(_) if decide.is_some() || settings.given() => {
-                return Err("the decision layer plans schools on a plane only: --decide and its settings \
-                            need a plane's configuration"
-                    .into());
-            }
-            Loaded::Volume(config) => run_volume(config, length, realtime)?,
+            Loaded::Volume(config) => run_volume(config, length, decide, &settings, realtime)?,
         },
         Cmd::Volume { config, seed, fish, length } => {
             let start = Start { config, preset: None, seed, fish, every: None, auto_radius: None };
             let Loaded::Volume(config) = start.load_in(Some(Space::Volume))? else {
                 unreachable!("asked for a volume")
             };
-            run_volume(config, length, false)?
+            run_volume(config, length, None, &LayerOptions::default(), false)?
         }
         Cmd::Replay { file } => match replay_space(&file)?.as_deref() {
             Some("volume") => replay::<VolumeConfig>(&file, "in a volume")?,
@@ -658,21 +653,7 @@ fn run_plane(
     let experiment = Experiment::new(config, ticks, warmup).with_commands(script);
     let bar = progress_bar(ticks, "ticks");
     let clock = Instant::now();
-    let layer = match decide {
-        None if settings.given() => {
-            return Err("the decision layer's settings (--decision, --units, --decide-timeout, \
-                                --decide-workers, --expected-latency, --leader-period, --follower-period, --requests-per-minute, \
-                                --tokens-per-hour) need --decide"
-                .into());
-        }
-        None => None,
-        Some(kind) => {
-            // The model is told its decisions' horizon in this run's seconds.
-            let decision = DecisionConfig { tick_seconds: experiment.config.dt, ..settings.config()? };
-            Some(decision_layer(kind, decision)?)
-        }
-    };
-    let (mut layer, server) = layer.map_or((None, None), |(layer, server)| (Some(layer), server));
+    let (mut layer, server) = asked_layer(decide, settings, experiment.config.dt)?;
     let pace = Pace::new(realtime, experiment.config.dt);
     let outcome = experiment.run_planned(
         |t| bar.set_position(t),
@@ -694,7 +675,37 @@ fn run_plane(
     let health = Health::assess(outcome.log.rows(), params, tank);
     println!("health at the last sample (tick {}):", outcome.log.latest().map_or(0, |m| m.tick));
     print!("{health}");
-    if let Some(layer) = &layer {
+    print_decisions(layer.as_ref(), server.as_ref());
+    Ok(())
+}
+
+/// The decision layer `run` was asked for (`None` without `--decide`), set
+/// from the options, its horizon in the run's seconds (`dt` a tick), and
+/// the model server's report; its settings without `--decide` are refused.
+fn asked_layer<V: Vector>(
+    decide: Option<Decide>,
+    settings: &LayerOptions,
+    dt: f32,
+) -> Result<(Option<DecisionLayer<V>>, Option<ServerReport>), Error> {
+    match decide {
+        None if settings.given() => Err("the decision layer's settings (--decision, --units, --decide-timeout, \
+                                --decide-workers, --expected-latency, --leader-period, --follower-period, --requests-per-minute, \
+                                --tokens-per-hour) need --decide"
+            .into()),
+        None => Ok((None, None)),
+        Some(kind) => {
+            // The model is told its decisions' horizon in this run's seconds.
+            let decision = DecisionConfig { tick_seconds: dt, ..settings.config()? };
+            let (layer, server) = decision_layer(kind, decision)?;
+            Ok((Some(layer), server))
+        }
+    }
+}
+
+/// What the decision layer did, if there was one: its counts, the model
+/// server's, and the causes of the last fallbacks.
+fn print_decisions<V: Vector>(layer: Option<&DecisionLayer<V>>, server: Option<&ServerReport>) {
+    if let Some(layer) = layer {
         let s = layer.stats();
         println!(
             "decisions: {} ({} from the cache, hit rate {:.0} %), {} requests ({} given up unsent, {} held over waiting for a worker, {} over budget), {} fallbacks ({} timeouts, {} errors, {} malformed, {} unfit), {} late answers dropped, {} goal commands",
@@ -713,7 +724,7 @@ fn run_plane(
             s.late,
             s.commands
         );
-        if let Some(server) = &server {
+        if let Some(server) = server {
             println!("model server: {}", server());
         }
         // The causes, not only their count.
@@ -724,24 +735,40 @@ fn run_plane(
             }
         }
     }
-    Ok(())
 }
 
-/// `run` in a volume.
-fn run_volume(config: VolumeConfig, length: Length, realtime: bool) -> Result<(), Error> {
+/// `run` in a volume, with a decision layer if asked.
+fn run_volume(
+    config: VolumeConfig,
+    length: Length,
+    decide: Option<Decide>,
+    settings: &LayerOptions,
+    realtime: bool,
+) -> Result<(), Error> {
     let script: Vec<Stamped<VolumeCommand>> = length.prepare()?;
     let Length { ticks, warmup, out, .. } = length;
     let experiment = VolumeExperiment::new(config, ticks, warmup).with_commands(script);
     let bar = progress_bar(ticks, "ticks");
     let clock = Instant::now();
+    let (mut layer, server) = asked_layer(decide, settings, experiment.config.dt)?;
     let pace = Pace::new(realtime, experiment.config.dt);
-    let outcome = experiment.run_paced(|t| bar.set_position(t), |tick| pace.wait(tick))?;
+    let outcome = experiment.run_planned(
+        |t| bar.set_position(t),
+        |flock| {
+            pace.wait(flock.tick());
+            match layer.as_mut() {
+                Some(layer) => layer.plan(flock, flock.tank(), flock.scene()),
+                None => Vec::new(),
+            }
+        },
+    )?;
     bar.finish_and_clear();
     let seconds = clock.elapsed().as_secs_f64();
     let summary = outcome.summarize(warmup);
     experiment.write_results(&out, &outcome, &summary)?;
     let fish = format!("{} fish in a volume", experiment.config.total_fish());
     print_run(&fish, ticks, seconds, &out, &summary, &outcome.left_out);
+    print_decisions(layer.as_ref(), server.as_ref());
     Ok(())
 }
 

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use mirofish_sim::space::{SwarmMetrics, VolumeCommand};
+use mirofish_sim::space::{Flock3d, SwarmMetrics, VolumeCommand};
 use mirofish_sim::step::command::Stamped;
 use mirofish_sim::{Vec3, VolumeConfig, VolumeRecorder, VolumeRecording};
 
@@ -113,15 +113,17 @@ impl VolumeExperiment {
     /// included), and calls `progress` with the ticks done every 1 % of
     /// the run.
     pub fn run(&self, progress: impl FnMut(u64)) -> Result<VolumeOutcome, Error> {
-        self.run_paced(progress, |_| {})
+        self.run_planned(progress, |_| Vec::new())
     }
 
-    /// Like [`VolumeExperiment::run`], calling `before` with each tick's
-    /// number before it runs (to pace the run, as a game would).
-    pub fn run_paced(
+    /// Like [`VolumeExperiment::run`], asking `plan` before each tick for
+    /// commands to apply at its start (a decision layer's, or nothing but
+    /// a pause to pace the run as a game would); they are recorded with
+    /// the rest.
+    pub fn run_planned(
         &self,
         mut progress: impl FnMut(u64),
-        mut before: impl FnMut(u64),
+        mut plan: impl FnMut(&Flock3d) -> Vec<VolumeCommand>,
     ) -> Result<VolumeOutcome, Error> {
         let mut recorder = VolumeRecorder::new(self.config.clone(), self.checkpoint_every)?;
         for stamped in &self.commands {
@@ -131,7 +133,10 @@ impl VolumeExperiment {
         let report_every = (self.ticks / 100).max(1);
         let mut samples = vec![recorder.simulation().metrics()];
         for done in 1..=self.ticks {
-            before(recorder.simulation().tick());
+            let tick = recorder.simulation().tick();
+            for command in plan(recorder.simulation()) {
+                recorder.schedule(tick, command)?;
+            }
             recorder.step()?;
             if done.is_multiple_of(every) {
                 samples.push(recorder.simulation().metrics());

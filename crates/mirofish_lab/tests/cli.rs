@@ -341,10 +341,40 @@ fn a_volume_run_writes_its_results_and_its_replay_checks_out() {
     let (ok, _, stderr) =
         lab(&["run", "--space", "volume", "--config", plane.to_str().unwrap(), "--out", out_dir]);
     assert!(!ok && stderr.contains("leaders.ron") && stderr.contains("on a plane"), "{stderr}");
-    // What a plane has and a volume has not yet is refused with why.
-    let (ok, _, stderr) =
-        lab(&["run", "--config", scene.to_str().unwrap(), "--decide", "rules", "--out", out_dir]);
-    assert!(!ok && stderr.contains("on a plane only"), "{stderr}");
+    // The decision layer plans a volume's school as a plane's: its
+    // decisions are recorded and replay without it.
+    let (ok, stdout, stderr) = lab(&[
+        "run",
+        "--config",
+        scene.to_str().unwrap(),
+        "--fish",
+        "300",
+        "--ticks",
+        "120",
+        "--warmup",
+        "0",
+        "--decide",
+        "rules",
+        "--units",
+        "6",
+        "--out",
+        out_dir,
+    ]);
+    assert!(
+        ok && stdout.contains("fish in a volume") && stdout.contains("decisions: "),
+        "{stdout}\n{stderr}"
+    );
+    let recording = mirofish_sim::VolumeRecording::load(out.join("run.replay")).unwrap();
+    assert!(
+        recording
+            .commands
+            .iter()
+            .any(|c| matches!(c.command, mirofish_sim::VolumeCommand::SetGroupGoal { goal: Some(_), .. })),
+        "the units' goals are recorded"
+    );
+    let (ok, stdout, stderr) = lab(&["replay", out.join("run.replay").to_str().unwrap()]);
+    assert!(ok && stdout.contains("identical"), "{stdout}\n{stderr}");
+    // What a plane has and a volume has not is refused with why.
     let (ok, _, stderr) = lab(&["run", "--space", "volume", "--preset", "reference", "--out", out_dir]);
     assert!(!ok && stderr.contains("--preset names a school on a plane"), "{stderr}");
     let _ = std::fs::remove_dir_all(&out);
