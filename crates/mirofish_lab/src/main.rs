@@ -35,6 +35,7 @@ use mirofish_sim::control::config::ConfigError;
 use mirofish_sim::control::replay::{RecordingOf, Scenario, space_of};
 use mirofish_sim::math::Vector;
 use mirofish_sim::observe::health::Health;
+use mirofish_sim::observe::metrics::Metrics;
 use mirofish_sim::space::VolumeCommand;
 use mirofish_sim::step::command::{Command, Stamped};
 use mirofish_sim::{ExperimentConfig, Preset, RunConfig, VolumeConfig, with_auto_radius};
@@ -671,12 +672,17 @@ fn run_plane(
     write_results(&out, &experiment, &outcome, &summary)?;
     let fish = format!("{} fish", experiment.config.total_fish());
     print_run(&fish, ticks, seconds, &out, &summary, &outcome.left_out);
-    let (params, tank) = (&experiment.config.params, &experiment.config.tank);
-    let health = Health::assess(outcome.log.rows(), params, tank);
-    println!("health at the last sample (tick {}):", outcome.log.latest().map_or(0, |m| m.tick));
-    print!("{health}");
+    print_health(outcome.log.rows(), &experiment.config);
     print_decisions(layer.as_ref(), server.as_ref());
     Ok(())
+}
+
+/// The health check of a run's last sample (its marks against a real
+/// school's ranges and the diagnosis), in either space.
+fn print_health<V: Vector>(rows: &[Metrics], config: &RunConfig<V>) {
+    let health = Health::assess(rows, &config.params, &config.tank);
+    println!("health at the last sample (tick {}):", rows.last().map_or(0, |m| m.tick));
+    print!("{health}");
 }
 
 /// The decision layer `run` was asked for (`None` without `--decide`), set
@@ -768,6 +774,8 @@ fn run_volume(
     experiment.write_results(&out, &outcome, &summary)?;
     let fish = format!("{} fish in a volume", experiment.config.total_fish());
     print_run(&fish, ticks, seconds, &out, &summary, &outcome.left_out);
+    let rows: Vec<Metrics> = outcome.samples.iter().copied().map(Metrics::from).collect();
+    print_health(&rows, &experiment.config);
     print_decisions(layer.as_ref(), server.as_ref());
     Ok(())
 }

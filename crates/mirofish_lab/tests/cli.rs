@@ -322,6 +322,11 @@ fn a_volume_run_writes_its_results_and_its_replay_checks_out() {
     ]);
     assert!(ok, "{stdout}\n{stderr}");
     assert!(stdout.contains("polarization"), "{stdout}");
+    // The health check and its diagnosis, as for a plane's run.
+    assert!(
+        stdout.contains("health at the last sample (tick 90)") && stdout.contains("share at the walls"),
+        "{stdout}"
+    );
     for file in ["config.ron", "metrics.csv", "summary.csv", "summary.ron", "run.replay"] {
         assert!(out.join(file).is_file(), "{file} missing");
     }
