@@ -251,10 +251,10 @@ fn gather_scene(
 /// once first: only where the rocks cover the tank between them (rare) is
 /// each one checked beside those before it, which costs a room check per
 /// rock, every tick.
-pub(crate) fn admit_rocks(
-    rocks: &[(SceneOrder, Entity, sim::Obstacle)],
-    tank: &sim::Tank,
-    out: &mut Vec<sim::Obstacle>,
+pub(crate) fn admit_rocks<V: sim::Vector>(
+    rocks: &[(SceneOrder, Entity, sim::Obstacle<V>)],
+    tank: &sim::TankOf<V>,
+    out: &mut Vec<sim::Obstacle<V>>,
     mut verdict: impl FnMut(Entity, Result<(), sim::ParamError>),
 ) {
     out.clear();

@@ -8,7 +8,9 @@
 //! forward) points along the velocity. Give each fish a look when it
 //! arrives (an observer on `Add<Boid3d>` inserting a mesh and a material:
 //! one shared mesh and one material per school let Bevy draw them all in a
-//! few instanced draws).
+//! few instanced draws). Rocks and predators are entities too
+//! ([`Obstacle3d`], [`Predator3d`]), gathered into the volume's scene at
+//! each tick's start, as on a plane.
 //!
 //! ```
 //! use bevy::app::ScheduleRunnerPlugin;
@@ -64,6 +66,10 @@ pub use crate::recording::Session;
 use crate::recording::compare_checkpoint;
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
 use crate::schedule::BoidSystems;
+
+mod scene;
+
+pub use scene::{Obstacle3d, Predator3d};
 
 /// Marks a fish of a school in a volume.
 #[derive(Component, Clone, Copy, Debug, Default, Reflect)]
@@ -168,6 +174,8 @@ pub struct Flock3dState {
     /// [`ReplayVolume3d`] until the volume starts over, while the ticks
     /// keep the recording's step.
     replay: Session,
+    /// The entities of the scene's rocks and predators.
+    scene_entities: scene::SceneEntities,
 }
 
 impl Flock3dState {
@@ -180,10 +188,12 @@ impl Flock3dState {
     /// configuration (with the plugin's tick length) and every command
     /// applied since, checked by the start's and the end's state hashes;
     /// save it and `mirofish-lab replay` runs it again. `None` if the
-    /// volume was not loaded from a configuration or was restarted or
-    /// spawned into since. A game's forces ([`ExtraSteering3d`]) and fish
-    /// moved by hand are not commands: a session with them does not replay
-    /// to its end, and the replay says so.
+    /// volume was not loaded from a configuration or was restarted,
+    /// spawned into or given a new scene ([`SetScene3d`]) since. A game's
+    /// forces ([`ExtraSteering3d`]), fish moved by hand and rock or
+    /// predator entities it spawned, moved or despawned ([`Obstacle3d`],
+    /// [`Predator3d`]) are not commands: a session with them does not
+    /// replay to its end, and the replay says so.
     pub fn recording(&self) -> Option<Result<VolumeRecording, ConfigError>> {
         let loaded = self.loaded()?;
         let config = VolumeConfig { dt: self.flock.dt(), ..loaded.clone() };
@@ -294,12 +304,15 @@ impl Plugin for MiroFish3dPlugin {
                 loaded: None,
                 replaying: None,
                 replay: Session::Idle,
+                scene_entities: scene::SceneEntities::default(),
             })
             .register_type::<(ExtraSteering3d, Leader3d)>()
             .add_systems(
                 self.schedule,
                 (
-                    (set_step, stage(TickStage::SpatialIndex)).chain().in_set(BoidSystems::SpatialIndex),
+                    (set_step, scene::gather_scene, stage(TickStage::SpatialIndex))
+                        .chain()
+                        .in_set(BoidSystems::SpatialIndex),
                     stage(TickStage::Forces).in_set(BoidSystems::Forces),
                     (gather_steering, stage(TickStage::Clamp)).chain().in_set(BoidSystems::Clamp),
                     stage(TickStage::Integrate).in_set(BoidSystems::Integrate),
@@ -308,8 +321,12 @@ impl Plugin for MiroFish3dPlugin {
                     (sync_fish, write_back, check_replay).chain().in_set(BoidSystems::Writeback),
                 ),
             )
-            .add_systems(PostUpdate, follow.before(TransformSystems::Propagate))
-            .add_observer(fish_entity_gone);
+            .add_systems(PostUpdate, (follow, scene::follow_scene).before(TransformSystems::Propagate))
+            .add_observer(fish_entity_gone)
+            .register_type::<(Obstacle3d, Predator3d)>()
+            .init_resource::<crate::components::SceneArrivals>()
+            .add_observer(crate::components::number_arrival::<Obstacle3d>)
+            .add_observer(crate::components::number_arrival::<Predator3d>);
         for pair in BoidSystems::ORDER.windows(2) {
             app.configure_sets(self.schedule, pair[1].after(pair[0]));
         }
@@ -502,6 +519,9 @@ fn start_over(
     state.replaying = None;
     state.replay = Session::Idle;
     world.insert_resource(config);
+    // The rocks and predators of the new volume's scene, in place of the
+    // old ones (a game's refused entities stay, refused or not).
+    world.resource_scope(|world, mut state: Mut<Flock3dState>| scene::sync_scene(world, &mut state, 0, true));
     true
 }
 
@@ -539,6 +559,8 @@ fn sync_fish(world: &mut World) {
             }
             state.entities[id] = Some(entity.id());
         }
+        let seen = state.seen_commands;
+        scene::sync_scene(world, state, seen, false);
         let applied = state.flock.applied();
         for stamped in applied.get(state.seen_commands..).unwrap_or_default() {
             if let VolumeCommand::SetLeaders { fish, leads } = &stamped.command {
@@ -723,6 +745,15 @@ impl Command for SetScene3d {
         if let Err(error) = state.flock.set_scene(self.0) {
             let tick = state.flock.tick();
             report_in(world, FlockRefusal { tick, what: Refused::Scene, error });
+            return;
         }
+        // Replaced outside the commands: no longer the loaded session.
+        state.loaded = None;
+        // The new scene's rocks and predators get entities in place of the
+        // old ones.
+        world.resource_scope(|world, mut state: Mut<Flock3dState>| {
+            let seen = state.seen_commands;
+            scene::sync_scene(world, &mut state, seen, true);
+        });
     }
 }
