@@ -11,8 +11,9 @@
 //! played with the mouse is recorded and replays like a scripted one. A
 //! press that moves the mouse more than a few pixels before it is released
 //! is a drag (a game's orbiting camera), not a click, and clicks while
-//! [`PointerOverUi`] is set are left alone. Predators and rocks are drawn
-//! where the core has them: red glowing spheres and grey rocks.
+//! [`PointerOverUi`] is set are left alone. Predators and rocks (the
+//! plugin's [`Predator3d`] and [`Obstacle3d`] entities, however they came)
+//! are drawn as red glowing spheres and grey rocks.
 //!
 //! The mapping from a click to a command is a pure function
 //! ([`floor_point`], [`click_command`]); the systems read only Bevy's input
@@ -22,7 +23,7 @@
 use bevy::input::mouse::AccumulatedMouseMotion;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use mirofish_bevy::volume::Flock3dState;
+use mirofish_bevy::volume::{Flock3dState, Obstacle3d, Predator3d};
 use mirofish_sim::space::VolumeCommand;
 use mirofish_sim::{Obstacle, Predator, Tank3d};
 
@@ -102,7 +103,7 @@ impl Plugin for MouseTools3dPlugin {
             .init_resource::<AccumulatedMouseMotion>()
             .add_systems(Startup, make_scene_look)
             .add_systems(PreUpdate, cursor_ray)
-            .add_systems(Update, (mouse_tools3d, show_scene).chain());
+            .add_systems(Update, (mouse_tools3d, dress_scene).chain());
     }
 }
 
@@ -176,15 +177,6 @@ pub struct SceneLook3d {
     pub rock: (Handle<Mesh>, Handle<StandardMaterial>),
 }
 
-/// A drawn predator or rock, by its index in the core's scene.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SceneMarker3d {
-    /// The scene's predator of this index.
-    Predator(usize),
-    /// The scene's rock of this index.
-    Rock(usize),
-}
-
 fn make_scene_look(
     mut commands: Commands,
     meshes: Option<ResMut<Assets<Mesh>>>,
@@ -205,50 +197,25 @@ fn make_scene_look(
     });
 }
 
-/// Predators and rocks drawn where the core has them: the drawn ones
-/// moved, the missing ones spawned, the ones gone despawned.
-pub fn show_scene(
+/// Gives the volume's rock and predator entities ([`Obstacle3d`],
+/// [`Predator3d`]: the plugin keeps them where the core has them, whether
+/// a click, a command or the game put them there) their look: a glowing
+/// red sphere for a predator, a grey rock scaled to its radius.
+pub fn dress_scene(
     mut commands: Commands,
-    state: Res<Flock3dState>,
     look: Option<Res<SceneLook3d>>,
-    mut drawn: Query<(Entity, &SceneMarker3d, &mut Transform)>,
+    bare: Query<(Entity, Has<Predator3d>), (Or<(With<Obstacle3d>, With<Predator3d>)>, Without<Mesh3d>)>,
+    mut rocks: Query<(&Obstacle3d, &mut Transform), Changed<Obstacle3d>>,
 ) {
     let Some(look) = look else { return };
-    let s = state.flock.scene();
-    let place = |marker: SceneMarker3d| match marker {
-        SceneMarker3d::Predator(i) => s.predators.get(i).map(|p| Transform::from_translation(p.position)),
-        SceneMarker3d::Rock(i) => s
-            .obstacles
-            .get(i)
-            .map(|o| Transform::from_translation(o.centre).with_scale(Vec3::splat(o.radius))),
-    };
-    // Markers are spawned with consecutive indices and a list that
-    // shrinks loses its last ones: those still in place are the first of
-    // each kind.
-    let (mut predators, mut rocks) = (0, 0);
-    for (entity, &marker, mut transform) in &mut drawn {
-        match place(marker) {
-            Some(at) => {
-                *transform = at;
-                match marker {
-                    SceneMarker3d::Predator(_) => predators += 1,
-                    SceneMarker3d::Rock(_) => rocks += 1,
-                }
-            }
-            None => commands.entity(entity).despawn(),
+    for (entity, hunts) in &bare {
+        let (mesh, material) = if hunts { look.predator.clone() } else { look.rock.clone() };
+        commands.entity(entity).insert((Mesh3d(mesh), MeshMaterial3d(material)));
+    }
+    for (rock, mut transform) in &mut rocks {
+        if rock.radius.is_finite() && rock.radius > 0.0 {
+            transform.scale = Vec3::splat(rock.radius);
         }
-    }
-    let spawn = |commands: &mut Commands,
-                 marker: SceneMarker3d,
-                 (mesh, material): (Handle<Mesh>, Handle<StandardMaterial>)| {
-        let at = place(marker).unwrap_or_default();
-        commands.spawn((marker, Mesh3d(mesh), MeshMaterial3d(material), at));
-    };
-    for i in predators..s.predators.len() {
-        spawn(&mut commands, SceneMarker3d::Predator(i), look.predator.clone());
-    }
-    for i in rocks..s.obstacles.len() {
-        spawn(&mut commands, SceneMarker3d::Rock(i), look.rock.clone());
     }
 }
 

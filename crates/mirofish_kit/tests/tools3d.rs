@@ -1,13 +1,13 @@
 //! The 3D mouse tools in a headless app: a click on the floor drops a
 //! predator above it and a right click a rock on it, at the next tick,
-//! both drawn where the core has them; a drag is not a click; C clears
+//! both drawn on the plugin's entities; a drag is not a click; C clears
 //! them, and their drawings go.
 #![cfg(feature = "look3d")]
 
 use bevy::input::mouse::AccumulatedMouseMotion;
 use bevy::prelude::*;
 use mirofish_bevy::volume::*;
-use mirofish_kit::tools3d::{CursorRay, MouseTools3dPlugin, SceneMarker3d};
+use mirofish_kit::tools3d::{CursorRay, MouseTools3dPlugin};
 
 mod common;
 
@@ -38,10 +38,11 @@ fn click(app: &mut App, button: MouseButton, (x, z): (f32, f32), moved: f32) {
     }
 }
 
-fn markers(app: &mut App) -> Vec<SceneMarker3d> {
-    let mut all: Vec<SceneMarker3d> =
-        app.world_mut().query::<&SceneMarker3d>().iter(app.world()).copied().collect();
-    all.sort_by_key(|m| format!("{m:?}"));
+/// The drawn predators and rocks: (is a predator, where, its scale).
+fn markers(app: &mut App) -> Vec<(bool, Vec3, f32)> {
+    let mut q = app.world_mut().query_filtered::<(Has<Predator3d>, &Transform), With<Mesh3d>>();
+    let mut all: Vec<_> = q.iter(app.world()).map(|(p, t)| (p, t.translation, t.scale.x)).collect();
+    all.sort_by_key(|m| core::cmp::Reverse(m.0));
     all
 }
 
@@ -59,7 +60,15 @@ fn clicks_on_the_floor_place_predators_and_rocks_and_c_clears_them() {
     let rock = scene.obstacles[0];
     assert_eq!((rock.centre.x, rock.centre.y, rock.centre.z), (-150.0, tank.min.y, 60.0));
     assert!(scene.predators[0].position.y > tank.min.y);
-    assert_eq!(markers(&mut app), vec![SceneMarker3d::Predator(0), SceneMarker3d::Rock(0)]);
+    // Drawn where the core has them (the meshes are on the plugin's
+    // entities, among which are no fish).
+    let drawn = markers(&mut app);
+    let fish = app.world_mut().query_filtered::<(), (With<Boid3d>, With<Mesh3d>)>().iter(app.world()).count();
+    assert_eq!(drawn.len() - fish, 2, "{drawn:?}");
+    let predator = app.world().resource::<Flock3dState>().flock.scene().predators[0].position;
+    // (Drawn between its last two positions: within a tick's travel.)
+    assert!(drawn.iter().any(|&(hunts, at, _)| hunts && at.distance(predator) < 5.0), "{drawn:?}");
+    assert!(drawn.contains(&(false, rock.centre, rock.radius)), "{drawn:?}");
     // Off the floor's footprint: nothing.
     click(&mut app, MouseButton::Right, (tank.max.x + 10.0, 0.0), 0.0);
     assert_eq!(app.world().resource::<Flock3dState>().flock.scene().obstacles.len(), 1);
@@ -72,5 +81,6 @@ fn clicks_on_the_floor_place_predators_and_rocks_and_c_clears_them() {
     }
     let scene = app.world().resource::<Flock3dState>().flock.scene().clone();
     assert!(scene.predators.is_empty() && scene.obstacles.is_empty());
-    assert!(markers(&mut app).is_empty(), "the drawings go with them");
+    let fish = app.world_mut().query_filtered::<(), (With<Boid3d>, With<Mesh3d>)>().iter(app.world()).count();
+    assert_eq!(markers(&mut app).len(), fish, "the drawings go with them");
 }
