@@ -1,12 +1,15 @@
 //! The decision layer in the kit (the `decide` feature): each unit's goal
-//! drawn by the debug overlay, and the panel's "decisions" section, where
+//! drawn by the debug overlay (on a plane and in a volume), and the
+//! panel's "decisions" section, where
 //! the layer's plugin ([`mirofish_decide::plugin::DecisionPlugin`]) is
 //! added. Nothing here decides: it shows what the layer decided.
 
 use bevy::prelude::*;
 use mirofish_bevy::FlockState;
-use mirofish_decide::Intent;
+use mirofish_bevy::volume::Flock3dState;
 use mirofish_decide::plugin::Decisions;
+use mirofish_decide::{DecisionLayer, Intent, Population};
+use mirofish_sim::{Scene, Vector};
 
 use crate::overlay::OverlaySettings;
 
@@ -41,9 +44,45 @@ pub fn intent_counts(decisions: &Decisions) -> Vec<(Intent, usize)> {
     counts
 }
 
-/// Each unit's goal, where [`OverlaySettings::unit_goals`] asks: a dot at
-/// the unit's centre, a line to its goal and a ring there, in its
-/// intent's colour.
+/// The centre of each of `layer`'s units in `flock` (`None`: a unit
+/// without fish), in either space.
+fn unit_centres<V: Vector>(layer: &DecisionLayer<V>, flock: &impl Population<V>) -> Vec<Option<V>> {
+    let first = layer.config().first_group;
+    let units = usize::from(layer.config().units);
+    let mut sums = vec![(V::ZERO, 0u32); units];
+    let (ids, groups) = (flock.ids(), flock.groups());
+    for (slot, &p) in flock.positions().iter().enumerate() {
+        let group = groups.get(ids[slot] as usize).copied().unwrap_or(mirofish_sim::NO_GROUP);
+        if let Some(k) = group.checked_sub(first).map(usize::from).filter(|&k| k < units) {
+            sums[k].0 += p;
+            sums[k].1 += 1;
+        }
+    }
+    sums.into_iter().map(|(sum, n)| (n > 0).then(|| sum / n as f32)).collect()
+}
+
+/// Each unit with an intent and a goal: its intent, centre and goal.
+fn unit_goals<V: Vector>(
+    layer: &DecisionLayer<V>,
+    flock: &impl Population<V>,
+    scene: &Scene<V>,
+) -> impl Iterator<Item = (Intent, V, V)> {
+    let first = layer.config().first_group;
+    let centres = unit_centres(layer, flock);
+    let goals: Vec<_> = layer
+        .intents()
+        .enumerate()
+        .filter_map(|(k, intent)| {
+            let goal = scene.group_goal(first + k as u16)?;
+            Some((intent?, (*centres.get(k)?)?, goal.target))
+        })
+        .collect();
+    goals.into_iter()
+}
+
+/// Each unit's goal on a plane, where [`OverlaySettings::unit_goals`]
+/// asks: a dot at the unit's centre, a line to its goal and a ring there,
+/// in its intent's colour.
 pub(crate) fn draw_unit_goals(
     mut gizmos: Gizmos,
     overlay: Res<OverlaySettings>,
@@ -51,27 +90,28 @@ pub(crate) fn draw_unit_goals(
     state: Res<FlockState>,
 ) {
     let Some(layer) = decisions.layer.as_ref().filter(|_| overlay.unit_goals) else { return };
-    let first = layer.config().first_group;
-    let units = usize::from(layer.config().units);
-    let mut sums = vec![(Vec2::ZERO, 0u32); units];
-    let (flock, groups) = (state.flock(), state.flock().groups());
-    for (slot, &p) in flock.positions().iter().enumerate() {
-        let group = groups.get(flock.ids()[slot] as usize).copied().unwrap_or(mirofish_sim::NO_GROUP);
-        if let Some(k) = group.checked_sub(first).map(usize::from).filter(|&k| k < units) {
-            sums[k].0 += p;
-            sums[k].1 += 1;
-        }
-    }
-    for (k, intent) in layer.intents().enumerate() {
-        let (Some(intent), Some(&(sum, n))) = (intent, sums.get(k)) else { continue };
-        let Some(goal) = state.scene().group_goal(first + k as u16) else { continue };
-        if n == 0 {
-            continue;
-        }
+    for (intent, centre, goal) in unit_goals(layer, state.flock(), state.scene()) {
         let colour = intent_colour(intent);
-        let centre = sum / n as f32;
         gizmos.circle_2d(centre, 5.0, colour);
-        gizmos.line_2d(centre, goal.target, colour.with_alpha(0.35));
-        gizmos.circle_2d(goal.target, 14.0, colour);
+        gizmos.line_2d(centre, goal, colour.with_alpha(0.35));
+        gizmos.circle_2d(goal, 14.0, colour);
+    }
+}
+
+/// Each unit's goal in a volume ([`crate::overlay3d::DebugOverlay3dPlugin`]),
+/// as on a plane: a small sphere at the unit's centre, a line to its goal
+/// and a sphere there.
+pub(crate) fn draw_unit_goals3d(
+    mut gizmos: Gizmos,
+    overlay: Res<OverlaySettings>,
+    decisions: Res<Decisions<Vec3>>,
+    state: Res<Flock3dState>,
+) {
+    let Some(layer) = decisions.layer.as_ref().filter(|_| overlay.unit_goals) else { return };
+    for (intent, centre, goal) in unit_goals(layer, &state.flock, state.flock.scene()) {
+        let colour = intent_colour(intent);
+        gizmos.sphere(Isometry3d::from_translation(centre), 5.0, colour);
+        gizmos.line(centre, goal, colour.with_alpha(0.35));
+        gizmos.sphere(Isometry3d::from_translation(goal), 14.0, colour);
     }
 }

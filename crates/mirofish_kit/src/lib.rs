@@ -8,7 +8,8 @@
 //! | [`MouseToolsPlugin`] | a predator on a left click, a rock on a right click, Shift-drags that attract or repel, Ctrl + click to inspect a fish |
 //! | [`DebugOverlayPlugin`] | gizmos: the tank, fear radii, goals and the route; neighbour lines, rule forces, radii and the grid per toggle; the inspected fish; with the `decide` feature, each decision unit's goal |
 //! | `look3d::FishLook3dPlugin` (feature `look3d`) | in a volume: every fish one shared fish-shaped mesh (body, forked tail, dorsal fin) in its school's colour, swaying as it swims, faster the faster it goes |
-//! | `tools3d::MouseTools3dPlugin` (feature `look3d`) | in a volume: a predator above the floor where you click, a rock on it with a right click, C clears them; predators and rocks drawn where the core has them |
+//! | `tools3d::MouseTools3dPlugin` (feature `look3d`) | in a volume: a predator above the floor where you click, a rock on it with a right click, C clears them; every rock and predator entity drawn |
+//! | [`DebugOverlay3dPlugin`] | in a volume, gizmos: the tank's box, fear spheres, goals and the route; the first fish's spheres and neighbour lines per toggle; with the `decide` feature, each decision unit's goal |
 //! | [`RecorderPlugin`] | record (restarting the school), stop and save, replay, save the running configuration: buttons over the core plugin's recorder, in the panel where it is added |
 //! | `TuningPanelPlugin` (feature `panel`) | an egui window: the school's numbers and health, every parameter of each school, the other plugins' switches, live plots; a game adds its own sections (module `panel`) |
 //!
@@ -33,8 +34,8 @@
 //! Through the `mirofish` crate it is the `kit` feature (`mirofish::kit`),
 //! with `panel` and `look3d` features of the same names.
 //!
-//! On a plane, except the 3D look and mouse tools (`look3d`): the other
-//! plugins do not yet work in a volume.
+//! On a plane, except the 3D look, mouse tools (`look3d`) and overlay:
+//! the panel and the recorder do not yet work in a volume.
 
 #[cfg(feature = "decide")]
 pub mod decisions;
@@ -42,6 +43,7 @@ pub mod look;
 #[cfg(feature = "look3d")]
 pub mod look3d;
 pub mod overlay;
+pub mod overlay3d;
 #[cfg(feature = "panel")]
 pub mod panel;
 pub mod recorder;
@@ -51,6 +53,7 @@ pub mod tools3d;
 
 pub use look::{ColourMode, FishImage, FishLook, FishLookPlugin, RULE_COLOURS, TailBeat};
 pub use overlay::{DebugOverlayPlugin, OverlaySettings};
+pub use overlay3d::DebugOverlay3dPlugin;
 #[cfg(feature = "panel")]
 pub use panel::{PanelAppExt, PanelSettings, TuningPanelPlugin};
 pub use recorder::{RecorderControls, RecorderPlugin, SessionConfigs};
@@ -65,6 +68,7 @@ pub mod prelude {
     #[cfg(feature = "look3d")]
     pub use crate::look3d::{FishLook3d, FishLook3dPlugin};
     pub use crate::overlay::{DebugOverlayPlugin, OverlaySettings};
+    pub use crate::overlay3d::DebugOverlay3dPlugin;
     #[cfg(feature = "panel")]
     pub use crate::panel::{PanelAppExt, PanelSettings, TuningPanelPlugin};
     pub use crate::recorder::{RecorderControls, RecorderPlugin, SessionConfigs};

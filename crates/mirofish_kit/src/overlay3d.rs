@@ -1,0 +1,89 @@
+//! The debug overlay in a volume, drawn with gizmos:
+//! [`DebugOverlay3dPlugin`].
+//!
+//! Always: the tank's box, each predator's fear sphere, the attractor,
+//! the shared and each school's goal and the leaders' route. Per toggle
+//! ([`OverlaySettings`], shared with the plane's overlay): the first
+//! fish's perception and separation spheres (`radii`) and their
+//! neighbour lines (`neighbours`); with the `decide` feature, each
+//! decision unit's goal (`unit_goals`) where the layer's 3D plugin runs.
+
+use bevy::prelude::*;
+use mirofish_bevy::volume::Flock3dState;
+
+use crate::overlay::OverlaySettings;
+
+/// Draws the debug overlay over a volume's school. Needs Bevy's gizmos
+/// (`DefaultPlugins`) and [`mirofish_bevy::volume::MiroFish3dPlugin`].
+pub struct DebugOverlay3dPlugin;
+
+impl Plugin for DebugOverlay3dPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<OverlaySettings>().add_systems(Update, draw_overlay3d);
+        #[cfg(feature = "decide")]
+        app.add_systems(
+            Update,
+            crate::decisions::draw_unit_goals3d
+                .run_if(resource_exists::<mirofish_decide::plugin::Decisions<Vec3>>),
+        );
+    }
+}
+
+/// The colours of the overlay's marks.
+const TANK: Color = Color::srgba(0.5, 0.7, 0.9, 0.5);
+const FEAR: Color = Color::srgba(1.0, 0.2, 0.2, 0.35);
+const GOAL: Color = Color::srgba(1.0, 0.85, 0.3, 0.7);
+const ROUTE: Color = Color::srgba(1.0, 0.6, 0.2, 0.7);
+const RADII: Color = Color::srgba(0.4, 0.8, 1.0, 0.35);
+const NEIGHBOURS: Color = Color::srgba(0.9, 0.9, 0.9, 0.25);
+
+fn draw_overlay3d(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<Flock3dState>) {
+    let flock = &state.flock;
+    let (tank, scene) = (flock.tank(), flock.scene());
+    let centre = (tank.min + tank.max) * 0.5;
+    gizmos.cube(Transform::from_translation(centre).with_scale(tank.size()), TANK);
+    for p in &scene.predators {
+        gizmos.sphere(Isometry3d::from_translation(p.position), p.fear_radius, FEAR);
+    }
+    if let Some(a) = scene.attractor {
+        let colour = if a.strength >= 0.0 {
+            Color::srgba(0.3, 1.0, 0.5, 0.6)
+        } else {
+            Color::srgba(1.0, 0.4, 0.8, 0.6)
+        };
+        gizmos.sphere(Isometry3d::from_translation(a.point), a.radius, colour);
+    }
+    for goal in scene.goal.iter().chain(scene.school_goals.iter().flatten()) {
+        gizmos.sphere(Isometry3d::from_translation(goal.target), 12.0, GOAL);
+    }
+    if let Some(route) = &scene.route {
+        for pair in route.waypoints.windows(2) {
+            gizmos.line(pair[0], pair[1], ROUTE);
+        }
+        if let Some(&next) = route.waypoints.get(route.next) {
+            gizmos.sphere(Isometry3d::from_translation(next), 10.0, ROUTE);
+        }
+    }
+    if !(overlay.radii || overlay.neighbours) {
+        return;
+    }
+    // The first fish by id, and their neighbours by a plain search over
+    // the school (a debugging aid for a few fish, not the core's grid).
+    let (slots, positions, schools, params) =
+        (flock.slots(), flock.positions(), flock.schools(), flock.params());
+    for &slot in slots.iter().take(overlay.fish) {
+        let slot = slot as usize;
+        let (p, school) = (positions[slot], usize::from(schools[slot]));
+        let Some(params) = params.get(school) else { continue };
+        if overlay.radii {
+            gizmos.sphere(Isometry3d::from_translation(p), params.perception_radius, RADII);
+            gizmos.sphere(Isometry3d::from_translation(p), params.separation_radius, FEAR);
+        }
+        if overlay.neighbours {
+            let r2 = params.perception_radius * params.perception_radius;
+            for &q in positions.iter().filter(|&&q| q != p && q.distance_squared(p) <= r2) {
+                gizmos.line(p, q, NEIGHBOURS);
+            }
+        }
+    }
+}
