@@ -4,7 +4,7 @@
 //! Each system is a thin call into [`mirofish_sim::Flock`]; the work happens
 //! on its contiguous arrays, not through per-entity lookups.
 
-use bevy::ecs::entity::EntityHashMap;
+use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::prelude::*;
 
 use mirofish_sim as sim;
@@ -196,17 +196,8 @@ fn gather_scene(
     scene.school_goals.clone_from(&state.active.school_goals);
     scene.attractor = state.active.attractor;
     let mut refused = Vec::new();
-    let mut check = |entity: Entity, what: Refused, result: Result<(), sim::ParamError>| match result {
-        Ok(()) => {
-            state.refused_entities.remove(&entity);
-            true
-        }
-        Err(error) => {
-            if state.refused_entities.insert(entity) {
-                refused.push(FlockRefusal { tick, what, error });
-            }
-            false
-        }
+    let mut check = |entity: Entity, what: Refused, result: Result<(), sim::ParamError>| {
+        admit_entity(&mut state.refused_entities, &mut refused, tick, (entity, what), result)
     };
     // In the order they arrived (the core's order), not the tables'.
     let order = |o: Option<&SceneOrder>| o.copied().unwrap_or_default();
@@ -242,6 +233,31 @@ fn gather_scene(
         }
     }
     refused
+}
+
+/// Whether a rock or predator entity, checked with `result`, joins the
+/// scene: with `Ok` it does (and is no longer refused); with `Err` it does
+/// not, and its refusal goes into `refused` only the first time, while it
+/// stays invalid (`refused_entities` remembers it).
+pub(crate) fn admit_entity(
+    refused_entities: &mut EntityHashSet,
+    refused: &mut Vec<FlockRefusal>,
+    tick: u64,
+    (entity, what): (Entity, Refused),
+    result: Result<(), sim::ParamError>,
+) -> bool {
+    match result {
+        Ok(()) => {
+            refused_entities.remove(&entity);
+            true
+        }
+        Err(error) => {
+            if refused_entities.insert(entity) {
+                refused.push(FlockRefusal { tick, what, error });
+            }
+            false
+        }
+    }
 }
 
 /// The scene's rocks from rock entities in the order they arrived: each

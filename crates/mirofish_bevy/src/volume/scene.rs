@@ -24,7 +24,7 @@ use mirofish_sim::{Obstacle, ParamError, Predator};
 use super::{Flock3dState, Position3d, PreviousPosition3d, Velocity3d};
 use crate::components::{SceneOrder, sort_by_arrival};
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report};
-use crate::systems::admit_rocks;
+use crate::systems::{admit_entity, admit_rocks};
 
 /// A sphere at its [`Position3d`] that fish steer around and never end a
 /// tick inside: the entity form of the core's [`Obstacle`] in a volume,
@@ -122,17 +122,8 @@ pub(super) fn gather_scene(
     let tick = state.flock.tick();
     let known = &mut state.scene_entities;
     let mut refused = Vec::new();
-    let mut check = |entity: Entity, what: Refused, result: Result<(), ParamError>| match result {
-        Ok(()) => {
-            known.refused.remove(&entity);
-            true
-        }
-        Err(error) => {
-            if known.refused.insert(entity) {
-                refused.push(FlockRefusal { tick, what, error });
-            }
-            false
-        }
+    let mut check = |entity: Entity, what: Refused, result: Result<(), ParamError>| {
+        admit_entity(&mut known.refused, &mut refused, tick, (entity, what), result)
     };
     let order = |o: Option<&SceneOrder>| o.copied().unwrap_or_default();
     let mut arrived: Vec<_> = rocks
