@@ -31,7 +31,7 @@ pub fn intent_colour(intent: Intent) -> Color {
 /// The units' intents counted by name (every "go to" one kind, whatever
 /// its region; a game's own intents each by its name), in the order of
 /// [`Intent`]'s kinds.
-pub fn intent_counts(decisions: &Decisions) -> Vec<(Intent, usize)> {
+pub fn intent_counts<V: Vector>(decisions: &Decisions<V>) -> Vec<(Intent, usize)> {
     let Some(layer) = decisions.layer.as_ref() else { return Vec::new() };
     let mut counts: Vec<(Intent, usize)> = Vec::new();
     for i in layer.intents().flatten() {

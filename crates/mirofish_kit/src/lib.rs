@@ -11,7 +11,7 @@
 //! | `tools3d::MouseTools3dPlugin` (feature `look3d`) | in a volume: a predator above the floor where you click, a rock on it with a right click, C clears them; every rock and predator entity drawn |
 //! | [`DebugOverlay3dPlugin`] | in a volume, gizmos: the tank's box, fear spheres, goals and the route; the first fish's spheres and neighbour lines per toggle; with the `decide` feature, each decision unit's goal |
 //! | [`RecorderPlugin`] | record (restarting the school), stop and save, replay, save the running configuration: buttons over the core plugin's recorder, in the panel where it is added |
-//! | `TuningPanelPlugin` (feature `panel`) | an egui window: the school's numbers and health, every parameter of each school, the other plugins' switches, live plots; a game adds its own sections (module `panel`) |
+//! | `TuningPanelPlugin` (feature `panel`) | an egui window: the school's numbers and health, every parameter of each school, the other plugins' switches, live plots, on a plane or in a volume; a game adds its own sections (module `panel`) |
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -34,8 +34,9 @@
 //! Through the `mirofish` crate it is the `kit` feature (`mirofish::kit`),
 //! with `panel` and `look3d` features of the same names.
 //!
-//! On a plane, except the 3D look, mouse tools (`look3d`) and overlay:
-//! the panel and the recorder do not yet work in a volume.
+//! On a plane, except the 3D look, mouse tools (`look3d`) and overlay,
+//! which are a volume's, and the panel, which shows either space: the
+//! recorder does not yet work in a volume.
 
 #[cfg(feature = "decide")]
 pub mod decisions;

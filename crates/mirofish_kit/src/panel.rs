@@ -48,10 +48,12 @@ pub use bevy_egui::egui;
 use bevy_egui::{EguiContext, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiContext};
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::prelude::*;
+use mirofish_bevy::volume::Flock3dState;
 use mirofish_bevy::{FishSlot, FlockCommands, FlockMetrics, Session};
 use mirofish_sim::control::tuning::KNOBS;
 use mirofish_sim::observe::health::{Health, Mark};
-use mirofish_sim::observe::metrics::COLUMNS;
+use mirofish_sim::observe::metrics::{COLUMNS, Metrics, MetricsLog};
+use mirofish_sim::space::VolumeCommand;
 use mirofish_sim::step::command::FlockCommand;
 use mirofish_sim::{Preset, observe};
 
@@ -181,10 +183,19 @@ impl Plugin for TuningPanelPlugin {
         app.init_resource::<PanelSettings>()
             .init_resource::<PanelSections>()
             .init_resource::<PointerOverUi>()
-            .add_systems(EguiPrimaryContextPass, draw_panel);
-        add_section(app, "", order::STATS, true, stats_section, |_| true);
-        add_section(app, "health", order::HEALTH, true, health_section, |_| true);
-        add_section(app, "school", order::SCHOOL, true, school_section, |_| true);
+            .init_resource::<VolumeSamples>()
+            .add_systems(EguiPrimaryContextPass, draw_panel)
+            .add_systems(Update, sample_volume.run_if(resource_exists::<Flock3dState>));
+        // A plane's sections where its plugin runs, a volume's where its
+        // plugin does.
+        let plane = |w: &World| w.contains_resource::<FlockState>();
+        let volume = |w: &World| w.contains_resource::<Flock3dState>();
+        add_section(app, "", order::STATS, true, stats_section, plane);
+        add_section(app, "", order::STATS, true, volume_stats_section, volume);
+        add_section(app, "health", order::HEALTH, true, health_section, plane);
+        add_section(app, "health", order::HEALTH, true, volume_health_section, volume);
+        add_section(app, "school", order::SCHOOL, true, school_section, plane);
+        add_section(app, "school", order::SCHOOL, true, volume_school_section, volume);
         add_section(app, "view", order::VIEW, false, view_section, |w| {
             w.contains_resource::<FishLook>() || w.contains_resource::<OverlaySettings>()
         });
@@ -192,8 +203,12 @@ impl Plugin for TuningPanelPlugin {
             w.contains_resource::<Inspected>()
         });
         #[cfg(feature = "decide")]
-        add_section(app, "decisions", order::DECISIONS, true, decisions_section, |w| {
+        add_section(app, "decisions", order::DECISIONS, true, decisions_section::<Vec2>, |w| {
             w.contains_resource::<mirofish_decide::plugin::Decisions>()
+        });
+        #[cfg(feature = "decide")]
+        add_section(app, "decisions", order::DECISIONS, true, decisions_section::<Vec3>, |w| {
+            w.contains_resource::<mirofish_decide::plugin::Decisions<Vec3>>()
         });
         add_section(app, "tools", order::TOOLS, false, tools_section, |w| {
             w.contains_resource::<ToolSettings>()
@@ -201,7 +216,8 @@ impl Plugin for TuningPanelPlugin {
         add_section(app, "record & replay", order::RECORD, true, record_section, |w| {
             w.contains_resource::<RecorderControls>()
         });
-        add_section(app, "metrics", order::METRICS, false, metrics_section, |_| true);
+        add_section(app, "metrics", order::METRICS, false, metrics_section, plane);
+        add_section(app, "metrics", order::METRICS, false, volume_metrics_section, volume);
     }
 }
 
@@ -456,11 +472,13 @@ pub fn inspect_section(
 /// The decision layer's switch and units
 /// ([`mirofish_decide::plugin::DecisionSettings`]), whether the overlay
 /// draws their goals, how many units intend what, and the layer's counts.
+/// (`Decisions` on a plane; the same section over `Decisions<Vec3>` in a
+/// volume.)
 #[cfg(feature = "decide")]
-pub fn decisions_section(
+pub fn decisions_section<V: mirofish_sim::Vector>(
     InMut(ui): InMut<egui::Ui>,
     settings: Option<ResMut<mirofish_decide::plugin::DecisionSettings>>,
-    decisions: Res<mirofish_decide::plugin::Decisions>,
+    decisions: Res<mirofish_decide::plugin::Decisions<V>>,
     overlay: Option<ResMut<OverlaySettings>>,
 ) {
     use mirofish_decide::Intent;
@@ -554,12 +572,17 @@ pub fn metrics_section(
     metrics: Res<FlockMetrics>,
     fixed: Option<Res<Time<Fixed>>>,
 ) {
-    let log = metrics.log();
+    plot_rows(ui, metrics.log().rows(), fixed.as_deref());
+}
+
+/// The plots of [`metrics_section`] over `rows`, time in seconds of the
+/// fixed step.
+fn plot_rows(ui: &mut egui::Ui, rows: &[Metrics], fixed: Option<&Time<Fixed>>) {
     // Seconds per tick: the fixed step the school ticks at.
     let seconds = fixed.map_or(1.0 / 60.0, |time| time.timestep().as_secs_f64());
     let series = |name: &str| -> Vec<[f64; 2]> {
         let Some(column) = COLUMNS.iter().position(|c| *c == name) else { return Vec::new() };
-        log.rows().iter().filter_map(|row| Some([row.tick as f64 * seconds, row.values()[column]?])).collect()
+        rows.iter().filter_map(|row| Some([row.tick as f64 * seconds, row.values()[column]?])).collect()
     };
     Plot::new("mirofish order").height(130.0).include_y(0.0).include_y(1.0).legend(Legend::default()).show(
         ui,
@@ -573,6 +596,133 @@ pub fn metrics_section(
         plot.line(Line::new("neighbours", PlotPoints::from(series("mean_neighbours"))));
     });
     ui.label("time axis in seconds of simulation");
+}
+
+/// A volume's school measured about ten times a second of simulated time
+/// (a pass over the fish each), for the panel's sections in a volume: the
+/// latest samples as the plane's metric rows ([`Metrics::from`]).
+#[derive(Resource, Debug)]
+pub struct VolumeSamples {
+    /// Ticks between two samples.
+    pub every: u64,
+    /// The samples, oldest first (at most [`VolumeSamples::KEEP`]).
+    log: MetricsLog,
+    /// The volume's tick at the last sample.
+    last: Option<u64>,
+}
+
+impl VolumeSamples {
+    /// Samples kept: two minutes at ten a second.
+    pub const KEEP: usize = 1200;
+
+    /// The samples, oldest first.
+    pub fn rows(&self) -> &[Metrics] {
+        self.log.rows()
+    }
+}
+
+impl Default for VolumeSamples {
+    fn default() -> Self {
+        Self { every: 6, log: MetricsLog::new(6), last: None }
+    }
+}
+
+/// Samples the volume every [`VolumeSamples::every`] ticks (and starts
+/// over when the volume does).
+fn sample_volume(state: Res<Flock3dState>, mut samples: ResMut<VolumeSamples>) {
+    let tick = state.flock.tick();
+    if samples.last.is_some_and(|last| tick < last) {
+        samples.log.clear();
+        samples.last = None;
+    }
+    if samples.last.is_none_or(|last| tick >= last + samples.every.max(1)) {
+        samples.log.push(Metrics::from(state.flock.metrics()));
+        samples.log.keep_latest(VolumeSamples::KEEP);
+        samples.last = Some(tick);
+    }
+}
+
+/// A volume's numbers: fish, tick, neighbours, speed, polarization and
+/// milling (of the latest sample).
+pub fn volume_stats_section(
+    InMut(ui): InMut<egui::Ui>,
+    state: Res<Flock3dState>,
+    samples: Res<VolumeSamples>,
+) {
+    egui::Grid::new("mirofish volume stats").num_columns(2).show(ui, |ui| {
+        let mut row = |name: &str, value: String| {
+            ui.label(name);
+            ui.label(value);
+            ui.end_row();
+        };
+        row("fish", state.flock.len().to_string());
+        row("tick", state.flock.tick().to_string());
+        if let Some(m) = samples.rows().last() {
+            row("mean neighbours", format!("{:.1}", m.mean_neighbours));
+            row("mean speed", format!("{:.1}", m.mean_speed));
+            row("polarization", format!("{:.2}", m.polarization));
+            row("milling", format!("{:.2}", m.milling));
+        }
+    });
+}
+
+/// A volume's health: the marks and diagnosis of its latest samples.
+pub fn volume_health_section(
+    InMut(ui): InMut<egui::Ui>,
+    state: Res<Flock3dState>,
+    samples: Res<VolumeSamples>,
+) {
+    let params = state.flock.params().first().copied().unwrap_or_default();
+    health_ui(ui, &Health::assess(samples.rows(), &params, state.flock.tank()));
+}
+
+/// A volume's school the panel edits, its walls and a slider for every
+/// parameter; each change is sent to the core as a command.
+pub fn volume_school_section(
+    InMut(ui): InMut<egui::Ui>,
+    mut settings: ResMut<PanelSettings>,
+    mut state: ResMut<Flock3dState>,
+) {
+    let schools = state.flock.params().len();
+    if schools > 1 {
+        ui.horizontal(|ui| {
+            ui.label("school");
+            for school in 0..schools as u16 {
+                ui.radio_value(&mut settings.school, school, school.to_string());
+            }
+        });
+    }
+    let school = settings.school.min(schools.saturating_sub(1) as u16);
+    let Some(&before) = state.flock.params().get(usize::from(school)) else { return };
+    let mut params = before;
+    let mut boundary = state.flock.tank().boundary;
+    egui::ComboBox::from_label("walls").selected_text(format!("{boundary:?}")).show_ui(ui, |ui| {
+        for mode in [BoundaryMode::SoftMargin, BoundaryMode::Bounce, BoundaryMode::Wrap] {
+            ui.selectable_value(&mut boundary, mode, format!("{mode:?}"));
+        }
+    });
+    knob_sliders(ui, &mut params);
+    let walls_changed = boundary != state.flock.tank().boundary;
+    let mut send = |command: VolumeCommand| {
+        if let Err(e) = state.flock.submit(command) {
+            log::warn!("panel: {e}");
+        }
+    };
+    if walls_changed {
+        send(VolumeCommand::SetBoundary(boundary));
+    }
+    if params != before {
+        send(VolumeCommand::SetSchoolParams { school, params });
+    }
+}
+
+/// A volume's order and spacing over simulated time, from its samples.
+pub fn volume_metrics_section(
+    InMut(ui): InMut<egui::Ui>,
+    samples: Res<VolumeSamples>,
+    fixed: Option<Res<Time<Fixed>>>,
+) {
+    plot_rows(ui, samples.rows(), fixed.as_deref());
 }
 
 /// A Bevy colour as egui's.

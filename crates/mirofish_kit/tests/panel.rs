@@ -11,9 +11,12 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_egui::egui;
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
-use mirofish_kit::panel::{PanelAppExt, PanelSections, draw_sections, order};
+use mirofish_kit::panel::{PanelAppExt, PanelSections, order};
 use mirofish_kit::{Inspected, MouseToolsPlugin, TuningPanelPlugin};
 use mirofish_sim::step::command::FlockCommand;
+
+mod common;
+use common::panel::{click_at, find, frame};
 
 fn app() -> App {
     let mut app = App::new();
@@ -31,43 +34,6 @@ fn app() -> App {
         app.update();
     }
     app
-}
-
-/// One frame of the panel's sections in a tall screen (nothing
-/// scrolled away), with `events` as this frame's input: every text drawn
-/// and where.
-fn frame(app: &mut App, ctx: &egui::Context, events: Vec<egui::Event>) -> Vec<(String, egui::Rect)> {
-    let input = egui::RawInput {
-        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(900.0, 6000.0))),
-        events,
-        ..default()
-    };
-    let world = app.world_mut();
-    let mut output = ctx.run_ui(input, |ui| draw_sections(world, ui));
-    // No renderer takes the font atlas here.
-    output.textures_delta.clear();
-    let mut texts = Vec::new();
-    for clipped in output.shapes {
-        if let egui::epaint::Shape::Text(text) = clipped.shape {
-            texts.push((text.galley.text().to_owned(), text.visual_bounding_rect()));
-        }
-    }
-    texts
-}
-
-fn find<'a>(texts: &'a [(String, egui::Rect)], wanted: &str) -> Option<&'a egui::Rect> {
-    texts.iter().find(|(t, _)| t == wanted).map(|(_, r)| r)
-}
-
-/// A press and a release of the primary button at `at`.
-fn click_at(at: egui::Pos2) -> Vec<egui::Event> {
-    let button = |pressed| egui::Event::PointerButton {
-        pos: at,
-        button: egui::PointerButton::Primary,
-        pressed,
-        modifiers: egui::Modifiers::NONE,
-    };
-    vec![egui::Event::PointerMoved(at), button(true), button(false)]
 }
 
 #[test]
@@ -93,7 +59,10 @@ fn the_panel_shows_the_school_its_health_and_a_games_section_in_order() {
     for absent in ["view", "decisions", "record & replay"] {
         assert!(find(&texts, absent).is_none(), "{absent}");
     }
-    let names: Vec<&str> = app.world().resource::<PanelSections>().iter().map(|s| s.name).collect();
+    // In order (a volume's own sections sit beside the plane's of the same
+    // name, shown only in a volume).
+    let mut names: Vec<&str> = app.world().resource::<PanelSections>().iter().map(|s| s.name).collect();
+    names.dedup();
     let mut expected =
         vec!["", "health", "game", "school", "view", "inspect", "tools", "record & replay", "metrics"];
     if cfg!(feature = "decide") {
