@@ -34,9 +34,9 @@
 //! Through the `mirofish` crate it is the `kit` feature (`mirofish::kit`),
 //! with `panel` and `look3d` features of the same names.
 //!
-//! On a plane, except the 3D look, mouse tools (`look3d`) and overlay,
-//! which are a volume's, and the panel, which shows either space: the
-//! recorder does not yet work in a volume.
+//! The 2D look, mouse tools and overlay are a plane's, the 3D look, mouse
+//! tools (`look3d`) and overlay a volume's; the panel and the recorder
+//! work in whichever space runs.
 
 #[cfg(feature = "decide")]
 pub mod decisions;

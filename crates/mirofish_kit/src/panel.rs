@@ -214,7 +214,10 @@ impl Plugin for TuningPanelPlugin {
             w.contains_resource::<ToolSettings>()
         });
         add_section(app, "record & replay", order::RECORD, true, record_section, |w| {
-            w.contains_resource::<RecorderControls>()
+            w.contains_resource::<RecorderControls>() && w.contains_resource::<FlockState>()
+        });
+        add_section(app, "record & replay", order::RECORD, true, volume_record_section, |w| {
+            w.contains_resource::<RecorderControls>() && w.contains_resource::<Flock3dState>()
         });
         add_section(app, "metrics", order::METRICS, false, metrics_section, plane);
         add_section(app, "metrics", order::METRICS, false, volume_metrics_section, volume);
@@ -554,6 +557,48 @@ pub fn record_section(
             controls.asked = Some(Ask::Stop);
         }
         if ui.add_enabled(!busy && controls.last.is_some(), egui::Button::new("▶ replay")).clicked() {
+            controls.asked = Some(Ask::Replay);
+        }
+        if ui.button("save config").clicked() {
+            controls.asked = Some(Ask::SaveConfig);
+        }
+    });
+    if !controls.message.is_empty() {
+        ui.label(&controls.message);
+    }
+}
+
+/// The recorder's buttons in a volume: record (loading the start), save
+/// the session since then, replay the last one, save the running
+/// configuration; how the session stands and what the last press did.
+pub fn volume_record_section(
+    InMut(ui): InMut<egui::Ui>,
+    controls: Option<ResMut<RecorderControls>>,
+    state: Res<Flock3dState>,
+) {
+    let Some(mut controls) = controls else { return };
+    let replaying = matches!(state.replay(), Session::Replaying);
+    let recording = state.loaded().is_some() && !replaying;
+    ui.label(if recording { session_words(&Session::Recording) } else { session_words(state.replay()) });
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(!replaying, egui::Button::new("● record"))
+            .on_hover_text("restarts the volume")
+            .clicked()
+        {
+            controls.asked = Some(Ask::Record);
+        }
+        if ui
+            .add_enabled(recording, egui::Button::new("■ save"))
+            .on_hover_text("the session so far")
+            .clicked()
+        {
+            controls.asked = Some(Ask::Stop);
+        }
+        if ui
+            .add_enabled(!replaying && controls.last_volume.is_some(), egui::Button::new("▶ replay"))
+            .clicked()
+        {
             controls.asked = Some(Ask::Replay);
         }
         if ui.button("save config").clicked() {

@@ -31,13 +31,22 @@
 //! stopping saves it, and `mirofish-lab replay` runs the file to the same
 //! bits. With the tuning panel added, its "record & replay" section holds
 //! the buttons.
+//!
+//! In a volume ([`MiroFish3dPlugin`](mirofish_bevy::volume::MiroFish3dPlugin))
+//! the same buttons work over the volume plugin's session: record loads the
+//! start ([`SessionConfigs::volume_start`], by default the running volume)
+//! with [`LoadVolume3d`], stop saves [`Flock3dState::recording`] (the
+//! session since that load: the volume runs on), replay plays the last one
+//! with [`ReplayVolume3d`], and save config writes the running volume's
+//! configuration.
 
 use std::path::PathBuf;
 
 use bevy::prelude::*;
 use mirofish_bevy::prelude::*;
+use mirofish_bevy::volume::{Flock3dConfig, Flock3dState, LoadVolume3d, ReplayVolume3d};
 use mirofish_bevy::{FlockCommands, Session};
-use mirofish_sim::{ExperimentConfig, Recording, SchoolConfig};
+use mirofish_sim::{ExperimentConfig, Recording, SchoolConfig, VolumeConfig, VolumeRecording};
 
 /// A session button.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +69,8 @@ pub struct RecorderControls {
     pub asked: Option<Ask>,
     /// The last recording, stopped or replayed.
     pub last: Option<Recording>,
+    /// The last recording of a volume, saved or replayed.
+    pub last_volume: Option<VolumeRecording>,
     /// What the last action did, for a player to read.
     pub message: String,
     /// Where files are saved (`None`: the working folder).
@@ -77,6 +88,7 @@ impl Default for RecorderControls {
         Self {
             asked: None,
             last: None,
+            last_volume: None,
             message: String::new(),
             folder: None,
             recording_file: "session.replay".into(),
@@ -94,13 +106,23 @@ pub struct SessionConfigs {
     pub start: fn(&World) -> ExperimentConfig,
     /// The configuration saved (default: [`running_config`]).
     pub running: fn(&World) -> ExperimentConfig,
+    /// In a volume, the start of a recording (default:
+    /// [`running_volume_config`]).
+    pub volume_start: fn(&World) -> VolumeConfig,
+    /// In a volume, the configuration saved (default:
+    /// [`running_volume_config`]).
+    pub volume_running: fn(&World) -> VolumeConfig,
 }
 
 impl Default for SessionConfigs {
     fn default() -> Self {
         let running =
             |world: &World| running_config(world.resource::<FlockConfig>(), world.resource::<FlockState>());
-        Self { start: running, running }
+        let volume = |world: &World| {
+            let seed = world.get_resource::<Flock3dConfig>().map_or(0, |c| c.seed);
+            running_volume_config(world.resource::<Flock3dState>(), seed)
+        };
+        Self { start: running, running, volume_start: volume, volume_running: volume }
     }
 }
 
@@ -155,9 +177,46 @@ pub fn running_config(config: &FlockConfig, state: &FlockState) -> ExperimentCon
     }
 }
 
+/// The running volume as a configuration file, as [`running_config`] is a
+/// plane's: every school's fish count and parameters, the tank, `seed`,
+/// the tick's length, Couzin's zones if they run, and the scene as it
+/// stands (no attract/repel point, no group goals).
+pub fn running_volume_config(state: &Flock3dState, seed: u64) -> VolumeConfig {
+    let flock = &state.flock;
+    let params = flock.params();
+    let mut fish = vec![0usize; params.len()];
+    for &school in flock.schools() {
+        if let Some(n) = fish.get_mut(usize::from(school)) {
+            *n += 1;
+        }
+    }
+    let mut scene = flock.scene().clone();
+    scene.attractor = None;
+    scene.group_goals.clear();
+    VolumeConfig {
+        fish: fish.first().copied().unwrap_or(0),
+        params: params.first().copied().unwrap_or_default(),
+        schools: params
+            .iter()
+            .zip(&fish)
+            .skip(1)
+            .map(|(&params, &fish)| SchoolConfig { fish, params, ..SchoolConfig::default() })
+            .collect(),
+        tank: *flock.tank(),
+        seed,
+        dt: flock.dt(),
+        zones: flock.zones().copied(),
+        scene,
+        ..VolumeConfig::default()
+    }
+}
+
 /// Carries out the button pressed ([`RecorderControls::asked`]), in
 /// `Update` (order a game's systems after it to see what it did).
 pub fn act(world: &mut World) {
+    if world.contains_resource::<Flock3dState>() && !world.contains_resource::<FlockState>() {
+        return act_in_volume(world);
+    }
     let Some(asked) = world.resource_mut::<RecorderControls>().asked.take() else { return };
     let configs = *world.resource::<SessionConfigs>();
     let controls = world.resource::<RecorderControls>();
@@ -195,6 +254,50 @@ pub fn act(world: &mut World) {
             None => "nothing recorded yet".to_owned(),
         },
         Ask::SaveConfig => match (configs.running)(world).save(&config_file) {
+            Ok(()) => format!("configuration saved to {}", config_file.display()),
+            Err(e) => format!("configuration not saved: {e}"),
+        },
+    };
+    world.resource_mut::<RecorderControls>().message = message;
+}
+
+/// [`act`] in a volume.
+fn act_in_volume(world: &mut World) {
+    let Some(asked) = world.resource_mut::<RecorderControls>().asked.take() else { return };
+    let configs = *world.resource::<SessionConfigs>();
+    let controls = world.resource::<RecorderControls>();
+    let folder = controls.folder.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_default();
+    let (recording_file, config_file) =
+        (folder.join(&controls.recording_file), folder.join(&controls.config_file));
+    let message = match asked {
+        Ask::Record => {
+            let start = (configs.volume_start)(world);
+            LoadVolume3d(start).apply(world);
+            match world.resource::<Flock3dState>().loaded() {
+                Some(_) => "recording from a fresh start".to_owned(),
+                None => "not recording: the start was refused (see the refusals)".to_owned(),
+            }
+        }
+        Ask::Stop => match world.resource::<Flock3dState>().recording() {
+            Some(Ok(recording)) => {
+                let said = match recording.save(&recording_file) {
+                    Ok(()) => format!("{} ticks saved to {}", recording.ticks, recording_file.display()),
+                    Err(e) => format!("{} ticks recorded, not saved: {e}", recording.ticks),
+                };
+                world.resource_mut::<RecorderControls>().last_volume = Some(recording);
+                said
+            }
+            Some(Err(e)) => format!("not recorded: {e}"),
+            None => "nothing recorded: press record first".to_owned(),
+        },
+        Ask::Replay => match world.resource::<RecorderControls>().last_volume.clone() {
+            Some(recording) => {
+                ReplayVolume3d(recording).apply(world);
+                "replaying the last recording".to_owned()
+            }
+            None => "nothing recorded yet".to_owned(),
+        },
+        Ask::SaveConfig => match (configs.volume_running)(world).save(&config_file) {
             Ok(()) => format!("configuration saved to {}", config_file.display()),
             Err(e) => format!("configuration not saved: {e}"),
         },
