@@ -738,7 +738,20 @@ pub fn volume_school_section(
         });
     }
     let school = settings.school.min(schools.saturating_sub(1) as u16);
-    let Some(&before) = state.flock.params().get(usize::from(school)) else { return };
+    let Some(&applied) = state.flock.params().get(usize::from(school)) else { return };
+    // The sliders show a change still waiting for its tick, not the value
+    // in force, or a drag would jump back between ticks.
+    let before = state
+        .flock
+        .pending()
+        .iter()
+        .filter_map(|s| match s.command {
+            VolumeCommand::SetSchoolParams { school: to, params } if to == school => Some(params),
+            VolumeCommand::SetParams(params) if school == 0 => Some(params),
+            _ => None,
+        })
+        .last()
+        .unwrap_or(applied);
     let mut params = before;
     let mut boundary = state.flock.tank().boundary;
     egui::ComboBox::from_label("walls").selected_text(format!("{boundary:?}")).show_ui(ui, |ui| {

@@ -36,6 +36,7 @@ pub fn recorder(folder: Option<PathBuf>) -> (RecorderControls, SessionConfigs) {
             let settings = world.resource::<AquariumSettings>();
             running_config(settings, world.resource::<FlockConfig>(), world.resource::<FlockState>())
         },
+        ..default()
     };
     (controls, configs)
 }

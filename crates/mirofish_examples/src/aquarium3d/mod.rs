@@ -1,9 +1,10 @@
 //! The aquarium in three dimensions: two schools in a lit glass tank with
 //! a sandy floor and fog, drawn as one shared fish mesh and one material
 //! per school (Bevy batches them into a few instanced draws), an orbiting
-//! camera, the kit's mouse tools on the floor, and a panel with the
-//! school's order parameters, the rules of each school and Couzin's zone
-//! model with a start for each of its four states.
+//! camera, the kit's mouse tools on the floor, and the kit's panel (the
+//! school's numbers, health, the rules of each school, record and replay,
+//! plots) with Couzin's zone model and a start for each of its four
+//! states.
 //!
 //! [`Aquarium3dPlugin`] is all of it; the `aquarium3d` example and the web
 //! page add it to a window. Needs `DefaultPlugins` (a window and a 3D
@@ -21,8 +22,8 @@ use mirofish_kit::tools3d::MouseTools3dPlugin;
 use mirofish_sim::{FlockParams, Tank3d, VolumeConfig, VolumeRecording};
 
 pub use panel::{
-    COUZIN_FISH, Panel3d, Panel3dPlugin, REPLAY_FILE, Start, aquarium_zones, quick_school, restart,
-    rules_start, start_config,
+    COUZIN_FISH, Panel3d, Panel3dPlugin, Start, aquarium_zones, quick_school, restart, rules_start,
+    start_config,
 };
 pub use smoke::{Smoke3d, judge_picture};
 

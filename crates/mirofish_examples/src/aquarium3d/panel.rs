@@ -1,7 +1,8 @@
-//! The 3D aquarium's panel: the school's order parameters and the
-//! collective state they name, live plots of polarization and milling, the
-//! weighted rules' knobs for each school, and Couzin's zone model with a
-//! start for each of its four states.
+//! The 3D aquarium's panel: the game kit's tuning panel (the volume's
+//! numbers, health, each school's knobs, the decision units, record and
+//! replay, plots) with the aquarium's own section: the collective state the
+//! order parameters name, a start for each of Couzin's four states, and
+//! the zone model's sliders.
 //!
 //! Couzin's states show best with a few hundred fish started in a ball, as
 //! in the paper: a preset restarts the volume that way ([`LoadVolume3d`]);
@@ -9,25 +10,16 @@
 //! live, and back — where a school coming down from parallel stays
 //! parallel at a width that turned a swarm into a torus.
 
-use std::collections::VecDeque;
-
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
-use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::volume::*;
+use mirofish_kit::panel::{PanelAppExt, PanelSettings, VolumeSamples, egui, order};
+use mirofish_kit::{RecorderControls, RecorderPlugin, TuningPanelPlugin};
 use mirofish_sim::control::volume::Ball;
-use mirofish_sim::observe::health::Health;
-use mirofish_sim::space::{CollectiveState, SwarmMetrics, VolumeCommand, Zones};
-use mirofish_sim::{FlockParams, Metrics, VolumeConfig, VolumeSchool};
-
-use mirofish_kit::panel::{health_ui, knob_sliders};
+use mirofish_sim::space::{CollectiveState, VolumeCommand, Zones};
+use mirofish_sim::{FlockParams, VolumeConfig, VolumeSchool};
 
 /// Fish in a start for one of Couzin's states.
 pub const COUZIN_FISH: usize = 300;
-/// Plot history kept (samples, ten a second).
-const HISTORY: usize = 1200;
-/// Where the panel saves a session's replay (in the working folder).
-pub const REPLAY_FILE: &str = "aquarium3d.replay";
 
 /// Couzin's zones for the aquarium's fish with an orientation zone
 /// `orientation_width` wide (in the paper's lengths × 10, as
@@ -88,7 +80,7 @@ impl Start {
     }
 }
 
-/// What the panel starts from and shows.
+/// What the aquarium's starts build on.
 #[derive(Resource, Clone, Debug)]
 pub struct Panel3d {
     /// The configuration every start builds on (tank, seed, parameters).
@@ -98,33 +90,12 @@ pub struct Panel3d {
     pub fish: usize,
     /// The zones the panel edits (used while the volume runs them).
     pub zones: Zones,
-    /// The school whose knobs are shown.
-    pub school: u16,
-    /// Whether the pointer is over the panel (the camera and the clicks
-    /// leave it alone then).
-    pub pointer_over: bool,
-    /// (seconds, polarization, milling), ten samples a second.
-    history: VecDeque<[f64; 3]>,
-    /// The latest sample's metrics, which the panel shows (measuring the
-    /// school every frame would cost a pass over it per frame).
-    latest: Option<SwarmMetrics<Vec3>>,
-    /// The last two samples as the health check reads them.
-    health_rows: VecDeque<Metrics>,
 }
 
 impl Panel3d {
     /// A panel starting `fish` fish from `base`.
     pub fn new(base: Flock3dConfig, fish: usize) -> Self {
-        Self {
-            base,
-            fish,
-            zones: aquarium_zones(10.0),
-            school: 0,
-            pointer_over: false,
-            history: VecDeque::new(),
-            latest: None,
-            health_rows: VecDeque::new(),
-        }
+        Self { base, fish, zones: aquarium_zones(10.0) }
     }
 }
 
@@ -174,139 +145,51 @@ pub fn rules_start(panel: &Panel3d) -> VolumeConfig {
     }
 }
 
-/// The panel, its plots and its restarts (adds egui if the app has not).
-/// Needs a [`Panel3d`] resource.
+/// The panel: the game kit's tuning panel and recorder, titled for the
+/// aquarium, with its own section of starts and zones. Needs a
+/// [`Panel3d`] resource.
 pub struct Panel3dPlugin;
 
 impl Plugin for Panel3dPlugin {
     fn build(&self, app: &mut App) {
-        if !app.is_plugin_added::<EguiPlugin>() {
-            app.add_plugins(EguiPlugin::default());
-        }
-        app.add_systems(Update, sample).add_systems(EguiPrimaryContextPass, panel);
+        app.insert_resource(PanelSettings { title: "MiroFish aquarium 3D".into(), ..default() })
+            .insert_resource(RecorderControls {
+                recording_file: "aquarium3d.replay".into(),
+                config_file: "aquarium3d.volume.ron".into(),
+                ..default()
+            })
+            .add_plugins((TuningPanelPlugin, RecorderPlugin))
+            .add_panel_section("starts and zones", order::HEALTH + 50, true, starts_section);
     }
 }
 
-/// Notes polarization and milling ten times a second.
-fn sample(time: Res<Time<Real>>, state: Res<Flock3dState>, mut panel: ResMut<Panel3d>, mut next: Local<f32>) {
-    let now = time.elapsed_secs();
-    if now < *next {
-        return;
-    }
-    *next = now + 0.1;
-    let m = state.flock.metrics();
-    let history = &mut panel.history;
-    if history.len() == HISTORY {
-        history.pop_front();
-    }
-    history.push_back([f64::from(now), f64::from(m.polarization), f64::from(m.milling)]);
-    panel.latest = Some(m);
-    if panel.health_rows.len() == 2 {
-        panel.health_rows.pop_front();
-    }
-    panel.health_rows.push_back(m.into());
-}
-
-fn panel(
-    mut contexts: EguiContexts,
+/// The collective state the latest sample's order parameters name, a start
+/// for each of Couzin's states (or the rules'), and, while the zones run,
+/// their sliders.
+fn starts_section(
+    InMut(ui): InMut<egui::Ui>,
     mut commands: Commands,
     mut state: ResMut<Flock3dState>,
     mut panel: ResMut<Panel3d>,
-    time: Res<Time<Real>>,
-) -> Result {
-    let ctx = contexts.ctx_mut()?;
-    panel.pointer_over = ctx.is_pointer_over_egui() || ctx.egui_wants_pointer_input();
-    let m = panel.latest.unwrap_or_default();
-    let seen = CollectiveState::classify(f64::from(m.polarization), f64::from(m.milling));
-    egui::Window::new("MiroFish aquarium 3D").default_pos([8.0, 8.0]).default_width(280.0).show(ctx, |ui| {
-        egui::Grid::new("numbers").num_columns(2).show(ui, |ui| {
-            let mut row = |name: &str, value: String| {
-                ui.label(name);
-                ui.label(value);
-                ui.end_row();
-            };
-            row("fish", m.fish.to_string());
-            row("tick", m.tick.to_string());
-            row("polarization", format!("{:.2}", m.polarization));
-            row("milling", format!("{:.2}", m.milling));
-            row("state", seen.name().to_string());
-            row("mean neighbours", format!("{:.1}", m.mean_neighbours));
-            row("nearest neighbour", m.nearest_neighbour.map_or("–".into(), |d| format!("{d:.1}")));
-            row("frame rate", format!("{:.0} fps", 1.0 / time.delta_secs().max(1e-6)));
-        });
-        egui::CollapsingHeader::new("health").default_open(true).show(ui, |ui| {
-            let rows: Vec<Metrics> = panel.health_rows.iter().copied().collect();
-            let params = state.flock.params().first().copied().unwrap_or_default();
-            health_ui(ui, &Health::assess(&rows, &params, state.flock.tank()));
-        });
-        ui.separator();
-        ui.label("start over with");
-        ui.horizontal_wrapped(|ui| {
-            for start in Start::ALL {
-                if ui.button(start.label()).clicked() {
-                    if let Some(width) = start.orientation_width() {
-                        panel.zones = aquarium_zones(width);
-                    }
-                    restart(&mut commands, &panel, start);
+    samples: Res<VolumeSamples>,
+) {
+    if let Some(m) = samples.rows().last() {
+        let seen = CollectiveState::classify(f64::from(m.polarization), f64::from(m.milling));
+        ui.label(format!("state: {}", seen.name()));
+    }
+    ui.label("start over with");
+    ui.horizontal_wrapped(|ui| {
+        for start in Start::ALL {
+            if ui.button(start.label()).clicked() {
+                if let Some(width) = start.orientation_width() {
+                    panel.zones = aquarium_zones(width);
                 }
+                restart(&mut commands, &panel, start);
             }
-        });
-        save_replay(ui, &state);
-        ui.separator();
-        if state.flock.zones().is_some() {
-            zone_sliders(ui, &mut state, &mut panel);
-        } else {
-            rule_sliders(ui, &mut state, &mut panel);
         }
-        ui.separator();
-        let (p, mill): (Vec<[f64; 2]>, Vec<[f64; 2]>) =
-            panel.history.iter().map(|&[t, p, m]| ([t, p], [t, m])).unzip();
-        Plot::new("order").height(120.0).include_y(0.0).include_y(1.0).legend(Legend::default()).show(
-            ui,
-            |plot| {
-                plot.line(Line::new("polarization", PlotPoints::from(p)));
-                plot.line(Line::new("milling", PlotPoints::from(mill)));
-            },
-        );
     });
-    Ok(())
-}
-
-/// A button that saves the session as a replay, when it can be replayed.
-fn save_replay(ui: &mut egui::Ui, state: &Flock3dState) {
-    match state.replay() {
-        Session::Replaying => {
-            ui.label(format!("replaying a session: tick {}", state.flock.tick()));
-        }
-        Session::Matched { ticks } => {
-            ui.label(format!("the replay matched its recording ({ticks} ticks)"));
-        }
-        Session::Diverged { tick, .. } => {
-            let orange = egui::Color32::from_rgb(230, 90, 60);
-            ui.colored_label(orange, format!("the replay diverged from its recording at tick {tick}"));
-        }
-        Session::Idle | Session::Recording => {}
-    }
-    if state.loaded().is_none() {
-        // Started some other way than from a configuration.
-        ui.label("(this start cannot be saved as a replay)");
-        return;
-    }
-    if !ui.button(format!("save replay ({REPLAY_FILE})")).clicked() {
-        return;
-    }
-    let saved = match state.recording() {
-        Some(Ok(recording)) => recording.save(REPLAY_FILE).map(|()| recording).map_err(|e| e.to_string()),
-        Some(Err(e)) => Err(e.to_string()),
-        None => Err("the volume was not loaded from a configuration".into()),
-    };
-    match saved {
-        Ok(r) => info!(
-            "saved {REPLAY_FILE}: {} ticks, {} commands (check it: mirofish-lab replay {REPLAY_FILE})",
-            r.ticks,
-            r.commands.len()
-        ),
-        Err(e) => warn!("replay not saved: {e}"),
+    if state.flock.zones().is_some() {
+        zone_sliders(ui, &mut state, &mut panel);
     }
 }
 
@@ -332,39 +215,6 @@ fn zone_sliders(ui: &mut egui::Ui, state: &mut Flock3dState, panel: &mut Panel3d
             Ok(()) => panel.zones = z,
             Err(e) => warn!("zones refused: {e}"),
         }
-    }
-}
-
-/// The weighted rules' knobs of the chosen school, applied live.
-fn rule_sliders(ui: &mut egui::Ui, state: &mut Flock3dState, panel: &mut Panel3d) {
-    let schools = state.flock.params().len() as u16;
-    ui.horizontal(|ui| {
-        ui.label("school");
-        for school in 0..schools {
-            ui.radio_value(&mut panel.school, school, school.to_string());
-        }
-    });
-    let school = panel.school.min(schools.saturating_sub(1));
-    let Some(&applied) = state.flock.params().get(usize::from(school)) else { return };
-    // The sliders show a change still waiting for its tick, not the old
-    // value, or a drag would jump back between ticks.
-    let before = state
-        .flock
-        .pending()
-        .iter()
-        .filter_map(|s| match s.command {
-            VolumeCommand::SetSchoolParams { school: to, params } if to == school => Some(params),
-            VolumeCommand::SetParams(params) if school == 0 => Some(params),
-            _ => None,
-        })
-        .last()
-        .unwrap_or(applied);
-    let mut params = before;
-    egui::ScrollArea::vertical().max_height(260.0).show(ui, |ui| knob_sliders(ui, &mut params));
-    if params != before
-        && let Err(e) = state.flock.submit(VolumeCommand::SetSchoolParams { school, params })
-    {
-        warn!("parameters refused: {e}");
     }
 }
 

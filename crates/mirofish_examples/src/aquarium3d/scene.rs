@@ -16,8 +16,6 @@ use bevy::window::PrimaryWindow;
 use mirofish_bevy::volume::*;
 use mirofish_kit::PointerOverUi;
 
-use super::Panel3d;
-
 /// The floor's colour (sRGB).
 pub const SAND: [f32; 3] = [0.76, 0.66, 0.46];
 
@@ -97,20 +95,19 @@ fn orbit(
     motion: Res<AccumulatedMouseMotion>,
     scroll: Res<AccumulatedMouseScroll>,
     mut orbit: ResMut<Orbit>,
-    (panel, mut over_ui): (Res<Panel3d>, ResMut<PointerOverUi>),
+    over_ui: Res<PointerOverUi>,
     mut camera: Single<&mut Transform, With<Camera3d>>,
     mut on_panel: Local<bool>,
 ) {
-    // The kit's mouse tools leave clicks on the panel alone.
-    over_ui.0 = panel.pointer_over;
+    // The kit's panel says whether the pointer is over it.
     if buttons.any_just_pressed([MouseButton::Left, MouseButton::Right]) {
-        *on_panel = panel.pointer_over;
+        *on_panel = over_ui.0;
     }
     if buttons.pressed(MouseButton::Left) && !*on_panel {
         orbit.yaw -= motion.delta.x * 0.005;
         orbit.pitch = (orbit.pitch + motion.delta.y * 0.005).clamp(-0.2, 1.45);
     }
-    if !panel.pointer_over {
+    if !over_ui.0 {
         orbit.distance = (orbit.distance * (1.0 - scroll.delta.y * 0.1)).clamp(300.0, 6000.0);
     }
     let (sy, cy) = orbit.yaw.sin_cos();
