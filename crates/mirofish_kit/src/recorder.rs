@@ -212,11 +212,10 @@ pub fn running_volume_config(state: &Flock3dState, seed: u64) -> VolumeConfig {
 }
 
 /// Carries out the button pressed ([`RecorderControls::asked`]), in
-/// `Update` (order a game's systems after it to see what it did).
+/// `Update` (order a game's systems after it to see what it did): over
+/// the plane plugin's recorder, or where only a volume runs, over the
+/// volume plugin's session.
 pub fn act(world: &mut World) {
-    if world.contains_resource::<Flock3dState>() && !world.contains_resource::<FlockState>() {
-        return act_in_volume(world);
-    }
     let Some(asked) = world.resource_mut::<RecorderControls>().asked.take() else { return };
     let configs = *world.resource::<SessionConfigs>();
     let controls = world.resource::<RecorderControls>();
@@ -224,83 +223,70 @@ pub fn act(world: &mut World) {
     let (recording_file, config_file) =
         (folder.join(&controls.recording_file), folder.join(&controls.config_file));
     let every = controls.checkpoint_every;
-    let message = match asked {
-        Ask::Record => {
+    let volume = world.contains_resource::<Flock3dState>() && !world.contains_resource::<FlockState>();
+    let saved = |ticks: u64, result: Result<(), mirofish_sim::ReplayError>| match result {
+        Ok(()) => format!("{ticks} ticks saved to {}", recording_file.display()),
+        Err(e) => format!("{ticks} ticks recorded, not saved: {e}"),
+    };
+    let message = match (asked, volume) {
+        (Ask::Record, false) => {
             let start = (configs.start)(world);
             world.resource_mut::<FlockRecorder>().record(start, every);
             "recording from a fresh start".to_owned()
         }
-        Ask::Stop => {
+        (Ask::Record, true) => {
+            LoadVolume3d((configs.volume_start)(world)).apply(world);
+            match world.resource::<Flock3dState>().loaded() {
+                Some(_) => "recording from a fresh start".to_owned(),
+                None => "not recording: the start was refused (see the refusals)".to_owned(),
+            }
+        }
+        (Ask::Stop, false) => {
             let stopped = world.resource_scope(|world, mut recorder: Mut<FlockRecorder>| {
                 recorder.stop(world.resource::<FlockState>(), world.resource::<FlockCommands>())
             });
             match stopped {
                 Some(recording) => {
-                    let said = match recording.save(&recording_file) {
-                        Ok(()) => format!("{} ticks saved to {}", recording.ticks, recording_file.display()),
-                        Err(e) => format!("{} ticks recorded, not saved: {e}", recording.ticks),
-                    };
+                    let said = saved(recording.ticks, recording.save(&recording_file));
                     world.resource_mut::<RecorderControls>().last = Some(recording);
                     said
                 }
                 None => "replay stopped".to_owned(),
             }
         }
-        Ask::Replay => match world.resource::<RecorderControls>().last.clone() {
-            Some(recording) => {
-                world.resource_mut::<FlockRecorder>().replay(recording);
-                "replaying the last recording".to_owned()
-            }
-            None => "nothing recorded yet".to_owned(),
-        },
-        Ask::SaveConfig => match (configs.running)(world).save(&config_file) {
-            Ok(()) => format!("configuration saved to {}", config_file.display()),
-            Err(e) => format!("configuration not saved: {e}"),
-        },
-    };
-    world.resource_mut::<RecorderControls>().message = message;
-}
-
-/// [`act`] in a volume.
-fn act_in_volume(world: &mut World) {
-    let Some(asked) = world.resource_mut::<RecorderControls>().asked.take() else { return };
-    let configs = *world.resource::<SessionConfigs>();
-    let controls = world.resource::<RecorderControls>();
-    let folder = controls.folder.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_default();
-    let (recording_file, config_file) =
-        (folder.join(&controls.recording_file), folder.join(&controls.config_file));
-    let message = match asked {
-        Ask::Record => {
-            let start = (configs.volume_start)(world);
-            LoadVolume3d(start).apply(world);
-            match world.resource::<Flock3dState>().loaded() {
-                Some(_) => "recording from a fresh start".to_owned(),
-                None => "not recording: the start was refused (see the refusals)".to_owned(),
-            }
-        }
-        Ask::Stop => match world.resource::<Flock3dState>().recording() {
+        (Ask::Stop, true) => match world.resource::<Flock3dState>().recording() {
             Some(Ok(recording)) => {
-                let said = match recording.save(&recording_file) {
-                    Ok(()) => format!("{} ticks saved to {}", recording.ticks, recording_file.display()),
-                    Err(e) => format!("{} ticks recorded, not saved: {e}", recording.ticks),
-                };
+                let said = saved(recording.ticks, recording.save(&recording_file));
                 world.resource_mut::<RecorderControls>().last_volume = Some(recording);
                 said
             }
             Some(Err(e)) => format!("not recorded: {e}"),
             None => "nothing recorded: press record first".to_owned(),
         },
-        Ask::Replay => match world.resource::<RecorderControls>().last_volume.clone() {
+        (Ask::Replay, false) => match world.resource::<RecorderControls>().last.clone() {
+            Some(recording) => {
+                world.resource_mut::<FlockRecorder>().replay(recording);
+                "replaying the last recording".to_owned()
+            }
+            None => "nothing recorded yet".to_owned(),
+        },
+        (Ask::Replay, true) => match world.resource::<RecorderControls>().last_volume.clone() {
             Some(recording) => {
                 ReplayVolume3d(recording).apply(world);
                 "replaying the last recording".to_owned()
             }
             None => "nothing recorded yet".to_owned(),
         },
-        Ask::SaveConfig => match (configs.volume_running)(world).save(&config_file) {
-            Ok(()) => format!("configuration saved to {}", config_file.display()),
-            Err(e) => format!("configuration not saved: {e}"),
-        },
+        (Ask::SaveConfig, _) => {
+            let result = match volume {
+                true => (configs.volume_running)(world).save(&config_file),
+                false => (configs.running)(world).save(&config_file),
+            };
+            match result {
+                Ok(()) => format!("configuration saved to {}", config_file.display()),
+                Err(e) => format!("configuration not saved: {e}"),
+            }
+        }
     };
     world.resource_mut::<RecorderControls>().message = message;
 }
