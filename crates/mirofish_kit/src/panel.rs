@@ -722,7 +722,8 @@ pub fn volume_health_section(
 }
 
 /// A volume's school the panel edits, its walls and a slider for every
-/// parameter; each change is sent to the core as a command.
+/// parameter (while the weighted rules move it: under Couzin's zones, a
+/// note instead); each change is sent to the core as a command.
 pub fn volume_school_section(
     InMut(ui): InMut<egui::Ui>,
     mut settings: ResMut<PanelSettings>,
@@ -759,7 +760,12 @@ pub fn volume_school_section(
             ui.selectable_value(&mut boundary, mode, format!("{mode:?}"));
         }
     });
-    knob_sliders(ui, &mut params);
+    // Under Couzin's zones the rules' knobs move nothing: say so instead.
+    if state.flock.zones().is_some() {
+        ui.label("Couzin's zones move these fish: the rules' knobs apply when the zones are off");
+    } else {
+        knob_sliders(ui, &mut params);
+    }
     let walls_changed = boundary != state.flock.tank().boundary;
     let mut send = |command: VolumeCommand| {
         if let Err(e) = state.flock.submit(command) {

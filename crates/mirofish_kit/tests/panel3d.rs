@@ -60,4 +60,14 @@ fn the_panel_shows_a_volume_and_changes_it_by_command() {
     assert!(matches(&app), "the school matches speeds now");
     let applied = app.world().resource::<Flock3dState>().flock.applied();
     assert!(applied.iter().any(|s| matches!(s.command, VolumeCommand::SetSchoolParams { school: 0, .. })));
+
+    // Under Couzin's zones the rules' knobs give way to a note.
+    let zones = Some(mirofish_sim::space::Zones::default());
+    app.world_mut().resource_mut::<Flock3dState>().flock.submit(VolumeCommand::SetZones(zones)).unwrap();
+    for _ in 0..3 {
+        app.update();
+    }
+    let texts = frame(&mut app, &ctx, Vec::new());
+    assert!(texts.iter().any(|t| t.0.starts_with("Couzin's zones move these fish")));
+    assert!(find(&texts, "separation_weight").is_none() && find(&texts, "alignment matches speed").is_none());
 }
