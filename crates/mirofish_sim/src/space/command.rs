@@ -7,8 +7,9 @@
 //! swarm the same way, by a command queued for a tick with
 //! [`Swarm::schedule`]. What a command does to the scene, the tank and the
 //! schools' parameters is one function for every engine
-//! ([`FlockCommand::apply_to_scene`]); this file applies the rest to the
-//! swarm's fish. The
+//! ([`FlockCommand::apply_to_scene`]), and so is what it does to the fish
+//! ([`FlockCommand::apply_to_fish`]): this file says how a swarm does each
+//! of those things ([`CommandedFish`]). The
 //! due commands apply at the start of their tick, in the order they were
 //! queued, and the swarm keeps the list of those applied
 //! ([`Swarm::applied`]): with the configuration it started from, that list
@@ -21,8 +22,9 @@
 
 use super::Swarm;
 use crate::math::Vector;
-use crate::step::command::FlockCommand;
+use crate::step::command::{CommandedFish, FlockCommand};
 use crate::world::params::ParamError;
+use crate::world::zones::Zones;
 
 impl<V: Vector> FlockCommand<V> {
     /// Applies the (validated) command to `swarm` between ticks; an error
@@ -30,29 +32,40 @@ impl<V: Vector> FlockCommand<V> {
     /// past `MAX_FISH`) and why.
     pub(crate) fn apply_to_swarm(&self, swarm: &mut Swarm<V>) -> Result<(), ParamError> {
         self.apply_to_scene(&mut swarm.params, &mut swarm.tank, &mut swarm.scene)?;
-        match self {
-            FlockCommand::SetZones(zones) => swarm.zones = *zones,
-            FlockCommand::SpawnFish { school, count, centre, radius } => {
-                return swarm.spawn_in_ball(*school, *count, *centre, *radius);
-            }
-            FlockCommand::RemoveFish { count } => swarm.remove_last(*count),
-            FlockCommand::SetLeaders { fish, leads } => {
-                for &id in fish {
-                    // An id of no fish is skipped, as documented.
-                    _ = swarm.set_leader(id, *leads);
-                }
-            }
-            FlockCommand::FormGroups { school, first, count } => {
-                _ = swarm.form_groups(*school, *first, *count)
-            }
-            FlockCommand::JoinGroup { fish, group } => {
-                for &id in fish {
-                    _ = swarm.set_group(id, *group);
-                }
-            }
-            FlockCommand::ClearGroups => swarm.clear_groups(),
-            _ => {}
+        self.apply_to_fish(swarm)
+    }
+}
+
+impl<V: Vector> CommandedFish<V> for Swarm<V> {
+    fn spawn(&mut self, school: u16, count: usize, centre: V, radius: f32) -> Result<(), ParamError> {
+        self.spawn_in_ball(school, count, centre, radius)
+    }
+
+    fn remove_last(&mut self, count: usize) {
+        Swarm::remove_last(self, count);
+    }
+
+    fn set_leaders(&mut self, fish: &[u32], leads: bool) {
+        for &id in fish {
+            // An id of no fish is skipped, as documented.
+            _ = self.set_leader(id, leads);
         }
+    }
+
+    fn form_groups(&mut self, school: Option<u16>, first: u16, count: u16) {
+        _ = Swarm::form_groups(self, school, first, count);
+    }
+
+    fn set_group(&mut self, id: u32, group: Option<u16>) {
+        _ = Swarm::set_group(self, id, group);
+    }
+
+    fn clear_groups(&mut self) {
+        Swarm::clear_groups(self);
+    }
+
+    fn set_zones(&mut self, zones: Option<Zones>) -> Result<(), ParamError> {
+        self.zones = zones;
         Ok(())
     }
 }

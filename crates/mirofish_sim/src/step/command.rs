@@ -296,46 +296,120 @@ impl FlockCommand {
         scene: &mut Scene,
     ) -> Result<(), ParamError> {
         self.apply_to_scene(params, tank, scene)?;
+        self.apply_to_fish(&mut PlaneFish { flock, params, tank })
+    }
+}
+
+/// What a command does to the fish an engine holds (spawn, remove, lead,
+/// group, Couzin's zones): each engine's own way of doing it, behind one
+/// interpreter ([`FlockCommand::apply_to_fish`]). What a command does to
+/// the scene, the tank and the schools' parameters is one function for
+/// every engine ([`FlockCommand::apply_to_scene`]).
+pub trait CommandedFish<V: Vector> {
+    /// Adds `count` fish of `school` evenly in the ball at `centre` of
+    /// `radius` (nothing for a school the engine has not); `Err` names
+    /// what was left out (the fish past [`MAX_FISH`]).
+    fn spawn(&mut self, school: u16, count: usize, centre: V, radius: f32) -> Result<(), ParamError>;
+    /// Removes the `count` fish with the highest ids (all, if fewer).
+    fn remove_last(&mut self, count: usize);
+    /// Makes the fish with these ids lead or follow (an id of no fish is
+    /// skipped).
+    fn set_leaders(&mut self, fish: &[u32], leads: bool);
+    /// Splits `school` (`None`: every fish) into `count` compact groups
+    /// numbered from `first`.
+    fn form_groups(&mut self, school: Option<u16>, first: u16, count: u16);
+    /// Puts the fish with id `id` into `group` (`None`: into none).
+    fn set_group(&mut self, id: u32, group: Option<u16>);
+    /// Takes every fish out of its group.
+    fn clear_groups(&mut self);
+    /// Couzin's zones in place of the weighted rules (`None`: the rules);
+    /// `Err` where the engine has no zones.
+    fn set_zones(&mut self, zones: Option<Zones>) -> Result<(), ParamError>;
+}
+
+impl<V: Vector> FlockCommand<V> {
+    /// Applies the part of the command that is about the fish themselves to
+    /// `fish` (after [`FlockCommand::apply_to_scene`]): the one interpreter
+    /// of the commands over every engine.
+    ///
+    /// # Errors
+    ///
+    /// What was left out, and why: fish past [`MAX_FISH`], Couzin's zones
+    /// where the engine has none.
+    pub fn apply_to_fish(&self, fish: &mut impl CommandedFish<V>) -> Result<(), ParamError> {
         match self {
-            FlockCommand::SetZones(_) => return Err(zones_left_out()),
+            FlockCommand::SetZones(zones) => return fish.set_zones(*zones),
             FlockCommand::SpawnFish { school, count, centre, radius } => {
-                let Some(school_params) = params.get(usize::from(*school)) else { return Ok(()) };
-                let key = SpawnKey { seed: flock.seed(), tick: flock.tick(), first_slot: flock.len() as u64 };
-                let room = spawn_room(*count, flock.len());
-                for (position, velocity, phase) in
-                    spawn_disc(key, room, *centre, *radius, tank, school_params)
-                {
-                    let slot = flock.push(position, velocity, phase);
-                    flock.set_school(slot, *school);
-                }
-                return spawned_all(*count, room);
+                return fish.spawn(*school, *count, *centre, *radius);
             }
-            // The highest ids: the last slots, unless the slots follow space.
-            FlockCommand::RemoveFish { count } => flock.truncate(flock.len().saturating_sub(*count)),
-            FlockCommand::SetLeaders { fish, leads } => {
-                let mut slot_of = vec![u32::MAX; flock.len()];
-                for (slot, &id) in flock.ids().iter().enumerate() {
-                    slot_of[id as usize] = slot as u32;
-                }
-                for &id in fish {
-                    // An id of no fish is skipped, as documented.
-                    if let Some(&slot) = slot_of.get(id as usize) {
-                        flock.set_leader(slot as usize, *leads);
-                    }
+            FlockCommand::RemoveFish { count } => fish.remove_last(*count),
+            FlockCommand::SetLeaders { fish: ids, leads } => fish.set_leaders(ids, *leads),
+            FlockCommand::FormGroups { school, first, count } => fish.form_groups(*school, *first, *count),
+            FlockCommand::JoinGroup { fish: ids, group } => {
+                for &id in ids {
+                    fish.set_group(id, *group);
                 }
             }
-            FlockCommand::FormGroups { school, first, count } => {
-                flock.form_groups(*school, *first, *count);
-            }
-            FlockCommand::JoinGroup { fish, group } => {
-                for &id in fish {
-                    flock.set_group(id, *group);
-                }
-            }
-            FlockCommand::ClearGroups => flock.clear_groups(),
+            FlockCommand::ClearGroups => fish.clear_groups(),
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// A plane's flock with what its spawns read: the schools' parameters and
+/// the tank (a [`Simulation`](crate::Simulation) keeps them beside it).
+struct PlaneFish<'a> {
+    flock: &'a mut Flock,
+    params: &'a [FlockParams],
+    tank: &'a Tank,
+}
+
+impl CommandedFish<Vec2> for PlaneFish<'_> {
+    fn spawn(&mut self, school: u16, count: usize, centre: Vec2, radius: f32) -> Result<(), ParamError> {
+        let flock = &mut *self.flock;
+        let Some(school_params) = self.params.get(usize::from(school)) else { return Ok(()) };
+        let key = SpawnKey { seed: flock.seed(), tick: flock.tick(), first_slot: flock.len() as u64 };
+        let room = spawn_room(count, flock.len());
+        for (position, velocity, phase) in spawn_disc(key, room, centre, radius, self.tank, school_params) {
+            let slot = flock.push(position, velocity, phase);
+            flock.set_school(slot, school);
+        }
+        spawned_all(count, room)
+    }
+
+    // The highest ids: the last slots, unless the slots follow space.
+    fn remove_last(&mut self, count: usize) {
+        self.flock.truncate(self.flock.len().saturating_sub(count));
+    }
+
+    fn set_leaders(&mut self, fish: &[u32], leads: bool) {
+        let mut slot_of = vec![u32::MAX; self.flock.len()];
+        for (slot, &id) in self.flock.ids().iter().enumerate() {
+            slot_of[id as usize] = slot as u32;
+        }
+        for &id in fish {
+            // An id of no fish is skipped, as documented.
+            if let Some(&slot) = slot_of.get(id as usize) {
+                self.flock.set_leader(slot as usize, leads);
+            }
+        }
+    }
+
+    fn form_groups(&mut self, school: Option<u16>, first: u16, count: u16) {
+        self.flock.form_groups(school, first, count);
+    }
+
+    fn set_group(&mut self, id: u32, group: Option<u16>) {
+        self.flock.set_group(id, group);
+    }
+
+    fn clear_groups(&mut self) {
+        self.flock.clear_groups();
+    }
+
+    fn set_zones(&mut self, _zones: Option<Zones>) -> Result<(), ParamError> {
+        Err(zones_left_out())
     }
 }
 
