@@ -1,10 +1,11 @@
 //! The aquarium in three dimensions: two schools in a lit glass tank with
 //! a sandy floor and fog, drawn as one shared fish mesh and one material
 //! per school (Bevy batches them into a few instanced draws), an orbiting
-//! camera, the kit's mouse tools on the floor, and the kit's panel (the
-//! school's numbers, health, the rules of each school, record and replay,
-//! plots) with Couzin's zone model and a start for each of its four
-//! states.
+//! camera, the kit's mouse tools on the floor and its debug overlay, the
+//! decision layer (off until switched on in the panel), and the kit's
+//! panel (the school's numbers, health, the rules of each school, the
+//! decision units, record and replay, plots) with Couzin's zone model and
+//! a start for each of its four states.
 //!
 //! [`Aquarium3dPlugin`] is all of it; the `aquarium3d` example and the web
 //! page add it to a window. Needs `DefaultPlugins` (a window and a 3D
@@ -17,6 +18,8 @@ mod smoke;
 use bevy::light::GlobalAmbientLight;
 use bevy::prelude::*;
 use mirofish_bevy::volume::*;
+use mirofish_decide::plugin::{DecisionPlugin3d, DecisionSettings};
+use mirofish_kit::DebugOverlay3dPlugin;
 use mirofish_kit::look3d::{FishLook3d, FishLook3dPlugin};
 use mirofish_kit::tools3d::MouseTools3dPlugin;
 use mirofish_sim::{FlockParams, Tank3d, VolumeConfig, VolumeRecording};
@@ -66,6 +69,11 @@ impl Plugin for Aquarium3dPlugin {
             .insert_resource(FishLook3d { colours: SCHOOL_COLOURS.to_vec(), ..default() })
             .add_plugins((MiroFish3dPlugin::default().with_banking(0.6), Panel3dPlugin, FishLook3dPlugin))
             .add_plugins((MouseTools3dPlugin, scene::ScenePlugin, smoke::Smoke3dPlugin))
+            // The kit's overlay draws the glass (the tank's edges), the
+            // predators' reach and, once switched on in the panel, each
+            // decision unit's goal.
+            .insert_resource(DecisionSettings { on: false, ..default() })
+            .add_plugins((DebugOverlay3dPlugin, DecisionPlugin3d))
             .add_systems(
                 Startup,
                 (move |mut commands: Commands, panel: Res<Panel3d>| match (&replay, &scene) {

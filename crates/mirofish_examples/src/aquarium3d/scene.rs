@@ -30,7 +30,7 @@ impl Plugin for ScenePlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(Orbit { yaw: 0.5, pitch: 0.35, distance: 1850.0 })
             .add_systems(Startup, setup)
-            .add_systems(Update, (orbit, draw_glass, status));
+            .add_systems(Update, (orbit, status));
         // The draw commands of the opaque pass, counted where they are made.
         let draws = OpaqueDraws::default();
         app.insert_resource(draws.clone());
@@ -118,13 +118,6 @@ fn orbit(
     // the tank sits in the free part on the right.
     view.translation -= view.right() * orbit.distance * PANEL_SHIFT;
     **camera = view;
-}
-
-/// The glass: the tank's edges.
-fn draw_glass(state: Res<Flock3dState>, mut gizmos: Gizmos) {
-    let tank = state.flock.tank();
-    let box_ = Transform::from_translation((tank.min + tank.max) * 0.5).with_scale(tank.size());
-    gizmos.cube(box_, Color::srgba(0.7, 0.9, 1.0, 0.6));
 }
 
 /// The order parameters and the controls, in the window's title (twice a
