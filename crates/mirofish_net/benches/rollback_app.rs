@@ -20,6 +20,7 @@ use bevy::time::TimeUpdateStrategy;
 use ggrs::{PlayerType, SessionBuilder};
 use mirofish_net::bevy_ggrs::{LocalInputs, LocalPlayers, ReadInputs, RollbackFrameCount, Session};
 use mirofish_net::{NetConfig, NetSchool, NetSchoolPlugin, NetStatus, PlayerInput};
+use mirofish_sim::observe::stats::median;
 use mirofish_sim::{FlockParams, Simulation, Tank};
 
 /// Frames each rollback goes back.
@@ -63,11 +64,6 @@ fn app(fish: usize, threads: usize) -> App {
         .insert_resource(NetSchool::new(sim))
         .insert_resource(Session::SyncTest(session));
     app
-}
-
-fn median(mut samples: Vec<f64>) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
 }
 
 fn main() {

@@ -11,15 +11,11 @@
 use std::time::Instant;
 
 use mirofish_sim::control::snapshot::Snapshot;
+use mirofish_sim::observe::stats::median;
 use mirofish_sim::{FlockParams, Simulation, Tank, state_hash};
 
 /// Frames a rollback goes back.
 const FRAMES: u64 = 8;
-
-fn median(mut samples: Vec<f64>) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
-}
 
 fn main() {
     let (mut threads, mut sizes) = (2usize, vec![1_000usize, 10_000, 50_000]);

@@ -28,6 +28,7 @@
 use std::sync::Barrier;
 use std::time::Instant;
 
+use mirofish_sim::observe::stats::median;
 use mirofish_sim::{FlockParams, Simulation, Tank};
 
 /// A warmed-up school of `fish` fish at 6.5 neighbours.
@@ -61,12 +62,6 @@ fn timed_tick(start: &Simulation, ready: impl Fn()) -> Spent {
     let t3 = Instant::now();
     let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
     [ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t0, t3)]
-}
-
-/// The median of `times`.
-fn median(mut times: Vec<f64>) -> f64 {
-    times.sort_by(f64::total_cmp);
-    times.get(times.len() / 2).copied().unwrap_or(0.0)
 }
 
 fn main() {

@@ -3,6 +3,14 @@
 //! measurement (a school's polarization drifts slowly, so consecutive
 //! samples are far from independent).
 
+/// The median of `samples` (the upper of the two middle ones for an even
+/// count; 0 for none): what the measuring binaries report of repeated
+/// timings. Values that are not numbers sort last.
+pub fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples.get(samples.len() / 2).copied().unwrap_or(0.0)
+}
+
 /// Mean, variance and autocorrelation time of one series.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
@@ -64,6 +72,14 @@ fn autocorrelation_time(series: &[f64], mean: f64, sum_sq: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_median_is_the_middle_sample() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 3.0);
+        assert_eq!(median(Vec::new()), 0.0);
+        assert_eq!(median(vec![f64::NAN, 1.0, 2.0]), 2.0);
+    }
 
     #[test]
     fn mean_and_variance() {
