@@ -95,6 +95,18 @@ pub(super) struct SceneEntities {
     /// How many of the core's left-out commands the entities have caught
     /// up with.
     seen_left_out: usize,
+    /// The gather's working lists, kept so that a tick allocates nothing
+    /// once they have grown: rocks and predators as they arrived, and those
+    /// admitted.
+    gather: Gathered,
+}
+
+#[derive(Debug, Default)]
+struct Gathered {
+    rocks: Vec<(SceneOrder, Entity, Obstacle<Vec3>)>,
+    hunters: Vec<(SceneOrder, Entity, Predator<Vec3>)>,
+    obstacles: Vec<Obstacle<Vec3>>,
+    predators: Vec<Predator<Vec3>>,
 }
 
 impl SceneEntities {
@@ -121,42 +133,45 @@ pub(super) fn gather_scene(
     let state = &mut *state;
     let tick = state.flock.tick();
     let known = &mut state.scene_entities;
+    let (gather, admitted_rocks, hunting) = (&mut known.gather, &mut known.rocks, &mut known.hunters);
     let mut refused = Vec::new();
     let mut check = |entity: Entity, what: Refused, result: Result<(), ParamError>| {
         admit_entity(&mut known.refused, &mut refused, tick, (entity, what), result)
     };
     let order = |o: Option<&SceneOrder>| o.copied().unwrap_or_default();
-    let mut arrived: Vec<_> = rocks
-        .iter()
-        .map(|(e, o, p, at)| (order(at), e, Obstacle { centre: p.0, radius: o.radius }))
-        .collect();
-    sort_by_arrival(&mut arrived);
-    let mut obstacles = Vec::with_capacity(arrived.len());
-    let mut admitted = Vec::with_capacity(arrived.len());
-    admit_rocks(&arrived, state.flock.tank(), &mut obstacles, |entity, fits| {
+    gather.rocks.clear();
+    gather
+        .rocks
+        .extend(rocks.iter().map(|(e, o, p, at)| (order(at), e, Obstacle { centre: p.0, radius: o.radius })));
+    sort_by_arrival(&mut gather.rocks);
+    admitted_rocks.clear();
+    admit_rocks(&gather.rocks, state.flock.tank(), &mut gather.obstacles, |entity, fits| {
         if check(entity, Refused::Obstacle(entity), fits) {
-            admitted.push(entity);
+            admitted_rocks.push(entity);
         }
     });
-    let mut arrived: Vec<_> = hunters.iter().map(|(e, h, p, v, at)| (order(at), e, h.at(p.0, v.0))).collect();
-    sort_by_arrival(&mut arrived);
-    let (mut predators, mut hunting) = (Vec::new(), Vec::new());
-    for (_, entity, predator) in arrived {
+    gather.hunters.clear();
+    gather.hunters.extend(hunters.iter().map(|(e, h, p, v, at)| (order(at), e, h.at(p.0, v.0))));
+    sort_by_arrival(&mut gather.hunters);
+    gather.predators.clear();
+    hunting.clear();
+    for &(_, entity, predator) in &gather.hunters {
         if check(entity, Refused::Predator(entity), predator.validate()) {
-            predators.push(predator);
+            gather.predators.push(predator);
             hunting.push(entity);
         }
     }
     for refusal in refused {
         report(&mut refusals, &mut messages, refusal);
     }
-    let (known, flock) = (&mut state.scene_entities, &mut state.flock);
-    known.rocks = admitted;
-    known.hunters = hunting;
+    let (gather, flock) = (&state.scene_entities.gather, &mut state.flock);
     let scene = flock.scene();
-    if scene.obstacles != obstacles || scene.predators != predators {
+    // Written only where the entities differ from the core's scene: a run
+    // without such changes keeps its bits and costs no copy.
+    if scene.obstacles != gather.obstacles || scene.predators != gather.predators {
         let mut scene = scene.clone();
-        (scene.obstacles, scene.predators) = (obstacles, predators);
+        scene.obstacles.clone_from(&gather.obstacles);
+        scene.predators.clone_from(&gather.predators);
         // Admitted one by one above: the whole holds.
         if let Err(error) = flock.set_scene(scene) {
             report(&mut refusals, &mut messages, FlockRefusal { tick, what: Refused::Scene, error });
