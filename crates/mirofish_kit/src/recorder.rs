@@ -145,16 +145,8 @@ impl Plugin for RecorderPlugin {
 /// a pointer, and no group goals, which a decision layer sets). Leaders
 /// are not kept: a file names how many lead, not which.
 pub fn running_config(config: &FlockConfig, state: &FlockState) -> ExperimentConfig {
-    let table = config.school_table();
-    let mut fish = vec![0usize; table.len()];
-    for &school in state.flock().school_indices() {
-        if let Some(n) = fish.get_mut(usize::from(school)) {
-            *n += 1;
-        }
-    }
-    let mut scene = state.scene().clone();
-    scene.attractor = None;
-    scene.group_goals.clear();
+    let fish = fish_per_school(state.flock().school_indices(), config.school_table().len());
+    let scene = saved_scene(state.scene());
     ExperimentConfig {
         fish: fish.first().copied().unwrap_or(0),
         params: config.params,
@@ -184,15 +176,8 @@ pub fn running_config(config: &FlockConfig, state: &FlockState) -> ExperimentCon
 pub fn running_volume_config(state: &Flock3dState, seed: u64) -> VolumeConfig {
     let flock = &state.flock;
     let params = flock.params();
-    let mut fish = vec![0usize; params.len()];
-    for &school in flock.schools() {
-        if let Some(n) = fish.get_mut(usize::from(school)) {
-            *n += 1;
-        }
-    }
-    let mut scene = flock.scene().clone();
-    scene.attractor = None;
-    scene.group_goals.clear();
+    let fish = fish_per_school(flock.schools(), params.len());
+    let scene = saved_scene(flock.scene());
     VolumeConfig {
         fish: fish.first().copied().unwrap_or(0),
         params: params.first().copied().unwrap_or_default(),
@@ -209,6 +194,25 @@ pub fn running_volume_config(state: &Flock3dState, seed: u64) -> VolumeConfig {
         scene,
         ..VolumeConfig::default()
     }
+}
+
+/// How many of the fish (each fish's school, by slot) are in each of
+/// `schools` schools.
+fn fish_per_school(school_of: &[u16], schools: usize) -> Vec<usize> {
+    let mut fish = vec![0usize; schools];
+    for &school in school_of {
+        if let Some(n) = fish.get_mut(usize::from(school)) {
+            *n += 1;
+        }
+    }
+    fish
+}
+
+/// The scene as a configuration file keeps it: without the attract/repel
+/// point (it follows a pointer) and the group goals (a decision layer sets
+/// them).
+fn saved_scene<V: mirofish_sim::Vector>(scene: &mirofish_sim::Scene<V>) -> mirofish_sim::Scene<V> {
+    mirofish_sim::Scene { attractor: None, group_goals: Vec::new(), ..scene.clone() }
 }
 
 /// Carries out the button pressed ([`RecorderControls::asked`]), in
