@@ -2,7 +2,10 @@
 //! of [`MiroFish3dPlugin`](mirofish_bevy::volume::MiroFish3dPlugin) gets
 //! one shared fish-shaped mesh (a body narrower than it is tall, a forked
 //! tail and a dorsal fin) and its school's material, and swims: its body
-//! sways from side to side, faster the faster it goes.
+//! bends in a wave that runs from the head to the tail, still at the snout
+//! and widest at the tail fin, beating faster and harder the faster the
+//! fish goes (a vertex shader, `swim.wgsl`, fed each fish's stroke through
+//! its [`MeshTag`]).
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -20,14 +23,19 @@
 //! ```
 //!
 //! Every fish of a school shares one mesh and one material, so Bevy draws
-//! a school in a few instanced draws whatever its size. A fish that
-//! already has a `Mesh3d` (the game's own) keeps it.
+//! a school in a few instanced draws whatever its size: a fish's own place
+//! in its stroke is its `MeshTag`, not a material of its own. A fish that
+//! already has a `Mesh3d` (the game's own) keeps it. The bend is drawn in
+//! the main pass; a shadow or depth prepass, where a game turns one on,
+//! sees the fish straight.
 
-use bevy::asset::RenderAssetUsages;
-use bevy::mesh::{Indices, PrimitiveTopology};
+use bevy::asset::{RenderAssetUsages, embedded_asset};
+use bevy::mesh::{Indices, MeshTag, PrimitiveTopology};
+use bevy::pbr::{ExtendedMaterial, MaterialExtension};
 use bevy::prelude::*;
-use bevy::transform::TransformSystems;
-use mirofish_bevy::volume::{Boid3d, FishId, Flock3dState, School3d, Velocity3d, follow};
+use bevy::render::render_resource::AsBindGroup;
+use bevy::shader::ShaderRef;
+use mirofish_bevy::volume::{Boid3d, FishId, Flock3dState, School3d, Velocity3d};
 
 /// How fish in a volume look.
 #[derive(Resource, Clone, Debug, PartialEq)]
@@ -37,8 +45,10 @@ pub struct FishLook3d {
     /// Each school's colour (sRGB; the schools past the list take its
     /// colours again).
     pub colours: Vec<[f32; 3]>,
-    /// How far the body sways to each side at the swim's widest (radians).
-    pub sway: f32,
+    /// How far the tail fin's tip swings to each side at a full stroke,
+    /// as a share of the fish's length (0 swims without bending; at most
+    /// 0.5).
+    pub bend: f32,
 }
 
 impl Default for FishLook3d {
@@ -46,7 +56,7 @@ impl Default for FishLook3d {
         Self {
             length: 24.0,
             colours: vec![[1.0, 0.55, 0.12], [0.15, 0.75, 0.85], [0.9, 0.9, 0.95]],
-            sway: 0.18,
+            bend: 0.12,
         }
     }
 }
@@ -58,11 +68,57 @@ pub struct FishAssets3d {
     /// The fish's mesh, head towards −Z (Bevy's forward).
     pub mesh: Handle<Mesh>,
     /// Each school's material, in the order of [`FishLook3d::colours`].
-    pub materials: Vec<Handle<StandardMaterial>>,
+    pub materials: Vec<Handle<FishMaterial3d>>,
 }
 
-/// Where a fish is in its swimming stroke (radians), and how fast it
-/// beats, from its own start so that neighbours do not sway in step.
+/// A fish's material: the standard material (its school's colour, lit
+/// as usual) with the swimming stroke added to its vertex stage.
+pub type FishMaterial3d = ExtendedMaterial<StandardMaterial, SwimStroke>;
+
+/// The swimming stroke's shape, shared by a school: what the vertex
+/// shader bends each fish by (its phase and strength come from the fish's
+/// [`MeshTag`], see [`swim_tag`]).
+#[derive(Asset, AsBindGroup, TypePath, Clone, Copy, Debug, PartialEq)]
+pub struct SwimStroke {
+    /// The mesh's length (x), the tail tip's swing as a share of it (y),
+    /// the waves along the body (z); w unused.
+    #[uniform(100)]
+    pub shape: Vec4,
+}
+
+impl SwimStroke {
+    /// Waves along the body at once: a little under one, as in a fish
+    /// that swims with the back of its body (a carp, a perch).
+    pub const WAVES: f32 = 0.8;
+
+    /// The stroke for a fish `length` long whose tail swings `bend` of it,
+    /// both made safe (a hostile look still draws a finite fish).
+    pub fn new(length: f32, bend: f32) -> Self {
+        let length = if length.is_finite() && length > 0.0 { length } else { 1.0 };
+        let bend = if bend.is_finite() { bend.clamp(0.0, 0.5) } else { 0.0 };
+        Self { shape: Vec4::new(length, bend, Self::WAVES, 0.0) }
+    }
+}
+
+impl MaterialExtension for SwimStroke {
+    fn vertex_shader() -> ShaderRef {
+        ShaderRef::Path("embedded://mirofish_kit/swim.wgsl".into())
+    }
+}
+
+/// A fish's `MeshTag` for the swimming shader: its phase (radians, taken
+/// round the circle) in the low 16 bits, its stroke's strength (0 to 1)
+/// in the next 8. What is not finite counts as 0.
+pub fn swim_tag(phase: f32, strength: f32) -> u32 {
+    let turn = if phase.is_finite() { (phase / core::f32::consts::TAU).rem_euclid(1.0) } else { 0.0 };
+    let strength = if strength.is_finite() { strength.clamp(0.0, 1.0) } else { 0.0 };
+    // `rem_euclid` can round up to 1.0 itself: wrap that to 0.
+    let phase_bits = ((turn * 65_536.0) as u32) & 0xffff;
+    phase_bits | (((strength * 255.0).round() as u32) << 16)
+}
+
+/// Where a fish is in its swimming stroke (radians), from its own start so
+/// that neighbours do not beat in step.
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 pub struct Swim3d {
     /// The stroke's phase.
@@ -70,16 +126,19 @@ pub struct Swim3d {
 }
 
 /// Gives every fish in a volume a fish's mesh, its school's material and
-/// a swimming sway ([`FishLook3d`], [`FishAssets3d`], [`Swim3d`]). Needs
+/// a swimming stroke ([`FishLook3d`], [`FishAssets3d`], [`Swim3d`]). Needs
 /// Bevy's 3D renderer (`DefaultPlugins`) and a light to see them by.
 pub struct FishLook3dPlugin;
 
 impl Plugin for FishLook3dPlugin {
     fn build(&self, app: &mut App) {
+        embedded_asset!(app, "swim.wgsl");
+        if !app.is_plugin_added::<MaterialPlugin<FishMaterial3d>>() {
+            app.add_plugins(MaterialPlugin::<FishMaterial3d>::default());
+        }
         app.init_resource::<FishLook3d>()
             .add_systems(Startup, make_assets)
-            .add_systems(Update, dress)
-            .add_systems(PostUpdate, swim.after(follow).before(TransformSystems::Propagate));
+            .add_systems(Update, (dress, swim).chain());
     }
 }
 
@@ -148,19 +207,23 @@ fn make_assets(
     look: Res<FishLook3d>,
     mut commands: Commands,
     mut meshes: ResMut<Assets<Mesh>>,
-    mut materials: ResMut<Assets<StandardMaterial>>,
+    mut materials: ResMut<Assets<FishMaterial3d>>,
 ) {
     let colours = if look.colours.is_empty() { FishLook3d::default().colours } else { look.colours.clone() };
+    let stroke = SwimStroke::new(look.length, look.bend);
     let materials = colours
         .iter()
         .map(|&[r, g, b]| {
-            materials.add(StandardMaterial {
-                base_color: Color::srgb(r, g, b),
-                perceptual_roughness: 0.45,
-                // The fins are single sheets.
-                double_sided: true,
-                cull_mode: None,
-                ..default()
+            materials.add(FishMaterial3d {
+                base: StandardMaterial {
+                    base_color: Color::srgb(r, g, b),
+                    perceptual_roughness: 0.45,
+                    // The fins are single sheets.
+                    double_sided: true,
+                    cull_mode: None,
+                    ..default()
+                },
+                extension: stroke,
             })
         })
         .collect();
@@ -184,36 +247,32 @@ fn dress(
             Mesh3d(assets.mesh.clone()),
             MeshMaterial3d(material),
             Swim3d { phase },
+            MeshTag(swim_tag(phase, 0.0)),
         ));
     }
 }
 
-/// Sways each fish about its vertical axis: 1.2 strokes a second at rest
-/// plus 3.4 per unit of speed over its school's top speed (the 2D tail
-/// beat's rate), by [`FishLook3d::sway`].
+/// Moves each fish on in its stroke: 1.2 strokes a second at rest plus 3.4
+/// per unit of speed over its school's top speed (the 2D tail beat's
+/// rate), and as hard as its speed says (a third of a full stroke at rest,
+/// all of it from its top speed on); the shader bends it by its tag.
 fn swim(
     time: Res<Time>,
-    look: Res<FishLook3d>,
     state: Res<Flock3dState>,
-    mut fish: Query<(&mut Swim3d, &Velocity3d, Option<&School3d>, &mut Transform), With<Boid3d>>,
+    mut fish: Query<(&mut Swim3d, &mut MeshTag, &Velocity3d, Option<&School3d>), With<Boid3d>>,
 ) {
     let dt = time.delta_secs();
     let params = state.flock.params();
-    let sway = if look.sway.is_finite() { look.sway.clamp(0.0, 1.0) } else { 0.0 };
-    fish.par_iter_mut().for_each(|(mut swim, v, school, mut transform)| {
-        // `follow` turned only a moving fish this frame: a resting one
-        // keeps last frame's pose, which a sway on top would wind up.
-        if v.0.try_normalize().is_none() {
-            return;
-        }
+    fish.par_iter_mut().for_each(|(mut swim, mut tag, v, school)| {
         let top = params.get(usize::from(school.map_or(0, |s| s.0))).map_or(1.0, |p| p.max_speed).max(1e-3);
-        let rate = 1.2 + 3.4 * (v.0.length() / top).min(2.0);
-        let phase = (swim.phase + rate * core::f32::consts::TAU * dt).rem_euclid(core::f32::consts::TAU);
+        let pace = if v.0.is_finite() { (v.0.length() / top).min(2.0) } else { 0.0 };
+        let phase = (swim.phase + (1.2 + 3.4 * pace) * core::f32::consts::TAU * dt)
+            .rem_euclid(core::f32::consts::TAU);
         if !phase.is_finite() {
             return;
         }
         swim.phase = phase;
-        transform.rotation *= Quat::from_rotation_y(sway * phase.sin());
+        tag.0 = swim_tag(phase, 0.35 + 0.65 * pace.min(1.0));
     });
 }
 
@@ -242,5 +301,33 @@ mod tests {
             let positions = mesh.attribute(Mesh::ATTRIBUTE_POSITION).and_then(|a| a.as_float3()).unwrap();
             assert!(positions.iter().all(|p| p.iter().all(|x| x.is_finite())), "{length}");
         }
+    }
+
+    #[test]
+    fn a_swim_tag_holds_the_phase_round_the_circle_and_the_strength() {
+        use core::f32::consts::TAU;
+        assert_eq!(swim_tag(0.0, 0.0), 0);
+        assert_eq!(swim_tag(TAU * 0.25, 1.0), 0x4000 | (255 << 16));
+        // Round the circle either way.
+        assert_eq!(swim_tag(TAU * 1.25, 1.0), swim_tag(TAU * 0.25, 1.0));
+        assert_eq!(swim_tag(-TAU * 0.75, 1.0), swim_tag(TAU * 0.25, 1.0));
+        assert_eq!(swim_tag(TAU * 0.5, 0.5) >> 16, 128);
+        // Just under a whole turn stays under 16 bits.
+        assert!(swim_tag(TAU - 1e-7, 0.0) <= 0xffff);
+        // What is not finite counts as nothing; strength is clamped.
+        assert_eq!(swim_tag(f32::NAN, f32::NAN), 0);
+        assert_eq!(swim_tag(f32::INFINITY, 7.0), 255 << 16);
+        assert_eq!(swim_tag(1.0, -3.0) >> 16, 0);
+    }
+
+    #[test]
+    fn a_hostile_look_still_makes_a_finite_stroke() {
+        for (length, bend) in [(f32::NAN, f32::NAN), (-2.0, 9.0), (f32::INFINITY, -1.0), (0.0, f32::INFINITY)]
+        {
+            let stroke = SwimStroke::new(length, bend);
+            assert!(stroke.shape.is_finite() && stroke.shape.x > 0.0, "{stroke:?}");
+            assert!((0.0..=0.5).contains(&stroke.shape.y), "{stroke:?}");
+        }
+        assert_eq!(SwimStroke::new(24.0, 0.12).shape, Vec4::new(24.0, 0.12, SwimStroke::WAVES, 0.0));
     }
 }

@@ -1,12 +1,14 @@
 //! The 3D fish look in a headless app: every fish in a volume gets the one
 //! shared mesh and its school's material, a fish the game dressed keeps
-//! its own mesh, and the fish sway as they swim (their pose turns away
-//! from their heading and back).
+//! its own mesh, and each fish's stroke moves on in its `MeshTag` (what
+//! the swimming shader bends the body by) while its pose keeps to its
+//! heading.
 #![cfg(feature = "look3d")]
 
+use bevy::mesh::MeshTag;
 use bevy::prelude::*;
 use mirofish_bevy::volume::*;
-use mirofish_kit::look3d::{FishAssets3d, FishLook3d, FishLook3dPlugin, Swim3d};
+use mirofish_kit::look3d::{FishAssets3d, FishLook3d, FishLook3dPlugin, FishMaterial3d, Swim3d, swim_tag};
 use mirofish_sim::FlockParams;
 
 mod common;
@@ -28,9 +30,9 @@ fn every_fish_gets_the_shared_mesh_and_its_schools_material() {
     let mut app = app();
     let assets = app.world().resource::<FishAssets3d>().clone();
     assert_eq!(assets.materials.len(), FishLook3d::default().colours.len());
-    let fish: Vec<(Handle<Mesh>, Handle<StandardMaterial>, u16)> = app
+    let fish: Vec<(Handle<Mesh>, Handle<FishMaterial3d>, u16)> = app
         .world_mut()
-        .query_filtered::<(&Mesh3d, &MeshMaterial3d<StandardMaterial>, Option<&School3d>), With<Boid3d>>()
+        .query_filtered::<(&Mesh3d, &MeshMaterial3d<FishMaterial3d>, Option<&School3d>), With<Boid3d>>()
         .iter(app.world())
         .map(|(m, mat, s)| (m.0.clone(), mat.0.clone(), s.map_or(0, |s| s.0)))
         .collect();
@@ -65,27 +67,34 @@ fn a_fish_the_game_dressed_keeps_its_mesh() {
 }
 
 #[test]
-fn fish_sway_about_their_heading_as_they_swim() {
+fn each_fish_strokes_on_in_its_tag_and_faces_its_heading() {
     let mut app = app();
-    let mut turned = 0usize;
-    let mut phases = Vec::new();
+    let mut tags: Vec<Vec<u32>> = Vec::new();
     for _ in 0..3 {
         app.update();
         let world = app.world_mut();
-        for (transform, velocity, swim) in
-            world.query_filtered::<(&Transform, &Velocity3d, &Swim3d), With<Boid3d>>().iter(world)
+        let mut this = Vec::new();
+        for (transform, velocity, swim, tag) in
+            world.query_filtered::<(&Transform, &Velocity3d, &Swim3d, &MeshTag), With<Boid3d>>().iter(world)
         {
-            // The body's forward (−Z) against the heading.
-            let forward = transform.rotation * Vec3::NEG_Z;
+            assert!(swim.phase.is_finite() && (0.0..core::f32::consts::TAU).contains(&swim.phase));
+            assert_eq!(tag.0 & 0xffff, swim_tag(swim.phase, 1.0) & 0xffff, "the tag carries the phase");
+            // A third of a stroke at rest, all of it at top speed.
+            let strength = (tag.0 >> 16) as f32 / 255.0;
+            assert!((0.34..=1.0).contains(&strength), "{strength}");
+            // The body bends on the GPU; the pose is the heading's.
             let heading = velocity.0.normalize_or_zero();
-            if heading != Vec3::ZERO && forward.angle_between(heading) > 0.01 {
-                turned += 1;
+            if heading != Vec3::ZERO {
+                let forward = transform.rotation * Vec3::NEG_Z;
+                assert!(forward.angle_between(heading) < 0.01, "{forward} vs {heading}");
             }
-            assert!(transform.rotation.is_finite() && swim.phase.is_finite());
-            phases.push(swim.phase);
+            this.push(tag.0);
         }
+        tags.push(this);
     }
-    assert!(turned > 100, "{turned} of 360 poses sway off the heading");
-    let first = phases[0];
-    assert!(phases.iter().any(|&p| (p - first).abs() > 0.1), "the strokes start apart and move on");
+    assert_eq!(tags[0].len(), 120);
+    let moved = tags[0].iter().zip(&tags[1]).filter(|(a, b)| a != b).count();
+    assert!(moved > 100, "{moved} of 120 strokes moved on in a frame");
+    let starts: std::collections::HashSet<u32> = tags[0].iter().map(|t| t & 0xffff).collect();
+    assert!(starts.len() > 100, "neighbours do not beat in step: {} phases", starts.len());
 }

@@ -18,6 +18,7 @@ pub fn volume_app() -> App {
     app.add_plugins((MinimalPlugins.build().disable::<ScheduleRunnerPlugin>(), AssetPlugin::default()))
         .init_asset::<Mesh>()
         .init_asset::<StandardMaterial>()
+        .init_asset::<Shader>()
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(16)))
         .add_plugins(MiroFish3dPlugin::default());
     app
