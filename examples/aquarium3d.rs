@@ -13,7 +13,7 @@
 //!
 //! Controls: drag to orbit, wheel to zoom; a click on the floor drops a
 //! predator above it, a right click a rock on it; C clears them (each a
-//! command to the core, kept with the run). The panel
+//! command to the core, kept with the run); Space pauses, N steps. The panel
 //! shows polarization, milling and the collective state they name, plots
 //! them, sets every rule of each school, and starts the fish over under
 //! Couzin's zone model in one of its four states (swarm, torus, dynamic

@@ -9,11 +9,10 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::Session;
 use mirofish_bevy::prelude::*;
-use mirofish_examples::aquarium::input::InputToolsPlugin;
 use mirofish_examples::aquarium::session::{self, CONFIG_FILE, RECORDING_FILE};
 use mirofish_examples::aquarium::{AquariumSettings, aquarium_config};
 use mirofish_kit::recorder::{Ask, RecorderPlugin};
-use mirofish_kit::{RecorderControls, play_click};
+use mirofish_kit::{MouseToolsPlugin, RecorderControls, play_click};
 use mirofish_sim::{ExperimentConfig, Recording};
 
 fn app(folder: &std::path::Path) -> App {
@@ -22,7 +21,7 @@ fn app(folder: &std::path::Path) -> App {
     app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
         .insert_resource(aquarium_config(&settings))
         .insert_resource(settings)
-        .add_plugins((MiroFishPlugin::default(), InputToolsPlugin, RecorderPlugin))
+        .add_plugins((MiroFishPlugin::default(), MouseToolsPlugin, RecorderPlugin))
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     let (controls, configs) = session::recorder(Some(folder.to_owned()));
     app.insert_resource(controls).insert_resource(configs);

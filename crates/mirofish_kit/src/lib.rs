@@ -10,6 +10,9 @@
 //! | `look3d::FishLook3dPlugin` (feature `look3d`) | in a volume: every fish one shared fish-shaped mesh (body, forked tail, dorsal fin) in its school's colour, its body bending head to tail as it swims (a vertex shader), faster the faster it goes |
 //! | `tools3d::MouseTools3dPlugin` (feature `look3d`) | in a volume: a predator above the floor where you click, a rock on it with a right click, C clears them; every rock and predator entity drawn |
 //! | [`DebugOverlay3dPlugin`] | in a volume, gizmos: the tank's box, fear spheres, goals and the route; the first fish's spheres and neighbour lines per toggle; with the `decide` feature, each decision unit's goal |
+//! | [`TankCameraPlugin`] | a 2D camera ([`TankCamera`]) that shows the whole tank right of the panel, and follows the inspected fish when asked |
+//! | [`RunControlsPlugin`] | pause, single step and a game's restart ([`RunControls`]), the tick's and frame's timings; a "run" section in the panel |
+//! | [`ShortcutsPlugin`] | keys for the kit's controls (clear, pause, step, restart, the overlay's switches, colours, the panel, decisions, route and goal at the cursor), rebindable ([`Shortcuts`]) |
 //! | [`RecorderPlugin`] | record (restarting the school), stop and save, replay, save the running configuration: buttons over the core plugin's recorder, in the panel where it is added |
 //! | `TuningPanelPlugin` (feature `panel`) | an egui window: the school's numbers and health, every parameter of each school, the other plugins' switches, live plots, on a plane or in a volume; a game adds its own sections (module `panel`) |
 //!
@@ -38,8 +41,10 @@
 //! tools (`look3d`) and overlay a volume's; the panel and the recorder
 //! work in whichever space runs.
 
+pub mod camera;
 #[cfg(feature = "decide")]
 pub mod decisions;
+pub mod keys;
 pub mod look;
 #[cfg(feature = "look3d")]
 pub mod look3d;
@@ -48,16 +53,20 @@ pub mod overlay3d;
 #[cfg(feature = "panel")]
 pub mod panel;
 pub mod recorder;
+pub mod run;
 pub mod tools;
 #[cfg(feature = "look3d")]
 pub mod tools3d;
 
+pub use camera::{TankCamera, TankCameraPlugin};
+pub use keys::{Shortcuts, ShortcutsPlugin};
 pub use look::{ColourMode, FishImage, FishLook, FishLookPlugin, RULE_COLOURS, TailBeat};
 pub use overlay::{DebugOverlayPlugin, OverlaySettings};
 pub use overlay3d::DebugOverlay3dPlugin;
 #[cfg(feature = "panel")]
 pub use panel::{PanelAppExt, PanelSettings, TuningPanelPlugin};
 pub use recorder::{RecorderControls, RecorderPlugin, SessionConfigs};
+pub use run::{RunControls, RunControlsPlugin, TickStats};
 pub use tools::{
     CursorWorld, FishReport, Inspected, MouseToolsPlugin, PointerOverUi, ToolSettings, click_command,
     drag_command, play_click, report, waypoint_command,
@@ -65,6 +74,8 @@ pub use tools::{
 
 /// The kit's plugins and settings, for a glob import.
 pub mod prelude {
+    pub use crate::camera::{TankCamera, TankCameraPlugin};
+    pub use crate::keys::{Shortcuts, ShortcutsPlugin};
     pub use crate::look::{ColourMode, FishLook, FishLookPlugin};
     #[cfg(feature = "look3d")]
     pub use crate::look3d::{FishLook3d, FishLook3dPlugin};
@@ -73,6 +84,7 @@ pub mod prelude {
     #[cfg(feature = "panel")]
     pub use crate::panel::{PanelAppExt, PanelSettings, TuningPanelPlugin};
     pub use crate::recorder::{RecorderControls, RecorderPlugin, SessionConfigs};
+    pub use crate::run::{RunControls, RunControlsPlugin};
     pub use crate::tools::{Inspected, MouseToolsPlugin, PointerOverUi, ToolSettings};
     #[cfg(feature = "look3d")]
     pub use crate::tools3d::{MouseTools3dPlugin, Tool3dSettings};

@@ -67,6 +67,8 @@ use crate::tools::{Inspected, PointerOverUi, ToolSettings, report};
 pub mod order {
     /// Fish, tick, neighbours, speed, polarization.
     pub const STATS: i32 = 0;
+    /// The tick's and frame's timings, pause, step and restart.
+    pub const RUN: i32 = 50;
     /// The health check's marks and diagnosis.
     pub const HEALTH: i32 = 100;
     /// The school chosen, its preset, the walls and every parameter.
@@ -83,6 +85,8 @@ pub mod order {
     pub const RECORD: i32 = 550;
     /// Plots of the school's order and spacing over time.
     pub const METRICS: i32 = 600;
+    /// The mouse's buttons and the keyboard's shortcuts.
+    pub const KEYS: i32 = 700;
 }
 
 /// What the panel shows.
@@ -192,6 +196,9 @@ impl Plugin for TuningPanelPlugin {
         let volume = |w: &World| w.contains_resource::<Flock3dState>();
         add_section(app, "", order::STATS, true, stats_section, plane);
         add_section(app, "", order::STATS, true, volume_stats_section, volume);
+        add_section(app, "run", order::RUN, true, crate::run::run_section, |w| {
+            w.contains_resource::<crate::run::RunControls>()
+        });
         add_section(app, "health", order::HEALTH, true, health_section, plane);
         add_section(app, "health", order::HEALTH, true, volume_health_section, volume);
         add_section(app, "school", order::SCHOOL, true, school_section, plane);
@@ -221,6 +228,9 @@ impl Plugin for TuningPanelPlugin {
         });
         add_section(app, "metrics", order::METRICS, false, metrics_section, plane);
         add_section(app, "metrics", order::METRICS, false, volume_metrics_section, volume);
+        add_section(app, "keys", order::KEYS, false, crate::keys::keys_section, |w| {
+            w.contains_resource::<crate::keys::Shortcuts>() || w.contains_resource::<ToolSettings>()
+        });
     }
 }
 

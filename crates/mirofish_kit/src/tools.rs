@@ -96,6 +96,15 @@ pub fn waypoint_command(route: Option<&Route>, at: Vec2) -> FlockCommand {
     FlockCommand::SetRoute(Some(route))
 }
 
+/// The mouse's buttons as the panel's list of keys shows them.
+pub const MOUSE_LINES: &[&str] = &[
+    "left click: predator",
+    "right click: rock",
+    "Shift + left drag: attract",
+    "Shift + right drag: repel",
+    "Ctrl + left click: inspect a fish · Esc: let go",
+];
+
 /// Mouse tools on a plane: a predator on a left click, a rock on a right
 /// click, an attractor (Shift + left drag) or a repeller (Shift + right
 /// drag) that follows the cursor, and Ctrl + click to pick the fish to

@@ -4,7 +4,9 @@
 //! |---|---|
 //! | left click on the floor | a predator above the point |
 //! | right click on the floor | a rock on the point |
-//! | C | clear every predator and rock |
+//!
+//! (C clears every predator and rock where the kit's keys are added,
+//! [`crate::ShortcutsPlugin`].)
 //!
 //! The cursor's ray through the 3D camera meets the tank's floor; what a
 //! click there creates is a [`VolumeCommand`] on the core, so a session
@@ -99,7 +101,6 @@ impl Plugin for MouseTools3dPlugin {
             .init_resource::<PointerOverUi>()
             .init_resource::<Tool3dSettings>()
             .init_resource::<ButtonInput<MouseButton>>()
-            .init_resource::<ButtonInput<KeyCode>>()
             .init_resource::<AccumulatedMouseMotion>()
             .add_systems(Startup, make_scene_look)
             .add_systems(PreUpdate, cursor_ray)
@@ -127,14 +128,12 @@ pub struct Press {
     on_panel: bool,
 }
 
-/// Turns clicks on the floor into commands for the next tick, and C into
-/// clearing the predators and rocks.
+/// The mouse's buttons as the panel's list of keys shows them.
+pub const MOUSE_LINES: &[&str] = &["left click on the floor: predator", "right click on the floor: rock"];
+
+/// Turns clicks on the floor into commands for the next tick.
 pub fn mouse_tools3d(
-    (buttons, keys, motion): (
-        Res<ButtonInput<MouseButton>>,
-        Res<ButtonInput<KeyCode>>,
-        Res<AccumulatedMouseMotion>,
-    ),
+    (buttons, motion): (Res<ButtonInput<MouseButton>>, Res<AccumulatedMouseMotion>),
     (cursor, over_ui, tools): (Res<CursorRay>, Res<PointerOverUi>, Res<Tool3dSettings>),
     mut state: ResMut<Flock3dState>,
     mut press: Local<Press>,
@@ -144,10 +143,6 @@ pub fn mouse_tools3d(
             log::warn!("mouse tools: {e}");
         }
     };
-    if keys.just_pressed(KeyCode::KeyC) {
-        send(&mut state, VolumeCommand::ClearPredators);
-        send(&mut state, VolumeCommand::ClearObstacles);
-    }
     if buttons.any_just_pressed([MouseButton::Left, MouseButton::Right]) {
         *press = Press { moved: 0.0, on_panel: over_ui.0 };
     }

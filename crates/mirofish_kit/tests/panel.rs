@@ -63,10 +63,21 @@ fn the_panel_shows_the_school_its_health_and_a_games_section_in_order() {
     // name, shown only in a volume).
     let mut names: Vec<&str> = app.world().resource::<PanelSections>().iter().map(|s| s.name).collect();
     names.dedup();
-    let mut expected =
-        vec!["", "health", "game", "school", "view", "inspect", "tools", "record & replay", "metrics"];
+    let mut expected = vec![
+        "",
+        "run",
+        "health",
+        "game",
+        "school",
+        "view",
+        "inspect",
+        "tools",
+        "record & replay",
+        "metrics",
+        "keys",
+    ];
     if cfg!(feature = "decide") {
-        expected.insert(6, "decisions");
+        expected.insert(7, "decisions");
     }
     assert_eq!(names, expected);
 }

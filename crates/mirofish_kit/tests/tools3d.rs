@@ -1,19 +1,20 @@
 //! The 3D mouse tools in a headless app: a click on the floor drops a
 //! predator above it and a right click a rock on it, at the next tick,
-//! both drawn on the plugin's entities; a drag is not a click; C clears
-//! them, and their drawings go.
+//! both drawn on the plugin's entities; a drag is not a click; C (the
+//! kit's keys) clears them, and their drawings go.
 #![cfg(feature = "look3d")]
 
 use bevy::input::mouse::AccumulatedMouseMotion;
 use bevy::prelude::*;
 use mirofish_bevy::volume::*;
+use mirofish_kit::ShortcutsPlugin;
 use mirofish_kit::tools3d::{CursorRay, MouseTools3dPlugin};
 
 mod common;
 
 fn app() -> App {
     let mut app = common::volume_app();
-    app.add_plugins(MouseTools3dPlugin);
+    app.add_plugins((MouseTools3dPlugin, ShortcutsPlugin));
     app.world_mut().commands().queue(SpawnSchool3d::new(60));
     app.world_mut().flush();
     app.update();
@@ -75,7 +76,9 @@ fn clicks_on_the_floor_place_predators_and_rocks_and_c_clears_them() {
 
     app.world_mut().resource_mut::<ButtonInput<KeyCode>>().press(KeyCode::KeyC);
     app.update();
-    app.world_mut().resource_mut::<ButtonInput<KeyCode>>().release(KeyCode::KeyC);
+    let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+    keys.clear();
+    keys.release(KeyCode::KeyC);
     for _ in 0..3 {
         app.update();
     }

@@ -7,31 +7,34 @@
 //!
 //! Everything the mouse, the keyboard and the panel change goes through the
 //! plugin's [`FlockCommands`], so an aquarium session
-//! is as reproducible as a scripted one.
+//! is as reproducible as a scripted one. The camera, the keys and the run
+//! controls are the kit's ([`TankCameraPlugin`], [`ShortcutsPlugin`],
+//! [`RunControlsPlugin`]); what is the aquarium's own is its scene, its
+//! scenery, the fish count that follows the panel's slider, its restart
+//! and its screenshot self-test.
 //!
 //! The module is part of the `render` feature.
 
-pub mod input;
-pub mod inspect;
 pub mod intent;
 pub mod panel;
 pub mod scenery;
 pub mod session;
 pub mod smoke;
-mod stats;
 
-use bevy::camera::ScalingMode;
 use bevy::prelude::*;
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FlockCommands, FlockMetrics};
-use mirofish_kit::{DebugOverlayPlugin, FishLookPlugin, PanelSettings, RecorderPlugin, TuningPanelPlugin};
+use mirofish_kit::run::RunSystems;
+use mirofish_kit::{
+    DebugOverlayPlugin, FishLookPlugin, MouseToolsPlugin, PanelSettings, RecorderPlugin, RunControls,
+    RunControlsPlugin, ShortcutsPlugin, TankCamera, TankCameraPlugin, TuningPanelPlugin,
+};
 use mirofish_sim::ExperimentConfig;
 use mirofish_sim::step::command::FlockCommand;
 
 pub use intent::{DecisionSettings, Decisions, decision_settings};
 pub use mirofish_kit::{CursorWorld, FishReport, Inspected, OverlaySettings, PointerOverUi, ToolSettings};
 pub use smoke::{Coverage, SmokeTest};
-pub use stats::TickStats;
 
 /// Background colour of the water.
 pub const WATER: Color = Color::srgb(0.03, 0.07, 0.13);
@@ -44,14 +47,9 @@ pub struct AquariumSettings {
     pub fish: usize,
     /// Share of the fish in school 1 (the rest are school 0).
     pub second_school_share: f32,
-    /// Seed of the next reset.
+    /// Seed of the next restart ([`RunControls::restart`]: everything
+    /// despawned, the schools respawned from it).
     pub seed: u64,
-    /// Whether the simulation clock is stopped.
-    pub paused: bool,
-    /// Run one tick at the next frame (while paused).
-    pub step: bool,
-    /// Start over at the next frame: despawn everything, respawn from `seed`.
-    pub reset: bool,
     /// Whether the perception radius follows the fish count: when the
     /// count changes, every school's radius (and its separation radius,
     /// in proportion) is re-sized for `neighbours` neighbours per fish
@@ -97,9 +95,6 @@ impl AquariumSettings {
             fish,
             second_school_share: second as f32 / fish.max(1) as f32,
             seed: scene.seed,
-            paused: false,
-            step: false,
-            reset: false,
             auto_radius: true,
             neighbours: mirofish_sim::control::preset::spread_neighbours(
                 fish,
@@ -111,9 +106,10 @@ impl AquariumSettings {
     }
 }
 
-/// The whole aquarium: the simulation plugin, its configuration, the
-/// camera, the fish's looks, the panel, the mouse tools and the overlay.
-/// Needs `DefaultPlugins` (a window and a renderer).
+/// The whole aquarium: the simulation plugin, its configuration, and the
+/// kit's camera, fish's looks, panel, mouse tools, keys, run controls,
+/// overlay and recorder, around the aquarium's scene and scenery. Needs
+/// `DefaultPlugins` (a window and a renderer).
 #[derive(Clone, Debug, Default)]
 pub struct AquariumPlugin {
     /// Starting settings.
@@ -158,31 +154,23 @@ impl Plugin for AquariumPlugin {
                 TuningPanelPlugin,
             ))
             .insert_resource(PanelSettings { title: "MiroFish aquarium".into(), ..default() })
+            .insert_resource(RunControls { restartable: true, ..default() })
             .add_plugins((
-                input::InputToolsPlugin,
+                MouseToolsPlugin,
+                ShortcutsPlugin,
+                RunControlsPlugin,
+                TankCameraPlugin,
                 FishLookPlugin,
-                scenery::SceneryPlugin,
                 DebugOverlayPlugin,
-                smoke::SmokeTestPlugin,
+                RecorderPlugin,
             ))
-            .init_resource::<TickStats>()
-            .add_plugins(RecorderPlugin)
+            .add_plugins((scenery::SceneryPlugin, smoke::SmokeTestPlugin))
             .add_systems(Startup, setup)
             .add_systems(
-                FixedUpdate,
-                (
-                    stats::tick_started.before(BoidSystems::Commands),
-                    stats::tick_finished.after(BoidSystems::Writeback),
-                ),
-            )
-            .add_systems(
                 Update,
-                // A recording's restart first: `reset` then sees it.
-                (stats::frame_time, sync_fish_count, pause_and_step, reset, frame_tank)
-                    .chain()
-                    .after(mirofish_kit::recorder::act),
-            )
-            .add_systems(Update, inspect::follow.after(mirofish_kit::tools::mouse_tools));
+                // A recording's restart first: `restart` then sees it.
+                (sync_fish_count, restart).chain().after(mirofish_kit::recorder::act).after(RunSystems),
+            );
         // The decision layer asks its deciders on worker threads, which a
         // browser page does not have: the web build leaves it out.
         #[cfg(not(target_arch = "wasm32"))]
@@ -195,49 +183,9 @@ impl Plugin for AquariumPlugin {
     }
 }
 
-fn setup(
-    mut commands: Commands,
-    config: Res<FlockConfig>,
-    settings: Res<AquariumSettings>,
-    panel: Res<PanelSettings>,
-) {
-    let (projection, transform) = framing(&config.tank, panel.show);
-    commands.spawn((Camera2d, projection, transform));
+fn setup(mut commands: Commands, settings: Res<AquariumSettings>) {
+    commands.spawn((Camera2d, TankCamera));
     spawn_schools(&mut commands, &settings);
-}
-
-/// Share of the window's width the panel covers (290 px of 1280 plus
-/// margins).
-const PANEL_SHARE: f32 = 0.24;
-
-/// A projection and camera position that show the whole tank with a little
-/// water around it — right of the panel when it is shown.
-pub(crate) fn framing(tank: &Tank, panel: bool) -> (Projection, Transform) {
-    let size = tank.size() * 1.04;
-    let free = if panel { 1.0 - PANEL_SHARE } else { 1.0 };
-    let width = size.x / free;
-    let centre = (tank.min + tank.max) * 0.5 - Vec2::X * (width - size.x) * 0.5;
-    let projection = Projection::Orthographic(OrthographicProjection {
-        scaling_mode: ScalingMode::AutoMin { min_width: width, min_height: size.y },
-        ..OrthographicProjection::default_2d()
-    });
-    (projection, Transform::from_translation(centre.extend(0.0)))
-}
-
-/// Re-frames the tank when the panel is shown or hidden.
-fn frame_tank(
-    panel: Res<PanelSettings>,
-    config: Res<FlockConfig>,
-    mut camera: Query<(&mut Projection, &mut Transform), With<Camera2d>>,
-    mut shown: Local<Option<bool>>,
-) {
-    if *shown == Some(panel.show) {
-        return;
-    }
-    *shown = Some(panel.show);
-    for (mut projection, mut transform) in &mut camera {
-        (*projection, *transform) = framing(&config.tank, panel.show);
-    }
 }
 
 /// Spawns the scene's schools (with their leaders) and sends its rocks,
@@ -278,9 +226,12 @@ pub fn sync_fish_count(
     fish: Query<(), With<Boid>>,
     mut commands: ResMut<FlockCommands>,
     config: Res<FlockConfig>,
+    run: Option<Res<RunControls>>,
     mut asked: Local<Option<usize>>,
 ) {
-    if !settings.is_changed() || *asked == Some(settings.fish) || settings.reset {
+    // A restart respawns the count itself.
+    let restarting = run.is_some_and(|r| r.restart);
+    if !settings.is_changed() || *asked == Some(settings.fish) || restarting {
         return;
     }
     let present = fish.iter().len();
@@ -322,36 +273,15 @@ fn follow_fish_count(settings: &AquariumSettings, config: &FlockConfig, commands
     }
 }
 
-/// Pause, resume and single-step through `Time<Virtual>` and a direct run
-/// of the fixed schedule.
-fn pause_and_step(world: &mut World) {
-    let (paused, step) = {
-        let s = world.resource::<AquariumSettings>();
-        (s.paused, s.step)
-    };
-    let mut time = world.resource_mut::<Time<Virtual>>();
-    if paused != time.is_paused() {
-        if paused { time.pause() } else { time.unpause() }
-    }
-    if step {
-        world.resource_mut::<AquariumSettings>().step = false;
-        if paused {
-            world.run_schedule(FixedUpdate);
-        }
-    }
-}
-
-/// Starts over from the settings' seed: every fish, predator and obstacle
-/// goes, the state and the command log are renewed, the schools respawn.
-fn reset(world: &mut World) {
-    if !world.resource::<AquariumSettings>().reset {
+/// Starts over from the settings' seed when asked ([`RunControls::restart`],
+/// the kit's button and key): every fish, predator and obstacle goes, the
+/// state and the command log are renewed, the schools respawn.
+fn restart(world: &mut World) {
+    if !world.resource::<RunControls>().restart {
         return;
     }
-    let settings = {
-        let mut s = world.resource_mut::<AquariumSettings>();
-        s.reset = false;
-        s.clone()
-    };
+    world.resource_mut::<RunControls>().restart = false;
+    let settings = world.resource::<AquariumSettings>().clone();
     // A reset ends a recording or replay: it is not a command.
     world.resource_scope(|world, mut recorder: Mut<FlockRecorder>| {
         let _ = recorder.stop(world.resource(), world.resource());

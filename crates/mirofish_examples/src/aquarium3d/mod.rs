@@ -2,7 +2,8 @@
 //! a sandy floor and fog, drawn as one shared fish mesh and one material
 //! per school (Bevy batches them into a few instanced draws), an orbiting
 //! camera, the kit's mouse tools on the floor and its debug overlay, the
-//! decision layer (off until switched on in the panel), and the kit's
+//! decision layer (off until switched on in the panel), the kit's keys
+//! and run controls (pause, step), and the kit's
 //! panel (the school's numbers, health, the rules of each school, the
 //! decision units, record and replay, plots) with Couzin's zone model and
 //! a start for each of its four states.
@@ -19,9 +20,9 @@ use bevy::light::GlobalAmbientLight;
 use bevy::prelude::*;
 use mirofish_bevy::volume::*;
 use mirofish_decide::plugin::{DecisionPlugin3d, DecisionSettings};
-use mirofish_kit::DebugOverlay3dPlugin;
 use mirofish_kit::look3d::{FishLook3d, FishLook3dPlugin};
 use mirofish_kit::tools3d::MouseTools3dPlugin;
+use mirofish_kit::{DebugOverlay3dPlugin, RunControlsPlugin, ShortcutsPlugin};
 use mirofish_sim::{FlockParams, Tank3d, VolumeConfig, VolumeRecording};
 
 pub use panel::{
@@ -74,6 +75,8 @@ impl Plugin for Aquarium3dPlugin {
             // decision unit's goal.
             .insert_resource(DecisionSettings { on: false, ..default() })
             .add_plugins((DebugOverlay3dPlugin, DecisionPlugin3d))
+            // Space pauses, N steps, C clears, H hides the panel.
+            .add_plugins((RunControlsPlugin, ShortcutsPlugin))
             .add_systems(
                 Startup,
                 (move |mut commands: Commands, panel: Res<Panel3d>| match (&replay, &scene) {
