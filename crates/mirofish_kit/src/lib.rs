@@ -4,7 +4,7 @@
 //!
 //! | plugin | what it adds |
 //! |---|---|
-//! | [`FishLookPlugin`] | every fish a sprite of one shared fish picture, tinted by school, that beats its tail and stretches with speed; predators as large red fish |
+//! | [`FishLookPlugin`] | every fish a sprite of one shared fish picture, tinted by school, that beats its tail and stretches with speed; predators as large red fish; rocks as rocks |
 //! | [`MouseToolsPlugin`] | a predator on a left click, a rock on a right click, Shift-drags that attract or repel, Ctrl + click to inspect a fish |
 //! | [`DebugOverlayPlugin`] | gizmos: the tank, fear radii, goals and the route; neighbour lines, rule forces, radii and the grid per toggle; the inspected fish; with the `decide` feature, each decision unit's goal |
 //! | `look3d::FishLook3dPlugin` (feature `look3d`) | in a volume: every fish one shared fish-shaped mesh (body, forked tail, dorsal fin) in its school's colour, its body bending head to tail as it swims (a vertex shader), faster the faster it goes |
@@ -52,6 +52,7 @@ pub mod overlay;
 pub mod overlay3d;
 #[cfg(feature = "panel")]
 pub mod panel;
+pub mod picture;
 pub mod recorder;
 pub mod run;
 pub mod tools;
@@ -60,7 +61,7 @@ pub mod tools3d;
 
 pub use camera::{TankCamera, TankCameraPlugin};
 pub use keys::{Shortcuts, ShortcutsPlugin};
-pub use look::{ColourMode, FishImage, FishLook, FishLookPlugin, RULE_COLOURS, TailBeat};
+pub use look::{ColourMode, FishImage, FishLook, FishLookPlugin, RULE_COLOURS, RockImage, TailBeat};
 pub use overlay::{DebugOverlayPlugin, OverlaySettings};
 pub use overlay3d::DebugOverlay3dPlugin;
 #[cfg(feature = "panel")]

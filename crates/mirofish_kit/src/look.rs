@@ -1,4 +1,4 @@
-//! How fish and predators look on a plane: [`FishLookPlugin`].
+//! How fish, predators and rocks look on a plane: [`FishLookPlugin`].
 //!
 //! Every fish is a `Sprite` of the same white fish picture, tinted: Bevy
 //! batches sprites that share an image into instanced draws, so ten
@@ -173,9 +173,10 @@ impl Default for FishLook {
 
 /// Draws every fish ([`Boid`]) as a tinted sprite of one shared fish
 /// picture that beats its tail faster the faster it swims and stretches
-/// with speed, and every predator ([`Predator2d`]) as a large red fish.
-/// Fish and predators are dressed in the first `Update` after they arrive; one
-/// that already has a `Sprite` (a game's own) is left as it is.
+/// with speed, every predator ([`Predator2d`]) as a large red fish, and
+/// every rock ([`Obstacle2d`]) as a grey rock filling its circle, behind
+/// the fish ([`RockImage`]). Each is dressed in the first `Update` after it
+/// arrives; one that already has a `Sprite` (a game's own) is left as it is.
 /// Needs Bevy's 2D renderer (`DefaultPlugins`) and
 /// [`mirofish_bevy::MiroFishPlugin`]; reads and keeps a [`FishLook`].
 ///
@@ -195,12 +196,22 @@ impl Plugin for FishLookPlugin {
 /// it is run from (no `assets/` folder needed beside it).
 const FISH_PNG: &[u8] = include_bytes!("../../../assets/sprites/fish.png");
 
+/// The rock picture every obstacle is drawn with (computed at start,
+/// [`crate::picture::rock_pixels`]).
+#[derive(Resource, Clone, Debug)]
+pub struct RockImage(pub Handle<Image>);
+
+/// Size of the rock picture (pixels).
+const ROCK_SIZE: usize = 128;
+
 fn load_fish_image(
     mut commands: Commands,
     mut images: ResMut<Assets<Image>>,
     mut layouts: ResMut<Assets<TextureAtlasLayout>>,
 ) {
     commands.insert_resource(FishImage::new(&mut images, &mut layouts));
+    let rock = crate::picture::rgba_image(crate::picture::rock_pixels(ROCK_SIZE), ROCK_SIZE, ROCK_SIZE);
+    commands.insert_resource(RockImage(images.add(rock)));
 }
 
 fn school_colour(config: &FlockConfig, school: Option<&School>) -> Color {
@@ -208,17 +219,31 @@ fn school_colour(config: &FlockConfig, school: Option<&School>) -> Color {
     Color::srgb(r, g, b)
 }
 
-/// Gives every fish and predator without a sprite its look: fish that
-/// arrived since the last frame (whenever and however they were spawned),
-/// but not one a game has given a sprite of its own.
+/// Gives every fish, predator and rock without a sprite its look: those
+/// that arrived since the last frame (whenever and however they were
+/// spawned), but not one a game has given a sprite of its own.
+#[expect(clippy::type_complexity, reason = "each kind of entity that is dressed")]
 fn dress(
     mut commands: Commands,
-    image: Option<Res<FishImage>>,
+    (image, rock): (Option<Res<FishImage>>, Option<Res<RockImage>>),
     look: Res<FishLook>,
     config: Res<FlockConfig>,
     fish: Query<(Entity, Option<&School>), (With<Boid>, Without<Sprite>)>,
     mut predators: Query<(Entity, &mut Transform), (With<Predator2d>, Without<Sprite>)>,
+    mut rocks: Query<(Entity, &Obstacle2d, &mut Transform), (Without<Sprite>, Without<Predator2d>)>,
 ) {
+    if let Some(rock) = rock {
+        for (entity, obstacle, mut t) in &mut rocks {
+            // Behind the fish.
+            t.translation.z = -1.0;
+            let radius = if obstacle.radius.is_finite() { obstacle.radius.max(0.5) } else { 0.5 };
+            commands.entity(entity).insert(Sprite {
+                image: rock.0.clone(),
+                custom_size: Some(Vec2::splat(radius * 2.0)),
+                ..default()
+            });
+        }
+    }
     let Some(image) = image else { return };
     for (entity, school) in &fish {
         let colour = school_colour(&config, school);

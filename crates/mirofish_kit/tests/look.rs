@@ -1,4 +1,4 @@
-//! The fish look in a headless app: every fish and predator gets its
+//! The fish look in a headless app: every fish, predator and rock gets its
 //! sprite, tails beat, fast fish stretch, and the colouring follows
 //! `FishLook`.
 
@@ -8,7 +8,7 @@ use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use mirofish_bevy::prelude::*;
-use mirofish_kit::look::{ColourMode, FishImage, FishLook, FishLookPlugin, TailBeat};
+use mirofish_kit::look::{ColourMode, FishImage, FishLook, FishLookPlugin, RockImage, TailBeat};
 
 fn app() -> App {
     let mut app = App::new();
@@ -21,6 +21,7 @@ fn app() -> App {
     app.world_mut().commands().queue(SpawnSchool::new(120));
     app.world_mut().commands().queue(SpawnSchool::new(30).in_school(1));
     app.world_mut().spawn((Predator2d::default(), Position(Vec2::new(-100.0, 50.0))));
+    app.world_mut().spawn((Obstacle2d { radius: 40.0 }, Position(Vec2::new(150.0, -80.0))));
     app.world_mut().flush();
     app.update();
     app
@@ -57,6 +58,13 @@ fn every_fish_and_predator_is_drawn_from_the_one_picture() {
     };
     assert_eq!(predator, Color::srgb(0.9, 0.12, 0.18));
     assert_eq!(size, Some(FishLook::default().size * 4.5));
+    // The rock: the rock picture filling its circle, behind the fish.
+    let rock = app.world().resource::<RockImage>().0.clone();
+    let mut q = app.world_mut().query_filtered::<(&Sprite, &Transform), With<Obstacle2d>>();
+    let (sprite, transform) = q.single(app.world()).expect("one rock, dressed");
+    assert_eq!(sprite.image, rock);
+    assert_eq!(sprite.custom_size, Some(Vec2::splat(80.0)));
+    assert!(transform.translation.z < 0.0);
 }
 
 #[test]

@@ -1,23 +1,20 @@
 //! The water around the fish: a backdrop lit from above, with light shafts
-//! and a sandy floor; weed swaying along the bottom; rocks drawn as rocks.
+//! and a sandy floor; weed swaying along the bottom. (The rocks are drawn
+//! by the game kit's look, `mirofish_kit::FishLookPlugin`.)
 //!
 //! Every picture is computed when the aquarium starts (a copied binary
 //! needs no assets folder), and each is one image shared by all the sprites
 //! that show it, so the scenery costs a few draws. The weed is decoration:
-//! the fish swim in front of it. The rocks are the flock's obstacles
-//! ([`Obstacle2d`]), drawn inside the circle the fish keep out of.
+//! the fish swim in front of it.
 
-use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
-use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::sprite::Anchor;
 use mirofish_bevy::prelude::*;
+use mirofish_kit::picture::{grain, rgba_image, to_byte};
 
 /// Size of the backdrop picture, stretched over the tank (16:9, as the
 /// default tank).
 const BACKDROP: [usize; 2] = [512, 288];
-/// Size of the rock picture.
-const ROCK: usize = 128;
 /// Size of a weed blade's picture (width, height).
 const WEED: [usize; 2] = [24, 128];
 /// Depth of each layer: behind the rocks (-1) and the fish (0 and up).
@@ -29,8 +26,6 @@ const WEED_Z: f32 = -5.0;
 pub struct SceneryImages {
     /// The water and the floor, stretched over the tank.
     pub backdrop: Handle<Image>,
-    /// A rock, white-lit grey; one per obstacle, sized to its circle.
-    pub rock: Handle<Image>,
     /// A weed blade in white, tinted per blade.
     pub weed: Handle<Image>,
 }
@@ -56,24 +51,8 @@ pub(super) struct SceneryPlugin;
 
 impl Plugin for SceneryPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(PreStartup, make_images)
-            .add_observer(dress_obstacle)
-            .add_systems(Update, (place_scenery, sway));
+        app.add_systems(PreStartup, make_images).add_systems(Update, (place_scenery, sway));
     }
-}
-
-/// A number in `0..1` from integer coordinates (a hash, not a random
-/// stream: the same scenery every run).
-fn grain(x: u32, y: u32, salt: u32) -> f32 {
-    let mut h = x.wrapping_mul(0x9E37_79B1) ^ y.wrapping_mul(0x85EB_CA77) ^ salt.wrapping_mul(0xC2B2_AE3D);
-    h ^= h >> 15;
-    h = h.wrapping_mul(0x2C1B_3C6D);
-    h ^= h >> 12;
-    (h >> 8) as f32 / (1u32 << 24) as f32
-}
-
-fn to_byte(x: f32) -> u8 {
-    (x.clamp(0.0, 1.0) * 255.0).round() as u8
 }
 
 /// Height of the floor's top edge at `u` (0–1 across), as a share of the
@@ -122,33 +101,6 @@ pub fn backdrop_pixels(width: usize, height: usize) -> Vec<u8> {
     out
 }
 
-/// A rock, RGBA8 sRGB, `size × size`: an uneven outline between 0.84 and
-/// 1.0 of the picture's half-width (so it stays inside the circle the fish
-/// avoid and still fills it), lit from the upper left, grainy.
-pub fn rock_pixels(size: usize) -> Vec<u8> {
-    let half = size as f32 * 0.5;
-    let light = Vec3::new(-0.5, 0.6, 0.62).normalize();
-    let mut out = Vec::with_capacity(size * size * 4);
-    for y in 0..size {
-        for x in 0..size {
-            // Picture rows run downwards; +Y is up on screen.
-            let p = Vec2::new(x as f32 + 0.5 - half, half - (y as f32 + 0.5)) / half;
-            let angle = p.y.atan2(p.x);
-            let wobble = ((3.0 * angle + 1.0).sin() + 0.5 * (5.0 * angle + 2.0).sin()) / 1.5;
-            let outline = 0.92 + 0.08 * wobble;
-            let r = p.length() / outline;
-            let alpha = ((1.0 - r) * half * 0.9 + 0.5).clamp(0.0, 1.0);
-            let z = (1.0 - (r * r).min(1.0)).sqrt();
-            let normal = Vec3::new(p.x / outline, p.y / outline, z).normalize_or_zero();
-            let lit = 0.45 + 0.55 * normal.dot(light).max(0.0);
-            let shade = lit * (0.85 + 0.15 * grain(x as u32, y as u32, 2));
-            out.extend([0.31, 0.34, 0.37].map(|c: f32| to_byte(c * shade)));
-            out.push(to_byte(alpha));
-        }
-    }
-    out
-}
-
 /// A weed blade, RGBA8, `width × height`, white: a ribbon from the root at
 /// the bottom centre to a point at the top, curving a little.
 pub fn weed_pixels(width: usize, height: usize) -> Vec<u8> {
@@ -171,41 +123,12 @@ pub fn weed_pixels(width: usize, height: usize) -> Vec<u8> {
     out
 }
 
-fn image(pixels: Vec<u8>, width: usize, height: usize) -> Image {
-    Image::new(
-        Extent3d { width: width as u32, height: height as u32, depth_or_array_layers: 1 },
-        TextureDimension::D2,
-        pixels,
-        TextureFormat::Rgba8UnormSrgb,
-        RenderAssetUsages::RENDER_WORLD,
-    )
-}
-
 fn make_images(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     let [bw, bh] = BACKDROP;
     let [ww, wh] = WEED;
     commands.insert_resource(SceneryImages {
-        backdrop: images.add(image(backdrop_pixels(bw, bh), bw, bh)),
-        rock: images.add(image(rock_pixels(ROCK), ROCK, ROCK)),
-        weed: images.add(image(weed_pixels(ww, wh), ww, wh)),
-    });
-}
-
-/// Each rock, as it arrives, is drawn as the shared rock picture filling its
-/// circle, behind the fish.
-fn dress_obstacle(
-    add: On<Add, Obstacle2d>,
-    mut commands: Commands,
-    images: Res<SceneryImages>,
-    mut rocks: Query<(&Obstacle2d, &mut Transform)>,
-) {
-    let Ok((obstacle, mut t)) = rocks.get_mut(add.entity) else { return };
-    t.translation.z = -1.0;
-    let size = Vec2::splat(obstacle.radius.max(0.5) * 2.0);
-    commands.entity(add.entity).insert(Sprite {
-        image: images.rock.clone(),
-        custom_size: Some(size),
-        ..default()
+        backdrop: images.add(rgba_image(backdrop_pixels(bw, bh), bw, bh)),
+        weed: images.add(rgba_image(weed_pixels(ww, wh), ww, wh)),
     });
 }
 
@@ -325,30 +248,6 @@ mod tests {
         // Dark enough for the fish to stand out: no pixel above half
         // brightness in any channel.
         assert!(p.chunks_exact(4).all(|px| px[..3].iter().all(|&c| c < 128)));
-    }
-
-    #[test]
-    fn a_rock_fills_its_circle_and_stays_inside_it() {
-        let n = 64;
-        let p = rock_pixels(n);
-        let alpha = |x: usize, y: usize| p[(y * n + x) * 4 + 3];
-        assert_eq!(alpha(n / 2, n / 2), 255, "solid in the middle");
-        assert_eq!(alpha(0, 0), 0, "clear in the corners");
-        // Nothing beyond the circle; solid within 0.8 of it.
-        for y in 0..n {
-            for x in 0..n {
-                let d = Vec2::new(x as f32 + 0.5, y as f32 + 0.5).distance(Vec2::splat(n as f32 / 2.0));
-                let r = d / (n as f32 / 2.0);
-                if r > 1.02 {
-                    assert_eq!(alpha(x, y), 0, "({x}, {y})");
-                } else if r < 0.8 {
-                    assert_eq!(alpha(x, y), 255, "({x}, {y})");
-                }
-            }
-        }
-        // Lit from the upper left: that side is brighter.
-        let lum = |x: usize, y: usize| luminance(&p[(y * n + x) * 4..]);
-        assert!(lum(n / 4, n / 4) > lum(3 * n / 4, 3 * n / 4));
     }
 
     #[test]
