@@ -9,7 +9,7 @@
 //! | [`DebugOverlayPlugin`] | gizmos: the tank, fear radii, goals and the route; neighbour lines, rule forces, radii and the grid per toggle; the inspected fish; with the `decide` feature, each decision unit's goal |
 //! | `look3d::FishLook3dPlugin` (feature `look3d`) | in a volume: every fish one shared fish-shaped mesh (body, forked tail, dorsal fin) in its school's colour, its body bending head to tail as it swims (a vertex shader), faster the faster it goes |
 //! | `tools3d::MouseTools3dPlugin` (feature `look3d`) | in a volume: a predator above the floor where you click, a rock on it with a right click, C clears them; every rock and predator entity drawn |
-//! | [`DebugOverlay3dPlugin`] | in a volume, gizmos: the tank's box, fear spheres, goals and the route; the first fish's spheres and neighbour lines per toggle; with the `decide` feature, each decision unit's goal |
+//! | [`DebugOverlay3dPlugin`] | in a volume, gizmos: the tank's box, fear spheres, goals and the route; the first fish's spheres, neighbour lines and rule forces per toggle; with the `decide` feature, each decision unit's goal |
 //! | [`TankCameraPlugin`] | a 2D camera ([`TankCamera`]) that shows the whole tank right of the panel, and follows the inspected fish when asked |
 //! | [`RunControlsPlugin`] | pause, single step and a game's restart ([`RunControls`]), the tick's and frame's timings; a "run" section in the panel |
 //! | [`ShortcutsPlugin`] | keys for the kit's controls (clear, pause, step, restart, the overlay's switches, colours, the panel, decisions, route and goal at the cursor), rebindable ([`Shortcuts`]) |

@@ -138,8 +138,9 @@ pub const RULE_COLOURS: [(&str, Color); 8] = [
     ("goal", Color::srgb(0.2, 0.95, 0.95)),
 ];
 
-/// The rule forces as an array in the order of [`RULE_COLOURS`].
-pub fn rule_parts(r: &RuleForces) -> [Vec2; 8] {
+/// The rule forces as an array in the order of [`RULE_COLOURS`] (of a
+/// plane's fish or a volume's).
+pub fn rule_parts<V: mirofish_sim::Vector>(r: &RuleForces<V>) -> [V; 8] {
     [r.separation, r.alignment, r.cohesion, r.wander, r.boundary, r.obstacle, r.flee, r.goal]
 }
 

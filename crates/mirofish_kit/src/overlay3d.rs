@@ -4,14 +4,22 @@
 //! Always: the tank's box, each predator's fear sphere, the attractor,
 //! the shared and each school's goal and the leaders' route. Per toggle
 //! ([`OverlaySettings`], shared with the plane's overlay): the first
-//! fish's perception and separation spheres (`radii`) and their
-//! neighbour lines (`neighbours`); with the `decide` feature, each
-//! decision unit's goal (`unit_goals`) where the layer's 3D plugin runs.
+//! fish's perception and separation spheres (`radii`), their neighbour
+//! lines (`neighbours`) and an arrow per rule in the rule's colour
+//! (`forces`: [`crate::look::RULE_COLOURS`]; the core keeps the rule forces
+//! while it is on); with the `decide` feature, each decision unit's goal
+//! (`unit_goals`) where the layer's 3D plugin runs.
 
 use bevy::prelude::*;
 use mirofish_bevy::volume::Flock3dState;
 
+use crate::look::{RULE_COLOURS, rule_parts};
 use crate::overlay::OverlaySettings;
+
+/// World units of arrow per unit of force: longer than the plane's
+/// ([`crate::overlay::ARROW_SCALE`]), as a volume is seen from further
+/// off.
+pub const ARROW_SCALE_3D: f32 = 0.2;
 
 /// Draws the debug overlay over a volume's school. Needs Bevy's gizmos
 /// (`DefaultPlugins`) and [`mirofish_bevy::volume::MiroFish3dPlugin`].
@@ -37,7 +45,12 @@ const ROUTE: Color = Color::srgba(1.0, 0.6, 0.2, 0.7);
 const RADII: Color = Color::srgba(0.4, 0.8, 1.0, 0.35);
 const NEIGHBOURS: Color = Color::srgba(0.9, 0.9, 0.9, 0.25);
 
-fn draw_overlay3d(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<Flock3dState>) {
+fn draw_overlay3d(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, mut state: ResMut<Flock3dState>) {
+    // The core keeps each rule's force only while the arrows are drawn
+    // (the ticks' bits are the same either way).
+    if state.flock.records_rules() != overlay.forces {
+        state.bypass_change_detection().flock.set_record_rules(overlay.forces);
+    }
     let flock = &state.flock;
     let (tank, scene) = (flock.tank(), flock.scene());
     let centre = (tank.min + tank.max) * 0.5;
@@ -64,7 +77,7 @@ fn draw_overlay3d(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<
             gizmos.sphere(Isometry3d::from_translation(next), 10.0, ROUTE);
         }
     }
-    if !(overlay.radii || overlay.neighbours) {
+    if !(overlay.radii || overlay.neighbours || overlay.forces) {
         return;
     }
     // The first fish by id, and their neighbours by a plain search over
@@ -83,6 +96,13 @@ fn draw_overlay3d(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<
             let r2 = params.perception_radius * params.perception_radius;
             for &q in positions.iter().filter(|&&q| q != p && q.distance_squared(p) <= r2) {
                 gizmos.line(p, q, NEIGHBOURS);
+            }
+        }
+        if let Some(rules) = flock.rules_at(slot).filter(|_| overlay.forces) {
+            for (force, (_, colour)) in rule_parts(&rules).into_iter().zip(RULE_COLOURS) {
+                if force.length_squared() > 1e-6 {
+                    gizmos.arrow(p, p + force * ARROW_SCALE_3D, colour).with_tip_length(6.0);
+                }
             }
         }
     }

@@ -1,7 +1,8 @@
 //! The debug overlay in a volume, headless: with every toggle on, a scene
 //! with a predator, an attractor, a route and goals (and, with the
 //! `decide` feature, the decision layer's units and their goals), it draws
-//! frame after frame beside the core plugin.
+//! frame after frame beside the core plugin; the rule forces it draws are
+//! kept by the core only while their arrows are on.
 
 use bevy::gizmos::{AppGizmoBuilder, GizmoAsset, GizmoHandles};
 use bevy::prelude::*;
@@ -62,6 +63,10 @@ fn the_overlay_draws_a_volume_and_its_units() {
     assert!(scene.route.is_some() && scene.attractor.is_some() && scene.school_goals[0].is_some());
     assert_eq!(scene.predators.len(), 1);
     assert!(state.flock.tick() > 0, "the volume ticked while the overlay drew");
+    assert!(state.flock.records_rules(), "the arrows' forces are kept");
+    let first = state.flock.slots()[0] as usize;
+    let rules = state.flock.rules_at(first).expect("the first fish's rules");
+    assert!(rules.separation != Vec3::ZERO || rules.cohesion != Vec3::ZERO || rules.wander != Vec3::ZERO);
     #[cfg(feature = "decide")]
     {
         let decisions = app.world().resource::<mirofish_decide::plugin::Decisions<Vec3>>();
@@ -69,4 +74,28 @@ fn the_overlay_draws_a_volume_and_its_units() {
         assert!(layer.intents().flatten().count() > 0, "the units decided");
         assert!(scene.group_goals.iter().any(Option::is_some), "their goals are in the scene, to draw");
     }
+}
+
+#[test]
+fn the_rule_forces_are_kept_only_while_their_arrows_are_drawn() {
+    let mut app = common::volume_app();
+    app.init_asset::<GizmoAsset>()
+        .init_resource::<GizmoHandles>()
+        .init_gizmo_group::<DefaultGizmoConfigGroup>()
+        .add_plugins(DebugOverlay3dPlugin);
+    app.world_mut().commands().queue(SpawnSchool3d::new(60));
+    app.world_mut().flush();
+    for _ in 0..5 {
+        app.update();
+    }
+    let kept = |app: &App| app.world().resource::<Flock3dState>().flock.rules_at(0).is_some();
+    assert!(!kept(&app), "off by default");
+    app.world_mut().resource_mut::<OverlaySettings>().forces = true;
+    for _ in 0..5 {
+        app.update();
+    }
+    assert!(kept(&app));
+    app.world_mut().resource_mut::<OverlaySettings>().forces = false;
+    app.update();
+    assert!(!kept(&app));
 }

@@ -119,6 +119,11 @@ pub struct Swarm<V: Vector> {
     /// Whether the force pass scans fish by quartets where it can (off
     /// only in the test that compares both ways).
     quartets: bool,
+    /// Each slot's rule forces from the last force pass, while
+    /// [`Swarm::set_record_rules`] is on (empty otherwise).
+    rules: Vec<RuleForces<V>>,
+    /// Whether the force pass keeps `rules`.
+    record_rules: bool,
 }
 
 /// The fish, column by column.
@@ -304,6 +309,8 @@ impl<V: Vector> Swarm<V> {
             leading: false,
             pool: None,
             quartets: true,
+            rules: Vec::new(),
+            record_rules: false,
         };
         swarm.spawn(0, count, seed)?;
         Ok(swarm)
@@ -597,6 +604,7 @@ impl<V: Vector> Swarm<V> {
         self.leading = self.fish.leader.iter().any(|&l| l);
         // Last tick's forces belonged to slots that have moved.
         self.kicks.clear();
+        self.rules.clear();
     }
 
     /// Places `count` fish of `school` uniformly in the tank, or in the ball
@@ -834,6 +842,30 @@ impl<V: Vector> Swarm<V> {
         self.kicks.get(slot).map(|k| k.acceleration)
     }
 
+    /// Keeps (or stops keeping) each fish's rule forces from the force
+    /// pass ([`Swarm::rules_at`]). Off by default. The kicks are the same
+    /// bits either way: while it is on the pass takes the fish one at a
+    /// time, which the quartet scan matches bit for bit.
+    pub fn set_record_rules(&mut self, record: bool) {
+        self.record_rules = record;
+        if !record {
+            self.rules = Vec::new();
+        }
+    }
+
+    /// Whether the rule forces are kept.
+    pub fn records_rules(&self) -> bool {
+        self.record_rules
+    }
+
+    /// Each rule's force on the fish in `slot` in the last tick, weighted
+    /// (what the rules summed before the clamp); `None` unless
+    /// [`Swarm::set_record_rules`] is on, before the first tick with it on,
+    /// or under Couzin's zones (which have no rules).
+    pub fn rules_at(&self, slot: usize) -> Option<RuleForces<V>> {
+        self.rules.get(slot).copied()
+    }
+
     /// How many neighbours each fish saw in the last tick, in cell order
     /// (empty before the first tick).
     pub fn neighbour_counts(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
@@ -1008,6 +1040,25 @@ impl<V: Vector> Swarm<V> {
             quiet: self.scene.leaves_fish_alone(!self.group.is_empty(), self.leading),
         };
         let kicks = &mut self.kicks;
+        let recording = self.record_rules && self.zones.is_none();
+        if !recording {
+            self.rules.clear();
+        } else {
+            // Fish one at a time, each rule kept: the quartets' bits.
+            self.rules.clear();
+            self.rules.resize(kicks.len(), RuleForces::default());
+            let rules = &mut self.rules;
+            crate::step::run(self.pool.as_deref(), || {
+                kicks.par_chunks_mut(CHUNK).zip(rules.par_chunks_mut(CHUNK)).enumerate().for_each(
+                    |(c, (kicks, rules))| {
+                        for (k, (kick, rules)) in kicks.iter_mut().zip(rules).enumerate() {
+                            *kick = pass.fish(c * CHUNK + k, Some(rules));
+                        }
+                    },
+                );
+            });
+            return [0, 0];
+        }
         crate::step::run(self.pool.as_deref(), || {
             kicks
                 .par_chunks_mut(CHUNK)
@@ -1022,7 +1073,7 @@ impl<V: Vector> Swarm<V> {
                             }
                             None => {
                                 for (k, kick) in quartet.iter_mut().enumerate() {
-                                    *kick = pass.fish(base + k);
+                                    *kick = pass.fish(base + k, None);
                                 }
                             }
                         }
@@ -1227,9 +1278,10 @@ struct ForcePass<'a, V: Vector> {
 }
 
 impl<V: Vector> ForcePass<'_, V> {
-    /// The acceleration, fear and neighbour count of the fish in `slot`.
+    /// The acceleration, fear and neighbour count of the fish in `slot`;
+    /// each rule's force written to `rules` where asked.
     #[inline]
-    fn fish(&self, slot: usize) -> Kick<V> {
+    fn fish(&self, slot: usize, rules: Option<&mut RuleForces<V>>) -> Kick<V> {
         if let Some(zones) = self.zones {
             return self.wish(slot, zones);
         }
@@ -1302,7 +1354,7 @@ impl<V: Vector> ForcePass<'_, V> {
                 });
             }
         }
-        self.finish(slot, &hood, nearest2)
+        self.finish(slot, &hood, nearest2, rules)
     }
 
     /// The kicks of the four fish from slot `base`, scanned together
@@ -1363,7 +1415,7 @@ impl<V: Vector> ForcePass<'_, V> {
         if !in_lanes {
             for (l, kick) in kicks.iter_mut().enumerate() {
                 let (hood, nearest2) = sums.lane(l);
-                *kick = self.finish(base + l, &hood, nearest2);
+                *kick = self.finish(base + l, &hood, nearest2, None);
             }
         }
         Some(in_lanes)
@@ -1449,9 +1501,16 @@ impl<V: Vector> ForcePass<'_, V> {
     }
 
     /// The kick of the fish in `slot` with neighbourhood `hood`: its rules,
-    /// the walls, the scene, the jitter and the clamp.
+    /// the walls, the scene, the jitter and the clamp; each rule's force
+    /// written to `rules` where asked.
     #[inline]
-    fn finish(&self, slot: usize, hood: &Neighbourhood<V>, nearest2: f32) -> Kick<V> {
+    fn finish(
+        &self,
+        slot: usize,
+        hood: &Neighbourhood<V>,
+        nearest2: f32,
+        rules: Option<&mut RuleForces<V>>,
+    ) -> Kick<V> {
         let sorted = self.fish;
         let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], sorted.school[slot]);
         let name = u64::from(sorted.id[slot]);
@@ -1497,6 +1556,9 @@ impl<V: Vector> ForcePass<'_, V> {
         }
         let jitter: V = self.key.in_unit_ball(name, Stream::Jitter);
         let total = forces.acceleration() + jitter * (params.jitter * params.max_force);
+        if let Some(rules) = rules {
+            *rules = forces;
+        }
         Kick {
             acceleration: rules::clamp_length(total, params.max_force),
             fear,
@@ -1732,6 +1794,45 @@ mod tests {
     /// A volume's metrics, as a plane's row, give the health check every
     /// measure but the rule forces (not recorded in a volume), and the
     /// bounding-box change compares volumes.
+    #[test]
+    fn kept_rule_forces_keep_the_bits_and_add_up_to_the_steering() {
+        let tank = dense::<Vec3>(BoundaryMode::SoftMargin, 600.0);
+        let mut plain = Flock3d::new(FlockParams::default(), tank, 800, 9).unwrap();
+        let predator = Predator {
+            position: Vec3::ZERO,
+            velocity: Vec3::X * 50.0,
+            fear_radius: 150.0,
+            max_speed: 200.0,
+            max_force: 400.0,
+            chase: true,
+        };
+        plain.set_scene(Scene { predators: vec![predator], ..Scene::default() }).unwrap();
+        let mut kept = plain.clone();
+        kept.set_record_rules(true);
+        assert_eq!(kept.rules_at(0), None, "nothing before a tick");
+        for tick in 0..25 {
+            plain.step();
+            kept.step();
+            assert_eq!(swarm_hash(&plain), swarm_hash(&kept), "tick {tick}");
+        }
+        assert_eq!(plain.rules_at(0), None, "not kept unless asked");
+        let params = FlockParams::default();
+        let mut fleeing = 0;
+        for slot in 0..kept.len() {
+            let rules = kept.rules_at(slot).expect("kept for every fish");
+            // The kick is the rules' sum plus the jitter, clamped: the
+            // clamp moves nothing further apart.
+            let sum = rules::clamp_length(rules.acceleration(), params.max_force);
+            let kick = kept.steering_at(slot).unwrap();
+            assert!(sum.distance(kick) <= params.jitter * params.max_force + 1e-2, "slot {slot}");
+            fleeing += usize::from(rules.flee != Vec3::ZERO);
+        }
+        assert!(fleeing > 0, "the fish near the predator flee");
+        kept.set_record_rules(false);
+        kept.step();
+        assert_eq!(kept.rules_at(0), None);
+    }
+
     #[test]
     fn a_volume_is_assessed_by_the_health_check() {
         use crate::observe::health::Health;
