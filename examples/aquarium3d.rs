@@ -1,5 +1,5 @@
 //! The aquarium in three dimensions: two schools in a lit glass tank with a
-//! sandy floor and fog, drawn as one shared fish mesh and one material per
+//! sandy floor, weed and rocks, and fog, drawn as one shared fish mesh and one material per
 //! school (Bevy batches them into a few instanced draws).
 //!
 //! ```text

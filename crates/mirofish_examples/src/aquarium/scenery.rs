@@ -36,9 +36,12 @@ pub struct SceneryImages {
 pub struct Scenery;
 
 /// How a weed blade sways: about its root, by `amplitude` radians, at
-/// `rate` radians per second, from `phase`.
+/// `rate` radians per second, from `phase`; turned `facing` radians about
+/// the vertical first (in the 3D aquarium; 0 on a plane).
 #[derive(Component, Clone, Copy, Debug)]
 pub struct Sway {
+    /// The blade's turn about the vertical (radians).
+    pub facing: f32,
     /// Largest lean to either side (radians).
     pub amplitude: f32,
     /// Angular frequency (radians per second).
@@ -205,6 +208,7 @@ pub fn weed_layout(tank: &Tank) -> Vec<Blade> {
                 size: Vec2::new(height * 0.22, height),
                 colour: Color::srgb(0.08 + 0.08 * g(6), 0.21 + 0.12 * g(7), 0.14 + 0.08 * g(8)),
                 sway: Sway {
+                    facing: 0.0,
                     amplitude: 0.06 + 0.1 * g(9),
                     rate: 0.9 + 0.8 * g(10),
                     phase: core::f32::consts::TAU * g(11),
@@ -215,11 +219,13 @@ pub fn weed_layout(tank: &Tank) -> Vec<Blade> {
     blades
 }
 
-/// Sways the weed with the aquarium's clock (still while paused).
-fn sway(time: Res<Time>, mut blades: Query<(&Sway, &mut Transform)>) {
+/// Sways the weed with the aquarium's clock (still while paused); the 3D
+/// aquarium's too.
+pub(crate) fn sway(time: Res<Time>, mut blades: Query<(&Sway, &mut Transform)>) {
     let t = time.elapsed_secs();
     for (s, mut transform) in &mut blades {
-        transform.rotation = Quat::from_rotation_z(s.amplitude * (s.rate * t + s.phase).sin());
+        transform.rotation = Quat::from_rotation_y(s.facing)
+            * Quat::from_rotation_z(s.amplitude * (s.rate * t + s.phase).sin());
     }
 }
 

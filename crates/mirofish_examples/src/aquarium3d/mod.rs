@@ -1,5 +1,5 @@
 //! The aquarium in three dimensions: two schools in a lit glass tank with
-//! a sandy floor and fog, drawn as one shared fish mesh and one material
+//! a sandy floor, weed and rocks, and fog, drawn as one shared fish mesh and one material
 //! per school (Bevy batches them into a few instanced draws), an orbiting
 //! camera, the kit's mouse tools on the floor and its debug overlay, the
 //! decision layer (off until switched on in the panel), the kit's keys
@@ -26,8 +26,8 @@ use mirofish_kit::{DebugOverlay3dPlugin, RunControlsPlugin, ShortcutsPlugin};
 use mirofish_sim::{FlockParams, Tank3d, VolumeConfig, VolumeRecording};
 
 pub use panel::{
-    COUZIN_FISH, Panel3d, Panel3dPlugin, Start, aquarium_zones, quick_school, restart, rules_start,
-    start_config,
+    COUZIN_FISH, Panel3d, Panel3dPlugin, Start, aquarium_zones, floor_rocks, quick_school, restart,
+    rules_start, start_config,
 };
 pub use smoke::{Smoke3d, judge_picture};
 

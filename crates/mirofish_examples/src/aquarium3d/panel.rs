@@ -16,7 +16,7 @@ use mirofish_kit::panel::{PanelAppExt, PanelSettings, VolumeSamples, egui, order
 use mirofish_kit::{RecorderControls, RecorderPlugin, TuningPanelPlugin};
 use mirofish_sim::control::volume::Ball;
 use mirofish_sim::space::{CollectiveState, VolumeCommand, Zones};
-use mirofish_sim::{FlockParams, VolumeConfig, VolumeSchool};
+use mirofish_sim::{FlockParams, Obstacle, Scene, Tank3d, VolumeConfig, VolumeSchool};
 
 /// Fish in a start for one of Couzin's states.
 pub const COUZIN_FISH: usize = 300;
@@ -131,18 +131,40 @@ pub fn start_config(panel: &Panel3d, start: Start) -> VolumeConfig {
 
 /// The rules' start as a configuration (so that a session from it can be
 /// saved and replayed): the panel's fish over its tank, with its seed and
-/// parameters, a quarter of them in the quicker second school.
+/// parameters, a quarter of them in the quicker second school, and three
+/// rocks on the floor ([`floor_rocks`]).
 pub fn rules_start(panel: &Panel3d) -> VolumeConfig {
     let second = panel.fish / 4;
     let quick = VolumeSchool { fish: second, params: quick_school(), ..VolumeSchool::default() };
+    let tank = panel.base.tank;
     VolumeConfig {
         fish: panel.fish - second,
         seed: panel.base.seed,
         params: panel.base.params,
-        tank: panel.base.tank,
+        tank,
         schools: vec![quick],
+        scene: Scene { obstacles: floor_rocks(&tank), ..Scene::default() },
         ..VolumeConfig::default()
     }
+}
+
+/// Three rocks half sunk in the floor, towards the back and the sides
+/// where the weed grows thickest, each a tenth to a seventh of the tank's
+/// height across: obstacles the fish swim round.
+pub fn floor_rocks(tank: &Tank3d) -> Vec<Obstacle<Vec3>> {
+    let (size, low) = (tank.size(), tank.min.y);
+    [(-0.3, -0.25, 0.14), (0.28, -0.3, 0.11), (0.05, 0.28, 0.09)]
+        .into_iter()
+        .map(|(x, z, r)| {
+            let radius = size.y * r;
+            let centre = Vec3::new(
+                tank.min.x + (0.5 + x) * size.x,
+                low + radius * 0.3,
+                tank.min.z + (0.5 + z) * size.z,
+            );
+            Obstacle { centre, radius }
+        })
+        .collect()
 }
 
 /// The panel: the game kit's tuning panel and recorder, titled for the
