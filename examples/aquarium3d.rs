@@ -1,6 +1,6 @@
 //! The aquarium in three dimensions: two schools in a lit glass tank with a
-//! sandy floor, weed and rocks, and fog, drawn as one shared fish mesh and one material per
-//! school (Bevy batches them into a few instanced draws).
+//! sandy floor, weed and rocks, and fog, drawn as one shared fish mesh and
+//! one material per school (Bevy batches them into a few instanced draws).
 //!
 //! ```text
 //! cargo run --release --example aquarium3d
