@@ -77,6 +77,23 @@ pub enum Action {
 }
 
 impl Action {
+    /// Whether it does anything in `world`: its plugin is added (and, for
+    /// a restart, the game restarts; for the cursor's and the colours'
+    /// actions, a plane runs). The panel lists only these.
+    pub fn applies(self, world: &World) -> bool {
+        let plane = world.contains_resource::<FlockState>();
+        match self {
+            Self::Restart => world.get_resource::<RunControls>().is_some_and(|r| r.restartable),
+            Self::NextColours => world.contains_resource::<FishLook>(),
+            Self::Waypoint | Self::GoalAtCursor | Self::NoGoal => plane,
+            #[cfg(feature = "decide")]
+            Self::ToggleDecisions => world.contains_resource::<mirofish_decide::plugin::DecisionSettings>(),
+            #[cfg(not(feature = "decide"))]
+            Self::ToggleDecisions => false,
+            _ => true,
+        }
+    }
+
     /// What it does, in a few words (the panel's list of keys).
     pub fn words(self) -> &'static str {
         match self {
@@ -319,7 +336,8 @@ pub fn press_shortcuts(keys: Res<ButtonInput<KeyCode>>, shortcuts: Res<Shortcuts
 }
 
 /// The panel's list of keys: the mouse tools' buttons where they are
-/// added, then the shortcuts bound.
+/// added, then the shortcuts bound that do something here
+/// ([`Action::applies`]).
 #[cfg(feature = "panel")]
 pub fn keys_section(InMut(ui): InMut<crate::panel::egui::Ui>, world: &World) {
     if world.contains_resource::<crate::tools::ToolSettings>() {
@@ -334,7 +352,9 @@ pub fn keys_section(InMut(ui): InMut<crate::panel::egui::Ui>, world: &World) {
         }
     }
     for shortcut in world.get_resource::<Shortcuts>().into_iter().flat_map(Shortcuts::iter) {
-        ui.label(format!("{}: {}", shortcut.label(), shortcut.action.words()));
+        if shortcut.action.applies(world) {
+            ui.label(format!("{}: {}", shortcut.label(), shortcut.action.words()));
+        }
     }
 }
 
@@ -372,6 +392,20 @@ mod tests {
         assert_eq!(Shortcut::shifted(KeyCode::KeyG, Action::NoGoal).label(), "Shift + G");
         assert_eq!(Shortcut::new(KeyCode::Digit3, Action::OverlayRadii).label(), "3");
         assert_eq!(Shortcut::new(KeyCode::Space, Action::Pause).label(), "Space");
+    }
+
+    #[test]
+    fn an_action_applies_only_where_its_plugin_and_space_are() {
+        let mut world = World::new();
+        world.insert_resource(RunControls::default());
+        assert!(Action::Pause.applies(&world));
+        assert!(!Action::Restart.applies(&world), "the game does not restart");
+        world.resource_mut::<RunControls>().restartable = true;
+        assert!(Action::Restart.applies(&world));
+        assert!(!Action::NextColours.applies(&world), "no fish look");
+        assert!(!Action::Waypoint.applies(&world) && !Action::NoGoal.applies(&world), "no plane");
+        world.insert_resource(FishLook::default());
+        assert!(Action::NextColours.applies(&world));
     }
 
     #[test]

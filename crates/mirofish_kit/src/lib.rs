@@ -9,6 +9,7 @@
 //! | [`DebugOverlayPlugin`] | gizmos: the tank, fear radii, goals and the route; neighbour lines, rule forces, radii and the grid per toggle; the inspected fish; with the `decide` feature, each decision unit's goal |
 //! | `look3d::FishLook3dPlugin` (feature `look3d`) | in a volume: every fish one shared fish-shaped mesh (body, forked tail, dorsal fin) in its school's colour, its body bending head to tail as it swims (a vertex shader), faster the faster it goes |
 //! | `tools3d::MouseTools3dPlugin` (feature `look3d`) | in a volume: a predator above the floor where you click, a rock on it with a right click, C clears them; every rock and predator entity drawn |
+//! | `camera3d::TankCamera3dPlugin` (feature `look3d`) | in a volume: a camera (`TankCamera3d`) that orbits the tank with a left drag and zooms with the wheel, clear of the panel |
 //! | [`DebugOverlay3dPlugin`] | in a volume, gizmos: the tank's box, fear spheres, goals and the route; the first fish's spheres, neighbour lines and rule forces per toggle; with the `decide` feature, each decision unit's goal |
 //! | [`TankCameraPlugin`] | a 2D camera ([`TankCamera`]) that shows the whole tank right of the panel, and follows the inspected fish when asked |
 //! | [`RunControlsPlugin`] | pause, single step and a game's restart ([`RunControls`]), the tick's and frame's timings; a "run" section in the panel |
@@ -42,6 +43,8 @@
 //! work in whichever space runs.
 
 pub mod camera;
+#[cfg(feature = "look3d")]
+pub mod camera3d;
 #[cfg(feature = "decide")]
 pub mod decisions;
 pub mod keys;
@@ -76,6 +79,8 @@ pub use tools::{
 /// The kit's plugins and settings, for a glob import.
 pub mod prelude {
     pub use crate::camera::{TankCamera, TankCameraPlugin};
+    #[cfg(feature = "look3d")]
+    pub use crate::camera3d::{TankCamera3d, TankCamera3dPlugin};
     pub use crate::keys::{Shortcuts, ShortcutsPlugin};
     pub use crate::look::{ColourMode, FishLook, FishLookPlugin};
     #[cfg(feature = "look3d")]

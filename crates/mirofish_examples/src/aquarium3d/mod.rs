@@ -20,6 +20,7 @@ use bevy::light::GlobalAmbientLight;
 use bevy::prelude::*;
 use mirofish_bevy::volume::*;
 use mirofish_decide::plugin::{DecisionPlugin3d, DecisionSettings};
+use mirofish_kit::camera3d::TankCamera3dPlugin;
 use mirofish_kit::look3d::{FishLook3d, FishLook3dPlugin};
 use mirofish_kit::tools3d::MouseTools3dPlugin;
 use mirofish_kit::{DebugOverlay3dPlugin, RunControlsPlugin, ShortcutsPlugin};
@@ -69,7 +70,7 @@ impl Plugin for Aquarium3dPlugin {
             .insert_resource(Panel3d::new(config, self.fish))
             .insert_resource(FishLook3d { colours: SCHOOL_COLOURS.to_vec(), ..default() })
             .add_plugins((MiroFish3dPlugin::default().with_banking(0.6), Panel3dPlugin, FishLook3dPlugin))
-            .add_plugins((MouseTools3dPlugin, scene::ScenePlugin, smoke::Smoke3dPlugin))
+            .add_plugins((MouseTools3dPlugin, TankCamera3dPlugin, scene::ScenePlugin, smoke::Smoke3dPlugin))
             // The kit's overlay draws the glass (the tank's edges), the
             // predators' reach and, once switched on in the panel, each
             // decision unit's goal.

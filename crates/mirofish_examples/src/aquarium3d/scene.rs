@@ -1,22 +1,21 @@
-//! What the 3D aquarium draws around the fish and how it is looked at: the
-//! sandy floor with weed swaying on it, the light, the fog, an orbiting
-//! camera, the order parameters in the window's title, and the count of
-//! draw commands. (The glass is the kit's overlay; the rocks are the
-//! volume's obstacles, drawn by the kit's 3D tools.)
+//! What the 3D aquarium draws around the fish: the sandy floor with weed
+//! swaying on it, the light, the fog, the camera (the kit's orbiting
+//! `TankCamera3d`), the order parameters in the window's title, and the
+//! count of draw commands. (The glass is the kit's overlay; the rocks are
+//! the volume's obstacles, drawn by the kit's 3D tools.)
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bevy::core_pipeline::core_3d::Opaque3d;
 use bevy::core_pipeline::tonemapping::Tonemapping;
-use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
 use bevy::pbr::{DistanceFog, FogFalloff};
 use bevy::prelude::*;
 use bevy::render::render_phase::ViewBinnedRenderPhases;
 use bevy::render::{Render, RenderApp, RenderSystems};
 use bevy::window::PrimaryWindow;
 use mirofish_bevy::volume::*;
-use mirofish_kit::PointerOverUi;
+use mirofish_kit::camera3d::TankCamera3d;
 use mirofish_kit::picture::grain;
 use mirofish_sim::Tank3d;
 
@@ -25,18 +24,12 @@ use crate::aquarium::scenery::{Sway, sway};
 /// The floor's colour (sRGB).
 pub const SAND: [f32; 3] = [0.76, 0.66, 0.46];
 
-/// How far the camera slides left of the tank's centre, per unit of its
-/// distance, to keep the tank clear of the panel.
-const PANEL_SHIFT: f32 = 0.14;
-
 /// The scene, the camera and the draw count.
 pub(super) struct ScenePlugin;
 
 impl Plugin for ScenePlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(Orbit { yaw: 0.5, pitch: 0.35, distance: 1850.0 })
-            .add_systems(Startup, setup)
-            .add_systems(Update, (orbit, status, sway));
+        app.add_systems(Startup, setup).add_systems(Update, (status, sway));
         // The draw commands of the opaque pass, counted where they are made.
         let draws = OpaqueDraws::default();
         app.insert_resource(draws.clone());
@@ -46,14 +39,6 @@ impl Plugin for ScenePlugin {
                 .add_systems(Render, count_draws.in_set(RenderSystems::PrepareResources));
         }
     }
-}
-
-/// The camera's place on a sphere round the tank's centre.
-#[derive(Resource)]
-struct Orbit {
-    yaw: f32,
-    pitch: f32,
-    distance: f32,
 }
 
 fn srgb([r, g, b]: [f32; 3]) -> Color {
@@ -191,43 +176,13 @@ pub(super) fn setup(
         // The default tone mapping needs lookup tables the minimal Bevy
         // here does not build; colours are drawn as chosen.
         Tonemapping::None,
-        Transform::default(),
+        TankCamera3d { distance: 1850.0, ..default() },
         DistanceFog {
             color: Color::srgb(0.05, 0.16, 0.24),
             falloff: FogFalloff::Linear { start: 1600.0, end: 4200.0 },
             ..default()
         },
     ));
-}
-
-fn orbit(
-    buttons: Res<ButtonInput<MouseButton>>,
-    motion: Res<AccumulatedMouseMotion>,
-    scroll: Res<AccumulatedMouseScroll>,
-    mut orbit: ResMut<Orbit>,
-    over_ui: Res<PointerOverUi>,
-    mut camera: Single<&mut Transform, With<Camera3d>>,
-    mut on_panel: Local<bool>,
-) {
-    // The kit's panel says whether the pointer is over it.
-    if buttons.any_just_pressed([MouseButton::Left, MouseButton::Right]) {
-        *on_panel = over_ui.0;
-    }
-    if buttons.pressed(MouseButton::Left) && !*on_panel {
-        orbit.yaw -= motion.delta.x * 0.005;
-        orbit.pitch = (orbit.pitch + motion.delta.y * 0.005).clamp(-0.2, 1.45);
-    }
-    if !over_ui.0 {
-        orbit.distance = (orbit.distance * (1.0 - scroll.delta.y * 0.1)).clamp(300.0, 6000.0);
-    }
-    let (sy, cy) = orbit.yaw.sin_cos();
-    let (sp, cp) = orbit.pitch.sin_cos();
-    let eye = Vec3::new(sy * cp, sp, cy * cp) * orbit.distance;
-    let mut view = Transform::from_translation(eye).looking_at(Vec3::ZERO, Vec3::Y);
-    // The panel covers the left of the window: slide the camera left so
-    // the tank sits in the free part on the right.
-    view.translation -= view.right() * orbit.distance * PANEL_SHIFT;
-    **camera = view;
 }
 
 /// The order parameters and the controls, in the window's title (twice a
