@@ -36,7 +36,12 @@ pub struct TankCameraPlugin;
 
 impl Plugin for TankCameraPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(PostUpdate, frame_tank.before(bevy::transform::TransformSystems::Propagate));
+        app.add_systems(
+            PostUpdate,
+            frame_tank
+                .run_if(resource_exists::<FlockState>)
+                .before(bevy::transform::TransformSystems::Propagate),
+        );
     }
 }
 

@@ -13,21 +13,27 @@ use mirofish_sim::{Attractor, Goal, Route};
 
 mod common;
 
-#[test]
-fn the_overlay_draws_a_volume_and_its_units() {
+/// A volume's headless app with what gizmos need to be drawn into.
+fn gizmo_app() -> App {
     let mut app = common::volume_app();
     app.init_asset::<GizmoAsset>()
         .init_resource::<GizmoHandles>()
-        .init_gizmo_group::<DefaultGizmoConfigGroup>()
-        .insert_resource(OverlaySettings {
-            neighbours: true,
-            forces: true,
-            radii: true,
-            grid: true,
-            fish: 30,
-            unit_goals: true,
-        })
-        .add_plugins(DebugOverlay3dPlugin);
+        .init_gizmo_group::<DefaultGizmoConfigGroup>();
+    app
+}
+
+#[test]
+fn the_overlay_draws_a_volume_and_its_units() {
+    let mut app = gizmo_app();
+    app.insert_resource(OverlaySettings {
+        neighbours: true,
+        forces: true,
+        radii: true,
+        grid: true,
+        fish: 30,
+        unit_goals: true,
+    })
+    .add_plugins(DebugOverlay3dPlugin);
     #[cfg(feature = "decide")]
     app.add_plugins(mirofish_decide::plugin::DecisionPlugin3d);
     app.world_mut().commands().queue(SpawnSchool3d::new(200));
@@ -78,11 +84,8 @@ fn the_overlay_draws_a_volume_and_its_units() {
 
 #[test]
 fn the_rule_forces_are_kept_only_while_their_arrows_are_drawn() {
-    let mut app = common::volume_app();
-    app.init_asset::<GizmoAsset>()
-        .init_resource::<GizmoHandles>()
-        .init_gizmo_group::<DefaultGizmoConfigGroup>()
-        .add_plugins(DebugOverlay3dPlugin);
+    let mut app = gizmo_app();
+    app.add_plugins(DebugOverlay3dPlugin);
     app.world_mut().commands().queue(SpawnSchool3d::new(60));
     app.world_mut().flush();
     for _ in 0..5 {
