@@ -8,7 +8,7 @@
 //! | [`MouseToolsPlugin`] | a predator on a left click, a rock on a right click, Shift-drags that attract or repel, Ctrl + click to inspect a fish |
 //! | [`DebugOverlayPlugin`] | gizmos: the tank, fear radii, goals and the route; neighbour lines, rule forces, radii and the grid per toggle; the inspected fish; with the `decide` feature, each decision unit's goal |
 //! | `look3d::FishLook3dPlugin` (feature `look3d`) | in a volume: every fish one shared fish-shaped mesh (body, forked tail, dorsal fin) in its school's colour, its body bending head to tail as it swims (a vertex shader), faster the faster it goes |
-//! | `tools3d::MouseTools3dPlugin` (feature `look3d`) | in a volume: a predator above the floor where you click, a rock on it with a right click, C clears them; every rock and predator entity drawn |
+//! | `tools3d::MouseTools3dPlugin` (feature `look3d`) | in a volume: a predator above the floor where you click, a rock on it with a right click, Ctrl + click to inspect a fish; every rock and predator entity drawn |
 //! | `camera3d::TankCamera3dPlugin` (feature `look3d`) | in a volume: a camera (`TankCamera3d`) that orbits the tank with a left drag and zooms with the wheel, clear of the panel |
 //! | [`DebugOverlay3dPlugin`] | in a volume, gizmos: the tank's box, fear spheres, goals and the route; the first fish's spheres, neighbour lines and rule forces per toggle; with the `decide` feature, each decision unit's goal |
 //! | [`TankCameraPlugin`] | a 2D camera ([`TankCamera`]) that shows the whole tank right of the panel, and follows the inspected fish when asked |

@@ -8,13 +8,17 @@
 //! lines (`neighbours`) and an arrow per rule in the rule's colour
 //! (`forces`: [`crate::look::RULE_COLOURS`]; the core keeps the rule forces
 //! while it is on); with the `decide` feature, each decision unit's goal
-//! (`unit_goals`) where the layer's 3D plugin runs.
+//! (`unit_goals`) where the layer's 3D plugin runs. The fish picked to
+//! inspect ([`crate::Inspected`], the 3D mouse tools' Ctrl + click) is
+//! ringed and gets its spheres, neighbour lines and rule arrows whatever
+//! the toggles.
 
 use bevy::prelude::*;
-use mirofish_bevy::volume::Flock3dState;
+use mirofish_bevy::volume::{FishId, Flock3dState};
 
 use crate::look::{RULE_COLOURS, rule_parts};
 use crate::overlay::OverlaySettings;
+use crate::tools::Inspected;
 
 /// World units of arrow per unit of force: longer than the plane's
 /// ([`crate::overlay::ARROW_SCALE`]), as a volume is seen from further
@@ -44,12 +48,32 @@ const GOAL: Color = Color::srgba(1.0, 0.85, 0.3, 0.7);
 const ROUTE: Color = Color::srgba(1.0, 0.6, 0.2, 0.7);
 const RADII: Color = Color::srgba(0.4, 0.8, 1.0, 0.35);
 const NEIGHBOURS: Color = Color::srgba(0.9, 0.9, 0.9, 0.25);
+const INSPECTED: Color = Color::srgb(1.0, 1.0, 0.4);
 
-fn draw_overlay3d(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, mut state: ResMut<Flock3dState>) {
-    // The core keeps each rule's force only while the arrows are drawn
-    // (the ticks' bits are the same either way).
-    if state.flock.records_rules() != overlay.forces {
-        state.bypass_change_detection().flock.set_record_rules(overlay.forces);
+/// The slot of the inspected fish, if one is picked and still swims.
+fn inspected_slot(
+    state: &Flock3dState,
+    inspected: Option<&Inspected>,
+    ids: &Query<&FishId>,
+) -> Option<usize> {
+    let fish = inspected?.fish?;
+    let id = ids.get(fish).ok()?.0;
+    state.flock.slots().get(id as usize).map(|&slot| slot as usize)
+}
+
+fn draw_overlay3d(
+    mut gizmos: Gizmos,
+    overlay: Res<OverlaySettings>,
+    mut state: ResMut<Flock3dState>,
+    inspected: Option<Res<Inspected>>,
+    ids: Query<&FishId>,
+) {
+    let picked = inspected_slot(&state, inspected.as_deref(), &ids);
+    // The core keeps each rule's force only while arrows are drawn (the
+    // ticks' bits are the same either way).
+    let record = overlay.forces || picked.is_some();
+    if state.flock.records_rules() != record {
+        state.bypass_change_detection().flock.set_record_rules(record);
     }
     let flock = &state.flock;
     let (tank, scene) = (flock.tank(), flock.scene());
@@ -77,32 +101,44 @@ fn draw_overlay3d(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, mut state: 
             gizmos.sphere(Isometry3d::from_translation(next), 10.0, ROUTE);
         }
     }
+    if let Some(slot) = picked {
+        let p = flock.positions()[slot];
+        gizmos.sphere(Isometry3d::from_translation(p), 16.0, INSPECTED);
+        let all = OverlaySettings { radii: true, neighbours: true, forces: true, ..*overlay };
+        draw_fish(&mut gizmos, &state, slot, &all);
+    }
     if !(overlay.radii || overlay.neighbours || overlay.forces) {
         return;
     }
-    // The first fish by id, and their neighbours by a plain search over
-    // the school (a debugging aid for a few fish, not the core's grid).
-    let (slots, positions, schools, params) =
-        (flock.slots(), flock.positions(), flock.schools(), flock.params());
-    for &slot in slots.iter().take(overlay.fish) {
-        let slot = slot as usize;
-        let (p, school) = (positions[slot], usize::from(schools[slot]));
-        let Some(params) = params.get(school) else { continue };
-        if overlay.radii {
-            gizmos.sphere(Isometry3d::from_translation(p), params.perception_radius, RADII);
-            gizmos.sphere(Isometry3d::from_translation(p), params.separation_radius, FEAR);
+    // The first fish by id.
+    for &slot in state.flock.slots().iter().take(overlay.fish) {
+        draw_fish(&mut gizmos, &state, slot as usize, &overlay);
+    }
+}
+
+/// The items `overlay` asks for of the fish in `slot`: its perception and
+/// separation spheres, lines to its neighbours (by a plain search over the
+/// school: a debugging aid for a few fish, not the core's grid) and an
+/// arrow per rule.
+fn draw_fish(gizmos: &mut Gizmos, state: &Flock3dState, slot: usize, overlay: &OverlaySettings) {
+    let flock = &state.flock;
+    let (positions, school) = (flock.positions(), usize::from(flock.schools()[slot]));
+    let p = positions[slot];
+    let Some(params) = flock.params().get(school) else { return };
+    if overlay.radii {
+        gizmos.sphere(Isometry3d::from_translation(p), params.perception_radius, RADII);
+        gizmos.sphere(Isometry3d::from_translation(p), params.separation_radius, FEAR);
+    }
+    if overlay.neighbours {
+        let r2 = params.perception_radius * params.perception_radius;
+        for &q in positions.iter().filter(|&&q| q != p && q.distance_squared(p) <= r2) {
+            gizmos.line(p, q, NEIGHBOURS);
         }
-        if overlay.neighbours {
-            let r2 = params.perception_radius * params.perception_radius;
-            for &q in positions.iter().filter(|&&q| q != p && q.distance_squared(p) <= r2) {
-                gizmos.line(p, q, NEIGHBOURS);
-            }
-        }
-        if let Some(rules) = flock.rules_at(slot).filter(|_| overlay.forces) {
-            for (force, (_, colour)) in rule_parts(&rules).into_iter().zip(RULE_COLOURS) {
-                if force.length_squared() > 1e-6 {
-                    gizmos.arrow(p, p + force * ARROW_SCALE_3D, colour).with_tip_length(6.0);
-                }
+    }
+    if let Some(rules) = flock.rules_at(slot).filter(|_| overlay.forces) {
+        for (force, (_, colour)) in rule_parts(&rules).into_iter().zip(RULE_COLOURS) {
+            if force.length_squared() > 1e-6 {
+                gizmos.arrow(p, p + force * ARROW_SCALE_3D, colour).with_tip_length(6.0);
             }
         }
     }

@@ -207,7 +207,10 @@ impl Plugin for TuningPanelPlugin {
             w.contains_resource::<FishLook>() || w.contains_resource::<OverlaySettings>()
         });
         add_section(app, "inspect", order::INSPECT, true, inspect_section, |w| {
-            w.contains_resource::<Inspected>()
+            w.contains_resource::<Inspected>() && w.contains_resource::<FlockState>()
+        });
+        add_section(app, "inspect", order::INSPECT, true, volume_inspect_section, |w| {
+            w.contains_resource::<Inspected>() && w.contains_resource::<Flock3dState>()
         });
         #[cfg(feature = "decide")]
         add_section(app, "decisions", order::DECISIONS, true, decisions_section::<Vec2>, |w| {
@@ -476,6 +479,49 @@ pub fn inspect_section(
         ui.label(format!("{} neighbours", s.neighbours));
         ui.horizontal_wrapped(|ui| {
             for (force, (name, colour)) in rule_parts(&s.rules).into_iter().zip(RULE_COLOURS) {
+                ui.colored_label(egui_colour(colour), format!("{name} {:.0}", force.length()));
+            }
+        });
+    }
+}
+
+/// The inspected fish in a volume (the 3D mouse tools' Ctrl + click): its
+/// school, place, speed, fear, group, neighbours and each rule's force
+/// (where the core keeps them: the 3D overlay has it keep them while a
+/// fish is inspected).
+pub fn volume_inspect_section(
+    InMut(ui): InMut<egui::Ui>,
+    inspected: Option<ResMut<Inspected>>,
+    state: Res<Flock3dState>,
+    ids: Query<&mirofish_bevy::volume::FishId>,
+) {
+    let Some(mut inspected) = inspected else { return };
+    let Some(fish) = inspected.fish else {
+        ui.label("Ctrl + click a fish to follow its neighbours and forces");
+        return;
+    };
+    let flock = &state.flock;
+    let Some((id, slot)) =
+        ids.get(fish).ok().and_then(|id| Some((id.0, *flock.slots().get(id.0 as usize)? as usize)))
+    else {
+        ui.label("the inspected fish is gone");
+        return;
+    };
+    if ui.button("let go (Esc)").clicked() {
+        inspected.fish = None;
+    }
+    let (p, v) = (flock.positions()[slot], flock.velocities()[slot]);
+    let leads = flock.leaders().get(slot).copied().unwrap_or(false);
+    ui.label(format!("fish {id}, school {}{}", flock.schools()[slot], if leads { ", leader" } else { "" }));
+    ui.label(format!("at ({:.0}, {:.0}, {:.0}), speed {:.1}", p.x, p.y, p.z, v.length()));
+    let group = flock.group_of(id).map_or("none".into(), |g| g.to_string());
+    ui.label(format!("fear {:.2}, group {group}", flock.fears()[slot]));
+    if let Some(n) = flock.neighbour_counts().nth(slot) {
+        ui.label(format!("{n} neighbours"));
+    }
+    if let Some(rules) = flock.rules_at(slot) {
+        ui.horizontal_wrapped(|ui| {
+            for (force, (name, colour)) in rule_parts(&rules).into_iter().zip(RULE_COLOURS) {
                 ui.colored_label(egui_colour(colour), format!("{name} {:.0}", force.length()));
             }
         });

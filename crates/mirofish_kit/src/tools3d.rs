@@ -4,6 +4,7 @@
 //! |---|---|
 //! | left click on the floor | a predator above the point |
 //! | right click on the floor | a rock on the point |
+//! | Ctrl + left click | inspect the fish under the cursor (Esc: let go) |
 //!
 //! (C clears every predator and rock where the kit's keys are added,
 //! [`crate::ShortcutsPlugin`].)
@@ -29,7 +30,7 @@ use mirofish_bevy::volume::{Flock3dState, Obstacle3d, Predator3d};
 use mirofish_sim::space::VolumeCommand;
 use mirofish_sim::{Obstacle, Predator, Tank3d};
 
-use crate::tools::PointerOverUi;
+use crate::tools::{Inspected, PointerOverUi};
 
 /// The cursor's ray into the world through the 3D camera; `None` outside
 /// the window.
@@ -49,11 +50,20 @@ pub struct Tool3dSettings {
     /// How far (pixels) the mouse may move between press and release for
     /// the press to count as a click.
     pub click_slop: f32,
+    /// How near (world units) the cursor's ray must pass a fish's centre
+    /// for a Ctrl + click to pick it.
+    pub pick_reach: f32,
 }
 
 impl Default for Tool3dSettings {
     fn default() -> Self {
-        Self { predator_height: 0.35, predator_reach: 0.4, rock_radius: 70.0, click_slop: 6.0 }
+        Self {
+            predator_height: 0.35,
+            predator_reach: 0.4,
+            rock_radius: 70.0,
+            click_slop: 6.0,
+            pick_reach: 20.0,
+        }
     }
 }
 
@@ -63,6 +73,25 @@ pub fn floor_point(ray: Ray3d, tank: &Tank3d) -> Option<Vec3> {
     let t = ray.intersect_plane(Vec3::new(0.0, tank.min.y, 0.0), InfinitePlane3d::new(Vec3::Y))?;
     let p = ray.get_point(t);
     (p.x > tank.min.x && p.x < tank.max.x && p.z > tank.min.z && p.z < tank.max.z).then_some(p)
+}
+
+/// The slot of the fish to inspect under `ray`: of the fish whose centre
+/// lies within `reach` of the ray, in front of its origin, the nearest
+/// along it (the one in front); `None` if none is that close.
+pub fn pick_fish(ray: Ray3d, positions: &[Vec3], reach: f32) -> Option<usize> {
+    let reach2 = reach * reach;
+    let mut best: Option<(f32, usize)> = None;
+    for (slot, &p) in positions.iter().enumerate() {
+        let along = (p - ray.origin).dot(*ray.direction);
+        if along <= 0.0 {
+            continue;
+        }
+        let off2 = (p - ray.get_point(along)).length_squared();
+        if off2 <= reach2 && best.is_none_or(|(b, _)| along < b) {
+            best = Some((along, slot));
+        }
+    }
+    best.map(|(_, slot)| slot)
 }
 
 /// The command a click of `button` on floor point `point` sends: left → a
@@ -87,8 +116,9 @@ pub fn click_command(
 }
 
 /// Mouse tools in a volume: a predator on a left click on the floor, a rock
-/// on a right click, C clears them; predators and rocks drawn where the
-/// core has them. Reads the cursor through the 3D camera of the primary
+/// on a right click, Ctrl + click picks the fish under the cursor to
+/// inspect ([`Inspected`]; Esc lets it go); predators and rocks drawn where
+/// the core has them. Reads the cursor through the 3D camera of the primary
 /// window ([`CursorRay`]); what a click creates is [`Tool3dSettings`].
 ///
 /// Needs [`mirofish_bevy::volume::MiroFish3dPlugin`]; in a headless app the
@@ -102,6 +132,8 @@ impl Plugin for MouseTools3dPlugin {
             .init_resource::<Tool3dSettings>()
             .init_resource::<ButtonInput<MouseButton>>()
             .init_resource::<AccumulatedMouseMotion>()
+            .init_resource::<ButtonInput<KeyCode>>()
+            .init_resource::<Inspected>()
             .add_systems(Startup, make_scene_look)
             .add_systems(PreUpdate, cursor_ray)
             .add_systems(Update, (mouse_tools3d, dress_scene).chain());
@@ -129,15 +161,28 @@ pub struct Press {
 }
 
 /// The mouse's buttons as the panel's list of keys shows them.
-pub const MOUSE_LINES: &[&str] = &["left click on the floor: predator", "right click on the floor: rock"];
+pub const MOUSE_LINES: &[&str] = &[
+    "left click on the floor: predator",
+    "right click on the floor: rock",
+    "Ctrl + left click: inspect a fish · Esc: let go",
+];
 
-/// Turns clicks on the floor into commands for the next tick.
+/// Turns clicks on the floor into commands for the next tick; a Ctrl +
+/// click picks the fish to inspect instead, and Esc lets it go.
 pub fn mouse_tools3d(
-    (buttons, motion): (Res<ButtonInput<MouseButton>>, Res<AccumulatedMouseMotion>),
+    (buttons, keys, motion): (
+        Res<ButtonInput<MouseButton>>,
+        Res<ButtonInput<KeyCode>>,
+        Res<AccumulatedMouseMotion>,
+    ),
     (cursor, over_ui, tools): (Res<CursorRay>, Res<PointerOverUi>, Res<Tool3dSettings>),
     mut state: ResMut<Flock3dState>,
+    mut inspected: ResMut<Inspected>,
     mut press: Local<Press>,
 ) {
+    if keys.just_pressed(KeyCode::Escape) {
+        inspected.fish = None;
+    }
     let send = |state: &mut Flock3dState, command: VolumeCommand| {
         if let Err(e) = state.flock.submit(command) {
             log::warn!("mouse tools: {e}");
@@ -150,6 +195,16 @@ pub fn mouse_tools3d(
         press.moved += motion.delta.length();
     }
     if press.on_panel || press.moved > tools.click_slop {
+        return;
+    }
+    if keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]) {
+        if buttons.just_released(MouseButton::Left)
+            && let Some(ray) = cursor.0
+            && let Some(slot) = pick_fish(ray, state.flock.positions(), tools.pick_reach)
+        {
+            let id = state.flock.ids()[slot];
+            inspected.fish = state.entity(id);
+        }
         return;
     }
     let tank = *state.flock.tank();
@@ -242,5 +297,20 @@ mod tests {
             Some(VolumeCommand::AddObstacle(Obstacle { centre: point, radius: tools.rock_radius }))
         );
         assert_eq!(click_command(MouseButton::Middle, point, &tank, &tools), None);
+    }
+
+    #[test]
+    fn a_pick_takes_the_nearest_fish_in_front_near_the_ray() {
+        let ray = Ray3d::new(Vec3::new(0.0, 0.0, 500.0), Dir3::NEG_Z);
+        let positions = [
+            Vec3::new(0.0, 0.0, 600.0),  // behind the camera
+            Vec3::new(5.0, 0.0, -100.0), // on the ray, further
+            Vec3::new(0.0, 8.0, 100.0),  // on the ray, nearer
+            Vec3::new(60.0, 0.0, 300.0), // nearest, but off the ray
+        ];
+        assert_eq!(pick_fish(ray, &positions, 20.0), Some(2));
+        assert_eq!(pick_fish(ray, &positions[..2], 20.0), Some(1));
+        assert_eq!(pick_fish(ray, &positions[3..], 20.0), None);
+        assert_eq!(pick_fish(ray, &[], 20.0), None);
     }
 }
