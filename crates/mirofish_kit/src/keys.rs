@@ -26,8 +26,10 @@
 //! switches, the run controls, the panel's settings) or sends a command to
 //! the core, so a session played with keys is recorded and replays like a
 //! scripted one. An action whose plugin is not added does nothing; the
-//! cursor's actions (waypoint, goal) and the colour mode are a plane's, the
-//! others work in either space.
+//! colour mode is a plane's, the others work in either space (in a volume
+//! the cursor's actions, waypoint and goal, take the point half way up the
+//! tank above where the cursor's ray meets the floor, with the 3D mouse
+//! tools' `CursorRay`).
 
 use bevy::prelude::*;
 use mirofish_bevy::volume::Flock3dState;
@@ -66,26 +68,35 @@ pub enum Action {
     TogglePanel,
     /// The decision layer on or off.
     ToggleDecisions,
-    /// Add a waypoint to the leaders' route at the cursor (a plane).
+    /// Add a waypoint to the leaders' route at the cursor.
     Waypoint,
     /// Drop the route.
     NoRoute,
-    /// The panel's school's goal at the cursor (a plane).
+    /// The panel's school's goal at the cursor.
     GoalAtCursor,
-    /// Drop the panel's school's goal (a plane).
+    /// Drop the panel's school's goal.
     NoGoal,
 }
 
 impl Action {
     /// Whether it does anything in `world`: its plugin is added (and, for
-    /// a restart, the game restarts; for the cursor's and the colours'
-    /// actions, a plane runs). The panel lists only these.
+    /// a restart, the game restarts; for the cursor's actions, a cursor is
+    /// read: the 2D mouse tools' on a plane, the 3D ones' in a volume).
+    /// The panel lists only these.
     pub fn applies(self, world: &World) -> bool {
-        let plane = world.contains_resource::<FlockState>();
+        let plane = world.contains_resource::<FlockState>() && world.contains_resource::<CursorWorld>();
+        #[cfg(feature = "look3d")]
+        let volume = world.contains_resource::<Flock3dState>()
+            && world.contains_resource::<crate::tools3d::CursorRay>();
+        #[cfg(not(feature = "look3d"))]
+        let volume = false;
         match self {
             Self::Restart => world.get_resource::<RunControls>().is_some_and(|r| r.restartable),
             Self::NextColours => world.contains_resource::<FishLook>(),
-            Self::Waypoint | Self::GoalAtCursor | Self::NoGoal => plane,
+            Self::Waypoint | Self::GoalAtCursor => plane || volume,
+            Self::NoGoal => {
+                world.contains_resource::<FlockState>() || world.contains_resource::<Flock3dState>()
+            }
             #[cfg(feature = "decide")]
             Self::ToggleDecisions => world.contains_resource::<mirofish_decide::plugin::DecisionSettings>(),
             #[cfg(not(feature = "decide"))]
@@ -238,6 +249,8 @@ pub struct Targets<'w> {
     plane_commands: Option<ResMut<'w, FlockCommands>>,
     volume: Option<ResMut<'w, Flock3dState>>,
     cursor: Option<Res<'w, CursorWorld>>,
+    #[cfg(feature = "look3d")]
+    ray: Option<Res<'w, crate::tools3d::CursorRay>>,
     #[cfg(feature = "panel")]
     panel: Option<ResMut<'w, crate::panel::PanelSettings>>,
     #[cfg(feature = "decide")]
@@ -270,9 +283,22 @@ impl Targets<'_> {
         }
     }
 
+    /// The point the cursor names in a volume: half way up the tank above
+    /// where its ray meets the floor.
+    fn cursor3d(&self) -> Option<Vec3> {
+        #[cfg(feature = "look3d")]
+        if let (Some(ray), Some(state)) = (self.ray.as_ref().and_then(|r| r.0), &self.volume) {
+            let tank = state.flock.tank();
+            let floor = crate::tools3d::floor_point(ray, tank)?;
+            return Some(Vec3::new(floor.x, (tank.min.y + tank.max.y) * 0.5, floor.z));
+        }
+        None
+    }
+
     /// Carries out `action`.
     fn act(&mut self, action: Action) {
         let cursor = self.cursor.as_ref().and_then(|c| c.0);
+        let cursor3d = self.cursor3d();
         match action {
             Action::ClearScene => {
                 // Neither command holds a number: neither can be refused.
@@ -312,18 +338,31 @@ impl Targets<'_> {
                     let route = self.plane.as_ref().and_then(|s| s.scene().route.clone());
                     self.send(waypoint_command(route.as_ref(), at));
                 }
+                if let Some(at) = cursor3d {
+                    let route = self.volume.as_ref().and_then(|s| s.flock.scene().route.clone());
+                    self.send_volume(waypoint_command(route.as_ref(), at));
+                }
             }
             Action::NoRoute => {
                 self.send(FlockCommand::SetRoute(None));
                 self.send_volume(VolumeCommand::SetRoute(None));
             }
             Action::GoalAtCursor => {
+                let school = self.school();
                 if let Some(at) = cursor {
                     let goal = Goal { mode: GoalMode::Arrive, ..Goal::seek(at, 1.0) };
-                    self.send(FlockCommand::SetSchoolGoal { school: self.school(), goal: Some(goal) });
+                    self.send(FlockCommand::SetSchoolGoal { school, goal: Some(goal) });
+                }
+                if let Some(at) = cursor3d {
+                    let goal = Goal { mode: GoalMode::Arrive, ..Goal::seek(at, 1.0) };
+                    self.send_volume(VolumeCommand::SetSchoolGoal { school, goal: Some(goal) });
                 }
             }
-            Action::NoGoal => self.send(FlockCommand::SetSchoolGoal { school: self.school(), goal: None }),
+            Action::NoGoal => {
+                let school = self.school();
+                self.send(FlockCommand::SetSchoolGoal { school, goal: None });
+                self.send_volume(VolumeCommand::SetSchoolGoal { school, goal: None });
+            }
         }
     }
 }

@@ -89,8 +89,9 @@ pub fn drag_command(at: Vec2, repel: bool, tools: &ToolSettings) -> FlockCommand
 
 /// The command that adds waypoint `at` to the end of `route` (a new
 /// looping route if there is none): the leaders go round the waypoints
-/// in order, passing each within 60 world units.
-pub fn waypoint_command(route: Option<&Route>, at: Vec2) -> FlockCommand {
+/// in order, passing each within 60 world units. On a plane or in a
+/// volume.
+pub fn waypoint_command<V: mirofish_sim::Vector>(route: Option<&Route<V>>, at: V) -> FlockCommand<V> {
     let mut route = route.cloned().unwrap_or_else(|| Route { looping: true, ..Route::new(Vec::new(), 60.0) });
     route.waypoints.push(at);
     FlockCommand::SetRoute(Some(route))

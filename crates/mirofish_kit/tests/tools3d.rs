@@ -129,3 +129,25 @@ fn ctrl_click_inspects_the_fish_under_the_cursor_and_esc_lets_it_go() {
     app.update();
     assert_eq!(app.world().resource::<Inspected>().fish, None);
 }
+
+#[test]
+fn w_and_g_put_a_waypoint_and_a_goal_half_way_up_above_the_cursor() {
+    let mut app = app();
+    let tank = *app.world().resource::<Flock3dState>().flock.tank();
+    app.world_mut().resource_mut::<CursorRay>().0 =
+        Some(Ray3d::new(Vec3::new(120.0, 5000.0, -80.0), Dir3::NEG_Y));
+    for key in [KeyCode::KeyW, KeyCode::KeyG] {
+        app.world_mut().resource_mut::<ButtonInput<KeyCode>>().press(key);
+        app.update();
+        let mut keys = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+        keys.clear();
+        keys.release(key);
+    }
+    for _ in 0..3 {
+        app.update();
+    }
+    let at = Vec3::new(120.0, (tank.min.y + tank.max.y) * 0.5, -80.0);
+    let scene = app.world().resource::<Flock3dState>().flock.scene().clone();
+    assert_eq!(scene.route.expect("a route").waypoints, [at]);
+    assert_eq!(scene.school_goals.first().copied().flatten().expect("school 0's goal").target, at);
+}
