@@ -350,12 +350,10 @@ impl Targets<'_> {
             Action::GoalAtCursor => {
                 let school = self.school();
                 if let Some(at) = cursor {
-                    let goal = Goal { mode: GoalMode::Arrive, ..Goal::seek(at, 1.0) };
-                    self.send(FlockCommand::SetSchoolGoal { school, goal: Some(goal) });
+                    self.send(FlockCommand::SetSchoolGoal { school, goal: Some(arrive_at(at)) });
                 }
                 if let Some(at) = cursor3d {
-                    let goal = Goal { mode: GoalMode::Arrive, ..Goal::seek(at, 1.0) };
-                    self.send_volume(VolumeCommand::SetSchoolGoal { school, goal: Some(goal) });
+                    self.send_volume(VolumeCommand::SetSchoolGoal { school, goal: Some(arrive_at(at)) });
                 }
             }
             Action::NoGoal => {
@@ -365,6 +363,11 @@ impl Targets<'_> {
             }
         }
     }
+}
+
+/// The goal the G key sets: arrive at `at`, slowing down near it.
+fn arrive_at<V: mirofish_sim::Vector>(at: V) -> Goal<V> {
+    Goal { mode: GoalMode::Arrive, ..Goal::seek(at, 1.0) }
 }
 
 /// Carries out every shortcut pressed this frame.

@@ -271,8 +271,10 @@ fn swim(
         if !phase.is_finite() {
             return;
         }
-        swim.phase = phase;
-        tag.0 = swim_tag(phase, 0.35 + 0.65 * pace.min(1.0));
+        // Written only when it moved: a paused school's fish stay unchanged
+        // (nothing for the renderer to take again).
+        swim.set_if_neq(Swim3d { phase });
+        tag.set_if_neq(MeshTag(swim_tag(phase, 0.35 + 0.65 * pace.min(1.0))));
     });
 }
 

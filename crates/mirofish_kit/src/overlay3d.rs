@@ -50,15 +50,11 @@ const RADII: Color = Color::srgba(0.4, 0.8, 1.0, 0.35);
 const NEIGHBOURS: Color = Color::srgba(0.9, 0.9, 0.9, 0.25);
 const INSPECTED: Color = Color::srgb(1.0, 1.0, 0.4);
 
-/// The slot of the inspected fish, if one is picked and still swims.
-fn inspected_slot(
-    state: &Flock3dState,
-    inspected: Option<&Inspected>,
-    ids: &Query<&FishId>,
-) -> Option<usize> {
-    let fish = inspected?.fish?;
+/// The id and slot of `fish`, a fish entity in a volume, if it still
+/// swims (the overlay's and the panel's inspected fish).
+pub(crate) fn fish_slot3d(state: &Flock3dState, fish: Entity, ids: &Query<&FishId>) -> Option<(u32, usize)> {
     let id = ids.get(fish).ok()?.0;
-    state.flock.slots().get(id as usize).map(|&slot| slot as usize)
+    state.flock.slots().get(id as usize).map(|&slot| (id, slot as usize))
 }
 
 fn draw_overlay3d(
@@ -68,7 +64,8 @@ fn draw_overlay3d(
     inspected: Option<Res<Inspected>>,
     ids: Query<&FishId>,
 ) {
-    let picked = inspected_slot(&state, inspected.as_deref(), &ids);
+    let picked =
+        inspected.and_then(|i| i.fish).and_then(|fish| fish_slot3d(&state, fish, &ids)).map(|(_, slot)| slot);
     // The core keeps each rule's force only while arrows are drawn (the
     // ticks' bits are the same either way).
     let record = overlay.forces || picked.is_some();

@@ -501,9 +501,7 @@ pub fn volume_inspect_section(
         return;
     };
     let flock = &state.flock;
-    let Some((id, slot)) =
-        ids.get(fish).ok().and_then(|id| Some((id.0, *flock.slots().get(id.0 as usize)? as usize)))
-    else {
+    let Some((id, slot)) = crate::overlay3d::fish_slot3d(&state, fish, &ids) else {
         ui.label("the inspected fish is gone");
         return;
     };

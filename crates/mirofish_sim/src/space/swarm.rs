@@ -1040,12 +1040,9 @@ impl<V: Vector> Swarm<V> {
             quiet: self.scene.leaves_fish_alone(!self.group.is_empty(), self.leading),
         };
         let kicks = &mut self.kicks;
-        let recording = self.record_rules && self.zones.is_none();
-        if !recording {
-            self.rules.clear();
-        } else {
+        self.rules.clear();
+        if self.record_rules && self.zones.is_none() {
             // Fish one at a time, each rule kept: the quartets' bits.
-            self.rules.clear();
             self.rules.resize(kicks.len(), RuleForces::default());
             let rules = &mut self.rules;
             crate::step::run(self.pool.as_deref(), || {
