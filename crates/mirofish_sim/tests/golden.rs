@@ -1,5 +1,8 @@
 //! The reference runs, pinned: a school on a plane and one in a volume,
-//! each from the default parameters and seed 1, hashed after 300 ticks.
+//! each from the default parameters and seed 1, hashed after 300 ticks;
+//! and the same schools in a busy scene (a rock, a predator, goals of
+//! every kind, leaders on a route, groups), which the quiet runs never
+//! steer through.
 //!
 //! A change that moves a bit of either fails here. That is the point: the
 //! bits are what replays, baselines and peers on other machines rely on.
@@ -8,7 +11,10 @@
 //! changelog.
 
 use mirofish_sim::space::{Flock3d, Swarm, swarm_hash};
-use mirofish_sim::{FlockParams, KernelPath, Simulation, Tank, Tank3d, TankOf, Vec2, state_hash};
+use mirofish_sim::{
+    Attractor, FlockCommand, FlockParams, Goal, GoalMode, KernelPath, Obstacle, Predator, Route, Simulation,
+    Tank, Tank3d, TankOf, Vec2, Vec3, Vector, state_hash,
+};
 
 /// Ticks of every reference run.
 const TICKS: u64 = 300;
@@ -20,6 +26,62 @@ const VOLUME: u64 = 0x6606_6786_960f_91ab;
 /// The reference run of a school on a plane under the generic engine
 /// ([`Swarm`] over `Vec2`).
 const SWARM_PLANE: u64 = 0x45c2_9466_4398_a9eb;
+/// [`PLANE`]'s school in the busy scene ([`busy`]).
+const BUSY_PLANE: u64 = 0x29ee_f4ff_ac1b_1cd2;
+/// [`VOLUME`]'s school in the busy scene.
+const BUSY_VOLUME: u64 = 0xba04_0e04_f518_e47c;
+/// [`SWARM_PLANE`]'s school in the busy scene.
+const BUSY_SWARM_PLANE: u64 = 0x695f_7300_b68d_6097;
+
+/// The busy scene's commands and their ticks, with `at(x, y)` a point of
+/// the space: a rock, a predator (taken away at tick 120), a shared goal,
+/// a repelling point, 40 leaders on a two-waypoint route, three groups
+/// (one with a goal of its own), then a goal of school 0's own to flee.
+fn busy<V: Vector>(at: impl Fn(f32, f32) -> V) -> Vec<(u64, FlockCommand<V>)> {
+    let goal = |x, y, mode| Goal { target: at(x, y), mode, weight: 1.0, slowing_radius: 50.0 };
+    vec![
+        (0, FlockCommand::AddObstacle(Obstacle { centre: at(50.0, 20.0), radius: 30.0 })),
+        (0, FlockCommand::AddPredator(Predator::new(at(-80.0, 0.0), 120.0))),
+        (0, FlockCommand::SetGoal(Some(goal(100.0, 100.0, GoalMode::Seek)))),
+        (
+            0,
+            FlockCommand::SetAttractor(Some(Attractor {
+                point: at(-50.0, -50.0),
+                strength: -2.0,
+                radius: 150.0,
+            })),
+        ),
+        (0, FlockCommand::SetLeaders { fish: (0..40).collect(), leads: true }),
+        (0, FlockCommand::SetRoute(Some(Route::new(vec![at(-150.0, 0.0), at(150.0, 50.0)], 40.0)))),
+        (50, FlockCommand::FormGroups { school: None, first: 0, count: 3 }),
+        (60, FlockCommand::SetGroupGoal { group: 1, goal: Some(goal(-100.0, 80.0, GoalMode::Arrive)) }),
+        (120, FlockCommand::ClearPredators),
+        (130, FlockCommand::SetSchoolGoal { school: 0, goal: Some(goal(0.0, -100.0, GoalMode::Flee)) }),
+    ]
+}
+
+fn busy_plane(threads: usize, path: KernelPath) -> u64 {
+    let mut sim = Simulation::new(FlockParams::default(), Tank::default(), 2000, 1)
+        .unwrap()
+        .with_threads(threads)
+        .unwrap();
+    sim.flock.set_kernel_path(path);
+    for (tick, command) in busy(Vec2::new) {
+        sim.schedule(tick, command).unwrap();
+    }
+    sim.run(TICKS).unwrap();
+    state_hash(&sim.flock)
+}
+
+fn busy_swarm<V: Vector>(tank: TankOf<V>, threads: usize, at: impl Fn(f32, f32) -> V) -> u64 {
+    let mut swarm =
+        Swarm::<V>::new(FlockParams::default(), tank, 2000, 1).unwrap().with_threads(threads).unwrap();
+    for (tick, command) in busy(at) {
+        swarm.schedule(tick, command).unwrap();
+    }
+    swarm.run(TICKS);
+    swarm_hash(&swarm)
+}
 
 fn plane(threads: usize, path: KernelPath) -> u64 {
     let mut sim = Simulation::new(FlockParams::default(), Tank::default(), 2000, 1)
@@ -71,5 +133,19 @@ fn the_generic_engine_on_a_plane_is_pinned_on_every_thread_count() {
     for threads in [1, 2] {
         let hash = swarm_plane(threads);
         assert_eq!(hash, SWARM_PLANE, "{threads} thread(s): {hash:#018x}");
+    }
+}
+
+#[test]
+fn the_busy_scene_is_pinned_in_both_spaces_on_every_build_and_thread_count() {
+    for threads in [1, 2] {
+        for path in [KernelPath::Fastest, KernelPath::Portable] {
+            let hash = busy_plane(threads, path);
+            assert_eq!(hash, BUSY_PLANE, "plane, {threads} thread(s), {path:?}: {hash:#018x}");
+        }
+        let hash = busy_swarm(Tank3d::default(), threads, |x, y| Vec3::new(x, y, 0.3 * x));
+        assert_eq!(hash, BUSY_VOLUME, "volume, {threads} thread(s): {hash:#018x}");
+        let hash = busy_swarm(Tank::default(), threads, Vec2::new);
+        assert_eq!(hash, BUSY_SWARM_PLANE, "generic engine on a plane, {threads} thread(s): {hash:#018x}");
     }
 }

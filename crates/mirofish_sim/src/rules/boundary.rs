@@ -7,6 +7,7 @@
 
 #[cfg(test)]
 use glam::Vec2;
+use glam::{BVec4A, Vec4};
 
 use crate::math::Vector;
 use crate::world::params::FlockParams;
@@ -36,6 +37,71 @@ pub fn soft_margin_steer<V: Vector>(p: V, tank: &TankOf<V>, params: &FlockParams
         inward - outward
     };
     V::from_fn(|i| ramp(p.axis(i) - tank.min.axis(i), tank.max.axis(i) - p.axis(i))) * params.desired_speed()
+}
+
+/// The soft margin's weighted steer of a fish at `p` moving at `v`
+/// ([`TankOf::ahead`] of them is what it steers by): [`soft_margin_steer`]
+/// weighted by the tank's `boundary_weight` and clamped like every rule.
+/// Clear of every wall's margin (most fish) it is the exact zero that
+/// steer would give, its sign included, without computing it.
+#[inline]
+pub fn wall_steer<V: Vector>(p: V, v: V, tank: &TankOf<V>, params: &FlockParams) -> V {
+    let (ahead, margin) = (tank.ahead(p, v), tank.margin());
+    let clear = (0..V::DIM).all(|i| {
+        let x = ahead.axis(i);
+        x >= tank.min.axis(i) + margin && x <= tank.max.axis(i) - margin
+    });
+    if clear {
+        V::ZERO * tank.boundary_weight
+    } else {
+        super::steer(soft_margin_steer(ahead, tank, params), tank.boundary_weight, params)
+    }
+}
+
+/// [`wall_steer`] of the first `lanes` of four fish in lanes, axis by axis
+/// (`at` their positions, `velocity` their velocities, asked for only
+/// where the tank looks ahead; the axes past `V::DIM` and the lanes past
+/// `lanes` are left at the clear zero): the same bits. Only a fish near a
+/// wall goes through the one-fish form.
+#[inline(always)]
+pub(crate) fn wall_steer_lanes<V: Vector, const N: usize>(
+    at: [Vec4; N],
+    velocity: impl FnOnce() -> [Vec4; N],
+    tank: &TankOf<V>,
+    params: &FlockParams,
+    lanes: usize,
+) -> [Vec4; N] {
+    debug_assert!(V::DIM <= N && lanes <= 4);
+    let margin = tank.margin();
+    // Where each fish steers by (`TankOf::ahead`, lane by lane).
+    let mut ahead = at;
+    if tank.look_ahead > 0.0 {
+        let velocity = velocity();
+        for (axis, v) in ahead.iter_mut().zip(velocity) {
+            *axis += v * tank.look_ahead;
+        }
+    }
+    let mut within = BVec4A::splat(true);
+    for (i, axis) in ahead.iter().enumerate().take(V::DIM) {
+        within &= axis.cmpge(Vec4::splat(tank.min.axis(i) + margin))
+            & axis.cmple(Vec4::splat(tank.max.axis(i) - margin));
+    }
+    let clear = within.bitmask() | (!0u32 << lanes);
+    let steer = [Vec4::splat(0.0 * tank.boundary_weight); N];
+    if clear & 0b1111 == 0b1111 {
+        return steer;
+    }
+    // Lane by lane in plain arrays: the vectors stay in registers on the
+    // path every fish clear of the walls takes.
+    let (ahead, mut parts) = (ahead.map(|a| a.to_array()), steer.map(|s| s.to_array()));
+    for l in (0..lanes).filter(|&l| clear & (1 << l) == 0) {
+        let p = V::from_fn(|i| ahead[i][l]);
+        let wall = super::steer(soft_margin_steer(p, tank, params), tank.boundary_weight, params);
+        for (i, axis) in parts.iter_mut().enumerate().take(V::DIM) {
+            axis[l] = wall.axis(i);
+        }
+    }
+    parts.map(Vec4::from_array)
 }
 
 /// Torus: brings `p` back into `[min, max)` on every axis.
@@ -123,6 +189,21 @@ mod tests {
 
     fn tank() -> Tank {
         Tank::centered(Vec2::new(200.0, 100.0))
+    }
+
+    #[test]
+    fn the_wall_steer_is_the_weighted_soft_margin_with_its_zero_clear_of_the_walls() {
+        let (t, params) = (tank(), FlockParams::default());
+        let at_rest = Vec2::ZERO;
+        for k in 0..=400 {
+            let p = Vec2::new(-100.0 + k as f32 * 0.5, 49.9 - k as f32 * 0.25);
+            let slow = super::super::steer(soft_margin_steer(p, &t, &params), t.boundary_weight, &params);
+            let fast = wall_steer(p, at_rest, &t, &params);
+            assert_eq!(fast.to_array().map(f32::to_bits), slow.to_array().map(f32::to_bits), "at {p}");
+        }
+        let clear = wall_steer(Vec2::ZERO, at_rest, &t, &params);
+        assert!(clear == Vec2::ZERO && clear.x.is_sign_positive() && clear.y.is_sign_positive());
+        assert!(wall_steer(Vec2::new(99.0, 0.0), at_rest, &t, &params).x < 0.0);
     }
 
     #[test]

@@ -374,6 +374,14 @@ impl<V: Vector> RuleForces<V> {
         }
     }
 
+    /// The fish's kick: the sum of all parts plus `jitter` (a draw in the
+    /// unit ball) times `jitter · max_force`, clamped to `max_force` — the
+    /// one clamp that bounds the velocity change per tick.
+    #[inline]
+    pub fn kick(&self, jitter: V, params: &FlockParams) -> V {
+        clamp_length(self.acceleration() + jitter * (params.jitter * params.max_force), params.max_force)
+    }
+
     /// Sum of all parts: the fish's acceleration before the final clamp.
     #[inline]
     pub fn acceleration(&self) -> V {
@@ -586,6 +594,28 @@ fn towards_mean<V: Lanes, const N: usize>(
         change[i] = V::select(some, V::select(usable, mean[i] * rcp, zero) * max_speed - v[i], zero);
     }
     change
+}
+
+/// [`RuleForces::kick`] of four fish in lanes over `N` axes, where the
+/// scene's reactions are exact zeros: `rules` (separation, alignment,
+/// cohesion, wander) and `boundary` summed in the one-fish order (with its
+/// zero obstacle, flight and goal), plus `jitter` (draws in the unit ball)
+/// times `jitter · max_force`, clamped to `max_force`: the same bits.
+/// `None` where a lane's total is not finite (the one-fish form handles
+/// those).
+#[inline(always)]
+pub(crate) fn kick_lanes<const N: usize>(
+    [separation, alignment, cohesion, wander]: [[Vec4; N]; 4],
+    boundary: [Vec4; N],
+    jitter: [Vec4; N],
+    params: &FlockParams,
+) -> Option<[Vec4; N]> {
+    let amount = params.jitter * params.max_force;
+    let total: [Vec4; N] = core::array::from_fn(|i| {
+        let parts = separation[i] + alignment[i] + cohesion[i] + wander[i] + boundary[i];
+        parts + Vec4::ZERO + Vec4::ZERO + Vec4::ZERO + jitter[i] * amount
+    });
+    clamp_length_lanes(total, Vec4::splat(params.max_force))
 }
 
 /// [`clamp_length`] of four vectors in `N` dimensions, one per lane (each

@@ -4,11 +4,79 @@
 //! kernel weights and adds before the single clamp of the total; the
 //! integrator's [`push_out`] is the hard constraint behind avoidance.
 
-use super::boundary;
+use super::{RuleForces, boundary, steer};
 use crate::math::Vector;
 use crate::world::params::FlockParams;
-use crate::world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator, in_open_water, room_points};
+use crate::world::scene::{Attractor, Goal, GoalMode, Obstacle, Predator, Scene, in_open_water, room_points};
 use crate::world::tank::{BoundaryMode, TankOf};
+
+/// One fish as the scene's reactions see it ([`react`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Onlooker<V> {
+    /// Where it is.
+    pub position: V,
+    /// How it moves.
+    pub velocity: V,
+    /// Its fear at the start of the tick (the fright of the tick before).
+    pub fear: f32,
+    /// Its school (an index into the school table).
+    pub school: usize,
+    /// Its group, if it is in one.
+    pub group: Option<u16>,
+    /// Whether it leads: a leader steers for the route's goal too.
+    pub leads: bool,
+}
+
+/// Adds what the scene asks of a fish to its rule `forces`, in both spaces
+/// and in this order: fear's harder push from the fish inside its
+/// separation radius ([`panic_separation_gain`]); rocks and predators,
+/// looked at with the fear-raised speed ([`panic_speed_limit`]); then, at
+/// the calm speed, its school's goal (else the shared one), its group's
+/// goal, the attract/repel point and, for a leader, the route's goal
+/// (`route_goal`). Returns the fright predators cause it this tick.
+///
+/// Where the scene holds nothing that steers and the fish is calm, every
+/// term is an exact zero and the factor is exactly one: a caller may leave
+/// the call out there, with the same bits.
+#[inline]
+pub fn react<V: Vector>(
+    forces: &mut RuleForces<V>,
+    fish: &Onlooker<V>,
+    scene: &Scene<V>,
+    route_goal: Option<&Goal<V>>,
+    params: &FlockParams,
+) -> f32 {
+    let (p, v) = (fish.position, fish.velocity);
+    forces.separation *= panic_separation_gain(fish.fear, params);
+    let look = panic_speed_limit(fish.fear, params);
+    if !scene.obstacles.is_empty() {
+        let away =
+            scene.obstacles.iter().fold(V::ZERO, |sum, o| sum + avoid(p, o, params.obstacle_look, look));
+        forces.obstacle = steer(away, params.obstacle_weight, params);
+    }
+    let mut fright = 0.0f32;
+    if !scene.predators.is_empty() {
+        let mut flight = V::ZERO;
+        for predator in &scene.predators {
+            let (f, change) = flee(p, v, predator, look);
+            fright = fright.max(f);
+            flight += change;
+        }
+        forces.flee = steer(flight, params.flee_weight, params);
+    }
+    let calm = params.desired_speed();
+    let group = fish.group.and_then(|g| scene.group_goal(g));
+    for goal in scene.goal_of(fish.school).into_iter().chain(group) {
+        forces.goal += steer(pursue(p, v, &goal, calm), goal.weight, params);
+    }
+    if let Some(a) = &scene.attractor {
+        forces.goal += steer(attract(p, a, calm), a.strength.abs(), params);
+    }
+    if let Some(goal) = route_goal.filter(|_| fish.leads) {
+        forces.goal += steer(pursue(p, v, goal, calm), goal.weight, params);
+    }
+    fright
+}
 
 /// Obstacle avoidance: within `look` of an obstacle's surface, a desired
 /// velocity straight away from its centre, ramping from 0 at `look` to
@@ -292,6 +360,99 @@ mod tests {
 
     use super::*;
     use crate::world::tank::Tank;
+
+    /// A fish at the origin heading east, of school 0, in no group.
+    fn onlooker<V: Vector>(velocity: V) -> Onlooker<V> {
+        Onlooker { position: V::ZERO, velocity, fear: 0.0, school: 0, group: None, leads: false }
+    }
+
+    /// Some rule forces, none of them zero.
+    fn some_forces<V: Vector>() -> RuleForces<V> {
+        let f = |k: f32| V::from_fn(|i| k + i as f32);
+        RuleForces {
+            separation: f(1.0),
+            alignment: f(2.0),
+            cohesion: f(3.0),
+            wander: f(4.0),
+            boundary: f(5.0),
+            ..RuleForces::default()
+        }
+    }
+
+    fn react_leaves_a_calm_fish_in_an_empty_scene_as_it_was<V: Vector>() {
+        let params = FlockParams::default();
+        let mut forces = some_forces::<V>();
+        let fish = onlooker(V::X * 50.0);
+        let fright = react(&mut forces, &fish, &Scene::default(), None, &params);
+        assert_eq!((fright, forces), (0.0, some_forces::<V>()));
+        // A route's goal is a leader's only.
+        let route = Goal::seek(V::X * 100.0, 1.0);
+        react(&mut forces, &fish, &Scene::default(), Some(&route), &params);
+        assert_eq!(forces, some_forces::<V>());
+    }
+
+    #[test]
+    fn react_leaves_a_calm_fish_in_an_empty_scene_as_it_was_in_both_spaces() {
+        react_leaves_a_calm_fish_in_an_empty_scene_as_it_was::<Vec2>();
+        react_leaves_a_calm_fish_in_an_empty_scene_as_it_was::<glam::Vec3>();
+    }
+
+    fn react_steers_for_what_the_scene_holds<V: Vector>() {
+        let params = FlockParams::default();
+        let fish = onlooker(V::X * 50.0);
+        let east = V::X * 100.0;
+        // A predator to the west frightens and sends the fish east; a rock
+        // just east of it pushes it west.
+        let mut scene =
+            Scene::<V> { predators: vec![Predator::new(-V::X * 30.0, 100.0)], ..Scene::default() };
+        let mut forces = RuleForces::default();
+        let fright = react(&mut forces, &fish, &scene, None, &params);
+        assert!(fright > 0.5 && forces.flee.axis(0) > 0.0, "{fright} {:?}", forces.flee);
+        scene.predators.clear();
+        scene.obstacles.push(Obstacle { centre: V::X * 20.0, radius: 10.0 });
+        let mut forces = RuleForces::default();
+        assert_eq!(react(&mut forces, &fish, &scene, None, &params), 0.0);
+        assert!(forces.obstacle.axis(0) < 0.0, "{:?}", forces.obstacle);
+        // A school's own goal replaces the shared one; a group's adds to it.
+        scene.obstacles.clear();
+        scene.goal = Some(Goal::seek(-east, 1.0));
+        let goal_force = |scene: &Scene<V>, fish: &Onlooker<V>| {
+            let mut forces = RuleForces::default();
+            react(&mut forces, fish, scene, None, &params);
+            forces.goal
+        };
+        assert!(goal_force(&scene, &fish).axis(0) < 0.0);
+        scene.school_goals = vec![Some(Goal::seek(east, 1.0))];
+        let own = goal_force(&scene, &fish);
+        assert!(own.axis(0) > 0.0, "{own:?}");
+        scene.group_goals =
+            vec![None, Some(Goal::seek(V::from_fn(|i| if i == 1 { 100.0 } else { 0.0 }), 1.0))];
+        let grouped = Onlooker { group: Some(1), ..fish };
+        let both = goal_force(&scene, &grouped);
+        assert!(both.axis(0) > 0.0 && (both - own).axis(1) > 0.0, "{own:?} {both:?}");
+        // Fear raises the separation push.
+        let mut forces = some_forces::<V>();
+        let afraid = Onlooker { fear: 1.0, ..fish };
+        react(&mut forces, &afraid, &Scene::default(), None, &params);
+        assert_eq!(forces.separation, some_forces::<V>().separation * params.panic_separation);
+        // A leader steers for the route's goal.
+        let mut forces = RuleForces::default();
+        let leader = Onlooker { leads: true, ..fish };
+        react(
+            &mut forces,
+            &leader,
+            &Scene::default(),
+            Some(&Goal::seek(V::from_fn(|i| if i == 1 { 100.0 } else { 0.0 }), 1.0)),
+            &params,
+        );
+        assert!(forces.goal.axis(1) > 0.0, "{:?}", forces.goal);
+    }
+
+    #[test]
+    fn react_steers_for_what_the_scene_holds_in_both_spaces() {
+        react_steers_for_what_the_scene_holds::<Vec2>();
+        react_steers_for_what_the_scene_holds::<glam::Vec3>();
+    }
 
     #[test]
     fn a_fish_no_rim_leads_out_for_goes_to_the_nearest_open_water() {

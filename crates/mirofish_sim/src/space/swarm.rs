@@ -39,7 +39,7 @@ use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
 };
-use crate::world::scene::{Goal, Route, Scene, point, school_goal};
+use crate::world::scene::{Goal, Route, Scene, point};
 use crate::world::spawn::{Spread, random_unit};
 use crate::world::tank::{BoundaryMode, TankOf};
 
@@ -1443,36 +1443,15 @@ impl<V: Vector> ForcePass<'_, V> {
             react::panic_separation_gain(fish.fright[base + l], params)
         }));
         let separation = separation.map(|axis| axis * gain);
-        // The walls, fish by fish where one is near them; clear of every
-        // wall, the one-fish steer's signed zero.
         let mut boundary = [Vec4::ZERO; 3];
         if self.tank.boundary == BoundaryMode::SoftMargin {
-            let (tank, margin) = (self.tank, self.tank.margin());
-            let mut steer = [[0.0 * tank.boundary_weight; 3]; LANES];
-            for (l, steer) in steer.iter_mut().enumerate() {
-                let ahead = tank.ahead(fish.position[base + l], fish.velocity[base + l]);
-                let clear = (0..V::DIM).all(|i| {
-                    let x = ahead.axis(i);
-                    x >= tank.min.axis(i) + margin && x <= tank.max.axis(i) - margin
-                });
-                if !clear {
-                    let wall = rules::boundary::soft_margin_steer(ahead, tank, params);
-                    let wall = rules::steer(wall, tank.boundary_weight, params);
-                    *steer = core::array::from_fn(|i| if i < V::DIM { wall.axis(i) } else { 0.0 });
-                }
-            }
-            boundary = core::array::from_fn(|i| Vec4::from_array(steer.map(|s| s[i])));
+            let at = core::array::from_fn(|i| if i < V::DIM { lanes(&fish.position, i) } else { Vec4::ZERO });
+            boundary = rules::boundary::wall_steer_lanes(at, || velocity, self.tank, params, LANES);
         }
         let ids = core::array::from_fn(|l| u64::from(fish.id[base + l]));
         let jitter = self.key.in_unit_ball_lanes::<V>(ids, Stream::Jitter);
-        let amount = params.jitter * params.max_force;
-        // `RuleForces::acceleration`'s order, with its zero obstacle, flight
-        // and goal.
-        let total: [Vec4; 3] = core::array::from_fn(|i| {
-            let parts = separation[i] + alignment[i] + cohesion[i] + wander[i] + boundary[i];
-            parts + Vec4::ZERO + Vec4::ZERO + Vec4::ZERO + jitter[i] * amount
-        });
-        let Some(acceleration) = rules::clamp_length_lanes(total, Vec4::splat(params.max_force)) else {
+        let rules = [separation, alignment, cohesion, wander];
+        let Some(acceleration) = rules::kick_lanes(rules, boundary, jitter, params) else {
             return false;
         };
         let (count, nearest2) = (sums.counts().to_array(), sums.nearest2().to_array());
@@ -1512,56 +1491,30 @@ impl<V: Vector> ForcePass<'_, V> {
         let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], sorted.school[slot]);
         let name = u64::from(sorted.id[slot]);
         let params = &self.params[usize::from(school)];
-        // Fear at the start of the tick (the previous tick's).
-        let fear_now = sorted.fright[slot];
         let mut forces = RuleForces::evaluate_towards(hood, v, sorted.wander[slot], params);
         if self.tank.boundary == BoundaryMode::SoftMargin {
-            let wall = rules::boundary::soft_margin_steer(self.tank.ahead(p, v), self.tank, params);
-            forces.boundary = rules::steer(wall, self.tank.boundary_weight, params);
+            forces.boundary = rules::boundary::wall_steer(p, v, self.tank, params);
         }
-        // Fear as on a plane: a harder push from the fish inside the
-        // separation radius, and rocks and predators looked at with the
-        // fear-raised speed; goals keep the calm speed.
-        forces.separation *= react::panic_separation_gain(fear_now, params);
-        let (look, calm) = (react::panic_speed_limit(fear_now, params), params.desired_speed());
-        let s = self.scene;
-        let avoid =
-            s.obstacles.iter().fold(V::ZERO, |sum, o| sum + react::avoid(p, o, params.obstacle_look, look));
-        forces.obstacle = rules::steer(avoid, params.obstacle_weight, params);
-        let (mut fear, mut flee) = (0.0f32, V::ZERO);
-        for predator in &s.predators {
-            let (f, change) = react::flee(p, v, predator, look);
-            fear = fear.max(f);
-            flee += change;
-        }
-        forces.flee = rules::steer(flee, params.flee_weight, params);
-        // The school's goal (else the shared one), the group's on top, the
-        // attract/repel point, then the route for a leader: the plane's
-        // goals in the plane's order.
-        let group = groups::group_of(self.group, sorted.id[slot]);
-        let goals = school_goal(s.goal.as_ref(), &s.school_goals, usize::from(school))
-            .into_iter()
-            .chain(group.and_then(|g| s.group_goals.get(usize::from(g))).and_then(Option::as_ref));
-        for g in goals {
-            forces.goal += rules::steer(react::pursue(p, v, g, calm), g.weight, params);
-        }
-        if let Some(a) = &s.attractor {
-            forces.goal += rules::steer(react::attract(p, a, calm), a.strength.abs(), params);
-        }
-        if let Some(route) = self.route_goal.as_ref().filter(|_| sorted.leader[slot]) {
-            forces.goal += rules::steer(react::pursue(p, v, route, calm), route.weight, params);
-        }
+        let fish = react::Onlooker {
+            position: p,
+            velocity: v,
+            // Fear at the start of the tick (the previous tick's).
+            fear: sorted.fright[slot],
+            school: usize::from(school),
+            group: groups::group_of(self.group, sorted.id[slot]),
+            leads: sorted.leader[slot],
+        };
+        let fear = if self.quiet && fish.fear == 0.0 {
+            0.0
+        } else {
+            react::react(&mut forces, &fish, self.scene, self.route_goal.as_ref(), params)
+        };
         let jitter: V = self.key.in_unit_ball(name, Stream::Jitter);
-        let total = forces.acceleration() + jitter * (params.jitter * params.max_force);
+        let acceleration = forces.kick(jitter, params);
         if let Some(rules) = rules {
             *rules = forces;
         }
-        Kick {
-            acceleration: rules::clamp_length(total, params.max_force),
-            fear,
-            neighbours: hood.count,
-            nearest2,
-        }
+        Kick { acceleration, fear, neighbours: hood.count, nearest2 }
     }
 }
 

@@ -40,6 +40,7 @@ use crate::rules::noise::{Stream, TickKey};
 use crate::rules::scene as scene_rules;
 use crate::rules::{self, Neighbourhood, RuleForces, boundary};
 use crate::world::grid::{CandidateRuns, QUARTET, SpatialGrid, offset};
+use crate::world::groups;
 use crate::world::params::FlockParams;
 use crate::world::scene::{Goal, Scene};
 use crate::world::school;
@@ -408,91 +409,39 @@ impl ForceKernel<'_> {
     }
 
     /// The clamped acceleration of the fish at sorted index `s`, whose
-    /// neighbourhood is `hood`: the rules, the scene, the soft margin and
-    /// the jitter. With `sample`, the fish's rule forces are written there
-    /// too.
+    /// neighbourhood is `hood`: the rules, the scene
+    /// ([`scene_rules::react`]), the soft margin and the jitter. With
+    /// `sample`, the fish's rule forces are written there too.
     #[inline(always)]
     fn kick(&self, s: usize, hood: &Neighbourhood, sample: Option<&mut ForceSample>) -> Kick {
         let g = self.grid;
-        let (p, v, slot) = (g.sorted_position(s), g.sorted_velocity(s), g.order()[s]);
+        let (p, v, slot) = (g.sorted_position(s), g.sorted_velocity(s), g.order()[s] as usize);
         let school = school::clamp_index(self.sorted_school[s], self.table.len());
         let params = &self.table[school];
         let phase = self.sorted_phase[s];
         let mut forces = RuleForces::evaluate(hood, v, phase, params);
-        let fright =
-            if self.quiet { 0.0 } else { self.react_to_scene(&mut forces, params, (p, slot, s, school), v) };
-        if self.tank.boundary == BoundaryMode::SoftMargin {
-            let (tank, margin) = (self.tank, self.tank.margin());
-            let ahead = tank.ahead(p, v);
-            let clear = ahead.cmpge(tank.min + margin).all() && ahead.cmple(tank.max - margin).all();
-            forces.boundary = if clear {
-                // Most fish are clear of every wall: the steer would be
-                // exactly this zero (its sign included).
-                Vec2::ZERO * tank.boundary_weight
-            } else {
-                rules::steer(boundary::soft_margin_steer(ahead, tank, params), tank.boundary_weight, params)
+        let fright = if self.quiet {
+            0.0
+        } else {
+            let fish = scene_rules::Onlooker {
+                position: p,
+                velocity: v,
+                fear: self.fear[slot],
+                school,
+                group: groups::group_of(self.group, self.ids[s]),
+                leads: self.leader[slot],
             };
+            scene_rules::react(&mut forces, &fish, self.scene, self.leader_goal.as_ref(), params)
+        };
+        if self.tank.boundary == BoundaryMode::SoftMargin {
+            forces.boundary = boundary::wall_steer(p, v, self.tank, params);
         }
-        let jitter = self.key.in_unit_disc(u64::from(self.ids[s]), Stream::Jitter)
-            * (params.jitter * params.max_force);
-        // One clamp of the total: what bounds the velocity change per tick.
-        let acceleration = rules::clamp_length(forces.acceleration() + jitter, params.max_force);
+        let jitter = self.key.in_unit_disc(u64::from(self.ids[s]), Stream::Jitter);
+        let acceleration = forces.kick(jitter, params);
         if let Some(sample) = sample {
             *sample = ForceSample { rules: forces, neighbours: hood.count };
         }
         Kick::new(acceleration, fright, hood.count)
-    }
-
-    /// Adds obstacle avoidance, flight, the goal and the attract/repel point
-    /// to `forces`, and applies the previous tick's fear (separation grows
-    /// with it). Returns the fright predators cause this tick.
-    #[inline]
-    fn react_to_scene(
-        &self,
-        forces: &mut RuleForces,
-        params: &FlockParams,
-        (p, slot, s, school): (Vec2, u32, usize, usize),
-        v: Vec2,
-    ) -> f32 {
-        let scene = self.scene;
-        let fear = self.fear[slot as usize];
-        forces.separation *= scene_rules::panic_separation_gain(fear, params);
-        // Rocks and predators are looked at with the fear-raised speed.
-        let max_speed = scene_rules::panic_speed_limit(fear, params);
-        if !scene.obstacles.is_empty() {
-            let away: Vec2 = scene
-                .obstacles
-                .iter()
-                .map(|o| scene_rules::avoid(p, o, params.obstacle_look, max_speed))
-                .sum();
-            forces.obstacle = rules::steer(away, params.obstacle_weight, params);
-        }
-        let mut fright = 0.0f32;
-        if !scene.predators.is_empty() {
-            let mut flight = Vec2::ZERO;
-            for predator in &scene.predators {
-                let (f, change) = scene_rules::flee(p, v, predator, max_speed);
-                fright = fright.max(f);
-                flight += change;
-            }
-            forces.flee = rules::steer(flight, params.flee_weight, params);
-        }
-        let group = self.group.get(self.ids[s] as usize).and_then(|&g| scene.group_goal(g));
-        for goal in scene.goal_of(school).into_iter().chain(group) {
-            forces.goal +=
-                rules::steer(scene_rules::pursue(p, v, &goal, params.desired_speed()), goal.weight, params);
-        }
-        if let Some(a) = &scene.attractor {
-            forces.goal +=
-                rules::steer(scene_rules::attract(p, a, params.desired_speed()), a.strength.abs(), params);
-        }
-        if let Some(goal) = self.leader_goal
-            && self.leader[slot as usize]
-        {
-            forces.goal +=
-                rules::steer(scene_rules::pursue(p, v, &goal, params.desired_speed()), goal.weight, params);
-        }
-        fright
     }
 
     /// The neighbourhood sums of a school with a shaped view, candidate by

@@ -378,44 +378,19 @@ impl ForceKernel<'_> {
         kicks: &mut [Kick],
         samples: &mut Option<&mut [ForceSample]>,
     ) -> bool {
-        let (x, y, m, hoods) = (scanned.x, scanned.y, kicks.len(), &scanned.hoods);
+        let (m, hoods) = (kicks.len(), &scanned.hoods);
         let params = &self.table[school];
         let mut boundary = [Vec4::ZERO; 2];
         if self.tank.boundary == BoundaryMode::SoftMargin {
-            let (tank, margin) = (self.tank, self.tank.margin());
-            // Where each fish steers by (`Tank::ahead`, lane by lane).
-            let (x, y) = if tank.look_ahead > 0.0 {
+            let velocity = || {
                 let [.., vx, vy] = self.grid.quartet(scanned.base);
-                (x + vx * tank.look_ahead, y + vy * tank.look_ahead)
-            } else {
-                (x, y)
+                [vx, vy]
             };
-            let within = |p: Vec4, min: f32, max: f32| p.cmpge(Vec4::splat(min)) & p.cmple(Vec4::splat(max));
-            let clear = within(x, tank.min.x + margin, tank.max.x - margin)
-                & within(y, tank.min.y + margin, tank.max.y - margin);
-            // Clear of every wall: the one-fish steer's signed zero.
-            boundary = [Vec4::splat(0.0 * tank.boundary_weight); 2];
-            if (clear.bitmask() | !0 << m) & 0b1111 != 0b1111 {
-                let (xs, ys) = (x.to_array(), y.to_array());
-                let (mut bx, mut by) = (boundary[0].to_array(), boundary[1].to_array());
-                for l in (0..m).filter(|&l| !clear.test(l)) {
-                    let p = Vec2::new(xs[l], ys[l]);
-                    let change = boundary::soft_margin_steer(p, tank, params);
-                    let steer = rules::steer(change, tank.boundary_weight, params);
-                    (bx[l], by[l]) = (steer.x, steer.y);
-                }
-                boundary = [Vec4::from_array(bx), Vec4::from_array(by)];
-            }
+            boundary = boundary::wall_steer_lanes([scanned.x, scanned.y], velocity, self.tank, params, m);
         }
-        let [jx, jy] = self.key.in_unit_disc_lanes(scanned.id.map(u64::from), Stream::Jitter);
-        let amount = params.jitter * params.max_force;
-        // The one-fish sum's order, with its zero obstacle, flight and goal.
-        let total = |k: usize| {
-            let parts = separation[k] + alignment[k] + cohesion[k] + wander[k] + boundary[k];
-            parts + Vec4::ZERO + Vec4::ZERO + Vec4::ZERO
-        };
-        let total = [total(0) + jx * amount, total(1) + jy * amount];
-        let Some([ax, ay]) = rules::clamp_length_lanes(total, Vec4::splat(params.max_force)) else {
+        let jitter = self.key.in_unit_disc_lanes(scanned.id.map(u64::from), Stream::Jitter);
+        let rules = [separation, alignment, cohesion, wander];
+        let Some([ax, ay]) = rules::kick_lanes(rules, boundary, jitter, params) else {
             return false;
         };
         store_lanes(kicks, Kick::from_lanes([ax, ay, Vec4::ZERO, hoods.count]));
