@@ -27,6 +27,11 @@ pub enum Refused {
     /// [`crate::volume::ReplayVolume3d`] in a volume; the run goes on as it
     /// was).
     Session,
+    /// A fish entity's [`crate::volume::Position3d`] or
+    /// [`crate::volume::Velocity3d`] as a game wrote it, in a volume: not
+    /// finite, or a position outside the tank (the fish stays where the
+    /// core had it).
+    Fish(Entity),
     /// A command the plane's plugin does not apply (Couzin's zones, which
     /// only the generic engine has).
     Command,

@@ -3,7 +3,8 @@
 //! The core's [`Flock3d`] holds the fish and steps them (in parallel,
 //! bit-identical on any number of threads); every fish is also an entity
 //! with a [`Boid3d`] marker, its [`FishId`], a [`Position3d`] and a
-//! [`Velocity3d`] written back after each tick, and a `Transform` that
+//! [`Velocity3d`] written back after each tick (a game that writes either
+//! moves the fish: the next tick starts from it), and a `Transform` that
 //! follows them between ticks, turned so that its −Z axis (Bevy's
 //! forward) points along the velocity. Give each fish a look when it
 //! arrives (an observer on `Add<Boid3d>` inserting a mesh and a material:
@@ -54,8 +55,10 @@
 //! configuration file with [`LoadVolume3d`]; play a recorded session again
 //! with [`ReplayVolume3d`].
 
+use bevy::ecs::change_detection::Tick;
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
+use bevy::ecs::system::SystemChangeTick;
 use bevy::prelude::*;
 use mirofish_sim::Scene3d;
 use mirofish_sim::space::{Flock3d, TickStage, VolumeCommand, Zones, swarm_hash};
@@ -64,7 +67,7 @@ use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, V
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
 pub use crate::recording::Session;
 use crate::recording::compare_checkpoint;
-use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
+use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report, report_in};
 use crate::schedule::BoidSystems;
 
 mod scene;
@@ -176,6 +179,9 @@ pub struct Flock3dState {
     replay: Session,
     /// The entities of the scene's rocks and predators.
     scene_entities: scene::SceneEntities,
+    /// When the last write-back ran: a fish's [`Position3d`] or
+    /// [`Velocity3d`] changed after it was written by a game.
+    written: Tick,
 }
 
 impl Flock3dState {
@@ -305,12 +311,13 @@ impl Plugin for MiroFish3dPlugin {
                 replaying: None,
                 replay: Session::Idle,
                 scene_entities: scene::SceneEntities::default(),
+                written: Tick::new(0),
             })
             .register_type::<(ExtraSteering3d, Leader3d)>()
             .add_systems(
                 self.schedule,
                 (
-                    (set_step, scene::gather_scene, stage(TickStage::SpatialIndex))
+                    (set_step, gather_moved, scene::gather_scene, stage(TickStage::SpatialIndex))
                         .chain()
                         .in_set(BoidSystems::SpatialIndex),
                     stage(TickStage::Forces).in_set(BoidSystems::Forces),
@@ -608,6 +615,36 @@ fn fish_entity_gone(gone: On<Remove, Boid3d>, ids: Query<&FishId>, state: Option
     }
 }
 
+/// Hands the core each fish whose [`Position3d`] or [`Velocity3d`] a game
+/// wrote since the last write-back (a teleport, a net, a current), as on a
+/// plane, where the entities are read every tick. A position outside the
+/// tank or a value that is not finite is refused
+/// ([`Refused::Fish`]): the fish stays where the core had it, and the
+/// write-back puts its entity back there.
+fn gather_moved(
+    mut state: ResMut<Flock3dState>,
+    fish: Query<(Entity, &FishId, Ref<Position3d>, Ref<Velocity3d>), With<Boid3d>>,
+    ticks: SystemChangeTick,
+    (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
+) {
+    let (written, now) = (state.written, ticks.this_run());
+    let moved = |changed: Tick| changed.is_newer_than(written, now);
+    for (entity, id, position, velocity) in &fish {
+        if !(moved(position.last_changed()) || moved(velocity.last_changed())) {
+            continue;
+        }
+        // Only an entity the core knows as this fish's (not one left over
+        // from before a restart).
+        if state.entity(id.0) != Some(entity) {
+            continue;
+        }
+        if let Err(error) = state.flock.set(id.0, position.0, velocity.0) {
+            let tick = state.flock.tick();
+            report(&mut refusals, &mut messages, FlockRefusal { tick, what: Refused::Fish(entity), error });
+        }
+    }
+}
+
 /// Hands every fish's [`ExtraSteering3d`] to the core for this tick.
 fn gather_steering(mut state: ResMut<Flock3dState>, fish: Query<(&FishId, &ExtraSteering3d), With<Boid3d>>) {
     for (id, extra) in &fish {
@@ -644,12 +681,14 @@ fn stage(stage: TickStage) -> impl FnMut(ResMut<Flock3dState>) {
 /// Copies each fish's new position, velocity and steering to its entity,
 /// keeping the old position for drawing between ticks.
 fn write_back(
-    state: Res<Flock3dState>,
+    mut state: ResMut<Flock3dState>,
     mut fish: Query<
         (&FishId, &mut Position3d, &mut PreviousPosition3d, &mut Velocity3d, &mut Steering3d),
         With<Boid3d>,
     >,
+    ticks: SystemChangeTick,
 ) {
+    state.written = ticks.this_run();
     let flock = &state.flock;
     let (slots, positions, velocities) = (flock.slots(), flock.positions(), flock.velocities());
     // Each entity reads its fish's slot: one pass over the entities, no

@@ -184,6 +184,53 @@ fn a_games_force_on_an_entity_steers_its_fish_in_a_volume() {
 }
 
 #[test]
+fn a_game_writing_a_fish_entitys_position_or_velocity_moves_its_fish_in_a_volume() {
+    let mut app = app();
+    app.world_mut().commands().queue(SpawnSchool3d::new(100));
+    for _ in 0..3 {
+        app.update();
+    }
+    let core = |app: &App, id: u32| {
+        let flock = &app.world().resource::<Flock3dState>().flock;
+        let slot = flock.slots()[id as usize] as usize;
+        (flock.positions()[slot], flock.velocities()[slot])
+    };
+    let entity = |app: &App, id: u32| app.world().resource::<Flock3dState>().entity(id).unwrap();
+    let (before, _) = core(&app, 7);
+    let (target, heading) = (Vec3::new(-300.0, 40.0, 20.0), Vec3::new(0.0, 0.0, 90.0));
+    assert!(before.distance(target) > 50.0, "the fish starts elsewhere: {before}");
+    let (moved, turned) = (entity(&app, 7), entity(&app, 8));
+    app.world_mut().get_mut::<Position3d>(moved).unwrap().0 = target;
+    app.world_mut().get_mut::<Velocity3d>(turned).unwrap().0 = heading;
+    let (_, calm) = core(&app, 9);
+    app.update();
+    // One tick from where the game put it.
+    let dt = app.world().resource::<Flock3dState>().flock.dt();
+    let (after, _) = core(&app, 7);
+    let reach = 2.0 * FlockParams::default().max_speed * dt;
+    assert!(after.distance(target) < reach, "{after} is not one tick from {target}");
+    let (_, velocity) = core(&app, 8);
+    assert!(velocity.normalize().dot(Vec3::Z) > 0.9, "{velocity} does not head along +z");
+    // A fish nobody wrote keeps the core's course: the plugin's own
+    // write-back is not taken for a game's write.
+    let (_, still) = core(&app, 9);
+    assert!(still.angle_between(calm) < 0.5, "{calm} -> {still}");
+    // A position outside the tank is refused, and the entity is put back.
+    let (held, _) = core(&app, 7);
+    app.world_mut().get_mut::<Position3d>(moved).unwrap().0 = Vec3::splat(1.0e7);
+    app.update();
+    let refusals = app.world().resource::<FlockRefusals>();
+    let last = refusals.recent().last().expect("a refusal");
+    assert_eq!(
+        (last.what.clone(), last.error.field),
+        (mirofish_bevy::prelude::Refused::Fish(moved), "position")
+    );
+    let (now, _) = core(&app, 7);
+    assert!(now.distance(held) < reach, "{held} -> {now}");
+    assert_eq!(app.world().get::<Position3d>(moved).unwrap().0, now);
+}
+
+#[test]
 fn a_school_spawned_with_leaders_marks_them_and_the_core_knows() {
     let mut app = app();
     app.world_mut().commands().queue(SpawnSchool3d::new(50));
