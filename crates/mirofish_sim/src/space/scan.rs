@@ -51,7 +51,11 @@ impl Axes {
     /// that a loop over them needs no bounds check.
     #[inline(always)]
     pub fn run<V: Vector>(&self, slots: Range<usize>) -> [&[f32]; 3] {
-        core::array::from_fn(|i| &self.axis[if i < V::DIM { i } else { 0 }][slots.clone()])
+        // Written out rather than `array::from_fn`, whose closure the
+        // compiler called once per axis and run instead of inlining it.
+        let [x, y, z] = &self.axis;
+        let (y, z) = (if V::DIM > 1 { y } else { x }, if V::DIM > 2 { z } else { x });
+        [&x[slots.clone()], &y[slots.clone()], &z[slots]]
     }
 }
 
