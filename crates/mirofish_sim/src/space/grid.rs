@@ -17,6 +17,7 @@ use core::ops::Range;
 use rayon::prelude::*;
 
 use crate::math::Vector;
+use crate::world::grid::CellOrder;
 use crate::world::tank::TankOf;
 
 /// Fish per parallel task when finding the fish's cells.
@@ -54,6 +55,10 @@ pub struct CellGrid<V: Vector> {
     cell_start: Vec<u32>,
     /// The fish in cell order.
     order: Vec<u32>,
+    /// Each fish's place in cell order (the inverse of `order`).
+    rank: Vec<u32>,
+    /// Scratch of the sort.
+    cursor: Vec<u32>,
     /// Each fish's cell.
     cell_of: Vec<u32>,
 }
@@ -86,10 +91,7 @@ impl<V: Vector> CellGrid<V> {
         self.dims = dims;
         self.wrap = wrap;
         let cells = dims.iter().map(|&d| d as usize).product::<usize>();
-        self.cell_start.clear();
-        self.cell_start.resize(cells + 1, 0);
-        // Each fish's cell, in parallel (a pure function of its position),
-        // then the counts in one sequential pass.
+        // Each fish's cell, in parallel (a pure function of its position).
         let mut cell_of = core::mem::take(&mut self.cell_of);
         let this = &*self;
         cell_of.clear();
@@ -102,25 +104,16 @@ impl<V: Vector> CellGrid<V> {
             },
         );
         self.cell_of = cell_of;
-        for &c in &self.cell_of {
-            self.cell_start[c as usize] += 1;
-        }
-        // Each cell's end, then `cell_start[cells]`: the end of them all.
-        for c in 1..cells {
-            self.cell_start[c] += self.cell_start[c - 1];
-        }
-        self.cell_start[cells] = positions.len() as u32;
-        // Counting sort, stable: within a cell, fish keep their index order.
-        self.order.clear();
-        self.order.resize(positions.len(), 0);
-        // Fill each cell from its end backwards, walking the fish backwards:
-        // stable, and each `cell_start` ends at its cell's start without a
-        // second array.
-        for (fish, &c) in self.cell_of.iter().enumerate().rev() {
-            let end = &mut self.cell_start[c as usize];
-            *end -= 1;
-            self.order[*end as usize] = fish as u32;
-        }
+        // The plane's grid's sort: stable (within a cell, fish keep their
+        // index order), in parallel stripes, the same order on any number
+        // of threads.
+        let sorted = CellOrder {
+            cell_start: &mut self.cell_start,
+            order: &mut self.order,
+            rank: &mut self.rank,
+            cursor: &mut self.cursor,
+        };
+        sorted.sort(&self.cell_of, cells);
     }
 
     /// The cell of `p`, axis by axis (clamped to the grid).

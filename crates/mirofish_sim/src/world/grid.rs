@@ -122,7 +122,13 @@ impl SpatialGrid {
             .zip(position.par_chunks(GATHER_CHUNK))
             .for_each(|(cells, position)| this.cells_of(position, cells));
         self.cell_of = cell_of;
-        self.count_and_scatter(cells, n);
+        let sorted = CellOrder {
+            cell_start: &mut self.cell_start,
+            order: &mut self.order,
+            rank: &mut self.rank,
+            cursor: &mut self.cursor,
+        };
+        sorted.sort(&self.cell_of, cells);
         let Extras { gather: also, ties } = extras;
         if let Some((key, sorted)) = ties {
             // The keys in sorted order (read along memory where the slots
@@ -201,91 +207,6 @@ impl SpatialGrid {
             self.identity.extend(from..n as u32);
         }
         self.renumbered = true;
-    }
-
-    /// The stable counting sort of `cell_of`: `cell_start`, `order` and
-    /// `rank`. The slots are cut into one stripe per thread; each stripe
-    /// counts its cells, an exclusive scan over (cell, stripe) gives every
-    /// stripe its first place in every cell, and the stripes scatter in
-    /// parallel. Within a cell, stripe order then slot order is slot order:
-    /// the result is the same for any number of stripes, so the sorted
-    /// order (and every neighbour sum) never depends on the thread count.
-    fn count_and_scatter(&mut self, cells: usize, n: usize) {
-        self.order.resize(n, 0);
-        self.rank.resize(n, 0);
-        // Every entry is written below (zeroed first where counted into).
-        self.cell_start.resize(cells + 1, 0);
-        // A stripe per thread, but none shorter than a few thousand fish:
-        // below that the per-stripe cell counts cost more than they save.
-        let stripes = rayon::current_num_threads().min(n / MIN_STRIPE).clamp(1, MAX_STRIPES);
-        if stripes == 1 {
-            self.cell_start.fill(0);
-            for &c in &self.cell_of {
-                self.cell_start[c as usize + 1] += 1;
-            }
-            for c in 0..cells {
-                self.cell_start[c + 1] += self.cell_start[c];
-            }
-            self.cursor.clear();
-            self.cursor.extend_from_slice(&self.cell_start[..cells]);
-            for (slot, &c) in self.cell_of.iter().enumerate() {
-                let s = self.cursor[c as usize];
-                self.cursor[c as usize] = s + 1;
-                self.order[s as usize] = slot as u32;
-                self.rank[slot] = s;
-            }
-            return;
-        }
-        let stripe = n.div_ceil(stripes);
-        // cursor[t * cells + c]: how many fish of stripe t are in cell c,
-        // then (after the scan) where stripe t's first fish of cell c goes.
-        // Each stripe zeroes its own row, in parallel.
-        self.cursor.resize(stripes * cells, 0);
-        // With the fish in the first half of the cells, counted on the way:
-        // where the scan's second half starts.
-        let below: u32 = self
-            .cursor
-            .par_chunks_mut(cells)
-            .zip(self.cell_of.par_chunks(stripe))
-            .map(|(count, cell_of)| {
-                count.fill(0);
-                for &c in cell_of {
-                    count[c as usize] += 1;
-                }
-                count[..cells / 2].iter().sum::<u32>()
-            })
-            .sum();
-        exclusive_scan(&mut self.cell_start, &mut self.cursor, cells, below);
-        // Each stripe places its own fish, in slot order: `rank` is cut by
-        // stripe like the slots, and each stripe owns its row of cursors.
-        self.cursor
-            .par_chunks_mut(cells)
-            .zip(self.rank.par_chunks_mut(stripe))
-            .zip(self.cell_of.par_chunks(stripe))
-            .for_each(|((cursor, rank), cell_of)| {
-                for (r, &c) in rank.iter_mut().zip(cell_of) {
-                    *r = cursor[c as usize];
-                    cursor[c as usize] += 1;
-                }
-            });
-        // `order` is the inverse of `rank`: each stripe of sorted places is
-        // filled by one worker reading every rank (sequential reads, writes
-        // only to its own part), which needs no shared mutable state.
-        // Without a branch: whether a rank is the worker's is a coin toss,
-        // and mispredicting it took most of the sort's time. A rank that is
-        // not the worker's is written to its last place, which is mended
-        // afterwards from the one slot that belongs there.
-        let rank = &self.rank;
-        self.order.par_chunks_mut(stripe).enumerate().for_each(|(t, order)| {
-            let (lo, last) = ((t * stripe) as u32, order.len() as u32 - 1);
-            let mut at_last = 0;
-            for (slot, &r) in rank.iter().enumerate() {
-                let k = r.wrapping_sub(lo);
-                order[k.min(last) as usize] = slot as u32;
-                at_last = if k == last { slot as u32 } else { at_last };
-            }
-            order[last as usize] = at_last;
-        });
     }
 
     /// Chooses the cell counts: `floor(side / width)` per axis, the width
@@ -584,6 +505,111 @@ impl CandidateRuns {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+/// The buffers of a grid's sort of its fish by cell, in both spaces: after
+/// [`CellOrder::sort`], cell `c`'s fish are `order[cell_start[c] as
+/// usize..cell_start[c + 1] as usize]` (sorted place to slot, in slot
+/// order within a cell) and `rank` is the inverse (slot to sorted place);
+/// `cursor` is scratch. Buffers are reused: no allocation once the fish
+/// and cell counts stop growing.
+pub(crate) struct CellOrder<'a> {
+    pub cell_start: &'a mut Vec<u32>,
+    pub order: &'a mut Vec<u32>,
+    pub rank: &'a mut Vec<u32>,
+    pub cursor: &'a mut Vec<u32>,
+}
+
+impl CellOrder<'_> {
+    /// The stable counting sort of `cell_of` (each fish's cell, by slot,
+    /// below `cells`) into `cell_start`, `order` and `rank`. The slots are
+    /// cut into one stripe per thread; each stripe counts its cells, an
+    /// exclusive scan over (cell, stripe) gives every stripe its first
+    /// place in every cell, and the stripes scatter in parallel. Within a cell, stripe order then slot order is slot order:
+    /// the result is the same for any number of stripes, so the sorted
+    /// order (and every neighbour sum) never depends on the thread count.
+    pub(crate) fn sort(self, cell_of: &[u32], cells: usize) {
+        let n = cell_of.len();
+        self.order.resize(n, 0);
+        self.rank.resize(n, 0);
+        // Every entry is written below (zeroed first where counted into).
+        self.cell_start.resize(cells + 1, 0);
+        // A stripe per thread, but none shorter than a few thousand fish:
+        // below that the per-stripe cell counts cost more than they save.
+        let stripes = rayon::current_num_threads().min(n / MIN_STRIPE).clamp(1, MAX_STRIPES);
+        if stripes == 1 {
+            // Plain slices in the loops: indexing through the borrowed
+            // vectors reloads their bounds each time.
+            let cell_start = &mut self.cell_start[..];
+            cell_start.fill(0);
+            for &c in cell_of {
+                cell_start[c as usize + 1] += 1;
+            }
+            for c in 0..cells {
+                cell_start[c + 1] += cell_start[c];
+            }
+            self.cursor.clear();
+            self.cursor.extend_from_slice(&cell_start[..cells]);
+            let (cursor, order, rank) = (&mut self.cursor[..], &mut self.order[..], &mut self.rank[..]);
+            for (slot, &c) in cell_of.iter().enumerate() {
+                let s = cursor[c as usize];
+                cursor[c as usize] = s + 1;
+                order[s as usize] = slot as u32;
+                rank[slot] = s;
+            }
+            return;
+        }
+        let stripe = n.div_ceil(stripes);
+        // cursor[t * cells + c]: how many fish of stripe t are in cell c,
+        // then (after the scan) where stripe t's first fish of cell c goes.
+        // Each stripe zeroes its own row, in parallel.
+        self.cursor.resize(stripes * cells, 0);
+        // With the fish in the first half of the cells, counted on the way:
+        // where the scan's second half starts.
+        let below: u32 = self
+            .cursor
+            .par_chunks_mut(cells)
+            .zip(cell_of.par_chunks(stripe))
+            .map(|(count, cell_of)| {
+                count.fill(0);
+                for &c in cell_of {
+                    count[c as usize] += 1;
+                }
+                count[..cells / 2].iter().sum::<u32>()
+            })
+            .sum();
+        exclusive_scan(self.cell_start, self.cursor, cells, below);
+        // Each stripe places its own fish, in slot order: `rank` is cut by
+        // stripe like the slots, and each stripe owns its row of cursors.
+        self.cursor
+            .par_chunks_mut(cells)
+            .zip(self.rank.par_chunks_mut(stripe))
+            .zip(cell_of.par_chunks(stripe))
+            .for_each(|((cursor, rank), cell_of)| {
+                for (r, &c) in rank.iter_mut().zip(cell_of) {
+                    *r = cursor[c as usize];
+                    cursor[c as usize] += 1;
+                }
+            });
+        // `order` is the inverse of `rank`: each stripe of sorted places is
+        // filled by one worker reading every rank (sequential reads, writes
+        // only to its own part), which needs no shared mutable state.
+        // Without a branch: whether a rank is the worker's is a coin toss,
+        // and mispredicting it took most of the sort's time. A rank that is
+        // not the worker's is written to its last place, which is mended
+        // afterwards from the one slot that belongs there.
+        let rank = &self.rank;
+        self.order.par_chunks_mut(stripe).enumerate().for_each(|(t, order)| {
+            let (lo, last) = ((t * stripe) as u32, order.len() as u32 - 1);
+            let mut at_last = 0;
+            for (slot, &r) in rank.iter().enumerate() {
+                let k = r.wrapping_sub(lo);
+                order[k.min(last) as usize] = slot as u32;
+                at_last = if k == last { slot as u32 } else { at_last };
+            }
+            order[last as usize] = at_last;
+        });
     }
 }
 
