@@ -51,14 +51,8 @@ pub struct CellGrid<V: Vector> {
     inv_cell: V,
     dims: [u32; 3],
     wrap: bool,
-    /// `cell_start[c]..cell_start[c + 1]` are cell `c`'s slots in `order`.
-    cell_start: Vec<u32>,
-    /// The fish in cell order.
-    order: Vec<u32>,
-    /// Each fish's place in cell order (the inverse of `order`).
-    rank: Vec<u32>,
-    /// Scratch of the sort.
-    cursor: Vec<u32>,
+    /// The fish sorted by cell.
+    sorted: CellOrder,
     /// Each fish's cell.
     cell_of: Vec<u32>,
 }
@@ -107,13 +101,7 @@ impl<V: Vector> CellGrid<V> {
         // The plane's grid's sort: stable (within a cell, fish keep their
         // index order), in parallel stripes, the same order on any number
         // of threads.
-        let sorted = CellOrder {
-            cell_start: &mut self.cell_start,
-            order: &mut self.order,
-            rank: &mut self.rank,
-            cursor: &mut self.cursor,
-        };
-        sorted.sort(&self.cell_of, cells);
+        self.sorted.sort(&self.cell_of, cells);
     }
 
     /// The cell of `p`, axis by axis (clamped to the grid).
@@ -137,7 +125,7 @@ impl<V: Vector> CellGrid<V> {
 
     /// The fish in cell order.
     pub fn order(&self) -> &[u32] {
-        &self.order
+        &self.sorted.order
     }
 
     /// Cells along each axis (1 on the axes a plane lacks).
@@ -181,7 +169,8 @@ impl<V: Vector> CellGrid<V> {
                 for y in c[1] - 1..=c[1] + 1 {
                     let first = self.cell_index([c[0] - 1, y, z]) as usize;
                     let last = self.cell_index([last_x + 1, y, z]) as usize;
-                    let run = self.cell_start[first] as usize..self.cell_start[last + 1] as usize;
+                    let run =
+                        self.sorted.cell_start[first] as usize..self.sorted.cell_start[last + 1] as usize;
                     if !run.is_empty() {
                         visit(run);
                     }
@@ -230,7 +219,8 @@ impl<V: Vector> CellGrid<V> {
                 for &(x0, x1) in &rows[..row_count] {
                     let first = self.cell_index([x0, y, z]) as usize;
                     let last = self.cell_index([x1, y, z]) as usize;
-                    let run = self.cell_start[first] as usize..self.cell_start[last + 1] as usize;
+                    let run =
+                        self.sorted.cell_start[first] as usize..self.sorted.cell_start[last + 1] as usize;
                     if !run.is_empty() {
                         visit(run);
                     }
@@ -241,7 +231,7 @@ impl<V: Vector> CellGrid<V> {
 
     /// Bytes held on the heap.
     pub fn heap_bytes(&self) -> usize {
-        (self.cell_start.capacity() + self.order.capacity() + self.cell_of.capacity()) * 4
+        (self.sorted.cell_start.capacity() + self.sorted.order.capacity() + self.cell_of.capacity()) * 4
     }
 }
 
@@ -364,7 +354,8 @@ mod tests {
                 for y in c[1].saturating_sub(1)..=(c[1] + 1).min(grid.dimensions()[1] - 1) {
                     for x in c[0].saturating_sub(1)..=(c[0] + 1).min(grid.dimensions()[0] - 1) {
                         let cell = grid.cell_index([x, y, z]) as usize;
-                        expected += (grid.cell_start[cell + 1] - grid.cell_start[cell]) as usize;
+                        expected +=
+                            (grid.sorted.cell_start[cell + 1] - grid.sorted.cell_start[cell]) as usize;
                     }
                 }
             }

@@ -61,16 +61,11 @@ pub struct SpatialGrid {
     cols: u32,
     rows: u32,
     wrap: bool,
-    /// `cell_start[c]..cell_start[c + 1]` are the sorted indices of cell `c`.
-    cell_start: Vec<u32>,
-    /// Scratch for the counting sort's scatter.
-    cursor: Vec<u32>,
     /// Cell of each fish, by slot.
     cell_of: Vec<u32>,
-    /// Sorted index → slot.
-    order: Vec<u32>,
-    /// Slot → sorted index.
-    rank: Vec<u32>,
+    /// The fish sorted by cell: each cell's sorted indices, sorted index →
+    /// slot and slot → sorted index.
+    sorted: CellOrder,
     /// Whether the caller has renumbered its fish in sorted order since
     /// the sort ([`SpatialGrid::renumber`]): the order and the ranks are
     /// then the identity, `identity[..len]`.
@@ -122,31 +117,25 @@ impl SpatialGrid {
             .zip(position.par_chunks(GATHER_CHUNK))
             .for_each(|(cells, position)| this.cells_of(position, cells));
         self.cell_of = cell_of;
-        let sorted = CellOrder {
-            cell_start: &mut self.cell_start,
-            order: &mut self.order,
-            rank: &mut self.rank,
-            cursor: &mut self.cursor,
-        };
-        sorted.sort(&self.cell_of, cells);
+        self.sorted.sort(&self.cell_of, cells);
         let Extras { gather: also, ties } = extras;
         if let Some((key, sorted)) = ties {
             // The keys in sorted order (read along memory where the slots
             // follow last tick's order), then each cell's fish by key.
             assert_eq!(key.len(), n, "one key per fish");
             sorted.resize(n, 0);
-            sorted.par_chunks_mut(GATHER_CHUNK).zip(self.order.par_chunks(GATHER_CHUNK)).for_each(
+            sorted.par_chunks_mut(GATHER_CHUNK).zip(self.sorted.order.par_chunks(GATHER_CHUNK)).for_each(
                 |(sorted, order)| {
                     for (to, &fish) in sorted.iter_mut().zip(order) {
                         *to = key[fish as usize];
                     }
                 },
             );
-            if order_ties(&mut self.order, sorted, 0, &self.cell_start, key) {
+            if order_ties(&mut self.sorted.order, sorted, 0, &self.sorted.cell_start, key) {
                 // The ranks of the fish moved: all of them, along memory
                 // where the slots follow last tick's order.
-                for (s, &slot) in self.order.iter().enumerate() {
-                    self.rank[slot as usize] = s as u32;
+                for (s, &slot) in self.sorted.order.iter().enumerate() {
+                    self.sorted.rank[slot as usize] = s as u32;
                 }
             }
         }
@@ -158,7 +147,7 @@ impl SpatialGrid {
         // last quartet needs zeroing, not the whole snapshot.
         self.snapshot.resize(n.next_multiple_of(QUARTET), Vec4::ZERO);
         self.snapshot[n..].fill(Vec4::ZERO);
-        let order = &self.order;
+        let order = &self.sorted.order;
         // The slots of chunk `chunk`, and those `AHEAD` places further on.
         let slots = |chunk: usize| {
             let start = chunk * GATHER_CHUNK;
@@ -201,7 +190,7 @@ impl SpatialGrid {
     /// ranks afresh, and until then both are a prefix of `0, 1, 2, …`
     /// (kept from tick to tick, grown only with the fish).
     pub(crate) fn renumber(&mut self) {
-        let n = self.order.len();
+        let n = self.sorted.order.len();
         if self.identity.len() < n {
             let from = self.identity.len() as u32;
             self.identity.extend(from..n as u32);
@@ -317,7 +306,7 @@ impl SpatialGrid {
     #[inline]
     pub(crate) fn cell_block(&self, p: Vec2) -> (CandidateRuns, usize) {
         let (cx, cy) = self.cell_coords(p);
-        let end = self.cell_start[(cy * self.cols + cx) as usize + 1] as usize;
+        let end = self.sorted.cell_start[(cy * self.cols + cx) as usize + 1] as usize;
         (self.runs_across(cx, cx, cy), end)
     }
 
@@ -332,7 +321,7 @@ impl SpatialGrid {
             (cy * self.cols + cx) as usize
         };
         let (a, b) = (cell(first), cell(last));
-        self.cell_start[a] as usize..self.cell_start[b.max(a) + 1] as usize
+        self.sorted.cell_start[a] as usize..self.sorted.cell_start[b.max(a) + 1] as usize
     }
 
     /// The runs of sorted indices that cover the cells around columns
@@ -348,8 +337,10 @@ impl SpatialGrid {
             let [(y0, y1), _] = axis_spans(cy, cy, 1, self.rows, false).0;
             for y in y0..=y1 {
                 let row = (y * self.cols) as usize;
-                out.runs[out.len] =
-                    (self.cell_start[row + x0 as usize], self.cell_start[row + x1 as usize + 1]);
+                out.runs[out.len] = (
+                    self.sorted.cell_start[row + x0 as usize],
+                    self.sorted.cell_start[row + x1 as usize + 1],
+                );
                 out.len += 1;
             }
             return out;
@@ -360,8 +351,8 @@ impl SpatialGrid {
             for y in y0..=y1 {
                 let row = (y * self.cols) as usize;
                 for &(x0, x1) in &col_spans[..nc] {
-                    let start = self.cell_start[row + x0 as usize];
-                    let end = self.cell_start[row + x1 as usize + 1];
+                    let start = self.sorted.cell_start[row + x0 as usize];
+                    let end = self.sorted.cell_start[row + x1 as usize + 1];
                     if start < end && out.len < out.runs.len() {
                         out.runs[out.len] = (start, end);
                         out.len += 1;
@@ -403,22 +394,22 @@ impl SpatialGrid {
 
     /// Sorted index → slot.
     pub fn order(&self) -> &[u32] {
-        if self.renumbered { &self.identity[..self.order.len()] } else { &self.order }
+        if self.renumbered { &self.identity[..self.sorted.order.len()] } else { &self.sorted.order }
     }
 
     /// Slot → sorted index.
     pub fn rank(&self) -> &[u32] {
-        if self.renumbered { &self.identity[..self.rank.len()] } else { &self.rank }
+        if self.renumbered { &self.identity[..self.sorted.rank.len()] } else { &self.sorted.rank }
     }
 
     /// Number of fish indexed.
     pub fn len(&self) -> usize {
-        self.order.len()
+        self.sorted.order.len()
     }
 
     /// Whether no fish are indexed.
     pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
+        self.sorted.order.is_empty()
     }
 
     /// Position of the fish at sorted index `s`.
@@ -463,12 +454,7 @@ impl SpatialGrid {
 
     /// Heap bytes held by the index's buffers.
     pub fn heap_bytes(&self) -> usize {
-        let u32s = self.cell_start.capacity()
-            + self.cursor.capacity()
-            + self.cell_of.capacity()
-            + self.order.capacity()
-            + self.rank.capacity()
-            + self.identity.capacity();
+        let u32s = self.sorted.heap_u32s() + self.cell_of.capacity() + self.identity.capacity();
         u32s * 4 + self.snapshot.capacity() * core::mem::size_of::<Vec4>()
     }
 }
@@ -508,20 +494,30 @@ impl CandidateRuns {
     }
 }
 
-/// The buffers of a grid's sort of its fish by cell, in both spaces: after
+/// A grid's fish sorted by cell, in both spaces: after
 /// [`CellOrder::sort`], cell `c`'s fish are `order[cell_start[c] as
 /// usize..cell_start[c + 1] as usize]` (sorted place to slot, in slot
-/// order within a cell) and `rank` is the inverse (slot to sorted place);
-/// `cursor` is scratch. Buffers are reused: no allocation once the fish
-/// and cell counts stop growing.
-pub(crate) struct CellOrder<'a> {
-    pub cell_start: &'a mut Vec<u32>,
-    pub order: &'a mut Vec<u32>,
-    pub rank: &'a mut Vec<u32>,
-    pub cursor: &'a mut Vec<u32>,
+/// order within a cell) and `rank` is the inverse (slot to sorted place).
+/// The buffers are reused: no allocation once the fish and cell counts
+/// stop growing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CellOrder {
+    /// Where each cell's fish start in `order`, and one past the last.
+    pub cell_start: Vec<u32>,
+    /// Sorted place → slot.
+    pub order: Vec<u32>,
+    /// Slot → sorted place.
+    pub rank: Vec<u32>,
+    /// Scratch for the scatter.
+    cursor: Vec<u32>,
 }
 
-impl CellOrder<'_> {
+impl CellOrder {
+    /// The `u32`s the buffers hold room for.
+    pub(crate) fn heap_u32s(&self) -> usize {
+        self.cell_start.capacity() + self.order.capacity() + self.rank.capacity() + self.cursor.capacity()
+    }
+
     /// The stable counting sort of `cell_of` (each fish's cell, by slot,
     /// below `cells`) into `cell_start`, `order` and `rank`. The slots are
     /// cut into one stripe per thread; each stripe counts its cells, an
@@ -529,7 +525,7 @@ impl CellOrder<'_> {
     /// place in every cell, and the stripes scatter in parallel. Within a cell, stripe order then slot order is slot order:
     /// the result is the same for any number of stripes, so the sorted
     /// order (and every neighbour sum) never depends on the thread count.
-    pub(crate) fn sort(self, cell_of: &[u32], cells: usize) {
+    pub(crate) fn sort(&mut self, cell_of: &[u32], cells: usize) {
         let n = cell_of.len();
         self.order.resize(n, 0);
         self.rank.resize(n, 0);
@@ -579,7 +575,7 @@ impl CellOrder<'_> {
                 count[..cells / 2].iter().sum::<u32>()
             })
             .sum();
-        exclusive_scan(self.cell_start, self.cursor, cells, below);
+        exclusive_scan(&mut self.cell_start, &mut self.cursor, cells, below);
         // Each stripe places its own fish, in slot order: `rank` is cut by
         // stripe like the slots, and each stripe owns its row of cursors.
         self.cursor
@@ -1071,18 +1067,21 @@ mod tests {
             let extras =
                 Extras { ties: Some((&key, &mut sorted_keys)), gather: Some((&also, &mut sorted_also)) };
             keyed.rebuild_gathering(&pos, &vel, &tank, radius, false, extras);
-            assert_eq!(plain.cell_start, keyed.cell_start);
-            let cells = plain.cell_start.len() - 1;
-            let most = (0..cells).map(|c| plain.cell_start[c + 1] - plain.cell_start[c]).max().unwrap_or(0);
+            assert_eq!(plain.sorted.cell_start, keyed.sorted.cell_start);
+            let cells = plain.sorted.cell_start.len() - 1;
+            let most = (0..cells)
+                .map(|c| plain.sorted.cell_start[c + 1] - plain.sorted.cell_start[c])
+                .max()
+                .unwrap_or(0);
             assert!(most as usize > TIES_INSERTION, "{radius}: a large cell ({most})");
             if radius < 10.0 {
                 assert!(n / cells > 3, "several fish per cell: {}", n / cells);
             }
             for c in 0..cells {
-                let range = plain.cell_start[c] as usize..plain.cell_start[c + 1] as usize;
-                let mut members = plain.order[range.clone()].to_vec();
+                let range = plain.sorted.cell_start[c] as usize..plain.sorted.cell_start[c + 1] as usize;
+                let mut members = plain.sorted.order[range.clone()].to_vec();
                 members.sort_by_key(|&f| key[f as usize]);
-                assert_eq!(members, &keyed.order[range], "{radius}: cell {c}");
+                assert_eq!(members, &keyed.sorted.order[range], "{radius}: cell {c}");
             }
             for (s, &slot) in keyed.order().iter().enumerate() {
                 assert_eq!(keyed.rank()[slot as usize] as usize, s, "{radius}: the ranks follow the order");
@@ -1145,7 +1144,7 @@ mod tests {
             let many = sorted(threads);
             assert_eq!(one.order(), many.order(), "{threads} threads");
             assert_eq!(one.rank(), many.rank(), "{threads} threads");
-            assert_eq!(one.cell_start, many.cell_start, "{threads} threads");
+            assert_eq!(one.sorted.cell_start, many.sorted.cell_start, "{threads} threads");
             assert_eq!(one.snapshot, many.snapshot, "{threads} threads");
         }
         // And it is the stable sort: cells ascend, slots ascend within a cell.
