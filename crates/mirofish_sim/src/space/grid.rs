@@ -126,6 +126,12 @@ impl<V: Vector> CellGrid<V> {
         c[0] + self.dims[0] * (c[1] + self.dims[1] * c[2])
     }
 
+    /// Each fish's place in cell order (the inverse of
+    /// [`CellGrid::order`]).
+    pub fn rank(&self) -> &[u32] {
+        &self.sorted.rank
+    }
+
     /// The fish in cell order.
     pub fn order(&self) -> &[u32] {
         &self.sorted.order

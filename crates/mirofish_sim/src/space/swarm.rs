@@ -147,25 +147,20 @@ impl<V: Vector> Columns<V> {
     /// and the rest of the columns on three threads where the pool has
     /// them (a copy: any split gives the same columns).
     fn gather(&mut self, from: &Self, order: &[u32]) {
+        // Each column in pieces on the pool (into the column's own room:
+        // no allocation once it has grown), rather than a whole column per
+        // task, which left one thread with five of the seven.
         fn column<T: Copy + Send + Sync>(to: &mut Vec<T>, from: &[T], order: &[u32]) {
             to.clear();
-            to.extend(order.iter().map(|&i| from[i as usize]));
+            to.par_extend(order.par_iter().with_min_len(CHUNK).map(|&i| from[i as usize]));
         }
-        rayon::join(
-            || {
-                rayon::join(
-                    || column(&mut self.position, &from.position, order),
-                    || column(&mut self.velocity, &from.velocity, order),
-                )
-            },
-            || {
-                column(&mut self.wander, &from.wander, order);
-                column(&mut self.id, &from.id, order);
-                column(&mut self.fright, &from.fright, order);
-                column(&mut self.school, &from.school, order);
-                column(&mut self.leader, &from.leader, order);
-            },
-        );
+        column(&mut self.position, &from.position, order);
+        column(&mut self.velocity, &from.velocity, order);
+        column(&mut self.wander, &from.wander, order);
+        column(&mut self.id, &from.id, order);
+        column(&mut self.fright, &from.fright, order);
+        column(&mut self.school, &from.school, order);
+        column(&mut self.leader, &from.leader, order);
     }
 }
 
@@ -1002,9 +997,12 @@ impl<V: Vector> Swarm<V> {
         crate::step::run(self.pool.as_deref(), || sorted.gather(fish, order));
         core::mem::swap(&mut self.fish, &mut self.sorted);
         self.axes.fill(&self.fish.position);
-        for (slot, &id) in self.fish.id.iter().enumerate() {
-            self.slots[id as usize] = slot as u32;
-        }
+        // Each fish's new slot is its place in cell order: by id, in
+        // pieces on the pool.
+        let rank = self.grid.rank();
+        crate::step::run(self.pool.as_deref(), || {
+            self.slots.par_iter_mut().with_min_len(CHUNK).for_each(|slot| *slot = rank[*slot as usize]);
+        });
         self.leading = self.fish.leader.iter().any(|&l| l);
     }
 
