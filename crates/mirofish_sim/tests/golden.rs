@@ -10,7 +10,7 @@
 //! values below in the commit that says why, and note it in the
 //! changelog.
 
-use mirofish_sim::space::{Flock3d, Swarm, swarm_hash};
+use mirofish_sim::space::{Swarm, swarm_hash};
 use mirofish_sim::{
     Attractor, FlockCommand, FlockParams, Goal, GoalMode, KernelPath, Obstacle, Predator, Route, Simulation,
     Tank, Tank3d, TankOf, Vec2, Vec3, Vector, state_hash,
@@ -21,7 +21,7 @@ const TICKS: u64 = 300;
 
 /// The plane's reference run ([`Simulation`]).
 const PLANE: u64 = 0x5936_b2f6_7b8f_e4c1;
-/// The volume's reference run ([`Flock3d`]).
+/// The volume's reference run (`Flock3d`).
 const VOLUME: u64 = 0x6606_6786_960f_91ab;
 /// The reference run of a school on a plane under the generic engine
 /// ([`Swarm`] over `Vec2`).
@@ -60,52 +60,30 @@ fn busy<V: Vector>(at: impl Fn(f32, f32) -> V) -> Vec<(u64, FlockCommand<V>)> {
     ]
 }
 
-fn busy_plane(threads: usize, path: KernelPath) -> u64 {
+/// The plane's reference school ([`Simulation`]) after [`TICKS`] ticks of
+/// `script` on `threads` threads and the `path` build of the force pass.
+fn plane(threads: usize, path: KernelPath, script: Vec<(u64, FlockCommand)>) -> u64 {
     let mut sim = Simulation::new(FlockParams::default(), Tank::default(), 2000, 1)
         .unwrap()
         .with_threads(threads)
         .unwrap();
     sim.flock.set_kernel_path(path);
-    for (tick, command) in busy(Vec2::new) {
+    for (tick, command) in script {
         sim.schedule(tick, command).unwrap();
     }
     sim.run(TICKS).unwrap();
     state_hash(&sim.flock)
 }
 
-fn busy_swarm<V: Vector>(tank: TankOf<V>, threads: usize, at: impl Fn(f32, f32) -> V) -> u64 {
+/// The reference school under the generic engine ([`Swarm`]; `Flock3d`
+/// in a volume) in `tank`, after [`TICKS`] ticks of `script` on `threads`
+/// threads.
+fn swarm<V: Vector>(tank: TankOf<V>, threads: usize, script: Vec<(u64, FlockCommand<V>)>) -> u64 {
     let mut swarm =
         Swarm::<V>::new(FlockParams::default(), tank, 2000, 1).unwrap().with_threads(threads).unwrap();
-    for (tick, command) in busy(at) {
+    for (tick, command) in script {
         swarm.schedule(tick, command).unwrap();
     }
-    swarm.run(TICKS);
-    swarm_hash(&swarm)
-}
-
-fn plane(threads: usize, path: KernelPath) -> u64 {
-    let mut sim = Simulation::new(FlockParams::default(), Tank::default(), 2000, 1)
-        .unwrap()
-        .with_threads(threads)
-        .unwrap();
-    sim.flock.set_kernel_path(path);
-    sim.run(TICKS).unwrap();
-    state_hash(&sim.flock)
-}
-
-fn volume(threads: usize) -> u64 {
-    let mut swarm = Flock3d::new(FlockParams::default(), Tank3d::default(), 2000, 1)
-        .unwrap()
-        .with_threads(threads)
-        .unwrap();
-    swarm.run(TICKS);
-    swarm_hash(&swarm)
-}
-
-fn swarm_plane(threads: usize) -> u64 {
-    let tank: TankOf<Vec2> = Tank::default();
-    let mut swarm =
-        Swarm::<Vec2>::new(FlockParams::default(), tank, 2000, 1).unwrap().with_threads(threads).unwrap();
     swarm.run(TICKS);
     swarm_hash(&swarm)
 }
@@ -114,7 +92,7 @@ fn swarm_plane(threads: usize) -> u64 {
 fn the_plane_reference_run_is_pinned_on_every_build_and_thread_count() {
     for threads in [1, 2] {
         for path in [KernelPath::Fastest, KernelPath::Portable] {
-            let hash = plane(threads, path);
+            let hash = plane(threads, path, Vec::new());
             assert_eq!(hash, PLANE, "{threads} thread(s), {path:?}: {hash:#018x}");
         }
     }
@@ -123,7 +101,7 @@ fn the_plane_reference_run_is_pinned_on_every_build_and_thread_count() {
 #[test]
 fn the_volume_reference_run_is_pinned_on_every_thread_count() {
     for threads in [1, 2] {
-        let hash = volume(threads);
+        let hash = swarm(Tank3d::default(), threads, Vec::new());
         assert_eq!(hash, VOLUME, "{threads} thread(s): {hash:#018x}");
     }
 }
@@ -131,7 +109,7 @@ fn the_volume_reference_run_is_pinned_on_every_thread_count() {
 #[test]
 fn the_generic_engine_on_a_plane_is_pinned_on_every_thread_count() {
     for threads in [1, 2] {
-        let hash = swarm_plane(threads);
+        let hash = swarm(Tank::default(), threads, Vec::new());
         assert_eq!(hash, SWARM_PLANE, "{threads} thread(s): {hash:#018x}");
     }
 }
@@ -140,12 +118,12 @@ fn the_generic_engine_on_a_plane_is_pinned_on_every_thread_count() {
 fn the_busy_scene_is_pinned_in_both_spaces_on_every_build_and_thread_count() {
     for threads in [1, 2] {
         for path in [KernelPath::Fastest, KernelPath::Portable] {
-            let hash = busy_plane(threads, path);
+            let hash = plane(threads, path, busy(Vec2::new));
             assert_eq!(hash, BUSY_PLANE, "plane, {threads} thread(s), {path:?}: {hash:#018x}");
         }
-        let hash = busy_swarm(Tank3d::default(), threads, |x, y| Vec3::new(x, y, 0.3 * x));
+        let hash = swarm(Tank3d::default(), threads, busy(|x, y| Vec3::new(x, y, 0.3 * x)));
         assert_eq!(hash, BUSY_VOLUME, "volume, {threads} thread(s): {hash:#018x}");
-        let hash = busy_swarm(Tank::default(), threads, Vec2::new);
+        let hash = swarm(Tank::default(), threads, busy(Vec2::new));
         assert_eq!(hash, BUSY_SWARM_PLANE, "generic engine on a plane, {threads} thread(s): {hash:#018x}");
     }
 }
