@@ -206,6 +206,43 @@ mod tests {
         assert!(wall_steer(Vec2::new(99.0, 0.0), at_rest, &t, &params).x < 0.0);
     }
 
+    fn wall_steer_in_lanes_is_the_one_fish_form<V: Vector>(tank: TankOf<V>) {
+        let params = FlockParams::default();
+        for look_ahead in [0.0, 0.5] {
+            let tank = TankOf { look_ahead, ..tank };
+            for k in 0..60 {
+                // Four fish from deep inside to past a corner, moving out.
+                let at: [V; 4] =
+                    core::array::from_fn(|l| tank.max * ((k as f32 * 0.02 + l as f32 * 0.1) - 0.3));
+                let velocity: [V; 4] = core::array::from_fn(|l| V::splat(10.0 * l as f32 - 15.0));
+                let axes = |v: [V; 4]| {
+                    core::array::from_fn(|i| {
+                        if i < V::DIM { Vec4::from_array(v.map(|p| p.axis(i))) } else { Vec4::ZERO }
+                    })
+                };
+                for lanes in [4, 3] {
+                    let steer: [Vec4; 3] =
+                        wall_steer_lanes(axes(at), || axes(velocity), &tank, &params, lanes);
+                    for l in 0..4 {
+                        let one =
+                            if l < lanes { wall_steer(at[l], velocity[l], &tank, &params) } else { V::ZERO };
+                        for (i, axis) in steer.iter().enumerate().take(V::DIM) {
+                            assert_eq!(axis[l].to_bits(), one.axis(i).to_bits(), "lane {l} axis {i} at {k}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn wall_steer_in_lanes_is_the_one_fish_form_in_both_spaces() {
+        wall_steer_in_lanes_is_the_one_fish_form(tank());
+        wall_steer_in_lanes_is_the_one_fish_form(TankOf::<glam::Vec3>::centered(glam::Vec3::new(
+            200.0, 100.0, 150.0,
+        )));
+    }
+
     #[test]
     fn wrap_brings_points_back_inside() {
         let t = tank();
