@@ -12,7 +12,7 @@ use crate::world::tank::{BoundaryMode, TankOf};
 
 /// One fish as the scene's reactions see it ([`react`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Onlooker<V> {
+pub struct Swimmer<V> {
     /// Where it is.
     pub position: V,
     /// How it moves.
@@ -41,7 +41,7 @@ pub struct Onlooker<V> {
 #[inline]
 pub fn react<V: Vector>(
     forces: &mut RuleForces<V>,
-    fish: &Onlooker<V>,
+    fish: &Swimmer<V>,
     scene: &Scene<V>,
     route_goal: Option<&Goal<V>>,
     params: &FlockParams,
@@ -362,8 +362,8 @@ mod tests {
     use crate::world::tank::Tank;
 
     /// A fish at the origin heading east, of school 0, in no group.
-    fn onlooker<V: Vector>(velocity: V) -> Onlooker<V> {
-        Onlooker { position: V::ZERO, velocity, fear: 0.0, school: 0, group: None, leads: false }
+    fn swimmer<V: Vector>(velocity: V) -> Swimmer<V> {
+        Swimmer { position: V::ZERO, velocity, fear: 0.0, school: 0, group: None, leads: false }
     }
 
     /// Some rule forces, none of them zero.
@@ -382,7 +382,7 @@ mod tests {
     fn react_leaves_a_calm_fish_in_an_empty_scene_as_it_was<V: Vector>() {
         let params = FlockParams::default();
         let mut forces = some_forces::<V>();
-        let fish = onlooker(V::X * 50.0);
+        let fish = swimmer(V::X * 50.0);
         let fright = react(&mut forces, &fish, &Scene::default(), None, &params);
         assert_eq!((fright, forces), (0.0, some_forces::<V>()));
         // A route's goal is a leader's only.
@@ -399,7 +399,7 @@ mod tests {
 
     fn react_steers_for_what_the_scene_holds<V: Vector>() {
         let params = FlockParams::default();
-        let fish = onlooker(V::X * 50.0);
+        let fish = swimmer(V::X * 50.0);
         let east = V::X * 100.0;
         // A predator to the west frightens and sends the fish east; a rock
         // just east of it pushes it west.
@@ -416,7 +416,7 @@ mod tests {
         // A school's own goal replaces the shared one; a group's adds to it.
         scene.obstacles.clear();
         scene.goal = Some(Goal::seek(-east, 1.0));
-        let goal_force = |scene: &Scene<V>, fish: &Onlooker<V>| {
+        let goal_force = |scene: &Scene<V>, fish: &Swimmer<V>| {
             let mut forces = RuleForces::default();
             react(&mut forces, fish, scene, None, &params);
             forces.goal
@@ -427,17 +427,17 @@ mod tests {
         assert!(own.axis(0) > 0.0, "{own:?}");
         scene.group_goals =
             vec![None, Some(Goal::seek(V::from_fn(|i| if i == 1 { 100.0 } else { 0.0 }), 1.0))];
-        let grouped = Onlooker { group: Some(1), ..fish };
+        let grouped = Swimmer { group: Some(1), ..fish };
         let both = goal_force(&scene, &grouped);
         assert!(both.axis(0) > 0.0 && (both - own).axis(1) > 0.0, "{own:?} {both:?}");
         // Fear raises the separation push.
         let mut forces = some_forces::<V>();
-        let afraid = Onlooker { fear: 1.0, ..fish };
+        let afraid = Swimmer { fear: 1.0, ..fish };
         react(&mut forces, &afraid, &Scene::default(), None, &params);
         assert_eq!(forces.separation, some_forces::<V>().separation * params.panic_separation);
         // A leader steers for the route's goal.
         let mut forces = RuleForces::default();
-        let leader = Onlooker { leads: true, ..fish };
+        let leader = Swimmer { leads: true, ..fish };
         react(
             &mut forces,
             &leader,

@@ -1493,7 +1493,7 @@ impl<V: Vector> ForcePass<'_, V> {
         if self.tank.boundary == BoundaryMode::SoftMargin {
             forces.boundary = rules::boundary::wall_steer(p, v, self.tank, params);
         }
-        let fish = react::Onlooker {
+        let fish = react::Swimmer {
             position: p,
             velocity: v,
             // Fear at the start of the tick (the previous tick's).

@@ -423,7 +423,7 @@ impl ForceKernel<'_> {
         let fright = if self.quiet {
             0.0
         } else {
-            let fish = scene_rules::Onlooker {
+            let fish = scene_rules::Swimmer {
                 position: p,
                 velocity: v,
                 fear: self.fear[slot],
