@@ -199,7 +199,9 @@ pub struct NetStatus {
     pub running: bool,
     /// The frame the school is at.
     pub frame: i32,
-    /// The last frame whose inputs every peer has sent: its state is final.
+    /// The last frame whose inputs every peer has sent and which this
+    /// peer has run: its state is final and its hash kept
+    /// ([`NetStatus::confirmed_hash`]); -1 before the first.
     pub confirmed: i32,
     /// Rollbacks so far (times the school went back to a saved frame:
     /// [`NetSchool::rollbacks`]).
@@ -366,10 +368,11 @@ fn watch_session(
     status.frame = frame.map_or(0, |f| f.0);
     // The confirmed frame as of the last request GGRS handled: the saves
     // up to it were made with every input (a poll since may confirm
-    // more, whose corrections the next update runs).
-    let confirmed = confirmed.map_or(-1, |c| c.0);
-    status.confirmed = confirmed;
+    // more, whose corrections the next update runs). With an input delay
+    // every peer's inputs are known before the frame runs, so GGRS may
+    // confirm frames this peer has not run yet: those wait until it has.
     let status = &mut *status;
+    let confirmed = confirmed.map_or(-1, |c| c.0);
     let finals: Vec<i32> = status.saved.range(..=confirmed).map(|(&f, _)| f).collect();
     for f in finals {
         if let Some(hash) = status.saved.remove(&f)
@@ -381,4 +384,6 @@ fn watch_session(
     while status.confirmed_hashes.len() > KEPT_HASHES {
         status.confirmed_hashes.pop_front();
     }
+    // The last confirmed frame this peer has run and kept the hash of.
+    status.confirmed = status.confirmed_hashes.back().map_or(-1, |&(f, _)| f);
 }

@@ -142,11 +142,12 @@ fn a_session_without_a_school_runs_on_and_ticks_nothing() {
 }
 
 /// One peer of a two-player session on 127.0.0.1.
-fn peer(handle: usize, socket: NetSocket, other: std::net::SocketAddr) -> App {
+fn peer(handle: usize, socket: NetSocket, other: std::net::SocketAddr, input_delay: usize) -> App {
     let mut builder = SessionBuilder::<NetConfig>::new()
         .with_num_players(2)
         .unwrap()
         .with_max_prediction_window(12)
+        .with_input_delay(input_delay)
         .with_desync_detection_mode(DesyncDetection::On { interval: 1 });
     for (h, kind) in [(handle, PlayerType::Local), (1 - handle, PlayerType::Remote(other))] {
         builder = builder.add_player(kind, h).unwrap();
@@ -168,10 +169,15 @@ struct Heard(Vec<NetDesync>);
 /// Two peers on 127.0.0.1, the first changed by `first` before they start,
 /// played until both have confirmed frame `until`.
 fn play(first: impl FnOnce(&mut App), until: i32) -> [App; 2] {
+    play_with_delay(first, until, 0)
+}
+
+/// [`play`], each peer's inputs delayed by `input_delay` frames.
+fn play_with_delay(first: impl FnOnce(&mut App), until: i32, input_delay: usize) -> [App; 2] {
     let sockets = [NetSocket::bind("127.0.0.1:0").unwrap(), NetSocket::bind("127.0.0.1:0").unwrap()];
     let addresses = [sockets[0].local_addr().unwrap(), sockets[1].local_addr().unwrap()];
     let [a, b] = sockets;
-    let mut peers = [peer(0, a, addresses[1]), peer(1, b, addresses[0])];
+    let mut peers = [peer(0, a, addresses[1], input_delay), peer(1, b, addresses[0], input_delay)];
     first(&mut peers[0]);
     let confirmed = |app: &App| app.world().resource::<NetStatus>().confirmed;
     let start = Instant::now();
@@ -179,10 +185,39 @@ fn play(first: impl FnOnce(&mut App), until: i32) -> [App; 2] {
         assert!(start.elapsed() < Duration::from_secs(60), "no {until} confirmed frames within a minute");
         for peer in &mut peers {
             peer.update();
+            // A confirmed frame is one this peer has run: its hash is kept.
+            let status = peer.world().resource::<NetStatus>();
+            if status.confirmed >= 0 {
+                assert!(
+                    status.confirmed_hash(status.confirmed).is_some(),
+                    "frame {} confirmed, no hash",
+                    status.confirmed
+                );
+            }
         }
         std::thread::sleep(Duration::from_millis(1));
     }
     peers
+}
+
+#[test]
+fn with_an_input_delay_a_frame_counts_as_confirmed_only_once_this_peer_has_run_it() {
+    // Every peer knows its inputs two frames before it runs them (as the
+    // networked aquarium plays), so GGRS confirms frames a peer has not
+    // run yet; `play` checks after every update that the confirmed frame's
+    // hash is there.
+    let peers = play_with_delay(|_| {}, 200, 2);
+    let [a, b] = peers.each_ref().map(|p| p.world().resource::<NetStatus>());
+    assert!(
+        a.confirmed <= a.frame && b.confirmed <= b.frame,
+        "{} {} / {} {}",
+        a.confirmed,
+        a.frame,
+        b.confirmed,
+        b.frame
+    );
+    assert_eq!(a.confirmed_hash(200), b.confirmed_hash(200));
+    assert!(a.confirmed_hash(200).is_some());
 }
 
 #[test]
