@@ -270,6 +270,37 @@ fn time_volume_tick(start: &Flock3d, threads: usize, ticks: usize) -> f64 {
     times[times.len() / 2]
 }
 
+/// Times whole frames of a volume's plugin with one fixed tick each
+/// (commands, the tick's stages, the write-back, the `Transform`s) for `n`
+/// fish in the tank of [`volume_school`], then the core's tick alone on the
+/// same fish: the medians and the fish's mean neighbours.
+fn volume_plugin_tick(n: usize, ticks: usize) -> (f64, f64, f32) {
+    use mirofish::volume::{Flock3dConfig, Flock3dState, MiroFish3dPlugin, SpawnSchool3d};
+    let params = FlockParams::reference();
+    let tank = Tank3d::for_mean_neighbours_3d(n, params.perception_radius, 7.0);
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+        .insert_resource(Flock3dConfig { params, tank, seed: 1, ..default() })
+        .add_plugins(MiroFish3dPlugin::default())
+        .insert_resource(Time::<Fixed>::from_hz(60.0))
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app.world_mut().commands().queue(SpawnSchool3d::new(n));
+    for _ in 0..6 {
+        app.update();
+    }
+    let mut times: Vec<f64> = (0..ticks)
+        .map(|_| {
+            let t0 = Instant::now();
+            app.update();
+            t0.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let flock = &app.world().resource::<Flock3dState>().flock;
+    let neighbours = flock.neighbour_counts().map(|c| c as f32).sum::<f32>() / flock.len().max(1) as f32;
+    (times[times.len() / 2], time_volume_tick(flock, 2, ticks), neighbours)
+}
+
 /// The rows of schools in a volume: uniform on 1 and 2 threads, crowded
 /// against uniform, and allocations per warmed-up tick.
 fn volume_rows(n: usize, ticks: usize) {
@@ -288,6 +319,12 @@ fn volume_rows(n: usize, ticks: usize) {
         let c = time_volume_tick(&crowded, 2, ticks);
         row("volume: crowded, 2 threads", n, c, kc);
         println!("| volume: crowded / uniform, 2 threads | {n} | | {:.2}× | |", c / two);
+    }
+    if n <= 100_000 {
+        let (frame, core, k) = volume_plugin_tick(n, ticks);
+        row("volume: whole plugin frame with one tick (ECS), 2 threads", n, frame, k);
+        row("volume: the core's tick alone on the same fish, 2 threads", n, core, k);
+        println!("| volume: plugin frame / core tick | {n} | | {:.2}× | |", frame / core);
     }
     let pool = pool(2);
     let mut flock = uniform.clone().with_thread_pool(pool.clone());

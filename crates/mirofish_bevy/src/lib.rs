@@ -38,10 +38,12 @@
 //! index → accumulate the forces (each fish's total clamped once) → add the
 //! game's own forces ([`ExtraSteering`]) and clamp again → integrate →
 //! the walls and rocks (the boundary) → predators → write-back.
-//! Between ticks the entities' [`Position`], [`Velocity`] and
-//! [`WanderPhase`] are the truth; each tick copies them into
-//! contiguous arrays, runs the core's passes there (in parallel), and writes
-//! the result back. In variable-rate frames, [`interpolate_transforms`]
+//! The core ([`FlockState`]) holds every fish in contiguous arrays and runs
+//! its passes there (in parallel); each tick starts by taking in whatever a
+//! game wrote to a fish's [`Position`], [`Velocity`], [`WanderPhase`] or
+//! [`School`] since the last tick (and every fish again when fish were
+//! spawned or despawned), and ends by writing the result back to the
+//! entities. In variable-rate frames, [`interpolate_transforms`]
 //! blends each fish's `Transform` between its last two tick positions.
 //!
 //! # Why a fixed step

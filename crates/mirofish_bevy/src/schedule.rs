@@ -12,9 +12,10 @@ pub enum BoidSystems {
     /// [`crate::FlockCommands`] for this tick. Right after it the plugin
     /// applies every command due this tick, in their fixed order.
     Commands,
-    /// Runs in [`FixedUpdate`]. Copies every fish's ECS state into the
-    /// flock's arrays (in query order, which is a deterministic function of
-    /// the spawn history), applies a changed [`crate::FlockConfig`] if it is
+    /// Runs in [`FixedUpdate`]. Takes into the flock's arrays what a game
+    /// wrote to the fish's components since the last write-back (all of
+    /// them, in query order — a deterministic function of the spawn
+    /// history — when fish were spawned or despawned), applies a changed [`crate::FlockConfig`] if it is
     /// valid, and rebuilds the uniform-grid neighbour index.
     SpatialIndex,
     /// Runs in [`FixedUpdate`]. Sums every fish's neighbourhood and weights

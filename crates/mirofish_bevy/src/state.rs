@@ -1,6 +1,7 @@
 //! The flock's arrays as a resource: the bridge between entities and the
 //! pure simulation core.
 
+use bevy::ecs::change_detection::Tick;
 use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 use mirofish_sim::{Flock, FlockParams, ParamError, Scene};
@@ -8,8 +9,10 @@ use mirofish_sim::{Flock, FlockParams, ParamError, Scene};
 use crate::components::{FishSlot, SceneOrder};
 use crate::config::FlockConfig;
 
-/// The simulation core's view of the school, refreshed from the entities at
-/// the start of every tick and written back at its end.
+/// The simulation core's view of the school: it holds the fish between
+/// ticks, takes at the start of each tick whatever a game wrote to the
+/// fish entities since the last one, and writes its result back to them
+/// at the end.
 ///
 /// Read it anywhere: the flock's arrays by slot ([`FlockState::flock`],
 /// with [`FlockState::entities`] naming each slot's fish), the scene it
@@ -57,6 +60,9 @@ pub struct FlockState {
     /// Every fish's [`crate::ExtraSteering`] by slot (kept, so that a tick
     /// does not allocate).
     pub(crate) extra: Vec<Vec2>,
+    /// When the last write-back ran: a fish component changed after it was
+    /// written by a game, and the next gather takes it.
+    pub(crate) written: Tick,
 }
 
 impl FlockState {
@@ -78,6 +84,7 @@ impl FlockState {
             rocks: Vec::new(),
             hunters: Vec::new(),
             extra: Vec::new(),
+            written: Tick::new(0),
         }
     }
 
@@ -148,12 +155,14 @@ impl FlockState {
     }
 
     /// Moves the fish in `slot` to `position` with `velocity`, within the
-    /// tick. Valid after [`crate::BoidSystems::Integrate`] and before
+    /// tick: best after [`crate::BoidSystems::Integrate`] and before
     /// [`crate::BoidSystems::Boundary`], which then brings it inside the
     /// tank and out of the rocks like any fish (a current, a net, a
-    /// teleport); at other times the change is overwritten, or, after
-    /// the boundary, left unchecked until the next tick. Between ticks,
-    /// write the fish's [`crate::Position`] and [`crate::Velocity`] instead.
+    /// teleport). After the boundary the change stands unchecked until
+    /// the next tick, and the fish's entity shows it only after the next
+    /// write-back. Between ticks, write the fish's [`crate::Position`] and
+    /// [`crate::Velocity`] instead: a game's write of either since the last
+    /// write-back wins over this.
     ///
     /// # Errors
     ///

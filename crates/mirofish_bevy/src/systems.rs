@@ -5,13 +5,14 @@
 //! on its contiguous arrays, not through per-entity lookups.
 
 use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
+use bevy::ecs::system::SystemChangeTick;
 use bevy::prelude::*;
 
 use mirofish_sim as sim;
 use mirofish_sim::world::scene::{add_rock, check_room};
 use rayon::prelude::*;
 
-use crate::columns::{COLUMN_CHUNK, copy_column, set_row};
+use crate::columns::{COLUMN_CHUNK, copy_changed, set_row};
 
 use crate::components::{
     Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
@@ -22,8 +23,13 @@ use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
 use crate::state::FlockState;
 
 /// What `gather` reads of a fish.
-type FishParts =
-    (Entity, &'static Position, &'static Velocity, &'static WanderPhase, Option<&'static School>);
+type FishParts = (
+    Entity,
+    Ref<'static, Position>,
+    Ref<'static, Velocity>,
+    Ref<'static, WanderPhase>,
+    Option<Ref<'static, School>>,
+);
 
 /// What `gather` reads of a rock or predator: its velocity (predators),
 /// and the order it arrived in.
@@ -36,8 +42,10 @@ type SceneParts<T> =
 /// back, rather than staying half in: gathered but never written back.
 type InFlock = (With<Boid>, With<FishSlot>, With<PreviousPosition>, With<Steering>);
 
-/// Applies a changed configuration if it is valid, then copies every fish,
-/// obstacle and predator into the flock's arrays in query order.
+/// Applies a changed configuration if it is valid, copies every obstacle
+/// and predator into the scene, and takes into the flock's arrays what a
+/// game wrote to the fish since the last write-back (every fish, in query
+/// order, when fish came or went).
 pub(crate) fn gather(
     config: Res<FlockConfig>,
     mut state: ResMut<FlockState>,
@@ -101,15 +109,13 @@ pub(crate) fn gather_leaders(
     }
 }
 
-/// Overwrites the flock's inputs in place, a table column at a time, if
-/// the fish are the same ones in the same order as last tick (the usual
-/// case): what only the flock carries from tick to tick (fear) stays with
-/// it. `false` otherwise (the flock may then be partly overwritten).
-///
-/// Column copies rather than an item per fish: at 100k fish the per-entity
-/// query was most of the plugin's overhead over the core's tick.
+/// Takes into the flock what a game wrote to the fish since the last
+/// write-back, if the fish are the same ones in the same order as last
+/// tick (the usual case): the flock holds the fish between ticks, so a
+/// fish nobody touched costs a look at its components' change ticks, not
+/// a copy. `false` otherwise (the flock may then be partly overwritten).
 fn gather_in_place(state: &mut FlockState, fish: &Query<FishParts, InFlock>) -> bool {
-    let (flock, entities) = (&mut state.flock, &state.entities);
+    let (flock, entities, since) = (&mut state.flock, &state.entities, state.written);
     // Every component `FishParts` reads is stored in tables, so the query
     // is always dense; were it not, the caller would regather.
     let (true, Ok(tables)) = (flock.len() == entities.len(), fish.contiguous_iter()) else {
@@ -122,26 +128,13 @@ fn gather_in_place(state: &mut FlockState, fish: &Query<FishParts, InFlock>) -> 
             return false;
         }
         let inputs = flock.inputs_mut(start..end);
-        // The three state columns in one pass over the rows.
-        let to = (
-            inputs.position.par_chunks_mut(COLUMN_CHUNK),
-            inputs.velocity.par_chunks_mut(COLUMN_CHUNK),
-            inputs.wander_phase.par_chunks_mut(COLUMN_CHUNK),
-        );
-        let from = (
-            positions.par_chunks(COLUMN_CHUNK),
-            velocities.par_chunks(COLUMN_CHUNK),
-            phases.par_chunks(COLUMN_CHUNK),
-        );
-        to.into_par_iter().zip(from.into_par_iter()).for_each(|((p, v, w), (from_p, from_v, from_w))| {
-            p.iter_mut().zip(from_p).for_each(|(p, from)| *p = from.0);
-            v.iter_mut().zip(from_v).for_each(|(v, from)| *v = from.0);
-            w.iter_mut().zip(from_w).for_each(|(w, from)| *w = from.0);
-        });
+        copy_changed(inputs.position, positions, since, |to, from| *to = from.0);
+        copy_changed(inputs.velocity, velocities, since, |to, from| *to = from.0);
+        copy_changed(inputs.wander_phase, phases, since, |to, from| *to = from.0);
         // Leaders are marked again by `gather_leaders`.
         inputs.leader.fill(false);
         match schools {
-            Some(schools) => copy_column(inputs.school, schools, |to, from| *to = from.0),
+            Some(schools) => copy_changed(inputs.school, schools, since, |to, from| *to = from.0),
             None => inputs.school.fill(0),
         }
         start = end;
@@ -378,7 +371,14 @@ pub(crate) fn write_back_predators(
 /// finds its own slot; a fish spawned during the tick (no slot yet, or
 /// another fish's copied slot) is left alone until the next tick gathers
 /// it. Only the fish written are marked changed.
-pub(crate) fn write_back(state: Res<FlockState>, mut fish: Query<FishWrite, With<Boid>>) {
+pub(crate) fn write_back(
+    mut state: ResMut<FlockState>,
+    mut fish: Query<FishWrite, With<Boid>>,
+    ticks: SystemChangeTick,
+) {
+    // The rows written here carry this run's tick: the next gather takes
+    // only rows changed after it.
+    state.written = ticks.this_run();
     let (flock, entities) = (&state.flock, &state.entities);
     let (positions, velocities, steering, phases) =
         (flock.positions(), flock.velocities(), flock.steering(), flock.wander_phases());

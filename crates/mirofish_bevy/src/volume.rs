@@ -617,7 +617,7 @@ fn fish_entity_gone(gone: On<Remove, Boid3d>, ids: Query<&FishId>, state: Option
 
 /// Hands the core each fish whose [`Position3d`] or [`Velocity3d`] a game
 /// wrote since the last write-back (a teleport, a net, a current), as on a
-/// plane, where the entities are read every tick. A position outside the
+/// plane. A position outside the
 /// tank or a value that is not finite is refused
 /// ([`Refused::Fish`]): the fish stays where the core had it, and the
 /// write-back puts its entity back there.

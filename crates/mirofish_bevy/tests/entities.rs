@@ -95,6 +95,69 @@ fn the_write_back_skips_fish_the_tick_never_saw_and_the_gather_takes_edits() {
     assert_ne!(app.world().get::<Position>(newcomer).unwrap().0, Vec2::new(10.0, 20.0));
 }
 
+/// What the flock held right after the gather: each fish's position,
+/// velocity, wander phase and school, by entity.
+#[derive(Resource, Default)]
+struct Gathered(Vec<(Entity, Vec2, Vec2, f32, u16)>);
+
+fn record_gathered(state: Res<FlockState>, mut gathered: ResMut<Gathered>) {
+    let flock = state.flock();
+    gathered.0 = (state.entities().iter().enumerate())
+        .map(|(slot, &e)| {
+            let school = flock.school_indices()[slot];
+            (e, flock.positions()[slot], flock.velocities()[slot], flock.wander_phases()[slot], school)
+        })
+        .collect();
+}
+
+/// The core holds the fish between ticks and takes in only what a game
+/// wrote: each of the four components a game may write reaches the tick,
+/// a fish nobody touched starts the tick where the core left it, and a
+/// change made on the core between ticks stands unless the game wrote the
+/// entity too (which wins).
+#[test]
+fn the_gather_takes_what_a_game_wrote_and_the_core_keeps_the_rest() {
+    let mut app = headless_app(FlockConfig { schools: vec![FlockParams::default()], ..config(4) }, 1);
+    app.init_resource::<Gathered>().add_systems(
+        FixedUpdate,
+        record_gathered.after(BoidSystems::SpatialIndex).before(BoidSystems::Forces),
+    );
+    spawn(&mut app, 300);
+    run_ticks(&mut app, 3);
+    let fish: Vec<Entity> = app.world().resource::<FlockState>().entities().to_vec();
+    // Between ticks: a game writes one component of each of four fish; the
+    // core is told to move a fifth and a sixth, and the sixth's entity is
+    // written too.
+    let (at, heading) = (Vec2::new(-120.0, 80.0), Vec2::new(0.0, -30.0));
+    let world = app.world_mut();
+    world.get_mut::<Position>(fish[10]).unwrap().0 = at;
+    world.get_mut::<Velocity>(fish[20]).unwrap().0 = heading;
+    world.get_mut::<WanderPhase>(fish[30]).unwrap().0 = 1.25;
+    world.get_mut::<School>(fish[40]).unwrap().0 = 1;
+    world.get_mut::<Position>(fish[60]).unwrap().0 = -at;
+    // `fish` lists the entities by slot.
+    let mut state = app.world_mut().resource_mut::<FlockState>();
+    let before = state.flock().clone();
+    for slot in [50, 60] {
+        state.set_motion(slot, Vec2::new(200.0, -100.0), heading).expect("a fish, finite values");
+    }
+    app.update();
+    let gathered = app.world_mut().remove_resource::<Gathered>().unwrap().0;
+    assert_eq!(gathered.len(), 300);
+    let of = |e: Entity| *gathered.iter().find(|g| g.0 == e).expect("gathered");
+    assert_eq!(of(fish[10]).1, at, "a written position");
+    assert_eq!(of(fish[20]).2, heading, "a written velocity");
+    assert_eq!(of(fish[30]).3, 1.25, "a written wander phase");
+    assert_eq!(of(fish[40]).4, 1, "a written school");
+    assert_eq!((of(fish[50]).1, of(fish[50]).2), (Vec2::new(200.0, -100.0), heading), "a change on the core");
+    assert_eq!(of(fish[60]).1, -at, "the entity's write wins over the core's");
+    // Everyone else starts the tick as the core (and the write-back) left it.
+    let (p, v, w) = (before.positions(), before.velocities(), before.wander_phases());
+    for (i, &e) in fish.iter().enumerate().filter(|(i, _)| ![10, 20, 30, 40, 50, 60].contains(i)) {
+        assert_eq!(of(e), (e, p[i], v[i], w[i], 0), "fish {i}");
+    }
+}
+
 /// How many fish positions the last tick's write-back changed.
 #[derive(Resource, Default)]
 struct ChangedPositions(usize);
