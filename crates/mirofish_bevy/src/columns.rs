@@ -18,34 +18,45 @@ use bevy::ecs::change_detection::{ContiguousMut, ContiguousRef, MAX_CHANGE_AGE, 
 pub(crate) const COLUMN_CHUNK: usize = 4096;
 
 /// `write(&mut to[i], &from[i])` for every row of `from` changed after
-/// `since` (by the tick of a system that ran later): what a game wrote
-/// since the plugin's own write at `since`. Only the change ticks of the
-/// rows left alone are read, on this thread (handing 100k ticks to the
-/// pool would cost more than reading them). `to` and `from` have the same
+/// `since` (see [`for_each_changed`]). `to` and `from` have the same
 /// length.
-pub(crate) fn copy_changed<A: Send, B: Sync>(
+pub(crate) fn copy_changed<A, B>(
     to: &mut [A],
     from: ContiguousRef<B>,
     since: Tick,
-    write: impl Fn(&mut A, &B) + Sync,
+    write: impl Fn(&mut A, &B),
 ) {
-    let (now, changed) = (from.this_run_tick().get(), from.changed_ticks_slice());
+    let (now, changed) = (from.this_run_tick(), from.changed_ticks_slice());
     let from = from.into_inner();
     debug_assert_eq!(to.len(), from.len());
+    for_each_changed([changed], since, now, |row| write(&mut to[row], &from[row]));
+}
+
+/// Calls `each(row)` for every row whose change tick in any of `columns`
+/// is newer than `since` (by a system that ran after the one at `since`;
+/// `now` is the caller's own tick): what a game wrote since the plugin's
+/// own write at `since`. On this thread: reading 100k ticks costs less
+/// than handing them to a pool. The columns have the same length.
+pub(crate) fn for_each_changed<const N: usize>(
+    columns: [&[Tick]; N],
+    since: Tick,
+    now: Tick,
+    mut each: impl FnMut(usize),
+) {
     // `Tick::is_newer_than(since, now)`, with the part that does not
     // depend on the row taken out of the loop.
+    let now = now.get();
     let since = now.wrapping_sub(since.get()).min(MAX_CHANGE_AGE);
     let newer = |changed: &Tick| now.wrapping_sub(changed.get()).min(MAX_CHANGE_AGE) < since;
-    let rows = to.chunks_mut(64).zip(from.chunks(64)).zip(changed.chunks(64));
-    for ((to, from), changed) in rows {
+    let rows = columns.first().map_or(0, |c| c.len());
+    for start in (0..rows).step_by(64) {
+        let piece = start..(start + 64).min(rows);
         // Most pieces hold no change: one look over their ticks, without a
         // branch per row, passes them.
-        if !changed.iter().fold(false, |any, changed| any | newer(changed)) {
-            continue;
-        }
-        for ((to, from), changed) in to.iter_mut().zip(from).zip(changed) {
-            if newer(changed) {
-                write(to, from);
+        let any = columns.iter().any(|c| c[piece.clone()].iter().fold(false, |any, t| any | newer(t)));
+        if any {
+            for row in piece.filter(|&row| columns.iter().any(|c| newer(&c[row]))) {
+                each(row);
             }
         }
     }

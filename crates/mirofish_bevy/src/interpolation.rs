@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use crate::columns::COLUMN_CHUNK;
 use crate::components::{Boid, Obstacle2d, Position, Predator2d, PreviousPosition, Velocity};
 use crate::state::FlockState;
+use crate::turn;
 
 /// Sets every fish's and predator's `Transform` translation (x, y; z is left
 /// alone) and rotation, so the sprite's +X axis points along the velocity;
@@ -54,7 +55,7 @@ pub fn interpolate_transforms(
                 }
                 t.translation.x = xy.x;
                 t.translation.y = xy.y;
-                if let Some(turn) = turn_to(v.0) {
+                if let Some(turn) = turn::plane(v.0) {
                     t.rotation = turn;
                 }
             }
@@ -65,57 +66,5 @@ pub fn interpolate_transforms(
     for (p, mut t) in obstacles.iter_mut().filter(|(p, _)| p.is_finite()) {
         t.translation.x = p.x;
         t.translation.y = p.y;
-    }
-}
-
-/// The turn about +Z that takes +X along `heading`; `None` for a zero or
-/// non-finite heading (the fish keeps its last turn).
-///
-/// Without trigonometry (an arc tangent, a sine and a cosine per fish and
-/// frame cost more than the rest of the interpolation) and without
-/// normalising the heading first: the half angle's cosine and sine are in
-/// the ratio `1 + cos θ : sin θ`, that is `|h| + h.x : h.y`, so one square
-/// root for the length and one for the quaternion's norm suffice.
-#[inline]
-fn turn_to(heading: Vec2) -> Option<Quat> {
-    let len = heading.length();
-    if !(len > 0.0 && len.is_finite()) {
-        return None;
-    }
-    let (w, z) = (len + heading.x, heading.y);
-    let norm = (w * w + z * z).sqrt();
-    Some(match norm > 0.0 {
-        true => Quat::from_xyzw(0.0, 0.0, z / norm, w / norm),
-        // Straight along −X (the sine underflowed, or is zero): half a turn.
-        false => Quat::from_xyzw(0.0, 0.0, 1.0, 0.0),
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The turn is glam's arc from +X to the normalised heading, to a few
-    /// ulps, at every angle and length, the half turn included; a zero or
-    /// broken heading has none.
-    #[test]
-    fn the_turn_to_a_heading_is_the_arc_from_x() {
-        for step in 0..3600 {
-            let angle = step as f32 * core::f32::consts::TAU / 3600.0;
-            for length in [1.0e-6, 1.0e-3, 0.7, 1.0, 45.0, 1.0e18] {
-                let heading = Vec2::from_angle(angle) * length;
-                let turn = turn_to(heading).expect("a heading");
-                let arc = Quat::from_rotation_arc_2d(Vec2::X, heading.normalize());
-                assert!(turn.is_normalized(), "{heading}: {turn}");
-                assert!(turn.dot(arc).abs() > 1.0 - 1.0e-6, "{heading}: {turn} vs {arc}");
-                let along = turn * Vec3::X;
-                assert!(along.truncate().dot(heading.normalize()) > 1.0 - 1.0e-5, "{heading}: {along}");
-            }
-        }
-        assert_eq!(turn_to(Vec2::NEG_X), Some(Quat::from_xyzw(0.0, 0.0, 1.0, 0.0)));
-        assert_eq!(turn_to(Vec2::new(-1.0, 1.0e-30)).map(|q| q * Vec3::X), Some(Vec3::NEG_X));
-        for broken in [Vec2::ZERO, Vec2::NAN, Vec2::new(f32::INFINITY, 0.0), Vec2::new(1.0, f32::NAN)] {
-            assert_eq!(turn_to(broken), None, "{broken}");
-        }
     }
 }

@@ -77,6 +77,7 @@ mod schedule;
 mod spawn;
 mod state;
 mod systems;
+mod turn;
 pub mod volume;
 
 use core::time::Duration;

@@ -63,12 +63,15 @@ use bevy::prelude::*;
 use mirofish_sim::Scene3d;
 use mirofish_sim::space::{Flock3d, TickStage, VolumeCommand, Zones, swarm_hash};
 use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, VolumeRecording};
+use rayon::prelude::*;
 
+use crate::columns::{COLUMN_CHUNK, for_each_changed};
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
 pub use crate::recording::Session;
 use crate::recording::compare_checkpoint;
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report, report_in};
 use crate::schedule::BoidSystems;
+use crate::turn;
 
 mod scene;
 
@@ -617,10 +620,9 @@ fn fish_entity_gone(gone: On<Remove, Boid3d>, ids: Query<&FishId>, state: Option
 
 /// Hands the core each fish whose [`Position3d`] or [`Velocity3d`] a game
 /// wrote since the last write-back (a teleport, a net, a current), as on a
-/// plane. A position outside the
-/// tank or a value that is not finite is refused
-/// ([`Refused::Fish`]): the fish stays where the core had it, and the
-/// write-back puts its entity back there.
+/// plane. A position outside the tank or a value that is not finite is
+/// refused ([`Refused::Fish`]): the fish stays where the core had it, and
+/// the write-back puts its entity back there.
 fn gather_moved(
     mut state: ResMut<Flock3dState>,
     fish: Query<(Entity, &FishId, Ref<Position3d>, Ref<Velocity3d>), With<Boid3d>>,
@@ -628,20 +630,29 @@ fn gather_moved(
     (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
 ) {
     let (written, now) = (state.written, ticks.this_run());
-    let moved = |changed: Tick| changed.is_newer_than(written, now);
-    for (entity, id, position, velocity) in &fish {
-        if !(moved(position.last_changed()) || moved(velocity.last_changed())) {
-            continue;
-        }
-        // Only an entity the core knows as this fish's (not one left over
-        // from before a restart).
-        if state.entity(id.0) != Some(entity) {
-            continue;
-        }
-        if let Err(error) = state.flock.set(id.0, position.0, velocity.0) {
-            let tick = state.flock.tick();
-            report(&mut refusals, &mut messages, FlockRefusal { tick, what: Refused::Fish(entity), error });
-        }
+    // Every component read is stored in tables, so the query is dense.
+    let Ok(tables) = fish.contiguous_iter() else {
+        log::error!("MiroFish: the volume's fish query is not dense; no game writes taken");
+        return;
+    };
+    // A table's change ticks at a time: a fish nobody wrote costs a look
+    // at two ticks.
+    for (entities, ids, positions, velocities) in tables {
+        let ticks = [positions.changed_ticks_slice(), velocities.changed_ticks_slice()];
+        let (positions, velocities) = (positions.into_inner(), velocities.into_inner());
+        for_each_changed(ticks, written, now, |row| {
+            let (entity, id) = (entities[row], ids[row].0);
+            // Only an entity the core knows as this fish's (not one left
+            // over from before a restart).
+            if state.entity(id) != Some(entity) {
+                return;
+            }
+            if let Err(error) = state.flock.set(id, positions[row].0, velocities[row].0) {
+                let tick = state.flock.tick();
+                let refusal = FlockRefusal { tick, what: Refused::Fish(entity), error };
+                report(&mut refusals, &mut messages, refusal);
+            }
+        });
     }
 }
 
@@ -691,16 +702,32 @@ fn write_back(
     state.written = ticks.this_run();
     let flock = &state.flock;
     let (slots, positions, velocities) = (flock.slots(), flock.positions(), flock.velocities());
-    // Each entity reads its fish's slot: one pass over the entities, no
-    // lookup of an entity per fish.
-    fish.par_iter_mut().for_each(|(id, mut position, mut previous, mut velocity, mut steer)| {
-        let Some(&slot) = slots.get(id.0 as usize) else { return };
-        let slot = slot as usize;
-        previous.0 = position.0;
-        position.0 = positions[slot];
-        velocity.0 = velocities[slot];
-        steer.0 = flock.steering_at(slot).unwrap_or_default();
-    });
+    // Every component read is stored in tables, so the query is dense.
+    let Ok(tables) = fish.contiguous_iter_mut() else {
+        log::error!("MiroFish: the volume's fish query is not dense; nothing written back");
+        return;
+    };
+    // A table's columns at a time, in pieces on rayon's pool (the core's):
+    // each entity reads its fish's slot, no lookup of an entity per fish.
+    for (ids, mut p, mut prev, mut v, mut s) in tables {
+        let columns = (
+            p.par_chunks_mut(COLUMN_CHUNK),
+            prev.par_chunks_mut(COLUMN_CHUNK),
+            v.par_chunks_mut(COLUMN_CHUNK),
+            s.par_chunks_mut(COLUMN_CHUNK),
+        );
+        ids.par_chunks(COLUMN_CHUNK).zip(columns.into_par_iter()).for_each(|(ids, (p, prev, v, s))| {
+            let rows = ids.iter().zip(p).zip(prev).zip(v.iter_mut().zip(s));
+            for (((id, position), previous), (velocity, steer)) in rows {
+                let Some(&slot) = slots.get(id.0 as usize) else { continue };
+                let slot = slot as usize;
+                previous.0 = position.0;
+                position.0 = positions[slot];
+                velocity.0 = velocities[slot];
+                steer.0 = flock.steering_at(slot).unwrap_or_default();
+            }
+        });
+    }
 }
 
 /// Moves each fish's `Transform` between its last two positions by how far
@@ -720,30 +747,49 @@ pub fn follow(
     let alpha = if state.fixed_schedule { time.overstep_fraction().clamp(0.0, 1.0) } else { 1.0 };
     let half = state.flock.tank().size() * 0.5;
     let (bank, params) = (state.bank, state.flock.params());
-    fish.par_iter_mut().for_each(|(p, prev, v, steer, school, mut t)| {
-        let jump = (p.0 - prev.0).abs();
-        // A fish that wrapped round the tank is drawn where it is.
-        let wrapped = !(jump.x <= half.x && jump.y <= half.y && jump.z <= half.z);
-        let at = if wrapped { p.0 } else { prev.0.lerp(p.0, alpha) };
-        if !at.is_finite() {
-            return;
-        }
-        t.translation = at;
-        if let Some(heading) = v.0.try_normalize() {
-            let upright = Quat::from_rotation_arc(Vec3::NEG_Z, heading);
-            let max_force = params.get(usize::from(school.map_or(0, |s| s.0))).map_or(0.0, |p| p.max_force);
-            t.rotation = banked(upright, heading, steer.0, max_force, bank);
-        }
-    });
+    // Every component read is stored in tables, so the query is dense.
+    let Ok(tables) = fish.contiguous_iter_mut() else {
+        log::error!("MiroFish: the volume's fish query is not dense; no Transform follows");
+        return;
+    };
+    // A table's columns at a time, in pieces on rayon's pool: Bevy's
+    // compute pool has a single thread on a 2-core machine.
+    for (p, prev, v, steer, schools, mut t) in tables {
+        let rows = (p.par_chunks(COLUMN_CHUNK), prev.par_chunks(COLUMN_CHUNK), v.par_chunks(COLUMN_CHUNK));
+        let rows = (rows.into_par_iter(), steer.par_chunks(COLUMN_CHUNK)).into_par_iter();
+        t.par_chunks_mut(COLUMN_CHUNK).enumerate().zip(rows).for_each(
+            |((piece, t), ((p, prev, v), steer))| {
+                let schools = schools.map(|s| &s[piece * COLUMN_CHUNK..][..t.len()]);
+                for (row, (((p, prev), (v, steer)), t)) in
+                    p.iter().zip(prev).zip(v.iter().zip(steer)).zip(t).enumerate()
+                {
+                    let jump = (p.0 - prev.0).abs();
+                    // A fish that wrapped round the tank is drawn where it is.
+                    let wrapped = !(jump.x <= half.x && jump.y <= half.y && jump.z <= half.z);
+                    let at = if wrapped { p.0 } else { prev.0.lerp(p.0, alpha) };
+                    if !at.is_finite() {
+                        continue;
+                    }
+                    t.translation = at;
+                    if let Some(upright) = turn::volume(v.0) {
+                        let school = schools.map_or(0, |s| usize::from(s[row].0));
+                        let max_force = params.get(school).map_or(0.0, |p| p.max_force);
+                        t.rotation = banked(upright, steer.0, max_force, bank);
+                    }
+                }
+            },
+        );
+    }
 }
 
-/// `upright` (a fish turned along `heading`) rolled about the heading
-/// towards the side `steering` pulls to: by `bank` radians at `max_force`
-/// sideways, less below it.
-fn banked(upright: Quat, heading: Vec3, steering: Vec3, max_force: f32, bank: f32) -> Quat {
+/// `upright` (a fish turned along its heading without roll) rolled about
+/// the heading towards the side `steering` pulls to: by `bank` radians at
+/// `max_force` sideways, less below it.
+fn banked(upright: Quat, steering: Vec3, max_force: f32, bank: f32) -> Quat {
     if bank <= 0.0 || max_force <= 0.0 {
         return upright;
     }
+    let heading = upright * Vec3::NEG_Z;
     let right = upright * Vec3::X;
     let side = (steering.dot(right) / max_force).clamp(-1.0, 1.0);
     if !side.is_finite() {
