@@ -260,11 +260,19 @@ pub struct RuleForceMeans {
 /// Mean distance from each fish to its nearest neighbour within `radius`
 /// (fish with none farther are left out), using the grid of the last tick.
 /// `None` when no fish has a neighbour that close.
+///
+/// In parallel on the flock's pool, in pieces of a fixed size whose sums
+/// are added in order: the same bits on any number of threads.
 pub fn mean_nearest_neighbour_distance(flock: &Flock, radius: f32) -> Option<f32> {
+    use rayon::prelude::*;
+    /// Fish per piece: enough to amortise the hand-over.
+    const PIECE: usize = 4096;
     let g = flock.grid();
     let (size, wrap) = (g.tank_size(), g.wraps());
-    let (mut sum, mut count) = (0.0f64, 0usize);
-    for (s, p) in g.sorted_positions().enumerate() {
+    // The nearest neighbour's distance of the fish in sorted slot `s`, if
+    // one is within `radius`.
+    let nearest = |s: usize| {
+        let p = g.sorted_position(s);
         let mut best = radius * radius;
         let mut found = false;
         for run in g.candidate_runs(p).iter() {
@@ -276,11 +284,19 @@ pub fn mean_nearest_neighbour_distance(flock: &Flock, radius: f32) -> Option<f32
                 }
             }
         }
-        if found {
-            sum += f64::from(best.sqrt());
-            count += 1;
-        }
-    }
+        found.then(|| f64::from(best.sqrt()))
+    };
+    let n = g.sorted_positions().len();
+    let pieces: Vec<(f64, usize)> = crate::step::run(flock.pool.as_deref(), || {
+        (0..n.div_ceil(PIECE))
+            .into_par_iter()
+            .map(|piece| {
+                let slots = piece * PIECE..((piece + 1) * PIECE).min(n);
+                slots.filter_map(nearest).fold((0.0, 0), |(sum, count), d| (sum + d, count + 1))
+            })
+            .collect()
+    });
+    let (sum, count) = pieces.iter().fold((0.0, 0), |(sum, count), &(s, c)| (sum + s, count + c));
     (count > 0).then(|| (sum / count as f64) as f32)
 }
 
@@ -412,6 +428,37 @@ mod tests {
         let d = mean_nearest_neighbour_distance(&flock, 20.0).unwrap();
         assert!((d - 7.0).abs() < 1e-4, "{d}");
         assert_eq!(mean_nearest_neighbour_distance(&flock, 5.0), None);
+    }
+
+    /// Over many pieces: every fish's nearest neighbour found by brute
+    /// force gives the same mean, and one thread and two the same bits.
+    #[test]
+    fn nearest_neighbour_distance_of_a_school_in_pieces_on_any_pool() {
+        use crate::Simulation;
+        let pool = |threads| {
+            std::sync::Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap())
+        };
+        let mut sim = Simulation::new(crate::FlockParams::default(), Tank::default(), 10_000, 3).unwrap();
+        sim.run(5).unwrap();
+        let radius = sim.params.interaction_radius();
+        // The positions the grid was built from (the last tick's start).
+        let p: Vec<Vec2> = sim.flock.grid().sorted_positions().collect();
+        let brute: Vec<f32> = (0..p.len())
+            .filter_map(|i| {
+                let d = (0..p.len())
+                    .filter(|&j| j != i)
+                    .map(|j| p[i].distance_squared(p[j]))
+                    .fold(f32::MAX, f32::min);
+                (d < radius * radius).then(|| d.sqrt())
+            })
+            .collect();
+        let expected = brute.iter().map(|&d| f64::from(d)).sum::<f64>() / brute.len() as f64;
+        let at = |threads| {
+            mean_nearest_neighbour_distance(&sim.flock.clone().with_thread_pool(pool(threads)), radius)
+        };
+        let (one, two) = (at(1).unwrap(), at(2).unwrap());
+        assert_eq!(one.to_bits(), two.to_bits());
+        assert!((f64::from(one) - expected).abs() < 1e-5 * expected, "{one} vs {expected}");
     }
 
     #[test]
