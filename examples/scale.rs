@@ -175,21 +175,14 @@ fn plugin_tick(n: usize, ticks: usize, added: Added) -> PluginTick {
         app.update();
     }
     app.world_mut().resource_mut::<Stopwatch>().on = true;
-    let mut times: Vec<f64> = (0..ticks)
-        .map(|_| {
-            let t0 = Instant::now();
-            app.update();
-            t0.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
+    let frame = median_frame(&mut app, ticks);
     let parts = app.world().resource::<Stopwatch>().spent.map(|s| s * 1e3 / ticks as f64);
     // The core's tick on the same fish, timed as every other core row.
     let state = app.world().resource::<FlockState>();
     let mut core = Simulation::new(state.schools()[0], state.config().tank, 0, 1).expect("valid parameters");
     (core.flock, core.scene) = (state.flock().clone(), state.scene().clone());
     PluginTick {
-        frame: times[times.len() / 2],
+        frame,
         parts,
         kernel: time_tick(&core, 2, ticks),
         neighbours: observe::mean_neighbours(state.flock()),
@@ -288,7 +281,14 @@ fn volume_plugin_tick(n: usize, ticks: usize) -> (f64, f64, f32) {
     for _ in 0..6 {
         app.update();
     }
-    let mut times: Vec<f64> = (0..ticks)
+    let frame = median_frame(&mut app, ticks);
+    let flock = &app.world().resource::<Flock3dState>().flock;
+    (frame, time_volume_tick(flock, 2, ticks), volume_neighbours(flock))
+}
+
+/// Median milliseconds of `frames` whole frames (`app.update()`).
+fn median_frame(app: &mut App, frames: usize) -> f64 {
+    let mut times: Vec<f64> = (0..frames)
         .map(|_| {
             let t0 = Instant::now();
             app.update();
@@ -296,16 +296,18 @@ fn volume_plugin_tick(n: usize, ticks: usize) -> (f64, f64, f32) {
         })
         .collect();
     times.sort_by(f64::total_cmp);
-    let flock = &app.world().resource::<Flock3dState>().flock;
-    let neighbours = flock.neighbour_counts().map(|c| c as f32).sum::<f32>() / flock.len().max(1) as f32;
-    (times[times.len() / 2], time_volume_tick(flock, 2, ticks), neighbours)
+    times[times.len() / 2]
+}
+
+/// A volume's fish's mean neighbour count.
+fn volume_neighbours(flock: &Flock3d) -> f32 {
+    flock.neighbour_counts().map(|c| c as f32).sum::<f32>() / flock.len().max(1) as f32
 }
 
 /// The rows of schools in a volume: uniform on 1 and 2 threads, crowded
 /// against uniform, and allocations per warmed-up tick.
 fn volume_rows(n: usize, ticks: usize) {
-    let neighbours =
-        |f: &Flock3d| f.neighbour_counts().map(|c| c as f32).sum::<f32>() / f.len().max(1) as f32;
+    let neighbours = volume_neighbours;
     let uniform = volume_school(n, FlockParams::reference(), 2);
     let k = neighbours(&uniform);
     let (one, two) = (time_volume_tick(&uniform, 1, ticks), time_volume_tick(&uniform, 2, ticks));

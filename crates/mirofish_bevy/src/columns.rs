@@ -4,10 +4,10 @@
 //! the core keeps one array per quantity. The write-back and the
 //! interpolation copy a whole column at a time (Bevy's contiguous queries)
 //! rather than an item per fish: at 100k fish the per-entity queries were
-//! most of the plugin's cost over the core's tick. The gather walks the
-//! columns' change ticks and copies only the rows a game wrote. The pieces
-//! run on rayon's pool, the one the core's passes use: on a 2-core machine
-//! Bevy's compute pool has a single thread.
+//! most of the plugin's cost over the core's tick; they run in pieces on
+//! rayon's pool, the one the core's passes use (on a 2-core machine Bevy's
+//! compute pool has a single thread). The gather walks the columns' change
+//! ticks and copies only the rows a game wrote.
 
 use core::panic::Location;
 
