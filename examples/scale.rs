@@ -49,18 +49,21 @@ fn school(n: usize, params: FlockParams, warm: u64) -> Simulation {
 /// Median milliseconds of one tick of `start` on `threads` threads.
 fn time_tick(start: &Simulation, threads: usize, ticks: usize) -> f64 {
     let pool = pool(threads);
-    let mut times: Vec<f64> = (0..ticks)
-        .map(|_| {
-            let mut sim = start.clone();
-            sim.flock = sim.flock.with_thread_pool(pool.clone());
-            // One untimed tick: a fresh clone is fresh memory, cold in
-            // every cache, which a long run never is.
-            sim.step().expect("valid parameters");
-            let t0 = Instant::now();
-            sim.step().expect("valid parameters");
-            t0.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
+    median_ms(ticks, || {
+        let mut sim = start.clone();
+        sim.flock = sim.flock.with_thread_pool(pool.clone());
+        // One untimed tick: a fresh clone is fresh memory, cold in
+        // every cache, which a long run never is.
+        sim.step().expect("valid parameters");
+        let t0 = Instant::now();
+        sim.step().expect("valid parameters");
+        t0.elapsed().as_secs_f64() * 1e3
+    })
+}
+
+/// The median of `runs` results of `timed` (milliseconds).
+fn median_ms(runs: usize, mut timed: impl FnMut() -> f64) -> f64 {
+    let mut times: Vec<f64> = (0..runs.max(1)).map(|_| timed()).collect();
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
 }
@@ -219,16 +222,12 @@ fn worst_cases(uniform: &Simulation, uniform_ms: f64, ticks: usize) {
         let t0 = Instant::now();
         sim.step().expect("valid parameters");
         let first = t0.elapsed().as_secs_f64() * 1e3;
-        let mut steady: Vec<f64> = (0..ticks)
-            .map(|_| {
-                arrange(&mut sim);
-                let t0 = Instant::now();
-                sim.step().expect("valid parameters");
-                t0.elapsed().as_secs_f64() * 1e3
-            })
-            .collect();
-        steady.sort_by(f64::total_cmp);
-        let steady = steady[steady.len() / 2];
+        let steady = median_ms(ticks, || {
+            arrange(&mut sim);
+            let t0 = Instant::now();
+            sim.step().expect("valid parameters");
+            t0.elapsed().as_secs_f64() * 1e3
+        });
         println!("| {name}, 1 thread: first · steady tick (ms) | {n} | | {first:.2} · {steady:.2} | |");
         println!(
             "| {name} / uniform, 1 thread: first · steady | {n} | | {:.2}× · {:.2}× | |",
@@ -250,17 +249,13 @@ fn volume_school(n: usize, params: FlockParams, warm: u64) -> Flock3d {
 /// Median milliseconds of one tick of `start` on `threads` threads.
 fn time_volume_tick(start: &Flock3d, threads: usize, ticks: usize) -> f64 {
     let pool = pool(threads);
-    let mut times: Vec<f64> = (0..ticks)
-        .map(|_| {
-            let mut flock = start.clone().with_thread_pool(pool.clone());
-            flock.step();
-            let t0 = Instant::now();
-            flock.step();
-            t0.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+    median_ms(ticks, || {
+        let mut flock = start.clone().with_thread_pool(pool.clone());
+        flock.step();
+        let t0 = Instant::now();
+        flock.step();
+        t0.elapsed().as_secs_f64() * 1e3
+    })
 }
 
 /// Times whole frames of a volume's plugin with one fixed tick each
@@ -288,15 +283,11 @@ fn volume_plugin_tick(n: usize, ticks: usize) -> (f64, f64, f32) {
 
 /// Median milliseconds of `frames` whole frames (`app.update()`).
 fn median_frame(app: &mut App, frames: usize) -> f64 {
-    let mut times: Vec<f64> = (0..frames)
-        .map(|_| {
-            let t0 = Instant::now();
-            app.update();
-            t0.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+    median_ms(frames, || {
+        let t0 = Instant::now();
+        app.update();
+        t0.elapsed().as_secs_f64() * 1e3
+    })
 }
 
 /// A volume's fish's mean neighbour count.
