@@ -94,7 +94,7 @@ fn draw_overlay(mut gizmos: Gizmos, overlay: Res<OverlaySettings>, state: Res<Fl
     let flock = &state.flock();
     let params = state.schools().first().copied().unwrap_or_default();
     if overlay.grid && !flock.is_empty() {
-        let (cols, rows) = flock.grid().dimensions();
+        let [cols, rows, _] = flock.grid().dimensions();
         gizmos.grid_2d(
             centre,
             UVec2::new(cols, rows),

@@ -73,57 +73,37 @@ impl TickKey {
         mix64(self.0.wrapping_add(counter.wrapping_mul(GOLDEN)))
     }
 
-    /// [`in_unit_disc`] for one `(fish, stream)` of this tick.
-    #[inline]
-    pub fn in_unit_disc(self, fish: u64, stream: Stream) -> Vec2 {
-        fold_into_disc(signed_pair(self.bits(fish, stream)))
-    }
-
-    /// [`TickKey::in_unit_disc`] for four fish at once, `[x, y]` with one
-    /// fish per lane: the same bits. The hashing stays scalar (64-bit
-    /// products); the conversion and the fold into the disc, whose branch
-    /// would go either way for a fifth of the fish, run in the lanes.
-    #[inline(always)]
-    pub(crate) fn in_unit_disc_lanes(self, fish: [u64; 4], stream: Stream) -> [Vec4; 2] {
-        let bits = fish.map(|f| self.bits(f, stream));
-        let (x, y) = (bits.map(|b| unit_24(b >> 40)), bits.map(|b| unit_24((b << 32) >> 40)));
-        let (x, y) = (Vec4::from_array(x) * 2.0 - 1.0, Vec4::from_array(y) * 2.0 - 1.0);
-        let len2 = x * x + y * y;
-        let outside = len2.cmpgt(Vec4::ONE);
-        let len = len2.sqrt();
-        [Vec4::select(outside, x / len, x), Vec4::select(outside, y / len, y)]
-    }
-
-    /// A point of the unit ball (disc on a plane) for one `(fish,
-    /// stream)`: 21 bits per axis, folded onto the sphere when the cube's
-    /// corner falls outside it.
+    /// A point of the unit ball (the unit disc on a plane) for one `(fish,
+    /// stream)` of this tick: each axis a uniform number in `[-1, 1)` from
+    /// its own slice of the draw's bits, the cube's corners that
+    /// fall outside the ball folded onto its surface (the length clamped to
+    /// 1: bounded without a rejection loop).
     #[inline]
     pub fn in_unit_ball<V: Vector>(self, fish: u64, stream: Stream) -> V {
         let bits = self.bits(fish, stream);
-        let p = V::from_fn(|i| {
-            ((bits >> (21 * i)) & 0x1f_ffff) as u32 as f32 * (1.0 / (1u32 << 20) as f32) - 1.0
-        });
-        if p.length_squared() > 1.0 { p.normalize_or_zero() } else { p }
+        let p = V::from_fn(|i| ball_axis::<V>(bits, i));
+        let len2 = p.length_squared();
+        if len2 > 1.0 { p / len2.sqrt() } else { p }
     }
 
     /// [`TickKey::in_unit_ball`] for four fish at once, axis by axis with
-    /// one fish per lane (the axes past `V::DIM` zero): the same bits.
+    /// one fish per lane (the axes past `V::DIM` zero): the same bits. The
+    /// hashing stays scalar (64-bit products); the conversion and the fold
+    /// into the ball, whose branch would go either way for a fifth of the
+    /// fish, run in the lanes.
     #[inline(always)]
     pub(crate) fn in_unit_ball_lanes<V: Vector>(self, fish: [u64; 4], stream: Stream) -> [Vec4; 3] {
         let bits = fish.map(|f| self.bits(f, stream));
         let mut p = [Vec4::ZERO; 3];
         for (i, axis) in p.iter_mut().enumerate().take(V::DIM) {
-            let unit =
-                bits.map(|b| ((b >> (21 * i)) & 0x1f_ffff) as u32 as f32 * (1.0 / (1u32 << 20) as f32));
-            *axis = Vec4::from_array(unit) - 1.0;
+            *axis = Vec4::from_array(bits.map(|b| ball_axis::<V>(b, i)));
         }
         let mut len2 = p[0] * p[0];
         for axis in &p[1..V::DIM] {
             len2 += *axis * *axis;
         }
-        // `normalize_or_zero`: the reciprocal of the length, then a product.
-        let (outside, rcp) = (len2.cmpgt(Vec4::ONE), Vec4::ONE / len2.sqrt());
-        p.map(|axis| Vec4::select(outside, axis * rcp, axis))
+        let (outside, len) = (len2.cmpgt(Vec4::ONE), len2.sqrt());
+        p.map(|axis| Vec4::select(outside, axis / len, axis))
     }
 
     /// The unit direction along which `fish` escapes, this tick, the
@@ -166,37 +146,30 @@ fn unit_24(b: u64) -> f32 {
     (b as u32) as f32 * (1.0 / (1u64 << 24) as f32)
 }
 
-/// A random vector inside the unit disc (bounded by 1 in length), for
-/// `(seed, tick, fish, stream)`.
-#[inline]
-pub fn in_unit_disc(seed: u64, tick: u64, fish: u64, stream: Stream) -> Vec2 {
-    TickKey::new(seed, tick).in_unit_disc(fish, stream)
+/// Axis `i` of a draw in the unit cube `[-1, 1)^DIM` from its 64 `bits`:
+/// the bits are cut into `DIM` equal slices from the top (32 bits on a
+/// plane, 21 in a volume), and the axis takes the top 24 bits of its slice
+/// (all of a 21-bit one): as many as an `f32` holds, through `u32` (one
+/// conversion instruction).
+#[inline(always)]
+fn ball_axis<V: Vector>(bits: u64, i: usize) -> f32 {
+    let slice = 64 / V::DIM as u32;
+    let width = slice.min(24);
+    let b = (bits >> (64 - slice * (i as u32 + 1) + (slice - width))) & ((1 << width) - 1);
+    (b as u32) as f32 * (1.0 / (1u64 << width) as f32) * 2.0 - 1.0
 }
 
-/// The square [-1,1)² folded into the unit disc by clamping the length,
-/// which keeps a draw bounded without a rejection loop.
+/// A random vector inside the unit ball (the unit disc on a plane, bounded
+/// by 1 in length), for `(seed, tick, fish, stream)`.
 #[inline]
-fn fold_into_disc(v: Vec2) -> Vec2 {
-    let len2 = v.length_squared();
-    if len2 > 1.0 { v / len2.sqrt() } else { v }
+pub fn in_unit_ball<V: Vector>(seed: u64, tick: u64, fish: u64, stream: Stream) -> V {
+    TickKey::new(seed, tick).in_unit_ball(fish, stream)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn four_draws_in_lanes_are_the_draws_one_at_a_time() {
-        let key = TickKey::new(7, 12);
-        for first in (0..4000u64).step_by(4) {
-            let fish = [first, first + 1, first * 977 + 5, u64::from(u32::MAX) - first];
-            let [x, y] = key.in_unit_disc_lanes(fish, Stream::Jitter);
-            for (l, &f) in fish.iter().enumerate() {
-                let one = key.in_unit_disc(f, Stream::Jitter);
-                assert_eq!((x[l].to_bits(), y[l].to_bits()), (one.x.to_bits(), one.y.to_bits()), "fish {f}");
-            }
-        }
-    }
+    use glam::Vec3;
 
     fn balls_in_lanes_are_the_draws_one_at_a_time<V: Vector>() {
         let key = TickKey::new(11, 5);
@@ -216,7 +189,7 @@ mod tests {
     #[test]
     fn four_balls_in_lanes_are_the_balls_one_at_a_time_in_both_dimensions() {
         balls_in_lanes_are_the_draws_one_at_a_time::<Vec2>();
-        balls_in_lanes_are_the_draws_one_at_a_time::<glam::Vec3>();
+        balls_in_lanes_are_the_draws_one_at_a_time::<Vec3>();
     }
 
     #[test]
@@ -251,23 +224,54 @@ mod tests {
         let key = TickKey::new(7, 3);
         for fish in 0..100 {
             assert_eq!(key.bits(fish, Stream::Jitter), bits(7, 3, fish, Stream::Jitter));
-            assert_eq!(key.in_unit_disc(fish, Stream::Bounce), in_unit_disc(7, 3, fish, Stream::Bounce));
+            assert_eq!(
+                key.in_unit_ball::<Vec2>(fish, Stream::Bounce),
+                in_unit_ball(7, 3, fish, Stream::Bounce)
+            );
+            assert_eq!(
+                key.in_unit_ball::<Vec3>(fish, Stream::Bounce),
+                in_unit_ball(7, 3, fish, Stream::Bounce)
+            );
         }
     }
 
-    #[test]
-    fn disc_draws_are_bounded_and_spread() {
-        let mut sum = Vec2::ZERO;
+    fn draws_are_bounded_and_spread<V: Vector>() {
+        let mut sum = V::ZERO;
         let mut max_len: f32 = 0.0;
         for fish in 0..10_000 {
-            let v = in_unit_disc(1, 2, fish, Stream::Jitter);
+            let v: V = in_unit_ball(1, 2, fish, Stream::Jitter);
             assert!(v.is_finite());
             max_len = max_len.max(v.length());
             sum += v;
         }
         assert!(max_len <= 1.0 + 1e-6);
         assert!(max_len > 0.9, "draws reach the rim");
-        assert!((sum / 10_000.0).length() < 0.05, "no bias: {sum}");
+        assert!((sum / 10_000.0).length() < 0.05, "no bias: {sum:?}");
+    }
+
+    #[test]
+    fn draws_are_bounded_and_spread_in_both_dimensions() {
+        draws_are_bounded_and_spread::<Vec2>();
+        draws_are_bounded_and_spread::<Vec3>();
+    }
+
+    /// On a plane a draw is the two 24-bit halves of [`signed_pair`]
+    /// folded into the disc; in a volume three 21-bit slices from the top.
+    #[test]
+    fn each_axis_takes_its_own_slice_of_the_draw() {
+        let key = TickKey::new(3, 9);
+        for fish in 0..2000 {
+            let bits = key.bits(fish, Stream::Jitter);
+            let pair = signed_pair(bits);
+            let disc = if pair.length_squared() > 1.0 { pair / pair.length_squared().sqrt() } else { pair };
+            let plane: Vec2 = key.in_unit_ball(fish, Stream::Jitter);
+            assert_eq!(plane.to_array().map(f32::to_bits), disc.to_array().map(f32::to_bits), "fish {fish}");
+            let slice = |i: u32| ((bits >> (43 - 21 * i)) & 0x1f_ffff) as f32 / (1u32 << 20) as f32 - 1.0;
+            let cube = Vec3::new(slice(0), slice(1), slice(2));
+            let ball = if cube.length_squared() > 1.0 { cube / cube.length_squared().sqrt() } else { cube };
+            let volume: Vec3 = key.in_unit_ball(fish, Stream::Jitter);
+            assert_eq!(volume.to_array().map(f32::to_bits), ball.to_array().map(f32::to_bits), "fish {fish}");
+        }
     }
 
     #[test]

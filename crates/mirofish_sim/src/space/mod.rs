@@ -7,7 +7,6 @@
 //! order parameters are generic over [`Vector`](crate::Vector); this module adds what a
 //! school in any dimension needs around them:
 //!
-//! - [`grid`]: the neighbour grid, counting-sorted every tick;
 //! - [`swarm`]: the school and its tick ([`Flock3d`] in a volume);
 //! - [`command`]: changes to a running school, stamped with their tick;
 //! - [`zones`]: Couzin's zone model, an alternative to the weighted rules.
@@ -15,20 +14,22 @@
 //! The force pass scans four fish at a time where it can (`quartet`: four
 //! fish sorted next to each other, one per vector lane, walking the cells
 //! around them once), and one at a time where a fish needs more (a shaped
-//! view, leaders, a topological neighbourhood, a crowd past the cap); both
-//! give the same bits. The rules then run fish by fish. The plane's
+//! view, leaders, a topological neighbourhood); both give the same bits
+//! wherever the crowding cap leaves a scan whole. A crowded quartet is
+//! thinned as a plane's is (`step::crowding`). Where nothing in
+//! the scene steers them, a quartet's rules run in lanes too, otherwise
+//! fish by fish. The plane's
 //! [`crate::Flock`] keeps its own force pass, which also evaluates the
 //! rules in lanes; a [`Swarm`] over [`glam::Vec2`] runs this one on a
 //! plane.
 
 pub mod command;
-pub mod grid;
 mod quartet;
 mod scan;
 pub mod swarm;
 pub mod zones;
 
-pub use grid::CellGrid;
+pub use crate::world::grid::CellGrid;
 pub use swarm::{Flock3d, Swarm, SwarmMetrics, TickStage, swarm_hash};
 pub use zones::{CollectiveState, Zones};
 

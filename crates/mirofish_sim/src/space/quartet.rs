@@ -4,7 +4,7 @@
 //! Fish sorted next to each other live in the same cell or the next few of
 //! one row, so they share most of their candidates. The quartet walks the
 //! cells around that stretch of row once
-//! ([`CellGrid::for_each_run_along`](super::grid::CellGrid::for_each_run_along))
+//! ([`CellGrid::runs_across`](crate::world::grid::CellGrid::runs_across))
 //! and tests each candidate against its four fish with the same vector
 //! operations, instead of each fish finding its cells and testing its
 //! candidates apart.
@@ -23,6 +23,7 @@ use glam::{BVec4A, Vec4};
 use super::scan::{Axes, nearest_image};
 use crate::math::Vector;
 use crate::rules::{Neighbourhood, NeighbourhoodLanes, Reach};
+use crate::world::grid::{CandidateRuns, MAX_RUNS};
 
 /// Fish per quartet: one per lane of a `Vec4`.
 pub(super) const LANES: usize = 4;
@@ -87,6 +88,11 @@ impl QuartetReach {
 }
 
 impl QuartetReach {
+    /// Slot of lane 0.
+    pub fn base(&self) -> usize {
+        self.base
+    }
+
     /// The offsets of a candidate at `at` from the four fish, axis by
     /// axis, and their squared lengths (the nearest image on a torus).
     #[inline(always)]
@@ -163,6 +169,67 @@ impl<V: Vector> QuartetSums<V> {
     }
 }
 
+impl<V: Vector> QuartetSums<V> {
+    /// Nothing summed yet.
+    fn new() -> Self {
+        Self {
+            count: Vec4::ZERO,
+            velocity: [Vec4::ZERO; 3],
+            offset: [Vec4::ZERO; 3],
+            nearest2: Vec4::INFINITY,
+            separation: [Neighbourhood::default(); LANES],
+        }
+    }
+
+    /// The candidate in slot `s`, at `at` with velocity `v`, added to the
+    /// lanes it is within reach of (but its own lane's), in each lane after
+    /// the candidates added before.
+    #[inline(always)]
+    fn add(&mut self, s: usize, at: [f32; 3], v: V, quartet: &QuartetReach) {
+        let (d, d2) = quartet.offsets::<V>(at);
+        let mut within = d2.cmplt(quartet.within2);
+        let own = s.wrapping_sub(quartet.base);
+        if own < LANES {
+            within &= NOT_LANE[own];
+        }
+        if !within.any() {
+            // Out of every lane's reach (most candidates): it would add
+            // exact zeros.
+            return;
+        }
+        let seen = within & d2.cmplt(quartet.perception2);
+        self.count += Vec4::select(seen, Vec4::ONE, Vec4::ZERO);
+        let axes = self.velocity.iter_mut().zip(&mut self.offset).zip(d);
+        for (i, ((velocity, offset), d)) in axes.enumerate().take(V::DIM) {
+            *velocity += Vec4::select(seen, Vec4::splat(v.axis(i)), Vec4::ZERO);
+            *offset += Vec4::select(seen, d, Vec4::ZERO);
+        }
+        self.nearest2 = Vec4::select(within, self.nearest2.min(d2), self.nearest2);
+        let mut close = (within & d2.cmplt(quartet.separation2)).bitmask();
+        while close != 0 {
+            let l = close.trailing_zeros() as usize;
+            close &= close - 1;
+            self.separation[l].add_separation(V::from_fn(|i| d[i][l]), d2[l], &quartet.reach[l]);
+        }
+    }
+
+    /// The sums of four lanes, each a neighbourhood and the squared
+    /// distance to its nearest neighbour ([`QuartetSums::lane`]'s parts).
+    pub fn from_lanes(lanes: [(Neighbourhood<V>, f32); LANES]) -> Self {
+        let mut sums = Self::new();
+        for (l, (hood, nearest2)) in lanes.into_iter().enumerate() {
+            sums.count[l] = hood.count as f32;
+            for i in 0..V::DIM {
+                sums.velocity[i][l] = hood.velocity_sum.axis(i);
+                sums.offset[i][l] = hood.offset_sum.axis(i);
+            }
+            sums.nearest2[l] = nearest2;
+            sums.separation[l] = hood;
+        }
+        sums
+    }
+}
+
 /// The sums of the quartet over the candidates of `runs`, in ascending
 /// order within each run, the runs in the order given: every candidate
 /// within a lane's reach but the lane's own fish, of any school.
@@ -170,44 +237,34 @@ impl<V: Vector> QuartetSums<V> {
 pub(super) fn scan_quartet<V: Vector>(
     axes: &Axes,
     velocities: &[V],
-    runs: &[(usize, usize)],
+    runs: &CandidateRuns<MAX_RUNS>,
     quartet: &QuartetReach,
 ) -> QuartetSums<V> {
-    let mut count = Vec4::ZERO;
-    let mut velocity = [Vec4::ZERO; 3];
-    let mut offset = [Vec4::ZERO; 3];
-    let mut nearest2 = Vec4::INFINITY;
-    let mut separation = [Neighbourhood::<V>::default(); LANES];
-    for &(start, end) in runs {
+    let mut sums = QuartetSums::new();
+    for run in runs.iter() {
+        let (start, end) = (run.start, run.end);
         let [xs, ys, zs] = axes.run::<V>(start..end);
         let candidates = velocities[start..end].iter().zip(xs).zip(ys).zip(zs);
         for (k, (((&v, &x), &y), &z)) in candidates.enumerate() {
-            let s = start + k;
-            let (d, d2) = quartet.offsets::<V>([x, y, z]);
-            let mut within = d2.cmplt(quartet.within2);
-            let own = s.wrapping_sub(quartet.base);
-            if own < LANES {
-                within &= NOT_LANE[own];
-            }
-            if !within.any() {
-                // Out of every lane's reach (most candidates): it would add
-                // exact zeros.
-                continue;
-            }
-            let seen = within & d2.cmplt(quartet.perception2);
-            count += Vec4::select(seen, Vec4::ONE, Vec4::ZERO);
-            for i in 0..V::DIM {
-                velocity[i] += Vec4::select(seen, Vec4::splat(v.axis(i)), Vec4::ZERO);
-                offset[i] += Vec4::select(seen, d[i], Vec4::ZERO);
-            }
-            nearest2 = Vec4::select(within, nearest2.min(d2), nearest2);
-            let mut close = (within & d2.cmplt(quartet.separation2)).bitmask();
-            while close != 0 {
-                let l = close.trailing_zeros() as usize;
-                close &= close - 1;
-                separation[l].add_separation(V::from_fn(|i| d[i][l]), d2[l], &quartet.reach[l]);
-            }
+            sums.add(start + k, [x, y, z], v, quartet);
         }
     }
-    QuartetSums { count, velocity, offset, nearest2, separation }
+    sums
+}
+
+/// [`scan_quartet`] over the candidates in the slots of `sample`
+/// (ascending): a thinned scan's stratum.
+#[inline(always)]
+pub(super) fn scan_sample<V: Vector>(
+    axes: &Axes,
+    velocities: &[V],
+    sample: &[u32],
+    quartet: &QuartetReach,
+) -> QuartetSums<V> {
+    let mut sums = QuartetSums::new();
+    for &s in sample {
+        let s = s as usize;
+        sums.add(s, axes.at::<V>(s), velocities[s], quartet);
+    }
+    sums
 }

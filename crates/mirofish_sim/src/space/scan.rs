@@ -1,8 +1,8 @@
 //! Which of a run of candidates lie within reach of a fish, four at a time.
 //!
 //! Most of the fish in the cells around a fish are out of its reach (in a
-//! volume the 27 cells hold about six times the fish of the sphere they
-//! enclose), so the force pass spends most of its time rejecting them. The
+//! volume its block of 2.5 × 3 × 3 radii holds about five times the fish
+//! of the sphere it encloses), so the force pass spends most of its time rejecting them. The
 //! scan tests four candidates per step, each axis of their offsets in one
 //! vector lane, and hands the ones within reach to the caller one by one,
 //! in ascending slot order: the caller's sums see the same neighbours in
@@ -56,6 +56,15 @@ impl Axes {
         let [x, y, z] = &self.axis;
         let (y, z) = (if V::DIM > 1 { y } else { x }, if V::DIM > 2 { z } else { x });
         [&x[slots.clone()], &y[slots.clone()], &z[slots]]
+    }
+
+    /// The coordinates of the fish in `slot` (the axes past `V::DIM` are
+    /// axis 0's again, never read).
+    #[inline(always)]
+    pub fn at<V: Vector>(&self, slot: usize) -> [f32; 3] {
+        let [x, y, z] = &self.axis;
+        let (y, z) = (if V::DIM > 1 { y } else { x }, if V::DIM > 2 { z } else { x });
+        [x[slot], y[slot], z[slot]]
     }
 }
 

@@ -18,8 +18,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg32;
 use rayon::prelude::*;
 
-use super::grid::{CellGrid, MAX_RUNS, MAX_STRETCH};
-use super::quartet::{LANES, QuartetReach, QuartetSums, scan_quartet};
+use super::quartet::{LANES, QuartetReach, QuartetSums, scan_quartet, scan_sample};
 use super::scan::{Axes, Reach2, scan};
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
@@ -34,7 +33,11 @@ use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
 use crate::step::command::FlockCommand;
 use crate::step::command::{CommandError, CommandQueue, Stamped};
+use crate::step::crowding::{
+    Sample, combine_strata, on_stride, own_window, strata_steps, stretch_cap, thinning_step,
+};
 use crate::world::grid::offset;
+use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, CellGrid, MAX_RUNS};
 use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
@@ -51,22 +54,19 @@ pub type Flock3d = Swarm<Vec3>;
 const CHUNK: usize = 1024;
 const _: () = assert!(CHUNK.is_multiple_of(LANES), "work items start at a quartet");
 
-/// A fish's candidates per neighbour in a uniform school, by dimension:
-/// its block of 3 × 3 (× 3) cells one radius wide against the disc (ball)
-/// of that radius, rounded up (9/π on a plane, 81/(4π) in a volume). The
-/// neighbour cap thins a scan only past this many candidates per capped
-/// neighbour, so that it thins crowds, not a uniform school, in either
-/// dimension.
-const CANDIDATES_PER_NEIGHBOUR: [usize; 3] = [3, 3, 7];
+/// The longest stretch of a row (in columns past the first) a quartet's
+/// fish may span and still be scanned together: six radii. Four fish
+/// spread over that much of a row still share most of their blocks: one
+/// scan of the stretch (9 rows of at most 17 columns in a volume) costs
+/// less than four scans of their own blocks, which a quartet past the
+/// stretch falls back to.
+const MAX_STRETCH: u32 = 6 * COLUMNS_PER_RADIUS;
 
-/// The stride of a fish's scan over `candidates` under `cap`
-/// ([`FlockParams::neighbour_cap`]): 1 (every candidate) up to
-/// [`CANDIDATES_PER_NEIGHBOUR`] candidates per capped neighbour.
-#[inline]
-fn thinning_step<V: Vector>(candidates: usize, cap: u32) -> usize {
-    let per_neighbour = CANDIDATES_PER_NEIGHBOUR[V::DIM - 1];
-    candidates.div_ceil((cap as usize).max(1) * per_neighbour).max(1)
-}
+/// Most candidates one stratum of a crowded quartet's scan looks at: its
+/// share of the budget (two thirds of six candidates per capped neighbour,
+/// the cap at most 16 and scaled to the widest stretch, 17 columns for a
+/// block's 5) and one more per run for the strides' rounding.
+const SAMPLE: usize = 256;
 
 /// A school (or several) in `V`'s dimension: the fish as columns, their
 /// parameters, tank and scene, and the scratch a tick reuses.
@@ -1297,13 +1297,10 @@ impl<V: Vector> ForcePass<'_, V> {
         let mut nearest = (k > 0).then(|| Nearest::new(k));
         // Crowding control: with more candidates than the cap allows, look
         // at every `step`-th of each run and scale back up.
-        let mut around = Runs::around(self.grid, p);
-        if k > 0 {
-            // The nearest are offered in ascending sorted order (a wrapped
-            // block's runs are not).
-            around.sort();
-        }
-        let step = thinning_step::<V>(around.candidates, params.neighbour_cap);
+        // The runs ascend, also across a wrap seam: the nearest are offered
+        // in ascending sorted order.
+        let around = self.grid.candidate_runs(p);
+        let step = thinning_step::<V>(around.candidates(), params.neighbour_cap);
         let mut nearest2 = f32::INFINITY;
         let neighbour = |s: usize, d: V, d2: f32| {
             if s == slot || !(all_schools || sorted.school[s] == school) {
@@ -1329,7 +1326,7 @@ impl<V: Vector> ForcePass<'_, V> {
             hood.add_separation(d, d2, &reach);
         };
         let looked = self.scan_runs(slot, p, &around, step, max2, neighbour);
-        let candidates = around.candidates;
+        let candidates = around.candidates();
         self.settle_ties(slot, &mut hood);
         let metric = (hood.count, hood.velocity_sum, hood.offset_sum);
         if step > 1 {
@@ -1355,11 +1352,11 @@ impl<V: Vector> ForcePass<'_, V> {
     /// The kicks of the four fish from slot `base`, scanned together
     /// ([`super::quartet`]), where they can be: none of the four with a
     /// shaped view, a topological neighbourhood or an eye for its own
-    /// school only, their cells a short stretch of one row, and their
-    /// candidates together too few for any of them to be thinned. The same
-    /// bits as [`ForcePass::fish`] one by one; `None` (nothing written)
-    /// where the quartet does not qualify, else whether its rules went in
-    /// lanes ([`ForcePass::finish_in_lanes`]).
+    /// school only, and their cells a short stretch of one row. Within the
+    /// crowding cap's budget, the same bits as [`ForcePass::fish`] one by
+    /// one; past it, thinned in strata ([`ForcePass::scan_strata`]). `None`
+    /// (nothing written) where the quartet does not qualify, else whether
+    /// its rules went in lanes ([`ForcePass::finish_in_lanes`]).
     #[inline]
     fn quartet(&self, base: usize, kicks: &mut [Kick<V>]) -> Option<bool> {
         let kicks = <&mut [Kick<V>; LANES]>::try_from(kicks).ok()?;
@@ -1394,16 +1391,20 @@ impl<V: Vector> ForcePass<'_, V> {
             }
             (reach[l], caps[l]) = (now.reach, params.neighbour_cap);
         }
-        let along = Runs::along(self.grid, first, stretch);
-        // No fish of the quartet has more candidates than the stretch.
-        if caps.iter().any(|&cap| thinning_step::<V>(along.candidates, cap) > 1) {
-            return None;
-        }
+        let along = self.grid.runs_across(first[0] + stretch, first);
         let quartet = QuartetReach::new(base, positions, reach, self.tank.size(), self.grid.wraps());
-        let mut sums = scan_quartet(self.axes, &fish.velocity, along.as_slice(), &quartet);
-        for l in 0..LANES {
-            self.settle_ties(base + l, sums.separation_mut(l));
-        }
+        let cap = caps.into_iter().min().unwrap_or(0);
+        let columns = stretch + 1 + 2 * COLUMNS_PER_RADIUS;
+        let sums = match stretch_cap::<V, MAX_RUNS>(&along, cap, columns) {
+            None => {
+                let mut sums = scan_quartet(self.axes, &fish.velocity, &along, &quartet);
+                for l in 0..LANES {
+                    self.settle_ties(base + l, sums.separation_mut(l));
+                }
+                sums
+            }
+            Some(cap) => self.scan_strata(&quartet, &along, cap),
+        };
         let school = fish.school[base];
         let one_school = fish.school[base + 1..base + LANES].iter().all(|&k| k == school);
         let in_lanes = self.quiet && one_school && self.finish_in_lanes(base, &sums, kicks);
@@ -1414,6 +1415,69 @@ impl<V: Vector> ForcePass<'_, V> {
             }
         }
         Some(in_lanes)
+    }
+
+    /// The sums of a crowded quartet ([`stretch_cap`] gave it `cap`): its
+    /// own cells through a window of consecutive fish around it, the rest
+    /// of the runs on a stride, each stratum scaled by its candidates over
+    /// those looked at ([`crate::step::crowding`]), as a quartet on a
+    /// plane.
+    fn scan_strata(
+        &self,
+        quartet: &QuartetReach,
+        runs: &CandidateRuns<MAX_RUNS>,
+        cap: u32,
+    ) -> QuartetSums<V> {
+        let base = quartet.base();
+        let own = self.grid.cells_between(self.fish.position[base], self.fish.position[base + LANES - 1]);
+        let (mut in_own, mut total) = (0, 0);
+        for run in runs.iter() {
+            in_own += run.end.min(own.end).saturating_sub(run.start.max(own.start));
+            total += run.len();
+        }
+        let (own_step, rest_step) = strata_steps::<V>(in_own, total - in_own, cap);
+        // The own cells' sample is a window of consecutive candidates
+        // around the quartet (cyclic within the own cells): the next
+        // quartet's window is this one moved by four, so a pile's sample
+        // streams through memory instead of striding over it.
+        let window = own_window(own.clone(), in_own.div_ceil(own_step), base);
+        let rest_offset = (base / LANES) % rest_step;
+        let (mut own_sample, mut rest_sample) = (Sample::<SAMPLE>::default(), Sample::<SAMPLE>::default());
+        for run in runs.iter() {
+            let start = run.start + rest_offset;
+            rest_sample.extend(on_stride(start, rest_step, run.start, run.end.min(own.start)));
+            let (a, b) = (run.start.max(own.start), run.end.min(own.end));
+            for part in &window {
+                own_sample.extend(a.max(part.start)..b.min(part.end));
+            }
+            rest_sample.extend(on_stride(start, rest_step, run.start.max(own.end), run.end));
+        }
+        let velocities = &self.fish.velocity;
+        let mut strata = [own_sample.indices(), rest_sample.indices()]
+            .map(|sample| scan_sample(self.axes, velocities, sample, quartet));
+        for sums in &mut strata {
+            for l in 0..LANES {
+                self.settle_ties(base + l, sums.separation_mut(l));
+            }
+        }
+        let [own_sums, rest_sums] = strata;
+        QuartetSums::from_lanes(core::array::from_fn(|l| {
+            // The fish itself is one of its own cells' candidates (where
+            // its cell is among the runs), maybe one looked at, and never a
+            // neighbour of its own.
+            let me = base + l;
+            let counted = own.contains(&me) && runs.iter().any(|run| run.contains(&me));
+            let seen_self = usize::from(counted && window.iter().any(|part| part.contains(&me)));
+            let ((own_hood, own_nearest2), (rest_hood, rest_nearest2)) =
+                (own_sums.lane(l), rest_sums.lane(l));
+            let hood = combine_strata(
+                &own_hood,
+                (in_own - usize::from(counted), own_sample.len() - seen_self),
+                &rest_hood,
+                (total - in_own, rest_sample.len()),
+            );
+            (hood, own_nearest2.min(rest_nearest2))
+        }))
     }
 
     /// [`ForcePass::finish`] of the quartet from slot `base`, all of one
@@ -1516,48 +1580,6 @@ impl<V: Vector> ForcePass<'_, V> {
     }
 }
 
-/// The runs of candidates around a point ([`CellGrid::for_each_run`]),
-/// found once: counted for the crowding cap, then scanned.
-struct Runs {
-    runs: [(usize, usize); MAX_RUNS],
-    len: usize,
-    /// The candidates in all the runs (the fish itself among them).
-    candidates: usize,
-}
-
-impl Runs {
-    /// The runs around the cell of `p`.
-    #[inline]
-    fn around<V: Vector>(grid: &CellGrid<V>, p: V) -> Self {
-        Self::along(grid, grid.coords(p), 0)
-    }
-
-    /// The runs around the cells from `first` to `stretch` cells along its
-    /// row ([`CellGrid::for_each_run_along`]).
-    #[inline]
-    fn along<V: Vector>(grid: &CellGrid<V>, first: [u32; 3], stretch: u32) -> Self {
-        let mut found = Self { runs: [(0, 0); MAX_RUNS], len: 0, candidates: 0 };
-        grid.for_each_run_along(first, stretch, |run| {
-            found.candidates += run.len();
-            found.runs[found.len] = (run.start, run.end);
-            found.len += 1;
-        });
-        found
-    }
-
-    /// Puts the runs in ascending order (they are disjoint).
-    #[inline]
-    fn sort(&mut self) {
-        self.runs[..self.len].sort_unstable_by_key(|&(start, _)| start);
-    }
-
-    /// The runs, as `(start, end)` of sorted indices.
-    #[inline]
-    fn as_slice(&self) -> &[(usize, usize)] {
-        &self.runs[..self.len]
-    }
-}
-
 impl<V: Vector> ForcePass<'_, V> {
     /// Offers `neighbour` the candidates of `around` within `max2` (a
     /// squared distance) of the fish in `slot` at `p`, in the runs' order:
@@ -1570,22 +1592,22 @@ impl<V: Vector> ForcePass<'_, V> {
         &self,
         slot: usize,
         p: V,
-        around: &Runs,
+        around: &CandidateRuns<MAX_RUNS>,
         step: usize,
         max2: f32,
         mut neighbour: impl FnMut(usize, V, f32),
     ) -> usize {
         let (size, wrap) = (self.tank.size(), self.grid.wraps());
-        let runs = around.as_slice();
         if step == 1 {
             let within = Reach2::new(p, max2, size, wrap);
-            for &(start, end) in runs {
-                scan(self.axes, start..end, &within, &mut neighbour);
+            for run in around.iter() {
+                scan(self.axes, run, &within, &mut neighbour);
             }
             return 0;
         }
         let mut looked = 0;
-        for &(start, end) in runs {
+        for run in around.iter() {
+            let (start, end) = (run.start, run.end);
             let first = (start + slot % step).min(end);
             for s in (first..end).step_by(step) {
                 looked += usize::from(s != slot);
@@ -1615,8 +1637,8 @@ impl<V: Vector> ForcePass<'_, V> {
         let mut nearest2 = f32::INFINITY;
         // Crowding control, as for the rules: past the cap, every `step`-th
         // candidate of each run.
-        let around = Runs::around(self.grid, p);
-        let step = thinning_step::<V>(around.candidates, zones.neighbour_cap);
+        let around = self.grid.candidate_runs(p);
+        let step = thinning_step::<V>(around.candidates(), zones.neighbour_cap);
         let neighbour = |s: usize, d: V, d2: f32| {
             if s != slot && (all_schools || fish.school[s] == school) {
                 nearest2 = nearest2.min(d2);
@@ -1629,7 +1651,7 @@ impl<V: Vector> ForcePass<'_, V> {
         if step > 1 {
             // The neighbours counted, scaled up as the rules' are: what a
             // full scan would have found, on average.
-            let scale = around.candidates.saturating_sub(1) as f64 / looked.max(1) as f64;
+            let scale = around.candidates().saturating_sub(1) as f64 / looked.max(1) as f64;
             neighbours = (f64::from(neighbours) * scale).round() as u32;
         }
         Kick { acceleration: sums.wish(own).unwrap_or(V::ZERO), fear: 0.0, neighbours, nearest2 }
@@ -1815,11 +1837,11 @@ mod tests {
     }
 
     /// Where some fish cannot go by quartets (a school that sees only its
-    /// own, a shaped view, a topological school, a crowd past the cap), the
-    /// rest still can, and the bits stay those of one at a time; with
-    /// leaders about, every fish of their school goes one at a time.
+    /// own, a shaped view, a topological school), the rest still can, and
+    /// the bits stay those of one at a time; with leaders about, every fish
+    /// of their school goes one at a time.
     #[test]
-    fn mixed_schools_leaders_and_crowds_keep_the_bits() {
+    fn mixed_schools_and_leaders_keep_the_bits() {
         let mut swarm =
             Flock3d::new(FlockParams::default(), dense(BoundaryMode::Bounce, 500.0), 1500, 11).unwrap();
         let own_only = FlockParams { sees_other_schools: false, ..FlockParams::default() };
@@ -1828,11 +1850,43 @@ mod tests {
         swarm.add_school(shaped, 40, 13).unwrap();
         let topological = FlockParams { topological_neighbours: 6, ..FlockParams::default() };
         swarm.add_school(topological, 40, 14).unwrap();
-        swarm.spawn_ball(0, 600, 15, (Vec3::ZERO, 12.0)).unwrap();
-        quartets_agree(swarm.clone(), 10, [0.1, 0.1]);
+        quartets_agree(swarm.clone(), 10, [0.5, 0.1]);
         for id in (0..1500).step_by(97) {
             swarm.set_leader(id, true).unwrap();
         }
         quartets_agree(swarm, 10, [0.0, 0.0]);
+    }
+
+    /// A crowd past the cap goes by quartets too, each thinned in two
+    /// strata as a quartet on a plane is (its own cells through a window,
+    /// the rest on a stride): nearly every quartet is scanned together, and
+    /// the neighbour counts it estimates are those fish scanned one at a
+    /// time (each on a stride of its own) estimate, within a few percent.
+    #[test]
+    fn a_crowd_goes_by_quartets_thinned_in_strata() {
+        for (school, cap) in [
+            (FlockParams::default(), crate::world::params::MAX_NEIGHBOUR_CAP),
+            (FlockParams { neighbour_cap: 4, ..FlockParams::default() }, 4),
+        ] {
+            let mut swarm = Flock3d::new(school, dense(BoundaryMode::Bounce, 500.0), 0, 11).unwrap();
+            swarm.spawn_ball(0, 1200, 15, (Vec3::ZERO, 12.0)).unwrap();
+            swarm.apply_commands();
+            swarm.index();
+            let [together, _] = swarm.forces();
+            let quartets = swarm.len().div_ceil(LANES);
+            assert!(together * 10 >= quartets * 9, "cap {cap}: {together} of {quartets} quartets together");
+            let mut alone = swarm.clone();
+            alone.quartets = false;
+            assert_eq!(alone.forces(), [0, 0]);
+            let mean =
+                |s: &Flock3d| s.kicks.iter().map(|k| f64::from(k.neighbours)).sum::<f64>() / s.len() as f64;
+            let (crowd, one_by_one) = (mean(&swarm), mean(&alone));
+            assert!(crowd > 500.0, "a crowd: {crowd}");
+            assert!(
+                (crowd / one_by_one - 1.0).abs() < 0.05,
+                "cap {cap}: {crowd} by quartets, {one_by_one} one by one"
+            );
+            assert!(swarm.kicks.iter().all(|k| k.acceleration.is_finite()));
+        }
     }
 }

@@ -569,7 +569,7 @@ pub fn spawn_disc(
     (0..count as u64)
         .map(|k| {
             let slot = key.first_slot + k;
-            let offset = noise::in_unit_disc(key.seed, key.tick, slot, Stream::Spawn) * radius;
+            let offset = noise::in_unit_ball::<Vec2>(key.seed, key.tick, slot, Stream::Spawn) * radius;
             let position = (centre + offset).clamp(tank.min, tank.max.map(f32::next_down));
             let turn = noise::signed_pair(noise::bits(key.seed, key.tick, !slot, Stream::Spawn));
             let heading = crate::math::angle::unit(turn.x * core::f32::consts::PI);

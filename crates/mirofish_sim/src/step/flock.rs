@@ -18,7 +18,7 @@ use glam::Vec2;
 use crate::step::SortedColumns;
 use crate::step::integrate::SchoolMotion;
 use crate::step::kernel::{ForceSample, KernelPath, Kick, NeighbourSearch, SchoolCache};
-use crate::world::grid::SpatialGrid;
+use crate::world::grid::CellGrid;
 use crate::world::school::SchoolTable;
 
 /// Runs `$op` on every per-fish column of `$flock` (each bound to
@@ -170,7 +170,7 @@ pub struct Flock {
     /// since, and not yet integrated): what renumbering them in the
     /// integrator needs.
     pub(crate) indexed: Option<SortedColumns>,
-    pub(crate) grid: SpatialGrid,
+    pub(crate) grid: CellGrid<Vec2>,
     /// Force pass output, in sorted order (the integrator reads it through
     /// the grid's ranks).
     pub(crate) sorted_kick: Vec<Kick>,
@@ -253,7 +253,7 @@ impl Flock {
             // Every column by id (the ids themselves become `0..len`).
             each_column!(self, |column| *column = slot_of.iter().map(|&s| column[s as usize]).collect());
             // The grid's order and ranks name the old slots.
-            self.grid = SpatialGrid::default();
+            self.grid = CellGrid::default();
         }
         self.slot_order = order;
     }
@@ -497,7 +497,7 @@ impl Flock {
     }
 
     /// The neighbour index built by the last [`Flock::rebuild_index`].
-    pub fn grid(&self) -> &SpatialGrid {
+    pub fn grid(&self) -> &CellGrid<Vec2> {
         &self.grid
     }
 

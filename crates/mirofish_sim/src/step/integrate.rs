@@ -69,8 +69,9 @@ impl Flock {
                         continue;
                     }
                     let id = ids.get(base + k).copied().unwrap_or_default();
-                    (*p, *v) =
-                        contain(*p, *v, tank, scene, || key.in_unit_disc(u64::from(id), Stream::Bounce).x);
+                    (*p, *v) = contain(*p, *v, tank, scene, || {
+                        key.in_unit_ball::<Vec2>(u64::from(id), Stream::Bounce).x
+                    });
                 }
             });
         });
@@ -200,7 +201,7 @@ impl Flock {
                                 dt,
                                 tank,
                                 (walls == Walls::Now).then_some(scene),
-                                || key.in_unit_disc(u64::from(ids[base + k]), Stream::Bounce).x,
+                                || key.in_unit_ball::<Vec2>(u64::from(ids[base + k]), Stream::Bounce).x,
                             );
                         }
                     }

@@ -31,15 +31,14 @@
 //! forms of the rules give the same bits (tests in `rules`, `angle`
 //! and `noise`).
 
-use core::ops::Range;
-
 use glam::{Mat4, Vec2, Vec4};
 
 use crate::rules::nearest::Nearest;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::scene as scene_rules;
 use crate::rules::{self, Neighbourhood, RuleForces, boundary};
-use crate::world::grid::{CandidateRuns, QUARTET, SpatialGrid, offset};
+use crate::step::crowding::thinning_step;
+use crate::world::grid::{CandidateRuns, CellGrid, QUARTET, offset};
 use crate::world::groups;
 use crate::world::params::FlockParams;
 use crate::world::scene::{Goal, Scene};
@@ -181,7 +180,7 @@ impl Kick {
 
 /// Everything the force pass reads, shared by all threads.
 pub(crate) struct ForceKernel<'a> {
-    pub grid: &'a SpatialGrid,
+    pub grid: &'a CellGrid<Vec2>,
     /// Each fish's id, in sorted order: what its noise is keyed by (the
     /// grid's order, where slots are ids).
     pub ids: &'a [u32],
@@ -436,7 +435,7 @@ impl ForceKernel<'_> {
         if self.tank.boundary == BoundaryMode::SoftMargin {
             forces.boundary = boundary::wall_steer(p, v, self.tank, params);
         }
-        let jitter = self.key.in_unit_disc(u64::from(self.ids[s]), Stream::Jitter);
+        let jitter: Vec2 = self.key.in_unit_ball(u64::from(self.ids[s]), Stream::Jitter);
         let acceleration = forces.kick(jitter, params);
         if let Some(sample) = sample {
             *sample = ForceSample { rules: forces, neighbours: hood.count };
@@ -460,7 +459,7 @@ impl ForceKernel<'_> {
         // A fish alone looks at five sixths of a quartet's candidates: it
         // pays for each one alone, where a quartet shares it by four.
         let candidates: usize = runs.iter().map(|r| r.len()).sum();
-        let step = thinning_step(candidates * 6 / 5, cap);
+        let step = thinning_step::<Vec2>(candidates * 6 / 5, cap);
         let g = self.grid;
         let size = self.tank.size();
         let reach = &cache.reach;
@@ -537,110 +536,10 @@ fn nearest_image(d: Vec4, half: f32, size: f32) -> Vec4 {
     Vec4::select(above, d - Vec4::splat(size), Vec4::select(below, d + Vec4::splat(size), d))
 }
 
-/// Candidates looked at per fish under a neighbour cap, per capped
-/// neighbour: in a uniform school about a third of a block's
-/// candidates are within the perception radius.
-pub(super) const CANDIDATES_PER_CAPPED_NEIGHBOUR: usize = 3;
-
-/// The stride of a scan over `candidates` candidates: 1 (every candidate)
-/// unless a cap is set and there are more than `3 × cap` of them; then
-/// every `step`-th candidate of each run is looked at.
-#[inline]
-pub(crate) fn thinning_step(candidates: usize, cap: u32) -> usize {
-    if cap == 0 {
-        return 1;
-    }
-    candidates.div_ceil(cap as usize * CANDIDATES_PER_CAPPED_NEIGHBOUR).max(1)
-}
-
-/// Of a thinned scan's `3 × cap` candidates, how many (in units of `cap`)
-/// the quartet's own cells get (the rest go to the other cells of its
-/// block). Separation reaches a few fish around each fish, most of them in
-/// its own cell: a sample weighted towards it estimates separation from
-/// several times more of them than a uniform sample (about 1.4 per fish in
-/// a uniform crowd: the noise of so few pushes weakens separation, and a
-/// thinned crowd packs tighter than the exact one).
-const OWN_CELL_SHARE: usize = 2;
-
-/// The strides of a thinned scan over `own` candidates in the quartet's own
-/// cells and `rest` elsewhere in its block, under `cap`: each stratum
-/// keeps its share of the `3 × cap` candidates looked at.
-#[inline]
-fn strata_steps(own: usize, rest: usize, cap: u32) -> (usize, usize) {
-    let cap = cap as usize;
-    let own_budget = cap * OWN_CELL_SHARE;
-    let rest_budget = cap * (CANDIDATES_PER_CAPPED_NEIGHBOUR - OWN_CELL_SHARE);
-    (own.div_ceil(own_budget).max(1), rest.div_ceil(rest_budget).max(1))
-}
-
-/// The own cells' sample of a thinned scan: `len` consecutive sorted
-/// indices of `own` centred on `at`, wrapping around the end of `own` to
-/// its start. As two ranges, the wrapped part first, so that both are
-/// visited in ascending order.
-#[inline]
-fn own_window(own: Range<usize>, len: usize, at: usize) -> [Range<usize>; 2] {
-    let size = own.len();
-    if len >= size {
-        return [own.start..own.start, own];
-    }
-    let from = (at.saturating_sub(own.start) + size - len / 2) % size;
-    let start = own.start + from;
-    let end = start + len;
-    if end <= own.end {
-        [own.start..own.start, start..end]
-    } else {
-        [own.start..own.start + (end - own.end), start..own.end]
-    }
-}
-
-/// The neighbourhood estimated from two strata of a thinned scan, each
-/// scaled by its own `others` (its candidates but the fish itself) over the
-/// `looked` at (Horvitz–Thompson): means stay, and sums and counts
-/// estimate the full neighbourhood's.
-fn combine_strata(
-    a: &Neighbourhood,
-    (others_a, looked_a): (usize, usize),
-    b: &Neighbourhood,
-    (others_b, looked_b): (usize, usize),
-) -> Neighbourhood {
-    let fa = others_a as f32 / looked_a.max(1) as f32;
-    let fb = others_b as f32 / looked_b.max(1) as f32;
-    // Rounded to the nearest (the sum is never negative): `round` is a
-    // library call without SSE4.1.
-    let count = |x: u32, y: u32| (x as f32 * fa + y as f32 * fb + 0.5) as u32;
-    Neighbourhood {
-        count: count(a.count, b.count),
-        velocity_sum: a.velocity_sum * fa + b.velocity_sum * fb,
-        offset_sum: a.offset_sum * fa + b.offset_sum * fb,
-        separation_count: count(a.separation_count, b.separation_count),
-        separation_sum: a.separation_sum * fa + b.separation_sum * fb,
-        tie_strength: 0.0,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_own_window_is_centred_and_wraps_within_the_own_cells() {
-        let covered = |w: &[Range<usize>; 2]| w.iter().map(|r| r.len()).sum::<usize>();
-        // Centred on the quartet, inside the own cells.
-        let w = own_window(100..200, 10, 150);
-        assert_eq!(w, [100..100, 145..155]);
-        // Near the start: wraps to the end, the wrapped part first.
-        let w = own_window(100..200, 10, 101);
-        assert_eq!(w, [100..106, 196..200]);
-        assert_eq!(covered(&w), 10);
-        // Wider than the cells: all of them.
-        assert_eq!(own_window(100..105, 10, 101), [100..100, 100..105]);
-        // Every start covers exactly `len`, all inside.
-        for at in 100..200 {
-            let w = own_window(100..200, 7, at);
-            assert_eq!(covered(&w), 7);
-            assert!(w.iter().all(|r| r.start >= 100 && r.end <= 200));
-        }
-    }
     use crate::rules::noise;
     use crate::world::tank::BoundaryMode;
 
@@ -693,7 +592,7 @@ mod tests {
         /// A kernel over `grid` in a quiet scene, seed 3, tick 0.
         fn kernel<'a>(
             &'a self,
-            grid: &'a SpatialGrid,
+            grid: &'a CellGrid<Vec2>,
             tank: &'a Tank,
             (table, caches): (&'a [FlockParams], &'a [SchoolCache]),
             search: NeighbourSearch,
@@ -788,8 +687,8 @@ mod tests {
             let caches = [SchoolCache::new(&params, false, false)];
             let tank = Tank::centered(Vec2::new(200.0, 200.0)).with_boundary(mode);
             let wrap = mode == BoundaryMode::Wrap;
-            let mut grid = SpatialGrid::default();
-            grid.rebuild(&position, &velocity, &tank, params.interaction_radius(), wrap);
+            let mut grid = CellGrid::default();
+            grid.rebuild_with_velocities(&position, &velocity, &tank, params.interaction_radius(), wrap);
             let fish = PerFish::new(vec![0; n]);
             let phase = &fish.phase;
             for search in [NeighbourSearch::Grid, NeighbourSearch::BruteForce] {
@@ -837,8 +736,8 @@ mod tests {
         // none): the exact scan is under test.
         let params = FlockParams { topological_neighbours: 5, neighbour_cap: 0, ..FlockParams::reference() };
         let tank = Tank::centered(Vec2::new(200.0, 200.0)).with_boundary(BoundaryMode::Wrap);
-        let mut grid = SpatialGrid::default();
-        grid.rebuild(&position, &velocity, &tank, params.interaction_radius(), true);
+        let mut grid = CellGrid::default();
+        grid.rebuild_with_velocities(&position, &velocity, &tank, params.interaction_radius(), true);
         let mut runs = Vec::new();
         for schools in [1usize, 2] {
             let table = vec![params; schools];
@@ -907,8 +806,8 @@ mod tests {
         for mode in [BoundaryMode::SoftMargin, BoundaryMode::Wrap] {
             let wrap = mode == BoundaryMode::Wrap;
             let tank = Tank::centered(Vec2::new(200.0, 200.0)).with_boundary(mode);
-            let mut grid = SpatialGrid::default();
-            grid.rebuild(&position, &velocity, &tank, params.interaction_radius(), wrap);
+            let mut grid = CellGrid::default();
+            grid.rebuild_with_velocities(&position, &velocity, &tank, params.interaction_radius(), wrap);
             let fish = PerFish::new(vec![0; n]);
             let caches = [SchoolCache::new(&params, false, false)];
             let kernel =
@@ -939,8 +838,5 @@ mod tests {
         hood.scale_sample(100, 25);
         assert_eq!(hood.count, 40);
         assert_eq!(hood.velocity_sum, Vec2::splat(4.0));
-        assert_eq!(thinning_step(101, 0), 1);
-        assert_eq!(thinning_step(101, 8), 5, "101 candidates, a budget of 24");
-        assert_eq!(thinning_step(20, 8), 1, "within the budget");
     }
 }

@@ -18,6 +18,7 @@
 //! number of threads: the same seed gives the same bits.
 
 pub mod command;
+pub(crate) mod crowding;
 pub mod flock;
 pub mod forces;
 mod groups;

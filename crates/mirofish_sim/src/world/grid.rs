@@ -1,21 +1,28 @@
-//! The uniform-grid neighbour index, rebuilt from scratch every tick by a
-//! stable counting sort (in parallel stripes; the order is the same for
-//! any number of threads).
+//! The uniform-grid neighbour index of a school on a plane or in a volume,
+//! rebuilt from scratch every tick by a stable counting sort (in parallel
+//! stripes; the order is the same for any number of threads).
 //!
-//! Rows are at least the interaction radius tall and columns at least half
-//! of it wide (`COLUMNS_PER_RADIUS`), so every neighbour of a fish lies
-//! within one row and two columns of its own cell: its *block* of 3 rows ×
-//! 5 columns. After the sort, fish of one cell are contiguous, and the
-//! cells of one grid row are contiguous too: a block is at most three
-//! contiguous runs of the sorted arrays (six across a wrap seam), which is
-//! what makes the force kernel cache-friendly. Narrow columns follow the
-//! reach of a fish along the row more closely than square cells (a 2.5 ×
-//! 3 radii block instead of 3 × 3). The sorted snapshot keeps each fish's
-//! position and velocity together in one 16-byte vector `[x, y, vx, vy]`,
-//! so the kernel reads a candidate with one aligned load.
+//! Cells are at least the interaction radius deep along every axis but x,
+//! and at least half of it wide along x (`COLUMNS_PER_RADIUS`), so every
+//! neighbour of a fish lies within one cell along y (and z) and two
+//! columns along x of its own cell: its *block* of 5 columns × 3 rows (× 3
+//! layers). After the sort, fish of one cell are contiguous, and the cells
+//! of one row are contiguous too: a block is at most three runs of the
+//! sorted order on a plane and nine in a volume (twice as many across a
+//! wrap seam), which is what makes the force passes cache-friendly. Narrow
+//! columns follow the reach of a fish along the row more closely than
+//! cubes would (a block of 2.5 × 3 × 3 radii instead of 3 × 3 × 3). On a
+//! plane the grid also keeps a sorted snapshot of each fish's position and
+//! velocity together in one 16-byte vector `[x, y, vx, vy]`, so the plane's
+//! kernel reads a candidate with one aligned load.
 //!
 //! Cell coordinates are clamped (walls) or wrapped (torus), so a fish on the
 //! border never indexes outside the grid and no cell is scanned twice.
+//!
+//! A k-d tree or a bounding-volume hierarchy answers "who is within r"
+//! too, but is rebuilt in O(n log n) and walked with branches; a school
+//! moves every tick and asks only fixed-radius questions, which a grid
+//! answers with one pass to build and a few contiguous runs to read.
 
 use core::ops::Range;
 
@@ -24,26 +31,28 @@ use glam::{Vec2, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use crate::prefetch::{AHEAD, prefetch};
+#[cfg(test)]
 use crate::world::tank::Tank;
+use crate::world::tank::TankOf;
 
 /// Columns per interaction radius: a column is at least `radius /
-/// COLUMNS_PER_RADIUS` wide (a row at least `radius` tall), and a fish's
-/// neighbours lie within this many columns and one row of its own cell.
-/// Narrow columns fit the stretch of a row a quartet scans closer to the
-/// reach of its fish (fewer candidates than square cells at the usual
-/// density), at the price of more cells for the sort to count; narrower
-/// columns still scan a little less but sort more.
+/// COLUMNS_PER_RADIUS` wide (a row or layer at least `radius` deep), and a
+/// fish's neighbours lie within this many columns and one row (and layer)
+/// of its own cell. Narrow columns fit the stretch of a row a quartet scans
+/// closer to the reach of its fish (fewer candidates than cubes at the
+/// usual density), at the price of more cells for the sort to count;
+/// narrower columns still scan a little less but sort more.
 pub(crate) const COLUMNS_PER_RADIUS: u32 = 2;
 /// Fewest cells the grid may use per fish before it coarsens: a tiny radius
 /// in a huge tank must not allocate millions of empty cells.
 const MAX_CELLS_PER_FISH: usize = 4;
 /// Fewest fish per stripe of the parallel counting sort.
 const MIN_STRIPE: usize = 16_384;
-/// Fish per work item of the snapshot gather.
+/// Fish per work item of the cell search and the snapshot gather.
 const GATHER_CHUNK: usize = 4096;
 /// Cells always allowed, whatever the fish count.
 const MIN_CELL_BUDGET: usize = 4096;
-/// Most cells for which [`SpatialGrid::cells_of`] finds the cells in `f32`
+/// Most cells for which [`CellGrid::cells_of`] finds the cells in `f32`
 /// (2²³: every index below is an integer `f32` holds exactly, and adding
 /// 2²³ to it puts it in the low bits). Grids of more cells, for more than
 /// two million fish, convert each coordinate instead.
@@ -52,14 +61,22 @@ const EXACT_CELLS: u64 = 1 << 23;
 /// error (~1e-7) of computing a cell coordinate in `f32`.
 const CELL_SLACK: f32 = 1.0e-6;
 
-/// A uniform grid over the tank, with the fish sorted by cell.
+/// Most runs of sorted places a plane's block covers: three rows of at
+/// most two runs each (two where a row wraps round the tank).
+pub const PLANE_RUNS: usize = 6;
+/// Most runs of sorted places any block covers (a volume's): three layers
+/// of three rows of at most two runs each.
+pub const MAX_RUNS: usize = 18;
+
+/// A uniform grid over the tank, with the fish sorted by cell, on a plane
+/// (`CellGrid<Vec2>`) or in a volume (`CellGrid<Vec3>`).
 #[derive(Clone, Debug, Default)]
-pub struct SpatialGrid {
-    origin: Vec2,
-    size: Vec2,
-    inv_cell: Vec2,
-    cols: u32,
-    rows: u32,
+pub struct CellGrid<V: Vector> {
+    origin: V,
+    size: V,
+    inv_cell: V,
+    /// Cells along x, y and z (1 on the axes a plane lacks).
+    dims: [u32; 3],
     wrap: bool,
     /// Cell of each fish, by slot.
     cell_of: Vec<u32>,
@@ -67,13 +84,14 @@ pub struct SpatialGrid {
     /// slot and slot → sorted index.
     sorted: CellOrder,
     /// Whether the caller has renumbered its fish in sorted order since
-    /// the sort ([`SpatialGrid::renumber`]): the order and the ranks are
+    /// the sort ([`CellGrid::renumber`]): the order and the ranks are
     /// then the identity, `identity[..len]`.
     renumbered: bool,
     /// `0, 1, 2, …`, at least as long as the fish indexed where renumbered.
     identity: Vec<u32>,
-    /// The snapshot in sorted order: `[x, y, vx, vy]` per fish, padded with
-    /// zeros to a whole number of quartets.
+    /// On a plane, the snapshot in sorted order: `[x, y, vx, vy]` per fish,
+    /// padded with zeros to a whole number of quartets (empty unless the
+    /// grid was rebuilt with the velocities).
     snapshot: Vec<Vec4>,
 }
 
@@ -81,44 +99,46 @@ pub struct SpatialGrid {
 /// per vector lane, starting at multiples of four in sorted order.
 pub(crate) const QUARTET: usize = 4;
 
-impl SpatialGrid {
-    /// Rebuilds the index for `position`/`velocity` (indexed by slot) with
-    /// rows at least `radius` tall and columns at least `radius /
-    /// COLUMNS_PER_RADIUS` wide. Reuses its buffers: no allocation once
-    /// the fish count has stopped growing.
-    pub fn rebuild(&mut self, position: &[Vec2], velocity: &[Vec2], tank: &Tank, radius: f32, wrap: bool) {
-        self.rebuild_gathering(position, velocity, tank, radius, wrap, Extras::default());
+impl<V: Vector> CellGrid<V> {
+    /// Rebuilds the index for `positions` (indexed by slot) with cells at
+    /// least `radius` deep along every axis but x and at least `radius /
+    /// COLUMNS_PER_RADIUS` wide along x (coarser when the tank would need
+    /// more than a few cells per fish). `wrap` makes the edge cells
+    /// neighbours of the opposite edge's. Positions outside the tank (or
+    /// not numbers) count in the nearest edge cell. Reuses its buffers: no
+    /// allocation once the fish count has stopped growing.
+    pub fn rebuild(&mut self, positions: &[V], tank: &TankOf<V>, radius: f32, wrap: bool) {
+        self.sort(positions, tank, radius, wrap, None);
+        self.snapshot.clear();
     }
 
-    /// [`SpatialGrid::rebuild`], with the [`Extras`] given: a value per
-    /// fish gathered into sorted order with the snapshot, and the fish of
-    /// each cell ordered by a key of their own instead of by slot.
-    pub(crate) fn rebuild_gathering(
+    /// The cells of `positions` and the fish sorted by them; with `ties`
+    /// (`(by_slot, sorted)`, one key per fish, all different), the fish of
+    /// each cell ordered by key instead of by slot and the keys gathered
+    /// into sorted order in `sorted`.
+    fn sort(
         &mut self,
-        position: &[Vec2],
-        velocity: &[Vec2],
-        tank: &Tank,
+        positions: &[V],
+        tank: &TankOf<V>,
         radius: f32,
         wrap: bool,
-        extras: Extras<'_>,
+        ties: Option<(&[u32], &mut Vec<u32>)>,
     ) {
-        debug_assert_eq!(position.len(), velocity.len());
-        let n = position.len();
+        let n = positions.len();
         self.renumbered = false;
         self.layout(tank, radius, wrap, n);
 
         // Cell of every fish (parallel).
-        let cells = (self.cols * self.rows) as usize;
+        let cells = self.dims.iter().map(|&d| d as usize).product::<usize>();
         let mut cell_of = core::mem::take(&mut self.cell_of);
         cell_of.resize(n, 0);
         let this = &*self;
         cell_of
             .par_chunks_mut(GATHER_CHUNK)
-            .zip(position.par_chunks(GATHER_CHUNK))
-            .for_each(|(cells, position)| this.cells_of(position, cells));
+            .zip(positions.par_chunks(GATHER_CHUNK))
+            .for_each(|(cells, positions)| this.cells_of(positions, cells));
         self.cell_of = cell_of;
         self.sorted.sort(&self.cell_of, cells);
-        let Extras { gather: also, ties } = extras;
         if let Some((key, sorted)) = ties {
             // The keys in sorted order (read along memory where the slots
             // follow last tick's order), then each cell's fish by key.
@@ -139,6 +159,331 @@ impl SpatialGrid {
                 }
             }
         }
+    }
+
+    /// The caller has put its per-fish arrays in this sorted order (slot
+    /// `s` now holds the fish that was sorted `s`th): the order and the
+    /// ranks become the identity. The cells and the snapshot stay as they
+    /// are. Nothing is rewritten: the next sort writes the order and the
+    /// ranks afresh, and until then both are a prefix of `0, 1, 2, …`
+    /// (kept from tick to tick, grown only with the fish).
+    pub(crate) fn renumber(&mut self) {
+        let n = self.sorted.order.len();
+        if self.identity.len() < n {
+            let from = self.identity.len() as u32;
+            self.identity.extend(from..n as u32);
+        }
+        self.renumbered = true;
+    }
+
+    /// Chooses the cell counts: `floor(side / width)` per axis, the width
+    /// being `radius / COLUMNS_PER_RADIUS` along x and `radius` along the
+    /// others (so cells are at least that wide and tile the tank exactly,
+    /// which the wrap seam needs), coarsened alike on every axis if that
+    /// would be far more cells than fish.
+    fn layout(&mut self, tank: &TankOf<V>, radius: f32, wrap: bool, n: usize) {
+        let size = tank.size();
+        // The cell is made a hair wider than its share of the radius: a
+        // point within rounding error of a cell border may land in the next
+        // cell, and the slack keeps its true neighbours inside its block.
+        // A radius that is not a positive number gives one cell per axis
+        // before the budget's coarsening, never a division by zero.
+        let per_axis = |side: f32, width: f32| {
+            let cell = width + side * CELL_SLACK;
+            ((side / cell).floor() as u64).clamp(1, u32::MAX as u64)
+        };
+        let mut dims = [1u64; 3];
+        for (i, d) in dims.iter_mut().enumerate().take(V::DIM) {
+            let width = if i == 0 { radius / COLUMNS_PER_RADIUS as f32 } else { radius };
+            *d = per_axis(size.axis(i), width);
+        }
+        let budget = (n * MAX_CELLS_PER_FISH).max(MIN_CELL_BUDGET) as u64;
+        // The same factor off every axis, so that the cells keep their
+        // shape; again where an axis stopped at one cell and the others
+        // are still too many.
+        while dims.iter().try_fold(1u64, |cells, &d| cells.checked_mul(d)).is_none_or(|cells| cells > budget)
+        {
+            let cells = dims.iter().fold(1.0, |cells, &d| cells * d as f64);
+            let over = cells / budget as f64;
+            let shrink = if V::DIM == 2 { over.sqrt() } else { over.cbrt() };
+            for d in dims.iter_mut().take(V::DIM) {
+                *d = ((*d as f64 / shrink).floor() as u64).max(1);
+            }
+        }
+        self.origin = tank.min;
+        self.size = size;
+        self.dims = dims.map(|d| d as u32);
+        self.inv_cell = V::from_fn(|i| dims[i] as f32 / size.axis(i));
+        self.wrap = wrap;
+    }
+
+    /// The cell of a point, axis by axis, clamped into the grid (0 on the
+    /// axes a plane lacks).
+    #[inline]
+    pub fn coords(&self, p: V) -> [u32; 3] {
+        let c = (p - self.origin).scale_by(self.inv_cell);
+        // `as` saturates (negative and NaN to 0), and the `min` keeps points
+        // on the far wall in the last cell.
+        core::array::from_fn(|i| if i < V::DIM { (c.axis(i) as u32).min(self.dims[i] - 1) } else { 0 })
+    }
+
+    /// The index of the cell at `c`: x first, then y, then z.
+    #[inline(always)]
+    fn cell_index(&self, c: [u32; 3]) -> u32 {
+        if V::DIM == 2 {
+            c[1] * self.dims[0] + c[0]
+        } else {
+            (c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]
+        }
+    }
+
+    /// The cell of every point of `positions` ([`CellGrid::coords`] as
+    /// [`CellGrid::cell_index`]) into `cells`, a vector at a time (two
+    /// points on a plane, one in a volume). The coordinates are clamped
+    /// into the grid in `f32` *before* the conversion to integers, which
+    /// gives the cell that `coords`' saturating conversion and clamp after
+    /// it give, for every value and for NaN (which the `max` sends to 0),
+    /// and lets four lanes convert at once.
+    fn cells_of(&self, positions: &[V], cells: &mut [u32]) {
+        if self.dims.iter().map(|&d| u64::from(d)).product::<u64>() <= EXACT_CELLS {
+            self.cells_of_by::<true>(positions, cells);
+        } else {
+            self.cells_of_by::<false>(positions, cells);
+        }
+    }
+
+    /// [`CellGrid::cells_of`], the cell found one of two ways after the
+    /// coordinates are clamped into the grid:
+    /// - `IN_F32` (for a grid of at most [`EXACT_CELLS`] cells, where every
+    ///   cell coordinate and index is an integer `f32` holds exactly): each
+    ///   coordinate is rounded down by adding and taking away 2²³ (which
+    ///   rounds it to the nearest integer) and a step back where that went
+    ///   up; the index is computed in `f32`, and the integer comes from the
+    ///   bits of `index + 2²³`. About half the instructions of the other
+    ///   way, whose saturating conversion goes one lane at a time;
+    /// - otherwise, each coordinate converted with `as`.
+    fn cells_of_by<const IN_F32: bool>(&self, positions: &[V], cells: &mut [u32]) {
+        const TWO_23: f32 = 8_388_608.0;
+        let (two_23, bits_23) = (Vec4::splat(TWO_23), TWO_23.to_bits());
+        let floor = |c: Vec4| {
+            let nearest = (c + two_23) - two_23;
+            nearest - Vec4::select(nearest.cmpgt(c), Vec4::ONE, Vec4::ZERO)
+        };
+        let last = |i: usize| (self.dims[i] - 1) as f32;
+        if V::DIM == 2 {
+            // Two points per vector: `[x₀, y₀, x₁, y₁]`.
+            let twice = |v: V| Vec4::new(v.axis(0), v.axis(1), v.axis(0), v.axis(1));
+            let (origin, inv) = (twice(self.origin), twice(self.inv_cell));
+            let last = Vec4::new(last(0), last(1), last(0), last(1));
+            let (cols, ncols) = (self.dims[0] as f32, self.dims[0]);
+            let (pairs, odd) = positions.as_chunks::<2>();
+            let (cell_pairs, odd_cells) = cells.as_chunks_mut::<2>();
+            for (to, [a, b]) in cell_pairs.iter_mut().zip(pairs) {
+                let c = ((Vec4::new(a.axis(0), a.axis(1), b.axis(0), b.axis(1)) - origin) * inv)
+                    .max(Vec4::ZERO)
+                    .min(last);
+                *to = if IN_F32 {
+                    // `[y₀ · cols + x₀, ·, y₁ · cols + x₁, ·]`, exact below 2²³.
+                    let f = floor(c);
+                    let index = (f.yyww() * cols + f.xxzz() + two_23).to_array();
+                    [index[0].to_bits() - bits_23, index[2].to_bits() - bits_23]
+                } else {
+                    let c = c.as_uvec4();
+                    [c.y * ncols + c.x, c.w * ncols + c.z]
+                };
+            }
+            for (to, &p) in odd_cells.iter_mut().zip(odd) {
+                *to = self.cell_index(self.coords(p));
+            }
+            return;
+        }
+        // One point per vector: `[x, y, z, 0]`.
+        let four = |v: V| Vec4::new(v.axis(0), v.axis(1), v.axis(2), 0.0);
+        let (origin, inv) = (four(self.origin), four(self.inv_cell));
+        let last = Vec4::new(last(0), last(1), last(2), 0.0);
+        let (cols, rows) = (self.dims[0] as f32, self.dims[1] as f32);
+        for (to, &p) in cells.iter_mut().zip(positions) {
+            let c = ((four(p) - origin) * inv).max(Vec4::ZERO).min(last);
+            *to = if IN_F32 {
+                // `(z · rows + y) · cols + x`, exact below 2²³.
+                let f = floor(c);
+                ((f.z * rows + f.y) * cols + f.x + TWO_23).to_bits() - bits_23
+            } else {
+                let c = c.as_uvec4();
+                self.cell_index([c.x, c.y, c.z])
+            };
+        }
+    }
+
+    /// The runs of sorted indices that cover the block of cells around `p`,
+    /// in ascending order, also across a wrap seam; some may be empty.
+    #[inline]
+    pub fn candidate_runs(&self, p: V) -> CandidateRuns<MAX_RUNS> {
+        self.cell_block(p).0
+    }
+
+    /// [`CellGrid::candidate_runs`] of `p` (at most `N` of them:
+    /// [`PLANE_RUNS`] on a plane, [`MAX_RUNS`] in a volume), and the end
+    /// (one past the last sorted index) of the cell `p` lies in: every fish sorted before that
+    /// end and no earlier than `p`'s own fish shares the same runs.
+    #[inline]
+    pub(crate) fn cell_block<const N: usize>(&self, p: V) -> (CandidateRuns<N>, usize) {
+        let c = self.coords(p);
+        let end = self.sorted.cell_start[self.cell_index(c) as usize + 1] as usize;
+        (self.runs_across(c[0], c), end)
+    }
+
+    /// The sorted indices of the cells from the cell of `first` to the cell
+    /// of `last` (both included): the fish between two sorted places and
+    /// the others of their cells. `first` must lie at or before `last` in
+    /// the sorted order.
+    #[inline]
+    pub(crate) fn cells_between(&self, first: V, last: V) -> Range<usize> {
+        let (a, b) =
+            (self.cell_index(self.coords(first)) as usize, self.cell_index(self.coords(last)) as usize);
+        self.sorted.cell_start[a] as usize..self.sorted.cell_start[b.max(a) + 1] as usize
+    }
+
+    /// The runs of sorted indices that cover the cells around the columns
+    /// from `c`'s to `last_x` of `c`'s row (the blocks of all of them), in
+    /// ascending order, also across a wrap seam: at most three rows (nine
+    /// in a volume) of at most two runs each, some maybe empty. `c[0] <=
+    /// last_x < columns`; `N` must hold them ([`PLANE_RUNS`] on
+    /// a plane, [`MAX_RUNS`] in a volume).
+    #[inline(always)]
+    pub(crate) fn runs_across<const N: usize>(&self, last_x: u32, c: [u32; 3]) -> CandidateRuns<N> {
+        debug_assert!(N >= PLANE_RUNS * if V::DIM == 2 { 1 } else { 3 }, "room for {N} runs");
+        let mut out = CandidateRuns { runs: [(0, 0); N], len: 0 };
+        let [cols, rows, layers] = self.dims;
+        let start = |x: u32, y: u32, z: u32| self.sorted.cell_start[self.cell_index([x, y, z]) as usize];
+        if !self.wrap {
+            // Walls: one run per row (the spans are one each, clamped).
+            let [(x0, x1), _] = axis_spans(c[0], last_x, COLUMNS_PER_RADIUS, cols, false).0;
+            let [(y0, y1), _] = axis_spans(c[1], c[1], 1, rows, false).0;
+            let [(z0, z1), _] =
+                if V::DIM == 2 { [(0, 0); 2] } else { axis_spans(c[2], c[2], 1, layers, false).0 };
+            for z in z0..=z1 {
+                for y in y0..=y1 {
+                    out.runs[out.len] = (start(x0, y, z), start(x1 + 1, y, z));
+                    out.len += 1;
+                }
+            }
+            return out;
+        }
+        let (layer_spans, nz) =
+            if V::DIM == 2 { ([(0, 0); 2], 1) } else { axis_spans(c[2], c[2], 1, layers, true) };
+        let (row_spans, ny) = axis_spans(c[1], c[1], 1, rows, true);
+        let (col_spans, nx) = axis_spans(c[0], last_x, COLUMNS_PER_RADIUS, cols, true);
+        for &(z0, z1) in &layer_spans[..nz] {
+            for z in z0..=z1 {
+                for &(y0, y1) in &row_spans[..ny] {
+                    for y in y0..=y1 {
+                        for &(x0, x1) in &col_spans[..nx] {
+                            let (first, end) = (start(x0, y, z), start(x1 + 1, y, z));
+                            if first < end && out.len < N {
+                                out.runs[out.len] = (first, end);
+                                out.len += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The tank's corner the cells count from.
+    #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), expect(dead_code, reason = "read by the AVX2 build only"))]
+    pub(crate) fn origin(&self) -> V {
+        self.origin
+    }
+
+    /// Cells per unit of length, per axis.
+    #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), expect(dead_code, reason = "read by the AVX2 build only"))]
+    pub(crate) fn inv_cell(&self) -> V {
+        self.inv_cell
+    }
+
+    /// Cells along x, y and z (1 on the axes a plane lacks).
+    pub fn dimensions(&self) -> [u32; 3] {
+        self.dims
+    }
+
+    /// The size of one cell along each axis.
+    pub fn cell_size(&self) -> V {
+        V::from_fn(|i| self.size.axis(i) / self.dims[i] as f32)
+    }
+
+    /// Size of the tank the grid covers.
+    pub fn tank_size(&self) -> V {
+        self.size
+    }
+
+    /// Sorted index → slot.
+    pub fn order(&self) -> &[u32] {
+        if self.renumbered { &self.identity[..self.sorted.order.len()] } else { &self.sorted.order }
+    }
+
+    /// Slot → sorted index.
+    pub fn rank(&self) -> &[u32] {
+        if self.renumbered { &self.identity[..self.sorted.rank.len()] } else { &self.sorted.rank }
+    }
+
+    /// Number of fish indexed.
+    pub fn len(&self) -> usize {
+        self.sorted.order.len()
+    }
+
+    /// Whether no fish are indexed.
+    pub fn is_empty(&self) -> bool {
+        self.sorted.order.is_empty()
+    }
+
+    /// Whether the grid wraps around (torus).
+    pub fn wraps(&self) -> bool {
+        self.wrap
+    }
+
+    /// Heap bytes held by the index's buffers.
+    pub fn heap_bytes(&self) -> usize {
+        let u32s = self.sorted.heap_u32s() + self.cell_of.capacity() + self.identity.capacity();
+        u32s * 4 + self.snapshot.capacity() * core::mem::size_of::<Vec4>()
+    }
+}
+
+impl CellGrid<Vec2> {
+    /// [`CellGrid::rebuild`] on a plane, keeping the snapshot the plane's
+    /// kernel reads as well: each fish's position and `velocity` (indexed
+    /// by slot) in sorted order.
+    pub fn rebuild_with_velocities(
+        &mut self,
+        position: &[Vec2],
+        velocity: &[Vec2],
+        tank: &TankOf<Vec2>,
+        radius: f32,
+        wrap: bool,
+    ) {
+        self.rebuild_gathering(position, velocity, tank, radius, wrap, Extras::default());
+    }
+
+    /// [`CellGrid::rebuild_with_velocities`], with the [`Extras`] given: a
+    /// value per fish gathered into sorted order with the snapshot, and the
+    /// fish of each cell ordered by a key of their own instead of by slot.
+    pub(crate) fn rebuild_gathering(
+        &mut self,
+        position: &[Vec2],
+        velocity: &[Vec2],
+        tank: &TankOf<Vec2>,
+        radius: f32,
+        wrap: bool,
+        extras: Extras<'_>,
+    ) {
+        debug_assert_eq!(position.len(), velocity.len());
+        let n = position.len();
+        let Extras { gather: also, ties } = extras;
+        self.sort(position, tank, radius, wrap, ties);
 
         // The snapshot the force pass reads, gathered in sorted order, all
         // four components in one pass (two random reads per fish, asked
@@ -183,235 +528,6 @@ impl SpatialGrid {
         }
     }
 
-    /// The caller has put its per-fish arrays in this sorted order (slot
-    /// `s` now holds the fish that was sorted `s`th): the order and the
-    /// ranks become the identity. The cells and the snapshot stay as they
-    /// are. Nothing is rewritten: the next sort writes the order and the
-    /// ranks afresh, and until then both are a prefix of `0, 1, 2, …`
-    /// (kept from tick to tick, grown only with the fish).
-    pub(crate) fn renumber(&mut self) {
-        let n = self.sorted.order.len();
-        if self.identity.len() < n {
-            let from = self.identity.len() as u32;
-            self.identity.extend(from..n as u32);
-        }
-        self.renumbered = true;
-    }
-
-    /// Chooses the cell counts: `floor(side / width)` per axis, the width
-    /// being `radius` for rows and `radius / COLUMNS_PER_RADIUS` for columns
-    /// (so cells are at least that wide and tile the tank exactly, which the
-    /// wrap seam needs), coarsened if that would be far more cells than
-    /// fish.
-    fn layout(&mut self, tank: &Tank, radius: f32, wrap: bool, n: usize) {
-        let size = tank.size();
-        // The cell is made a hair wider than its share of the radius: a
-        // point within rounding error of a cell border may land in the next
-        // cell, and the slack keeps its true neighbours inside its block.
-        let per_axis = |side: f32, width: f32| {
-            let cell = width + side * CELL_SLACK;
-            ((side / cell).floor() as u64).clamp(1, u32::MAX as u64)
-        };
-        let columns = per_axis(size.x, radius / COLUMNS_PER_RADIUS as f32);
-        let (mut cols, mut rows) = (columns, per_axis(size.y, radius));
-        let budget = (n * MAX_CELLS_PER_FISH).max(MIN_CELL_BUDGET) as u64;
-        if cols.saturating_mul(rows) > budget {
-            let shrink = ((cols as f64 * rows as f64) / budget as f64).sqrt();
-            cols = ((cols as f64 / shrink).floor() as u64).max(1);
-            rows = ((rows as f64 / shrink).floor() as u64).max(1);
-        }
-        self.origin = tank.min;
-        self.size = size;
-        self.cols = cols as u32;
-        self.rows = rows as u32;
-        self.inv_cell = Vec2::new(cols as f32, rows as f32) / size;
-        self.wrap = wrap;
-    }
-
-    /// The cell of a point, clamped into the grid.
-    #[inline]
-    pub fn cell_coords(&self, p: Vec2) -> (u32, u32) {
-        let c = (p - self.origin) * self.inv_cell;
-        // `as` saturates (negative and NaN to 0), and the `min` keeps points
-        // on the far wall in the last cell.
-        let x = (c.x as u32).min(self.cols - 1);
-        let y = (c.y as u32).min(self.rows - 1);
-        (x, y)
-    }
-
-    /// The cell of every point of `position` (`y * cols + x` of
-    /// [`SpatialGrid::cell_coords`]) into `cells`, two points per vector.
-    /// The coordinates are clamped into the grid in `f32` *before* the
-    /// conversion to integers, which gives the cell that `cell_coords`'
-    /// saturating conversion and clamp after it give, for every value and
-    /// for NaN (which the `max` sends to 0), and lets four lanes convert at
-    /// once.
-    fn cells_of(&self, position: &[Vec2], cells: &mut [u32]) {
-        if u64::from(self.cols) * u64::from(self.rows) <= EXACT_CELLS {
-            self.cells_of_by::<true>(position, cells);
-        } else {
-            self.cells_of_by::<false>(position, cells);
-        }
-    }
-
-    /// [`SpatialGrid::cells_of`], the cell found one of two ways after the
-    /// coordinates are clamped into the grid:
-    /// - `IN_F32` (for a grid of at most [`EXACT_CELLS`] cells, where every
-    ///   cell coordinate and index is an integer `f32` holds exactly): each
-    ///   coordinate is rounded down by adding and taking away 2²³ (which
-    ///   rounds it to the nearest integer) and a step back where that went
-    ///   up; the index `y * cols + x` is computed in `f32`, and the integer
-    ///   comes from the bits of `index + 2²³`. About half the instructions
-    ///   of the other way, whose saturating conversion goes one lane at a
-    ///   time;
-    /// - otherwise, each coordinate converted with `as`.
-    fn cells_of_by<const IN_F32: bool>(&self, position: &[Vec2], cells: &mut [u32]) {
-        const TWO_23: f32 = 8_388_608.0;
-        let twice = |v: Vec2| Vec4::new(v.x, v.y, v.x, v.y);
-        let (origin, inv) = (twice(self.origin), twice(self.inv_cell));
-        let last = twice(Vec2::new((self.cols - 1) as f32, (self.rows - 1) as f32));
-        let (cols, two_23, bits_23) = (self.cols as f32, Vec4::splat(TWO_23), TWO_23.to_bits());
-        let (pairs, odd) = position.as_chunks::<2>();
-        let (cell_pairs, odd_cells) = cells.as_chunks_mut::<2>();
-        for (to, [a, b]) in cell_pairs.iter_mut().zip(pairs) {
-            let c = ((Vec4::new(a.x, a.y, b.x, b.y) - origin) * inv).max(Vec4::ZERO).min(last);
-            *to = if IN_F32 {
-                let nearest = (c + two_23) - two_23;
-                let floor = nearest - Vec4::select(nearest.cmpgt(c), Vec4::ONE, Vec4::ZERO);
-                // `[y₀ · cols + x₀, ·, y₁ · cols + x₁, ·]`, exact below 2²³.
-                let index = (floor.yyww() * cols + floor.xxzz() + two_23).to_array();
-                [index[0].to_bits() - bits_23, index[2].to_bits() - bits_23]
-            } else {
-                let c = c.as_uvec4();
-                [c.y * self.cols + c.x, c.w * self.cols + c.z]
-            };
-        }
-        for (to, &p) in odd_cells.iter_mut().zip(odd) {
-            let (x, y) = self.cell_coords(p);
-            *to = y * self.cols + x;
-        }
-    }
-
-    /// The runs of sorted indices that cover the block of cells around `p`:
-    /// at most three rows of at most two runs each. Runs are disjoint and,
-    /// except across a wrap seam, in ascending order; some may be empty.
-    #[inline]
-    pub fn candidate_runs(&self, p: Vec2) -> CandidateRuns {
-        self.cell_block(p).0
-    }
-
-    /// [`SpatialGrid::candidate_runs`] of `p`, and the end (one past the
-    /// last sorted index) of the cell `p` lies in: every fish sorted before
-    /// that end and no earlier than `p`'s own fish shares the same runs.
-    #[inline]
-    pub(crate) fn cell_block(&self, p: Vec2) -> (CandidateRuns, usize) {
-        let (cx, cy) = self.cell_coords(p);
-        let end = self.sorted.cell_start[(cy * self.cols + cx) as usize + 1] as usize;
-        (self.runs_across(cx, cx, cy), end)
-    }
-
-    /// The sorted indices of the cells from the cell of `first` to the cell
-    /// of `last` (both included): the fish between two sorted places and
-    /// the others of their cells. `first` must lie at or before `last` in
-    /// the sorted order.
-    #[inline]
-    pub(crate) fn cells_between(&self, first: Vec2, last: Vec2) -> core::ops::Range<usize> {
-        let cell = |p: Vec2| {
-            let (cx, cy) = self.cell_coords(p);
-            (cy * self.cols + cx) as usize
-        };
-        let (a, b) = (cell(first), cell(last));
-        self.sorted.cell_start[a] as usize..self.sorted.cell_start[b.max(a) + 1] as usize
-    }
-
-    /// The runs of sorted indices that cover the cells around columns
-    /// `cx0..=cx1` of row `cy` (the blocks of all of them), in
-    /// ascending order, also across a wrap seam: at most three rows of at
-    /// most two runs each, some maybe empty. `cx0 <= cx1 < cols`.
-    #[inline(always)]
-    pub(crate) fn runs_across(&self, cx0: u32, cx1: u32, cy: u32) -> CandidateRuns {
-        let mut out = CandidateRuns { runs: [(0, 0); 6], len: 0 };
-        if !self.wrap {
-            // Walls: one run per row (the spans are one each, clamped).
-            let [(x0, x1), _] = axis_spans(cx0, cx1, COLUMNS_PER_RADIUS, self.cols, false).0;
-            let [(y0, y1), _] = axis_spans(cy, cy, 1, self.rows, false).0;
-            for y in y0..=y1 {
-                let row = (y * self.cols) as usize;
-                out.runs[out.len] = (
-                    self.sorted.cell_start[row + x0 as usize],
-                    self.sorted.cell_start[row + x1 as usize + 1],
-                );
-                out.len += 1;
-            }
-            return out;
-        }
-        let (row_spans, nr) = axis_spans(cy, cy, 1, self.rows, self.wrap);
-        let (col_spans, nc) = axis_spans(cx0, cx1, COLUMNS_PER_RADIUS, self.cols, self.wrap);
-        for &(y0, y1) in &row_spans[..nr] {
-            for y in y0..=y1 {
-                let row = (y * self.cols) as usize;
-                for &(x0, x1) in &col_spans[..nc] {
-                    let start = self.sorted.cell_start[row + x0 as usize];
-                    let end = self.sorted.cell_start[row + x1 as usize + 1];
-                    if start < end && out.len < out.runs.len() {
-                        out.runs[out.len] = (start, end);
-                        out.len += 1;
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// The tank's corner the cells count from.
-    #[inline]
-    #[cfg_attr(not(target_arch = "x86_64"), expect(dead_code, reason = "read by the AVX2 build only"))]
-    pub(crate) fn origin(&self) -> Vec2 {
-        self.origin
-    }
-
-    /// Cells per unit of length, per axis.
-    #[inline]
-    #[cfg_attr(not(target_arch = "x86_64"), expect(dead_code, reason = "read by the AVX2 build only"))]
-    pub(crate) fn inv_cell(&self) -> Vec2 {
-        self.inv_cell
-    }
-
-    /// Number of columns and rows.
-    pub fn dimensions(&self) -> (u32, u32) {
-        (self.cols, self.rows)
-    }
-
-    /// Width and height of one cell.
-    pub fn cell_size(&self) -> Vec2 {
-        self.size / Vec2::new(self.cols as f32, self.rows as f32)
-    }
-
-    /// Size of the tank the grid covers.
-    pub fn tank_size(&self) -> Vec2 {
-        self.size
-    }
-
-    /// Sorted index → slot.
-    pub fn order(&self) -> &[u32] {
-        if self.renumbered { &self.identity[..self.sorted.order.len()] } else { &self.sorted.order }
-    }
-
-    /// Slot → sorted index.
-    pub fn rank(&self) -> &[u32] {
-        if self.renumbered { &self.identity[..self.sorted.rank.len()] } else { &self.sorted.rank }
-    }
-
-    /// Number of fish indexed.
-    pub fn len(&self) -> usize {
-        self.sorted.order.len()
-    }
-
-    /// Whether no fish are indexed.
-    pub fn is_empty(&self) -> bool {
-        self.sorted.order.is_empty()
-    }
-
     /// Position of the fish at sorted index `s`.
     #[inline]
     pub fn sorted_position(&self, s: usize) -> Vec2 {
@@ -426,7 +542,7 @@ impl SpatialGrid {
 
     /// Positions in sorted order.
     pub fn sorted_positions(&self) -> impl ExactSizeIterator<Item = Vec2> + '_ {
-        self.snapshot[..self.len()].iter().map(|f| f.xy())
+        self.snapshot[..self.len().min(self.snapshot.len())].iter().map(|f| f.xy())
     }
 
     /// The sorted snapshot, `[x, y, vx, vy]` per fish, padded with zeros to
@@ -446,31 +562,20 @@ impl SpatialGrid {
         let m = glam::Mat4::from_cols(a, b, c, d).transpose();
         [m.x_axis, m.y_axis, m.z_axis, m.w_axis]
     }
-
-    /// Whether the grid wraps around (torus).
-    pub fn wraps(&self) -> bool {
-        self.wrap
-    }
-
-    /// Heap bytes held by the index's buffers.
-    pub fn heap_bytes(&self) -> usize {
-        let u32s = self.sorted.heap_u32s() + self.cell_of.capacity() + self.identity.capacity();
-        u32s * 4 + self.snapshot.capacity() * core::mem::size_of::<Vec4>()
-    }
 }
 
-/// Up to six runs of sorted indices (see [`SpatialGrid::candidate_runs`]),
-/// kept on the stack: the force kernel asks for one per fish.
+/// Up to `N` runs of sorted indices (see [`CellGrid::candidate_runs`]),
+/// kept on the stack: the force passes ask for one per fish or quartet.
 #[derive(Clone, Copy, Debug)]
-pub struct CandidateRuns {
-    runs: [(u32, u32); 6],
+pub struct CandidateRuns<const N: usize = PLANE_RUNS> {
+    runs: [(u32, u32); N],
     len: usize,
 }
 
-impl CandidateRuns {
+impl<const N: usize> CandidateRuns<N> {
     /// One run covering `range` (brute force: every fish).
     pub fn single(range: Range<usize>) -> Self {
-        let mut runs = [(0, 0); 6];
+        let mut runs = [(0, 0); N];
         runs[0] = (range.start as u32, range.end as u32);
         Self { runs, len: 1 }
     }
@@ -491,6 +596,12 @@ impl CandidateRuns {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The fish in all the runs together.
+    #[inline]
+    pub fn candidates(&self) -> usize {
+        self.runs[..self.len].iter().map(|&(a, b)| (b - a) as usize).sum()
     }
 }
 
@@ -618,7 +729,7 @@ const PARALLEL_SCAN: usize = 16 * SCAN_BLOCK;
 /// row per stripe on the stack).
 const MAX_STRIPES: usize = 64;
 
-/// What [`SpatialGrid::rebuild_gathering`] does besides the sort and the
+/// What [`CellGrid::rebuild_gathering`] does besides the sort and the
 /// snapshot.
 #[derive(Debug, Default)]
 pub(crate) struct Extras<'a> {
@@ -841,11 +952,11 @@ fn wrap_component(d: f32, half: f32, size: f32) -> f32 {
 /// cells for: on and beside cell borders, on and past the walls, huge, infinite
 /// and NaN. For the tests of every way of finding cells.
 #[cfg(test)]
-pub(crate) fn hostile_coordinates() -> (SpatialGrid, Vec<f32>) {
+pub(crate) fn hostile_coordinates() -> (CellGrid<Vec2>, Vec<f32>) {
     let tank = Tank::centered(Vec2::new(300.0, 200.0));
-    let mut grid = SpatialGrid::default();
-    grid.rebuild(&[Vec2::ZERO], &[Vec2::ZERO], &tank, 25.0, false);
-    let (cols, rows) = grid.dimensions();
+    let mut grid = CellGrid::default();
+    grid.rebuild(&[Vec2::ZERO], &tank, 25.0, false);
+    let [cols, rows, _] = grid.dimensions();
     let (w, h) = (tank.size().x / cols as f32, tank.size().y / rows as f32);
     let mut values = vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.0e30, 1.0e30, -0.0, 0.0];
     for k in 0..=13 {
@@ -862,6 +973,7 @@ pub(crate) fn hostile_coordinates() -> (SpatialGrid, Vec<f32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Vec3;
 
     /// The indices [`axis_spans`] covers, checked to ascend without
     /// repeats.
@@ -925,18 +1037,21 @@ mod tests {
             .collect();
         let velocity = vec![Vec2::ZERO; position.len()];
         for wrap in [false, true] {
-            let mut grid = SpatialGrid::default();
-            grid.rebuild(&position, &velocity, &tank, 9.9, wrap);
-            assert_eq!(grid.dimensions(), (cols, rows));
+            let mut grid = CellGrid::default();
+            grid.rebuild_with_velocities(&position, &velocity, &tank, 9.9, wrap);
+            assert_eq!(grid.dimensions(), [cols, rows, 1]);
             let last = cols - 1;
             for (c0, c1, cy) in
                 [(0, 0, 0), (0, 2 * k, 0), (last - 2 * k, last, 5), (3 * k, 5 * k, 2), (last, last, 3)]
             {
-                let runs = grid.runs_across(c0, c1, cy);
+                let runs = grid.runs_across::<PLANE_RUNS>(c1, [c0, cy, 0]);
                 let found: Vec<usize> = runs.iter().flatten().collect();
                 assert!(found.windows(2).all(|w| w[0] < w[1]), "{found:?}");
-                let cells: Vec<(u32, u32)> =
-                    found.iter().map(|&s| grid.cell_coords(grid.sorted_position(s))).collect();
+                let cells: Vec<(u32, u32)> = found
+                    .iter()
+                    .map(|&s| grid.coords(grid.sorted_position(s)))
+                    .map(|[x, y, _]| (x, y))
+                    .collect();
                 let near = |c: u32, lo: u32, hi: u32, n: u32, reach: u32| {
                     if wrap {
                         (lo + n - reach..=hi + n + reach).any(|i| i % n == c)
@@ -953,15 +1068,15 @@ mod tests {
     }
 
     /// On a grid of nearly [`EXACT_CELLS`] cells, the cells found in `f32`
-    /// are the ones `cell_coords` finds: at and just inside every kind of
+    /// are the ones `coords` finds: at and just inside every kind of
     /// cell border, mid-cell (where rounding to the nearest integer goes
     /// either way), in the far corner, and outside.
     #[test]
     fn cells_in_f32_are_exact_up_to_the_largest_grid() {
         let tank = Tank::centered(Vec2::new(4096.0, 2048.0));
-        let mut grid = SpatialGrid::default();
+        let mut grid = CellGrid::default();
         grid.layout(&tank, 1.0, false, 1 << 21);
-        let (cols, rows) = grid.dimensions();
+        let [cols, rows, _] = grid.dimensions();
         let cells = u64::from(cols) * u64::from(rows);
         assert!(cells <= EXACT_CELLS && cells > EXACT_CELLS / 2, "{cols} × {rows}");
         let cell = grid.cell_size();
@@ -981,18 +1096,18 @@ mod tests {
         let mut found = vec![0; points.len()];
         grid.cells_of_by::<true>(&points, &mut found);
         for (&p, &c) in points.iter().zip(&found) {
-            let (x, y) = grid.cell_coords(p);
+            let [x, y, _] = grid.coords(p);
             assert_eq!(c, y * cols + x, "{p}");
         }
     }
 
-    /// Two points per vector, the cells are the ones `cell_coords` finds
+    /// Two points per vector, the cells are the ones `coords` finds
     /// one at a time: inside, on cell borders and walls, outside, and not
     /// finite, with an odd point left over for the one-at-a-time tail.
     #[test]
     fn cells_two_at_a_time_are_the_cells_one_at_a_time() {
         let (grid, values) = hostile_coordinates();
-        let cols = grid.dimensions().0;
+        let cols = grid.dimensions()[0];
         // Every value against every other, as x and as y.
         let points: Vec<Vec2> =
             values.iter().flat_map(|&x| values.iter().map(move |&y| Vec2::new(x, y))).skip(1).collect();
@@ -1001,7 +1116,7 @@ mod tests {
         grid.cells_of_by::<true>(&points, &mut exact);
         grid.cells_of_by::<false>(&points, &mut converted);
         for ((&p, &cell), &other) in points.iter().zip(&exact).zip(&converted) {
-            let (x, y) = grid.cell_coords(p);
+            let [x, y, _] = grid.coords(p);
             assert_eq!(cell, y * cols + x, "{p}, in f32");
             assert_eq!(other, y * cols + x, "{p}, converted");
         }
@@ -1060,8 +1175,8 @@ mod tests {
         let key: Vec<u32> = (0..n as u32).map(|i| (n as u32 - 1 - i) ^ 1).collect();
         // Many cells, small and large; then one cell holding every fish.
         for radius in [8.0, 1000.0] {
-            let (mut plain, mut keyed) = (SpatialGrid::default(), SpatialGrid::default());
-            plain.rebuild(&pos, &vel, &tank, radius, false);
+            let (mut plain, mut keyed) = (CellGrid::default(), CellGrid::default());
+            plain.rebuild_with_velocities(&pos, &vel, &tank, radius, false);
             let (mut sorted_keys, mut sorted_also) = (Vec::new(), Vec::new());
             let also: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
             let extras =
@@ -1102,10 +1217,10 @@ mod tests {
         let pos: Vec<Vec2> =
             (0..50).map(|i| Vec2::new((i * 37 % 100) as f32 - 50.0, (i * 11 % 100) as f32 - 50.0)).collect();
         let vel = vec![Vec2::ZERO; pos.len()];
-        let mut g = SpatialGrid::default();
-        g.rebuild(&pos, &vel, &tank, 10.0, false);
+        let mut g = CellGrid::default();
+        g.rebuild_with_velocities(&pos, &vel, &tank, 10.0, false);
         let cols = (100.0 / (10.0 / COLUMNS_PER_RADIUS as f32)) as u32 - 1;
-        assert_eq!(g.dimensions(), (cols, 9), "cells a hair wider than the radius (a column its share)");
+        assert_eq!(g.dimensions(), [cols, 9, 1], "cells a hair wider than the radius (a column its share)");
         assert!(g.cell_size().x * COLUMNS_PER_RADIUS as f32 >= 10.0 && g.cell_size().y >= 10.0);
         for (s, &slot) in g.order().iter().enumerate() {
             assert_eq!(g.rank()[slot as usize] as usize, s);
@@ -1113,7 +1228,7 @@ mod tests {
         }
         // Cells ascend along the sorted order, slots ascend within a cell.
         let cell = |p: Vec2| {
-            let (x, y) = g.cell_coords(p);
+            let [x, y, _] = g.coords(p);
             y * cols + x
         };
         for w in g.order().windows(2) {
@@ -1135,8 +1250,8 @@ mod tests {
         let vel: Vec<Vec2> = pos.iter().map(|p| p.perp()).collect();
         let sorted = |threads| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            let mut g = SpatialGrid::default();
-            pool.install(|| g.rebuild(&pos, &vel, &tank, 45.0, false));
+            let mut g = CellGrid::default();
+            pool.install(|| g.rebuild_with_velocities(&pos, &vel, &tank, 45.0, false));
             g
         };
         let one = sorted(1);
@@ -1149,8 +1264,8 @@ mod tests {
         }
         // And it is the stable sort: cells ascend, slots ascend within a cell.
         let cell = |p: Vec2| {
-            let (x, y) = one.cell_coords(p);
-            y * one.cols + x
+            let [x, y, _] = one.coords(p);
+            y * one.dims[0] + x
         };
         for w in one.order().windows(2) {
             let (a, b) = (w[0] as usize, w[1] as usize);
@@ -1164,7 +1279,7 @@ mod tests {
         // too, and the index is the same as without it.
         let by_slot: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
         let mut sorted = vec![7.0; 3];
-        let mut g = SpatialGrid::default();
+        let mut g = CellGrid::default();
         g.rebuild_gathering(
             &pos,
             &vel,
@@ -1182,10 +1297,184 @@ mod tests {
     #[test]
     fn tiny_radius_in_a_huge_tank_stays_within_budget() {
         let tank = Tank::centered(Vec2::new(1.0e6, 1.0e6));
-        let mut g = SpatialGrid::default();
-        g.rebuild(&[Vec2::ZERO], &[Vec2::ZERO], &tank, 1.0e-3, true);
-        let (c, r) = g.dimensions();
+        let mut g = CellGrid::default();
+        g.rebuild(&[Vec2::ZERO], &tank, 1.0e-3, true);
+        let [c, r, _] = g.dimensions();
         assert!((c as usize) * (r as usize) <= MIN_CELL_BUDGET);
         assert!(g.cell_size().min_element() >= 1.0e-3);
+        for radius in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            g.rebuild(&[Vec2::ZERO], &tank, radius, false);
+            let [c, r, _] = g.dimensions();
+            assert!(
+                (1..=MIN_CELL_BUDGET).contains(&((c as usize) * (r as usize))),
+                "radius {radius}: {c} × {r}"
+            );
+        }
+    }
+
+    /// Fish scattered through a box by a hash, for the tests in a volume.
+    fn scatter(n: usize, tank: &TankOf<Vec3>) -> Vec<Vec3> {
+        let size = tank.size();
+        (0..n as u64)
+            .map(|i| {
+                let b = crate::rules::noise::mix64(i + 1);
+                let f = |k: u32| ((b >> (20 * k)) & 0xf_ffff) as f32 / (1u32 << 20) as f32;
+                tank.min + Vec3::new(f(0), f(1), f(2)) * size
+            })
+            .collect()
+    }
+
+    /// Everything within `radius` of every fish, found by the grid and by
+    /// looking at all pairs, as sorted lists per fish.
+    fn both_ways(
+        positions: &[Vec3],
+        tank: &TankOf<Vec3>,
+        radius: f32,
+        wrap: bool,
+    ) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+        let mut grid = CellGrid::default();
+        grid.rebuild(positions, tank, radius, wrap);
+        let within = |a: Vec3, b: Vec3| offset(a, b, tank.size(), wrap).length_squared() < radius * radius;
+        let by_grid = positions
+            .iter()
+            .map(|&p| {
+                let runs = grid.candidate_runs(p);
+                let found: Vec<u32> = runs.iter().flat_map(|run| grid.order()[run].iter().copied()).collect();
+                assert!(found.windows(2).all(|w| grid.rank()[w[0] as usize] < grid.rank()[w[1] as usize]));
+                let mut found: Vec<u32> =
+                    found.into_iter().filter(|&j| within(p, positions[j as usize])).collect();
+                found.sort_unstable();
+                found
+            })
+            .collect();
+        let brute = positions
+            .iter()
+            .map(|&p| (0..positions.len() as u32).filter(|&j| within(p, positions[j as usize])).collect())
+            .collect();
+        (by_grid, brute)
+    }
+
+    #[test]
+    fn the_grid_finds_what_brute_force_finds_in_a_volume() {
+        let tank = TankOf::centered(Vec3::new(300.0, 200.0, 120.0));
+        let positions = scatter(1500, &tank);
+        for wrap in [false, true] {
+            for radius in [10.0, 31.0, 45.0, 70.0, 130.0] {
+                let (grid, brute) = both_ways(&positions, &tank, radius, wrap);
+                assert_eq!(grid, brute, "radius {radius}, wrap {wrap}");
+            }
+        }
+    }
+
+    #[test]
+    fn neighbours_are_found_across_the_wrap_seams_of_a_volume() {
+        let tank = TankOf::centered(Vec3::splat(100.0));
+        // Two fish 2 apart through the corner seam, 98 apart inside.
+        let positions = [Vec3::splat(-49.0), Vec3::splat(49.5)];
+        let (grid, _) = both_ways(&positions, &tank, 5.0, true);
+        assert_eq!(grid[0], vec![0, 1]);
+        let (walls, _) = both_ways(&positions, &tank, 5.0, false);
+        assert_eq!(walls[0], vec![0]);
+    }
+
+    /// In a volume, the runs across a stretch of a row cover exactly the
+    /// cells within two columns, one row and one layer of it, each once,
+    /// in ascending sorted order: at the walls, across the seams of a
+    /// torus and on axes of one to a few cells. A quartet's lanes then
+    /// meet their candidates in the order each fish's own scan would.
+    #[test]
+    fn runs_across_a_stretch_cover_its_blocks_in_ascending_order_in_a_volume() {
+        let k = COLUMNS_PER_RADIUS;
+        for (extent, radius) in [(Vec3::new(300.0, 200.0, 120.0), 31.0), (Vec3::new(90.0, 60.0, 40.0), 31.0)]
+        {
+            let tank = TankOf::centered(extent);
+            let positions = scatter(800, &tank);
+            for wrap in [false, true] {
+                let mut grid = CellGrid::default();
+                grid.rebuild(&positions, &tank, radius, wrap);
+                let [cols, rows, layers] = grid.dimensions();
+                let near = |c: u32, lo: u32, hi: u32, n: u32, reach: u32| {
+                    if wrap {
+                        (lo + n - reach..=hi + n + reach).any(|i| i % n == c)
+                    } else {
+                        c + reach >= lo && c <= hi + reach
+                    }
+                };
+                for z in 0..layers {
+                    for y in 0..rows {
+                        for x in 0..cols {
+                            for last in x..cols.min(x + 3 * k) {
+                                let runs = grid.runs_across::<MAX_RUNS>(last, [x, y, z]);
+                                let found: Vec<usize> = runs.iter().flatten().collect();
+                                assert!(found.windows(2).all(|w| w[0] < w[1]), "{found:?}");
+                                assert_eq!(found.len(), runs.candidates());
+                                let block = |c: [u32; 3]| {
+                                    near(c[0], x, last, cols, k)
+                                        && near(c[1], y, y, rows, 1)
+                                        && near(c[2], z, z, layers, 1)
+                                };
+                                let expected: Vec<usize> = (0..grid.len())
+                                    .filter(|&s| block(grid.coords(positions[grid.order()[s] as usize])))
+                                    .collect();
+                                assert_eq!(
+                                    found, expected,
+                                    "wrap {wrap}, {x}..={last} {y} {z} of {cols} {rows} {layers}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Cells in a volume, one point per vector, in `f32` and converted,
+    /// are the ones `coords` finds: inside, on cell borders and walls,
+    /// outside, and not finite.
+    #[test]
+    fn cells_in_a_volume_a_vector_at_a_time_are_the_cells_one_at_a_time() {
+        let tank = TankOf::centered(Vec3::new(300.0, 200.0, 150.0));
+        let mut grid = CellGrid::default();
+        grid.rebuild(&[Vec3::ZERO], &tank, 25.0, false);
+        let [cols, rows, layers] = grid.dimensions();
+        assert_eq!([cols, rows, layers], [23, 7, 5]);
+        let cell = grid.cell_size();
+        let mut values = vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.0e30, 1.0e30, -0.0, 0.0, 7.3];
+        for k in 0..=24 {
+            let x = tank.min.x + k as f32 * cell.x;
+            values.extend([x, x.next_up(), x.next_down()]);
+        }
+        let values = &values;
+        let points: Vec<Vec3> = values
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &x)| {
+                values.iter().map(move |&y| Vec3::new(x, y, values[(i * 7) % values.len()] * 0.5))
+            })
+            .collect();
+        let (mut exact, mut converted) = (vec![0; points.len()], vec![0; points.len()]);
+        grid.cells_of_by::<true>(&points, &mut exact);
+        grid.cells_of_by::<false>(&points, &mut converted);
+        for ((&p, &c), &other) in points.iter().zip(&exact).zip(&converted) {
+            let [x, y, z] = grid.coords(p);
+            assert!(x < cols && y < rows && z < layers);
+            assert_eq!(c, (z * rows + y) * cols + x, "{p}, in f32");
+            assert_eq!(other, c, "{p}, converted");
+        }
+    }
+
+    #[test]
+    fn a_huge_volume_gets_coarser_cells_not_a_huge_grid() {
+        let tank = TankOf::centered(Vec3::splat(1.0e6));
+        let mut grid = CellGrid::default();
+        grid.rebuild(&[Vec3::ZERO, Vec3::splat(f32::NAN), Vec3::splat(f32::INFINITY)], &tank, 1.0, false);
+        let cells: u64 = grid.dimensions().iter().map(|&d| u64::from(d)).product();
+        assert!(cells <= MIN_CELL_BUDGET as u64, "{cells}");
+        assert_eq!(grid.order().len(), 3);
+        for radius in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            grid.rebuild(&[Vec3::ZERO], &tank, radius, true);
+            let cells: u64 = grid.dimensions().iter().map(|&d| u64::from(d)).product();
+            assert!((1..=MIN_CELL_BUDGET as u64).contains(&cells), "radius {radius}: {cells}");
+        }
     }
 }

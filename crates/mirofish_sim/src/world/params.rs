@@ -131,15 +131,16 @@ pub struct FlockParams {
     /// Crowding control, what bounds the cost of a tick whatever the
     /// school does: when the cells a quartet of fish (four fish next to
     /// each other in the grid's order, whose neighbourhoods are scanned
-    /// together) share hold more than `3 × neighbour_cap` candidates, the
-    /// quartet looks at about that many only — two thirds from its own
-    /// cells, as a window of consecutive fish around it, the rest on a
-    /// stride over the other cells — and scales each part back up by its
-    /// candidates over those looked at. In a volume, whose block of
-    /// 3 × 3 × 3 cells holds about seven candidates per neighbour (a
-    /// plane's about three), the threshold is `7 × neighbour_cap`
-    /// candidates around a fish, and a fish past it looks at every `k`-th of
-    /// its candidates. Averages (alignment, cohesion) keep
+    /// together) share hold more than `k × neighbour_cap` candidates per
+    /// fish's block — `k` being the candidates a block holds per neighbour
+    /// in a uniform school, 3 on a plane (2.5 × 3 radii) and 6 in a volume
+    /// (2.5 × 3 × 3 radii) — the quartet looks at about that many only —
+    /// two thirds from its own cells, as a window of consecutive fish
+    /// around it, the rest on a stride over the other cells — and scales
+    /// each part back up by its candidates over those looked at. A fish
+    /// scanned alone (a shaped view, leaders that weigh more, a
+    /// topological neighbourhood) past the threshold looks at every
+    /// `step`-th of its candidates. Averages (alignment, cohesion) keep
     /// their expected value, and a tick in a dense ball — or with the whole
     /// school on one point — costs a small multiple of a uniform one
     /// instead of growing with the crowd. The price: in a crowd each fish

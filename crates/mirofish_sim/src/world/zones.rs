@@ -29,7 +29,7 @@ pub struct Zones {
     /// Crowding control, as [`FlockParams::neighbour_cap`] is for the
     /// rules: a fish whose block of cells holds more candidates than
     /// about this many neighbours' worth (`3 × neighbour_cap` on a plane,
-    /// `7 × neighbour_cap` in a volume, the candidates a uniform school
+    /// `6 × neighbour_cap` in a volume, the candidates a uniform school
     /// has per neighbour in reach) looks at every `k`-th of them only, so
     /// that a dense ball or a whole school on one point costs a small
     /// multiple of a uniform tick instead of the square of its size. Below

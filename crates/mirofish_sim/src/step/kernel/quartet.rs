@@ -30,7 +30,10 @@ use crate::rules::boundary;
 use crate::rules::nearest::Nearest;
 use crate::rules::noise::Stream;
 use crate::rules::{self, NeighbourhoodLanes, RuleForces};
-use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns};
+use crate::step::crowding::{
+    Sample, combine_strata, on_stride, own_window, strata_steps, stretch_cap, thinning_step,
+};
+use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, PLANE_RUNS};
 use crate::world::school;
 use crate::world::tank::BoundaryMode;
 
@@ -293,7 +296,7 @@ impl ForceKernel<'_> {
                 while end < m && cells[end].1 == cy && cells[end].0 - cx0 <= MAX_SPREAD {
                     end += 1;
                 }
-                let runs = g.runs_across(cx0, cells[end - 1].0, cy);
+                let runs = g.runs_across(cells[end - 1].0, [cx0, cy, 0]);
                 // Fish spread along the row walk a wider stretch of it: the
                 // cap's budget grows with the stretch, so that a school
                 // is thinned by its density alone, never by how its
@@ -315,7 +318,7 @@ impl ForceKernel<'_> {
     }
 
     /// The grid cells of the four fish at `x`, `y`, as
-    /// [`crate::world::grid::SpatialGrid::cell_coords`] finds them; under `AVX2`
+    /// [`crate::world::grid::CellGrid::coords`] finds them; under `AVX2`
     /// (only where the CPU has it) four at once.
     #[inline(always)]
     fn cells_of<const AVX2: bool>(&self, x: Vec4, y: Vec4) -> [(u32, u32); LANES] {
@@ -326,7 +329,10 @@ impl ForceKernel<'_> {
             #[expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 build of the pass")]
             return unsafe { avx2::cells_of(self.grid, x, y) };
         }
-        core::array::from_fn(|l| self.grid.cell_coords(Vec2::new(x[l], y[l])))
+        core::array::from_fn(|l| {
+            let [cx, cy, _] = self.grid.coords(Vec2::new(x[l], y[l]));
+            (cx, cy)
+        })
     }
 
     /// What [`ForceKernel::kick`] computes for the fish of the scanned
@@ -388,7 +394,8 @@ impl ForceKernel<'_> {
             };
             boundary = boundary::wall_steer_lanes([scanned.x, scanned.y], velocity, self.tank, params, m);
         }
-        let jitter = self.key.in_unit_disc_lanes(scanned.id.map(u64::from), Stream::Jitter);
+        let [jx, jy, _] = self.key.in_unit_ball_lanes::<Vec2>(scanned.id.map(u64::from), Stream::Jitter);
+        let jitter = [jx, jy];
         let rules = [separation, alignment, cohesion, wander];
         let Some([ax, ay]) = rules::kick_lanes(rules, boundary, jitter, params) else {
             return false;
@@ -424,16 +431,12 @@ impl ForceKernel<'_> {
         (cap, columns): (u32, u32),
     ) -> NeighbourhoodLanes {
         // The budget, `3 × cap` candidates for one fish's block of columns,
-        // and in proportion for a wider stretch (compared without a
-        // division: this runs for every quartet).
-        let block = 1 + 2 * COLUMNS_PER_RADIUS as usize;
-        let budget = cap as usize * super::CANDIDATES_PER_CAPPED_NEIGHBOUR * columns as usize;
-        let candidates: usize = if cap == 0 { 0 } else { runs.iter().map(|r| r.len()).sum() };
-        if candidates * block <= budget {
+        // and in proportion for a wider stretch.
+        let Some(cap) = stretch_cap::<Vec2, PLANE_RUNS>(runs, cap, columns) else {
             return self.scan_quartet::<WRAP, AVX2, _>(q, runs, |_, a, b| a..b);
-        }
-        let cap = (cap * columns).div_ceil(block as u32);
-        let step = super::thinning_step(candidates, cap);
+        };
+        let candidates = runs.candidates();
+        let step = thinning_step::<Vec2>(candidates, cap);
         if q.topological == 0 {
             return self.scan_strata::<WRAP, AVX2>(q, runs, cap);
         }
@@ -490,18 +493,18 @@ impl ForceKernel<'_> {
             in_own += run.end.min(own.end).saturating_sub(run.start.max(own.start));
             total += run.len();
         }
-        let (own_step, rest_step) = super::strata_steps(in_own, total - in_own, cap);
+        let (own_step, rest_step) = strata_steps::<Vec2>(in_own, total - in_own, cap);
         // The own cells' sample is a window of consecutive candidates
         // around the quartet itself (cyclic within the own cells): the
         // next quartet's window is this one moved by four, so a pile's
         // sample streams through memory instead of striding over it,
         // where each candidate looked at would be a miss of its own.
-        let window = super::own_window(own.clone(), in_own.div_ceil(own_step), q.base);
+        let window = own_window(own.clone(), in_own.div_ceil(own_step), q.base);
         let rest_offset = (q.base / LANES) % rest_step;
         // The sample, in ascending sorted order within each stratum: the
         // own cells' window, and the others' candidates on their stride
         // (counted from the start of their run).
-        let (mut own_sample, mut rest_sample) = (Sample::default(), Sample::default());
+        let (mut own_sample, mut rest_sample) = (Sample::<SAMPLE>::default(), Sample::<SAMPLE>::default());
         for run in runs.iter() {
             let start = run.start + rest_offset;
             rest_sample.extend(on_stride(start, rest_step, run.start, run.end.min(own.start)));
@@ -522,11 +525,11 @@ impl ForceKernel<'_> {
             let me = q.base + l;
             let counted = own.contains(&me) && runs.iter().any(|run| run.contains(&me));
             let seen_self = usize::from(counted && window.iter().any(|part| part.contains(&me)));
-            let hood = super::combine_strata(
+            let hood = combine_strata(
                 &hoods_own.lane(l),
-                (in_own - usize::from(counted), own_sample.len - seen_self),
+                (in_own - usize::from(counted), own_sample.len() - seen_self),
                 &hoods_rest.lane(l),
-                (total - in_own, rest_sample.len),
+                (total - in_own, rest_sample.len()),
             );
             hoods.set_lane(l, &hood);
         }
@@ -768,46 +771,6 @@ impl ForceKernel<'_> {
 /// the budget for the widest stretch a quartet walks, and one more per run
 /// for the strides' rounding.
 const SAMPLE: usize = 96;
-
-/// The sorted indices a thinned scan looks at in one stratum.
-struct Sample {
-    idx: [u32; SAMPLE],
-    len: usize,
-}
-
-impl Default for Sample {
-    fn default() -> Self {
-        Self { idx: [0; SAMPLE], len: 0 }
-    }
-}
-
-impl Sample {
-    /// Adds `indices` (beyond the capacity, which the strides keep
-    /// clear of, they are dropped).
-    #[inline(always)]
-    fn extend(&mut self, indices: impl Iterator<Item = usize>) {
-        for j in indices {
-            if let Some(slot) = self.idx.get_mut(self.len) {
-                *slot = j as u32;
-                self.len += 1;
-            }
-        }
-    }
-
-    /// The indices added, in the order they were.
-    #[inline(always)]
-    fn indices(&self) -> &[u32] {
-        &self.idx[..self.len]
-    }
-}
-
-/// The indices of `a..b` on the stride `step` counted from `start`.
-#[inline(always)]
-fn on_stride(start: usize, step: usize, a: usize, b: usize) -> core::iter::StepBy<core::ops::Range<usize>> {
-    let b = b.max(a);
-    let first = if a <= start { start } else { start + (a - start).div_ceil(step) * step };
-    (first.min(b)..b).step_by(step)
-}
 
 /// Writes the first `to.len()` (at most four) of `from` to `to`: four by
 /// a move of known length, fewer (only the last quartet of a flock) out of

@@ -40,7 +40,7 @@ use glam::Vec4;
 use super::{ForceKernel, Quartet, QuartetSeparation, QuartetSums};
 use crate::math::lanes::Lanes;
 use crate::rules::{self, NeighbourhoodLanes};
-use crate::world::grid::SpatialGrid;
+use crate::world::grid::CellGrid;
 use crate::world::params::FlockParams;
 
 /// `v` as an SSE vector (a no-op where glam's `Vec4` is one already).
@@ -107,7 +107,7 @@ unsafe fn nearest_image(d: __m256, half: f32, size: f32) -> __m256 {
 }
 
 /// The cells of the four fish at `x`, `y` (one per lane), exactly as
-/// `SpatialGrid::cell_coords` finds them one at a time: the same cell
+/// `CellGrid::coords` finds them one at a time: the same cell
 /// coordinates in `f32`, clamped into the grid *before* the conversion,
 /// which for every clamped value (and for NaN, which the clamp sends to 0)
 /// gives the integer that clamping after it gives. Four conversions in one
@@ -117,8 +117,8 @@ unsafe fn nearest_image(d: __m256, half: f32, size: f32) -> __m256 {
 ///
 /// The CPU must have AVX2.
 #[inline(always)]
-pub(super) unsafe fn cells_of(grid: &SpatialGrid, x: Vec4, y: Vec4) -> [(u32, u32); 4] {
-    let (origin, inv_cell, (cols, rows)) = (grid.origin(), grid.inv_cell(), grid.dimensions());
+pub(super) unsafe fn cells_of(grid: &CellGrid<glam::Vec2>, x: Vec4, y: Vec4) -> [(u32, u32); 4] {
+    let (origin, inv_cell, [cols, rows, _]) = (grid.origin(), grid.inv_cell(), grid.dimensions());
     // SAFETY: the caller's promise (AVX2).
     unsafe {
         let cx = lanes(cell_axis(x, origin.x, inv_cell.x, cols));
@@ -558,7 +558,7 @@ mod tests {
 
     use super::*;
 
-    /// Four at once, the cells are the ones `cell_coords` finds one at a
+    /// Four at once, the cells are the ones `coords` finds one at a
     /// time: inside, on cell borders and walls, outside, and not finite.
     #[test]
     fn four_cells_at_once_are_the_cells_one_at_a_time() {
@@ -571,7 +571,8 @@ mod tests {
             // SAFETY: AVX2 was detected above.
             let cells = unsafe { cells_of(&grid, x, y) };
             for (l, cell) in cells.into_iter().enumerate() {
-                assert_eq!(cell, grid.cell_coords(Vec2::new(x[l], y[l])), "({}, {})", x[l], y[l]);
+                let [cx, cy, _] = grid.coords(Vec2::new(x[l], y[l]));
+                assert_eq!(cell, (cx, cy), "({}, {})", x[l], y[l]);
             }
         }
     }
