@@ -150,9 +150,15 @@ impl<V: Vector> Columns<V> {
         // Each column in pieces on the pool (into the column's own room:
         // no allocation once it has grown), rather than a whole column per
         // task, which left one thread with five of the seven.
-        fn column<T: Copy + Send + Sync>(to: &mut Vec<T>, from: &[T], order: &[u32]) {
-            to.clear();
-            to.par_extend(order.par_iter().with_min_len(CHUNK).map(|&i| from[i as usize]));
+        fn column<T: Copy + Default + Send + Sync>(to: &mut Vec<T>, from: &[T], order: &[u32]) {
+            // Every element is overwritten below: the resize writes only
+            // the room a growing school adds.
+            to.resize(order.len(), T::default());
+            to.par_chunks_mut(CHUNK).zip(order.par_chunks(CHUNK)).for_each(|(to, order)| {
+                for (to, &i) in to.iter_mut().zip(order) {
+                    *to = from[i as usize];
+                }
+            });
         }
         column(&mut self.position, &from.position, order);
         column(&mut self.velocity, &from.velocity, order);
