@@ -33,9 +33,7 @@ use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
 use crate::step::command::FlockCommand;
 use crate::step::command::{CommandError, CommandQueue, Stamped};
-use crate::step::crowding::{
-    Sample, combine_strata, on_stride, own_window, strata_steps, stretch_cap, thinning_step,
-};
+use crate::step::crowding::{Strata, stretch_cap, thinning_step};
 use crate::world::grid::offset;
 use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, CellGrid, MAX_RUNS};
 use crate::world::groups::{self, NO_GROUP};
@@ -1436,53 +1434,20 @@ impl<V: Vector> ForcePass<'_, V> {
     ) -> QuartetSums<V> {
         let base = quartet.base();
         let own = self.grid.cells_between(self.fish.position[base], self.fish.position[base + LANES - 1]);
-        let (mut in_own, mut total) = (0, 0);
-        for run in runs.iter() {
-            in_own += run.end.min(own.end).saturating_sub(run.start.max(own.start));
-            total += run.len();
-        }
-        let (own_step, rest_step) = strata_steps::<V>(in_own, total - in_own, cap);
-        // The own cells' sample is a window of consecutive candidates
-        // around the quartet (cyclic within the own cells): the next
-        // quartet's window is this one moved by four, so a pile's sample
-        // streams through memory instead of striding over it.
-        let window = own_window(own.clone(), in_own.div_ceil(own_step), base);
-        let rest_offset = (base / LANES) % rest_step;
-        let (mut own_sample, mut rest_sample) = (Sample::<SAMPLE>::default(), Sample::<SAMPLE>::default());
-        for run in runs.iter() {
-            let start = run.start + rest_offset;
-            rest_sample.extend(on_stride(start, rest_step, run.start, run.end.min(own.start)));
-            let (a, b) = (run.start.max(own.start), run.end.min(own.end));
-            for part in &window {
-                own_sample.extend(a.max(part.start)..b.min(part.end));
-            }
-            rest_sample.extend(on_stride(start, rest_step, run.start.max(own.end), run.end));
-        }
+        let strata = Strata::<SAMPLE>::new::<V, MAX_RUNS>(runs, own, cap, base);
         let velocities = &self.fish.velocity;
-        let mut strata = [own_sample.indices(), rest_sample.indices()]
+        let mut sums = [strata.own.indices(), strata.rest.indices()]
             .map(|sample| scan_sample(self.axes, velocities, sample, quartet));
-        for sums in &mut strata {
+        for sums in &mut sums {
             for l in 0..LANES {
                 self.settle_ties(base + l, sums.separation_mut(l));
             }
         }
-        let [own_sums, rest_sums] = strata;
+        let [own_sums, rest_sums] = sums;
         QuartetSums::from_lanes(core::array::from_fn(|l| {
-            // The fish itself is one of its own cells' candidates (where
-            // its cell is among the runs), maybe one looked at, and never a
-            // neighbour of its own.
-            let me = base + l;
-            let counted = own.contains(&me) && runs.iter().any(|run| run.contains(&me));
-            let seen_self = usize::from(counted && window.iter().any(|part| part.contains(&me)));
             let ((own_hood, own_nearest2), (rest_hood, rest_nearest2)) =
                 (own_sums.lane(l), rest_sums.lane(l));
-            let hood = combine_strata(
-                &own_hood,
-                (in_own - usize::from(counted), own_sample.len() - seen_self),
-                &rest_hood,
-                (total - in_own, rest_sample.len()),
-            );
-            (hood, own_nearest2.min(rest_nearest2))
+            (strata.estimate(base + l, runs, &own_hood, &rest_hood), own_nearest2.min(rest_nearest2))
         }))
     }
 

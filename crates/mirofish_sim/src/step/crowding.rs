@@ -127,6 +127,91 @@ pub(crate) fn combine_strata<V: Vector>(
     }
 }
 
+/// The two samples of a crowded quartet's scan: its own cells' candidates
+/// through a window of consecutive fish around it, and the other cells'
+/// on a stride, each in ascending sorted order, with what it takes to
+/// scale each back up.
+pub(crate) struct Strata<const N: usize> {
+    /// The own cells' sample.
+    pub own: Sample<N>,
+    /// The other cells' sample.
+    pub rest: Sample<N>,
+    /// The sorted places of the quartet's own cells.
+    own_cells: Range<usize>,
+    /// The own cells' window.
+    window: [Range<usize>; 2],
+    /// Candidates in the own cells, and in all the runs.
+    in_own: usize,
+    total: usize,
+}
+
+impl<const N: usize> Strata<N> {
+    /// The strata of the quartet from sorted place `base` (a multiple of
+    /// four), whose own cells are the sorted places `own_cells` and whose
+    /// candidates are the runs `runs`, under `cap` ([`stretch_cap`]).
+    #[inline(always)]
+    pub fn new<V: Vector, const R: usize>(
+        runs: &CandidateRuns<R>,
+        own_cells: Range<usize>,
+        cap: u32,
+        base: usize,
+    ) -> Self {
+        let own = own_cells.clone();
+        let (mut in_own, mut total) = (0, 0);
+        for run in runs.iter() {
+            in_own += run.end.min(own.end).saturating_sub(run.start.max(own.start));
+            total += run.len();
+        }
+        let (own_step, rest_step) = strata_steps::<V>(in_own, total - in_own, cap);
+        // The own cells' sample is a window of consecutive candidates
+        // around the quartet itself (cyclic within the own cells): the
+        // next quartet's window is this one moved by four, so a pile's
+        // sample streams through memory instead of striding over it,
+        // where each candidate looked at would be a miss of its own.
+        let window = own_window(own.clone(), in_own.div_ceil(own_step), base);
+        let rest_offset = (base / 4) % rest_step;
+        // The sample, in ascending sorted order within each stratum: the
+        // own cells' window, and the others' candidates on their stride
+        // (counted from the start of their run).
+        let (mut own_sample, mut rest) = (Sample::default(), Sample::default());
+        for run in runs.iter() {
+            let start = run.start + rest_offset;
+            rest.extend(on_stride(start, rest_step, run.start, run.end.min(own.start)));
+            let (a, b) = (run.start.max(own.start), run.end.min(own.end));
+            for part in &window {
+                own_sample.extend(a.max(part.start)..b.min(part.end));
+            }
+            rest.extend(on_stride(start, rest_step, run.start.max(own.end), run.end));
+        }
+        Self { own: own_sample, rest, own_cells, window, in_own, total }
+    }
+
+    /// The neighbourhood of the fish in sorted place `me` estimated from
+    /// its sums over the own cells' sample (`own`) and the others' (`rest`)
+    /// ([`combine_strata`]).
+    #[inline(always)]
+    pub fn estimate<V: Vector, const R: usize>(
+        &self,
+        me: usize,
+        runs: &CandidateRuns<R>,
+        own: &Neighbourhood<V>,
+        rest: &Neighbourhood<V>,
+    ) -> Neighbourhood<V> {
+        // The fish itself is one of its own cells' candidates (where its
+        // cell is among the runs: a quartet that spans the end of a row has
+        // own cells outside them), maybe one looked at, and never a
+        // neighbour of its own.
+        let counted = self.own_cells.contains(&me) && runs.iter().any(|run| run.contains(&me));
+        let seen_self = usize::from(counted && self.window.iter().any(|part| part.contains(&me)));
+        combine_strata(
+            own,
+            (self.in_own - usize::from(counted), self.own.len() - seen_self),
+            rest,
+            (self.total - self.in_own, self.rest.len()),
+        )
+    }
+}
+
 /// The indices of `a..b` on the stride `step` counted from `start`.
 #[inline(always)]
 pub(crate) fn on_stride(start: usize, step: usize, a: usize, b: usize) -> core::iter::StepBy<Range<usize>> {

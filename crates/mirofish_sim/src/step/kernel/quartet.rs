@@ -30,9 +30,7 @@ use crate::rules::boundary;
 use crate::rules::nearest::Nearest;
 use crate::rules::noise::Stream;
 use crate::rules::{self, NeighbourhoodLanes, RuleForces};
-use crate::step::crowding::{
-    Sample, combine_strata, on_stride, own_window, strata_steps, stretch_cap, thinning_step,
-};
+use crate::step::crowding::{Strata, stretch_cap, thinning_step};
 use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, PLANE_RUNS};
 use crate::world::school;
 use crate::world::tank::BoundaryMode;
@@ -488,50 +486,12 @@ impl ForceKernel<'_> {
         let g = self.grid;
         let last = (q.base + LANES).min(g.len()) - 1;
         let own = g.cells_between(g.sorted_position(q.base), g.sorted_position(last));
-        let (mut in_own, mut total) = (0, 0);
-        for run in runs.iter() {
-            in_own += run.end.min(own.end).saturating_sub(run.start.max(own.start));
-            total += run.len();
-        }
-        let (own_step, rest_step) = strata_steps::<Vec2>(in_own, total - in_own, cap);
-        // The own cells' sample is a window of consecutive candidates
-        // around the quartet itself (cyclic within the own cells): the
-        // next quartet's window is this one moved by four, so a pile's
-        // sample streams through memory instead of striding over it,
-        // where each candidate looked at would be a miss of its own.
-        let window = own_window(own.clone(), in_own.div_ceil(own_step), q.base);
-        let rest_offset = (q.base / LANES) % rest_step;
-        // The sample, in ascending sorted order within each stratum: the
-        // own cells' window, and the others' candidates on their stride
-        // (counted from the start of their run).
-        let (mut own_sample, mut rest_sample) = (Sample::<SAMPLE>::default(), Sample::<SAMPLE>::default());
-        for run in runs.iter() {
-            let start = run.start + rest_offset;
-            rest_sample.extend(on_stride(start, rest_step, run.start, run.end.min(own.start)));
-            let (a, b) = (run.start.max(own.start), run.end.min(own.end));
-            for part in &window {
-                own_sample.extend(a.max(part.start)..b.min(part.end));
-            }
-            rest_sample.extend(on_stride(start, rest_step, run.start.max(own.end), run.end));
-        }
-        let hoods_own = self.scan_sample::<WRAP, AVX2>(q, own_sample.indices());
-        let hoods_rest = self.scan_sample::<WRAP, AVX2>(q, rest_sample.indices());
+        let strata = Strata::<SAMPLE>::new::<Vec2, PLANE_RUNS>(runs, own, cap, q.base);
+        let hoods_own = self.scan_sample::<WRAP, AVX2>(q, strata.own.indices());
+        let hoods_rest = self.scan_sample::<WRAP, AVX2>(q, strata.rest.indices());
         let mut hoods = NeighbourhoodLanes::default();
         for l in 0..LANES {
-            // The fish itself is one of its own cells' candidates (where
-            // its cell is among the runs: a quartet that spans the end of
-            // a row has own cells outside them), maybe one looked at, and
-            // never a neighbour of its own.
-            let me = q.base + l;
-            let counted = own.contains(&me) && runs.iter().any(|run| run.contains(&me));
-            let seen_self = usize::from(counted && window.iter().any(|part| part.contains(&me)));
-            let hood = combine_strata(
-                &hoods_own.lane(l),
-                (in_own - usize::from(counted), own_sample.len() - seen_self),
-                &hoods_rest.lane(l),
-                (total - in_own, rest_sample.len()),
-            );
-            hoods.set_lane(l, &hood);
+            hoods.set_lane(l, &strata.estimate(q.base + l, runs, &hoods_own.lane(l), &hoods_rest.lane(l)));
         }
         hoods
     }
