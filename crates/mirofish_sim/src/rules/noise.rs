@@ -110,10 +110,17 @@ impl TickKey {
     /// neighbours exactly on top of it (whose offset gives no direction):
     /// a direction of its own, so that each fish of a pile leaves its own
     /// way. One draw, for the fish alone, whatever the number of fish on
-    /// the pile.
+    /// the pile. On a plane an angle drawn evenly; in a volume a point of
+    /// the ball ([`TickKey::in_unit_ball`]) brought to unit length (+x in
+    /// the rare draw at its centre).
     #[inline]
-    pub fn tie_direction(self, fish: u32) -> Vec2 {
-        crate::math::angle::unit(tie_angle(self.bits(u64::from(fish), Stream::Coincident)))
+    pub fn tie_direction<V: Vector>(self, fish: u32) -> V {
+        if V::DIM == 2 {
+            let unit = crate::math::angle::unit(tie_angle(self.bits(u64::from(fish), Stream::Coincident)));
+            V::from_fn(|i| unit[i])
+        } else {
+            self.in_unit_ball::<V>(u64::from(fish), Stream::Coincident).try_normalize().unwrap_or(V::X)
+        }
     }
 
     /// [`TickKey::tie_direction`] of four fish, `[x, y]` with one fish per
@@ -282,7 +289,7 @@ mod tests {
             let fish = [first, first + 1, first.wrapping_mul(7919), u32::MAX - first];
             let [x, y] = key.tie_direction_lanes(fish);
             for (l, &f) in fish.iter().enumerate() {
-                let one = key.tie_direction(f);
+                let one: Vec2 = key.tie_direction(f);
                 assert!((one.length() - 1.0).abs() < 1e-6, "{one}");
                 let lane = (x.to_array()[l].to_bits(), y.to_array()[l].to_bits());
                 assert_eq!(lane, (one.x.to_bits(), one.y.to_bits()), "fish {f}");
@@ -291,6 +298,11 @@ mod tests {
         }
         // Spread all round: the mean of many is near the centre.
         let mean = seen.iter().sum::<Vec2>() / seen.len() as f32;
+        assert!(mean.length() < 0.05, "{mean}");
+        // In a volume too: units, spread all round.
+        let balls: Vec<Vec3> = (0..4000u32).map(|f| key.tie_direction(f)).collect();
+        assert!(balls.iter().all(|d| (d.length() - 1.0).abs() < 1e-6));
+        let mean = balls.iter().sum::<Vec3>() / balls.len() as f32;
         assert!(mean.length() < 0.05, "{mean}");
     }
 }

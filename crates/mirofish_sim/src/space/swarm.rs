@@ -1504,8 +1504,7 @@ impl<V: Vector> ForcePass<'_, V> {
     #[inline]
     fn settle_ties(&self, slot: usize, hood: &mut Neighbourhood<V>) {
         if hood.tie_strength > 0.0 {
-            let tie: V = self.key.in_unit_ball(u64::from(self.fish.id[slot]), Stream::Coincident);
-            hood.settle_ties(tie.try_normalize().unwrap_or(V::X));
+            hood.settle_ties(self.key.tie_direction::<V>(self.fish.id[slot]));
         }
     }
 

@@ -502,7 +502,7 @@ impl ForceKernel<'_> {
             }
         }
         if hood.tie_strength > 0.0 {
-            hood.settle_ties(self.key.tie_direction(me.id));
+            hood.settle_ties(self.key.tie_direction::<Vec2>(me.id));
         }
         let metric = (hood.count, hood.velocity_sum, hood.offset_sum);
         if step > 1 {
@@ -703,7 +703,7 @@ mod tests {
                         let d = offset(p, grid.sorted_position(j), tank.size(), wrap);
                         reference.add(d, d.length_squared(), grid.sorted_velocity(j), &caches[0].reach);
                     }
-                    reference.settle_ties(TickKey::new(3, 0).tie_direction(order[s]));
+                    reference.settle_ties(TickKey::new(3, 0).tie_direction::<Vec2>(order[s]));
                     let expected =
                         RuleForces::evaluate(&reference, grid.sorted_velocity(s), phase[s], &params);
                     let what = format!("{mode:?}, cap {cap}, {search:?}, fish {s}");
@@ -767,7 +767,7 @@ mod tests {
                     }
                 }
             }
-            reference.settle_ties(TickKey::new(3, 0).tie_direction(order[s]));
+            reference.settle_ties(TickKey::new(3, 0).tie_direction::<Vec2>(order[s]));
             in_range.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             for &(_, j, d) in in_range.iter().take(5) {
                 reference.count += 1;
@@ -821,7 +821,7 @@ mod tests {
                     let d = offset(p, grid.sorted_position(j), tank.size(), wrap);
                     reference.add(d, d.length_squared(), grid.sorted_velocity(j), &reach);
                 }
-                reference.settle_ties(TickKey::new(3, 0).tie_direction(order[s]));
+                reference.settle_ties(TickKey::new(3, 0).tie_direction::<Vec2>(order[s]));
                 assert_eq!(reference.separation_count, n as u32 - 1, "all packed within the radius");
                 let expected =
                     RuleForces::evaluate(&reference, grid.sorted_velocity(s), fish.phase[s], &params);
