@@ -18,6 +18,8 @@
 //! every other `x`). The rare neighbour inside a separation radius is added
 //! lane by lane with the one-fish rule.
 
+use core::ops::Range;
+
 use glam::{BVec4A, Vec4};
 
 use super::scan::{Axes, nearest_image};
@@ -88,6 +90,14 @@ impl QuartetReach {
 }
 
 impl QuartetReach {
+    /// The same quartet with only the lanes `lanes` looking: every
+    /// candidate is out of the others' reach, so they sum nothing.
+    pub fn only(&self, lanes: Range<usize>) -> Self {
+        let keep = BVec4A::from_array(core::array::from_fn(|l| lanes.contains(&l)));
+        // No squared distance is below -1 (a NaN is below nothing).
+        Self { within2: Vec4::select(keep, self.within2, Vec4::NEG_ONE), ..*self }
+    }
+
     /// Slot of lane 0.
     pub fn base(&self) -> usize {
         self.base
@@ -171,7 +181,7 @@ impl<V: Vector> QuartetSums<V> {
 
 impl<V: Vector> QuartetSums<V> {
     /// Nothing summed yet.
-    fn new() -> Self {
+    pub fn new() -> Self {
         Self {
             count: Vec4::ZERO,
             velocity: [Vec4::ZERO; 3],
@@ -211,6 +221,18 @@ impl<V: Vector> QuartetSums<V> {
             close &= close - 1;
             self.separation[l].add_separation(V::from_fn(|i| d[i][l]), d2[l], &quartet.reach[l]);
         }
+    }
+
+    /// Lanes `lanes` of `other` in place of this one's.
+    pub fn take_lanes(&mut self, other: &Self, lanes: Range<usize>) {
+        let take = BVec4A::from_array(core::array::from_fn(|l| lanes.contains(&l)));
+        self.count = Vec4::select(take, other.count, self.count);
+        for i in 0..3 {
+            self.velocity[i] = Vec4::select(take, other.velocity[i], self.velocity[i]);
+            self.offset[i] = Vec4::select(take, other.offset[i], self.offset[i]);
+        }
+        self.nearest2 = Vec4::select(take, other.nearest2, self.nearest2);
+        self.separation[lanes.clone()].copy_from_slice(&other.separation[lanes]);
     }
 
     /// The sums of four lanes, each a neighbourhood and the squared
