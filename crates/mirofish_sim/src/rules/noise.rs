@@ -140,17 +140,12 @@ fn tie_angle(bits: u64) -> f32 {
     signed_pair(bits).x * core::f32::consts::PI
 }
 
-/// Two uniform numbers in `[-1, 1)` from 64 bits (24 bits of mantissa each).
+/// Two uniform numbers in `[-1, 1)` from 64 bits (24 bits of mantissa
+/// each): a point of the square a plane's [`TickKey::in_unit_ball`] folds
+/// into the disc.
 #[inline]
 pub fn signed_pair(bits: u64) -> Vec2 {
-    Vec2::new(unit_24(bits >> 40) * 2.0 - 1.0, unit_24((bits << 32) >> 40) * 2.0 - 1.0)
-}
-
-/// A 24-bit whole number (the top bits of a draw) as a fraction in `[0, 1)`.
-#[inline]
-fn unit_24(b: u64) -> f32 {
-    // Through `u32`: one conversion instruction, where `u64` takes several.
-    (b as u32) as f32 * (1.0 / (1u64 << 24) as f32)
+    Vec2::new(ball_axis::<Vec2>(bits, 0), ball_axis::<Vec2>(bits, 1))
 }
 
 /// Axis `i` of a draw in the unit cube `[-1, 1)^DIM` from its 64 `bits`:
@@ -262,14 +257,17 @@ mod tests {
         draws_are_bounded_and_spread::<Vec3>();
     }
 
-    /// On a plane a draw is the two 24-bit halves of [`signed_pair`]
-    /// folded into the disc; in a volume three 21-bit slices from the top.
+    /// On a plane a draw is the top 24 bits of each 32-bit half folded into
+    /// the disc (and [`signed_pair`] is the square's point); in a volume
+    /// three 21-bit slices from the top.
     #[test]
     fn each_axis_takes_its_own_slice_of_the_draw() {
         let key = TickKey::new(3, 9);
         for fish in 0..2000 {
             let bits = key.bits(fish, Stream::Jitter);
-            let pair = signed_pair(bits);
+            let half = |shift: u32| ((bits >> shift) & 0xff_ffff) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0;
+            let pair = Vec2::new(half(40), half(8));
+            assert_eq!(signed_pair(bits), pair);
             let disc = if pair.length_squared() > 1.0 { pair / pair.length_squared().sqrt() } else { pair };
             let plane: Vec2 = key.in_unit_ball(fish, Stream::Jitter);
             assert_eq!(plane.to_array().map(f32::to_bits), disc.to_array().map(f32::to_bits), "fish {fish}");

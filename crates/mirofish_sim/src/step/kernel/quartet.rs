@@ -30,7 +30,7 @@ use crate::rules::boundary;
 use crate::rules::nearest::Nearest;
 use crate::rules::noise::Stream;
 use crate::rules::{self, NeighbourhoodLanes, RuleForces};
-use crate::step::crowding::{Strata, stretch_cap, thinning_step};
+use crate::step::crowding::{Strata, on_stride, stretch_cap, thinning_step};
 use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, PLANE_RUNS};
 use crate::world::school;
 use crate::world::tank::BoundaryMode;
@@ -441,21 +441,18 @@ impl ForceKernel<'_> {
         // Each quartet starts its stride elsewhere, so that neighbouring
         // quartets look at different samples.
         let offset = (q.base / LANES) % step;
-        // The first index of `a..b`, a piece of `run`, on the run's stride.
-        let on_stride = |run: &core::ops::Range<usize>, a: usize, b: usize| {
-            let start = run.start + offset;
-            let first = if a <= start { start } else { start + (a - start).div_ceil(step) * step };
-            (first.min(b)..b).step_by(step)
-        };
+        // The indices of `a..b`, a piece of `run`, on the run's stride.
+        let on_its_stride =
+            |run: &core::ops::Range<usize>, a: usize, b: usize| on_stride(run.start + offset, step, a, b);
         let mut looked = [0usize; LANES];
         for run in runs.iter() {
-            let all = on_stride(&run, run.start, run.end).len();
+            let all = on_its_stride(&run, run.start, run.end).len();
             for (l, looked) in looked.iter_mut().enumerate() {
                 let me = q.base + l;
-                *looked += all - usize::from(on_stride(&run, me, me + 1).len() == 1 && run.contains(&me));
+                *looked += all - usize::from(on_its_stride(&run, me, me + 1).len() == 1 && run.contains(&me));
             }
         }
-        let mut hoods = self.scan_quartet::<WRAP, AVX2, _>(q, runs, on_stride);
+        let mut hoods = self.scan_quartet::<WRAP, AVX2, _>(q, runs, on_its_stride);
         for (l, looked) in looked.into_iter().enumerate() {
             let mut hood = hoods.lane(l);
             let nearest = (hood.count, hood.velocity_sum, hood.offset_sum);
