@@ -77,10 +77,16 @@ fn plane(threads: usize, path: KernelPath, script: Vec<(u64, FlockCommand)>) -> 
 
 /// The reference school under the generic engine ([`Swarm`]; `Flock3d`
 /// in a volume) in `tank`, after [`TICKS`] ticks of `script` on `threads`
-/// threads.
-fn swarm<V: Vector>(tank: TankOf<V>, threads: usize, script: Vec<(u64, FlockCommand<V>)>) -> u64 {
+/// threads and the `path` build of the force pass.
+fn swarm<V: Vector>(
+    tank: TankOf<V>,
+    threads: usize,
+    path: KernelPath,
+    script: Vec<(u64, FlockCommand<V>)>,
+) -> u64 {
     let mut swarm =
         Swarm::<V>::new(FlockParams::default(), tank, 2000, 1).unwrap().with_threads(threads).unwrap();
+    swarm.set_kernel_path(path);
     for (tick, command) in script {
         swarm.schedule(tick, command).unwrap();
     }
@@ -99,18 +105,22 @@ fn the_plane_reference_run_is_pinned_on_every_build_and_thread_count() {
 }
 
 #[test]
-fn the_volume_reference_run_is_pinned_on_every_thread_count() {
+fn the_volume_reference_run_is_pinned_on_every_build_and_thread_count() {
     for threads in [1, 2] {
-        let hash = swarm(Tank3d::default(), threads, Vec::new());
-        assert_eq!(hash, VOLUME, "{threads} thread(s): {hash:#018x}");
+        for path in [KernelPath::Fastest, KernelPath::Portable] {
+            let hash = swarm(Tank3d::default(), threads, path, Vec::new());
+            assert_eq!(hash, VOLUME, "{threads} thread(s), {path:?}: {hash:#018x}");
+        }
     }
 }
 
 #[test]
-fn the_generic_engine_on_a_plane_is_pinned_on_every_thread_count() {
+fn the_generic_engine_on_a_plane_is_pinned_on_every_build_and_thread_count() {
     for threads in [1, 2] {
-        let hash = swarm(Tank::default(), threads, Vec::new());
-        assert_eq!(hash, SWARM_PLANE, "{threads} thread(s): {hash:#018x}");
+        for path in [KernelPath::Fastest, KernelPath::Portable] {
+            let hash = swarm(Tank::default(), threads, path, Vec::new());
+            assert_eq!(hash, SWARM_PLANE, "{threads} thread(s), {path:?}: {hash:#018x}");
+        }
     }
 }
 
@@ -121,9 +131,12 @@ fn the_busy_scene_is_pinned_in_both_spaces_on_every_build_and_thread_count() {
             let hash = plane(threads, path, busy(Vec2::new));
             assert_eq!(hash, BUSY_PLANE, "plane, {threads} thread(s), {path:?}: {hash:#018x}");
         }
-        let hash = swarm(Tank3d::default(), threads, busy(|x, y| Vec3::new(x, y, 0.3 * x)));
-        assert_eq!(hash, BUSY_VOLUME, "volume, {threads} thread(s): {hash:#018x}");
-        let hash = swarm(Tank::default(), threads, busy(Vec2::new));
-        assert_eq!(hash, BUSY_SWARM_PLANE, "generic engine on a plane, {threads} thread(s): {hash:#018x}");
+        for path in [KernelPath::Fastest, KernelPath::Portable] {
+            let hash = swarm(Tank3d::default(), threads, path, busy(|x, y| Vec3::new(x, y, 0.3 * x)));
+            assert_eq!(hash, BUSY_VOLUME, "volume, {threads} thread(s), {path:?}: {hash:#018x}");
+            let hash = swarm(Tank::default(), threads, path, busy(Vec2::new));
+            let on = format!("generic engine on a plane, {threads} thread(s), {path:?}");
+            assert_eq!(hash, BUSY_SWARM_PLANE, "{on}: {hash:#018x}");
+        }
     }
 }

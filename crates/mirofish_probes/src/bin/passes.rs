@@ -32,10 +32,10 @@
 //! second; 0, the default, is off: what the gait costs is the same
 //! command with and without them).
 //!
-//! On a plane, every timed tick starts from the same warmed-up state, so
-//! the density stays the one named: `--avx2 0` runs the portable build of
-//! the force pass where the CPU has AVX2 (to measure what AVX2 gains),
-//! `--spatial 1` renumbers the slots in the grid's order every tick
+//! In both spaces `--avx2 0` runs the portable build of the force pass
+//! where the CPU has AVX2 (to measure what AVX2 gains). On a plane, every
+//! timed tick starts from the same warmed-up state, so the density stays
+//! the one named, and `--spatial 1` renumbers the slots in the grid's order every tick
 //! (`SlotOrder::Spatial`).
 //!
 //! In a volume the ticks follow one another, each timed stage by stage
@@ -145,7 +145,7 @@ impl Probe {
                 _ => return Err(USAGE.to_string()),
             }
             let only = match flag.as_str() {
-                "--avx2" | "--spatial" => &mut probe.plane_only,
+                "--spatial" => &mut probe.plane_only,
                 "--zones" => &mut probe.volume_only,
                 _ => continue,
             };
@@ -232,6 +232,7 @@ impl Probe {
         let density = self.neighbours.unwrap_or(7.0);
         let tank = Tank3d::for_mean_neighbours_3d(self.fish, params.perception_radius, density);
         let mut flock = Flock3d::new(params, tank, self.fish, 1).map_err(|e| e.to_string())?;
+        flock.set_kernel_path(self.path);
         flock.set_zones(self.zones.then(Zones::default)).map_err(|e| e.to_string())?;
         flock.run(self.warmup.unwrap_or(2));
         // The cap once warmed up, as on a plane.
@@ -260,7 +261,8 @@ impl Probe {
         }
         let pile = if self.pile { ", every fish on one point" } else { "" };
         let model = if self.zones { "Couzin's zones" } else { "the rules" };
-        report.heading = format!("in a volume, {model}{pile}");
+        let build = if self.path.uses_avx2() { "AVX2" } else { "portable" };
+        report.heading = format!("in a volume, {model}, {build} build of the force pass{pile}");
         report.neighbours = flock.neighbour_counts().map(f64::from).sum::<f64>() / flock.len().max(1) as f64;
         report.hash = swarm_hash(&flock);
         Ok(report)

@@ -10,7 +10,7 @@
 use core::fmt::Debug;
 use core::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4, Vec4Swizzles};
 
 /// A position, velocity or force in two or three dimensions.
 pub trait Vector:
@@ -39,6 +39,14 @@ pub trait Vector:
     const X: Self;
     /// The default tank's size along each axis.
     const TANK: Self;
+    /// Where a [`Vector::Record`]'s velocity starts: which of its
+    /// [`Vector::record_vectors`], and which lane of it.
+    const VELOCITY_AT: [usize; 2];
+
+    /// A fish's position and velocity packed for the neighbour scans, whole
+    /// vectors of four lanes: `[x, y, vx, vy]` on a plane (one load per
+    /// candidate), `[x, y, z, 0]` then `[vx, vy, vz, 0]` in a volume.
+    type Record: Copy + Debug + Default + PartialEq + Send + Sync + 'static;
 
     /// The component along axis `i` (`0..DIM`).
     fn axis(self, i: usize) -> f32;
@@ -80,6 +88,48 @@ pub trait Vector:
     /// The product of the components: an area on a plane, a volume in a
     /// volume.
     fn product(self) -> f32;
+
+    /// `position` and `velocity` packed into a record.
+    fn pack(position: Self, velocity: Self) -> Self::Record;
+    /// The record as vectors of four lanes: the position's first (axis `i`
+    /// in lane `i`), the velocity's at [`Vector::VELOCITY_AT`] (on a plane
+    /// both are the one vector).
+    fn record_vectors(record: &Self::Record) -> [Vec4; 2];
+
+    /// The position of a record.
+    #[inline(always)]
+    fn record_position(record: &Self::Record) -> Self {
+        Self::from_fn(|i| record_position_axis::<Self>(record, i))
+    }
+    /// The velocity of a record.
+    #[inline(always)]
+    fn record_velocity(record: &Self::Record) -> Self {
+        Self::from_fn(|i| record_velocity_axis::<Self>(record, i))
+    }
+}
+
+/// Axis `i` of a record's position.
+#[inline(always)]
+pub(crate) fn record_position_axis<V: Vector>(record: &V::Record, i: usize) -> f32 {
+    lane(V::record_vectors(record)[0], i)
+}
+
+/// Axis `i` of a record's velocity.
+#[inline(always)]
+pub(crate) fn record_velocity_axis<V: Vector>(record: &V::Record, i: usize) -> f32 {
+    let [vector, first] = V::VELOCITY_AT;
+    lane(V::record_vectors(record)[vector], first + i)
+}
+
+/// Lane `l` of `v` (a constant once inlined: one shuffle, no store).
+#[inline(always)]
+fn lane(v: Vec4, l: usize) -> f32 {
+    match l {
+        0 => v.x,
+        1 => v.y,
+        2 => v.z,
+        _ => v.w,
+    }
 }
 
 /// What both implementations share: indexing, splatting, the
@@ -127,10 +177,28 @@ impl Vector for Vec2 {
     const ZERO: Self = Vec2::ZERO;
     const X: Self = Vec2::X;
     const TANK: Self = Vec2::new(1280.0, 720.0);
+    const VELOCITY_AT: [usize; 2] = [0, 2];
+    type Record = Vec4;
 
     #[inline(always)]
     fn from_fn(mut f: impl FnMut(usize) -> f32) -> Self {
         Vec2::new(f(0), f(1))
+    }
+    #[inline(always)]
+    fn pack(position: Self, velocity: Self) -> Vec4 {
+        Vec4::new(position.x, position.y, velocity.x, velocity.y)
+    }
+    #[inline(always)]
+    fn record_vectors(record: &Vec4) -> [Vec4; 2] {
+        [*record; 2]
+    }
+    #[inline(always)]
+    fn record_position(record: &Vec4) -> Self {
+        record.xy()
+    }
+    #[inline(always)]
+    fn record_velocity(record: &Vec4) -> Self {
+        record.zw()
     }
     #[inline(always)]
     fn product(self) -> f32 {
@@ -148,10 +216,20 @@ impl Vector for Vec3 {
     const ZERO: Self = Vec3::ZERO;
     const X: Self = Vec3::X;
     const TANK: Self = Vec3::new(1280.0, 720.0, 720.0);
+    const VELOCITY_AT: [usize; 2] = [1, 0];
+    type Record = [Vec4; 2];
 
     #[inline(always)]
     fn from_fn(mut f: impl FnMut(usize) -> f32) -> Self {
         Vec3::new(f(0), f(1), f(2))
+    }
+    #[inline(always)]
+    fn pack(position: Self, velocity: Self) -> [Vec4; 2] {
+        [position.extend(0.0), velocity.extend(0.0)]
+    }
+    #[inline(always)]
+    fn record_vectors(record: &[Vec4; 2]) -> [Vec4; 2] {
+        *record
     }
     #[inline(always)]
     fn product(self) -> f32 {
@@ -175,6 +253,13 @@ mod tests {
         }
         assert_eq!(V::ZERO.try_normalize(), None);
         assert_eq!(V::X.length(), 1.0);
+        let w = V::from_fn(|i| -(i as f32) - 10.0);
+        let record = V::pack(v, w);
+        assert_eq!((V::record_position(&record), V::record_velocity(&record)), (v, w));
+        for i in 0..V::DIM {
+            assert_eq!(record_position_axis::<V>(&record, i), v.axis(i));
+            assert_eq!(record_velocity_axis::<V>(&record, i), w.axis(i));
+        }
     }
 
     #[test]

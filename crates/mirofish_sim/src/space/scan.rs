@@ -45,29 +45,6 @@ impl Axes {
     }
 }
 
-impl Axes {
-    /// The coordinates of the fish in `slots`, axis by axis (the axes past
-    /// `V::DIM` are axis 0's again, never read): slices of one length, so
-    /// that a loop over them needs no bounds check.
-    #[inline(always)]
-    pub fn run<V: Vector>(&self, slots: Range<usize>) -> [&[f32]; 3] {
-        // Written out rather than `array::from_fn`, whose closure the
-        // compiler called once per axis and run instead of inlining it.
-        let [x, y, z] = &self.axis;
-        let (y, z) = (if V::DIM > 1 { y } else { x }, if V::DIM > 2 { z } else { x });
-        [&x[slots.clone()], &y[slots.clone()], &z[slots]]
-    }
-
-    /// The coordinates of the fish in `slot` (the axes past `V::DIM` are
-    /// axis 0's again, never read).
-    #[inline(always)]
-    pub fn at<V: Vector>(&self, slot: usize) -> [f32; 3] {
-        let [x, y, z] = &self.axis;
-        let (y, z) = (if V::DIM > 1 { y } else { x }, if V::DIM > 2 { z } else { x });
-        [x[slot], y[slot], z[slot]]
-    }
-}
-
 /// A fish's position and reach, in lanes.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Reach2 {

@@ -18,7 +18,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg32;
 use rayon::prelude::*;
 
-use super::quartet::{LANES, QuartetReach, QuartetSums, scan_quartet, scan_sample};
+use super::quartet::{LANES, QuartetSums};
 use super::scan::{Axes, Reach2, scan};
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
@@ -34,6 +34,8 @@ use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
 use crate::step::command::FlockCommand;
 use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::step::crowding::{Strata, stretch_cap, thinning_step};
+use crate::step::kernel::scan::{self, QuartetReach, QuartetSeparation};
+use crate::step::kernel::{Avx2, KernelPath};
 use crate::world::grid::offset;
 use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, CellGrid, MAX_RUNS};
 use crate::world::groups::{self, NO_GROUP};
@@ -117,6 +119,8 @@ pub struct Swarm<V: Vector> {
     /// Whether the force pass scans fish by quartets where it can (off
     /// only in the test that compares both ways).
     quartets: bool,
+    /// Which build of the force pass runs.
+    kernel_path: KernelPath,
     /// Each slot's rule forces from the last force pass, while
     /// [`Swarm::set_record_rules`] is on (empty otherwise).
     rules: Vec<RuleForces<V>>,
@@ -308,6 +312,7 @@ impl<V: Vector> Swarm<V> {
             leading: false,
             pool: None,
             quartets: true,
+            kernel_path: KernelPath::default(),
             rules: Vec::new(),
             record_rules: false,
         };
@@ -841,6 +846,17 @@ impl<V: Vector> Swarm<V> {
         self.kicks.get(slot).map(|k| k.acceleration)
     }
 
+    /// Chooses which build of the force pass runs (the fastest this CPU
+    /// runs unless told otherwise); every build gives the same bits.
+    pub fn set_kernel_path(&mut self, path: KernelPath) {
+        self.kernel_path = path;
+    }
+
+    /// Which build of the force pass runs.
+    pub fn kernel_path(&self) -> KernelPath {
+        self.kernel_path
+    }
+
     /// Keeps (or stops keeping) each fish's rule forces from the force
     /// pass ([`Swarm::rules_at`]). Off by default. The kicks are the same
     /// bits either way: while it is on the pass takes the fish one at a
@@ -993,7 +1009,7 @@ impl<V: Vector> Swarm<V> {
         // reaches, whatever the rules' radius: the cells must hold it.
         let radius = self.zones.as_ref().map_or(rules_radius, |z| rules_radius.max(z.reach()));
         let wrap = self.tank.boundary == BoundaryMode::Wrap;
-        self.grid.rebuild(&self.fish.position, &self.tank, radius, wrap);
+        self.grid.rebuild_with_velocities(&self.fish.position, &self.fish.velocity, &self.tank, radius, wrap);
         // Store the fish in cell order: the force pass then reads each
         // cell's fish from consecutive memory, and the next tick's order
         // is nearly this one, so gathering it reads nearly in sequence.
@@ -1032,6 +1048,7 @@ impl<V: Vector> Swarm<V> {
             one_school: self.params.len() == 1,
             grid: &self.grid,
             axes: &self.axes,
+            snapshot: self.grid.snapshot(),
             group: &self.group,
             fish: &self.fish,
             params: &self.params,
@@ -1039,6 +1056,7 @@ impl<V: Vector> Swarm<V> {
             scene: &self.scene,
             key: TickKey::new(self.seed, self.tick),
             quartets: self.quartets,
+            avx2: self.kernel_path.avx2(),
             quiet: self.scene.leaves_fish_alone(!self.group.is_empty(), self.leading),
         };
         let kicks = &mut self.kicks;
@@ -1062,23 +1080,7 @@ impl<V: Vector> Swarm<V> {
             kicks
                 .par_chunks_mut(CHUNK)
                 .enumerate()
-                .map(|(c, chunk)| {
-                    let mut together = [0, 0];
-                    for (q, quartet) in chunk.chunks_mut(LANES).enumerate() {
-                        let base = c * CHUNK + q * LANES;
-                        match pass.quartets.then(|| pass.quartet(base, quartet)).flatten() {
-                            Some(in_lanes) => {
-                                together = [together[0] + 1, together[1] + usize::from(in_lanes)]
-                            }
-                            None => {
-                                for (k, kick) in quartet.iter_mut().enumerate() {
-                                    *kick = pass.fish(base + k, None);
-                                }
-                            }
-                        }
-                    }
-                    together
-                })
+                .map(|(c, chunk)| pass.run(c * CHUNK, chunk))
                 .reduce(|| [0, 0], |a, b| [a[0] + b[0], a[1] + b[1]])
         })
     }
@@ -1251,6 +1253,8 @@ struct ForcePass<'a, V: Vector> {
     grid: &'a CellGrid<V>,
     /// The fish's coordinates axis by axis, in cell order.
     axes: &'a Axes,
+    /// Each fish's position and velocity, in cell order.
+    snapshot: &'a [V::Record],
     /// Each fish's group by id (empty: nobody is in one).
     group: &'a [u16],
     /// The fish, in this tick's cell order.
@@ -1270,10 +1274,80 @@ struct ForcePass<'a, V: Vector> {
     key: TickKey,
     /// Whether to scan by quartets where they qualify.
     quartets: bool,
+    /// Run the AVX2 build of the pass: only where the CPU has AVX2 (the
+    /// proof) and the swarm allows it ([`KernelPath`]).
+    #[cfg_attr(not(target_arch = "x86_64"), expect(dead_code, reason = "only x86-64 has an AVX2 build"))]
+    avx2: Option<Avx2>,
     /// Whether nothing in the scene steers a fish
     /// ([`Scene::leaves_fish_alone`]): a quartet of one school then takes
     /// its rules in lanes.
     quiet: bool,
+}
+
+impl<V: Vector> ForcePass<'_, V> {
+    /// The kicks of the fish from slot `base` (a multiple of four), one
+    /// work item of the pass: by quartets where they qualify
+    /// ([`ForcePass::quartet`]), else fish by fish. Returns the number of
+    /// quartets scanned together, and of those whose rules went in lanes.
+    fn run(&self, base: usize, kicks: &mut [Kick<V>]) -> [usize; 2] {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2.is_some() {
+            // SAFETY: an `Avx2` exists only where the CPU has AVX2
+            // (`Avx2::detect`), which is all `run_avx2` asks.
+            #[expect(
+                unsafe_code,
+                reason = "a call to the AVX2 build of the pass, once the CPU is known to have it"
+            )]
+            return unsafe { self.run_avx2(base, kicks) };
+        }
+        self.run_in::<false>(base, kicks)
+    }
+
+    /// [`ForcePass::run`] compiled for AVX2 (everything it inlines: the
+    /// quartets and their scans), where the quartet scan takes its
+    /// candidates two at a time. The same bits: no fused multiply-add, and
+    /// every sum in the same order.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn run_avx2(&self, base: usize, kicks: &mut [Kick<V>]) -> [usize; 2] {
+        self.run_in::<true>(base, kicks)
+    }
+
+    /// [`ForcePass::run`], with the AVX2 scan (`AVX2`, only where the CPU
+    /// has it) or without, on a torus or not as the grid is.
+    #[inline(always)]
+    fn run_in<const AVX2: bool>(&self, base: usize, kicks: &mut [Kick<V>]) -> [usize; 2] {
+        if self.grid.wraps() {
+            self.run_quartets::<true, AVX2>(base, kicks)
+        } else {
+            self.run_quartets::<false, AVX2>(base, kicks)
+        }
+    }
+
+    /// [`ForcePass::run_in`] on a torus (`WRAP`) or not.
+    #[inline(always)]
+    fn run_quartets<const WRAP: bool, const AVX2: bool>(
+        &self,
+        base: usize,
+        kicks: &mut [Kick<V>],
+    ) -> [usize; 2] {
+        let mut together = [0, 0];
+        for (q, quartet) in kicks.chunks_mut(LANES).enumerate() {
+            let base = base + q * LANES;
+            // An `if`, not `bool::then`: a closure would be a function of
+            // its own, without AVX2.
+            let scanned = if self.quartets { self.quartet::<WRAP, AVX2>(base, quartet) } else { None };
+            match scanned {
+                Some(in_lanes) => together = [together[0] + 1, together[1] + usize::from(in_lanes)],
+                None => {
+                    for (k, kick) in quartet.iter_mut().enumerate() {
+                        *kick = self.fish(base + k, None);
+                    }
+                }
+            }
+        }
+        together
+    }
 }
 
 impl<V: Vector> ForcePass<'_, V> {
@@ -1361,8 +1435,12 @@ impl<V: Vector> ForcePass<'_, V> {
     /// one; past it, thinned in strata ([`ForcePass::scan_strata`]). `None`
     /// (nothing written) where the quartet does not qualify, else whether
     /// its rules went in lanes ([`ForcePass::finish_in_lanes`]).
-    #[inline]
-    fn quartet(&self, base: usize, kicks: &mut [Kick<V>]) -> Option<bool> {
+    #[inline(always)]
+    fn quartet<const WRAP: bool, const AVX2: bool>(
+        &self,
+        base: usize,
+        kicks: &mut [Kick<V>],
+    ) -> Option<bool> {
         let kicks = <&mut [Kick<V>; LANES]>::try_from(kicks).ok()?;
         if self.zones.is_some() {
             return None;
@@ -1386,7 +1464,13 @@ impl<V: Vector> ForcePass<'_, V> {
             }
             (reach[l], caps[l]) = (now.reach, params.neighbour_cap);
         }
-        let quartet = QuartetReach::new(base, positions, reach, self.tank.size(), self.grid.wraps());
+        let lanes = |f: fn(&Reach) -> f32| Vec4::from_array(reach.map(|r| f(&r)));
+        let radii =
+            [lanes(|r| r.perception2), lanes(|r| r.separation), lanes(|r| r.separation2), lanes(|r| r.floor)];
+        let at = core::array::from_fn(|i| {
+            if i < V::DIM { Vec4::from_array(positions.map(|p| p.axis(i))) } else { Vec4::ZERO }
+        });
+        let quartet = QuartetReach::new(base, at, radii, self.tank.size());
         let cap = caps.into_iter().min().unwrap_or(0);
         let cells: [[u32; 3]; LANES] = core::array::from_fn(|l| self.grid.coords(positions[l]));
         // Fish of one row, sorted by column, within a short stretch of it:
@@ -1405,7 +1489,7 @@ impl<V: Vector> ForcePass<'_, V> {
         };
         let whole = pass_end(0);
         let sums = if whole == LANES {
-            self.scan_pass(&quartet, cells[0], cells[LANES - 1][0], cap, true)?
+            self.scan_pass::<WRAP, AVX2>(&quartet, cells[0], cells[LANES - 1][0], cap, true)?
         } else {
             // A quartet across rows (or spread far along one): a pass per
             // stretch, each lane taken from its own, whose sums are those
@@ -1415,8 +1499,8 @@ impl<V: Vector> ForcePass<'_, V> {
             let mut l = 0;
             while l < LANES {
                 let end = if l == 0 { whole } else { pass_end(l) };
-                let pass = quartet.only(l..end);
-                sums.take_lanes(&self.scan_pass(&pass, cells[l], cells[end - 1][0], cap, false)?, l..end);
+                let pass = self.scan_pass::<WRAP, AVX2>(&quartet, cells[l], cells[end - 1][0], cap, false)?;
+                sums.take_lanes(&pass, l..end);
                 l = end;
             }
             sums
@@ -1440,7 +1524,7 @@ impl<V: Vector> ForcePass<'_, V> {
     /// not be thinned and one of its fish alone might be: a pass of part of
     /// a quartet keeps the bits of its fish one at a time.
     #[inline(always)]
-    fn scan_pass(
+    fn scan_pass<const WRAP: bool, const AVX2: bool>(
         &self,
         quartet: &QuartetReach,
         first: [u32; 3],
@@ -1457,13 +1541,23 @@ impl<V: Vector> ForcePass<'_, V> {
         }
         match stretch_cap::<V, MAX_RUNS>(&along, cap, columns) {
             None => {
-                let mut sums = scan_quartet(self.axes, &self.fish.velocity, &along, quartet);
+                let (mut sums, mut close) = (scan::QuartetSums::default(), QuartetSeparation::default());
+                let all = |_: &core::ops::Range<usize>, a: usize, b: usize| a..b;
+                let runs = along.iter();
+                scan::scan_runs::<V, WRAP, AVX2, true, _>(
+                    self.snapshot,
+                    (&mut sums, &mut close),
+                    runs,
+                    &all,
+                    quartet,
+                );
+                let mut sums = QuartetSums::from_scan(&sums, &close, quartet);
                 for l in 0..LANES {
-                    self.settle_ties(quartet.base() + l, sums.separation_mut(l));
+                    self.settle_ties(quartet.base + l, sums.separation_mut(l));
                 }
                 Some(sums)
             }
-            Some(cap) => may_thin.then(|| self.scan_strata(quartet, &along, cap)),
+            Some(cap) => may_thin.then(|| self.scan_strata::<WRAP, AVX2>(quartet, &along, cap)),
         }
     }
 
@@ -1472,18 +1566,29 @@ impl<V: Vector> ForcePass<'_, V> {
     /// of the runs on a stride, each stratum scaled by its candidates over
     /// those looked at ([`crate::step::crowding`]), as a quartet on a
     /// plane.
-    fn scan_strata(
+    #[inline(always)]
+    fn scan_strata<const WRAP: bool, const AVX2: bool>(
         &self,
         quartet: &QuartetReach,
         runs: &CandidateRuns<MAX_RUNS>,
         cap: u32,
     ) -> QuartetSums<V> {
-        let base = quartet.base();
+        let base = quartet.base;
         let own = self.grid.cells_between(self.fish.position[base], self.fish.position[base + LANES - 1]);
         let strata = Strata::<SAMPLE>::new::<V, MAX_RUNS>(runs, own, cap, base);
-        let velocities = &self.fish.velocity;
-        let mut sums = [strata.own.indices(), strata.rest.indices()]
-            .map(|sample| scan_sample(self.axes, velocities, sample, quartet));
+        // A loop, not a `map` over the two: a closure would be a function
+        // of its own, without AVX2.
+        let mut sums = [QuartetSums::new(), QuartetSums::new()];
+        for (sums, sample) in sums.iter_mut().zip([strata.own.indices(), strata.rest.indices()]) {
+            let (mut scanned, mut close) = (scan::QuartetSums::default(), QuartetSeparation::default());
+            scan::scan_sample::<V, WRAP, AVX2, true>(
+                self.snapshot,
+                (&mut scanned, &mut close),
+                sample,
+                quartet,
+            );
+            *sums = QuartetSums::from_scan(&scanned, &close, quartet);
+        }
         for sums in &mut sums {
             for l in 0..LANES {
                 self.settle_ties(base + l, sums.separation_mut(l));
@@ -1714,10 +1819,16 @@ mod tests {
     fn quartets_agree<V: Vector>(mut a: Swarm<V>, ticks: u64, [share, lanes]: [f32; 2]) {
         let mut b = a.clone();
         b.quartets = false;
+        // The portable build of the quartets' scan too, where the CPU has
+        // the AVX2 one.
+        let mut portable = a.clone();
+        portable.set_kernel_path(KernelPath::Portable);
         for tick in 0..ticks {
             a.step();
             b.step();
+            portable.step();
             assert_eq!(swarm_hash(&a), swarm_hash(&b), "tick {tick}");
+            assert_eq!(swarm_hash(&a), swarm_hash(&portable), "tick {tick}, portable");
         }
         let mut c = a.clone();
         c.apply_commands();

@@ -47,6 +47,7 @@ use crate::world::tank::{BoundaryMode, Tank};
 
 mod cache;
 mod quartet;
+pub(crate) mod scan;
 
 pub(crate) use cache::SchoolCache;
 
@@ -525,15 +526,6 @@ impl ForceKernel<'_> {
         }
         hood
     }
-}
-
-/// `d` brought to the nearest image on a torus axis of length `size`
-/// (`half` = `size / 2`), lane by lane, as [`offset`] does for one pair.
-#[inline(always)]
-fn nearest_image(d: Vec4, half: f32, size: f32) -> Vec4 {
-    let above = d.cmpgt(Vec4::splat(half));
-    let below = d.cmplt(Vec4::splat(-half));
-    Vec4::select(above, d - Vec4::splat(size), Vec4::select(below, d + Vec4::splat(size), d))
 }
 
 #[cfg(test)]

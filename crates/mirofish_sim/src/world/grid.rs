@@ -11,10 +11,11 @@
 //! sorted order on a plane and nine in a volume (twice as many across a
 //! wrap seam), which is what makes the force passes cache-friendly. Narrow
 //! columns follow the reach of a fish along the row more closely than
-//! cubes would (a block of 2.5 × 3 × 3 radii instead of 3 × 3 × 3). On a
-//! plane the grid also keeps a sorted snapshot of each fish's position and
-//! velocity together in one 16-byte vector `[x, y, vx, vy]`, so the plane's
-//! kernel reads a candidate with one aligned load.
+//! cubes would (a block of 2.5 × 3 × 3 radii instead of 3 × 3 × 3). The
+//! grid also keeps a sorted snapshot of each
+//! fish's position and velocity together ([`Vector::Record`]: one 16-byte
+//! vector `[x, y, vx, vy]` on a plane, two in a volume), so the force
+//! kernel reads a candidate with one or two aligned loads.
 //!
 //! Cell coordinates are clamped (walls) or wrapped (torus), so a fish on the
 //! border never indexes outside the grid and no cell is scanned twice.
@@ -89,10 +90,10 @@ pub struct CellGrid<V: Vector> {
     renumbered: bool,
     /// `0, 1, 2, …`, at least as long as the fish indexed where renumbered.
     identity: Vec<u32>,
-    /// On a plane, the snapshot in sorted order: `[x, y, vx, vy]` per fish,
-    /// padded with zeros to a whole number of quartets (empty unless the
-    /// grid was rebuilt with the velocities).
-    snapshot: Vec<Vec4>,
+    /// The snapshot in sorted order: each fish's position and velocity
+    /// ([`Vector::Record`]), padded with zeros to a whole number of
+    /// quartets (empty unless the grid was rebuilt with the velocities).
+    snapshot: Vec<V::Record>,
 }
 
 /// Fish per quartet: the force kernel takes the fish four at a time, one
@@ -449,19 +450,19 @@ impl<V: Vector> CellGrid<V> {
     /// Heap bytes held by the index's buffers.
     pub fn heap_bytes(&self) -> usize {
         let u32s = self.sorted.heap_u32s() + self.cell_of.capacity() + self.identity.capacity();
-        u32s * 4 + self.snapshot.capacity() * core::mem::size_of::<Vec4>()
+        u32s * 4 + self.snapshot.capacity() * core::mem::size_of::<V::Record>()
     }
 }
 
-impl CellGrid<Vec2> {
-    /// [`CellGrid::rebuild`] on a plane, keeping the snapshot the plane's
-    /// kernel reads as well: each fish's position and `velocity` (indexed
+impl<V: Vector> CellGrid<V> {
+    /// [`CellGrid::rebuild`], keeping the snapshot the force kernel reads
+    /// as well: each fish's position and `velocity` (indexed
     /// by slot) in sorted order.
     pub fn rebuild_with_velocities(
         &mut self,
-        position: &[Vec2],
-        velocity: &[Vec2],
-        tank: &TankOf<Vec2>,
+        position: &[V],
+        velocity: &[V],
+        tank: &TankOf<V>,
         radius: f32,
         wrap: bool,
     ) {
@@ -473,9 +474,9 @@ impl CellGrid<Vec2> {
     /// fish of each cell ordered by a key of their own instead of by slot.
     pub(crate) fn rebuild_gathering(
         &mut self,
-        position: &[Vec2],
-        velocity: &[Vec2],
-        tank: &TankOf<Vec2>,
+        position: &[V],
+        velocity: &[V],
+        tank: &TankOf<V>,
         radius: f32,
         wrap: bool,
         extras: Extras<'_>,
@@ -490,8 +491,8 @@ impl CellGrid<Vec2> {
         // for `AHEAD` fish early: by now they are usually out of the cache).
         // Every fish's entry is overwritten below: only the padding of the
         // last quartet needs zeroing, not the whole snapshot.
-        self.snapshot.resize(n.next_multiple_of(QUARTET), Vec4::ZERO);
-        self.snapshot[n..].fill(Vec4::ZERO);
+        self.snapshot.resize(n.next_multiple_of(QUARTET), V::Record::default());
+        self.snapshot[n..].fill(V::Record::default());
         let order = &self.sorted.order;
         // The slots of chunk `chunk`, and those `AHEAD` places further on.
         let slots = |chunk: usize| {
@@ -499,14 +500,14 @@ impl CellGrid<Vec2> {
             let end = (start + GATHER_CHUNK).min(n);
             (&order[start..end], &order[(start + AHEAD).min(n)..])
         };
-        let gather = |snapshot: &mut [Vec4], (mine, ahead): (&[u32], &[u32])| {
+        let gather = |snapshot: &mut [V::Record], (mine, ahead): (&[u32], &[u32])| {
             for (k, (fish, &i)) in snapshot.iter_mut().zip(mine).enumerate() {
                 if let Some(&a) = ahead.get(k) {
                     prefetch(position, a as usize);
                     prefetch(velocity, a as usize);
                 }
                 let (p, v) = (position[i as usize], velocity[i as usize]);
-                *fish = Vec4::new(p.x, p.y, v.x, v.y);
+                *fish = V::pack(p, v);
             }
         };
         let snapshot = self.snapshot.par_chunks_mut(GATHER_CHUNK).enumerate();
@@ -530,28 +531,30 @@ impl CellGrid<Vec2> {
 
     /// Position of the fish at sorted index `s`.
     #[inline]
-    pub fn sorted_position(&self, s: usize) -> Vec2 {
-        self.snapshot[s].xy()
+    pub fn sorted_position(&self, s: usize) -> V {
+        V::record_position(&self.snapshot[s])
     }
 
     /// Velocity of the fish at sorted index `s`.
     #[inline]
-    pub fn sorted_velocity(&self, s: usize) -> Vec2 {
-        self.snapshot[s].zw()
+    pub fn sorted_velocity(&self, s: usize) -> V {
+        V::record_velocity(&self.snapshot[s])
     }
 
     /// Positions in sorted order.
-    pub fn sorted_positions(&self) -> impl ExactSizeIterator<Item = Vec2> + '_ {
-        self.snapshot[..self.len().min(self.snapshot.len())].iter().map(|f| f.xy())
+    pub fn sorted_positions(&self) -> impl ExactSizeIterator<Item = V> + '_ {
+        self.snapshot[..self.len().min(self.snapshot.len())].iter().map(V::record_position)
     }
 
-    /// The sorted snapshot, `[x, y, vx, vy]` per fish, padded with zeros to
-    /// a whole number of quartets.
+    /// The sorted snapshot, a record per fish, padded with zeros to a
+    /// whole number of quartets.
     #[inline]
-    pub(crate) fn snapshot(&self) -> &[Vec4] {
+    pub(crate) fn snapshot(&self) -> &[V::Record] {
         &self.snapshot
     }
+}
 
+impl CellGrid<Vec2> {
     /// The quartet of fish at sorted indices `base..base + 4` (`base` a
     /// multiple of four) component by component, one fish per lane:
     /// `[x, y, vx, vy]`. Lanes past the last fish are zero.

@@ -21,10 +21,9 @@
 //! In the AVX2 build of the pass the candidates go two at a time
 //! (`avx2.rs`), each lane still adding them one after the other.
 
-use core::cell::Cell;
-
 use glam::{BVec4A, Vec2, Vec4};
 
+use super::scan::{self, QuartetReach, QuartetSeparation, QuartetSums};
 use super::{ForceKernel, ForceSample, Kick, LANES, NeighbourSearch};
 use crate::rules::boundary;
 use crate::rules::nearest::Nearest;
@@ -45,14 +44,6 @@ mod avx2;
 /// than two would (fewer, and no longer, scans).
 const MAX_SPREAD: u32 = 4 * COLUMNS_PER_RADIUS;
 
-/// Every lane but one, to take a fish out of its own sums.
-const NOT_LANE: [BVec4A; LANES] = [
-    BVec4A::new(false, true, true, true),
-    BVec4A::new(true, false, true, true),
-    BVec4A::new(true, true, false, true),
-    BVec4A::new(true, true, true, false),
-];
-
 /// A scanned quartet, ready for its rules: only what they read (a small
 /// value: the AVX2 build keeps two).
 pub(super) struct Scanned {
@@ -70,67 +61,16 @@ pub(super) struct Scanned {
     school: Option<usize>,
 }
 
-/// The pieces of `run` before, among and after the quartet's own fish
-/// (`own`), each as `pick` takes it: scanning its own fish, a lane must
-/// skip itself.
-#[inline(always)]
-fn around_own<I>(
-    run: &core::ops::Range<usize>,
-    own: &core::ops::Range<usize>,
-    pick: &impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
-) -> [I; 3] {
-    [
-        pick(run, run.start, run.end.min(own.start)),
-        pick(run, run.start.max(own.start), run.end.min(own.end)),
-        pick(run, run.start.max(own.end), run.end),
-    ]
-}
-
 /// The four fish whose neighbourhoods one scan sums, lane by lane.
 struct Quartet {
-    /// Sorted index of lane 0 (a multiple of four).
-    base: usize,
-    /// Positions.
-    x: Vec4,
-    y: Vec4,
-    /// `x` with one lane NaN: scanning its own four, lane `l` meets itself
-    /// as candidate `l` and must not count it (a NaN distance is never
-    /// within reach).
-    x_without: [Vec4; LANES],
-    /// Each lane's school's radii.
-    perception2: Vec4,
-    separation: Vec4,
-    separation2: Vec4,
-    floor: Vec4,
+    /// Where they are and how far each looks (lane 0 at a multiple of
+    /// four).
+    reach: QuartetReach,
     /// Ids, for the jitter and the direction a fish escapes the fish on
     /// top of it along.
     id: [u32; LANES],
     /// The school's topological neighbourhood size (0: metric).
     topological: u32,
-    /// The summed strength of the candidates exactly on top of each fish
-    /// ([`crate::rules::Neighbourhood::tie_strength`]): only piles of fish
-    /// add to it, so it stays out of the scan's sums.
-    tie: Cell<Vec4>,
-}
-
-/// The sums of a quartet's scan, one fish per lane (counts are whole
-/// numbers, exact in `f32` up to 2²⁴ neighbours). Kept in registers.
-#[derive(Clone, Copy, Default)]
-struct QuartetSums {
-    count: Vec4,
-    vx: Vec4,
-    vy: Vec4,
-    dx: Vec4,
-    dy: Vec4,
-}
-
-/// The separation sums, updated only when a candidate is that close to one
-/// of the fish; kept apart so that the hot sums stay in registers.
-#[derive(Clone, Copy, Default)]
-struct QuartetSeparation {
-    count: Vec4,
-    sx: Vec4,
-    sy: Vec4,
 }
 
 impl ForceKernel<'_> {
@@ -260,20 +200,14 @@ impl ForceKernel<'_> {
             Some(Ok(four)) => four,
             _ => core::array::from_fn(|l| self.ids.get(base + l).copied().unwrap_or(0)),
         };
+        let radii =
+            [reach(|r| r.perception2), reach(|r| r.separation), reach(|r| r.separation2), reach(|r| r.floor)];
         let q = Quartet {
-            base,
-            x,
-            y,
-            x_without: core::array::from_fn(|l| Vec4::select(NOT_LANE[l], x, Vec4::NAN)),
-            perception2: reach(|r| r.perception2),
-            separation: reach(|r| r.separation),
-            separation2: reach(|r| r.separation2),
-            floor: reach(|r| r.floor),
+            reach: QuartetReach::new(base, [x, y, Vec4::ZERO], radii, self.tank.size()),
             id,
             // `run` sends a quartet of several schools with a topological
             // one fish by fish.
             topological: if one_school { self.table[schools[0]].topological_neighbours } else { 0 },
-            tie: Cell::new(Vec4::ZERO),
         };
         let cap = match (capped, one_school) {
             (false, _) => 0,
@@ -440,7 +374,7 @@ impl ForceKernel<'_> {
         }
         // Each quartet starts its stride elsewhere, so that neighbouring
         // quartets look at different samples.
-        let offset = (q.base / LANES) % step;
+        let offset = (q.reach.base / LANES) % step;
         // The indices of `a..b`, a piece of `run`, on the run's stride.
         let on_its_stride =
             |run: &core::ops::Range<usize>, a: usize, b: usize| on_stride(run.start + offset, step, a, b);
@@ -448,7 +382,7 @@ impl ForceKernel<'_> {
         for run in runs.iter() {
             let all = on_its_stride(&run, run.start, run.end).len();
             for (l, looked) in looked.iter_mut().enumerate() {
-                let me = q.base + l;
+                let me = q.reach.base + l;
                 *looked += all - usize::from(on_its_stride(&run, me, me + 1).len() == 1 && run.contains(&me));
             }
         }
@@ -481,14 +415,15 @@ impl ForceKernel<'_> {
         cap: u32,
     ) -> NeighbourhoodLanes {
         let g = self.grid;
-        let last = (q.base + LANES).min(g.len()) - 1;
-        let own = g.cells_between(g.sorted_position(q.base), g.sorted_position(last));
-        let strata = Strata::<SAMPLE>::new::<Vec2, PLANE_RUNS>(runs, own, cap, q.base);
+        let base = q.reach.base;
+        let last = (base + LANES).min(g.len()) - 1;
+        let own = g.cells_between(g.sorted_position(base), g.sorted_position(last));
+        let strata = Strata::<SAMPLE>::new::<Vec2, PLANE_RUNS>(runs, own, cap, base);
         let hoods_own = self.scan_sample::<WRAP, AVX2>(q, strata.own.indices());
         let hoods_rest = self.scan_sample::<WRAP, AVX2>(q, strata.rest.indices());
         let mut hoods = NeighbourhoodLanes::default();
         for l in 0..LANES {
-            hoods.set_lane(l, &strata.estimate(q.base + l, runs, &hoods_own.lane(l), &hoods_rest.lane(l)));
+            hoods.set_lane(l, &strata.estimate(base + l, runs, &hoods_own.lane(l), &hoods_rest.lane(l)));
         }
         hoods
     }
@@ -502,10 +437,9 @@ impl ForceKernel<'_> {
         sample: &[u32],
     ) -> NeighbourhoodLanes {
         let (mut acc, mut close) = (QuartetSums::default(), QuartetSeparation::default());
-        let fish_x = |j: usize| if j.wrapping_sub(q.base) < LANES { q.x_without[j - q.base] } else { q.x };
-        let candidates = sample.iter().map(|&j| j as usize);
-        self.scan::<WRAP, AVX2>((&mut acc, &mut close), candidates, self.grid.len(), fish_x, q);
-        if q.tie.get().cmpgt(Vec4::ZERO).any() {
+        let snapshot = self.grid.snapshot();
+        scan::scan_sample::<Vec2, WRAP, AVX2, false>(snapshot, (&mut acc, &mut close), sample, &q.reach);
+        if q.reach.tie.get().cmpgt(Vec4::ZERO).any() {
             self.settle_ties(&mut close, q);
         }
         lanes_of(&acc, &close)
@@ -522,27 +456,15 @@ impl ForceKernel<'_> {
         pick: impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
     ) -> NeighbourhoodLanes {
         let (mut acc, mut close) = (QuartetSums::default(), QuartetSeparation::default());
-        let own = q.base..q.base + LANES;
-        for run in runs.iter() {
-            if run.end <= own.start || own.end <= run.start {
-                // A run without the quartet's own fish (two rows of three).
-                self.scan::<WRAP, AVX2>(
-                    (&mut acc, &mut close),
-                    pick(&run, run.start, run.end),
-                    run.end,
-                    |_| q.x,
-                    q,
-                );
-                continue;
-            }
-            // The quartet's own fish apart: each must skip itself.
-            let [before, mine, after] = around_own(&run, &own, &pick);
-            self.scan::<WRAP, AVX2>((&mut acc, &mut close), before, run.end, |_| q.x, q);
-            let without_self = |j: usize| q.x_without[j - q.base];
-            self.scan::<WRAP, AVX2>((&mut acc, &mut close), mine, run.end, without_self, q);
-            self.scan::<WRAP, AVX2>((&mut acc, &mut close), after, run.end, |_| q.x, q);
-        }
-        if q.tie.get().cmpgt(Vec4::ZERO).any() {
+        let snapshot = self.grid.snapshot();
+        scan::scan_runs::<Vec2, WRAP, AVX2, false, I>(
+            snapshot,
+            (&mut acc, &mut close),
+            runs.iter(),
+            &pick,
+            &q.reach,
+        );
+        if q.reach.tie.get().cmpgt(Vec4::ZERO).any() {
             self.settle_ties(&mut close, q);
         }
         let mut hoods = lanes_of(&acc, &close);
@@ -577,13 +499,14 @@ impl ForceKernel<'_> {
         let mut nearest: [Nearest; LANES] = core::array::from_fn(|_| Nearest::new(q.topological));
         // The lanes with `k` or fewer in range are not needed (their
         // metric sums are): nothing is within a radius of zero.
-        let within = Vec4::select(crowded, q.perception2, Vec4::ZERO);
-        let own = q.base..q.base + LANES;
+        let (reach, base) = (&q.reach, q.reach.base);
+        let within = Vec4::select(crowded, reach.perception2, Vec4::ZERO);
+        let own = base..base + LANES;
         for run in runs.iter() {
-            for (piece, candidates) in around_own(&run, &own, pick).into_iter().enumerate() {
+            for (piece, candidates) in scan::around_own(&run, &own, pick).into_iter().enumerate() {
                 for j in candidates {
-                    let fish_x = if piece == 1 { q.x_without[j - q.base] } else { q.x };
-                    let (_, _, d2) = self.offsets::<WRAP>(snapshot[j], fish_x, q);
+                    let fish_x = if piece == 1 { reach.x_without[j - base] } else { reach.at[0] };
+                    let (_, d2) = reach.offsets::<Vec2, WRAP>(&snapshot[j], fish_x);
                     let close = d2.cmplt(within);
                     if close.any() {
                         let d2s = d2.to_array();
@@ -595,7 +518,7 @@ impl ForceKernel<'_> {
             }
         }
         let (size, wrap) = (self.tank.size(), WRAP);
-        let (xs, ys) = (q.x.to_array(), q.y.to_array());
+        let (xs, ys) = (reach.at[0].to_array(), reach.at[1].to_array());
         let mut sums = [[0.0f32; LANES]; 5];
         for (l, nearest) in nearest.iter().enumerate() {
             let me = Vec2::new(xs[l], ys[l]);
@@ -609,105 +532,11 @@ impl ForceKernel<'_> {
             (sums[1][l], sums[2][l], sums[3][l], sums[4][l]) = (velocity.x, velocity.y, offset.x, offset.y);
         }
         let [count, vx, vy, dx, dy] = sums.map(Vec4::from_array);
-        lanes_of(&QuartetSums { count, vx, vy, dx, dy }, &QuartetSeparation::default())
-    }
-
-    /// [`ForceKernel::scan_candidates`], which under `AVX2` (only where
-    /// the CPU has it) takes the candidates two at a time.
-    #[inline(always)]
-    fn scan<const WRAP: bool, const AVX2: bool>(
-        &self,
-        sums: (&mut QuartetSums, &mut QuartetSeparation),
-        candidates: impl Iterator<Item = usize>,
-        end: usize,
-        fish_x: impl Fn(usize) -> Vec4,
-        q: &Quartet,
-    ) {
-        // Thinned scans meet many empty pieces: skip their setup.
-        if candidates.size_hint().1 == Some(0) {
-            return;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if AVX2 {
-            // SAFETY: `AVX2` is true only within `ForceKernel::run_avx2`,
-            // which runs only where the CPU has AVX2.
-            #[expect(unsafe_code, reason = "the AVX2 scan, inlined into the AVX2 build of the pass")]
-            unsafe {
-                avx2::scan_pairs::<WRAP>(self, sums, candidates, end, fish_x, q);
-            }
-            return;
-        }
-        self.scan_candidates::<WRAP>(sums, candidates, end, fish_x, q);
-    }
-
-    /// Adds the candidates at sorted indices `run` (all below `end`) to the
-    /// sums of every lane, comparing candidate `j` with the fish at
-    /// `fish_x(j)` (the quartet's `x`, with a lane NaN where the candidate
-    /// is that lane).
-    #[inline(always)]
-    fn scan_candidates<const WRAP: bool>(
-        &self,
-        (acc, close): (&mut QuartetSums, &mut QuartetSeparation),
-        run: impl Iterator<Item = usize>,
-        end: usize,
-        fish_x: impl Fn(usize) -> Vec4,
-        q: &Quartet,
-    ) {
-        // Cut to `end` once, so that the loop's loads need no bounds check
-        // of their own.
-        let snapshot = &self.grid.snapshot()[..end];
-        for j in run {
-            let candidate = snapshot[j];
-            let (dx, dy, d2) = self.offsets::<WRAP>(candidate, fish_x(j), q);
-            let seen = d2.cmplt(q.perception2);
-            acc.count += Vec4::select(seen, Vec4::ONE, Vec4::ZERO);
-            acc.vx += Vec4::select(seen, Vec4::splat(candidate.z), Vec4::ZERO);
-            acc.vy += Vec4::select(seen, Vec4::splat(candidate.w), Vec4::ZERO);
-            acc.dx += Vec4::select(seen, dx, Vec4::ZERO);
-            acc.dy += Vec4::select(seen, dy, Vec4::ZERO);
-            let near = d2.cmplt(q.separation2);
-            if near.any() {
-                self.separate_quartet(close, near, [dx, dy, d2], q);
-            }
-        }
-    }
-
-    /// Offsets `dx`, `dy` from the four fish (`x` is `fish_x`) to
-    /// `candidate` (`[x, y, vx, vy]`), nearest images on a torus, and the
-    /// squared distances.
-    #[inline(always)]
-    fn offsets<const WRAP: bool>(&self, candidate: Vec4, fish_x: Vec4, q: &Quartet) -> (Vec4, Vec4, Vec4) {
-        let (mut dx, mut dy) = (Vec4::splat(candidate.x) - fish_x, Vec4::splat(candidate.y) - q.y);
-        if WRAP {
-            let size = self.tank.size();
-            dx = super::nearest_image(dx, size.x * 0.5, size.x);
-            dy = super::nearest_image(dy, size.y * 0.5, size.y);
-        }
-        (dx, dy, dx * dx + dy * dy)
-    }
-
-    /// Adds the separation pushes of a candidate on the `near` lanes, each
-    /// exactly what [`crate::rules::Neighbourhood::add`] adds. Out of line,
-    /// with its sums in memory: inlined, it would keep the scan's values
-    /// alive across its branch, and the scan's loop would spill them.
-    #[inline(never)]
-    fn separate_quartet(
-        &self,
-        sums: &mut QuartetSeparation,
-        near: BVec4A,
-        [dx, dy, d2]: [Vec4; 3],
-        q: &Quartet,
-    ) {
-        let d = d2.sqrt();
-        let strength = (q.separation / d.max(q.floor) - Vec4::ONE).max(Vec4::ZERO);
-        let coincident = near & d2.cmpeq(Vec4::ZERO);
-        let apart = near & !coincident;
-        sums.count += Vec4::select(near, Vec4::ONE, Vec4::ZERO);
-        sums.sx += Vec4::select(apart, -dx / d * strength, Vec4::ZERO);
-        sums.sy += Vec4::select(apart, -dy / d * strength, Vec4::ZERO);
-        if coincident.any() {
-            q.tie.set(q.tie.get() + Vec4::select(coincident, strength, Vec4::ZERO));
-        }
+        let (velocity, offset) = ([vx, vy, Vec4::ZERO], [dx, dy, Vec4::ZERO]);
+        lanes_of(
+            &QuartetSums { count, velocity, offset, ..QuartetSums::default() },
+            &QuartetSeparation::default(),
+        )
     }
 
     /// Adds the pushes of the candidates exactly on top of a fish along
@@ -717,10 +546,11 @@ impl ForceKernel<'_> {
     #[inline(never)]
     fn settle_ties(&self, sums: &mut QuartetSeparation, q: &Quartet) {
         let [tx, ty] = self.key.tie_direction_lanes(q.id);
-        let tie = q.tie.replace(Vec4::ZERO);
+        let tie = q.reach.tie.replace(Vec4::ZERO);
         let tied = tie.cmpgt(Vec4::ZERO);
-        sums.sx = Vec4::select(tied, sums.sx + tx * tie, sums.sx);
-        sums.sy = Vec4::select(tied, sums.sy + ty * tie, sums.sy);
+        let [sx, sy, _] = &mut sums.push;
+        *sx = Vec4::select(tied, *sx + tx * tie, *sx);
+        *sy = Vec4::select(tied, *sy + ty * tie, *sy);
     }
 }
 
@@ -754,9 +584,9 @@ fn store_fewer<T: Copy>(to: &mut [T], from: [T; LANES]) {
 fn lanes_of(sums: &QuartetSums, close: &QuartetSeparation) -> NeighbourhoodLanes {
     NeighbourhoodLanes {
         count: sums.count,
-        velocity: [sums.vx, sums.vy],
-        offset: [sums.dx, sums.dy],
+        velocity: [sums.velocity[0], sums.velocity[1]],
+        offset: [sums.offset[0], sums.offset[1]],
         separation_count: close.count,
-        separation: [close.sx, close.sy],
+        separation: [close.push[0], close.push[1]],
     }
 }

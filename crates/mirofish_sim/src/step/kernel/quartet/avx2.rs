@@ -1,110 +1,32 @@
-//! The quartet's candidate loop on AVX2: two candidates at a time, one in
-//! each 128-bit half of a 256-bit vector, against the same four fish.
-//!
-//! The loop one candidate at a time spends most of its instructions on
-//! what does not depend on the lane count: loading and broadcasting the
-//! candidate, the loop, the test for a separation neighbour. Two at a time
-//! halve those, and VEX's three-operand forms drop the register copies
-//! SSE2 needs. The sums keep their order: each lane adds candidate `j`'s
-//! terms, then candidate `j + 1`'s, as the one-at-a-time loop does (the
-//! counts, whole numbers, are added up in any order), and there is no
-//! fused multiply-add, so the bits are the portable loop's on every CPU.
-//! A pair with a fish in its separation radius is pushed apart in the same
-//! vector ([`separate`]). The quartet's four grid cells are found here too,
-//! four at once, and the rules of two quartets evaluated at once in eight
-//! lanes ([`F32x8`], whose operations are the ones glam's `Vec4` does four
-//! at a time, to the bit).
+//! The plane's quartets on AVX2: their four grid cells found at once, and
+//! the rules of two quartets evaluated at once in eight lanes ([`F32x8`],
+//! whose operations are the ones glam's `Vec4` does four at a time, to the
+//! bit). The candidate loop itself is the one of both spaces
+//! (`step::kernel::scan`, with its AVX2 form).
 //!
 //! Every function is an `#[inline(always)] unsafe fn` without a
 //! `#[target_feature]` of its own, inlined into `ForceKernel::run_avx2`
-//! (which has one), where the intrinsics inline too — but for the cold
-//! path of fish exactly on top of each other, which is out of line with a
-//! `#[target_feature]` of its own. No closure calls an intrinsic: a closure
-//! is a function of its own, without AVX2, into which they would not
-//! inline.
+//! (which has one), where the intrinsics inline too. No closure calls an
+//! intrinsic: a closure is a function of its own, without AVX2, into which
+//! they would not inline.
 
 #![expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 build of the force pass only")]
 
 use core::arch::x86_64::{
-    __m128, __m128i, __m256, __m256i, _CMP_EQ_OQ, _CMP_GE_OS, _CMP_GT_OS, _CMP_LE_OS, _CMP_LT_OS, _mm_add_ps,
-    _mm_cvtss_f32, _mm_cvttps_epi32, _mm_extract_epi32, _mm_max_ps, _mm_min_ps, _mm_movehl_ps, _mm_set1_ps,
-    _mm_setr_ps, _mm_setzero_ps, _mm_shuffle_ps, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
-    _mm256_andnot_ps, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castps256_ps128, _mm256_castsi256_ps,
+    __m128i, __m256, __m256i, _CMP_EQ_OQ, _CMP_GE_OS, _CMP_GT_OS, _CMP_LE_OS, _CMP_LT_OS, _mm_cvttps_epi32,
+    _mm_extract_epi32, _mm_max_ps, _mm_min_ps, _mm_set1_ps, _mm_setzero_ps, _mm256_add_ps, _mm256_and_ps,
+    _mm256_and_si256, _mm256_andnot_ps, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps,
     _mm256_cmp_ps, _mm256_cmpgt_epi32, _mm256_cvtepi32_ps, _mm256_cvttps_epi32, _mm256_div_ps,
-    _mm256_extractf128_ps, _mm256_max_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_permute_ps,
-    _mm256_set_m128, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setzero_ps, _mm256_sqrt_ps, _mm256_sub_ps,
-    _mm256_xor_ps,
+    _mm256_movemask_ps, _mm256_mul_ps, _mm256_or_ps, _mm256_set_m128, _mm256_set1_epi32, _mm256_set1_ps,
+    _mm256_sqrt_ps, _mm256_sub_ps, _mm256_xor_ps,
 };
 use glam::Vec4;
 
-use super::{ForceKernel, Quartet, QuartetSeparation, QuartetSums};
 use crate::math::lanes::Lanes;
 use crate::rules::{self, NeighbourhoodLanes};
+use crate::step::kernel::scan::avx2::{halves, m128, vec4};
 use crate::world::grid::CellGrid;
 use crate::world::params::FlockParams;
-
-/// `v` as an SSE vector (a no-op where glam's `Vec4` is one already).
-#[inline(always)]
-unsafe fn m128(v: Vec4) -> __m128 {
-    // SAFETY: the caller's promise (AVX2).
-    unsafe { _mm_setr_ps(v.x, v.y, v.z, v.w) }
-}
-
-/// `v` as a glam vector (a no-op where glam's `Vec4` is an SSE vector).
-#[inline(always)]
-unsafe fn vec4(v: __m128) -> Vec4 {
-    // SAFETY: the caller's promise (AVX2).
-    unsafe {
-        Vec4::new(
-            _mm_cvtss_f32(v),
-            _mm_cvtss_f32(_mm_shuffle_ps::<0b01_01_01_01>(v, v)),
-            _mm_cvtss_f32(_mm_movehl_ps(v, v)),
-            _mm_cvtss_f32(_mm_shuffle_ps::<0b11_11_11_11>(v, v)),
-        )
-    }
-}
-
-/// `v` in both halves.
-#[inline(always)]
-unsafe fn both(v: Vec4) -> __m256 {
-    // SAFETY: the caller's promise (AVX2).
-    unsafe {
-        let v = m128(v);
-        _mm256_set_m128(v, v)
-    }
-}
-
-/// The low half (candidate `j`) and the high half (candidate `j + 1`).
-#[inline(always)]
-unsafe fn halves(v: __m256) -> [__m128; 2] {
-    // SAFETY: the caller's promise (AVX2).
-    unsafe { [_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)] }
-}
-
-/// `sum + low + high`, in that order: candidate `j`'s terms, then
-/// candidate `j + 1`'s.
-#[inline(always)]
-unsafe fn add_in_order(sum: __m128, terms: __m256) -> __m128 {
-    // SAFETY: the caller's promise (AVX2).
-    unsafe {
-        let [low, high] = halves(terms);
-        _mm_add_ps(_mm_add_ps(sum, low), high)
-    }
-}
-
-/// `d` brought to the nearest image on a torus axis, as
-/// `kernel::nearest_image` does (the same operations, so the same bits).
-#[inline(always)]
-unsafe fn nearest_image(d: __m256, half: f32, size: f32) -> __m256 {
-    // SAFETY: the caller's promise (AVX2).
-    unsafe {
-        let above = _mm256_cmp_ps::<{ core::arch::x86_64::_CMP_GT_OS }>(d, _mm256_set1_ps(half));
-        let below = _mm256_cmp_ps::<_CMP_LT_OS>(d, _mm256_set1_ps(-half));
-        let size = _mm256_set1_ps(size);
-        let wrapped = _mm256_blendv_ps(d, _mm256_add_ps(d, size), below);
-        _mm256_blendv_ps(wrapped, _mm256_sub_ps(d, size), above)
-    }
-}
 
 /// The cells of the four fish at `x`, `y` (one per lane), exactly as
 /// `CellGrid::coords` finds them one at a time: the same cell
@@ -160,155 +82,6 @@ unsafe fn lanes(v: __m128i) -> [u32; 4] {
             _mm_extract_epi32::<3>(v),
         ]
         .map(|lane| lane as u32)
-    }
-}
-
-/// Adds the candidates `candidates` (sorted indices, ascending, all below
-/// `end`) to the sums of every lane, comparing candidate `j` with the fish
-/// at `fish_x(j)`, exactly as `ForceKernel::scan_candidates` does one at a
-/// time.
-///
-/// # Safety
-///
-/// The CPU must have AVX2. Inlined (with every helper here) into
-/// `ForceKernel::run_avx2`, the AVX2 build of the pass, where the
-/// intrinsics inline too: a function of its own with `#[target_feature]`
-/// cannot be forced inline, and a call per run cost more than the pairs
-/// save.
-#[inline(always)]
-pub(super) unsafe fn scan_pairs<const WRAP: bool>(
-    kernel: &ForceKernel<'_>,
-    (acc, close): (&mut QuartetSums, &mut QuartetSeparation),
-    mut candidates: impl Iterator<Item = usize>,
-    end: usize,
-    fish_x: impl Fn(usize) -> Vec4,
-    q: &Quartet,
-) {
-    // SAFETY: the caller's promise (AVX2).
-    unsafe {
-        let snapshot = &kernel.grid.snapshot()[..end];
-        let y = both(q.y);
-        let (perception2, separation2) = (both(q.perception2), both(q.separation2));
-        let size = kernel.tank.size();
-        let one = _mm256_set1_ps(1.0);
-        let mut count = _mm256_setzero_ps();
-        let (mut vx, mut vy, mut dx_sum, mut dy_sum) =
-            (m128(acc.vx), m128(acc.vy), m128(acc.dx), m128(acc.dy));
-        let mut odd = None;
-        while let Some(j) = candidates.next() {
-            let Some(k) = candidates.next() else {
-                odd = Some(j);
-                break;
-            };
-            let c = _mm256_set_m128(m128(snapshot[k]), m128(snapshot[j]));
-            let x = _mm256_set_m128(m128(fish_x(k)), m128(fish_x(j)));
-            let mut dx = _mm256_sub_ps(_mm256_permute_ps::<0b00_00_00_00>(c), x);
-            let mut dy = _mm256_sub_ps(_mm256_permute_ps::<0b01_01_01_01>(c), y);
-            if WRAP {
-                dx = nearest_image(dx, size.x * 0.5, size.x);
-                dy = nearest_image(dy, size.y * 0.5, size.y);
-            }
-            let d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
-            let seen = _mm256_cmp_ps::<_CMP_LT_OS>(d2, perception2);
-            count = _mm256_add_ps(count, _mm256_and_ps(seen, one));
-            vx = add_in_order(vx, _mm256_and_ps(seen, _mm256_permute_ps::<0b10_10_10_10>(c)));
-            vy = add_in_order(vy, _mm256_and_ps(seen, _mm256_permute_ps::<0b11_11_11_11>(c)));
-            dx_sum = add_in_order(dx_sum, _mm256_and_ps(seen, dx));
-            dy_sum = add_in_order(dy_sum, _mm256_and_ps(seen, dy));
-            let near = _mm256_cmp_ps::<_CMP_LT_OS>(d2, separation2);
-            if _mm256_movemask_ps(near) != 0 {
-                separate(close, near, [dx, dy, d2], q);
-            }
-        }
-        // Whole numbers below 2²⁴: exact in any order.
-        let [low, high] = halves(count);
-        acc.count += vec4(low) + vec4(high);
-        (acc.vx, acc.vy, acc.dx, acc.dy) = (vec4(vx), vec4(vy), vec4(dx_sum), vec4(dy_sum));
-        if let Some(j) = odd {
-            kernel.scan_candidates::<WRAP>((acc, close), core::iter::once(j), end, fish_x, q);
-        }
-    }
-}
-
-/// The separation pushes of candidate `j` (the low half of `dx`, `dy`,
-/// `d2`) and then of candidate `k` (the high half) on the lanes each is
-/// near (`near`: the mask of those lanes, some set): what
-/// `ForceKernel::separate_quartet` adds for each near one, in that order,
-/// with the square roots and divisions of both in one 256-bit vector.
-///
-/// The same bits: each lane does the same IEEE operations, each sum takes
-/// `j`'s terms before `k`'s, and a lane that is not near adds `+0`, which
-/// leaves a sum as it was (it starts at `+0`, and a sum of floats is `-0`
-/// only when both terms are). In a crowd nearly every pair of candidates
-/// has a near lane, and pushing them one at a time was much of the pass.
-/// A candidate exactly on top of a fish adds its strength to the fish's
-/// ties instead of a push.
-///
-/// # Safety
-///
-/// The CPU must have AVX2.
-#[inline(always)]
-unsafe fn separate(sums: &mut QuartetSeparation, near: __m256, [dx, dy, d2]: [__m256; 3], q: &Quartet) {
-    // SAFETY: the caller's promise (AVX2).
-    unsafe {
-        let (zero, one) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0));
-        let coincident = _mm256_and_ps(near, _mm256_cmp_ps::<_CMP_EQ_OQ>(d2, zero));
-        if _mm256_movemask_ps(coincident) != 0 {
-            separate_tied(sums, near, coincident, [dx, dy, d2], q);
-            return;
-        }
-        // `rules::separation_push` lane by lane: `radius / max(d, floor) -
-        // 1`, at least 0, along `-offset / d`.
-        let d = _mm256_sqrt_ps(d2);
-        let ratio = _mm256_div_ps(both(q.separation), _mm256_max_ps(d, both(q.floor)));
-        let strength = _mm256_max_ps(_mm256_sub_ps(ratio, one), zero);
-        let (sx, sy) = (push(dx, d, strength, near), push(dy, d, strength, near));
-        sums.count = vec4(add_in_order(m128(sums.count), _mm256_and_ps(near, one)));
-        sums.sx = vec4(add_in_order(m128(sums.sx), sx));
-        sums.sy = vec4(add_in_order(m128(sums.sy), sy));
-    }
-}
-
-/// [`separate`] where some candidate is exactly on top of a fish (the
-/// `coincident` lanes, all near): those add their strength to the fish's
-/// ties instead of a push. Out of line: only piles of fish come here.
-///
-/// # Safety
-///
-/// The CPU must have AVX2.
-#[cold]
-#[inline(never)]
-#[target_feature(enable = "avx2")]
-unsafe fn separate_tied(
-    sums: &mut QuartetSeparation,
-    near: __m256,
-    coincident: __m256,
-    [dx, dy, d2]: [__m256; 3],
-    q: &Quartet,
-) {
-    // SAFETY: this function's own promise (AVX2).
-    unsafe {
-        let (zero, one) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0));
-        let apart = _mm256_andnot_ps(coincident, near);
-        let d = _mm256_sqrt_ps(d2);
-        let ratio = _mm256_div_ps(both(q.separation), _mm256_max_ps(d, both(q.floor)));
-        let strength = _mm256_max_ps(_mm256_sub_ps(ratio, one), zero);
-        let (sx, sy) = (push(dx, d, strength, apart), push(dy, d, strength, apart));
-        sums.count = vec4(add_in_order(m128(sums.count), _mm256_and_ps(near, one)));
-        sums.sx = vec4(add_in_order(m128(sums.sx), sx));
-        sums.sy = vec4(add_in_order(m128(sums.sy), sy));
-        q.tie.set(vec4(add_in_order(m128(q.tie.get()), _mm256_and_ps(coincident, strength))));
-    }
-}
-
-/// `-offset / d * strength` on the lanes of `mask`, zero elsewhere: one axis
-/// of [`separate`]'s pushes.
-#[inline(always)]
-unsafe fn push(offset: __m256, d: __m256, strength: __m256, mask: __m256) -> __m256 {
-    // SAFETY: the caller's promise (AVX2).
-    unsafe {
-        let away = _mm256_xor_ps(_mm256_set1_ps(-0.0), offset);
-        _mm256_and_ps(mask, _mm256_mul_ps(_mm256_div_ps(away, d), strength))
     }
 }
 

@@ -1,0 +1,317 @@
+//! The quartet's candidate loop, over any dimension: the neighbourhood sums
+//! of four fish in a row of the sorted snapshot, one fish per vector lane,
+//! read from the grid's records ([`Vector::Record`]).
+//!
+//! Each candidate is loaded once, broadcast to the four lanes and tested
+//! against all four fish with the same vector operations, axis by axis;
+//! its terms are added to every lane, exact zeros where it is out of a
+//! lane's perception radius, so a lane's sums do not depend on which
+//! superset of its neighbours was walked, only on their order (ascending
+//! sorted order within a run). A candidate within a separation radius is
+//! pushed away in the same lanes, out of line ([`separate_quartet`]). Both
+//! engines' quartets (the plane's kernel, the generic swarm) run this one
+//! loop; where the CPU has AVX2 the candidates go two at a time
+//! (`scan/avx2.rs`), each lane still adding them one after the other, so
+//! the bits are the portable loop's.
+
+use core::cell::Cell;
+use core::ops::Range;
+
+use glam::{BVec4A, Vec4};
+
+use crate::math::Vector;
+use crate::math::vector::{record_position_axis, record_velocity_axis};
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2;
+
+/// Fish per quartet: one per lane of a `Vec4`.
+pub(crate) const LANES: usize = 4;
+
+/// Every lane but one, to take a fish out of its own sums.
+pub(crate) const NOT_LANE: [BVec4A; LANES] = [
+    BVec4A::new(false, true, true, true),
+    BVec4A::new(true, false, true, true),
+    BVec4A::new(true, true, false, true),
+    BVec4A::new(true, true, true, false),
+];
+
+/// The four fish whose neighbourhoods one scan sums, lane by lane: where
+/// they are and how far each looks.
+pub(crate) struct QuartetReach {
+    /// Sorted index of lane 0.
+    pub base: usize,
+    /// Positions, axis by axis (the axes past the dimension's zero).
+    pub at: [Vec4; 3],
+    /// `at[0]` with one lane NaN: scanning its own four, lane `l` meets
+    /// itself as candidate `base + l` and must not count it (a NaN
+    /// distance is never within reach).
+    pub x_without: [Vec4; LANES],
+    /// Each lane's radii, squared where named so.
+    pub perception2: Vec4,
+    pub separation: Vec4,
+    pub separation2: Vec4,
+    /// Each lane's separation floor ([`crate::FlockParams::separation_floor`]).
+    pub floor: Vec4,
+    /// Each lane's interaction radius squared (the larger of the two): the
+    /// nearest neighbour is looked for within it.
+    pub within2: Vec4,
+    /// The torus's size and half size along each axis.
+    size: [f32; 3],
+    half: [f32; 3],
+    /// The summed strength of the candidates exactly on top of each fish
+    /// ([`crate::rules::Neighbourhood::tie_strength`]): only piles of fish
+    /// add to it, so it stays out of the scan's sums.
+    pub tie: Cell<Vec4>,
+}
+
+impl QuartetReach {
+    /// The quartet from sorted index `base`, at `at` (axis by axis), with
+    /// each lane's `[perception², separation, separation², floor]`, in a
+    /// tank (a torus, where the scan wraps) of `size`.
+    #[inline(always)]
+    pub fn new<V: Vector>(base: usize, at: [Vec4; 3], radii: [Vec4; 4], size: V) -> Self {
+        let [perception2, separation, separation2, floor] = radii;
+        let size = core::array::from_fn(|i| if i < V::DIM { size.axis(i) } else { 0.0 });
+        Self {
+            base,
+            at,
+            x_without: core::array::from_fn(|l| Vec4::select(NOT_LANE[l], at[0], Vec4::NAN)),
+            perception2,
+            separation,
+            separation2,
+            floor,
+            within2: perception2.max(separation2),
+            size,
+            half: size.map(|s| s * 0.5),
+            tie: Cell::new(Vec4::ZERO),
+        }
+    }
+
+    /// The quartet's own positions along axis 0 as seen by candidate `j`:
+    /// lane `j - base` NaN where `j` is one of the quartet.
+    #[inline(always)]
+    pub fn x_for(&self, j: usize) -> Vec4 {
+        match self.x_without.get(j.wrapping_sub(self.base)) {
+            Some(&x) => x,
+            None => self.at[0],
+        }
+    }
+
+    /// Offsets from the four fish (axis 0 at `fish_x`) to the candidate
+    /// `record`, axis by axis (nearest images under `WRAP`), and their
+    /// squared lengths.
+    #[inline(always)]
+    pub fn offsets<V: Vector, const WRAP: bool>(
+        &self,
+        record: &V::Record,
+        fish_x: Vec4,
+    ) -> ([Vec4; 3], Vec4) {
+        let mut d = [Vec4::ZERO; 3];
+        let mut d2 = Vec4::ZERO;
+        for (i, di) in d.iter_mut().enumerate().take(V::DIM) {
+            let fish = if i == 0 { fish_x } else { self.at[i] };
+            let mut x = Vec4::splat(record_position_axis::<V>(record, i)) - fish;
+            if WRAP {
+                x = nearest_image(x, self.half[i], self.size[i]);
+            }
+            d2 = if i == 0 { x * x } else { d2 + x * x };
+            *di = x;
+        }
+        (d, d2)
+    }
+}
+
+/// The offsets `d` along one axis of a torus `size` wide brought to their
+/// nearest image, lane by lane, as [`crate::world::grid::offset`] takes
+/// it.
+#[inline(always)]
+pub(crate) fn nearest_image(d: Vec4, half: f32, size: f32) -> Vec4 {
+    let above = d.cmpgt(Vec4::splat(half));
+    let below = d.cmplt(Vec4::splat(-half));
+    Vec4::select(above, d - Vec4::splat(size), Vec4::select(below, d + Vec4::splat(size), d))
+}
+
+/// The sums of a quartet's scan, one fish per lane, axis by axis (counts
+/// are whole numbers, exact in `f32` up to 2²⁴ neighbours). Kept in
+/// registers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct QuartetSums {
+    pub count: Vec4,
+    pub velocity: [Vec4; 3],
+    pub offset: [Vec4; 3],
+    /// Squared distance to the nearest other fish within the interaction
+    /// radius (infinite: none), where the scan looks for it.
+    pub nearest2: Vec4,
+}
+
+impl Default for QuartetSums {
+    fn default() -> Self {
+        Self {
+            count: Vec4::ZERO,
+            velocity: [Vec4::ZERO; 3],
+            offset: [Vec4::ZERO; 3],
+            nearest2: Vec4::INFINITY,
+        }
+    }
+}
+
+/// The separation sums, updated only when a candidate is that close to one
+/// of the fish; kept apart so that the hot sums stay in registers.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct QuartetSeparation {
+    pub count: Vec4,
+    pub push: [Vec4; 3],
+}
+
+/// Both sums of a scan.
+pub(crate) type Sums<'a> = (&'a mut QuartetSums, &'a mut QuartetSeparation);
+
+/// The pieces of `run` before, among and after the quartet's own fish
+/// (`own`), each as `pick` takes it: scanning its own fish, a lane must
+/// skip itself.
+#[inline(always)]
+pub(crate) fn around_own<I>(
+    run: &Range<usize>,
+    own: &Range<usize>,
+    pick: &impl Fn(&Range<usize>, usize, usize) -> I,
+) -> [I; 3] {
+    [
+        pick(run, run.start, run.end.min(own.start)),
+        pick(run, run.start.max(own.start), run.end.min(own.end)),
+        pick(run, run.start.max(own.end), run.end),
+    ]
+}
+
+/// The candidate loop over `snapshot`, one candidate at a time, or two
+/// under `AVX2` (only where the CPU has it): adds the candidates at sorted
+/// indices `candidates` (ascending, all below `end`) to the sums of every
+/// lane, comparing candidate `j` with the fish whose axis 0 is `fish_x(j)`.
+/// `NEAREST`: also keep each lane's nearest neighbour.
+#[inline(always)]
+pub(crate) fn scan<V: Vector, const WRAP: bool, const AVX2: bool, const NEAREST: bool>(
+    snapshot: &[V::Record],
+    sums: Sums<'_>,
+    candidates: impl Iterator<Item = usize>,
+    end: usize,
+    fish_x: impl Fn(usize) -> Vec4,
+    q: &QuartetReach,
+) {
+    // Thinned scans meet many empty pieces: skip their setup.
+    if candidates.size_hint().1 == Some(0) {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: `AVX2` is true only within the AVX2 builds of the force
+        // passes, which run only where the CPU has AVX2.
+        #[expect(unsafe_code, reason = "the AVX2 scan, inlined into the AVX2 build of a pass")]
+        unsafe {
+            avx2::scan_pairs::<V, WRAP, NEAREST>(snapshot, sums, candidates, end, fish_x, q);
+        }
+        return;
+    }
+    scan_candidates::<V, WRAP, NEAREST>(snapshot, sums, candidates, end, fish_x, q);
+}
+
+/// [`scan`] one candidate at a time.
+#[inline(always)]
+pub(crate) fn scan_candidates<V: Vector, const WRAP: bool, const NEAREST: bool>(
+    snapshot: &[V::Record],
+    (acc, close): Sums<'_>,
+    candidates: impl Iterator<Item = usize>,
+    end: usize,
+    fish_x: impl Fn(usize) -> Vec4,
+    q: &QuartetReach,
+) {
+    // Cut to `end` once, so that the loop's loads need no bounds check of
+    // their own.
+    let snapshot = &snapshot[..end];
+    for j in candidates {
+        let candidate = &snapshot[j];
+        let (d, d2) = q.offsets::<V, WRAP>(candidate, fish_x(j));
+        let seen = d2.cmplt(q.perception2);
+        acc.count += Vec4::select(seen, Vec4::ONE, Vec4::ZERO);
+        let axes = acc.velocity.iter_mut().zip(&mut acc.offset).zip(d);
+        for (i, ((velocity, offset), d)) in axes.enumerate().take(V::DIM) {
+            *velocity += Vec4::select(seen, Vec4::splat(record_velocity_axis::<V>(candidate, i)), Vec4::ZERO);
+            *offset += Vec4::select(seen, d, Vec4::ZERO);
+        }
+        if NEAREST {
+            acc.nearest2 = Vec4::select(d2.cmplt(q.within2), acc.nearest2.min(d2), acc.nearest2);
+        }
+        let near = d2.cmplt(q.separation2);
+        if near.any() {
+            separate_quartet::<V>(close, near, (d, d2), q);
+        }
+    }
+}
+
+/// The sums of the quartet over the candidates at the sorted indices
+/// `sample` (ascending), each lane skipping its own fish: a thinned scan's
+/// stratum.
+#[inline(always)]
+pub(crate) fn scan_sample<V: Vector, const WRAP: bool, const AVX2: bool, const NEAREST: bool>(
+    snapshot: &[V::Record],
+    sums: Sums<'_>,
+    sample: &[u32],
+    q: &QuartetReach,
+) {
+    let candidates = sample.iter().map(|&j| j as usize);
+    scan::<V, WRAP, AVX2, NEAREST>(snapshot, sums, candidates, snapshot.len(), |j| q.x_for(j), q);
+}
+
+/// The sums of the quartet over the candidates of `runs` (ascending and
+/// disjoint): within the piece `a..b` of a run, those `pick(run, a, b)`
+/// gives (`a..b` itself for all of them), each lane skipping its own fish.
+#[inline(always)]
+pub(crate) fn scan_runs<V: Vector, const WRAP: bool, const AVX2: bool, const NEAREST: bool, I>(
+    snapshot: &[V::Record],
+    (acc, close): Sums<'_>,
+    runs: impl Iterator<Item = Range<usize>>,
+    pick: &impl Fn(&Range<usize>, usize, usize) -> I,
+    q: &QuartetReach,
+) where
+    I: Iterator<Item = usize>,
+{
+    let own = q.base..q.base + LANES;
+    for run in runs {
+        if run.end <= own.start || own.end <= run.start {
+            // A run without the quartet's own fish (most of them).
+            let candidates = pick(&run, run.start, run.end);
+            scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), candidates, run.end, |_| q.at[0], q);
+            continue;
+        }
+        // The quartet's own fish apart: each must skip itself.
+        let [before, mine, after] = around_own(&run, &own, pick);
+        scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), before, run.end, |_| q.at[0], q);
+        let without_self = |j: usize| q.x_without[j - q.base];
+        scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), mine, run.end, without_self, q);
+        scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), after, run.end, |_| q.at[0], q);
+    }
+}
+
+/// Adds the separation pushes of a candidate at offsets `d` (squared
+/// lengths `d2`) on the `near` lanes, each exactly what
+/// [`crate::rules::Neighbourhood::add_separation`] adds. Out of line, with
+/// its sums in memory: inlined, it would keep the scan's values alive
+/// across its branch, and the scan's loop would spill them.
+#[inline(never)]
+pub(crate) fn separate_quartet<V: Vector>(
+    sums: &mut QuartetSeparation,
+    near: BVec4A,
+    (d, d2): ([Vec4; 3], Vec4),
+    q: &QuartetReach,
+) {
+    let length = d2.sqrt();
+    let strength = (q.separation / length.max(q.floor) - Vec4::ONE).max(Vec4::ZERO);
+    let coincident = near & d2.cmpeq(Vec4::ZERO);
+    let apart = near & !coincident;
+    sums.count += Vec4::select(near, Vec4::ONE, Vec4::ZERO);
+    for (push, d) in sums.push.iter_mut().zip(d).take(V::DIM) {
+        *push += Vec4::select(apart, -d / length * strength, Vec4::ZERO);
+    }
+    if coincident.any() {
+        q.tie.set(q.tie.get() + Vec4::select(coincident, strength, Vec4::ZERO));
+    }
+}
