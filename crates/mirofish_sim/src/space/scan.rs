@@ -1,9 +1,13 @@
-//! Which of a run of candidates lie within reach of a fish, four at a time.
+//! Which of a run of candidates lie within reach of one fish, four at a
+//! time: the scan of a fish that goes alone (a shaped view, leaders that
+//! weigh more, a topological neighbourhood, Couzin's zones).
 //!
 //! Most of the fish in the cells around a fish are out of its reach (in a
 //! volume its block of 2.5 × 3 × 3 radii holds about five times the fish
-//! of the sphere it encloses), so the force pass spends most of its time rejecting them. The
-//! scan tests four candidates per step, each axis of their offsets in one
+//! of the sphere it encloses), so the scan spends most of its time
+//! rejecting them. It reads four candidates' records from the grid's
+//! sorted snapshot, turns them into one column per axis (a 4 × 4
+//! transpose), tests the four at once, each axis of their offsets in one
 //! vector lane, and hands the ones within reach to the caller one by one,
 //! in ascending slot order: the caller's sums see the same neighbours in
 //! the same order as a one-by-one loop would, and the offsets and squared
@@ -13,37 +17,12 @@
 
 use core::ops::Range;
 
-use glam::Vec4;
+use glam::{Mat4, Vec4};
 
 use crate::math::Vector;
 
 /// Candidates tested per step.
 const LANES: usize = 4;
-
-/// The fish's coordinates, one column per axis, in the slots' order and
-/// padded at the end so that the last candidates load as a whole step.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Axes {
-    axis: [Vec<f32>; 3],
-}
-
-impl Axes {
-    /// The columns of `positions` (the axes `V` lacks stay empty), each on
-    /// a thread of the pool where it has them (a copy: the same columns).
-    pub fn fill<V: Vector>(&mut self, positions: &[V]) {
-        let fill = |i: usize, column: &mut Vec<f32>| {
-            column.clear();
-            if i < V::DIM {
-                column.extend(positions.iter().map(|p| p.axis(i)));
-                // Padding never passes the test: the lanes past a run's
-                // end are masked off anyway.
-                column.resize(positions.len() + LANES - 1, f32::INFINITY);
-            }
-        };
-        let [x, y, z] = &mut self.axis;
-        rayon::join(|| fill(0, x), || rayon::join(|| fill(1, y), || fill(2, z)));
-    }
-}
 
 /// A fish's position and reach, in lanes.
 #[derive(Clone, Copy, Debug)]
@@ -83,17 +62,20 @@ pub(super) fn nearest_image(x: Vec4, half: Vec4, size: Vec4) -> Vec4 {
 /// strictly within reach, in ascending order.
 #[inline(always)]
 pub(super) fn scan<V: Vector>(
-    axes: &Axes,
+    snapshot: &[V::Record],
     run: Range<usize>,
     reach: &Reach2,
     mut near: impl FnMut(usize, V, f32),
 ) {
     let mut s = run.start;
     while s < run.end {
+        let columns = match snapshot.get(s..s + LANES) {
+            Some(four) => columns::<V>(four),
+            None => last_columns::<V>(snapshot, s),
+        };
         let mut d = [Vec4::ZERO; 3];
         let mut d2 = Vec4::ZERO;
-        for (i, di) in d.iter_mut().enumerate().take(V::DIM) {
-            let q = Vec4::from_slice(&axes.axis[i][s..s + LANES]);
+        for (i, (di, q)) in d.iter_mut().zip(columns).enumerate().take(V::DIM) {
             let mut x = q - reach.at[i];
             if reach.wrap {
                 x = nearest_image(x, reach.half[i], reach.size[i]);
@@ -115,6 +97,27 @@ pub(super) fn scan<V: Vector>(
     }
 }
 
+/// The positions of four records (`four`: four of them) as one column per
+/// axis, `[x, y, z, _]`.
+#[inline(always)]
+fn columns<V: Vector>(four: &[V::Record]) -> [Vec4; LANES] {
+    let position = |l: usize| V::record_vectors(&four[l])[0];
+    let m = Mat4::from_cols(position(0), position(1), position(2), position(3)).transpose();
+    [m.x_axis, m.y_axis, m.z_axis, m.w_axis]
+}
+
+/// [`columns`] of the records from `s` on where fewer than four are left
+/// (zeros past the end: the scan masks those lanes off).
+#[cold]
+#[inline(never)]
+fn last_columns<V: Vector>(snapshot: &[V::Record], s: usize) -> [Vec4; LANES] {
+    let mut four = [V::Record::default(); LANES];
+    for (to, from) in four.iter_mut().zip(&snapshot[s.min(snapshot.len())..]) {
+        *to = *from;
+    }
+    columns::<V>(&four)
+}
+
 #[cfg(test)]
 mod tests {
     use glam::{Vec2, Vec3};
@@ -126,8 +129,8 @@ mod tests {
     /// same offsets and distances to the bit, across wrap seams and for
     /// runs of every length and start.
     fn agrees<V: Vector>(points: &[V], size: V) {
-        let mut axes = Axes::default();
-        axes.fill(points);
+        // No padding: the last candidates take the slow way.
+        let snapshot: Vec<V::Record> = points.iter().map(|&p| V::pack(p, -p)).collect();
         for wrap in [false, true] {
             for (f, &p) in points.iter().enumerate().step_by(7) {
                 let within2 = 30.0f32 * 30.0;
@@ -135,7 +138,7 @@ mod tests {
                 for start in 0..6 {
                     let run = start..points.len() - start % 3;
                     let mut lanes = Vec::new();
-                    scan(&axes, run.clone(), &reach, |s, d: V, d2| lanes.push((s, d, d2.to_bits())));
+                    scan(&snapshot, run.clone(), &reach, |s, d: V, d2| lanes.push((s, d, d2.to_bits())));
                     let one_by_one: Vec<_> = run
                         .filter_map(|s| {
                             let d = offset(p, points[s], size, wrap);
@@ -169,12 +172,11 @@ mod tests {
 
     #[test]
     fn an_empty_run_calls_nothing() {
-        let mut axes = Axes::default();
-        axes.fill(&[Vec3::ZERO; 5]);
+        let snapshot = [Vec3::pack(Vec3::ZERO, Vec3::ZERO); 5];
         let reach = Reach2::new(Vec3::ZERO, 1.0, Vec3::splat(10.0), false);
-        scan(&axes, 2..2, &reach, |_, _: Vec3, _| panic!("nothing to find"));
+        scan(&snapshot, 2..2, &reach, |_, _: Vec3, _| panic!("nothing to find"));
         let mut found = 0;
-        scan(&axes, 0..5, &reach, |_, _: Vec3, _| found += 1);
+        scan(&snapshot, 0..5, &reach, |_, _: Vec3, _| found += 1);
         assert_eq!(found, 5);
     }
 }

@@ -19,7 +19,7 @@ use rand_pcg::Pcg32;
 use rayon::prelude::*;
 
 use super::quartet::{LANES, QuartetSums};
-use super::scan::{Axes, Reach2, scan};
+use super::scan::{Reach2, scan};
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
 use crate::math::angle::sin_cos;
@@ -85,9 +85,6 @@ pub struct Swarm<V: Vector> {
     tick: u64,
     dt: f32,
     grid: CellGrid<V>,
-    /// The fish's coordinates axis by axis, in this tick's cell order (for
-    /// the force pass's four-at-a-time scan).
-    axes: Axes,
     /// Each fish's slot, by id (the inverse of `fish.id`).
     slots: Vec<u32>,
     /// Scratch: the fish in this tick's cell order, swapped with `fish`.
@@ -298,7 +295,6 @@ impl<V: Vector> Swarm<V> {
             tick: 0,
             dt: DEFAULT_DT,
             grid: CellGrid::default(),
-            axes: Axes::default(),
             sorted: Columns::default(),
             kicks: Vec::new(),
             schools_now: Vec::new(),
@@ -1016,7 +1012,6 @@ impl<V: Vector> Swarm<V> {
         let (sorted, fish, order) = (&mut self.sorted, &self.fish, self.grid.order());
         crate::step::run(self.pool.as_deref(), || sorted.gather(fish, order));
         core::mem::swap(&mut self.fish, &mut self.sorted);
-        self.axes.fill(&self.fish.position);
         // Each fish's new slot is its place in cell order: by id, in
         // pieces on the pool.
         let rank = self.grid.rank();
@@ -1047,7 +1042,6 @@ impl<V: Vector> Swarm<V> {
             zones: self.zones.as_ref(),
             one_school: self.params.len() == 1,
             grid: &self.grid,
-            axes: &self.axes,
             snapshot: self.grid.snapshot(),
             group: &self.group,
             fish: &self.fish,
@@ -1251,8 +1245,6 @@ fn contain<V: Vector>(p: V, v: V, tank: &TankOf<V>, scene: &Scene<V>, bits: u64)
 /// in cell order where the neighbours are read.
 struct ForcePass<'a, V: Vector> {
     grid: &'a CellGrid<V>,
-    /// The fish's coordinates axis by axis, in cell order.
-    axes: &'a Axes,
     /// Each fish's position and velocity, in cell order.
     snapshot: &'a [V::Record],
     /// Each fish's group by id (empty: nobody is in one).
@@ -1722,7 +1714,7 @@ impl<V: Vector> ForcePass<'_, V> {
         if step == 1 {
             let within = Reach2::new(p, max2, size, wrap);
             for run in around.iter() {
-                scan(self.axes, run, &within, &mut neighbour);
+                scan(self.snapshot, run, &within, &mut neighbour);
             }
             return 0;
         }
