@@ -20,6 +20,7 @@ use core::ops::Range;
 use glam::{Mat4, Vec4};
 
 use crate::math::Vector;
+use crate::step::kernel::scan::nearest_image;
 
 /// Candidates tested per step.
 const LANES: usize = 4;
@@ -28,8 +29,8 @@ const LANES: usize = 4;
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Reach2 {
     at: [Vec4; 3],
-    size: [Vec4; 3],
-    half: [Vec4; 3],
+    size: [f32; 3],
+    half: [f32; 3],
     wrap: bool,
     within2: Vec4,
 }
@@ -39,23 +40,15 @@ impl Reach2 {
     /// a torus of `size` when `wrap`.
     #[inline(always)]
     pub fn new<V: Vector>(p: V, within2: f32, size: V, wrap: bool) -> Self {
-        let (mut at, mut sizes, mut half) = ([Vec4::ZERO; 3], [Vec4::ZERO; 3], [Vec4::ZERO; 3]);
+        let (mut at, mut sizes, mut half) = ([Vec4::ZERO; 3], [0.0; 3], [0.0; 3]);
         let half_size = size * 0.5;
         for i in 0..V::DIM {
             at[i] = Vec4::splat(p.axis(i));
-            sizes[i] = Vec4::splat(size.axis(i));
-            half[i] = Vec4::splat(half_size.axis(i));
+            sizes[i] = size.axis(i);
+            half[i] = half_size.axis(i);
         }
         Self { at, size: sizes, half, wrap, within2: Vec4::splat(within2) }
     }
-}
-
-/// The offsets `x` along one axis of a torus `size` wide taken to their
-/// nearest image, lane by lane, as
-/// [`offset`](crate::world::grid::offset) takes it.
-#[inline(always)]
-pub(super) fn nearest_image(x: Vec4, half: Vec4, size: Vec4) -> Vec4 {
-    Vec4::select(x.cmpgt(half), x - size, Vec4::select(x.cmplt(-half), x + size, x))
 }
 
 /// Calls `near(slot, offset, squared distance)` for every slot of `run`
