@@ -7,7 +7,8 @@
 //! x86-64, NEON on aarch64, plain `f32` elsewhere). Sorted fish four in a
 //! row live in the same or neighbouring cells, so the quartet walks the
 //! union of their blocks of cells once and tests each candidate against all
-//! four fish at the same time (`quartet.rs`); then the rules, the jitter,
+//! four fish at the same time (`quartet.rs`, with the candidate loop both
+//! spaces share, `scan.rs`); then the rules, the jitter,
 //! the soft margin and the final clamp run in the lanes too. Each lane adds
 //! its candidates in ascending sorted order, non-neighbours as exact zeros,
 //! so the bits depend neither on the platform nor on the number of threads,
@@ -16,12 +17,14 @@
 //!
 //! Where the CPU has AVX2, the pass runs a build of itself compiled for
 //! AVX2 (chosen at run time, [`KernelPath`]), whose quartets take their
-//! candidates two at a time (`quartet/avx2.rs`) and add every term in the
+//! candidates two at a time (`scan/avx2.rs`) and add every term in the
 //! same order (a pair of candidates with a fish in its separation radius is
 //! pushed apart in one 256-bit vector too), and whose quartets go by pairs:
 //! both scanned, then their neighbourhood rules evaluated eight lanes wide
-//! (the same generic rules, `crate::math::lanes`). The same bits as the portable
-//! build.
+//! (the same generic rules, `crate::math::lanes`; `quartet/avx2.rs`). The
+//! same bits as the portable build. A volume's force pass (the generic
+//! engine's, `crate::space`) runs the same candidate loop, AVX2 build
+//! included.
 //!
 //! Fish that need more go one at a time: a school with a shaped view
 //! (blind spot, zone or distance weights, leaders, other schools ignored)
