@@ -1005,13 +1005,17 @@ impl<V: Vector> Swarm<V> {
         // reaches, whatever the rules' radius: the cells must hold it.
         let radius = self.zones.as_ref().map_or(rules_radius, |z| rules_radius.max(z.reach()));
         let wrap = self.tank.boundary == BoundaryMode::Wrap;
-        self.grid.rebuild_with_velocities(&self.fish.position, &self.fish.velocity, &self.tank, radius, wrap);
+        let (grid, fish, tank) = (&mut self.grid, &self.fish, &self.tank);
+        crate::step::run(self.pool.as_deref(), || grid.rebuild(&fish.position, tank, radius, wrap));
         // Store the fish in cell order: the force pass then reads each
         // cell's fish from consecutive memory, and the next tick's order
         // is nearly this one, so gathering it reads nearly in sequence.
         let (sorted, fish, order) = (&mut self.sorted, &self.fish, self.grid.order());
         crate::step::run(self.pool.as_deref(), || sorted.gather(fish, order));
         core::mem::swap(&mut self.fish, &mut self.sorted);
+        // The grid's snapshot of the fish, now in order: a copy in sequence.
+        let (grid, fish) = (&mut self.grid, &self.fish);
+        crate::step::run(self.pool.as_deref(), || grid.fill_snapshot(&fish.position, &fish.velocity));
         // Each fish's new slot is its place in cell order: by id, in
         // pieces on the pool.
         let rank = self.grid.rank();
