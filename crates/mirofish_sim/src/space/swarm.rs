@@ -34,7 +34,7 @@ use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
 use crate::step::command::FlockCommand;
 use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::step::crowding::{Strata, stretch_cap, thinning_step};
-use crate::step::kernel::scan::{self, QuartetReach, QuartetSeparation};
+use crate::step::kernel::scan::{self, Pass, QuartetReach, QuartetSeparation};
 use crate::step::kernel::{Avx2, KernelPath};
 use crate::world::grid::offset;
 use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, CellGrid, MAX_RUNS};
@@ -1471,33 +1471,23 @@ impl<V: Vector> ForcePass<'_, V> {
         let cells: [[u32; 3]; LANES] = core::array::from_fn(|l| self.grid.coords(positions[l]));
         // Fish of one row, sorted by column, within a short stretch of it:
         // one pass covers the blocks of all of them (usually all four).
-        let pass_end = |l: usize| {
-            let first = cells[l];
-            let mut end = l + 1;
-            while end < LANES
-                && cells[end][1..] == first[1..]
-                && cells[end][0] >= first[0]
-                && cells[end][0] - first[0] <= MAX_STRETCH
-            {
-                end += 1;
-            }
-            end
-        };
-        let whole = pass_end(0);
-        let sums = if whole == LANES {
-            self.scan_pass::<WRAP, AVX2>(&quartet, cells[0], cells[LANES - 1][0], cap, true)?
+        let whole = Pass::from(&cells, LANES, 0, MAX_STRETCH);
+        let sums = if whole.lanes.end == LANES {
+            self.scan_pass::<WRAP, AVX2>(&quartet, &whole, cap, true)?
         } else {
             // A quartet across rows (or spread far along one): a pass per
             // stretch, each lane taken from its own, whose sums are those
             // of the lane's own scan. Where a pass has more candidates
             // than a fish alone looks at, the four go one at a time.
             let mut sums = QuartetSums::new();
-            let mut l = 0;
-            while l < LANES {
-                let end = if l == 0 { whole } else { pass_end(l) };
-                let pass = self.scan_pass::<WRAP, AVX2>(&quartet, cells[l], cells[end - 1][0], cap, false)?;
-                sums.take_lanes(&pass, l..end);
-                l = end;
+            let mut stretch = whole;
+            loop {
+                let pass = self.scan_pass::<WRAP, AVX2>(&quartet, &stretch, cap, false)?;
+                sums.take_lanes(&pass, stretch.lanes.clone());
+                if stretch.lanes.end == LANES {
+                    break;
+                }
+                stretch = Pass::from(&cells, LANES, stretch.lanes.end, MAX_STRETCH);
             }
             sums
         };
@@ -1513,8 +1503,8 @@ impl<V: Vector> ForcePass<'_, V> {
         Some(in_lanes)
     }
 
-    /// The sums of `quartet`'s lanes whose cells lie from `first` to column
-    /// `last_x` of its row, over the blocks of those cells: every candidate
+    /// The sums of `quartet`'s lanes in `pass`, over the blocks of their
+    /// cells: every candidate
     /// within the crowding cap's budget (`cap`), else, where `may_thin`,
     /// thinned in strata ([`ForcePass::scan_strata`]). `None` where it may
     /// not be thinned and one of its fish alone might be: a pass of part of
@@ -1523,13 +1513,12 @@ impl<V: Vector> ForcePass<'_, V> {
     fn scan_pass<const WRAP: bool, const AVX2: bool>(
         &self,
         quartet: &QuartetReach,
-        first: [u32; 3],
-        last_x: u32,
+        pass: &Pass,
         cap: u32,
         may_thin: bool,
     ) -> Option<QuartetSums<V>> {
-        let along = self.grid.runs_across(last_x, first);
-        let columns = last_x - first[0] + 1 + 2 * COLUMNS_PER_RADIUS;
+        let along = self.grid.runs_across(pass.last_x, pass.first);
+        let columns = pass.columns();
         if !may_thin && thinning_step::<V>(along.candidates(), cap) > 1 {
             // Some fish of the pass may have more candidates than a fish
             // alone looks at: the four go one at a time.

@@ -23,7 +23,7 @@
 
 use glam::{BVec4A, Vec2, Vec4};
 
-use super::scan::{self, QuartetReach, QuartetSeparation, QuartetSums};
+use super::scan::{self, Pass, QuartetReach, QuartetSeparation, QuartetSums};
 use super::{ForceKernel, ForceSample, Kick, LANES, NeighbourSearch};
 use crate::rules::boundary;
 use crate::rules::nearest::Nearest;
@@ -223,18 +223,10 @@ impl ForceKernel<'_> {
             while l < m {
                 // Fish of one row, sorted by column: the pass covers the
                 // blocks of all the fish from `l` to `end`.
-                let (cx0, cy) = cells[l];
-                let mut end = l + 1;
-                while end < m && cells[end].1 == cy && cells[end].0 - cx0 <= MAX_SPREAD {
-                    end += 1;
-                }
-                let runs = g.runs_across(cells[end - 1].0, [cx0, cy, 0]);
-                // Fish spread along the row walk a wider stretch of it: the
-                // cap's budget grows with the stretch, so that a school
-                // is thinned by its density alone, never by how its
-                // quartets happen to fall.
-                let columns = cells[end - 1].0 - cx0 + 1 + 2 * COLUMNS_PER_RADIUS;
-                let pass = self.scan_thinned::<WRAP, AVX2>(&q, &runs, (cap, columns));
+                let stretch = Pass::from(&cells, m, l, MAX_SPREAD);
+                let runs = g.runs_across(stretch.last_x, stretch.first);
+                let pass = self.scan_thinned::<WRAP, AVX2>(&q, &runs, (cap, stretch.columns()));
+                let end = stretch.lanes.end;
                 if l == 0 && end == m {
                     // One pass for the whole quartet (the usual case).
                     hoods = pass;
@@ -253,7 +245,7 @@ impl ForceKernel<'_> {
     /// [`crate::world::grid::CellGrid::coords`] finds them; under `AVX2`
     /// (only where the CPU has it) four at once.
     #[inline(always)]
-    fn cells_of<const AVX2: bool>(&self, x: Vec4, y: Vec4) -> [(u32, u32); LANES] {
+    fn cells_of<const AVX2: bool>(&self, x: Vec4, y: Vec4) -> [[u32; 3]; LANES] {
         #[cfg(target_arch = "x86_64")]
         if AVX2 {
             // SAFETY: `AVX2` is true only within `ForceKernel::run_avx2`,
@@ -261,10 +253,7 @@ impl ForceKernel<'_> {
             #[expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 build of the pass")]
             return unsafe { avx2::cells_of(self.grid, x, y) };
         }
-        core::array::from_fn(|l| {
-            let [cx, cy, _] = self.grid.coords(Vec2::new(x[l], y[l]));
-            (cx, cy)
-        })
+        core::array::from_fn(|l| self.grid.coords(Vec2::new(x[l], y[l])))
     }
 
     /// What [`ForceKernel::kick`] computes for the fish of the scanned

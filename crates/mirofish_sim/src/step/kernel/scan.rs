@@ -21,6 +21,7 @@ use glam::{BVec4A, Vec4};
 
 use crate::math::Vector;
 use crate::math::vector::{record_position_axis, record_velocity_axis};
+use crate::world::grid::COLUMNS_PER_RADIUS;
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
@@ -35,6 +36,49 @@ pub(crate) const NOT_LANE: [BVec4A; LANES] = [
     BVec4A::new(true, true, false, true),
     BVec4A::new(true, true, true, false),
 ];
+
+/// One pass of a quartet's scan: the lanes `lanes`, whose fish lie in one
+/// row of cells (and one layer), from cell `first` to column `last_x`. The
+/// pass walks the blocks around that stretch of row once
+/// ([`crate::world::grid::CellGrid::runs_across`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Pass {
+    pub lanes: Range<usize>,
+    pub first: [u32; 3],
+    pub last_x: u32,
+}
+
+impl Pass {
+    /// The pass from lane `l` of the first `m` fish in `cells` (one per
+    /// lane, in sorted order): the lanes after it in its row, as long as
+    /// they lie at most `spread` columns further along it. A quartet's
+    /// first pass usually takes all four; the next lane starts the next
+    /// pass.
+    #[inline(always)]
+    pub fn from(cells: &[[u32; 3]; LANES], m: usize, l: usize, spread: u32) -> Self {
+        let first = cells[l];
+        let mut end = l + 1;
+        // Same row and layer; along the row, `first` and at most `spread`
+        // columns on (a fish in an earlier column wraps round to a huge
+        // difference).
+        while end < m.min(LANES)
+            && (cells[end][1], cells[end][2]) == (first[1], first[2])
+            && cells[end][0].wrapping_sub(first[0]) <= spread
+        {
+            end += 1;
+        }
+        Self { lanes: l..end, first, last_x: cells[end - 1][0] }
+    }
+
+    /// The columns its blocks cover (its stretch and a block's reach on
+    /// each side): the crowding cap's budget grows with them, so that a
+    /// school is thinned by its density alone, never by how its quartets
+    /// happen to fall.
+    #[inline(always)]
+    pub fn columns(&self) -> u32 {
+        self.last_x - self.first[0] + 1 + 2 * COLUMNS_PER_RADIUS
+    }
+}
 
 /// The four fish whose neighbourhoods one scan sums, lane by lane: where
 /// they are and how far each looks.

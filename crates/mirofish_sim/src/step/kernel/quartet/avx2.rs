@@ -39,13 +39,13 @@ use crate::world::params::FlockParams;
 ///
 /// The CPU must have AVX2.
 #[inline(always)]
-pub(super) unsafe fn cells_of(grid: &CellGrid<glam::Vec2>, x: Vec4, y: Vec4) -> [(u32, u32); 4] {
+pub(super) unsafe fn cells_of(grid: &CellGrid<glam::Vec2>, x: Vec4, y: Vec4) -> [[u32; 3]; 4] {
     let (origin, inv_cell, [cols, rows, _]) = (grid.origin(), grid.inv_cell(), grid.dimensions());
     // SAFETY: the caller's promise (AVX2).
     unsafe {
         let cx = lanes(cell_axis(x, origin.x, inv_cell.x, cols));
         let cy = lanes(cell_axis(y, origin.y, inv_cell.y, rows));
-        core::array::from_fn(|l| (cx[l], cy[l]))
+        core::array::from_fn(|l| [cx[l], cy[l], 0])
     }
 }
 
@@ -344,8 +344,7 @@ mod tests {
             // SAFETY: AVX2 was detected above.
             let cells = unsafe { cells_of(&grid, x, y) };
             for (l, cell) in cells.into_iter().enumerate() {
-                let [cx, cy, _] = grid.coords(Vec2::new(x[l], y[l]));
-                assert_eq!(cell, (cx, cy), "({}, {})", x[l], y[l]);
+                assert_eq!(cell, grid.coords(Vec2::new(x[l], y[l])), "({}, {})", x[l], y[l]);
             }
         }
     }
