@@ -23,7 +23,7 @@ use glam::{BVec4A, Vec4};
 
 use crate::math::Vector;
 use crate::rules::{Neighbourhood, NeighbourhoodLanes};
-use crate::step::kernel::scan::{self, QuartetReach, QuartetSeparation};
+use crate::step::kernel::scan::{self, QuartetSeparation};
 
 pub(super) use crate::step::kernel::scan::LANES;
 
@@ -37,7 +37,7 @@ pub(super) struct QuartetSums<V: Vector> {
     offset: [Vec4; 3],
     /// Squared distance to the nearest other fish within reach.
     nearest2: Vec4,
-    /// Each lane's separation sums and ties.
+    /// Each lane's separation sums.
     separation: [Neighbourhood<V>; LANES],
 }
 
@@ -50,11 +50,6 @@ impl<V: Vector> QuartetSums<V> {
         hood.velocity_sum = V::from_fn(|i| self.velocity[i][l]);
         hood.offset_sum = V::from_fn(|i| self.offset[i][l]);
         (hood, self.nearest2[l])
-    }
-
-    /// Lane `l`'s separation sums, to settle its ties before the rules.
-    pub fn separation_mut(&mut self, l: usize) -> &mut Neighbourhood<V> {
-        &mut self.separation[l]
     }
 
     /// The four neighbourhoods in lanes, axis by axis (the axes past
@@ -86,10 +81,9 @@ impl<V: Vector> QuartetSums<V> {
 }
 
 impl<V: Vector> QuartetSums<V> {
-    /// The four fish's sums as `reach`'s scan left them (`sums`,
-    /// `separation` and its ties, which it takes).
-    pub fn from_scan(sums: &scan::QuartetSums, separation: &QuartetSeparation, reach: &QuartetReach) -> Self {
-        let tie = reach.tie.replace(Vec4::ZERO);
+    /// The four fish's sums as a scan left them (`sums` and `separation`,
+    /// its ties settled).
+    pub fn from_scan(sums: &scan::QuartetSums, separation: &QuartetSeparation) -> Self {
         Self {
             count: sums.count,
             velocity: sums.velocity,
@@ -98,7 +92,6 @@ impl<V: Vector> QuartetSums<V> {
             separation: core::array::from_fn(|l| Neighbourhood {
                 separation_count: separation.count[l] as u32,
                 separation_sum: V::from_fn(|i| separation.push[i][l]),
-                tie_strength: tie[l],
                 ..Neighbourhood::default()
             }),
         }

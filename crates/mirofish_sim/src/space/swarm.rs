@@ -1536,14 +1536,27 @@ impl<V: Vector> ForcePass<'_, V> {
                     &all,
                     quartet,
                 );
-                let mut sums = QuartetSums::from_scan(&sums, &close, quartet);
-                for l in 0..LANES {
-                    self.settle_ties(quartet.base + l, sums.separation_mut(l));
-                }
-                Some(sums)
+                Some(self.settled(&sums, close, quartet))
             }
             Some(cap) => may_thin.then(|| self.scan_strata::<WRAP, AVX2>(quartet, &along, cap)),
         }
+    }
+
+    /// The four fish's neighbourhoods as `quartet`'s scan left its sums,
+    /// the ties of fish exactly on top of each other settled, each along
+    /// its fish's own direction (the bits of each fish's own scan).
+    #[inline(always)]
+    fn settled(
+        &self,
+        sums: &scan::QuartetSums,
+        mut close: QuartetSeparation,
+        quartet: &QuartetReach,
+    ) -> QuartetSums<V> {
+        if quartet.tie.get().cmpgt(Vec4::ZERO).any() {
+            let ids = core::array::from_fn(|l| self.fish.id[quartet.base + l]);
+            scan::settle_ties::<V>(&mut close, quartet, self.key, ids);
+        }
+        QuartetSums::from_scan(sums, &close)
     }
 
     /// The sums of a crowded quartet ([`stretch_cap`] gave it `cap`): its
@@ -1572,12 +1585,7 @@ impl<V: Vector> ForcePass<'_, V> {
                 sample,
                 quartet,
             );
-            *sums = QuartetSums::from_scan(&scanned, &close, quartet);
-        }
-        for sums in &mut sums {
-            for l in 0..LANES {
-                self.settle_ties(base + l, sums.separation_mut(l));
-            }
+            *sums = self.settled(&scanned, close, quartet);
         }
         let [own_sums, rest_sums] = sums;
         QuartetSums::from_lanes(core::array::from_fn(|l| {

@@ -429,7 +429,7 @@ impl ForceKernel<'_> {
         let snapshot = self.grid.snapshot();
         scan::scan_sample::<Vec2, WRAP, AVX2, false>(snapshot, (&mut acc, &mut close), sample, &q.reach);
         if q.reach.tie.get().cmpgt(Vec4::ZERO).any() {
-            self.settle_ties(&mut close, q);
+            scan::settle_ties::<Vec2>(&mut close, &q.reach, self.key, q.id);
         }
         lanes_of(&acc, &close)
     }
@@ -454,7 +454,7 @@ impl ForceKernel<'_> {
             &q.reach,
         );
         if q.reach.tie.get().cmpgt(Vec4::ZERO).any() {
-            self.settle_ties(&mut close, q);
+            scan::settle_ties::<Vec2>(&mut close, &q.reach, self.key, q.id);
         }
         let mut hoods = lanes_of(&acc, &close);
         // A topological neighbourhood is the metric one where a fish has no
@@ -526,20 +526,6 @@ impl ForceKernel<'_> {
             &QuartetSums { count, velocity, offset, ..QuartetSums::default() },
             &QuartetSeparation::default(),
         )
-    }
-
-    /// Adds the pushes of the candidates exactly on top of a fish along
-    /// its own escape direction, on the lanes that have any: what
-    /// [`crate::rules::Neighbourhood::settle_ties`] does.
-    #[cold]
-    #[inline(never)]
-    fn settle_ties(&self, sums: &mut QuartetSeparation, q: &Quartet) {
-        let [tx, ty] = self.key.tie_direction_lanes(q.id);
-        let tie = q.reach.tie.replace(Vec4::ZERO);
-        let tied = tie.cmpgt(Vec4::ZERO);
-        let [sx, sy, _] = &mut sums.push;
-        *sx = Vec4::select(tied, *sx + tx * tie, *sx);
-        *sy = Vec4::select(tied, *sy + ty * tie, *sy);
     }
 }
 

@@ -21,6 +21,7 @@ use glam::{BVec4A, Vec4};
 
 use crate::math::Vector;
 use crate::math::vector::{record_position_axis, record_velocity_axis};
+use crate::rules::noise::TickKey;
 use crate::world::grid::COLUMNS_PER_RADIUS;
 
 #[cfg(target_arch = "x86_64")]
@@ -332,6 +333,35 @@ pub(crate) fn scan_runs<V: Vector, const WRAP: bool, const AVX2: bool, const NEA
         let without_self = |j: usize| q.x_without[j - q.base];
         scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), mine, run.end, without_self, q);
         scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), after, run.end, |_| q.at[0], q);
+    }
+}
+
+/// Adds the pushes of the candidates exactly on top of a fish (`q`'s
+/// ties, which it takes) along the fish's own escape direction, on the
+/// lanes that have any, to `sums`: what
+/// [`crate::rules::Neighbourhood::settle_ties`] does for each. `ids`: the
+/// four fish's ids, which draw their directions from `key`.
+#[cold]
+#[inline(never)]
+pub(crate) fn settle_ties<V: Vector>(
+    sums: &mut QuartetSeparation,
+    q: &QuartetReach,
+    key: TickKey,
+    ids: [u32; LANES],
+) {
+    let tie = q.tie.replace(Vec4::ZERO);
+    let tied = tie.cmpgt(Vec4::ZERO);
+    let direction = if V::DIM == 2 {
+        let [x, y] = key.tie_direction_lanes(ids);
+        [x, y, Vec4::ZERO]
+    } else {
+        let each: [V; LANES] = ids.map(|id| key.tie_direction::<V>(id));
+        core::array::from_fn(
+            |i| if i < V::DIM { Vec4::from_array(each.map(|d| d.axis(i))) } else { Vec4::ZERO },
+        )
+    };
+    for (push, direction) in sums.push.iter_mut().zip(direction).take(V::DIM) {
+        *push = Vec4::select(tied, *push + direction * tie, *push);
     }
 }
 
