@@ -1466,7 +1466,8 @@ impl<V: Vector> ForcePass<'_, V> {
         let at = core::array::from_fn(|i| {
             if i < V::DIM { Vec4::from_array(positions.map(|p| p.axis(i))) } else { Vec4::ZERO }
         });
-        let quartet = QuartetReach::new(base, at, radii, self.tank.size());
+        let ids = core::array::from_fn(|l| fish.id[base + l]);
+        let quartet = QuartetReach::new(base, at, radii, self.tank.size(), (ids, self.key));
         let cap = caps.into_iter().min().unwrap_or(0);
         let cells: [[u32; 3]; LANES] = core::array::from_fn(|l| self.grid.coords(positions[l]));
         // Fish of one row, sorted by column, within a short stretch of it:
@@ -1536,27 +1537,10 @@ impl<V: Vector> ForcePass<'_, V> {
                     &all,
                     quartet,
                 );
-                Some(self.settled(&sums, close, quartet))
+                Some(QuartetSums::from_scan(&sums, &close))
             }
             Some(cap) => may_thin.then(|| self.scan_strata::<WRAP, AVX2>(quartet, &along, cap)),
         }
-    }
-
-    /// The four fish's neighbourhoods as `quartet`'s scan left its sums,
-    /// the ties of fish exactly on top of each other settled, each along
-    /// its fish's own direction (the bits of each fish's own scan).
-    #[inline(always)]
-    fn settled(
-        &self,
-        sums: &scan::QuartetSums,
-        mut close: QuartetSeparation,
-        quartet: &QuartetReach,
-    ) -> QuartetSums<V> {
-        if quartet.tie.get().cmpgt(Vec4::ZERO).any() {
-            let ids = core::array::from_fn(|l| self.fish.id[quartet.base + l]);
-            scan::settle_ties::<V>(&mut close, quartet, self.key, ids);
-        }
-        QuartetSums::from_scan(sums, &close)
     }
 
     /// The sums of a crowded quartet ([`stretch_cap`] gave it `cap`): its
@@ -1585,7 +1569,7 @@ impl<V: Vector> ForcePass<'_, V> {
                 sample,
                 quartet,
             );
-            *sums = self.settled(&scanned, close, quartet);
+            *sums = QuartetSums::from_scan(&scanned, &close);
         }
         let [own_sums, rest_sums] = sums;
         QuartetSums::from_lanes(core::array::from_fn(|l| {

@@ -63,12 +63,9 @@ pub(super) struct Scanned {
 
 /// The four fish whose neighbourhoods one scan sums, lane by lane.
 struct Quartet {
-    /// Where they are and how far each looks (lane 0 at a multiple of
-    /// four).
+    /// Where they are, how far each looks, and who they are (lane 0 at a
+    /// multiple of four; ids for the jitter too).
     reach: QuartetReach,
-    /// Ids, for the jitter and the direction a fish escapes the fish on
-    /// top of it along.
-    id: [u32; LANES],
     /// The school's topological neighbourhood size (0: metric).
     topological: u32,
 }
@@ -203,8 +200,7 @@ impl ForceKernel<'_> {
         let radii =
             [reach(|r| r.perception2), reach(|r| r.separation), reach(|r| r.separation2), reach(|r| r.floor)];
         let q = Quartet {
-            reach: QuartetReach::new(base, [x, y, Vec4::ZERO], radii, self.tank.size()),
-            id,
+            reach: QuartetReach::new(base, [x, y, Vec4::ZERO], radii, self.tank.size(), (id, self.key)),
             // `run` sends a quartet of several schools with a topological
             // one fish by fish.
             topological: if one_school { self.table[schools[0]].topological_neighbours } else { 0 },
@@ -238,7 +234,7 @@ impl ForceKernel<'_> {
                 l = end;
             }
         }
-        Scanned { base, x, y, id: q.id, hoods, school: one_school.then_some(schools[0]) }
+        Scanned { base, x, y, id: q.reach.id, hoods, school: one_school.then_some(schools[0]) }
     }
 
     /// The grid cells of the four fish at `x`, `y`, as
@@ -428,9 +424,6 @@ impl ForceKernel<'_> {
         let (mut acc, mut close) = (QuartetSums::default(), QuartetSeparation::default());
         let snapshot = self.grid.snapshot();
         scan::scan_sample::<Vec2, WRAP, AVX2, false>(snapshot, (&mut acc, &mut close), sample, &q.reach);
-        if q.reach.tie.get().cmpgt(Vec4::ZERO).any() {
-            scan::settle_ties::<Vec2>(&mut close, &q.reach, self.key, q.id);
-        }
         lanes_of(&acc, &close)
     }
 
@@ -453,9 +446,6 @@ impl ForceKernel<'_> {
             &pick,
             &q.reach,
         );
-        if q.reach.tie.get().cmpgt(Vec4::ZERO).any() {
-            scan::settle_ties::<Vec2>(&mut close, &q.reach, self.key, q.id);
-        }
         let mut hoods = lanes_of(&acc, &close);
         // A topological neighbourhood is the metric one where a fish has no
         // more neighbours in range than it counts (the usual case at the

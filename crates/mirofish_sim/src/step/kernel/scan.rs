@@ -108,14 +108,25 @@ pub(crate) struct QuartetReach {
     /// ([`crate::rules::Neighbourhood::tie_strength`]): only piles of fish
     /// add to it, so it stays out of the scan's sums.
     pub tie: Cell<Vec4>,
+    /// The four fish's ids and the tick's noise: each fish with others on
+    /// top of it escapes along a direction of its own.
+    pub id: [u32; LANES],
+    key: TickKey,
 }
 
 impl QuartetReach {
     /// The quartet from sorted index `base`, at `at` (axis by axis), with
     /// each lane's `[perception², separation, separation², floor]`, in a
-    /// tank (a torus, where the scan wraps) of `size`.
+    /// tank (a torus, where the scan wraps) of `size`; its fish's ids `id`,
+    /// this tick's noise `key`.
     #[inline(always)]
-    pub fn new<V: Vector>(base: usize, at: [Vec4; 3], radii: [Vec4; 4], size: V) -> Self {
+    pub fn new<V: Vector>(
+        base: usize,
+        at: [Vec4; 3],
+        radii: [Vec4; 4],
+        size: V,
+        (id, key): ([u32; LANES], TickKey),
+    ) -> Self {
         let [perception2, separation, separation2, floor] = radii;
         let size = core::array::from_fn(|i| if i < V::DIM { size.axis(i) } else { 0.0 });
         Self {
@@ -130,6 +141,8 @@ impl QuartetReach {
             size,
             half: size.map(|s| s * 0.5),
             tie: Cell::new(Vec4::ZERO),
+            id,
+            key,
         }
     }
 
@@ -294,21 +307,25 @@ pub(crate) fn scan_candidates<V: Vector, const WRAP: bool, const NEAREST: bool>(
 
 /// The sums of the quartet over the candidates at the sorted indices
 /// `sample` (ascending), each lane skipping its own fish: a thinned scan's
-/// stratum.
+/// stratum. Ties settled ([`settle_ties`]).
 #[inline(always)]
 pub(crate) fn scan_sample<V: Vector, const WRAP: bool, const AVX2: bool, const NEAREST: bool>(
     snapshot: &[V::Record],
-    sums: Sums<'_>,
+    (acc, close): Sums<'_>,
     sample: &[u32],
     q: &QuartetReach,
 ) {
     let candidates = sample.iter().map(|&j| j as usize);
-    scan::<V, WRAP, AVX2, NEAREST>(snapshot, sums, candidates, snapshot.len(), |j| q.x_for(j), q);
+    scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), candidates, snapshot.len(), |j| q.x_for(j), q);
+    if q.tie.get().cmpgt(Vec4::ZERO).any() {
+        settle_ties::<V>(close, q);
+    }
 }
 
 /// The sums of the quartet over the candidates of `runs` (ascending and
 /// disjoint): within the piece `a..b` of a run, those `pick(run, a, b)`
 /// gives (`a..b` itself for all of them), each lane skipping its own fish.
+/// Ties settled ([`settle_ties`]).
 #[inline(always)]
 pub(crate) fn scan_runs<V: Vector, const WRAP: bool, const AVX2: bool, const NEAREST: bool, I>(
     snapshot: &[V::Record],
@@ -334,21 +351,19 @@ pub(crate) fn scan_runs<V: Vector, const WRAP: bool, const AVX2: bool, const NEA
         scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), mine, run.end, without_self, q);
         scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), after, run.end, |_| q.at[0], q);
     }
+    if q.tie.get().cmpgt(Vec4::ZERO).any() {
+        settle_ties::<V>(close, q);
+    }
 }
 
 /// Adds the pushes of the candidates exactly on top of a fish (`q`'s
 /// ties, which it takes) along the fish's own escape direction, on the
 /// lanes that have any, to `sums`: what
-/// [`crate::rules::Neighbourhood::settle_ties`] does for each. `ids`: the
-/// four fish's ids, which draw their directions from `key`.
+/// [`crate::rules::Neighbourhood::settle_ties`] does for each.
 #[cold]
 #[inline(never)]
-pub(crate) fn settle_ties<V: Vector>(
-    sums: &mut QuartetSeparation,
-    q: &QuartetReach,
-    key: TickKey,
-    ids: [u32; LANES],
-) {
+fn settle_ties<V: Vector>(sums: &mut QuartetSeparation, q: &QuartetReach) {
+    let (key, ids) = (q.key, q.id);
     let tie = q.tie.replace(Vec4::ZERO);
     let tied = tie.cmpgt(Vec4::ZERO);
     let direction = if V::DIM == 2 {
