@@ -31,7 +31,7 @@ pub(crate) mod avx2;
 pub(crate) const LANES: usize = 4;
 
 /// Every lane but one, to take a fish out of its own sums.
-pub(crate) const NOT_LANE: [BVec4A; LANES] = [
+const NOT_LANE: [BVec4A; LANES] = [
     BVec4A::new(false, true, true, true),
     BVec4A::new(true, false, true, true),
     BVec4A::new(true, true, false, true),
