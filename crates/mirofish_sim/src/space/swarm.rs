@@ -35,7 +35,7 @@ use crate::step::command::FlockCommand;
 use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::step::crowding::{Strata, stretch_cap, thinning_step};
 use crate::step::kernel::scan::{self, Pass, QuartetReach, QuartetSeparation};
-use crate::step::kernel::{Avx2, KernelPath};
+use crate::step::kernel::{Avx2, KernelPath, TwoBuilds};
 use crate::world::grid::offset;
 use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, CellGrid, MAX_RUNS};
 use crate::world::groups::{self, NO_GROUP};
@@ -1283,44 +1283,31 @@ struct ForcePass<'a, V: Vector> {
 impl<V: Vector> ForcePass<'_, V> {
     /// The kicks of the fish from slot `base` (a multiple of four), one
     /// work item of the pass: by quartets where they qualify
-    /// ([`ForcePass::quartet`]), else fish by fish. Returns the number of
-    /// quartets scanned together, and of those whose rules went in lanes.
+    /// ([`ForcePass::quartet`]), else fish by fish; in the AVX2 build where
+    /// it may ([`Avx2::run`]), where the quartet scan takes its candidates
+    /// two at a time. Returns the number of quartets scanned together, and
+    /// of those whose rules went in lanes.
     fn run(&self, base: usize, kicks: &mut [Kick<V>]) -> [usize; 2] {
-        #[cfg(target_arch = "x86_64")]
-        if self.avx2.is_some() {
-            // SAFETY: an `Avx2` exists only where the CPU has AVX2
-            // (`Avx2::detect`), which is all `run_avx2` asks.
-            #[expect(
-                unsafe_code,
-                reason = "a call to the AVX2 build of the pass, once the CPU is known to have it"
-            )]
-            return unsafe { self.run_avx2(base, kicks) };
-        }
-        self.run_in::<false>(base, kicks)
+        Avx2::run(self.avx2, self, (base, kicks))
     }
+}
 
-    /// [`ForcePass::run`] compiled for AVX2 (everything it inlines: the
-    /// quartets and their scans), where the quartet scan takes its
-    /// candidates two at a time. The same bits: no fused multiply-add, and
-    /// every sum in the same order.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn run_avx2(&self, base: usize, kicks: &mut [Kick<V>]) -> [usize; 2] {
-        self.run_in::<true>(base, kicks)
-    }
+impl<'k, V: Vector> TwoBuilds<(usize, &'k mut [Kick<V>])> for ForcePass<'_, V> {
+    type Output = [usize; 2];
 
-    /// [`ForcePass::run`], with the AVX2 scan (`AVX2`, only where the CPU
-    /// has it) or without, on a torus or not as the grid is.
+    /// [`ForcePass::run`] in one build, on a torus or not as the grid is.
     #[inline(always)]
-    fn run_in<const AVX2: bool>(&self, base: usize, kicks: &mut [Kick<V>]) -> [usize; 2] {
+    fn run_in<const AVX2: bool>(&self, (base, kicks): (usize, &'k mut [Kick<V>])) -> [usize; 2] {
         if self.grid.wraps() {
             self.run_quartets::<true, AVX2>(base, kicks)
         } else {
             self.run_quartets::<false, AVX2>(base, kicks)
         }
     }
+}
 
-    /// [`ForcePass::run_in`] on a torus (`WRAP`) or not.
+impl<V: Vector> ForcePass<'_, V> {
+    /// [`TwoBuilds::run_in`] on a torus (`WRAP`) or not.
     #[inline(always)]
     fn run_quartets<const WRAP: bool, const AVX2: bool>(
         &self,
@@ -1443,7 +1430,7 @@ impl<V: Vector> ForcePass<'_, V> {
         }
         let fish = self.fish;
         let positions: [V; LANES] = core::array::from_fn(|l| fish.position[base + l]);
-        let mut reach = [self.schools_now[0].reach; LANES];
+        let mut reach = [&self.schools_now[0].reach; LANES];
         let mut caps = [0u32; LANES];
         for l in 0..LANES {
             let school = usize::from(fish.school[base + l]);
@@ -1458,16 +1445,13 @@ impl<V: Vector> ForcePass<'_, V> {
             if !plain {
                 return None;
             }
-            (reach[l], caps[l]) = (now.reach, params.neighbour_cap);
+            (reach[l], caps[l]) = (&now.reach, params.neighbour_cap);
         }
-        let lanes = |f: fn(&Reach) -> f32| Vec4::from_array(reach.map(|r| f(&r)));
-        let radii =
-            [lanes(|r| r.perception2), lanes(|r| r.separation), lanes(|r| r.separation2), lanes(|r| r.floor)];
         let at = core::array::from_fn(|i| {
             if i < V::DIM { Vec4::from_array(positions.map(|p| p.axis(i))) } else { Vec4::ZERO }
         });
         let ids = core::array::from_fn(|l| fish.id[base + l]);
-        let quartet = QuartetReach::new(base, at, radii, self.tank.size(), (ids, self.key));
+        let quartet = QuartetReach::new(base, at, reach, self.tank.size(), (ids, self.key));
         let cap = caps.into_iter().min().unwrap_or(0);
         let cells: [[u32; 3]; LANES] = core::array::from_fn(|l| self.grid.coords(positions[l]));
         // Fish of one row, sorted by column, within a short stretch of it:

@@ -114,6 +114,47 @@ impl Avx2 {
         }
         None
     }
+
+    /// Runs `pass` on `work` in its AVX2 build where `proof` is given (the
+    /// CPU has AVX2 and the path allows it), else in its portable build.
+    #[inline(always)]
+    pub(crate) fn run<W, P: TwoBuilds<W>>(proof: Option<Self>, pass: &P, work: W) -> P::Output {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(Self(())) = proof {
+            // SAFETY: an `Avx2` exists only where the CPU has AVX2
+            // (`Avx2::detect`), which is all `run_avx2` asks.
+            #[expect(
+                unsafe_code,
+                reason = "a call to the AVX2 build of the pass, once the CPU is known to have it"
+            )]
+            return unsafe { run_avx2(pass, work) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = proof;
+        pass.run_in::<false>(work)
+    }
+}
+
+/// A pass whose body is compiled twice: portable, and for AVX2, where its
+/// quartets take their candidates two at a time. Both builds give the same
+/// bits: no fused multiply-add, every sum in the same order.
+pub(crate) trait TwoBuilds<W> {
+    /// What one piece of work gives back.
+    type Output;
+
+    /// The body on `work`; `AVX2` is true only in the AVX2 build. Marked
+    /// `#[inline(always)]` where implemented, with everything it calls that
+    /// uses the lanes: the AVX2 intrinsics inline only into a function
+    /// compiled for AVX2 (a closure is a function of its own, and does not
+    /// inherit the feature).
+    fn run_in<const AVX2: bool>(&self, work: W) -> Self::Output;
+}
+
+/// [`TwoBuilds::run_in`] compiled for AVX2 (everything it inlines).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn run_avx2<W, P: TwoBuilds<W>>(pass: &P, work: W) -> P::Output {
+    pass.run_in::<true>(work)
 }
 
 /// What the force pass learnt about one fish, kept for observation.
@@ -255,39 +296,22 @@ impl ForceKernel<'_> {
     /// `base` is a multiple of four: the fish go by quartets, which share
     /// one scan of their neighbourhood when they all see all round
     /// ([`quartet`]); a quartet with a fish of a shaped view goes fish by
-    /// fish.
+    /// fish. In the AVX2 build where it may ([`Avx2::run`]): the quartet
+    /// scan then takes its candidates two at a time, and the quartets'
+    /// rules go by pairs, eight lanes wide.
     pub fn run(&self, base: usize, kicks: &mut [Kick], samples: Option<&mut [ForceSample]>) {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(Avx2(())) = self.avx2 {
-            // SAFETY: an `Avx2` exists only where the CPU has AVX2
-            // (`Avx2::detect`), which is all `run_avx2` asks.
-            #[expect(
-                unsafe_code,
-                reason = "a call to the AVX2 build of the pass, once the CPU is known to have it"
-            )]
-            return unsafe { self.run_avx2(base, kicks, samples) };
-        }
-        self.run_in::<false>(base, kicks, samples);
+        Avx2::run(self.avx2, self, (base, kicks, samples));
     }
+}
 
-    /// [`ForceKernel::run`] compiled for AVX2 (everything it inlines: the
-    /// quartets, their scans and rules), where the quartet scan also takes
-    /// its candidates two at a time ([`quartet`]). The same bits: no fused
-    /// multiply-add, and every sum in the same order.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn run_avx2(&self, base: usize, kicks: &mut [Kick], samples: Option<&mut [ForceSample]>) {
-        self.run_in::<true>(base, kicks, samples);
-    }
+impl<'k> TwoBuilds<(usize, &'k mut [Kick], Option<&'k mut [ForceSample]>)> for ForceKernel<'_> {
+    type Output = ();
 
-    /// [`ForceKernel::run`], with the AVX2 scan (`AVX2`, only where the
-    /// CPU has it) or without.
+    /// [`ForceKernel::run`] in one build.
     #[inline(always)]
     fn run_in<const AVX2: bool>(
         &self,
-        base: usize,
-        kicks: &mut [Kick],
-        mut samples: Option<&mut [ForceSample]>,
+        (base, kicks, mut samples): (usize, &'k mut [Kick], Option<&'k mut [ForceSample]>),
     ) {
         debug_assert_eq!(base % QUARTET, 0, "work items start at a quartet");
         let mut cell = CellCache::default();
@@ -342,7 +366,9 @@ impl ForceKernel<'_> {
             }
         }
     }
+}
 
+impl ForceKernel<'_> {
     /// The kicks of the quartet at `s`: `plain` (its fish all see all
     /// round, and a topological school's are of one school) by the quartet
     /// scan, else fish by fish.

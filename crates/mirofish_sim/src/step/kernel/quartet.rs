@@ -183,12 +183,10 @@ impl ForceKernel<'_> {
             })
         };
         let one_school = schools[1..m].iter().all(|&k| k == schools[0]);
-        let reach = |f: fn(&rules::Reach) -> f32| {
-            if one_school {
-                Vec4::splat(f(&self.caches[schools[0]].reach))
-            } else {
-                Vec4::from_array(schools.map(|k| f(&self.caches[k].reach)))
-            }
+        let reach = if one_school {
+            [&self.caches[schools[0]].reach; LANES]
+        } else {
+            schools.map(|k| &self.caches[k].reach)
         };
         // Four ids by a load of known length where there are four: a copy
         // of `m` is a call to `memcpy` (with the kicks' below, ≈ 3 % of the
@@ -197,10 +195,8 @@ impl ForceKernel<'_> {
             Some(Ok(four)) => four,
             _ => core::array::from_fn(|l| self.ids.get(base + l).copied().unwrap_or(0)),
         };
-        let radii =
-            [reach(|r| r.perception2), reach(|r| r.separation), reach(|r| r.separation2), reach(|r| r.floor)];
         let q = Quartet {
-            reach: QuartetReach::new(base, [x, y, Vec4::ZERO], radii, self.tank.size(), (id, self.key)),
+            reach: QuartetReach::new(base, [x, y, Vec4::ZERO], reach, self.tank.size(), (id, self.key)),
             // `run` sends a quartet of several schools with a topological
             // one fish by fish.
             topological: if one_school { self.table[schools[0]].topological_neighbours } else { 0 },

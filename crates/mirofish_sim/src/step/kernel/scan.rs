@@ -21,6 +21,7 @@ use glam::{BVec4A, Vec4};
 
 use crate::math::Vector;
 use crate::math::vector::{record_position_axis, record_velocity_axis};
+use crate::rules::Reach;
 use crate::rules::noise::TickKey;
 use crate::world::grid::COLUMNS_PER_RADIUS;
 
@@ -116,18 +117,25 @@ pub(crate) struct QuartetReach {
 
 impl QuartetReach {
     /// The quartet from sorted index `base`, at `at` (axis by axis), with
-    /// each lane's `[perception², separation, separation², floor]`, in a
+    /// each lane's radii (its fish's school's `reach`), in a
     /// tank (a torus, where the scan wraps) of `size`; its fish's ids `id`,
     /// this tick's noise `key`.
     #[inline(always)]
     pub fn new<V: Vector>(
         base: usize,
         at: [Vec4; 3],
-        radii: [Vec4; 4],
+        reach: [&Reach; LANES],
         size: V,
         (id, key): ([u32; LANES], TickKey),
     ) -> Self {
-        let [perception2, separation, separation2, floor] = radii;
+        let [a, b, c, d] = reach;
+        // One school (the usual case): each radius is one value in all lanes.
+        let one = core::ptr::eq(a, b) && core::ptr::eq(a, c) && core::ptr::eq(a, d);
+        let lanes = |radius: fn(&Reach) -> f32| {
+            if one { Vec4::splat(radius(a)) } else { Vec4::new(radius(a), radius(b), radius(c), radius(d)) }
+        };
+        let (perception2, separation) = (lanes(|r| r.perception2), lanes(|r| r.separation));
+        let (separation2, floor) = (lanes(|r| r.separation2), lanes(|r| r.floor));
         let size = core::array::from_fn(|i| if i < V::DIM { size.axis(i) } else { 0.0 });
         Self {
             base,
