@@ -34,6 +34,7 @@ use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
 use crate::step::command::FlockCommand;
 use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::step::crowding::{Strata, stretch_cap, thinning_step};
+use crate::step::integrate::{swim, swim_four};
 use crate::step::kernel::scan::{self, Pass, QuartetReach, QuartetSeparation};
 use crate::step::kernel::{Avx2, KernelPath, TwoBuilds};
 use crate::world::grid::offset;
@@ -1108,8 +1109,11 @@ impl<V: Vector> Swarm<V> {
         self.extra.clear();
     }
 
-    /// Velocities, positions, fear and wander, fish by fish (each from its
-    /// own state and its kick: any split gives the same bits).
+    /// Velocities, positions, fear and wander, each fish from its own state
+    /// and its kick (any split gives the same bits): four fish of one
+    /// school at a time in vector lanes where they can go together
+    /// ([`swim_four`] and the wander's drift in lanes), else one at a time
+    /// ([`swim`]); under Couzin's zones, fish by fish.
     fn integrate(&mut self) {
         let (dt, key) = (self.dt, TickKey::new(self.seed, self.tick));
         let params = &self.params;
@@ -1124,14 +1128,11 @@ impl<V: Vector> Swarm<V> {
         );
         crate::step::run(self.pool.as_deref(), || {
             columns.into_par_iter().enumerate().for_each(|(c, (position, velocity, wander, fright))| {
-                for k in 0..position.len() {
-                    let slot = c * CHUNK + k;
-                    let (name, school) = (u64::from(id[slot]), usize::from(school[slot]));
-                    let p = &params[school];
-                    // A fish added after this tick's forces (between two
-                    // stages) has none: it coasts until the next tick.
-                    let kick = kicks.get(slot).copied().unwrap_or_default();
-                    if let Some(z) = &zones {
+                let base = c * CHUNK;
+                if let Some(z) = &zones {
+                    for k in 0..position.len() {
+                        let name = u64::from(id[base + k]);
+                        let kick = kicks.get(base + k).copied().unwrap_or_default();
                         // Constant speed, bounded turn towards the wish
                         // (or the heading, when the fish saw nobody),
                         // blurred by a little noise.
@@ -1143,21 +1144,65 @@ impl<V: Vector> Swarm<V> {
                         let v = heading * z.speed;
                         (position[k], velocity[k]) = (position[k] + v * dt, v);
                         wander[k] = heading;
+                    }
+                    return;
+                }
+                let mut k = 0;
+                while k < position.len() {
+                    let slot = base + k;
+                    let one = usize::from(school[slot]);
+                    // Four of one school whose constants this tick has
+                    // (a school added since the forces has none).
+                    let four = match (
+                        kicks.get(slot..slot + LANES).and_then(|k| <&[Kick<V>; LANES]>::try_from(k).ok()),
+                        schools_now.get(one),
+                        school.get(slot + 1..slot + LANES),
+                        position[k..].first_chunk_mut::<LANES>(),
+                        velocity[k..].first_chunk_mut::<LANES>(),
+                        fright[k..].first_chunk_mut::<LANES>(),
+                        wander[k..].first_chunk_mut::<LANES>(),
+                    ) {
+                        (Some(kicks), Some(now), Some(rest), Some(p), Some(v), Some(fear), Some(wander))
+                            if rest.iter().all(|&s| usize::from(s) == one) =>
+                        {
+                            let a = core::array::from_fn(|i| {
+                                if i < V::DIM {
+                                    Vec4::from_array(kicks.map(|k| k.acceleration.axis(i)))
+                                } else {
+                                    Vec4::ZERO
+                                }
+                            });
+                            let fright = kicks.map(|k| k.fear);
+                            let swum = swim_four([p, v], fear, (a, fright), (&now.gait, now.calm), dt, None);
+                            if swum {
+                                let ids = core::array::from_fn(|l| u64::from(id[slot + l]));
+                                let turn = key.in_unit_ball_lanes::<V>(ids, Stream::Wander);
+                                drift_four(wander, turn, params[one].wander_rate * dt);
+                            }
+                            swum
+                        }
+                        _ => false,
+                    };
+                    if four {
+                        k += LANES;
                         continue;
                     }
+                    let (name, p) = (u64::from(id[slot]), &params[one]);
+                    // A fish added after this tick's forces (between two
+                    // stages) has none: it coasts until the next tick.
+                    let kick = kicks.get(slot).copied().unwrap_or_default();
                     // A school added after this tick's forces has no
                     // constants yet: its gait from its parameters.
-                    let now = schools_now.get(school);
-                    if fright[k] > 0.0 || kick.fear > 0.0 {
-                        let calm = now.map_or_else(|| exp(-p.calm_rate * dt), |n| n.calm);
-                        fright[k] = (fright[k] * calm).max(kick.fear).clamp(0.0, 1.0);
-                    }
-                    let gait = now.map_or_else(|| Gait::new(p, dt), |n| n.gait);
-                    let v = gait.next(velocity[k], velocity[k] + kick.acceleration * dt, fright[k]);
-                    (position[k], velocity[k]) = (position[k] + v * dt, v);
+                    let (gait, calm) = match schools_now.get(one) {
+                        Some(now) => (now.gait, now.calm),
+                        None => (Gait::new(p, dt), exp(-p.calm_rate * dt)),
+                    };
+                    let fish = [&mut position[k], &mut velocity[k]];
+                    swim(fish, &mut fright[k], (kick.acceleration, kick.fear), (&gait, calm), dt);
                     let turn: V = key.in_unit_ball(name, Stream::Wander);
                     let turned = wander[k] + turn * (p.wander_rate * dt);
                     wander[k] = turned.try_normalize().unwrap_or(wander[k]);
+                    k += 1;
                 }
             });
         });
@@ -1210,6 +1255,31 @@ impl<V: Vector> Swarm<V> {
                 .min_by(|a, b| a.0.total_cmp(&b.0))
                 .map(|(_, p)| p);
             react::move_predator(predator, prey, &self.tank, self.dt);
+        }
+    }
+}
+
+/// Four fish's wander directions drifted by `turn` (draws in the unit
+/// ball, axis by axis) times `rate` and brought back to unit length, in
+/// vector lanes: the bits of `(w + turn · rate).try_normalize()` fish by
+/// fish, a direction that cannot be normalised left as it was.
+#[inline(always)]
+fn drift_four<V: Vector>(wander: &mut [V; LANES], turn: [Vec4; 3], rate: f32) {
+    let mut turned = [Vec4::ZERO; 3];
+    for (i, t) in turned.iter_mut().enumerate().take(V::DIM) {
+        *t = Vec4::from_array(wander.map(|w| w.axis(i))) + turn[i] * rate;
+    }
+    // glam's length: the squares summed axis after axis, its square root's
+    // reciprocal.
+    let mut len2 = turned[0] * turned[0];
+    for t in &turned[1..V::DIM] {
+        len2 += *t * *t;
+    }
+    let rcp = Vec4::ONE / len2.sqrt();
+    let usable = (rcp.is_finite_mask() & rcp.cmpgt(Vec4::ZERO)).bitmask();
+    for (l, w) in wander.iter_mut().enumerate() {
+        if usable & (1 << l) != 0 {
+            *w = V::from_fn(|i| turned[i][l] * rcp[l]);
         }
     }
 }
@@ -1854,6 +1924,41 @@ mod tests {
     /// A volume's metrics, as a plane's row, give the health check every
     /// measure but the rule forces (not recorded in a volume), and the
     /// bounding-box change compares volumes.
+    /// The wander's drift four fish at a time gives each fish the bits of
+    /// its drift alone, in both spaces, a direction drifted to nothing
+    /// included.
+    #[test]
+    fn four_wanders_drift_in_lanes_like_one_at_a_time() {
+        fn check<V: Vector>() {
+            let key = TickKey::new(3, 17);
+            for group in 0..400u64 {
+                let ids = core::array::from_fn(|l| group * 4 + l as u64);
+                let mut wander: [V; LANES] = ids.map(|id| {
+                    let w = key.in_unit_ball::<V>(id, Stream::Jitter).try_normalize().unwrap_or(V::X);
+                    if id % 97 == 5 { V::ZERO } else { w }
+                });
+                let rate = if group % 40 == 0 { 0.0 } else { 0.05 * (group % 7) as f32 };
+                let mut alone = wander;
+                for (l, w) in alone.iter_mut().enumerate() {
+                    let turn: V = key.in_unit_ball(ids[l], Stream::Wander);
+                    *w = (*w + turn * rate).try_normalize().unwrap_or(*w);
+                }
+                drift_four(&mut wander, key.in_unit_ball_lanes::<V>(ids, Stream::Wander), rate);
+                let bits =
+                    |w: &[V; LANES]| {
+                        w.map(|w| {
+                            core::array::from_fn::<u32, 3, _>(|i| {
+                                if i < V::DIM { w.axis(i).to_bits() } else { 0 }
+                            })
+                        })
+                    };
+                assert_eq!(bits(&wander), bits(&alone), "group {group}");
+            }
+        }
+        check::<Vec2>();
+        check::<Vec3>();
+    }
+
     #[test]
     fn kept_rule_forces_keep_the_bits_and_add_up_to_the_steering() {
         let tank = dense::<Vec3>(BoundaryMode::SoftMargin, 600.0);

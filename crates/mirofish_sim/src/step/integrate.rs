@@ -1,11 +1,12 @@
 //! Pass 3 of the tick, the integrator: semi-implicit Euler, then the walls
 //! and the obstacles.
 
-use glam::Vec2;
+use glam::{Vec2, Vec4};
 use rayon::prelude::*;
 
 use super::kernel::Kick;
 use super::{CHUNK, all_zero, run};
+use crate::math::Vector;
 use crate::math::exp::exp;
 use crate::prefetch::{AHEAD, prefetch};
 use crate::rules::motion::Gait;
@@ -14,7 +15,7 @@ use crate::rules::{self, boundary};
 use crate::step::flock::{Flock, SlotOrder};
 use crate::world::scene::Scene;
 use crate::world::school::{self, SchoolTable};
-use crate::world::tank::{BoundaryMode, Tank};
+use crate::world::tank::{BoundaryMode, Tank, TankOf};
 
 impl Flock {
     /// Pass 3: semi-implicit Euler, then the walls and the obstacles.
@@ -289,12 +290,9 @@ fn integrate_one(
     walls: Option<&Scene>,
     scatter: impl FnOnce() -> f32,
 ) {
-    let (a, fright) = (kick.acceleration(), kick.fright());
+    let a = kick.acceleration();
     *steer = a;
-    // Fear jumps to what the fish sees now and fades slowly.
-    *fear = fright.max(*fear * motion.calm).clamp(0.0, 1.0);
-    *v = motion.gait.next(*v, *v + a * dt, *fear);
-    *p += *v * dt;
+    swim([p, v], fear, (a, kick.fright()), (&motion.gait, motion.calm), dt);
     *phase = wrap_angle(*phase + motion.wander_turn);
     if let Some(scene) = walls {
         (*p, *v) = contain(*p, *v, tank, scene, scatter);
@@ -306,10 +304,7 @@ fn integrate_one(
 /// steering]` and `[wander phase, fear]` of the four, their kicks, their
 /// school's motion. `false`, with nothing written, when one of them needs
 /// the one-fish path: it left the tank (a wall or the seam to deal with), a
-/// value is not finite, or its phase needs more than one turn's wrap. A
-/// school with a gait (cruise speed, bounded turn) has each velocity
-/// worked out fish by fish, as the one-fish step does, and the rest in
-/// lanes.
+/// value is not finite, or its phase needs more than one turn's wrap.
 #[inline(always)]
 fn integrate_four(
     [p, v, steer]: [&mut [Vec2; 4]; 3],
@@ -320,49 +315,100 @@ fn integrate_four(
     tank: &Tank,
 ) -> bool {
     use core::f32::consts::TAU;
-    use glam::Vec4;
-    let SchoolMotion { gait, wander_turn: turn, calm } = motion;
-    let lanes = |f: &dyn Fn(usize) -> f32| Vec4::new(f(0), f(1), f(2), f(3));
-    // Fear one fish at a time: `f32::max` and `clamp` treat signed zeros
-    // their own way, and this is cheap.
-    let [ax, ay, fright, _] = Kick::lanes(kicks);
-    let fright = fright.to_array();
-    let feared: [f32; 4] = core::array::from_fn(|l| fright[l].max(fear[l] * calm).clamp(0.0, 1.0));
-    let (vx, vy) = (lanes(&|l| v[l].x) + ax * dt, lanes(&|l| v[l].y) + ay * dt);
-    let (vx, vy) = if gait.is_clip_only() {
-        let limit = Vec4::splat(gait.max_speed) * (Vec4::ONE + Vec4::from_array(feared) * gait.panic);
-        let Some([vx, vy]) = rules::clamp_length_lanes([vx, vy], limit) else {
-            return false;
-        };
-        (vx, vy)
-    } else {
-        // A cruise speed or a bounded turn: each fish's velocity as the
-        // one-fish step makes it (the same function on the same numbers),
-        // the rest of the step in lanes.
-        let (wx, wy) = (vx.to_array(), vy.to_array());
-        let next: [Vec2; 4] = core::array::from_fn(|l| gait.next(v[l], Vec2::new(wx[l], wy[l]), feared[l]));
-        (lanes(&|l| next[l].x), lanes(&|l| next[l].y))
-    };
-    let (px, py) = (lanes(&|l| p[l].x) + vx * dt, lanes(&|l| p[l].y) + vy * dt);
-    let inside = px.cmpge(Vec4::splat(tank.min.x))
-        & px.cmplt(Vec4::splat(tank.max.x))
-        & py.cmpge(Vec4::splat(tank.min.y))
-        & py.cmplt(Vec4::splat(tank.max.y));
     // `wrap_angle`'s common case: one step past either end at most.
-    let a = lanes(&|l| phase[l]) + turn;
+    let a = Vec4::from_array(*phase) + motion.wander_turn;
     let tau = Vec4::splat(TAU);
     let b = Vec4::select(a.cmpge(tau), a - tau, Vec4::select(a.cmplt(Vec4::ZERO), a + tau, a));
-    let wrapped = b.cmpge(Vec4::ZERO) & b.cmplt(tau);
-    if !(inside & wrapped).all() {
+    if !(b.cmpge(Vec4::ZERO) & b.cmplt(tau)).all() {
         return false;
     }
-    let (px, py, vx, vy, b) = (px.to_array(), py.to_array(), vx.to_array(), vy.to_array(), b.to_array());
+    let [ax, ay, fright, _] = Kick::lanes(kicks);
+    let kick = ([ax, ay, Vec4::ZERO], fright.to_array());
+    if !swim_four([p, v], fear, kick, (&motion.gait, motion.calm), dt, Some(tank)) {
+        return false;
+    }
+    *phase = b.to_array();
+    *steer = kicks.map(Kick::acceleration);
+    true
+}
+
+/// One fish's motion over one tick, in either space: its fear jumps to the
+/// `fright` it saw and fades by `calm`; its velocity takes the acceleration
+/// `a` through its school's `gait` (the speed limit, raised by fear; the
+/// cruise speed; the fastest turn); its position moves with the new
+/// velocity (semi-implicit Euler). Its wander is its space's own
+/// (an angle turning at the school's rate on a plane, a drifting direction
+/// in a volume).
+#[inline(always)]
+pub(crate) fn swim<V: Vector>(
+    [p, v]: [&mut V; 2],
+    fear: &mut f32,
+    (a, fright): (V, f32),
+    (gait, calm): (&Gait, f32),
+    dt: f32,
+) {
+    *fear = fright.max(*fear * calm).clamp(0.0, 1.0);
+    *v = gait.next(*v, *v + a * dt, *fear);
+    *p += *v * dt;
+}
+
+/// [`swim`] for four fish of one school at once, in vector lanes, with the
+/// same bits: their accelerations axis by axis (`a`, the axes past the
+/// dimension's zero) and frights. `false`, with nothing written, where one
+/// of them needs the one-fish step: a wanted velocity is not finite (the
+/// one-fish clamp makes it zero), or, given a `tank`, a fish left it (for
+/// the walls to deal with). A school with a
+/// gait (a cruise speed, a bounded turn) has each velocity worked out fish
+/// by fish, as [`swim`] does, and the rest in lanes.
+#[inline(always)]
+pub(crate) fn swim_four<V: Vector>(
+    [p, v]: [&mut [V; 4]; 2],
+    fear: &mut [f32; 4],
+    (a, fright): ([Vec4; 3], [f32; 4]),
+    (gait, calm): (&Gait, f32),
+    dt: f32,
+    tank: Option<&TankOf<V>>,
+) -> bool {
+    // Fear one fish at a time: `f32::max` and `clamp` treat signed zeros
+    // their own way, and this is cheap.
+    let feared: [f32; 4] = core::array::from_fn(|l| fright[l].max(fear[l] * calm).clamp(0.0, 1.0));
+    let axis = |x: &[V; 4], i: usize| Vec4::new(x[0].axis(i), x[1].axis(i), x[2].axis(i), x[3].axis(i));
+    let mut wanted = [Vec4::ZERO; 3];
+    for (i, w) in wanted.iter_mut().enumerate().take(V::DIM) {
+        *w = axis(v, i) + a[i] * dt;
+    }
+    let velocity = if gait.is_clip_only() {
+        let limit = Vec4::splat(gait.max_speed) * (Vec4::ONE + Vec4::from_array(feared) * gait.panic);
+        // Two axes on a plane, three in a volume: the length sums exactly
+        // the one-fish form's terms.
+        let clamped = if V::DIM == 2 {
+            rules::clamp_length_lanes([wanted[0], wanted[1]], limit).map(|[x, y]| [x, y, Vec4::ZERO])
+        } else {
+            rules::clamp_length_lanes(wanted, limit)
+        };
+        let Some(clamped) = clamped else { return false };
+        clamped
+    } else {
+        // A cruise speed or a bounded turn: each fish's velocity as the
+        // one-fish step makes it (the same function on the same numbers).
+        let next: [V; 4] = core::array::from_fn(|l| gait.next(v[l], V::from_fn(|i| wanted[i][l]), feared[l]));
+        core::array::from_fn(|i| if i < V::DIM { axis(&next, i) } else { Vec4::ZERO })
+    };
+    let mut at = [Vec4::ZERO; 3];
+    let mut inside = Vec4::ZERO.cmpeq(Vec4::ZERO);
+    for i in 0..V::DIM {
+        at[i] = axis(p, i) + velocity[i] * dt;
+        if let Some(tank) = tank {
+            inside &= at[i].cmpge(Vec4::splat(tank.min.axis(i))) & at[i].cmplt(Vec4::splat(tank.max.axis(i)));
+        }
+    }
+    if !inside.all() {
+        return false;
+    }
     for l in 0..4 {
-        steer[l] = kicks[l].acceleration();
         fear[l] = feared[l];
-        v[l] = Vec2::new(vx[l], vy[l]);
-        p[l] = Vec2::new(px[l], py[l]);
-        phase[l] = b[l];
+        v[l] = V::from_fn(|i| velocity[i][l]);
+        p[l] = V::from_fn(|i| at[i][l]);
     }
     true
 }
@@ -495,6 +541,65 @@ mod tests {
             }
         }
         assert!((300..500).contains(&taken), "most groups go in lanes, some not: {taken}");
+    }
+
+    /// [`swim_four`] in a volume (where the walls come later: no tank)
+    /// gives each lane the bits of [`swim`], with the reference model's
+    /// clip and with a gait, frightened fish among them; under the clip a
+    /// wanted velocity that is not finite sends the four to the one-fish
+    /// step.
+    #[test]
+    fn four_fish_swim_in_lanes_like_one_at_a_time_in_a_volume() {
+        use glam::Vec3;
+        let clip = FlockParams { max_speed: 40.0, panic_speed: 1.5, ..FlockParams::reference() };
+        let gait = FlockParams { cruise_speed: 25.0, cruise_time: 0.3, turn_rate: 4.0, ..clip };
+        let dt = 1.0 / 60.0;
+        for params in [clip, gait] {
+            let (gait, calm) = (Gait::new(&params, dt), 0.98);
+            let mut taken = 0;
+            for group in 0..300u64 {
+                let draw = |k: u64, salt: u64| {
+                    let key = TickKey::new(group, k);
+                    key.in_unit_ball::<Vec3>(salt, Stream::Jitter)
+                };
+                let p: [Vec3; 4] = core::array::from_fn(|k| draw(k as u64, 0) * 500.0);
+                let v: [Vec3; 4] = core::array::from_fn(|k| draw(k as u64, 1) * 60.0);
+                let fear: [f32; 4] = core::array::from_fn(|k| draw(k as u64, 2).x.max(0.0));
+                let mut a: [Vec3; 4] = core::array::from_fn(|k| draw(k as u64, 3) * 30.0);
+                if group % 50 == 7 {
+                    a[2] = Vec3::new(f32::INFINITY, 0.0, 0.0);
+                }
+                let fright: [f32; 4] = core::array::from_fn(|k| draw(k as u64, 4).y.max(0.0));
+                let (mut one, mut four) = ((p, v, fear), (p, v, fear));
+                for k in 0..4 {
+                    let (p, v, fear) = &mut one;
+                    swim([&mut p[k], &mut v[k]], &mut fear[k], (a[k], fright[k]), (&gait, calm), dt);
+                }
+                let lanes = core::array::from_fn(|i| Vec4::from_array(a.map(|a| a[i])));
+                let (p4, v4, fear4) = &mut four;
+                if swim_four::<Vec3>([p4, v4], fear4, (lanes, fright), (&gait, calm), dt, None) {
+                    taken += 1;
+                    let bits = |s: &([Vec3; 4], [Vec3; 4], [f32; 4])| {
+                        let mut b = Vec::new();
+                        for k in 0..4 {
+                            b.extend(
+                                s.0[k].to_array().into_iter().chain(s.1[k].to_array()).map(f32::to_bits),
+                            );
+                            b.push(s.2[k].to_bits());
+                        }
+                        b
+                    };
+                    assert_eq!(bits(&four), bits(&one), "group {group}, {params:?}");
+                } else {
+                    assert_eq!(four, (p, v, fear), "untouched, group {group}");
+                    assert_eq!(group % 50, 7, "only a non-finite wish leaves the lanes: group {group}");
+                }
+            }
+            // A gait works each velocity out fish by fish: even an
+            // infinite wish stays in the lanes there.
+            let expected = if gait.is_clip_only() { 294 } else { 300 };
+            assert_eq!(taken, expected, "every group but the six with an infinite wish under the clip");
+        }
     }
 
     /// The motion and the boundary as two passes give the bits of the one
