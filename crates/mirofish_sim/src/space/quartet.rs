@@ -54,17 +54,25 @@ impl<V: Vector> QuartetSums<V> {
 
     /// The four neighbourhoods in lanes, axis by axis (the axes past
     /// `V::DIM` zero), for the rules in lanes.
+    #[inline(always)]
     pub fn in_lanes(&self) -> NeighbourhoodLanes<Vec4, 3> {
-        let separation = |i: usize| Vec4::from_array(self.separation.map(|n| n.separation_sum.axis(i)));
+        // No closures: this inlines into the AVX2 build of the force pass.
+        let [a, b, c, d] = &self.separation;
         let mut hoods = NeighbourhoodLanes {
             count: self.count,
             velocity: self.velocity,
             offset: self.offset,
-            separation_count: Vec4::from_array(self.separation.map(|n| n.separation_count as f32)),
+            separation_count: Vec4::new(
+                a.separation_count as f32,
+                b.separation_count as f32,
+                c.separation_count as f32,
+                d.separation_count as f32,
+            ),
             separation: [Vec4::ZERO; 3],
         };
         for (i, axis) in hoods.separation.iter_mut().enumerate().take(V::DIM) {
-            *axis = separation(i);
+            let push = |n: &Neighbourhood<V>| n.separation_sum.axis(i);
+            *axis = Vec4::new(push(a), push(b), push(c), push(d));
         }
         hoods
     }

@@ -1259,6 +1259,15 @@ impl<V: Vector> Swarm<V> {
     }
 }
 
+/// Axis `i` of the four vectors from `base` in `column`, one per lane.
+/// A function, not a closure: it inlines into the AVX2 build of the force
+/// pass, which a closure (a function of its own) does not always.
+#[inline(always)]
+fn lane_axis<V: Vector>(column: &[V], base: usize, i: usize) -> Vec4 {
+    let four = &column[base..base + LANES];
+    Vec4::new(four[0].axis(i), four[1].axis(i), four[2].axis(i), four[3].axis(i))
+}
+
 /// Four fish's wander directions drifted by `turn` (draws in the unit
 /// ball, axis by axis) times `rate` and brought back to unit length, in
 /// vector lanes: the bits of `(w + turn · rate).try_normalize()` fish by
@@ -1385,21 +1394,108 @@ impl<V: Vector> ForcePass<'_, V> {
         kicks: &mut [Kick<V>],
     ) -> [usize; 2] {
         let mut together = [0, 0];
-        for (q, quartet) in kicks.chunks_mut(LANES).enumerate() {
-            let base = base + q * LANES;
+        let mut q = 0;
+        while q * LANES < kicks.len() {
+            let s = base + q * LANES;
+            let range = q * LANES..(q * LANES + 2 * LANES).min(kicks.len());
+            if AVX2 && self.quiet && self.quartets && range.len() == 2 * LANES {
+                // Two quartets, scanned one after the other, then their
+                // rules eight lanes wide where they can (a loop, not two
+                // calls: two calls would inline the scan twice).
+                let mut scanned = [None, None];
+                for (i, scanned) in scanned.iter_mut().enumerate() {
+                    *scanned = self.quartet_sums::<WRAP, AVX2>(s + i * LANES);
+                }
+                let (first, second) = kicks[range].split_at_mut(LANES);
+                let kicks: [&mut [Kick<V>]; 2] = [first, second];
+                let in_lanes = self.pair_kicks::<AVX2>(s, &scanned, kicks);
+                for (scanned, in_lanes) in scanned.iter().zip(in_lanes) {
+                    if scanned.is_some() {
+                        together = [together[0] + 1, together[1] + usize::from(in_lanes)];
+                    }
+                }
+                q += 2;
+                continue;
+            }
+            let range = q * LANES..(q * LANES + LANES).min(kicks.len());
+            let quartet = &mut kicks[range];
             // An `if`, not `bool::then`: a closure would be a function of
             // its own, without AVX2.
-            let scanned = if self.quartets { self.quartet::<WRAP, AVX2>(base, quartet) } else { None };
+            let scanned = if self.quartets { self.quartet::<WRAP, AVX2>(s, quartet) } else { None };
             match scanned {
                 Some(in_lanes) => together = [together[0] + 1, together[1] + usize::from(in_lanes)],
                 None => {
                     for (k, kick) in quartet.iter_mut().enumerate() {
-                        *kick = self.fish(base + k, None);
+                        *kick = self.fish(s + k, None);
                     }
                 }
             }
+            q += 1;
         }
         together
+    }
+
+    /// The kicks of the two quartets from slot `base`, as scanned
+    /// (`None`: fish by fish): where both are of one school, their rules
+    /// eight lanes wide in the AVX2 build (`rules_octet`, the same bits as
+    /// four at a time). Whether each quartet's rules went in lanes.
+    #[inline(always)]
+    fn pair_kicks<const AVX2: bool>(
+        &self,
+        base: usize,
+        scanned: &[Option<QuartetSums<V>>; 2],
+        [first, second]: [&mut [Kick<V>]; 2],
+    ) -> [bool; 2] {
+        #[cfg(target_arch = "x86_64")]
+        if let (true, [Some(a), Some(b)]) = (AVX2, scanned)
+            && let Some(school) = self.one_school_of(base, 2 * LANES)
+            && let (Ok(first), Ok(second)) = (
+                <&mut [Kick<V>; LANES]>::try_from(&mut *first),
+                <&mut [Kick<V>; LANES]>::try_from(&mut *second),
+            )
+        {
+            let params = &self.params[school];
+            let (low, high) = (self.lane_inputs(base, params), self.lane_inputs(base + LANES, params));
+            let hoods = [a.in_lanes(), b.in_lanes()];
+            // SAFETY: `AVX2` is true only in the AVX2 build of the pass,
+            // which runs only where the CPU has AVX2.
+            #[expect(unsafe_code, reason = "the AVX2 rules, inlined into the AVX2 build of the pass")]
+            let rules = unsafe {
+                crate::step::kernel::quartet::avx2::rules_octet(
+                    [&hoods[0], &hoods[1]],
+                    [low.0, high.0],
+                    [low.1, high.1],
+                    params,
+                )
+            };
+            if let Some([low_rules, high_rules]) = rules {
+                let mut in_lanes = [false; 2];
+                for (i, (sums, rules, kicks)) in
+                    [(a, low_rules, first), (b, high_rules, second)].into_iter().enumerate()
+                {
+                    let at = base + i * LANES;
+                    in_lanes[i] = self.kicks_of_rules(at, sums, rules, kicks);
+                    if !in_lanes[i] {
+                        self.kicks_one_by_one(at, sums, kicks);
+                    }
+                }
+                return in_lanes;
+            }
+        }
+        let mut in_lanes = [false; 2];
+        for (i, (scanned, kicks)) in scanned.iter().zip([first, second]).enumerate() {
+            let at = base + i * LANES;
+            match (scanned, <&mut [Kick<V>; LANES]>::try_from(kicks)) {
+                (Some(sums), Ok(kicks)) => in_lanes[i] = self.quartet_kicks(at, sums, kicks),
+                (_, Ok(kicks)) => {
+                    for (k, kick) in kicks.iter_mut().enumerate() {
+                        *kick = self.fish(at + k, None);
+                    }
+                }
+                (_, Err(_)) => unreachable!("a pair is two whole quartets"),
+            }
+        }
+        in_lanes
     }
 }
 
@@ -1495,7 +1591,16 @@ impl<V: Vector> ForcePass<'_, V> {
         kicks: &mut [Kick<V>],
     ) -> Option<bool> {
         let kicks = <&mut [Kick<V>; LANES]>::try_from(kicks).ok()?;
-        if self.zones.is_some() {
+        let sums = self.quartet_sums::<WRAP, AVX2>(base)?;
+        Some(self.quartet_kicks(base, &sums, kicks))
+    }
+
+    /// The sums of the four fish from slot `base` scanned together, as
+    /// [`ForcePass::quartet`] takes them; `None` where they do not qualify
+    /// (or are fewer than four).
+    #[inline(always)]
+    fn quartet_sums<const WRAP: bool, const AVX2: bool>(&self, base: usize) -> Option<QuartetSums<V>> {
+        if self.zones.is_some() || base + LANES > self.fish.position.len() {
             return None;
         }
         let fish = self.fish;
@@ -1546,16 +1651,37 @@ impl<V: Vector> ForcePass<'_, V> {
             }
             sums
         };
-        let school = fish.school[base];
-        let one_school = fish.school[base + 1..base + LANES].iter().all(|&k| k == school);
-        let in_lanes = self.quiet && one_school && self.finish_in_lanes(base, &sums, kicks);
+        Some(sums)
+    }
+
+    /// The kicks of the quartet from slot `base` with its scanned `sums`:
+    /// its rules in lanes where it can ([`ForcePass::finish_in_lanes`]),
+    /// else fish by fish. Whether they went in lanes.
+    #[inline(always)]
+    fn quartet_kicks(&self, base: usize, sums: &QuartetSums<V>, kicks: &mut [Kick<V>; LANES]) -> bool {
+        let in_lanes = self.one_school_of(base, LANES).is_some() && self.finish_in_lanes(base, sums, kicks);
         if !in_lanes {
-            for (l, kick) in kicks.iter_mut().enumerate() {
-                let (hood, nearest2) = sums.lane(l);
-                *kick = self.finish(base + l, &hood, nearest2, None);
-            }
+            self.kicks_one_by_one(base, sums, kicks);
         }
-        Some(in_lanes)
+        in_lanes
+    }
+
+    /// The kicks of the quartet from slot `base`, fish by fish.
+    #[inline(always)]
+    fn kicks_one_by_one(&self, base: usize, sums: &QuartetSums<V>, kicks: &mut [Kick<V>; LANES]) {
+        for (l, kick) in kicks.iter_mut().enumerate() {
+            let (hood, nearest2) = sums.lane(l);
+            *kick = self.finish(base + l, &hood, nearest2, None);
+        }
+    }
+
+    /// The school of the `n` fish from slot `base`, if they are all of one,
+    /// in a scene that leaves them alone: then their rules may go in lanes.
+    #[inline(always)]
+    fn one_school_of(&self, base: usize, n: usize) -> Option<usize> {
+        let schools = &self.fish.school[base..base + n];
+        let school = schools[0];
+        (self.quiet && schools[1..].iter().all(|&k| k == school)).then_some(usize::from(school))
     }
 
     /// The sums of `quartet`'s lanes in `pass`, over the blocks of their
@@ -1639,20 +1765,44 @@ impl<V: Vector> ForcePass<'_, V> {
     /// a fish needs the one-fish form (speed matching, a non-finite sum).
     #[inline]
     fn finish_in_lanes(&self, base: usize, sums: &QuartetSums<V>, kicks: &mut [Kick<V>; LANES]) -> bool {
+        let params = &self.params[usize::from(self.fish.school[base])];
+        let (velocity, wander) = self.lane_inputs(base, params);
+        match rules::rules_in_lanes(&sums.in_lanes(), velocity, wander, params) {
+            Some(rules) => self.kicks_of_rules(base, sums, rules, kicks),
+            None => false,
+        }
+    }
+
+    /// The velocities and wandering velocities of the quartet from slot
+    /// `base`, axis by axis (the axes past the dimension's zero), for its
+    /// rules in lanes.
+    #[inline(always)]
+    fn lane_inputs(&self, base: usize, params: &FlockParams) -> ([Vec4; 3], [Vec4; 3]) {
+        let fish = self.fish;
+        let (mut velocity, mut wander) = ([Vec4::ZERO; 3], [Vec4::ZERO; 3]);
+        for i in 0..V::DIM {
+            velocity[i] = lane_axis(&fish.velocity, base, i);
+            wander[i] = lane_axis(&fish.wander, base, i) * params.desired_speed();
+        }
+        (velocity, wander)
+    }
+
+    /// [`ForcePass::finish_in_lanes`] once the rules are evaluated
+    /// (`rules`: separation, alignment, cohesion, wander): fear's harder
+    /// push, the soft margin, the jitter and the clamp. `false`, with
+    /// nothing written, where a fish's total is not finite.
+    #[inline]
+    fn kicks_of_rules(
+        &self,
+        base: usize,
+        sums: &QuartetSums<V>,
+        [separation, alignment, cohesion, wander]: [[Vec4; 3]; 4],
+        kicks: &mut [Kick<V>; LANES],
+    ) -> bool {
         let fish = self.fish;
         let params = &self.params[usize::from(fish.school[base])];
         let lanes =
             |column: &[V], i: usize| Vec4::from_array(core::array::from_fn(|l| column[base + l].axis(i)));
-        let (mut velocity, mut wander) = ([Vec4::ZERO; 3], [Vec4::ZERO; 3]);
-        for i in 0..V::DIM {
-            velocity[i] = lanes(&fish.velocity, i);
-            wander[i] = lanes(&fish.wander, i) * params.desired_speed();
-        }
-        let Some([separation, alignment, cohesion, wander]) =
-            rules::rules_in_lanes(&sums.in_lanes(), velocity, wander, params)
-        else {
-            return false;
-        };
         // Fear's harder push (by exactly 1 for a calm fish).
         let gain = Vec4::from_array(core::array::from_fn(|l| {
             react::panic_separation_gain(fish.fright[base + l], params)
@@ -1661,7 +1811,9 @@ impl<V: Vector> ForcePass<'_, V> {
         let mut boundary = [Vec4::ZERO; 3];
         if self.tank.boundary == BoundaryMode::SoftMargin {
             let at = core::array::from_fn(|i| if i < V::DIM { lanes(&fish.position, i) } else { Vec4::ZERO });
-            boundary = rules::boundary::wall_steer_lanes(at, || velocity, self.tank, params, LANES);
+            let velocity =
+                || core::array::from_fn(|i| if i < V::DIM { lanes(&fish.velocity, i) } else { Vec4::ZERO });
+            boundary = rules::boundary::wall_steer_lanes(at, velocity, self.tank, params, LANES);
         }
         let ids = core::array::from_fn(|l| u64::from(fish.id[base + l]));
         let jitter = self.key.in_unit_ball_lanes::<V>(ids, Stream::Jitter);

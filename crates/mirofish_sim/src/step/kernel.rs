@@ -49,7 +49,7 @@ use crate::world::school;
 use crate::world::tank::{BoundaryMode, Tank};
 
 mod cache;
-mod quartet;
+pub(crate) mod quartet;
 pub(crate) mod scan;
 
 pub(crate) use cache::SchoolCache;

@@ -35,7 +35,7 @@ use crate::world::school;
 use crate::world::tank::BoundaryMode;
 
 #[cfg(target_arch = "x86_64")]
-mod avx2;
+pub(crate) mod avx2;
 
 /// Columns a quartet's scan may reach past its first fish's cell column
 /// (four radii): fish further along the row (or in another row) get a pass

@@ -269,59 +269,110 @@ unsafe fn join(low: Vec4, high: Vec4) -> F32x8 {
     unsafe { F32x8(_mm256_set_m128(m128(high), m128(low))) }
 }
 
-/// [`join`] of two pairs of `[x, y]` lanes.
+/// [`join`] of two quartets' lanes over `N` axes.
 ///
 /// # Safety
 ///
 /// The CPU must have AVX2.
 #[inline(always)]
-unsafe fn join2([low_x, low_y]: [Vec4; 2], [high_x, high_y]: [Vec4; 2]) -> [F32x8; 2] {
-    // SAFETY: the caller's promise (AVX2).
-    unsafe { [join(low_x, high_x), join(low_y, high_y)] }
-}
-
-/// A rule's `[x, y]` lanes split back into the two quartets'.
-///
-/// # Safety
-///
-/// The CPU must have AVX2.
-#[inline(always)]
-unsafe fn split2([x, y]: [F32x8; 2]) -> [[Vec4; 2]; 2] {
+unsafe fn join_axes<const N: usize>(low: [Vec4; N], high: [Vec4; N]) -> [F32x8; N] {
+    // A loop, not `array::from_fn`: a closure would be a function of its
+    // own, into which the intrinsics would not inline.
     // SAFETY: the caller's promise (AVX2).
     unsafe {
-        let ([x_low, x_high], [y_low, y_high]) = (halves(x.0), halves(y.0));
-        [[vec4(x_low), vec4(y_low)], [vec4(x_high), vec4(y_high)]]
+        let mut both = [join(Vec4::ZERO, Vec4::ZERO); N];
+        for i in 0..N {
+            both[i] = join(low[i], high[i]);
+        }
+        both
     }
 }
 
-/// `rules::evaluate_lanes` of two quartets at once, eight lanes wide:
-/// `hoods` and `inputs` (velocities, wander phases) of each; the same
-/// bits as evaluating each. `None` where either would be `None` (then
+/// Two quartets' neighbourhoods as one of eight lanes.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[inline(always)]
+unsafe fn join_hoods<const N: usize>(
+    [low, high]: [&NeighbourhoodLanes<Vec4, N>; 2],
+) -> NeighbourhoodLanes<F32x8, N> {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
+        NeighbourhoodLanes {
+            count: join(low.count, high.count),
+            velocity: join_axes(low.velocity, high.velocity),
+            offset: join_axes(low.offset, high.offset),
+            separation_count: join(low.separation_count, high.separation_count),
+            separation: join_axes(low.separation, high.separation),
+        }
+    }
+}
+
+/// The four rules' lanes (`[separation, alignment, cohesion, wander]`, each
+/// over `N` axes) split back into the two quartets'.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[inline(always)]
+unsafe fn split_rules<const N: usize>(rules: [[F32x8; N]; 4]) -> [[[Vec4; N]; 4]; 2] {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
+        let mut split = [[[Vec4::ZERO; N]; 4]; 2];
+        for k in 0..4 {
+            for i in 0..N {
+                let [low, high] = halves(rules[k][i].0);
+                (split[0][k][i], split[1][k][i]) = (vec4(low), vec4(high));
+            }
+        }
+        split
+    }
+}
+
+/// `rules::evaluate_lanes` of two quartets of a plane at once, eight lanes
+/// wide: `hoods` and `inputs` (velocities, wander phases) of each; the
+/// same bits as evaluating each. `None` where either would be `None` (then
 /// each goes on its own).
 ///
 /// # Safety
 ///
 /// The CPU must have AVX2.
 #[inline(always)]
-pub(super) unsafe fn evaluate_octet(
-    [low, high]: [&NeighbourhoodLanes; 2],
+pub(crate) unsafe fn evaluate_octet(
+    hoods: [&NeighbourhoodLanes; 2],
     [(low_velocity, low_phase), (high_velocity, high_phase)]: [([Vec4; 2], Vec4); 2],
     params: &FlockParams,
 ) -> Option<[[[Vec4; 2]; 4]; 2]> {
     // SAFETY: the caller's promise (AVX2).
     unsafe {
-        let hoods = NeighbourhoodLanes {
-            count: join(low.count, high.count),
-            velocity: join2(low.velocity, high.velocity),
-            offset: join2(low.offset, high.offset),
-            separation_count: join(low.separation_count, high.separation_count),
-            separation: join2(low.separation, high.separation),
-        };
-        let velocity = join2(low_velocity, high_velocity);
-        let [a, b, c, d] = rules::evaluate_lanes(&hoods, velocity, join(low_phase, high_phase), params)?;
-        let ([a_low, a_high], [b_low, b_high]) = (split2(a), split2(b));
-        let ([c_low, c_high], [d_low, d_high]) = (split2(c), split2(d));
-        Some([[a_low, b_low, c_low, d_low], [a_high, b_high, c_high, d_high]])
+        let (hoods, velocity) = (join_hoods(hoods), join_axes(low_velocity, high_velocity));
+        let rules = rules::evaluate_lanes(&hoods, velocity, join(low_phase, high_phase), params)?;
+        Some(split_rules(rules))
+    }
+}
+
+/// `rules::rules_in_lanes` of two quartets at once, eight lanes wide, over
+/// `N` axes: `hoods`, velocities and wandering velocities of each; the
+/// same bits as each on its own. `None` where either would be `None`
+/// (then each goes on its own).
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[inline(always)]
+pub(crate) unsafe fn rules_octet<const N: usize>(
+    hoods: [&NeighbourhoodLanes<Vec4, N>; 2],
+    [low_velocity, high_velocity]: [[Vec4; N]; 2],
+    [low_wander, high_wander]: [[Vec4; N]; 2],
+    params: &FlockParams,
+) -> Option<[[[Vec4; N]; 4]; 2]> {
+    // SAFETY: the caller's promise (AVX2).
+    unsafe {
+        let (hoods, velocity) = (join_hoods(hoods), join_axes(low_velocity, high_velocity));
+        let wander = join_axes(low_wander, high_wander);
+        let rules = rules::rules_in_lanes(&hoods, velocity, wander, params)?;
+        Some(split_rules(rules))
     }
 }
 
