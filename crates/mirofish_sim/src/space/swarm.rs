@@ -1397,8 +1397,12 @@ impl<V: Vector> ForcePass<'_, V> {
         let mut q = 0;
         while q * LANES < kicks.len() {
             let s = base + q * LANES;
-            let range = q * LANES..(q * LANES + 2 * LANES).min(kicks.len());
-            if AVX2 && self.quiet && self.quartets && range.len() == 2 * LANES {
+            if AVX2
+                && self.quiet
+                && self.quartets
+                && let Some((first, rest)) = kicks[q * LANES..].split_first_chunk_mut::<LANES>()
+                && let Some(second) = rest.first_chunk_mut::<LANES>()
+            {
                 // Two quartets, scanned one after the other, then their
                 // rules eight lanes wide where they can (a loop, not two
                 // calls: two calls would inline the scan twice).
@@ -1406,9 +1410,7 @@ impl<V: Vector> ForcePass<'_, V> {
                 for (i, scanned) in scanned.iter_mut().enumerate() {
                     *scanned = self.quartet_sums::<WRAP, AVX2>(s + i * LANES);
                 }
-                let (first, second) = kicks[range].split_at_mut(LANES);
-                let kicks: [&mut [Kick<V>]; 2] = [first, second];
-                let in_lanes = self.pair_kicks::<AVX2>(s, &scanned, kicks);
+                let in_lanes = self.pair_kicks::<AVX2>(s, &scanned, [first, second]);
                 for (scanned, in_lanes) in scanned.iter().zip(in_lanes) {
                     if scanned.is_some() {
                         together = [together[0] + 1, together[1] + usize::from(in_lanes)];
@@ -1444,15 +1446,11 @@ impl<V: Vector> ForcePass<'_, V> {
         &self,
         base: usize,
         scanned: &[Option<QuartetSums<V>>; 2],
-        [first, second]: [&mut [Kick<V>]; 2],
+        [first, second]: [&mut [Kick<V>; LANES]; 2],
     ) -> [bool; 2] {
         #[cfg(target_arch = "x86_64")]
         if let (true, [Some(a), Some(b)]) = (AVX2, scanned)
             && let Some(school) = self.one_school_of(base, 2 * LANES)
-            && let (Ok(first), Ok(second)) = (
-                <&mut [Kick<V>; LANES]>::try_from(&mut *first),
-                <&mut [Kick<V>; LANES]>::try_from(&mut *second),
-            )
         {
             let params = &self.params[school];
             let (low, high) = (self.lane_inputs(base, params), self.lane_inputs(base + LANES, params));
@@ -1485,14 +1483,13 @@ impl<V: Vector> ForcePass<'_, V> {
         let mut in_lanes = [false; 2];
         for (i, (scanned, kicks)) in scanned.iter().zip([first, second]).enumerate() {
             let at = base + i * LANES;
-            match (scanned, <&mut [Kick<V>; LANES]>::try_from(kicks)) {
-                (Some(sums), Ok(kicks)) => in_lanes[i] = self.quartet_kicks(at, sums, kicks),
-                (_, Ok(kicks)) => {
+            match scanned {
+                Some(sums) => in_lanes[i] = self.quartet_kicks(at, sums, kicks),
+                None => {
                     for (k, kick) in kicks.iter_mut().enumerate() {
                         *kick = self.fish(at + k, None);
                     }
                 }
-                (_, Err(_)) => unreachable!("a pair is two whole quartets"),
             }
         }
         in_lanes
@@ -1604,7 +1601,9 @@ impl<V: Vector> ForcePass<'_, V> {
             return None;
         }
         let fish = self.fish;
-        let positions: [V; LANES] = core::array::from_fn(|l| fish.position[base + l]);
+        // Loops and plain functions, no closures: this inlines into the
+        // AVX2 build, where a closure may be left out of line.
+        let positions = &fish.position[base..base + LANES];
         let mut reach = [&self.schools_now[0].reach; LANES];
         let mut caps = [0u32; LANES];
         for l in 0..LANES {
@@ -1622,13 +1621,17 @@ impl<V: Vector> ForcePass<'_, V> {
             }
             (reach[l], caps[l]) = (&now.reach, params.neighbour_cap);
         }
-        let at = core::array::from_fn(|i| {
-            if i < V::DIM { Vec4::from_array(positions.map(|p| p.axis(i))) } else { Vec4::ZERO }
-        });
-        let ids = core::array::from_fn(|l| fish.id[base + l]);
+        let mut at = [Vec4::ZERO; 3];
+        for (i, axis) in at.iter_mut().enumerate().take(V::DIM) {
+            *axis = lane_axis(positions, 0, i);
+        }
+        let ids = [fish.id[base], fish.id[base + 1], fish.id[base + 2], fish.id[base + 3]];
         let quartet = QuartetReach::new(base, at, reach, self.tank.size(), (ids, self.key));
-        let cap = caps.into_iter().min().unwrap_or(0);
-        let cells: [[u32; 3]; LANES] = core::array::from_fn(|l| self.grid.coords(positions[l]));
+        let cap = caps[0].min(caps[1]).min(caps[2]).min(caps[3]);
+        let mut cells = [[0u32; 3]; LANES];
+        for (cell, &p) in cells.iter_mut().zip(positions) {
+            *cell = self.grid.coords(p);
+        }
         // Fish of one row, sorted by column, within a short stretch of it:
         // one pass covers the blocks of all of them (usually all four).
         let whole = Pass::from(&cells, LANES, 0, MAX_STRETCH);
