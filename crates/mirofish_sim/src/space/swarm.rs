@@ -1351,7 +1351,6 @@ struct ForcePass<'a, V: Vector> {
     quartets: bool,
     /// Run the AVX2 build of the pass: only where the CPU has AVX2 (the
     /// proof) and the swarm allows it ([`KernelPath`]).
-    #[cfg_attr(not(target_arch = "x86_64"), expect(dead_code, reason = "only x86-64 has an AVX2 build"))]
     avx2: Option<Avx2>,
     /// Whether nothing in the scene steers a fish
     /// ([`Scene::leaves_fish_alone`]): a quartet of one school then takes

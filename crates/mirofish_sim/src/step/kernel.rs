@@ -255,7 +255,6 @@ pub(crate) struct ForceKernel<'a> {
     pub key: TickKey,
     /// Run the AVX2 build of the pass: only where the CPU has AVX2 (the
     /// proof) and the flock allows it ([`crate::KernelPath`]).
-    #[cfg_attr(not(target_arch = "x86_64"), expect(dead_code, reason = "only x86-64 has an AVX2 build"))]
     pub avx2: Option<Avx2>,
 }
 
