@@ -23,8 +23,9 @@
 //! both scanned, then their neighbourhood rules evaluated eight lanes wide
 //! (the same generic rules, `crate::math::lanes`; `quartet/avx2.rs`). The
 //! same bits as the portable build. A volume's force pass (the generic
-//! engine's, `crate::space`) runs the same candidate loop, AVX2 build
-//! included.
+//! engine's, `crate::space`) runs the same candidate loop and, with AVX2,
+//! the same pairs of quartets' rules eight lanes wide (over three axes);
+//! both passes choose their build through one dispatch ([`Avx2::run`]).
 //!
 //! Fish that need more go one at a time: a school with a shaped view
 //! (blind spot, zone or distance weights, leaders, other schools ignored)

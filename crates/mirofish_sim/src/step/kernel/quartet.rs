@@ -126,7 +126,7 @@ impl ForceKernel<'_> {
             && second.school == Some(school)
         {
             let inputs = [self.rule_inputs(first.base), self.rule_inputs(second.base)];
-            // SAFETY: `AVX2` is true only within `ForceKernel::run_avx2`,
+            // SAFETY: `AVX2` is true only within the pass's AVX2 build,
             // which runs only where the CPU has AVX2.
             #[expect(unsafe_code, reason = "the AVX2 rules, inlined into the AVX2 build of the pass")]
             let rules =
@@ -240,7 +240,7 @@ impl ForceKernel<'_> {
     fn cells_of<const AVX2: bool>(&self, x: Vec4, y: Vec4) -> [[u32; 3]; LANES] {
         #[cfg(target_arch = "x86_64")]
         if AVX2 {
-            // SAFETY: `AVX2` is true only within `ForceKernel::run_avx2`,
+            // SAFETY: `AVX2` is true only within the pass's AVX2 build,
             // which runs only where the CPU has AVX2.
             #[expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 build of the pass")]
             return unsafe { avx2::cells_of(self.grid, x, y) };

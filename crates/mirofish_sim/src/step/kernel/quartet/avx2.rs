@@ -1,12 +1,14 @@
-//! The plane's quartets on AVX2: their four grid cells found at once, and
-//! the rules of two quartets evaluated at once in eight lanes ([`F32x8`],
+//! Quartets on AVX2: a plane's four grid cells found at once, and the
+//! rules of two quartets evaluated at once in eight lanes ([`F32x8`],
 //! whose operations are the ones glam's `Vec4` does four at a time, to the
-//! bit). The candidate loop itself is the one of both spaces
+//! bit), over two axes (a plane's, with its wander phases) or three (a
+//! volume's). The candidate loop itself is the one of both spaces
 //! (`step::kernel::scan`, with its AVX2 form).
 //!
 //! Every function is an `#[inline(always)] unsafe fn` without a
-//! `#[target_feature]` of its own, inlined into `ForceKernel::run_avx2`
-//! (which has one), where the intrinsics inline too. No closure calls an
+//! `#[target_feature]` of its own, inlined into the AVX2 build of a force
+//! pass (`step::kernel`'s `run_avx2`, which has one), where the intrinsics
+//! inline too. No closure calls an
 //! intrinsic: a closure is a function of its own, without AVX2, into which
 //! they would not inline.
 
