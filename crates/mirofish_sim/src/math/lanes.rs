@@ -10,6 +10,15 @@ use core::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Not, Sub};
 
 use glam::{BVec4A, Vec4};
 
+/// Axis `i` of the first four vectors of `four`, one per lane of a
+/// [`Vec4`]. A function, not a closure: it inlines into the AVX2 build of
+/// a force pass, where a closure (a function of its own) may be left out
+/// of line.
+#[inline(always)]
+pub(crate) fn axis_lanes<V: crate::math::Vector>(four: &[V], i: usize) -> Vec4 {
+    Vec4::new(four[0].axis(i), four[1].axis(i), four[2].axis(i), four[3].axis(i))
+}
+
 /// A vector of `f32` lanes and the lane-wise operations the rules use.
 pub(crate) trait Lanes:
     Copy

@@ -24,6 +24,7 @@ use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
 use crate::math::angle::sin_cos;
 use crate::math::exp::exp;
+use crate::math::lanes::axis_lanes;
 use crate::observe;
 use crate::observe::metrics::Metrics;
 use crate::rules::motion::Gait;
@@ -1259,15 +1260,6 @@ impl<V: Vector> Swarm<V> {
     }
 }
 
-/// Axis `i` of the four vectors from `base` in `column`, one per lane.
-/// A function, not a closure: it inlines into the AVX2 build of the force
-/// pass, which a closure (a function of its own) does not always.
-#[inline(always)]
-fn lane_axis<V: Vector>(column: &[V], base: usize, i: usize) -> Vec4 {
-    let four = &column[base..base + LANES];
-    Vec4::new(four[0].axis(i), four[1].axis(i), four[2].axis(i), four[3].axis(i))
-}
-
 /// Four fish's wander directions drifted by `turn` (draws in the unit
 /// ball, axis by axis) times `rate` and brought back to unit length, in
 /// vector lanes: the bits of `(w + turn · rate).try_normalize()` fish by
@@ -1276,7 +1268,7 @@ fn lane_axis<V: Vector>(column: &[V], base: usize, i: usize) -> Vec4 {
 fn drift_four<V: Vector>(wander: &mut [V; LANES], turn: [Vec4; 3], rate: f32) {
     let mut turned = [Vec4::ZERO; 3];
     for (i, t) in turned.iter_mut().enumerate().take(V::DIM) {
-        *t = Vec4::from_array(wander.map(|w| w.axis(i))) + turn[i] * rate;
+        *t = axis_lanes(wander, i) + turn[i] * rate;
     }
     // glam's length: the squares summed axis after axis, its square root's
     // reciprocal.
@@ -1425,11 +1417,7 @@ impl<V: Vector> ForcePass<'_, V> {
             let scanned = if self.quartets { self.quartet::<WRAP, AVX2>(s, quartet) } else { None };
             match scanned {
                 Some(in_lanes) => together = [together[0] + 1, together[1] + usize::from(in_lanes)],
-                None => {
-                    for (k, kick) in quartet.iter_mut().enumerate() {
-                        *kick = self.fish(s + k, None);
-                    }
-                }
+                None => self.each_fish(s, quartet),
             }
             q += 1;
         }
@@ -1484,11 +1472,7 @@ impl<V: Vector> ForcePass<'_, V> {
             let at = base + i * LANES;
             match scanned {
                 Some(sums) => in_lanes[i] = self.quartet_kicks(at, sums, kicks),
-                None => {
-                    for (k, kick) in kicks.iter_mut().enumerate() {
-                        *kick = self.fish(at + k, None);
-                    }
-                }
+                None => self.each_fish(at, kicks),
             }
         }
         in_lanes
@@ -1622,7 +1606,7 @@ impl<V: Vector> ForcePass<'_, V> {
         }
         let mut at = [Vec4::ZERO; 3];
         for (i, axis) in at.iter_mut().enumerate().take(V::DIM) {
-            *axis = lane_axis(positions, 0, i);
+            *axis = axis_lanes(positions, i);
         }
         let ids = [fish.id[base], fish.id[base + 1], fish.id[base + 2], fish.id[base + 3]];
         let quartet = QuartetReach::new(base, at, reach, self.tank.size(), (ids, self.key));
@@ -1668,7 +1652,17 @@ impl<V: Vector> ForcePass<'_, V> {
         in_lanes
     }
 
-    /// The kicks of the quartet from slot `base`, fish by fish.
+    /// The kicks of the fish from slot `base`, each scanned alone
+    /// ([`ForcePass::fish`]).
+    #[inline(always)]
+    fn each_fish(&self, base: usize, kicks: &mut [Kick<V>]) {
+        for (k, kick) in kicks.iter_mut().enumerate() {
+            *kick = self.fish(base + k, None);
+        }
+    }
+
+    /// The kicks of the quartet from slot `base`, fish by fish, from its
+    /// scanned sums.
     #[inline(always)]
     fn kicks_one_by_one(&self, base: usize, sums: &QuartetSums<V>, kicks: &mut [Kick<V>; LANES]) {
         for (l, kick) in kicks.iter_mut().enumerate() {
@@ -1783,8 +1777,8 @@ impl<V: Vector> ForcePass<'_, V> {
         let fish = self.fish;
         let (mut velocity, mut wander) = ([Vec4::ZERO; 3], [Vec4::ZERO; 3]);
         for i in 0..V::DIM {
-            velocity[i] = lane_axis(&fish.velocity, base, i);
-            wander[i] = lane_axis(&fish.wander, base, i) * params.desired_speed();
+            velocity[i] = axis_lanes(&fish.velocity[base..], i);
+            wander[i] = axis_lanes(&fish.wander[base..], i) * params.desired_speed();
         }
         (velocity, wander)
     }
@@ -1803,8 +1797,7 @@ impl<V: Vector> ForcePass<'_, V> {
     ) -> bool {
         let fish = self.fish;
         let params = &self.params[usize::from(fish.school[base])];
-        let lanes =
-            |column: &[V], i: usize| Vec4::from_array(core::array::from_fn(|l| column[base + l].axis(i)));
+        let lanes = |column: &[V], i: usize| axis_lanes(&column[base..], i);
         // Fear's harder push (by exactly 1 for a calm fish).
         let gain = Vec4::from_array(core::array::from_fn(|l| {
             react::panic_separation_gain(fish.fright[base + l], params)

@@ -8,6 +8,7 @@ use super::kernel::Kick;
 use super::{CHUNK, all_zero, run};
 use crate::math::Vector;
 use crate::math::exp::exp;
+use crate::math::lanes::axis_lanes;
 use crate::prefetch::{AHEAD, prefetch};
 use crate::rules::motion::Gait;
 use crate::rules::noise::{Stream, TickKey};
@@ -372,10 +373,9 @@ pub(crate) fn swim_four<V: Vector>(
     // Fear one fish at a time: `f32::max` and `clamp` treat signed zeros
     // their own way, and this is cheap.
     let feared: [f32; 4] = core::array::from_fn(|l| fright[l].max(fear[l] * calm).clamp(0.0, 1.0));
-    let axis = |x: &[V; 4], i: usize| Vec4::new(x[0].axis(i), x[1].axis(i), x[2].axis(i), x[3].axis(i));
     let mut wanted = [Vec4::ZERO; 3];
     for (i, w) in wanted.iter_mut().enumerate().take(V::DIM) {
-        *w = axis(v, i) + a[i] * dt;
+        *w = axis_lanes(v, i) + a[i] * dt;
     }
     let velocity = if gait.is_clip_only() {
         let limit = Vec4::splat(gait.max_speed) * (Vec4::ONE + Vec4::from_array(feared) * gait.panic);
@@ -392,12 +392,12 @@ pub(crate) fn swim_four<V: Vector>(
         // A cruise speed or a bounded turn: each fish's velocity as the
         // one-fish step makes it (the same function on the same numbers).
         let next: [V; 4] = core::array::from_fn(|l| gait.next(v[l], V::from_fn(|i| wanted[i][l]), feared[l]));
-        core::array::from_fn(|i| if i < V::DIM { axis(&next, i) } else { Vec4::ZERO })
+        core::array::from_fn(|i| if i < V::DIM { axis_lanes(&next, i) } else { Vec4::ZERO })
     };
     let mut at = [Vec4::ZERO; 3];
     let mut inside = Vec4::ZERO.cmpeq(Vec4::ZERO);
     for i in 0..V::DIM {
-        at[i] = axis(p, i) + velocity[i] * dt;
+        at[i] = axis_lanes(p, i) + velocity[i] * dt;
         if let Some(tank) = tank {
             inside &= at[i].cmpge(Vec4::splat(tank.min.axis(i))) & at[i].cmplt(Vec4::splat(tank.max.axis(i)));
         }
