@@ -439,7 +439,9 @@ impl NeighbourhoodLanes {
         }
     }
 
-    /// Sets lane `l` to one fish's neighbourhood.
+    /// Sets lane `l` to one fish's neighbourhood (the tests' way to build
+    /// lanes; the passes build theirs in `step::kernel::hoods`).
+    #[cfg(test)]
     pub fn set_lane(&mut self, l: usize, n: &Neighbourhood) {
         let set = |v: &mut Vec4, x: f32| v[l] = x;
         set(&mut self.count, n.count as f32);
@@ -450,27 +452,6 @@ impl NeighbourhoodLanes {
         set(&mut self.separation_count, n.separation_count as f32);
         set(&mut self.separation[0], n.separation_sum.x);
         set(&mut self.separation[1], n.separation_sum.y);
-    }
-
-    /// `other`'s lanes where `lanes` is set, this one's elsewhere.
-    pub fn merge(&mut self, lanes: glam::BVec4A, other: &Self) {
-        self.merge_neighbours(lanes, other);
-        let pick = |a: &mut Vec4, b: Vec4| *a = Vec4::select(lanes, b, *a);
-        pick(&mut self.separation_count, other.separation_count);
-        for k in 0..2 {
-            pick(&mut self.separation[k], other.separation[k]);
-        }
-    }
-
-    /// [`NeighbourhoodLanes::merge`] of the alignment and cohesion sums
-    /// (count, velocities, offsets) only.
-    pub fn merge_neighbours(&mut self, lanes: glam::BVec4A, other: &Self) {
-        let pick = |a: &mut Vec4, b: Vec4| *a = Vec4::select(lanes, b, *a);
-        pick(&mut self.count, other.count);
-        for k in 0..2 {
-            pick(&mut self.velocity[k], other.velocity[k]);
-            pick(&mut self.offset[k], other.offset[k]);
-        }
     }
 }
 

@@ -11,20 +11,19 @@
 //! - [`command`]: changes to a running school, stamped with their tick;
 //! - [`zones`]: Couzin's zone model, an alternative to the weighted rules.
 //!
-//! The force pass scans four fish at a time where it can (`quartet`: four
-//! fish sorted next to each other, one per vector lane, walking the cells
-//! around them once), and one at a time where a fish needs more (a shaped
-//! view, leaders, a topological neighbourhood); both give the same bits
-//! wherever the crowding cap leaves a scan whole. A crowded quartet is
-//! thinned as a plane's is (`step::crowding`). Where nothing in
-//! the scene steers them, a quartet's rules run in lanes too, otherwise
-//! fish by fish. The plane's
-//! [`crate::Flock`] keeps its own force pass, which also evaluates the
-//! rules in lanes; a [`Swarm`] over [`glam::Vec2`] runs this one on a
-//! plane.
+//! The force pass scans four fish at a time where it can (a *quartet*:
+//! four fish sorted next to each other, one per vector lane, walking the
+//! cells around them once, with the plane's quartet scan,
+//! `step::kernel::hoods`), and one at a time where a fish needs more (a
+//! shaped view, leaders, a topological neighbourhood); both give the same
+//! bits wherever the crowding cap leaves a scan whole. A crowded quartet
+//! is thinned as a plane's is (`step::crowding`). Where nothing in the
+//! scene steers them, a quartet's rules run in lanes too, otherwise fish
+//! by fish. The plane's [`crate::Flock`] keeps its own force pass around
+//! the same quartet scan; a [`Swarm`] over [`glam::Vec2`] runs this one on
+//! a plane.
 
 pub mod command;
-mod quartet;
 mod scan;
 pub mod swarm;
 pub mod zones;

@@ -18,7 +18,6 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg32;
 use rayon::prelude::*;
 
-use super::quartet::{LANES, QuartetSums};
 use super::scan::{Reach2, scan};
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
@@ -34,9 +33,10 @@ use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
 use crate::step::command::FlockCommand;
 use crate::step::command::{CommandError, CommandQueue, Stamped};
-use crate::step::crowding::{Strata, stretch_cap, thinning_step};
+use crate::step::crowding::thinning_step;
 use crate::step::integrate::{swim, swim_four};
-use crate::step::kernel::scan::{self, Pass, QuartetReach, QuartetSeparation};
+use crate::step::kernel::hoods::{HoodScan, QuartetHoods};
+use crate::step::kernel::scan::{LANES, QuartetReach};
 use crate::step::kernel::{Avx2, KernelPath, TwoBuilds};
 use crate::world::grid::offset;
 use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, CellGrid, MAX_RUNS};
@@ -1432,7 +1432,7 @@ impl<V: Vector> ForcePass<'_, V> {
     fn pair_kicks<const AVX2: bool>(
         &self,
         base: usize,
-        scanned: &[Option<QuartetSums<V>>; 2],
+        scanned: &[Option<QuartetHoods>; 2],
         [first, second]: [&mut [Kick<V>; LANES]; 2],
     ) -> [bool; 2] {
         #[cfg(target_arch = "x86_64")]
@@ -1441,7 +1441,7 @@ impl<V: Vector> ForcePass<'_, V> {
         {
             let params = &self.params[school];
             let (low, high) = (self.lane_inputs(base, params), self.lane_inputs(base + LANES, params));
-            let hoods = [a.in_lanes(), b.in_lanes()];
+            let hoods = [a.in_lanes::<3>(), b.in_lanes::<3>()];
             // SAFETY: `AVX2` is true only in the AVX2 build of the pass,
             // which runs only where the CPU has AVX2.
             #[expect(unsafe_code, reason = "the AVX2 rules, inlined into the AVX2 build of the pass")]
@@ -1557,11 +1557,12 @@ impl<V: Vector> ForcePass<'_, V> {
     }
 
     /// The kicks of the four fish from slot `base`, scanned together
-    /// ([`super::quartet`]), where they can be: none of the four with a
-    /// shaped view, a topological neighbourhood or an eye for its own
-    /// school only, and their cells a short stretch of one row. Within the
-    /// crowding cap's budget, the same bits as [`ForcePass::fish`] one by
-    /// one; past it, thinned in strata ([`ForcePass::scan_strata`]). `None`
+    /// ([`HoodScan::quartet`], as on a plane), where they can be: none of
+    /// the four with a shaped view, a topological neighbourhood or an eye
+    /// for its own school only. Within the crowding cap's budget, the same
+    /// bits as [`ForcePass::fish`] one by one; past it, a quartet in one
+    /// pass is thinned in strata, and one of several passes goes fish by
+    /// fish. `None`
     /// (nothing written) where the quartet does not qualify, else whether
     /// its rules went in lanes ([`ForcePass::finish_in_lanes`]).
     #[inline(always)]
@@ -1579,7 +1580,7 @@ impl<V: Vector> ForcePass<'_, V> {
     /// [`ForcePass::quartet`] takes them; `None` where they do not qualify
     /// (or are fewer than four).
     #[inline(always)]
-    fn quartet_sums<const WRAP: bool, const AVX2: bool>(&self, base: usize) -> Option<QuartetSums<V>> {
+    fn quartet_sums<const WRAP: bool, const AVX2: bool>(&self, base: usize) -> Option<QuartetHoods> {
         if self.zones.is_some() || base + LANES > self.fish.position.len() {
             return None;
         }
@@ -1615,36 +1616,19 @@ impl<V: Vector> ForcePass<'_, V> {
         for (cell, &p) in cells.iter_mut().zip(positions) {
             *cell = self.grid.coords(p);
         }
-        // Fish of one row, sorted by column, within a short stretch of it:
-        // one pass covers the blocks of all of them (usually all four).
-        let whole = Pass::from(&cells, LANES, 0, MAX_STRETCH);
-        let sums = if whole.lanes.end == LANES {
-            self.scan_pass::<WRAP, AVX2>(&quartet, &whole, cap, true)?
-        } else {
-            // A quartet across rows (or spread far along one): a pass per
-            // stretch, each lane taken from its own, whose sums are those
-            // of the lane's own scan. Where a pass has more candidates
-            // than a fish alone looks at, the four go one at a time.
-            let mut sums = QuartetSums::new();
-            let mut stretch = whole;
-            loop {
-                let pass = self.scan_pass::<WRAP, AVX2>(&quartet, &stretch, cap, false)?;
-                sums.take_lanes(&pass, stretch.lanes.clone());
-                if stretch.lanes.end == LANES {
-                    break;
-                }
-                stretch = Pass::from(&cells, LANES, stretch.lanes.end, MAX_STRETCH);
-            }
-            sums
-        };
-        Some(sums)
+        // A pass of part of the quartet (across rows, or spread far along
+        // one) keeps the bits of its fish's own scans: where one has more
+        // candidates than a fish alone looks at, the four go one at a time.
+        let survey =
+            HoodScan::<V, MAX_RUNS, SAMPLE> { grid: self.grid, spread: MAX_STRETCH, thin_parts: false };
+        survey.quartet::<WRAP, AVX2, true>(&quartet, &cells, LANES, (cap, 0))
     }
 
     /// The kicks of the quartet from slot `base` with its scanned `sums`:
     /// its rules in lanes where it can ([`ForcePass::finish_in_lanes`]),
     /// else fish by fish. Whether they went in lanes.
     #[inline(always)]
-    fn quartet_kicks(&self, base: usize, sums: &QuartetSums<V>, kicks: &mut [Kick<V>; LANES]) -> bool {
+    fn quartet_kicks(&self, base: usize, sums: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) -> bool {
         let in_lanes = self.one_school_of(base, LANES).is_some() && self.finish_in_lanes(base, sums, kicks);
         if !in_lanes {
             self.kicks_one_by_one(base, sums, kicks);
@@ -1664,9 +1648,9 @@ impl<V: Vector> ForcePass<'_, V> {
     /// The kicks of the quartet from slot `base`, fish by fish, from its
     /// scanned sums.
     #[inline(always)]
-    fn kicks_one_by_one(&self, base: usize, sums: &QuartetSums<V>, kicks: &mut [Kick<V>; LANES]) {
+    fn kicks_one_by_one(&self, base: usize, sums: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) {
         for (l, kick) in kicks.iter_mut().enumerate() {
-            let (hood, nearest2) = sums.lane(l);
+            let (hood, nearest2) = sums.lane::<V>(l);
             *kick = self.finish(base + l, &hood, nearest2, None);
         }
     }
@@ -1680,90 +1664,15 @@ impl<V: Vector> ForcePass<'_, V> {
         (self.quiet && schools[1..].iter().all(|&k| k == school)).then_some(usize::from(school))
     }
 
-    /// The sums of `quartet`'s lanes in `pass`, over the blocks of their
-    /// cells: every candidate
-    /// within the crowding cap's budget (`cap`), else, where `may_thin`,
-    /// thinned in strata ([`ForcePass::scan_strata`]). `None` where it may
-    /// not be thinned and one of its fish alone might be: a pass of part of
-    /// a quartet keeps the bits of its fish one at a time.
-    #[inline(always)]
-    fn scan_pass<const WRAP: bool, const AVX2: bool>(
-        &self,
-        quartet: &QuartetReach,
-        pass: &Pass,
-        cap: u32,
-        may_thin: bool,
-    ) -> Option<QuartetSums<V>> {
-        let along = self.grid.runs_across(pass.last_x, pass.first);
-        let columns = pass.columns();
-        if !may_thin && thinning_step::<V>(along.candidates(), cap) > 1 {
-            // Some fish of the pass may have more candidates than a fish
-            // alone looks at: the four go one at a time.
-            return None;
-        }
-        match stretch_cap::<V, MAX_RUNS>(&along, cap, columns) {
-            None => {
-                let (mut sums, mut close) = (scan::QuartetSums::default(), QuartetSeparation::default());
-                let all = |_: &core::ops::Range<usize>, a: usize, b: usize| a..b;
-                let runs = along.iter();
-                scan::scan_runs::<V, WRAP, AVX2, true, _>(
-                    self.snapshot,
-                    (&mut sums, &mut close),
-                    runs,
-                    &all,
-                    quartet,
-                );
-                Some(QuartetSums::from_scan(&sums, &close))
-            }
-            Some(cap) => may_thin.then(|| self.scan_strata::<WRAP, AVX2>(quartet, &along, cap)),
-        }
-    }
-
-    /// The sums of a crowded quartet ([`stretch_cap`] gave it `cap`): its
-    /// own cells through a window of consecutive fish around it, the rest
-    /// of the runs on a stride, each stratum scaled by its candidates over
-    /// those looked at ([`crate::step::crowding`]), as a quartet on a
-    /// plane.
-    #[inline(always)]
-    fn scan_strata<const WRAP: bool, const AVX2: bool>(
-        &self,
-        quartet: &QuartetReach,
-        runs: &CandidateRuns<MAX_RUNS>,
-        cap: u32,
-    ) -> QuartetSums<V> {
-        let base = quartet.base;
-        let own = self.grid.cells_between(self.fish.position[base], self.fish.position[base + LANES - 1]);
-        let strata = Strata::<SAMPLE>::new::<V, MAX_RUNS>(runs, own, cap, base);
-        // A loop, not a `map` over the two: a closure would be a function
-        // of its own, without AVX2.
-        let mut sums = [QuartetSums::new(), QuartetSums::new()];
-        for (sums, sample) in sums.iter_mut().zip([strata.own.indices(), strata.rest.indices()]) {
-            let (mut scanned, mut close) = (scan::QuartetSums::default(), QuartetSeparation::default());
-            scan::scan_sample::<V, WRAP, AVX2, true>(
-                self.snapshot,
-                (&mut scanned, &mut close),
-                sample,
-                quartet,
-            );
-            *sums = QuartetSums::from_scan(&scanned, &close);
-        }
-        let [own_sums, rest_sums] = sums;
-        QuartetSums::from_lanes(core::array::from_fn(|l| {
-            let ((own_hood, own_nearest2), (rest_hood, rest_nearest2)) =
-                (own_sums.lane(l), rest_sums.lane(l));
-            (strata.estimate(base + l, runs, &own_hood, &rest_hood), own_nearest2.min(rest_nearest2))
-        }))
-    }
-
     /// [`ForcePass::finish`] of the quartet from slot `base`, all of one
     /// school, in a scene that leaves them alone, four fish at once: the
     /// same bits, written to `kicks`. `false`, with nothing written, where
     /// a fish needs the one-fish form (speed matching, a non-finite sum).
     #[inline]
-    fn finish_in_lanes(&self, base: usize, sums: &QuartetSums<V>, kicks: &mut [Kick<V>; LANES]) -> bool {
+    fn finish_in_lanes(&self, base: usize, sums: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) -> bool {
         let params = &self.params[usize::from(self.fish.school[base])];
         let (velocity, wander) = self.lane_inputs(base, params);
-        match rules::rules_in_lanes(&sums.in_lanes(), velocity, wander, params) {
+        match rules::rules_in_lanes(&sums.in_lanes::<3>(), velocity, wander, params) {
             Some(rules) => self.kicks_of_rules(base, sums, rules, kicks),
             None => false,
         }
@@ -1791,7 +1700,7 @@ impl<V: Vector> ForcePass<'_, V> {
     fn kicks_of_rules(
         &self,
         base: usize,
-        sums: &QuartetSums<V>,
+        sums: &QuartetHoods,
         [separation, alignment, cohesion, wander]: [[Vec4; 3]; 4],
         kicks: &mut [Kick<V>; LANES],
     ) -> bool {
@@ -1816,7 +1725,7 @@ impl<V: Vector> ForcePass<'_, V> {
         let Some(acceleration) = rules::kick_lanes(rules, boundary, jitter, params) else {
             return false;
         };
-        let (count, nearest2) = (sums.counts().to_array(), sums.nearest2().to_array());
+        let (count, nearest2) = (sums.sums.count.to_array(), sums.sums.nearest2.to_array());
         for (l, kick) in kicks.iter_mut().enumerate() {
             *kick = Kick {
                 acceleration: V::from_fn(|i| acceleration[i][l]),

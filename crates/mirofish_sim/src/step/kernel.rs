@@ -7,8 +7,8 @@
 //! x86-64, NEON on aarch64, plain `f32` elsewhere). Sorted fish four in a
 //! row live in the same or neighbouring cells, so the quartet walks the
 //! union of their blocks of cells once and tests each candidate against all
-//! four fish at the same time (`quartet.rs`, with the candidate loop both
-//! spaces share, `scan.rs`); then the rules, the jitter,
+//! four fish at the same time (`quartet.rs`, with the quartet scan and the
+//! candidate loop both spaces share, `hoods.rs` and `scan.rs`); then the rules, the jitter,
 //! the soft margin and the final clamp run in the lanes too. Each lane adds
 //! its candidates in ascending sorted order, non-neighbours as exact zeros,
 //! so the bits depend neither on the platform nor on the number of threads,
@@ -50,6 +50,7 @@ use crate::world::school;
 use crate::world::tank::{BoundaryMode, Tank};
 
 mod cache;
+pub(crate) mod hoods;
 pub(crate) mod quartet;
 pub(crate) mod scan;
 
@@ -58,9 +59,6 @@ pub(crate) use cache::SchoolCache;
 /// Fish per quartet: one per lane of a `Vec4`.
 const LANES: usize = 4;
 const _: () = assert!(QUARTET == LANES, "a quartet is one vector");
-
-/// Lane numbers, for the masks of a quartet's lanes.
-const LANE_INDEX: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
 
 /// How neighbours are found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

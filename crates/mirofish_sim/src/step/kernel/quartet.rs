@@ -1,17 +1,20 @@
-//! Four fish at once: the neighbourhood sums of a *quartet*, four fish in a
-//! row of the sorted snapshot (from a multiple of four), one fish per
-//! vector lane.
+//! Four fish at once on a plane: a *quartet*, four fish in a row of the
+//! sorted snapshot (from a multiple of four), one fish per vector lane,
+//! from its neighbourhoods to its kicks.
 //!
 //! Fish sorted next to each other live in the same or neighbouring cells,
 //! so they share almost all their candidates. The quartet walks the union
-//! of its fish's blocks of cells once; each candidate (`[x, y, vx, vy]`, one
-//! load) is broadcast to the four lanes and tested against all four fish
-//! with the same vector operations: about ten instructions per fish and
-//! candidate, and none of the per-fish bookkeeping of finding its runs.
-//! Under a neighbour cap the quartet looks at every `step`-th candidate of
-//! the union only, and scales each fish's sums up; in a topological school
-//! the fish with more neighbours in range than they count pick their
-//! nearest in a second scan.
+//! of its fish's blocks of cells once (the quartet scan both spaces share,
+//! `hoods.rs`); each candidate (`[x, y, vx, vy]`, one load) is broadcast
+//! to the four lanes and tested against all four fish with the same vector
+//! operations: about ten instructions per fish and candidate, and none of
+//! the per-fish bookkeeping of finding its runs. Under a neighbour cap the
+//! quartet looks at a sample of the union only, and scales each fish's
+//! sums up; in a topological school the fish with more neighbours in range
+//! than they count pick their nearest in a second scan. This file finds
+//! the quartet's schools, radii and cells, and turns its neighbourhoods
+//! into kicks: in lanes where all four are of one school in a quiet scene,
+//! else fish by fish.
 //!
 //! Each lane adds its candidates one at a time, in ascending sorted order,
 //! and a candidate outside its perception radius adds exact zeros: a lane's
@@ -19,17 +22,17 @@
 //! grid and brute force (one run over every fish) therefore agree to the
 //! bit, and so do all thread counts (quartets are fixed by sorted index).
 //! In the AVX2 build of the pass the candidates go two at a time
-//! (`avx2.rs`), each lane still adding them one after the other.
+//! (`scan/avx2.rs`), each lane still adding them one after the other, and
+//! two quartets' rules go eight lanes wide (`avx2.rs`).
 
-use glam::{BVec4A, Vec2, Vec4};
+use glam::{Vec2, Vec4};
 
-use super::scan::{self, Pass, QuartetReach, QuartetSeparation, QuartetSums};
+use super::hoods::HoodScan;
+use super::scan::QuartetReach;
 use super::{ForceKernel, ForceSample, Kick, LANES, NeighbourSearch};
 use crate::rules::boundary;
-use crate::rules::nearest::Nearest;
 use crate::rules::noise::Stream;
 use crate::rules::{self, NeighbourhoodLanes, RuleForces};
-use crate::step::crowding::{Strata, on_stride, stretch_cap, thinning_step};
 use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, PLANE_RUNS};
 use crate::world::school;
 use crate::world::tank::BoundaryMode;
@@ -59,15 +62,6 @@ pub(super) struct Scanned {
     /// The school of all four, if they are of one (the rules then go in
     /// lanes).
     school: Option<usize>,
-}
-
-/// The four fish whose neighbourhoods one scan sums, lane by lane.
-struct Quartet {
-    /// Where they are, how far each looks, and who they are (lane 0 at a
-    /// multiple of four; ids for the jitter too).
-    reach: QuartetReach,
-    /// The school's topological neighbourhood size (0: metric).
-    topological: u32,
 }
 
 impl ForceKernel<'_> {
@@ -195,42 +189,26 @@ impl ForceKernel<'_> {
             Some(Ok(four)) => four,
             _ => core::array::from_fn(|l| self.ids.get(base + l).copied().unwrap_or(0)),
         };
-        let q = Quartet {
-            reach: QuartetReach::new(base, [x, y, Vec4::ZERO], reach, self.tank.size(), (id, self.key)),
-            // `run` sends a quartet of several schools with a topological
-            // one fish by fish.
-            topological: if one_school { self.table[schools[0]].topological_neighbours } else { 0 },
-        };
+        let q = QuartetReach::new(base, [x, y, Vec4::ZERO], reach, self.tank.size(), (id, self.key));
+        // `run` sends a quartet of several schools with a topological one
+        // fish by fish.
+        let topological = if one_school { self.table[schools[0]].topological_neighbours } else { 0 };
         let cap = match (capped, one_school) {
             (false, _) => 0,
             (true, true) => self.table[schools[0]].neighbour_cap,
             (true, false) => (0..m).map(|l| self.table[schools[l]].neighbour_cap).min().unwrap_or(0),
         };
-        let mut hoods = NeighbourhoodLanes::default();
-        if self.search == NeighbourSearch::BruteForce {
-            hoods = self.scan_thinned::<WRAP, AVX2>(&q, &CandidateRuns::single(0..g.len()), (cap, 0));
+        let survey = HoodScan::<Vec2, PLANE_RUNS, SAMPLE> { grid: g, spread: MAX_SPREAD, thin_parts: true };
+        let hoods = if self.search == NeighbourSearch::BruteForce {
+            let every = CandidateRuns::single(0..g.len());
+            survey.runs::<WRAP, AVX2, false>(&q, &every, (cap, 0), topological, true)
         } else {
             let cells = self.cells_of::<AVX2>(x, y);
-            let mut l = 0;
-            while l < m {
-                // Fish of one row, sorted by column: the pass covers the
-                // blocks of all the fish from `l` to `end`.
-                let stretch = Pass::from(&cells, m, l, MAX_SPREAD);
-                let runs = g.runs_across(stretch.last_x, stretch.first);
-                let pass = self.scan_thinned::<WRAP, AVX2>(&q, &runs, (cap, stretch.columns()));
-                let end = stretch.lanes.end;
-                if l == 0 && end == m {
-                    // One pass for the whole quartet (the usual case).
-                    hoods = pass;
-                } else {
-                    let lanes = super::LANE_INDEX.cmpge(Vec4::splat(l as f32))
-                        & super::LANE_INDEX.cmplt(Vec4::splat(end as f32));
-                    hoods.merge(lanes, &pass);
-                }
-                l = end;
-            }
-        }
-        Scanned { base, x, y, id: q.reach.id, hoods, school: one_school.then_some(schools[0]) }
+            survey.quartet::<WRAP, AVX2, false>(&q, &cells, m, (cap, topological))
+        };
+        let Some(hoods) = hoods else { unreachable!("a plane's quartet thins any of its passes") };
+        let hoods = hoods.in_lanes::<2>();
+        Scanned { base, x, y, id: q.id, hoods, school: one_school.then_some(schools[0]) }
     }
 
     /// The grid cells of the four fish at `x`, `y`, as
@@ -331,188 +309,6 @@ impl ForceKernel<'_> {
         }
         true
     }
-
-    /// The neighbourhoods of all four lanes over the candidates of `runs`
-    /// (ascending and disjoint); under a neighbour `cap` (0: none) and
-    /// more than `3 × cap` candidates, over every `step`-th candidate of
-    /// each run only, scaled up by candidates over candidates looked at.
-    #[inline(always)]
-    fn scan_thinned<const WRAP: bool, const AVX2: bool>(
-        &self,
-        q: &Quartet,
-        runs: &CandidateRuns,
-        (cap, columns): (u32, u32),
-    ) -> NeighbourhoodLanes {
-        // The budget, `3 × cap` candidates for one fish's block of columns,
-        // and in proportion for a wider stretch.
-        let Some(cap) = stretch_cap::<Vec2, PLANE_RUNS>(runs, cap, columns) else {
-            return self.scan_quartet::<WRAP, AVX2, _>(q, runs, |_, a, b| a..b);
-        };
-        let candidates = runs.candidates();
-        let step = thinning_step::<Vec2>(candidates, cap);
-        if q.topological == 0 {
-            return self.scan_strata::<WRAP, AVX2>(q, runs, cap);
-        }
-        // Each quartet starts its stride elsewhere, so that neighbouring
-        // quartets look at different samples.
-        let offset = (q.reach.base / LANES) % step;
-        // The indices of `a..b`, a piece of `run`, on the run's stride.
-        let on_its_stride =
-            |run: &core::ops::Range<usize>, a: usize, b: usize| on_stride(run.start + offset, step, a, b);
-        let mut looked = [0usize; LANES];
-        for run in runs.iter() {
-            let all = on_its_stride(&run, run.start, run.end).len();
-            for (l, looked) in looked.iter_mut().enumerate() {
-                let me = q.reach.base + l;
-                *looked += all - usize::from(on_its_stride(&run, me, me + 1).len() == 1 && run.contains(&me));
-            }
-        }
-        let mut hoods = self.scan_quartet::<WRAP, AVX2, _>(q, runs, on_its_stride);
-        for (l, looked) in looked.into_iter().enumerate() {
-            let mut hood = hoods.lane(l);
-            let nearest = (hood.count, hood.velocity_sum, hood.offset_sum);
-            hood.scale_sample(candidates.saturating_sub(1), looked);
-            if q.topological > 0 {
-                // The nearest of the sample are not scaled: their number is
-                // the point.
-                (hood.count, hood.velocity_sum, hood.offset_sum) = nearest;
-            }
-            hoods.set_lane(l, &hood);
-        }
-        hoods
-    }
-
-    /// [`ForceKernel::scan_thinned`]'s sample in two strata: the quartet's
-    /// own cells, where most of its fish's separation neighbours lie, and
-    /// the rest of its block, each looked at on a stride of its own (from
-    /// an offset of the quartet's own) and scaled by its own candidates
-    /// over those looked at. Inlined, so that the AVX2 build's intrinsics
-    /// inline into it too.
-    #[inline(always)]
-    fn scan_strata<const WRAP: bool, const AVX2: bool>(
-        &self,
-        q: &Quartet,
-        runs: &CandidateRuns,
-        cap: u32,
-    ) -> NeighbourhoodLanes {
-        let g = self.grid;
-        let base = q.reach.base;
-        let last = (base + LANES).min(g.len()) - 1;
-        let own = g.cells_between(g.sorted_position(base), g.sorted_position(last));
-        let strata = Strata::<SAMPLE>::new::<Vec2, PLANE_RUNS>(runs, own, cap, base);
-        let hoods_own = self.scan_sample::<WRAP, AVX2>(q, strata.own.indices());
-        let hoods_rest = self.scan_sample::<WRAP, AVX2>(q, strata.rest.indices());
-        let mut hoods = NeighbourhoodLanes::default();
-        for l in 0..LANES {
-            hoods.set_lane(l, &strata.estimate(base + l, runs, &hoods_own.lane(l), &hoods_rest.lane(l)));
-        }
-        hoods
-    }
-
-    /// The sums of all four lanes over the candidates at the sorted
-    /// indices `sample` (ascending), each lane skipping its own fish.
-    #[inline(always)]
-    fn scan_sample<const WRAP: bool, const AVX2: bool>(
-        &self,
-        q: &Quartet,
-        sample: &[u32],
-    ) -> NeighbourhoodLanes {
-        let (mut acc, mut close) = (QuartetSums::default(), QuartetSeparation::default());
-        let snapshot = self.grid.snapshot();
-        scan::scan_sample::<Vec2, WRAP, AVX2, false>(snapshot, (&mut acc, &mut close), sample, &q.reach);
-        lanes_of(&acc, &close)
-    }
-
-    /// The sums of all four lanes over the candidates of `runs` (ascending
-    /// and disjoint), one candidate at a time (two under `AVX2`): within
-    /// the piece `a..b` of a run, the candidates `pick(run, a, b)` gives.
-    #[inline(always)]
-    fn scan_quartet<const WRAP: bool, const AVX2: bool, I: Iterator<Item = usize>>(
-        &self,
-        q: &Quartet,
-        runs: &CandidateRuns,
-        pick: impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
-    ) -> NeighbourhoodLanes {
-        let (mut acc, mut close) = (QuartetSums::default(), QuartetSeparation::default());
-        let snapshot = self.grid.snapshot();
-        scan::scan_runs::<Vec2, WRAP, AVX2, false, I>(
-            snapshot,
-            (&mut acc, &mut close),
-            runs.iter(),
-            &pick,
-            &q.reach,
-        );
-        let mut hoods = lanes_of(&acc, &close);
-        // A topological neighbourhood is the metric one where a fish has no
-        // more neighbours in range than it counts (the usual case at the
-        // usual density); only the others need their nearest picked.
-        if q.topological > 0 {
-            let crowded = hoods.count.cmpgt(Vec4::splat(q.topological as f32));
-            if crowded.any() {
-                hoods.merge_neighbours(crowded, &self.scan_nearest::<WRAP, _>(q, runs, &pick, crowded));
-            }
-        }
-        hoods
-    }
-
-    /// The alignment and cohesion sums (count, velocities, offsets; no
-    /// separation) of the fish of a topological school with more than `k`
-    /// neighbours in range (the `crowded` lanes): each lane is offered its
-    /// candidates in range in ascending sorted order, keeps the `k` nearest
-    /// (ties to the lower sorted index) and sums them in that order — the
-    /// order the one-fish scan sums them in, so the same set gives the
-    /// same bits whichever search found it.
-    #[inline(never)]
-    fn scan_nearest<const WRAP: bool, I: Iterator<Item = usize>>(
-        &self,
-        q: &Quartet,
-        runs: &CandidateRuns,
-        pick: &impl Fn(&core::ops::Range<usize>, usize, usize) -> I,
-        crowded: BVec4A,
-    ) -> NeighbourhoodLanes {
-        let snapshot = self.grid.snapshot();
-        let mut nearest: [Nearest; LANES] = core::array::from_fn(|_| Nearest::new(q.topological));
-        // The lanes with `k` or fewer in range are not needed (their
-        // metric sums are): nothing is within a radius of zero.
-        let (reach, base) = (&q.reach, q.reach.base);
-        let within = Vec4::select(crowded, reach.perception2, Vec4::ZERO);
-        let own = base..base + LANES;
-        for run in runs.iter() {
-            for (piece, candidates) in scan::around_own(&run, &own, pick).into_iter().enumerate() {
-                for j in candidates {
-                    let fish_x = if piece == 1 { reach.x_without[j - base] } else { reach.at[0] };
-                    let (_, d2) = reach.offsets::<Vec2, WRAP>(&snapshot[j], fish_x);
-                    let close = d2.cmplt(within);
-                    if close.any() {
-                        let d2s = d2.to_array();
-                        for l in (0..LANES).filter(|&l| close.test(l)) {
-                            nearest[l].offer(d2s[l], j);
-                        }
-                    }
-                }
-            }
-        }
-        let (size, wrap) = (self.tank.size(), WRAP);
-        let (xs, ys) = (reach.at[0].to_array(), reach.at[1].to_array());
-        let mut sums = [[0.0f32; LANES]; 5];
-        for (l, nearest) in nearest.iter().enumerate() {
-            let me = Vec2::new(xs[l], ys[l]);
-            let (mut count, mut velocity, mut offset) = (0u32, Vec2::ZERO, Vec2::ZERO);
-            nearest.for_each_kept(|_, j| {
-                count += 1;
-                velocity += self.grid.sorted_velocity(j);
-                offset += crate::world::grid::offset(me, self.grid.sorted_position(j), size, wrap);
-            });
-            sums[0][l] = count as f32;
-            (sums[1][l], sums[2][l], sums[3][l], sums[4][l]) = (velocity.x, velocity.y, offset.x, offset.y);
-        }
-        let [count, vx, vy, dx, dy] = sums.map(Vec4::from_array);
-        let (velocity, offset) = ([vx, vy, Vec4::ZERO], [dx, dy, Vec4::ZERO]);
-        lanes_of(
-            &QuartetSums { count, velocity, offset, ..QuartetSums::default() },
-            &QuartetSeparation::default(),
-        )
-    }
 }
 
 /// Most candidates one stratum of a thinned scan looks at: its share of
@@ -538,16 +334,4 @@ fn store_lanes<T: Copy>(to: &mut [T], from: [T; LANES]) {
 #[inline(never)]
 fn store_fewer<T: Copy>(to: &mut [T], from: [T; LANES]) {
     to.copy_from_slice(&from[..to.len()]);
-}
-
-/// A quartet's sums as four fish's neighbourhoods.
-#[inline(always)]
-fn lanes_of(sums: &QuartetSums, close: &QuartetSeparation) -> NeighbourhoodLanes {
-    NeighbourhoodLanes {
-        count: sums.count,
-        velocity: [sums.velocity[0], sums.velocity[1]],
-        offset: [sums.offset[0], sums.offset[1]],
-        separation_count: close.count,
-        separation: [close.push[0], close.push[1]],
-    }
 }
