@@ -1,14 +1,15 @@
 //! The rules read the same on a plane and in a volume: fear scales the
 //! separation push (not its radius), and a school's goal replaces the
 //! shared goal (it is not added to it); one school with a rock, a
-//! predator, a route and groups behaves alike in both; the one command
-//! type means the same in both; and a starting ball packs the fish in
-//! both. Each test runs the
+//! predator, a route and groups behaves alike in both; a school that sees
+//! only its own still keeps its distance from the others in both; the one
+//! command type means the same in both; and a starting ball packs the fish
+//! in both. Each test runs the
 //! same setup in both spaces and fails if either space reads a rule the
 //! other way.
 
 use glam::Vec3;
-use mirofish_sim::space::{Flock3d, VolumeCommand};
+use mirofish_sim::space::{Flock3d, TickStage, VolumeCommand};
 use mirofish_sim::{FlockCommand, FlockParams, Goal, Predator, Simulation, Tank, Tank3d, Vec2};
 
 /// Calm fish with the view all round: only separation and fear differ
@@ -443,5 +444,54 @@ fn a_fish_looking_ahead_turns_before_the_margin_in_both_spaces() {
         // Leaving the margin: pushed without looking ahead, let go with.
         assert!(run(0.0, inside, -speed) < -speed + 1e-3, "{space}");
         assert_eq!(run(1.0, inside, -speed), -speed, "{space}");
+    }
+}
+
+/// A fish of a school that sees only its own (school 1) with a fish of
+/// another school `gap` to its right: what it counts as neighbours and its
+/// separation force along x, on a plane.
+fn plane_stranger(gap: f32) -> (u32, f32) {
+    let own_only = FlockParams { sees_other_schools: false, ..FlockParams::default() };
+    let schools = [FlockParams::default(), own_only];
+    let tank = Tank::default();
+    let mid = (tank.min + tank.max) * 0.5;
+    let mut flock = mirofish_sim::Flock::new(1);
+    flock.set_record_rules(true);
+    flock.push(mid, Vec2::Y * 50.0, 0.0);
+    flock.push(mid + Vec2::new(gap, 0.0), Vec2::Y * 50.0, 0.0);
+    flock.set_school(0, 1);
+    flock.rebuild_index(&schools, &tank);
+    flock.accumulate_forces(&schools, &tank, &mirofish_sim::Scene::default());
+    let sample = flock.sample(0).unwrap();
+    (sample.neighbours, sample.rules.separation.x)
+}
+
+/// The same in a volume.
+fn volume_stranger(gap: f32) -> (u32, f32) {
+    let own_only = FlockParams { sees_other_schools: false, ..FlockParams::default() };
+    let tank = Tank3d::default();
+    let mid = (tank.min + tank.max) * 0.5;
+    let mut flock = Flock3d::new(FlockParams::default(), tank, 1, 3).unwrap();
+    flock.add_school(own_only, 1, 4).unwrap();
+    flock.set(1, mid, Vec3::Y * 50.0).unwrap();
+    flock.set(0, mid + Vec3::new(gap, 0.0, 0.0), Vec3::Y * 50.0).unwrap();
+    flock.set_record_rules(true);
+    flock.run_to(TickStage::Forces);
+    let slot = flock.slots()[1] as usize;
+    let counts: Vec<u32> = flock.neighbour_counts().collect();
+    (counts[slot], flock.rules_at(slot).unwrap().separation.x)
+}
+
+#[test]
+fn a_school_that_sees_only_its_own_still_keeps_its_distance_in_both_spaces() {
+    let radius = FlockParams::default().separation_radius;
+    for (space, stranger) in [("plane", plane_stranger as fn(f32) -> (u32, f32)), ("volume", volume_stranger)] {
+        // Within the separation radius: not a neighbour to follow, but
+        // pushed away from (to the left).
+        let (neighbours, push) = stranger(radius * 0.5);
+        assert_eq!(neighbours, 0, "{space}: the other school's fish is not counted");
+        assert!(push < 0.0, "{space}: pushed away from the other school's fish ({push})");
+        // Beyond it, nothing at all.
+        assert_eq!(stranger(radius * 1.5), (0, 0.0), "{space}");
     }
 }

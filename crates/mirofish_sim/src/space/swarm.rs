@@ -1510,7 +1510,13 @@ impl<V: Vector> ForcePass<'_, V> {
         let step = thinning_step::<V>(around.candidates(), params.neighbour_cap);
         let mut nearest2 = f32::INFINITY;
         let neighbour = |s: usize, d: V, d2: f32| {
-            if s == slot || !(all_schools || sorted.school[s] == school) {
+            if s == slot {
+                return;
+            }
+            // A school that sees only its own still keeps its distance
+            // from the others.
+            if !(all_schools || sorted.school[s] == school) {
+                hood.add_separation(d, d2, &reach);
                 return;
             }
             nearest2 = nearest2.min(d2);
