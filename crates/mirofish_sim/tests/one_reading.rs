@@ -485,7 +485,8 @@ fn volume_stranger(gap: f32) -> (u32, f32) {
 #[test]
 fn a_school_that_sees_only_its_own_still_keeps_its_distance_in_both_spaces() {
     let radius = FlockParams::default().separation_radius;
-    for (space, stranger) in [("plane", plane_stranger as fn(f32) -> (u32, f32)), ("volume", volume_stranger)] {
+    for (space, stranger) in [("plane", plane_stranger as fn(f32) -> (u32, f32)), ("volume", volume_stranger)]
+    {
         // Within the separation radius: not a neighbour to follow, but
         // pushed away from (to the left).
         let (neighbours, push) = stranger(radius * 0.5);

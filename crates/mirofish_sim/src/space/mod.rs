@@ -24,7 +24,6 @@
 //! a plane.
 
 pub mod command;
-mod scan;
 pub mod swarm;
 pub mod zones;
 

@@ -18,7 +18,6 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg32;
 use rayon::prelude::*;
 
-use super::scan::{Reach2, scan};
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
 use crate::math::angle::sin_cos;
@@ -27,7 +26,6 @@ use crate::math::lanes::axis_lanes;
 use crate::observe;
 use crate::observe::metrics::Metrics;
 use crate::rules::motion::Gait;
-use crate::rules::nearest::Nearest;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::view::View;
 use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
@@ -35,11 +33,12 @@ use crate::step::command::FlockCommand;
 use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::step::crowding::thinning_step;
 use crate::step::integrate::{swim, swim_four};
+use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
 use crate::step::kernel::hoods::{HoodScan, QuartetHoods};
 use crate::step::kernel::scan::{LANES, QuartetReach};
 use crate::step::kernel::{Avx2, KernelPath, TwoBuilds};
 use crate::world::grid::offset;
-use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, CellGrid, MAX_RUNS};
+use crate::world::grid::{COLUMNS_PER_RADIUS, CellGrid, MAX_RUNS};
 use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
@@ -1048,7 +1047,6 @@ impl<V: Vector> Swarm<V> {
             zones: self.zones.as_ref(),
             one_school: self.params.len() == 1,
             grid: &self.grid,
-            snapshot: self.grid.snapshot(),
             group: &self.group,
             fish: &self.fish,
             params: &self.params,
@@ -1319,9 +1317,8 @@ fn contain<V: Vector>(p: V, v: V, tank: &TankOf<V>, scene: &Scene<V>, bits: u64)
 /// Everything the force pass reads: the state at the start of the tick,
 /// in cell order where the neighbours are read.
 struct ForcePass<'a, V: Vector> {
+    /// The grid, with each fish's position and velocity in cell order.
     grid: &'a CellGrid<V>,
-    /// Each fish's position and velocity, in cell order.
-    snapshot: &'a [V::Record],
     /// Each fish's group by id (empty: nobody is in one).
     group: &'a [u16],
     /// The fish, in this tick's cell order.
@@ -1488,77 +1485,28 @@ impl<V: Vector> ForcePass<'_, V> {
             return self.wish(slot, zones);
         }
         let sorted = self.fish;
-        let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], sorted.school[slot]);
-        let params = &self.params[usize::from(school)];
-        let now = &self.schools_now[usize::from(school)];
-        let reach = now.reach;
-        let heading = rules::heading(v, sorted.wander[slot]);
-        let (size, wrap) = (self.tank.size(), self.grid.wraps());
-        let (max2, all_schools) = (reach.max2(), self.one_school || params.sees_other_schools);
-        let mut hood = Neighbourhood::<V>::default();
-        // A leader counts `leader_weight` times, and a topological
-        // neighbourhood keeps only the nearest: only the scan neighbour by
-        // neighbour knows who leads and who is nearest.
-        let k = params.topological_neighbours;
-        let shaped = now.view.is_shaped() || (self.leaders && params.leader_weight != 1.0) || k > 0;
-        let mut nearest = (k > 0).then(|| Nearest::new(k));
+        let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], usize::from(sorted.school[slot]));
+        let (params, now) = (&self.params[school], &self.schools_now[school]);
+        let me = Onlooker {
+            s: slot,
+            p,
+            heading: rules::heading(v, sorted.wander[slot]),
+            id: sorted.id[slot],
+            school,
+        };
         // Crowding control: with more candidates than the cap allows, look
-        // at every `step`-th of each run and scale back up.
-        // The runs ascend, also across a wrap seam: the nearest are offered
-        // in ascending sorted order.
+        // at every `step`-th of each run and scale back up. The runs
+        // ascend, also across a wrap seam: the nearest are offered in
+        // ascending sorted order.
         let around = self.grid.candidate_runs(p);
         let step = thinning_step::<V>(around.candidates(), params.neighbour_cap);
-        let mut nearest2 = f32::INFINITY;
-        let neighbour = |s: usize, d: V, d2: f32| {
-            if s == slot {
-                return;
-            }
-            // A school that sees only its own still keeps its distance
-            // from the others.
-            if !(all_schools || sorted.school[s] == school) {
-                hood.add_separation(d, d2, &reach);
-                return;
-            }
-            nearest2 = nearest2.min(d2);
-            if !shaped {
-                hood.add(d, d2, sorted.velocity[s], &reach);
-                return;
-            }
-            // Seen, with its zone's and distance's weight, for
-            // alignment and cohesion; felt all round for separation.
-            if d2 < reach.perception2 && now.view.sees(heading, d, d2) {
-                hood.add_seen(
-                    d,
-                    sorted.velocity[s],
-                    now.view.weight(heading, d, d2.sqrt(), sorted.leader[s]),
-                );
-                if let Some(nearest) = &mut nearest {
-                    nearest.offer(d2, s);
-                }
-            }
-            hood.add_separation(d, d2, &reach);
+        let eye = Eye { params, view: &now.view, reach: &now.reach };
+        let others = self.others();
+        let (hood, nearest2) = if self.grid.wraps() {
+            alone::neighbourhood::<V, true, true, MAX_RUNS>(&others, &me, eye, &around, step)
+        } else {
+            alone::neighbourhood::<V, false, true, MAX_RUNS>(&others, &me, eye, &around, step)
         };
-        let looked = self.scan_runs(slot, p, &around, step, max2, neighbour);
-        let candidates = around.candidates();
-        self.settle_ties(slot, &mut hood);
-        let metric = (hood.count, hood.velocity_sum, hood.offset_sum);
-        if step > 1 {
-            hood.scale_sample(candidates.saturating_sub(1), looked);
-        }
-        if let Some(nearest) = &nearest {
-            // Topological: the nearest `k` seen, in ascending sorted order,
-            // not scaled (their number is the point); a fish with no more
-            // in range keeps its metric neighbourhood, unscaled too.
-            (hood.count, hood.velocity_sum, hood.offset_sum) = metric;
-            if metric.0 > k {
-                (hood.count, hood.velocity_sum, hood.offset_sum) = (0, V::ZERO, V::ZERO);
-                nearest.for_each_kept(|d2, s| {
-                    let d = offset(p, sorted.position[s], size, wrap);
-                    let weight = now.view.weight(heading, d, d2.sqrt(), sorted.leader[s]);
-                    hood.add_seen(d, sorted.velocity[s], weight);
-                });
-            }
-        }
         self.finish(slot, &hood, nearest2, rules)
     }
 
@@ -1743,15 +1691,6 @@ impl<V: Vector> ForcePass<'_, V> {
         true
     }
 
-    /// Pushes a fish with neighbours right on top of it along a direction
-    /// of its own (drawn only for such a fish).
-    #[inline]
-    fn settle_ties(&self, slot: usize, hood: &mut Neighbourhood<V>) {
-        if hood.tie_strength > 0.0 {
-            hood.settle_ties(self.key.tie_direction::<V>(self.fish.id[slot]));
-        }
-    }
-
     /// The kick of the fish in `slot` with neighbourhood `hood`: its rules,
     /// the walls, the scene, the jitter and the clamp; each rule's force
     /// written to `rules` where asked.
@@ -1795,44 +1734,16 @@ impl<V: Vector> ForcePass<'_, V> {
 }
 
 impl<V: Vector> ForcePass<'_, V> {
-    /// Offers `neighbour` the candidates of `around` within `max2` (a
-    /// squared distance) of the fish in `slot` at `p`, in the runs' order:
-    /// every one when `step` is 1, else every `step`-th of each run,
-    /// starting where the fish's slot says so that neighbours sample
-    /// differently. Returns how many others were looked at (counted only
-    /// when thinned, for scaling the sums back up).
-    #[inline]
-    fn scan_runs(
-        &self,
-        slot: usize,
-        p: V,
-        around: &CandidateRuns<MAX_RUNS>,
-        step: usize,
-        max2: f32,
-        mut neighbour: impl FnMut(usize, V, f32),
-    ) -> usize {
-        let (size, wrap) = (self.tank.size(), self.grid.wraps());
-        if step == 1 {
-            let within = Reach2::new(p, max2, size, wrap);
-            for run in around.iter() {
-                scan(self.snapshot, run, &within, &mut neighbour);
-            }
-            return 0;
+    /// What a fish scanned alone reads of the others.
+    fn others(&self) -> Others<'_, V> {
+        Others {
+            grid: self.grid,
+            school: &self.fish.school,
+            leader: &self.fish.leader,
+            schools: self.params.len(),
+            leaders: self.leaders,
+            key: self.key,
         }
-        let mut looked = 0;
-        for run in around.iter() {
-            let (start, end) = (run.start, run.end);
-            let first = (start + slot % step).min(end);
-            for s in (first..end).step_by(step) {
-                looked += usize::from(s != slot);
-                let d = offset(p, self.fish.position[s], size, wrap);
-                let d2 = d.length_squared();
-                if d2 < max2 {
-                    neighbour(s, d, d2);
-                }
-            }
-        }
-        looked
     }
 }
 
@@ -1860,7 +1771,11 @@ impl<V: Vector> ForcePass<'_, V> {
                 sums.add(zones, own, cos_half_view, d, d2, heading);
             }
         };
-        let looked = self.scan_runs(slot, p, &around, step, reach2, neighbour);
+        let looked = if self.grid.wraps() {
+            alone::visit::<V, true, MAX_RUNS>(self.grid, (slot, p), &around, (step, reach2), neighbour)
+        } else {
+            alone::visit::<V, false, MAX_RUNS>(self.grid, (slot, p), &around, (step, reach2), neighbour)
+        };
         let mut neighbours = sums.repelled.0 + sums.oriented.0 + sums.attracted.0;
         if step > 1 {
             // The neighbours counted, scaled up as the rules' are: what a

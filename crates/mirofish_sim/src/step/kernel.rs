@@ -29,26 +29,28 @@
 //!
 //! Fish that need more go one at a time: a school with a shaped view
 //! (blind spot, zone or distance weights, leaders, other schools ignored)
-//! takes a per-candidate scan with the heading, an angle test and a weight
-//! per pair; a scene with obstacles, predators or goals, or a quartet of
+//! takes the one-fish scan both spaces share (`alone.rs`: four candidates
+//! rejected at once, then the heading, an angle test and a weight per
+//! pair); a scene with obstacles, predators or goals, or a quartet of
 //! several schools, evaluates its rules fish by fish. The lane and one-fish
 //! forms of the rules give the same bits (tests in `rules`, `angle`
 //! and `noise`).
 
 use glam::{Mat4, Vec2, Vec4};
 
-use crate::rules::nearest::Nearest;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::scene as scene_rules;
 use crate::rules::{self, Neighbourhood, RuleForces, boundary};
 use crate::step::crowding::thinning_step;
-use crate::world::grid::{CandidateRuns, CellGrid, QUARTET, offset};
+use crate::step::kernel::alone::{Eye, Onlooker, Others};
+use crate::world::grid::{CandidateRuns, CellGrid, PLANE_RUNS, QUARTET};
 use crate::world::groups;
 use crate::world::params::FlockParams;
 use crate::world::scene::{Goal, Scene};
 use crate::world::school;
 use crate::world::tank::{BoundaryMode, Tank};
 
+pub(crate) mod alone;
 mod cache;
 pub(crate) mod hoods;
 pub(crate) mod quartet;
@@ -273,21 +275,6 @@ impl Default for CellCache {
     }
 }
 
-/// The fish whose neighbourhood a one-fish scan sums.
-#[derive(Clone, Copy)]
-struct Onlooker {
-    /// Its sorted index (left out of its own sums).
-    s: usize,
-    /// Its position.
-    p: Vec2,
-    /// Its heading (unit), for the view test.
-    heading: Vec2,
-    /// Its id, for the coincident-pair direction.
-    id: u32,
-    /// Its school (already clamped to the table).
-    school: usize,
-}
-
 impl ForceKernel<'_> {
     /// The kicks of the fish at sorted indices `base..base + kicks.len()`
     /// (and their samples, if asked for): one work item of the force pass.
@@ -388,8 +375,8 @@ impl ForceKernel<'_> {
     }
 
     /// The kicks of fish `s..s + kicks.len()`, one at a time, each with the
-    /// per-candidate scan of a shaped view (which, for a school that sees
-    /// all round, finds what the quartet scan finds).
+    /// one-fish scan both spaces share ([`alone::neighbourhood`]: for a
+    /// school that sees all round, what the quartet scan finds).
     fn each_fish<const WRAP: bool>(
         &self,
         s: usize,
@@ -432,7 +419,22 @@ impl ForceKernel<'_> {
             // The exact reference looks at every fish.
             NeighbourSearch::BruteForce => 0,
         };
-        self.shaped_neighbourhood::<WRAP>(&cell.runs, cap, &me)
+        // A fish alone looks at five sixths of a quartet's candidates: it
+        // pays for each one alone, where a quartet shares it by four.
+        let step = thinning_step::<Vec2>(cell.runs.candidates() * 6 / 5, cap);
+        let others = Others {
+            grid: g,
+            school: self.sorted_school,
+            leader: self.sorted_leader,
+            schools: self.table.len(),
+            // Only the school's cache knows (its scan is shaped where they
+            // weigh more): any may.
+            leaders: true,
+            key: self.key,
+        };
+        let (cache, params) = (&self.caches[school], &self.table[school]);
+        let eye = Eye { params, view: &cache.view, reach: &cache.reach };
+        alone::neighbourhood::<Vec2, WRAP, false, PLANE_RUNS>(&others, &me, eye, &cell.runs, step).0
     }
 
     /// The clamped acceleration of the fish at sorted index `s`, whose
@@ -470,89 +472,6 @@ impl ForceKernel<'_> {
         }
         Kick::new(acceleration, fright, hood.count)
     }
-
-    /// The neighbourhood sums of a school with a shaped view, candidate by
-    /// candidate: only neighbours inside the view count for alignment and
-    /// cohesion, each with its weight (see [`crate::rules::view::View`]); with a
-    /// topological neighbourhood, only the nearest of them.
-    #[inline(always)]
-    fn shaped_neighbourhood<const WRAP: bool>(
-        &self,
-        runs: &CandidateRuns,
-        cap: u32,
-        me: &Onlooker,
-    ) -> Neighbourhood {
-        let (cache, params) = (&self.caches[me.school], &self.table[me.school]);
-        let k = params.topological_neighbours;
-        // A fish alone looks at five sixths of a quartet's candidates: it
-        // pays for each one alone, where a quartet shares it by four.
-        let candidates: usize = runs.iter().map(|r| r.len()).sum();
-        let step = thinning_step::<Vec2>(candidates * 6 / 5, cap);
-        let g = self.grid;
-        let size = self.tank.size();
-        let reach = &cache.reach;
-        let mut hood = Neighbourhood::default();
-        let mut nearest = (k > 0).then(|| Nearest::new(k));
-        let mut looked = 0usize;
-        let add = |hood: &mut Neighbourhood, j: usize, d: Vec2, d2: f32| {
-            let w = cache.view.weight(me.heading, d, d2.sqrt(), self.sorted_leader[j]);
-            hood.count += 1;
-            hood.velocity_sum += g.sorted_velocity(j) * w;
-            hood.offset_sum += d * w;
-        };
-        for run in runs.iter() {
-            // As in the all-round scan: each fish starts its stride elsewhere.
-            for j in ((run.start + me.s % step).min(run.end)..run.end).step_by(step) {
-                if j == me.s {
-                    continue;
-                }
-                looked += 1;
-                let d = offset(me.p, g.sorted_position(j), size, WRAP);
-                let d2 = d.length_squared();
-                let mut seen = d2 < reach.perception2 && cache.view.sees(me.heading, d, d2);
-                if !params.sees_other_schools {
-                    seen &= school::clamp_index(self.sorted_school[j], self.table.len()) == me.school;
-                }
-                if seen {
-                    add(&mut hood, j, d, d2);
-                    if let Some(nearest) = &mut nearest {
-                        nearest.offer(d2, j);
-                    }
-                }
-                if d2 < reach.separation2 {
-                    hood.separation_count += 1;
-                    if d2 > 0.0 {
-                        hood.separation_sum += rules::separation_push(d, d2, reach.separation, reach.floor);
-                    } else {
-                        hood.tie_strength += rules::separation_strength(d2, reach.separation, reach.floor);
-                    }
-                }
-            }
-        }
-        if hood.tie_strength > 0.0 {
-            hood.settle_ties(self.key.tie_direction::<Vec2>(me.id));
-        }
-        let metric = (hood.count, hood.velocity_sum, hood.offset_sum);
-        if step > 1 {
-            hood.scale_sample(candidates.saturating_sub(1), looked);
-        }
-        if let Some(nearest) = &nearest {
-            // Topological: with no more in range than it counts, a fish's
-            // neighbourhood is the metric one; otherwise its nearest, in
-            // ascending sorted order (a fixed order for the same set,
-            // whichever search found it). Not scaled: their number is the
-            // point.
-            (hood.count, hood.velocity_sum, hood.offset_sum) = metric;
-            if metric.0 > k {
-                (hood.count, hood.velocity_sum, hood.offset_sum) = (0, Vec2::ZERO, Vec2::ZERO);
-                nearest.for_each_kept(|d2, j| {
-                    let d = offset(me.p, g.sorted_position(j), size, WRAP);
-                    add(&mut hood, j, d, d2);
-                });
-            }
-        }
-        hood
-    }
 }
 
 #[cfg(test)]
@@ -560,6 +479,7 @@ mod tests {
     use super::*;
 
     use crate::rules::noise;
+    use crate::world::grid::offset;
     use crate::world::tank::BoundaryMode;
 
     #[test]
