@@ -1516,9 +1516,9 @@ impl<V: Vector> ForcePass<'_, V> {
     /// for its own school only. Within the crowding cap's budget, the same
     /// bits as [`ForcePass::fish`] one by one; past it, a quartet in one
     /// pass is thinned in strata, and one of several passes goes fish by
-    /// fish. `None`
-    /// (nothing written) where the quartet does not qualify, else whether
-    /// its rules went in lanes ([`ForcePass::finish_in_lanes`]).
+    /// fish. `None` (nothing written) where the quartet does not qualify,
+    /// else whether its rules went in lanes
+    /// ([`ForcePass::finish_in_lanes`]).
     #[inline(always)]
     fn quartet<const WRAP: bool, const AVX2: bool>(
         &self,

@@ -8,12 +8,13 @@
 //! row live in the same or neighbouring cells, so the quartet walks the
 //! union of their blocks of cells once and tests each candidate against all
 //! four fish at the same time (`quartet.rs`, with the quartet scan and the
-//! candidate loop both spaces share, `hoods.rs` and `scan.rs`); then the rules, the jitter,
-//! the soft margin and the final clamp run in the lanes too. Each lane adds
-//! its candidates in ascending sorted order, non-neighbours as exact zeros,
-//! so the bits depend neither on the platform nor on the number of threads,
-//! and the grid and brute force agree to the bit. Under a neighbour cap the
-//! quartet looks at every `step`-th candidate only.
+//! candidate loop both spaces share, `hoods.rs` and `scan.rs`); then the
+//! rules, the jitter, the soft margin and the final clamp run in the lanes
+//! too. Each lane adds its candidates in ascending sorted order,
+//! non-neighbours as exact zeros, so the bits depend neither on the
+//! platform nor on the number of threads, and the grid and brute force
+//! agree to the bit. Under a neighbour cap the quartet looks at a sample
+//! of its candidates only, scaled back up.
 //!
 //! Where the CPU has AVX2, the pass runs a build of itself compiled for
 //! AVX2 (chosen at run time, [`KernelPath`]), whose quartets take their
