@@ -14,9 +14,10 @@
 //! The force pass scans four fish at a time where it can (a *quartet*:
 //! four fish sorted next to each other, one per vector lane, walking the
 //! cells around them once, with the plane's quartet scan,
-//! `step::kernel::hoods`), and one at a time where a fish needs more (a
-//! shaped view, leaders, a topological neighbourhood); both give the same
-//! bits wherever the crowding cap leaves a scan whole. A crowded quartet
+//! `step::kernel::hoods`; four of one topological school keep their
+//! nearest in the lanes), and one at a time where a fish needs more (a
+//! shaped view, leaders that weigh more, an eye for its own school only);
+//! both give the same bits wherever the crowding cap leaves a scan whole. A crowded quartet
 //! is thinned as a plane's is (`step::crowding`). Where nothing in the
 //! scene steers them, a quartet's rules run in lanes too, otherwise fish
 //! by fish. The plane's [`crate::Flock`] keeps its own force pass around

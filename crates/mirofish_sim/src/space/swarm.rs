@@ -1512,8 +1512,8 @@ impl<V: Vector> ForcePass<'_, V> {
 
     /// The kicks of the four fish from slot `base`, scanned together
     /// ([`HoodScan::quartet`], as on a plane), where they can be: none of
-    /// the four with a shaped view, a topological neighbourhood or an eye
-    /// for its own school only. Within the crowding cap's budget, the same
+    /// the four with a shaped view or an eye for its own school only, and
+    /// all four of one school where it is topological. Within the crowding cap's budget, the same
     /// bits as [`ForcePass::fish`] one by one; past it, a quartet in one
     /// pass is thinned in strata, and one of several passes goes fish by
     /// fish. `None` (nothing written) where the quartet does not qualify,
@@ -1544,16 +1544,19 @@ impl<V: Vector> ForcePass<'_, V> {
         let positions = &fish.position[base..base + LANES];
         let mut reach = [&self.schools_now[0].reach; LANES];
         let mut caps = [0u32; LANES];
+        let first = fish.school[base];
+        let topological = self.params[usize::from(first)].topological_neighbours;
         for l in 0..LANES {
             let school = usize::from(fish.school[base + l]);
             let (params, now) = (&self.params[school], &self.schools_now[school]);
             // Whatever needs the one-fish scan: a weight per pair (a shaped
-            // view, leaders that count more), the nearest kept, or a test
-            // of each candidate's school.
+            // view, leaders that count more) or a test of each candidate's
+            // school. A topological school's nearest are kept by quartets
+            // of its own fish only.
             let weighted = now.view.is_shaped() || (self.leaders && params.leader_weight != 1.0);
-            let plain = !weighted
-                && params.topological_neighbours == 0
-                && (self.one_school || params.sees_other_schools);
+            let own =
+                fish.school[base + l] == first || (topological == 0 && params.topological_neighbours == 0);
+            let plain = !weighted && own && (self.one_school || params.sees_other_schools);
             if !plain {
                 return None;
             }
@@ -1575,7 +1578,7 @@ impl<V: Vector> ForcePass<'_, V> {
         // candidates than a fish alone looks at, the four go one at a time.
         let survey =
             HoodScan::<V, MAX_RUNS, SAMPLE> { grid: self.grid, spread: MAX_STRETCH, thin_parts: false };
-        survey.quartet::<WRAP, AVX2, true>(&quartet, &cells, LANES, (cap, 0))
+        survey.quartet::<WRAP, AVX2, true>(&quartet, &cells, LANES, (cap, topological))
     }
 
     /// The kicks of the quartet from slot `base` with its scanned `sums`:
@@ -1867,6 +1870,22 @@ mod tests {
         }
     }
 
+    /// A topological school goes by quartets too, each lane keeping its
+    /// nearest as a fish alone does: the same bits, with and without a
+    /// wrap seam, where the crowding cap leaves the scans whole.
+    #[test]
+    fn a_topological_school_goes_by_quartets_with_the_bits_of_one_at_a_time() {
+        for boundary in [BoundaryMode::Bounce, BoundaryMode::Wrap] {
+            for k in [1, 6] {
+                let school = FlockParams { topological_neighbours: k, ..FlockParams::default() };
+                let volume = Flock3d::new(school, dense(boundary, 600.0), 3001, 5).unwrap();
+                quartets_agree(volume, 8, [0.97, 0.5]);
+                let plane = Swarm::<Vec2>::new(school, dense(boundary, 1400.0), 2999, 5).unwrap();
+                quartets_agree(plane, 8, [0.97, 0.5]);
+            }
+        }
+    }
+
     #[test]
     fn quartets_give_the_bits_of_fish_one_at_a_time_on_a_plane() {
         for boundary in [BoundaryMode::Bounce, BoundaryMode::Wrap] {
@@ -2009,7 +2028,8 @@ mod tests {
     }
 
     /// Where some fish cannot go by quartets (a school that sees only its
-    /// own, a shaped view, a topological school), the rest still can, and
+    /// own, a shaped view, a quartet across a topological school and
+    /// another), the rest still can, and
     /// the bits stay those of one at a time; with leaders about, every fish
     /// of their school goes one at a time.
     #[test]
