@@ -1396,7 +1396,7 @@ impl<V: Vector> ForcePass<'_, V> {
                 // calls: two calls would inline the scan twice).
                 let mut scanned = [None, None];
                 for (i, scanned) in scanned.iter_mut().enumerate() {
-                    *scanned = self.quartet_sums::<WRAP, AVX2>(s + i * LANES);
+                    *scanned = self.quartet_hoods::<WRAP, AVX2>(s + i * LANES);
                 }
                 let in_lanes = self.pair_kicks::<AVX2>(s, &scanned, [first, second]);
                 for (scanned, in_lanes) in scanned.iter().zip(in_lanes) {
@@ -1452,13 +1452,13 @@ impl<V: Vector> ForcePass<'_, V> {
             };
             if let Some([low_rules, high_rules]) = rules {
                 let mut in_lanes = [false; 2];
-                for (i, (sums, rules, kicks)) in
+                for (i, (hoods, rules, kicks)) in
                     [(a, low_rules, first), (b, high_rules, second)].into_iter().enumerate()
                 {
                     let at = base + i * LANES;
-                    in_lanes[i] = self.kicks_of_rules(at, sums, rules, kicks);
+                    in_lanes[i] = self.kicks_of_rules(at, hoods, rules, kicks);
                     if !in_lanes[i] {
-                        self.kicks_one_by_one(at, sums, kicks);
+                        self.kicks_one_by_one(at, hoods, kicks);
                     }
                 }
                 return in_lanes;
@@ -1468,7 +1468,7 @@ impl<V: Vector> ForcePass<'_, V> {
         for (i, (scanned, kicks)) in scanned.iter().zip([first, second]).enumerate() {
             let at = base + i * LANES;
             match scanned {
-                Some(sums) => in_lanes[i] = self.quartet_kicks(at, sums, kicks),
+                Some(hoods) => in_lanes[i] = self.quartet_kicks(at, hoods, kicks),
                 None => self.each_fish(at, kicks),
             }
         }
@@ -1502,22 +1502,18 @@ impl<V: Vector> ForcePass<'_, V> {
         let step = thinning_step::<V>(around.candidates(), params.neighbour_cap);
         let eye = Eye { params, view: &now.view, reach: &now.reach };
         let others = self.others();
-        let (hood, nearest2) = if self.grid.wraps() {
-            alone::neighbourhood::<V, true, true, MAX_RUNS>(&others, &me, eye, &around, step)
-        } else {
-            alone::neighbourhood::<V, false, true, MAX_RUNS>(&others, &me, eye, &around, step)
-        };
+        let (hood, nearest2) = alone::neighbourhood::<V, true, MAX_RUNS>(&others, &me, eye, &around, step);
         self.finish(slot, &hood, nearest2, rules)
     }
 
     /// The kicks of the four fish from slot `base`, scanned together
     /// ([`HoodScan::quartet`], as on a plane), where they can be: none of
     /// the four with a shaped view or an eye for its own school only, and
-    /// all four of one school where it is topological. Within the crowding cap's budget, the same
-    /// bits as [`ForcePass::fish`] one by one; past it, a quartet in one
-    /// pass is thinned in strata, and one of several passes goes fish by
-    /// fish. `None` (nothing written) where the quartet does not qualify,
-    /// else whether its rules went in lanes
+    /// all four of one school where it is topological. Within the crowding
+    /// cap's budget, the same bits as [`ForcePass::fish`] one by one; past
+    /// it, a quartet in one pass is thinned, and one of several passes goes
+    /// fish by fish. `None` (nothing written) where the quartet does not
+    /// qualify, else whether its rules went in lanes
     /// ([`ForcePass::finish_in_lanes`]).
     #[inline(always)]
     fn quartet<const WRAP: bool, const AVX2: bool>(
@@ -1526,15 +1522,15 @@ impl<V: Vector> ForcePass<'_, V> {
         kicks: &mut [Kick<V>],
     ) -> Option<bool> {
         let kicks = <&mut [Kick<V>; LANES]>::try_from(kicks).ok()?;
-        let sums = self.quartet_sums::<WRAP, AVX2>(base)?;
-        Some(self.quartet_kicks(base, &sums, kicks))
+        let hoods = self.quartet_hoods::<WRAP, AVX2>(base)?;
+        Some(self.quartet_kicks(base, &hoods, kicks))
     }
 
-    /// The sums of the four fish from slot `base` scanned together, as
-    /// [`ForcePass::quartet`] takes them; `None` where they do not qualify
-    /// (or are fewer than four).
+    /// The neighbourhoods of the four fish from slot `base` scanned
+    /// together, as [`ForcePass::quartet`] takes them; `None` where they do
+    /// not qualify (or are fewer than four).
     #[inline(always)]
-    fn quartet_sums<const WRAP: bool, const AVX2: bool>(&self, base: usize) -> Option<QuartetHoods> {
+    fn quartet_hoods<const WRAP: bool, const AVX2: bool>(&self, base: usize) -> Option<QuartetHoods> {
         if self.zones.is_some() || base + LANES > self.fish.position.len() {
             return None;
         }
@@ -1581,14 +1577,14 @@ impl<V: Vector> ForcePass<'_, V> {
         survey.quartet::<WRAP, AVX2, true>(&quartet, &cells, LANES, (cap, topological))
     }
 
-    /// The kicks of the quartet from slot `base` with its scanned `sums`:
+    /// The kicks of the quartet from slot `base` with its scanned `hoods`:
     /// its rules in lanes where it can ([`ForcePass::finish_in_lanes`]),
     /// else fish by fish. Whether they went in lanes.
     #[inline(always)]
-    fn quartet_kicks(&self, base: usize, sums: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) -> bool {
-        let in_lanes = self.one_school_of(base, LANES).is_some() && self.finish_in_lanes(base, sums, kicks);
+    fn quartet_kicks(&self, base: usize, hoods: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) -> bool {
+        let in_lanes = self.one_school_of(base, LANES).is_some() && self.finish_in_lanes(base, hoods, kicks);
         if !in_lanes {
-            self.kicks_one_by_one(base, sums, kicks);
+            self.kicks_one_by_one(base, hoods, kicks);
         }
         in_lanes
     }
@@ -1603,11 +1599,11 @@ impl<V: Vector> ForcePass<'_, V> {
     }
 
     /// The kicks of the quartet from slot `base`, fish by fish, from its
-    /// scanned sums.
+    /// scanned neighbourhoods.
     #[inline(always)]
-    fn kicks_one_by_one(&self, base: usize, sums: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) {
+    fn kicks_one_by_one(&self, base: usize, hoods: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) {
         for (l, kick) in kicks.iter_mut().enumerate() {
-            let (hood, nearest2) = sums.lane::<V>(l);
+            let (hood, nearest2) = hoods.lane::<V>(l);
             *kick = self.finish(base + l, &hood, nearest2, None);
         }
     }
@@ -1626,11 +1622,11 @@ impl<V: Vector> ForcePass<'_, V> {
     /// same bits, written to `kicks`. `false`, with nothing written, where
     /// a fish needs the one-fish form (speed matching, a non-finite sum).
     #[inline]
-    fn finish_in_lanes(&self, base: usize, sums: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) -> bool {
+    fn finish_in_lanes(&self, base: usize, hoods: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) -> bool {
         let params = &self.params[usize::from(self.fish.school[base])];
         let (velocity, wander) = self.lane_inputs(base, params);
-        match rules::rules_in_lanes(&sums.in_lanes::<3>(), velocity, wander, params) {
-            Some(rules) => self.kicks_of_rules(base, sums, rules, kicks),
+        match rules::rules_in_lanes(&hoods.in_lanes::<3>(), velocity, wander, params) {
+            Some(rules) => self.kicks_of_rules(base, hoods, rules, kicks),
             None => false,
         }
     }
@@ -1657,7 +1653,7 @@ impl<V: Vector> ForcePass<'_, V> {
     fn kicks_of_rules(
         &self,
         base: usize,
-        sums: &QuartetHoods,
+        hoods: &QuartetHoods,
         [separation, alignment, cohesion, wander]: [[Vec4; 3]; 4],
         kicks: &mut [Kick<V>; LANES],
     ) -> bool {
@@ -1682,7 +1678,7 @@ impl<V: Vector> ForcePass<'_, V> {
         let Some(acceleration) = rules::kick_lanes(rules, boundary, jitter, params) else {
             return false;
         };
-        let (count, nearest2) = (sums.sums.count.to_array(), sums.sums.nearest2.to_array());
+        let (count, nearest2) = (hoods.sums.count.to_array(), hoods.sums.nearest2.to_array());
         for (l, kick) in kicks.iter_mut().enumerate() {
             *kick = Kick {
                 acceleration: V::from_fn(|i| acceleration[i][l]),
@@ -1774,11 +1770,7 @@ impl<V: Vector> ForcePass<'_, V> {
                 sums.add(zones, own, cos_half_view, d, d2, heading);
             }
         };
-        let looked = if self.grid.wraps() {
-            alone::visit::<V, true, MAX_RUNS>(self.grid, (slot, p), &around, (step, reach2), neighbour)
-        } else {
-            alone::visit::<V, false, MAX_RUNS>(self.grid, (slot, p), &around, (step, reach2), neighbour)
-        };
+        let looked = alone::visit(self.grid, (slot, p), &around, (step, reach2), neighbour);
         let mut neighbours = sums.repelled.0 + sums.oriented.0 + sums.attracted.0;
         if step > 1 {
             // The neighbours counted, scaled up as the rules' are: what a

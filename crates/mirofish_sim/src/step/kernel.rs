@@ -370,15 +370,14 @@ impl ForceKernel<'_> {
         match (plain, self.grid.wraps()) {
             (true, true) => self.quartet::<true, AVX2>(s, kicks, samples, capped),
             (true, false) => self.quartet::<false, AVX2>(s, kicks, samples, capped),
-            (false, true) => self.each_fish::<true>(s, kicks, samples, cell),
-            (false, false) => self.each_fish::<false>(s, kicks, samples, cell),
+            (false, _) => self.each_fish(s, kicks, samples, cell),
         }
     }
 
     /// The kicks of fish `s..s + kicks.len()`, one at a time, each with the
     /// one-fish scan both spaces share ([`alone::neighbourhood`]: for a
     /// school that sees all round, what the quartet scan finds).
-    fn each_fish<const WRAP: bool>(
+    fn each_fish(
         &self,
         s: usize,
         kicks: &mut [Kick],
@@ -386,7 +385,7 @@ impl ForceKernel<'_> {
         cell: &mut CellCache,
     ) {
         for (k, kick) in kicks.iter_mut().enumerate() {
-            let hood = self.hood_of::<WRAP>(s + k, cell);
+            let hood = self.hood_of(s + k, cell);
             let sample = samples.as_deref_mut().map(|all| &mut all[k]);
             *kick = self.kick(s + k, &hood, sample);
         }
@@ -396,7 +395,7 @@ impl ForceKernel<'_> {
     /// Fish are asked for in ascending order within a work item, with one
     /// `cell` cache per item: fish of one cell share their runs.
     #[inline(always)]
-    fn hood_of<const WRAP: bool>(&self, s: usize, cell: &mut CellCache) -> Neighbourhood {
+    fn hood_of(&self, s: usize, cell: &mut CellCache) -> Neighbourhood {
         let g = self.grid;
         let (p, v, id) = (g.sorted_position(s), g.sorted_velocity(s), self.ids[s]);
         let school = school::clamp_index(self.sorted_school[s], self.table.len());
@@ -435,7 +434,7 @@ impl ForceKernel<'_> {
         };
         let (cache, params) = (&self.caches[school], &self.table[school]);
         let eye = Eye { params, view: &cache.view, reach: &cache.reach };
-        alone::neighbourhood::<Vec2, WRAP, false, PLANE_RUNS>(&others, &me, eye, &cell.runs, step).0
+        alone::neighbourhood::<Vec2, false, PLANE_RUNS>(&others, &me, eye, &cell.runs, step).0
     }
 
     /// The clamped acceleration of the fish at sorted index `s`, whose

@@ -109,11 +109,27 @@ pub(crate) fn scan<V: Vector>(
 /// distance) of the fish at sorted index `s` at `p` (itself included), in
 /// the runs' order: every one when `step` is 1, else every `step`-th of
 /// each run, starting where the fish's index says so that neighbours
-/// sample differently; on a torus where `WRAP` (as the grid is). Returns
-/// how many others were looked at (counted only when thinned, for scaling
-/// the sums back up).
+/// sample differently. Returns how many others were looked at (counted
+/// only when thinned, for scaling the sums back up).
 #[inline]
-pub(crate) fn visit<V: Vector, const WRAP: bool, const N: usize>(
+pub(crate) fn visit<V: Vector, const N: usize>(
+    grid: &CellGrid<V>,
+    fish: (usize, V),
+    runs: &CandidateRuns<N>,
+    thinning: (usize, f32),
+    neighbour: impl FnMut(usize, V, f32),
+) -> usize {
+    if grid.wraps() {
+        visit_in::<V, true, N>(grid, fish, runs, thinning, neighbour)
+    } else {
+        visit_in::<V, false, N>(grid, fish, runs, thinning, neighbour)
+    }
+}
+
+/// [`visit`] on a torus (`WRAP`, as the grid is) or not: a constant, so
+/// that the offsets test no flag per candidate.
+#[inline]
+fn visit_in<V: Vector, const WRAP: bool, const N: usize>(
     grid: &CellGrid<V>,
     (s, p): (usize, V),
     runs: &CandidateRuns<N>,
@@ -186,10 +202,25 @@ pub(crate) struct Eye<'a> {
 /// The neighbourhood of fish `me` over the candidates of `runs` (every
 /// `step`-th of each where thinned, then scaled back up), and the squared
 /// distance to its nearest neighbour of a school it sees where `NEAREST`
-/// (infinite: none within reach, or not looked for); on a torus where
-/// `WRAP` (as the grid is).
+/// (infinite: none within reach, or not looked for).
 #[inline]
-pub(crate) fn neighbourhood<V: Vector, const WRAP: bool, const NEAREST: bool, const N: usize>(
+pub(crate) fn neighbourhood<V: Vector, const NEAREST: bool, const N: usize>(
+    others: &Others<'_, V>,
+    me: &Onlooker<V>,
+    eye: Eye<'_>,
+    runs: &CandidateRuns<N>,
+    step: usize,
+) -> (Neighbourhood<V>, f32) {
+    if others.grid.wraps() {
+        neighbourhood_in::<V, true, NEAREST, N>(others, me, eye, runs, step)
+    } else {
+        neighbourhood_in::<V, false, NEAREST, N>(others, me, eye, runs, step)
+    }
+}
+
+/// [`neighbourhood`] on a torus (`WRAP`, as the grid is) or not.
+#[inline]
+fn neighbourhood_in<V: Vector, const WRAP: bool, const NEAREST: bool, const N: usize>(
     others: &Others<'_, V>,
     me: &Onlooker<V>,
     Eye { params, view, reach }: Eye<'_>,
@@ -233,7 +264,7 @@ pub(crate) fn neighbourhood<V: Vector, const WRAP: bool, const NEAREST: bool, co
         }
         hood.add_separation(d, d2, reach);
     };
-    let looked = visit::<V, WRAP, N>(g, (me.s, me.p), runs, (step, reach.max2()), neighbour);
+    let looked = visit_in::<V, WRAP, N>(g, (me.s, me.p), runs, (step, reach.max2()), neighbour);
     if hood.tie_strength > 0.0 {
         hood.settle_ties(others.key.tie_direction::<V>(me.id));
     }
