@@ -114,15 +114,15 @@ pub(crate) fn scan<V: Vector>(
 #[inline]
 pub(crate) fn visit<V: Vector, const N: usize>(
     grid: &CellGrid<V>,
-    fish: (usize, V),
+    (s, p): (usize, V),
     runs: &CandidateRuns<N>,
-    thinning: (usize, f32),
+    (step, max2): (usize, f32),
     neighbour: impl FnMut(usize, V, f32),
 ) -> usize {
     if grid.wraps() {
-        visit_in::<V, true, N>(grid, fish, runs, thinning, neighbour)
+        visit_in::<V, true, N>(grid, (s, p), runs, (step, max2), neighbour)
     } else {
-        visit_in::<V, false, N>(grid, fish, runs, thinning, neighbour)
+        visit_in::<V, false, N>(grid, (s, p), runs, (step, max2), neighbour)
     }
 }
 
