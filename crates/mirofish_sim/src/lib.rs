@@ -27,7 +27,7 @@
 //! |---|---|---|
 //! | arithmetic | [`math`]: `vector`, `angle`, lanes; `prefetch` | the [`Vector`] trait every rule is written over, sine and cosine with the same bits everywhere, four- and eight-lane arithmetic; a memory hint |
 //! | world | [`world`]: `tank`, `scene`, `groups`, `params`, `school`, `zones`, `grid`, `spawn` | the tank, obstacles and predators, groups, parameters (the rules' and Couzin's zones') and their validation, the neighbour grid of both spaces |
-//! | rules | [`rules`]: the three rules, `view`, `scene`, `boundary`, `noise` | pure functions: one fish's state and its neighbourhood in, a velocity change out |
+//! | rules | [`rules`]: the three rules, `view`, `scene`, `boundary`, `noise`, `compose` | pure functions: one fish's state and its neighbourhood in, a velocity change out; `compose` sums them into its kick, the same in both spaces |
 //! | the fish and their tick | [`step`]: `flock`, `command`, `index`, `forces` (and its kernel), `integrate`, `predators` | the fish as columns, the commands applied at the start of a tick, the passes of one tick over the columns, in parallel |
 //! | observation | [`observe`]: order parameters, `queries`, `metrics`, `stats`, `health` | what can be measured without changing anything |
 //! | any dimension | [`space`]: `swarm`, `command`, `zones` | a school over any [`Vector`] ([`space::Flock3d`] in a volume) and Couzin's zone model |

@@ -13,6 +13,7 @@
 //! is not moving (normalising a zero vector).
 
 pub mod boundary;
+pub(crate) mod compose;
 pub mod motion;
 pub(crate) mod nearest;
 pub mod noise;

@@ -25,6 +25,7 @@ use crate::math::exp::exp;
 use crate::math::lanes::axis_lanes;
 use crate::observe;
 use crate::observe::metrics::Metrics;
+use crate::rules::compose::Setting;
 use crate::rules::motion::Gait;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::view::View;
@@ -1659,23 +1660,15 @@ impl<V: Vector> ForcePass<'_, V> {
     ) -> bool {
         let fish = self.fish;
         let params = &self.params[usize::from(fish.school[base])];
-        let lanes = |column: &[V], i: usize| axis_lanes(&column[base..], i);
-        // Fear's harder push (by exactly 1 for a calm fish).
-        let gain = Vec4::from_array(core::array::from_fn(|l| {
-            react::panic_separation_gain(fish.fright[base + l], params)
-        }));
-        let separation = separation.map(|axis| axis * gain);
-        let mut boundary = [Vec4::ZERO; 3];
-        if self.tank.boundary == BoundaryMode::SoftMargin {
-            let at = core::array::from_fn(|i| if i < V::DIM { lanes(&fish.position, i) } else { Vec4::ZERO });
-            let velocity =
-                || core::array::from_fn(|i| if i < V::DIM { lanes(&fish.velocity, i) } else { Vec4::ZERO });
-            boundary = rules::boundary::wall_steer_lanes(at, velocity, self.tank, params, LANES);
-        }
-        let ids = core::array::from_fn(|l| u64::from(fish.id[base + l]));
-        let jitter = self.key.in_unit_ball_lanes::<V>(ids, Stream::Jitter);
+        let quartet = base..base + LANES;
+        let fear = <[f32; LANES]>::try_from(&fish.fright[quartet.clone()]).expect("a whole quartet");
+        let ids = <[u32; LANES]>::try_from(&fish.id[quartet]).expect("a whole quartet");
         let rules = [separation, alignment, cohesion, wander];
-        let Some(acceleration) = rules::kick_lanes(rules, boundary, jitter, params) else {
+        let at = || quartet_axes(&fish.position[base..]);
+        let velocity = || quartet_axes(&fish.velocity[base..]);
+        let Some((acceleration, _)) =
+            self.setting().kick_lanes(rules, fear, at, velocity, ids, LANES, params)
+        else {
             return false;
         };
         let (count, nearest2) = (hoods.sums.count.to_array(), hoods.sums.nearest2.to_array());
@@ -1703,12 +1696,8 @@ impl<V: Vector> ForcePass<'_, V> {
     ) -> Kick<V> {
         let sorted = self.fish;
         let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], sorted.school[slot]);
-        let name = u64::from(sorted.id[slot]);
         let params = &self.params[usize::from(school)];
         let mut forces = RuleForces::evaluate_towards(hood, v, sorted.wander[slot], params);
-        if self.tank.boundary == BoundaryMode::SoftMargin {
-            forces.boundary = rules::boundary::wall_steer(p, v, self.tank, params);
-        }
         let fish = react::Swimmer {
             position: p,
             velocity: v,
@@ -1718,13 +1707,7 @@ impl<V: Vector> ForcePass<'_, V> {
             group: groups::group_of(self.group, sorted.id[slot]),
             leads: sorted.leader[slot],
         };
-        let fear = if self.quiet && fish.fear == 0.0 {
-            0.0
-        } else {
-            react::react(&mut forces, &fish, self.scene, self.route_goal.as_ref(), params)
-        };
-        let jitter: V = self.key.in_unit_ball(name, Stream::Jitter);
-        let acceleration = forces.kick(jitter, params);
+        let (acceleration, fear) = self.setting().kick(&mut forces, &fish, sorted.id[slot], params);
         if let Some(rules) = rules {
             *rules = forces;
         }
@@ -1733,6 +1716,18 @@ impl<V: Vector> ForcePass<'_, V> {
 }
 
 impl<V: Vector> ForcePass<'_, V> {
+    /// What every fish's kick reads of the tick besides its neighbourhood.
+    #[inline(always)]
+    fn setting(&self) -> Setting<'_, V> {
+        Setting {
+            tank: self.tank,
+            scene: self.scene,
+            route_goal: self.route_goal.as_ref(),
+            quiet: self.quiet,
+            key: self.key,
+        }
+    }
+
     /// What a fish scanned alone reads of the others.
     fn others(&self) -> Others<'_, V> {
         Others {
@@ -1780,6 +1775,17 @@ impl<V: Vector> ForcePass<'_, V> {
         }
         Kick { acceleration: sums.wish(own).unwrap_or(V::ZERO), fear: 0.0, neighbours, nearest2 }
     }
+}
+
+/// The first four of `column`, axis by axis, one per lane (the axes past
+/// the dimension's zero).
+#[inline(always)]
+fn quartet_axes<V: Vector>(column: &[V]) -> [Vec4; 3] {
+    let mut axes = [Vec4::ZERO; 3];
+    for (i, axis) in axes.iter_mut().enumerate().take(V::DIM) {
+        *axis = axis_lanes(column, i);
+    }
+    axes
 }
 
 impl Swarm<Vec2> {

@@ -39,9 +39,10 @@
 
 use glam::{Mat4, Vec2, Vec4};
 
-use crate::rules::noise::{Stream, TickKey};
-use crate::rules::scene as scene_rules;
-use crate::rules::{self, Neighbourhood, RuleForces, boundary};
+use crate::rules::compose::Setting;
+use crate::rules::noise::TickKey;
+use crate::rules::scene::Swimmer;
+use crate::rules::{self, Neighbourhood, RuleForces};
 use crate::step::crowding::thinning_step;
 use crate::step::kernel::alone::{Eye, Onlooker, Others};
 use crate::world::grid::{CandidateRuns, CellGrid, PLANE_RUNS, QUARTET};
@@ -49,7 +50,7 @@ use crate::world::groups;
 use crate::world::params::FlockParams;
 use crate::world::scene::{Goal, Scene};
 use crate::world::school;
-use crate::world::tank::{BoundaryMode, Tank};
+use crate::world::tank::Tank;
 
 pub(crate) mod alone;
 mod cache;
@@ -438,39 +439,42 @@ impl ForceKernel<'_> {
     }
 
     /// The clamped acceleration of the fish at sorted index `s`, whose
-    /// neighbourhood is `hood`: the rules, the scene
-    /// ([`scene_rules::react`]), the soft margin and the jitter. With
-    /// `sample`, the fish's rule forces are written there too.
+    /// neighbourhood is `hood`: its rules, then the composition both spaces
+    /// share ([`Setting::kick`]: the soft margin, the scene, the jitter,
+    /// the clamp). With `sample`, the fish's rule forces are written there
+    /// too.
     #[inline(always)]
     fn kick(&self, s: usize, hood: &Neighbourhood, sample: Option<&mut ForceSample>) -> Kick {
         let g = self.grid;
         let (p, v, slot) = (g.sorted_position(s), g.sorted_velocity(s), g.order()[s] as usize);
         let school = school::clamp_index(self.sorted_school[s], self.table.len());
         let params = &self.table[school];
-        let phase = self.sorted_phase[s];
-        let mut forces = RuleForces::evaluate(hood, v, phase, params);
-        let fright = if self.quiet {
-            0.0
-        } else {
-            let fish = scene_rules::Swimmer {
-                position: p,
-                velocity: v,
-                fear: self.fear[slot],
-                school,
-                group: groups::group_of(self.group, self.ids[s]),
-                leads: self.leader[slot],
-            };
-            scene_rules::react(&mut forces, &fish, self.scene, self.leader_goal.as_ref(), params)
+        let mut forces = RuleForces::evaluate(hood, v, self.sorted_phase[s], params);
+        let fish = Swimmer {
+            position: p,
+            velocity: v,
+            fear: self.fear[slot],
+            school,
+            group: groups::group_of(self.group, self.ids[s]),
+            leads: self.leader[slot],
         };
-        if self.tank.boundary == BoundaryMode::SoftMargin {
-            forces.boundary = boundary::wall_steer(p, v, self.tank, params);
-        }
-        let jitter: Vec2 = self.key.in_unit_ball(u64::from(self.ids[s]), Stream::Jitter);
-        let acceleration = forces.kick(jitter, params);
+        let (acceleration, fright) = self.setting().kick(&mut forces, &fish, self.ids[s], params);
         if let Some(sample) = sample {
             *sample = ForceSample { rules: forces, neighbours: hood.count };
         }
         Kick::new(acceleration, fright, hood.count)
+    }
+
+    /// What every fish's kick reads of the tick besides its neighbourhood.
+    #[inline(always)]
+    fn setting(&self) -> Setting<'_, Vec2> {
+        Setting {
+            tank: self.tank,
+            scene: self.scene,
+            route_goal: self.leader_goal.as_ref(),
+            quiet: self.quiet,
+            key: self.key,
+        }
     }
 }
 

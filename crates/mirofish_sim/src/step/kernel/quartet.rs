@@ -30,12 +30,9 @@ use glam::{Vec2, Vec4};
 use super::hoods::HoodScan;
 use super::scan::QuartetReach;
 use super::{ForceKernel, ForceSample, Kick, LANES, NeighbourSearch};
-use crate::rules::boundary;
-use crate::rules::noise::Stream;
 use crate::rules::{self, NeighbourhoodLanes, RuleForces};
 use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, PLANE_RUNS};
 use crate::world::school;
-use crate::world::tank::BoundaryMode;
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
@@ -277,18 +274,16 @@ impl ForceKernel<'_> {
     ) -> bool {
         let (m, hoods) = (kicks.len(), &scanned.hoods);
         let params = &self.table[school];
-        let mut boundary = [Vec4::ZERO; 2];
-        if self.tank.boundary == BoundaryMode::SoftMargin {
-            let velocity = || {
-                let [.., vx, vy] = self.grid.quartet(scanned.base);
-                [vx, vy]
-            };
-            boundary = boundary::wall_steer_lanes([scanned.x, scanned.y], velocity, self.tank, params, m);
-        }
-        let [jx, jy, _] = self.key.in_unit_ball_lanes::<Vec2>(scanned.id.map(u64::from), Stream::Jitter);
-        let jitter = [jx, jy];
+        let velocity = || {
+            let [.., vx, vy] = self.grid.quartet(scanned.base);
+            [vx, vy]
+        };
+        // Nobody is afraid in a quiet scene on a plane.
         let rules = [separation, alignment, cohesion, wander];
-        let Some([ax, ay]) = rules::kick_lanes(rules, boundary, jitter, params) else {
+        let at = || [scanned.x, scanned.y];
+        let Some(([ax, ay], boundary)) =
+            self.setting().kick_lanes(rules, [0.0; LANES], at, velocity, scanned.id, m, params)
+        else {
             return false;
         };
         store_lanes(kicks, Kick::from_lanes([ax, ay, Vec4::ZERO, hoods.count]));
