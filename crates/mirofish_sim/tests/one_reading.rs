@@ -2,9 +2,10 @@
 //! separation push (not its radius), and a school's goal replaces the
 //! shared goal (it is not added to it); one school with a rock, a
 //! predator, a route and groups behaves alike in both; a school that sees
-//! only its own still keeps its distance from the others in both; the one
-//! command type means the same in both; and a starting ball packs the fish
-//! in both. Each test runs the
+//! only its own still keeps its distance from the others in both; a
+//! predator chases the nearest fish through a torus's seam in both; the
+//! one command type means the same in both; and a starting ball packs the
+//! fish in both. Each test runs the
 //! same setup in both spaces and fails if either space reads a rule the
 //! other way.
 
@@ -495,4 +496,71 @@ fn a_school_that_sees_only_its_own_still_keeps_its_distance_in_both_spaces() {
         // Beyond it, nothing at all.
         assert_eq!(stranger(radius * 1.5), (0, 0.0), "{space}");
     }
+}
+
+/// Where a chasing predator heads after the end of a tick, on a plane:
+/// from `predator`, with fish 0 and 1 at `fish` (put there just before
+/// the predators move) in a tank that wraps or not.
+fn plane_chase(wrap: bool, predator: Vec2, fish: [Vec2; 2]) -> Vec2 {
+    let mut tank = Tank::centered(Vec2::splat(400.0));
+    if wrap {
+        tank = tank.with_boundary(mirofish_sim::BoundaryMode::Wrap);
+    }
+    let mut sim = Simulation::new(FlockParams::default(), tank, 2, 5).unwrap();
+    sim.submit(FlockCommand::AddPredator(Predator::new(predator, 100.0))).unwrap();
+    sim.run(1).unwrap();
+    sim.scene.predators[0].position = predator;
+    sim.scene.predators[0].velocity = Vec2::ZERO;
+    for (slot, p) in fish.into_iter().enumerate() {
+        sim.flock.set(slot, p, Vec2::ZERO, 0.0);
+    }
+    sim.flock.move_predators(&mut sim.scene, &tank, sim.dt);
+    sim.scene.predators[0].velocity
+}
+
+/// The same in a volume: the fish are put there between the tick's
+/// boundary stage and the predators' move.
+fn volume_chase(wrap: bool, predator: Vec3, fish: [Vec3; 2]) -> Vec3 {
+    let mut tank = Tank3d::centered(Vec3::splat(400.0));
+    if wrap {
+        tank = tank.with_boundary(mirofish_sim::BoundaryMode::Wrap);
+    }
+    let mut flock = Flock3d::new(FlockParams::default(), tank, 2, 5).unwrap();
+    flock.submit(VolumeCommand::AddPredator(Predator::new(predator, 100.0))).unwrap();
+    flock.run_to(TickStage::Boundary);
+    let mut scene = flock.scene().clone();
+    scene.predators[0].position = predator;
+    flock.set_scene(scene).unwrap();
+    for (id, p) in fish.into_iter().enumerate() {
+        flock.set(id as u32, p, Vec3::ZERO).unwrap();
+    }
+    flock.run_to(TickStage::Predators);
+    flock.scene().predators[0].velocity
+}
+
+#[test]
+fn a_predator_chases_the_nearest_fish_across_the_seam_ties_to_the_lowest_id_in_both_spaces() {
+    // On a torus, a fish just past the left wall is nearest a predator by
+    // the right wall through the seam: the predator heads right, through
+    // it, not back across the tank.
+    let (left, right) = (-190.0, 190.0);
+    let far = Vec2::new(0.0, 150.0);
+    let v = plane_chase(true, Vec2::new(right, 0.0), [Vec2::new(left, 0.0), far]);
+    assert!(v.x > 0.0 && v.y.abs() < v.x, "plane: the predator heads {v}");
+    let v = volume_chase(true, Vec3::new(right, 0.0, 0.0), [Vec3::new(left, 0.0, 0.0), far.extend(0.0)]);
+    assert!(v.x > 0.0 && v.y.abs() < v.x, "volume: the predator heads {v}");
+    // Between walls it heads back across the tank, for the same fish.
+    let v = plane_chase(false, Vec2::new(right, 0.0), [Vec2::new(left, 0.0), far]);
+    assert!(v.x < 0.0, "plane: the predator heads {v}");
+    let v = volume_chase(false, Vec3::new(right, 0.0, 0.0), [Vec3::new(left, 0.0, 0.0), far.extend(0.0)]);
+    assert!(v.x < 0.0, "volume: the predator heads {v}");
+
+    // Two fish exactly as near: the predator goes for fish 0, wherever
+    // each is stored (a volume keeps its fish in the grid's order, which
+    // puts fish 1, further left, first).
+    let (ahead, behind) = (Vec2::new(40.0, 0.0), Vec2::new(-40.0, 0.0));
+    let v = plane_chase(false, Vec2::ZERO, [ahead, behind]);
+    assert!(v.x > 0.0, "plane: the predator heads {v}");
+    let v = volume_chase(false, Vec3::ZERO, [ahead.extend(0.0), behind.extend(0.0)]);
+    assert!(v.x > 0.0, "volume: the predator heads {v}");
 }

@@ -33,14 +33,7 @@ impl Flock {
     /// The slot of the fish nearest to `p` (wrap-aware), if any; of fish
     /// as near, the one with the lowest id.
     pub fn nearest_fish(&self, p: Vec2, size: Vec2, wrap: bool) -> Option<usize> {
-        let mut best: Option<(f32, u32, usize)> = None;
-        for (slot, (&q, &id)) in self.position.iter().zip(&self.id).enumerate() {
-            let d2 = offset(p, q, size, wrap).length_squared();
-            if best.is_none_or(|(b, best_id, _)| d2 < b || (d2 == b && id < best_id)) {
-                best = Some((d2, id, slot));
-            }
-        }
-        best.map(|(.., slot)| slot)
+        crate::step::predators::nearest(&self.position, &self.id, p, size, wrap)
     }
 
     /// Slots of the neighbours of `slot` within `radius`, found through the

@@ -38,7 +38,7 @@ use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
 use crate::step::kernel::hoods::{HoodScan, QuartetHoods};
 use crate::step::kernel::scan::{LANES, QuartetReach};
 use crate::step::kernel::{Avx2, KernelPath, TwoBuilds};
-use crate::world::grid::offset;
+use crate::step::predators::{Prey, move_on};
 use crate::world::grid::{COLUMNS_PER_RADIUS, CellGrid, MAX_RUNS};
 use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
@@ -111,6 +111,9 @@ pub struct Swarm<V: Vector> {
     stage: Option<TickStage>,
     /// Whether any fish leads this tick (found by the index stage).
     leading: bool,
+    /// The leaders by id, which the end of a tick sums: kept, so that a
+    /// tick does not allocate.
+    leaders_by_id: Vec<(u32, V)>,
     /// Each fish's group by id ([`NO_GROUP`]: none); empty while no fish
     /// has been put in a group.
     group: Vec<u16>,
@@ -308,6 +311,7 @@ impl<V: Vector> Swarm<V> {
             left_out: Vec::new(),
             stage: None,
             leading: false,
+            leaders_by_id: Vec::new(),
             pool: None,
             quartets: true,
             kernel_path: KernelPath::default(),
@@ -974,7 +978,6 @@ impl<V: Vector> Swarm<V> {
                 TickStage::Integrate => self.integrate(),
                 TickStage::Boundary => self.boundary(),
                 TickStage::Predators => {
-                    self.advance_route(self.leading);
                     self.move_predators();
                     self.tick += 1;
                 }
@@ -1231,31 +1234,16 @@ impl<V: Vector> Swarm<V> {
         });
     }
 
-    /// The route moves on if the leaders' centre reached its waypoint.
-    fn advance_route(&mut self, has_leaders: bool) {
-        let Some(route) = self.scene.route.as_mut().filter(|_| has_leaders) else { return };
-        let (mut sum, mut count) = (V::ZERO, 0usize);
-        for (&p, _) in self.fish.position.iter().zip(&self.fish.leader).filter(|(_, l)| **l) {
-            sum += p;
-            count += 1;
-        }
-        route.advance(sum / count.max(1) as f32);
-    }
-
-    /// Predators chase the nearest fish (by brute force: there are few
-    /// predators) and move.
+    /// After the fish ([`move_on`]): the route moves on, the predators hunt
+    /// and move.
     fn move_predators(&mut self) {
-        let (size, wrap) = (self.tank.size(), self.tank.boundary == BoundaryMode::Wrap);
-        for predator in &mut self.scene.predators {
-            let prey = self
-                .fish
-                .position
-                .iter()
-                .map(|&p| (offset(predator.position, p, size, wrap).length_squared(), p))
-                .min_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|(_, p)| p);
-            react::move_predator(predator, prey, &self.tank, self.dt);
-        }
+        let fish = Prey {
+            position: &self.fish.position,
+            id: &self.fish.id,
+            leader: &self.fish.leader,
+            slots_are_ids: false,
+        };
+        move_on(&mut self.scene, &fish, &mut self.leaders_by_id, &self.tank, self.dt);
     }
 }
 
