@@ -22,16 +22,16 @@ const TICKS: u64 = 300;
 /// The plane's reference run ([`Simulation`]).
 const PLANE: u64 = 0x5936_b2f6_7b8f_e4c1;
 /// The volume's reference run (`Flock3d`).
-const VOLUME: u64 = 0x2214_b5d5_72ed_3a98;
+const VOLUME: u64 = 0x7fe2_f84c_83b0_e612;
 /// The reference run of a school on a plane under the generic engine
 /// ([`Swarm`] over `Vec2`).
-const SWARM_PLANE: u64 = 0x46b0_aa1d_b95e_7908;
+const SWARM_PLANE: u64 = 0x2fde_96f8_c533_6c46;
 /// [`PLANE`]'s school in the busy scene ([`busy`]).
 const BUSY_PLANE: u64 = 0x29ee_f4ff_ac1b_1cd2;
 /// [`VOLUME`]'s school in the busy scene.
-const BUSY_VOLUME: u64 = 0xd7cc_5f4e_1eb2_7bd4;
+const BUSY_VOLUME: u64 = 0x6bb4_0c47_00c6_3810;
 /// [`SWARM_PLANE`]'s school in the busy scene.
-const BUSY_SWARM_PLANE: u64 = 0x853a_f02b_dc0b_c9a0;
+const BUSY_SWARM_PLANE: u64 = 0x2c7e_1396_dfc6_3b60;
 
 /// The busy scene's commands and their ticks, with `at(x, y)` a point of
 /// the space: a rock, a predator (taken away at tick 120), a shared goal,

@@ -33,7 +33,7 @@ use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
 use crate::step::command::FlockCommand;
 use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::step::crowding::thinning_step;
-use crate::step::integrate::{swim, swim_four};
+use crate::step::integrate::{bounce_scatter, contain, swim, swim_four};
 use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
 use crate::step::kernel::hoods::{HoodScan, QuartetHoods};
 use crate::step::kernel::scan::{LANES, QuartetReach};
@@ -1227,8 +1227,8 @@ impl<V: Vector> Swarm<V> {
                     if scene.obstacles.is_empty() && tank.contains(position[k]) {
                         continue;
                     }
-                    let bits = key.bits(u64::from(id[c * CHUNK + k]), Stream::Bounce);
-                    (position[k], velocity[k]) = contain(position[k], velocity[k], tank, scene, bits);
+                    let scatter = || bounce_scatter(key, id[c * CHUNK + k]);
+                    (position[k], velocity[k]) = contain(position[k], velocity[k], tank, scene, scatter);
                 }
             });
         });
@@ -1285,22 +1285,6 @@ pub(crate) fn check_ball<V: Vector>(centre: V, radius: f32, tank: &TankOf<V>) ->
         });
     }
     Ok(())
-}
-
-/// Puts a fish that moved to `p` with velocity `v` back inside the tank
-/// (wrapping, bouncing, or, for the soft margin, bouncing off the hard
-/// wall behind it) and outside every obstacle.
-#[inline]
-fn contain<V: Vector>(p: V, v: V, tank: &TankOf<V>, scene: &Scene<V>, bits: u64) -> (V, V) {
-    let scatter = (bits >> 40) as u32 as f32 * (2.0 / (1u32 << 24) as f32) - 1.0;
-    let wall = |p: V, v: V| match tank.boundary {
-        BoundaryMode::Wrap => (rules::boundary::wrap(p, tank), v),
-        BoundaryMode::Bounce | BoundaryMode::SoftMargin => rules::boundary::bounce(p, v, tank, scatter),
-    };
-    let (p, v) = wall(p, v);
-    // Out of every rock as on a plane: onto its rim inside the tank, in a
-    // few rounds where rocks overlap.
-    react::push_out_of_all(p, v, &scene.obstacles, tank)
 }
 
 /// Everything the force pass reads: the state at the start of the tick,

@@ -71,9 +71,7 @@ impl Flock {
                         continue;
                     }
                     let id = ids.get(base + k).copied().unwrap_or_default();
-                    (*p, *v) = contain(*p, *v, tank, scene, || {
-                        key.in_unit_ball::<Vec2>(u64::from(id), Stream::Bounce).x
-                    });
+                    (*p, *v) = contain(*p, *v, tank, scene, || bounce_scatter(key, id));
                 }
             });
         });
@@ -203,7 +201,7 @@ impl Flock {
                                 dt,
                                 tank,
                                 (walls == Walls::Now).then_some(scene),
-                                || key.in_unit_ball::<Vec2>(u64::from(ids[base + k]), Stream::Bounce).x,
+                                || bounce_scatter(key, ids[base + k]),
                             );
                         }
                     }
@@ -252,15 +250,20 @@ enum Walls {
 }
 
 /// A fish at `p` moving with `v`, brought inside the tank and out of every
-/// obstacle. `scatter` draws the tangential noise of a bounce.
+/// obstacle, in either space: wrapped round a torus; bounced off a hard
+/// wall it crossed, turned by `scatter` (drawn only then, see
+/// [`bounce_scatter`]); for the soft margin, whose steering acts in the
+/// force pass, bounced off the hard wall behind it without a turn (it only
+/// catches fish too fast to turn in time). Then out of every rock, onto
+/// its rim inside the tank.
 #[inline]
-fn contain(
-    mut p: Vec2,
-    mut v: Vec2,
-    tank: &Tank,
-    scene: &Scene,
+pub(crate) fn contain<V: Vector>(
+    mut p: V,
+    mut v: V,
+    tank: &TankOf<V>,
+    scene: &Scene<V>,
     scatter: impl FnOnce() -> f32,
-) -> (Vec2, Vec2) {
+) -> (V, V) {
     match tank.boundary {
         BoundaryMode::Wrap => p = boundary::wrap(p, tank),
         BoundaryMode::Bounce => {
@@ -268,11 +271,17 @@ fn contain(
                 (p, v) = boundary::bounce(p, v, tank, scatter());
             }
         }
-        // The soft margin steers in the force pass; this hard wall only
-        // catches fish too fast to turn in time.
         BoundaryMode::SoftMargin => (p, v) = boundary::bounce(p, v, tank, 0.0),
     }
     crate::rules::scene::push_out_of_all(p, v, &scene.obstacles, tank)
+}
+
+/// The random turn of a bounce for the fish named `id` in the tick of
+/// `key`: uniform in `[-1, 1)`, the same draw in both spaces.
+#[inline]
+pub(crate) fn bounce_scatter(key: TickKey, id: u32) -> f32 {
+    let bits = key.bits(u64::from(id), Stream::Bounce);
+    (bits >> 40) as u32 as f32 * (2.0 / (1u32 << 24) as f32) - 1.0
 }
 
 /// The integrator's step for one fish: `[position, velocity, steering]`
@@ -433,6 +442,51 @@ mod tests {
     use super::*;
     use crate::rules::noise;
     use crate::world::params::FlockParams;
+
+    /// The walls read the same in both spaces: a soft margin's hard wall
+    /// behind it reflects a fish without a turn, a hard wall reflects it
+    /// turned by the one scatter draw (uniform in `[-1, 1)`, asked for only
+    /// on a bounce), a torus wraps it.
+    fn walls_read_alike<V: Vector>() {
+        let tank = TankOf::<V>::centered(V::splat(100.0));
+        let scene = Scene::default();
+        // Past the wall on the first axis, moving out along it and along
+        // the second.
+        let (p, v) = (V::from_fn(|i| if i == 0 { 52.0 } else { 0.0 }), V::from_fn(|i| [30.0, 4.0, 0.0][i]));
+        let soft = tank.with_boundary(BoundaryMode::SoftMargin);
+        let (q, w) = contain(p, v, &soft, &scene, || unreachable!("no turn behind a soft margin"));
+        assert!(soft.contains(q));
+        assert_eq!(w, boundary::bounce(p, v, &soft, 0.0).1);
+        assert!((w - V::from_fn(|i| [-30.0, 4.0, 0.0][i])).length() < 1e-4, "reflected, not turned: {w:?}");
+        let hard = tank.with_boundary(BoundaryMode::Bounce);
+        let key = TickKey::new(7, 3);
+        let scatter = bounce_scatter(key, 11);
+        assert!((-1.0..1.0).contains(&scatter) && scatter != 0.0);
+        let (q, w) = contain(p, v, &hard, &scene, || scatter);
+        assert!(hard.contains(q));
+        assert_eq!(w, boundary::bounce(p, v, &hard, scatter).1);
+        assert!((w.length() - v.length()).abs() < 1e-3, "at the same speed: {w:?}");
+        assert!((w.axis(1) - 4.0).abs() > 1e-3, "turned: {w:?}");
+        // Inside, nothing is drawn and nothing changes.
+        let inside = V::splat(10.0);
+        assert_eq!(contain(inside, v, &hard, &scene, || unreachable!("no bounce")), (inside, v));
+        let torus = tank.with_boundary(BoundaryMode::Wrap);
+        let (q, w) = contain(p, v, &torus, &scene, || unreachable!("no bounce on a torus"));
+        assert_eq!((q.axis(0), w), (-48.0, v));
+    }
+
+    #[test]
+    fn the_walls_read_alike_in_both_spaces() {
+        walls_read_alike::<Vec2>();
+        walls_read_alike::<glam::Vec3>();
+        // The draw is uniform over `[-1, 1)`: its mean near 0, both halves
+        // about as likely.
+        let key = TickKey::new(1, 2);
+        let draws: Vec<f32> = (0..10_000).map(|id| bounce_scatter(key, id)).collect();
+        assert!(draws.iter().all(|d| (-1.0..1.0).contains(d)));
+        let mean = draws.iter().sum::<f32>() / draws.len() as f32;
+        assert!(mean.abs() < 0.03, "{mean}");
+    }
 
     /// The integrator finds each fish's kick through the grid's ranks: every
     /// fish indexed gets its own kick (the steering a whole step gives), and
