@@ -28,8 +28,7 @@ use crate::observe::metrics::Metrics;
 use crate::rules::compose::Setting;
 use crate::rules::motion::Gait;
 use crate::rules::noise::{Stream, TickKey};
-use crate::rules::view::View;
-use crate::rules::{self, Neighbourhood, Reach, RuleForces, scene as react};
+use crate::rules::{self, Neighbourhood, RuleForces, scene as react};
 use crate::step::command::FlockCommand;
 use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::step::crowding::thinning_step;
@@ -37,7 +36,7 @@ use crate::step::integrate::{bounce_scatter, contain, swim, swim_four};
 use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
 use crate::step::kernel::hoods::{HoodScan, QuartetHoods};
 use crate::step::kernel::scan::{LANES, QuartetReach};
-use crate::step::kernel::{Avx2, KernelPath, TwoBuilds};
+use crate::step::kernel::{Avx2, KernelPath, SchoolCache, TwoBuilds};
 use crate::step::predators::{Prey, move_on};
 use crate::world::grid::{COLUMNS_PER_RADIUS, CellGrid, MAX_RUNS};
 use crate::world::groups::{self, NO_GROUP};
@@ -177,8 +176,9 @@ impl<V: Vector> Columns<V> {
 /// A school's view, reach and calming factor, computed once per tick.
 #[derive(Clone, Copy, Debug)]
 struct SchoolNow {
-    view: View,
-    reach: Reach,
+    /// Its radii and view, and whether its fish need the one-fish scan
+    /// (as the plane's kernel keeps them).
+    scan: SchoolCache,
     /// How much fear is left after one tick without a predator.
     calm: f32,
     /// Its speed limit, cruise speed and fastest turn.
@@ -1038,9 +1038,9 @@ impl<V: Vector> Swarm<V> {
         self.kicks.resize(self.len(), Kick::default());
         let dt = self.dt;
         self.schools_now.clear();
+        let (others, leaders) = (self.params.len() > 1, self.leading);
         self.schools_now.extend(self.params.iter().map(|p| SchoolNow {
-            view: View::new(p),
-            reach: Reach::new(p),
+            scan: SchoolCache::new(p, others, leaders),
             calm: exp(-p.calm_rate * dt),
             gait: Gait::new(p, dt),
         }));
@@ -1473,7 +1473,7 @@ impl<V: Vector> ForcePass<'_, V> {
         // ascending sorted order.
         let around = self.grid.candidate_runs(p);
         let step = thinning_step::<V>(around.candidates(), params.neighbour_cap);
-        let eye = Eye { params, view: &now.view, reach: &now.reach };
+        let eye = Eye { params, view: &now.scan.view, reach: &now.scan.reach };
         let others = self.others();
         let (hood, nearest2) = alone::neighbourhood::<V, true, MAX_RUNS>(&others, &me, eye, &around, step);
         self.finish(slot, &hood, nearest2, rules)
@@ -1511,25 +1511,23 @@ impl<V: Vector> ForcePass<'_, V> {
         // Loops and plain functions, no closures: this inlines into the
         // AVX2 build, where a closure may be left out of line.
         let positions = &fish.position[base..base + LANES];
-        let mut reach = [&self.schools_now[0].reach; LANES];
+        let mut reach = [&self.schools_now[0].scan.reach; LANES];
         let mut caps = [0u32; LANES];
         let first = fish.school[base];
         let topological = self.params[usize::from(first)].topological_neighbours;
         for l in 0..LANES {
             let school = usize::from(fish.school[base + l]);
             let (params, now) = (&self.params[school], &self.schools_now[school]);
-            // Whatever needs the one-fish scan: a weight per pair (a shaped
-            // view, leaders that count more) or a test of each candidate's
-            // school. A topological school's nearest are kept by quartets
-            // of its own fish only.
-            let weighted = now.view.is_shaped() || (self.leaders && params.leader_weight != 1.0);
+            // Whatever needs the one-fish scan (`SchoolCache::shaped`: a
+            // weight per pair or a test of each candidate's school). A
+            // topological school's nearest are kept by quartets of its own
+            // fish only.
             let own =
                 fish.school[base + l] == first || (topological == 0 && params.topological_neighbours == 0);
-            let plain = !weighted && own && (self.one_school || params.sees_other_schools);
-            if !plain {
+            if now.scan.shaped || !own {
                 return None;
             }
-            (reach[l], caps[l]) = (&now.reach, params.neighbour_cap);
+            (reach[l], caps[l]) = (&now.scan.reach, params.neighbour_cap);
         }
         let mut at = [Vec4::ZERO; 3];
         for (i, axis) in at.iter_mut().enumerate().take(V::DIM) {
