@@ -132,7 +132,7 @@ fn draw_fish(gizmos: &mut Gizmos, state: &Flock3dState, slot: usize, overlay: &O
             gizmos.line(p, q, NEIGHBOURS);
         }
     }
-    if let Some(rules) = flock.rules_at(slot).filter(|_| overlay.forces) {
+    if let Some(rules) = flock.sample(slot).map(|s| s.rules).filter(|_| overlay.forces) {
         for (force, (_, colour)) in rule_parts(&rules).into_iter().zip(RULE_COLOURS) {
             if force.length_squared() > 1e-6 {
                 gizmos.arrow(p, p + force * ARROW_SCALE_3D, colour).with_tip_length(6.0);

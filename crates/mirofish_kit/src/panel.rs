@@ -517,7 +517,7 @@ pub fn volume_inspect_section(
     if let Some(n) = flock.neighbour_counts().nth(slot) {
         ui.label(format!("{n} neighbours"));
     }
-    if let Some(rules) = flock.rules_at(slot) {
+    if let Some(rules) = flock.sample(slot).map(|s| s.rules) {
         ui.horizontal_wrapped(|ui| {
             for (force, (name, colour)) in rule_parts(&rules).into_iter().zip(RULE_COLOURS) {
                 ui.colored_label(egui_colour(colour), format!("{name} {:.0}", force.length()));

@@ -71,7 +71,7 @@ fn the_overlay_draws_a_volume_and_its_units() {
     assert!(state.flock.tick() > 0, "the volume ticked while the overlay drew");
     assert!(state.flock.records_rules(), "the arrows' forces are kept");
     let first = state.flock.slots()[0] as usize;
-    let rules = state.flock.rules_at(first).expect("the first fish's rules");
+    let rules = state.flock.sample(first).expect("the first fish's rules").rules;
     assert!(rules.separation != Vec3::ZERO || rules.cohesion != Vec3::ZERO || rules.wander != Vec3::ZERO);
     #[cfg(feature = "decide")]
     {
@@ -91,7 +91,7 @@ fn the_rule_forces_are_kept_only_while_their_arrows_are_drawn() {
     for _ in 0..5 {
         app.update();
     }
-    let kept = |app: &App| app.world().resource::<Flock3dState>().flock.rules_at(0).is_some();
+    let kept = |app: &App| app.world().resource::<Flock3dState>().flock.sample(0).is_some();
     assert!(!kept(&app), "off by default");
     app.world_mut().resource_mut::<OverlaySettings>().forces = true;
     for _ in 0..5 {

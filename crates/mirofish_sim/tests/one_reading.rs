@@ -480,7 +480,7 @@ fn volume_stranger(gap: f32) -> (u32, f32) {
     flock.run_to(TickStage::Forces);
     let slot = flock.slots()[1] as usize;
     let counts: Vec<u32> = flock.neighbour_counts().collect();
-    (counts[slot], flock.rules_at(slot).unwrap().separation.x)
+    (counts[slot], flock.sample(slot).unwrap().rules.separation.x)
 }
 
 #[test]

@@ -21,6 +21,7 @@ pub mod stats;
 use glam::Vec2;
 
 use crate::math::Vector;
+use crate::step::ForceSample;
 use crate::step::flock::{Flock, SlotOrder};
 use crate::world::tank::{BoundaryMode, TankOf};
 
@@ -208,7 +209,12 @@ pub fn mean_neighbours(flock: &Flock) -> f32 {
 /// rules are of the same order. `None` for an empty flock, or when the
 /// flock does not record rule forces ([`Flock::set_record_rules`]).
 pub fn mean_rule_forces(flock: &Flock) -> Option<RuleForceMeans> {
-    let samples = flock.samples();
+    mean_rule_forces_of(flock.samples())
+}
+
+/// [`mean_rule_forces`] of the force pass's `samples`, in either space
+/// (a volume's: [`crate::space::Swarm::samples`]); `None` for none.
+pub fn mean_rule_forces_of<V: Vector>(samples: &[ForceSample<V>]) -> Option<RuleForceMeans> {
     let mut m = RuleForceMeans::default();
     if samples.is_empty() {
         return None;

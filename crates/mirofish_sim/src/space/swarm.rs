@@ -36,7 +36,7 @@ use crate::step::integrate::{bounce_scatter, contain, swim, swim_four};
 use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
 use crate::step::kernel::hoods::{HoodScan, QuartetHoods};
 use crate::step::kernel::scan::{LANES, QuartetReach};
-use crate::step::kernel::{Avx2, KernelPath, SchoolCache, TwoBuilds};
+use crate::step::kernel::{Avx2, ForceSample, KernelPath, SchoolCache, TwoBuilds};
 use crate::step::predators::{Prey, move_on};
 use crate::world::grid::{COLUMNS_PER_RADIUS, CellGrid, MAX_RUNS};
 use crate::world::groups::{self, NO_GROUP};
@@ -122,9 +122,9 @@ pub struct Swarm<V: Vector> {
     quartets: bool,
     /// Which build of the force pass runs.
     kernel_path: KernelPath,
-    /// Each slot's rule forces from the last force pass, while
-    /// [`Swarm::set_record_rules`] is on (empty otherwise).
-    rules: Vec<RuleForces<V>>,
+    /// Each slot's rule forces and neighbour count from the last force
+    /// pass, while [`Swarm::set_record_rules`] is on (empty otherwise).
+    samples: Vec<ForceSample<V>>,
     /// Whether the force pass keeps `rules`.
     record_rules: bool,
 }
@@ -213,12 +213,15 @@ pub struct SwarmMetrics<V: Vector> {
     /// Length along the mean heading and width across it
     /// ([`observe::formation`]).
     pub formation: [f32; 2],
+    /// Mean magnitude of each weighted rule force, while the swarm keeps
+    /// them ([`Swarm::set_record_rules`]).
+    pub rule_forces: Option<observe::RuleForceMeans>,
 }
 
 impl<V: Vector> From<SwarmMetrics<V>> for Metrics {
     /// The same measures as a plane's row of metrics, for what reads those
     /// (the health check, [`crate::observe::health::Health::assess`]): the
-    /// bounding box's area is its volume in a volume; no rule forces.
+    /// bounding box's area is its volume in a volume.
     fn from(m: SwarmMetrics<V>) -> Self {
         Metrics {
             tick: m.tick,
@@ -231,7 +234,7 @@ impl<V: Vector> From<SwarmMetrics<V>> for Metrics {
             mean_neighbours: m.mean_neighbours,
             mean_speed: m.mean_speed,
             formation: m.formation,
-            rule_forces: None,
+            rule_forces: m.rule_forces,
         }
     }
 }
@@ -315,7 +318,7 @@ impl<V: Vector> Swarm<V> {
             pool: None,
             quartets: true,
             kernel_path: KernelPath::default(),
-            rules: Vec::new(),
+            samples: Vec::new(),
             record_rules: false,
         };
         swarm.spawn(0, count, seed)?;
@@ -610,7 +613,7 @@ impl<V: Vector> Swarm<V> {
         self.leading = self.fish.leader.iter().any(|&l| l);
         // Last tick's forces belonged to slots that have moved.
         self.kicks.clear();
-        self.rules.clear();
+        self.samples.clear();
     }
 
     /// Places `count` fish of `school` uniformly in the tank, or in the ball
@@ -839,6 +842,7 @@ impl<V: Vector> Swarm<V> {
             },
             mean_speed: observe::mean_speed(v),
             formation: observe::formation(p, v),
+            rule_forces: observe::mean_rule_forces_of(&self.samples),
         }
     }
 
@@ -859,14 +863,15 @@ impl<V: Vector> Swarm<V> {
         self.kernel_path
     }
 
-    /// Keeps (or stops keeping) each fish's rule forces from the force
-    /// pass ([`Swarm::rules_at`]). Off by default. The kicks are the same
-    /// bits either way: while it is on the pass takes the fish one at a
-    /// time, which the quartet scan matches bit for bit.
+    /// Keeps (or stops keeping) each fish's [`ForceSample`] from the force
+    /// pass ([`Swarm::sample`]), as [`crate::Flock::set_record_rules`]
+    /// does. Off by default. The kicks are the same bits either way: while
+    /// it is on the pass takes the fish one at a time, which the quartet
+    /// scan matches bit for bit.
     pub fn set_record_rules(&mut self, record: bool) {
         self.record_rules = record;
         if !record {
-            self.rules = Vec::new();
+            self.samples = Vec::new();
         }
     }
 
@@ -875,12 +880,19 @@ impl<V: Vector> Swarm<V> {
         self.record_rules
     }
 
-    /// Each rule's force on the fish in `slot` in the last tick, weighted
-    /// (what the rules summed before the clamp); `None` unless
-    /// [`Swarm::set_record_rules`] is on, before the first tick with it on,
-    /// or under Couzin's zones (which have no rules).
-    pub fn rules_at(&self, slot: usize) -> Option<RuleForces<V>> {
-        self.rules.get(slot).copied()
+    /// What the last force pass learnt about the fish in `slot`: each
+    /// rule's force, weighted (what the rules summed before the clamp),
+    /// and its neighbours, as [`crate::Flock::sample`] gives them; `None`
+    /// unless [`Swarm::set_record_rules`] is on, before the first tick
+    /// with it on, or under Couzin's zones (which have no rules).
+    pub fn sample(&self, slot: usize) -> Option<ForceSample<V>> {
+        self.samples.get(slot).copied()
+    }
+
+    /// [`Swarm::sample`] of every fish, by slot (the grid's order of the
+    /// last tick); empty unless [`Swarm::set_record_rules`] is on.
+    pub fn samples(&self) -> &[ForceSample<V>] {
+        &self.samples
     }
 
     /// How many neighbours each fish saw in the last tick, in cell order
@@ -1062,16 +1074,17 @@ impl<V: Vector> Swarm<V> {
             quiet: self.scene.leaves_fish_alone(!self.group.is_empty(), self.leading),
         };
         let kicks = &mut self.kicks;
-        self.rules.clear();
+        self.samples.clear();
         if self.record_rules && self.zones.is_none() {
             // Fish one at a time, each rule kept: the quartets' bits.
-            self.rules.resize(kicks.len(), RuleForces::default());
-            let rules = &mut self.rules;
+            self.samples.resize(kicks.len(), ForceSample::default());
+            let samples = &mut self.samples;
             crate::step::run(self.pool.as_deref(), || {
-                kicks.par_chunks_mut(CHUNK).zip(rules.par_chunks_mut(CHUNK)).enumerate().for_each(
-                    |(c, (kicks, rules))| {
-                        for (k, (kick, rules)) in kicks.iter_mut().zip(rules).enumerate() {
-                            *kick = pass.fish(c * CHUNK + k, Some(rules));
+                kicks.par_chunks_mut(CHUNK).zip(samples.par_chunks_mut(CHUNK)).enumerate().for_each(
+                    |(c, (kicks, samples))| {
+                        for (k, (kick, sample)) in kicks.iter_mut().zip(samples).enumerate() {
+                            *kick = pass.fish(c * CHUNK + k, Some(&mut sample.rules));
+                            sample.neighbours = kick.neighbours;
                         }
                     },
                 );
@@ -1938,17 +1951,19 @@ mod tests {
         plain.set_scene(Scene { predators: vec![predator], ..Scene::default() }).unwrap();
         let mut kept = plain.clone();
         kept.set_record_rules(true);
-        assert_eq!(kept.rules_at(0), None, "nothing before a tick");
+        assert_eq!(kept.sample(0), None, "nothing before a tick");
         for tick in 0..25 {
             plain.step();
             kept.step();
             assert_eq!(swarm_hash(&plain), swarm_hash(&kept), "tick {tick}");
         }
-        assert_eq!(plain.rules_at(0), None, "not kept unless asked");
+        assert_eq!(plain.sample(0), None, "not kept unless asked");
         let params = FlockParams::default();
         let mut fleeing = 0;
         for slot in 0..kept.len() {
-            let rules = kept.rules_at(slot).expect("kept for every fish");
+            let sample = kept.sample(slot).expect("kept for every fish");
+            assert_eq!(Some(sample.neighbours), kept.neighbour_counts().nth(slot), "slot {slot}");
+            let rules = sample.rules;
             // The kick is the rules' sum plus the jitter, clamped: the
             // clamp moves nothing further apart.
             let sum = rules::clamp_length(rules.acceleration(), params.max_force);
@@ -1957,9 +1972,15 @@ mod tests {
             fleeing += usize::from(rules.flee != Vec3::ZERO);
         }
         assert!(fleeing > 0, "the fish near the predator flee");
+        // The metrics carry the rules' mean forces while they are kept,
+        // for the health check's force ratio, as a plane's do.
+        let means = kept.metrics().rule_forces.expect("kept");
+        let flee = kept.samples().iter().map(|s| s.rules.flee.length()).sum::<f32>() / kept.len() as f32;
+        assert!(means.flee > 0.0 && (means.flee - flee).abs() <= 1e-3 * flee, "{means:?}");
+        assert_eq!(plain.metrics().rule_forces, None);
         kept.set_record_rules(false);
         kept.step();
-        assert_eq!(kept.rules_at(0), None);
+        assert_eq!(kept.sample(0), None);
     }
 
     #[test]

@@ -39,6 +39,7 @@
 
 use glam::{Mat4, Vec2, Vec4};
 
+use crate::math::Vector;
 use crate::rules::compose::Setting;
 use crate::rules::noise::TickKey;
 use crate::rules::scene::Swimmer;
@@ -160,11 +161,12 @@ fn run_avx2<W, P: TwoBuilds<W>>(pass: &P, work: W) -> P::Output {
     pass.run_in::<true>(work)
 }
 
-/// What the force pass learnt about one fish, kept for observation.
+/// What the force pass learnt about one fish, kept for observation while
+/// asked for (`set_record_rules`, in both spaces).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ForceSample {
+pub struct ForceSample<V: Vector = Vec2> {
     /// The weighted rule forces (accelerations, before the clamp).
-    pub rules: RuleForces,
+    pub rules: RuleForces<V>,
     /// Neighbours within the perception radius.
     pub neighbours: u32,
 }
