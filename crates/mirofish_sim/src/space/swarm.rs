@@ -37,7 +37,7 @@ use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
 use crate::step::kernel::hoods::{HoodScan, QuartetHoods};
 use crate::step::kernel::scan::{LANES, QuartetReach};
 use crate::step::kernel::{Avx2, ForceSample, KernelPath, SchoolCache, TwoBuilds};
-use crate::step::predators::{Prey, move_on};
+use crate::step::predators::{Prey, leaders_centre, move_on, nearest};
 use crate::world::grid::{COLUMNS_PER_RADIUS, CellGrid, MAX_RUNS};
 use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
@@ -125,7 +125,7 @@ pub struct Swarm<V: Vector> {
     /// Each slot's rule forces and neighbour count from the last force
     /// pass, while [`Swarm::set_record_rules`] is on (empty otherwise).
     samples: Vec<ForceSample<V>>,
-    /// Whether the force pass keeps `rules`.
+    /// Whether the force pass keeps `samples`.
     record_rules: bool,
 }
 
@@ -146,6 +146,12 @@ struct Columns<V: Vector> {
 }
 
 impl<V: Vector> Columns<V> {
+    /// The fish as the end of a tick reads them (stored in cell order: a
+    /// slot is not an id).
+    fn prey(&self) -> Prey<'_, V> {
+        Prey { position: &self.position, id: &self.id, leader: &self.leader, slots_are_ids: false }
+    }
+
     /// Fills `self` with `from`'s fish in `order`: positions, velocities
     /// and the rest of the columns on three threads where the pool has
     /// them (a copy: any split gives the same columns).
@@ -173,7 +179,7 @@ impl<V: Vector> Columns<V> {
     }
 }
 
-/// A school's view, reach and calming factor, computed once per tick.
+/// What a school's force pass and integrator read, computed once per tick.
 #[derive(Clone, Copy, Debug)]
 struct SchoolNow {
     /// Its radii and view, and whether its fish need the one-fish scan
@@ -846,6 +852,22 @@ impl<V: Vector> Swarm<V> {
         }
     }
 
+    /// The slot of the fish nearest to `p` (through the seam on a torus),
+    /// if any; of fish as near, the one with the lowest id: the fish a
+    /// chasing predator at `p` goes for, as [`crate::Flock::nearest_fish`]
+    /// finds it on a plane.
+    pub fn nearest_fish(&self, p: V) -> Option<usize> {
+        let wrap = self.tank.boundary == BoundaryMode::Wrap;
+        nearest(&self.fish.position, &self.fish.id, p, self.tank.size(), wrap)
+    }
+
+    /// The mean position of the leaders, if there are any, summed in the
+    /// order of their ids (the centre the route's waypoint waits for, as
+    /// [`crate::Flock::leaders_centre`]).
+    pub fn leaders_centre(&self) -> Option<V> {
+        leaders_centre(&self.fish.prey(), &mut Vec::new())
+    }
+
     /// The steering of the fish in `slot` in the last tick (see
     /// [`Swarm::steering`]); `None` for no such slot.
     pub fn steering_at(&self, slot: usize) -> Option<V> {
@@ -1250,13 +1272,7 @@ impl<V: Vector> Swarm<V> {
     /// After the fish ([`move_on`]): the route moves on, the predators hunt
     /// and move.
     fn move_predators(&mut self) {
-        let fish = Prey {
-            position: &self.fish.position,
-            id: &self.fish.id,
-            leader: &self.fish.leader,
-            slots_are_ids: false,
-        };
-        move_on(&mut self.scene, &fish, &mut self.leaders_by_id, &self.tank, self.dt);
+        move_on(&mut self.scene, &self.fish.prey(), &mut self.leaders_by_id, &self.tank, self.dt);
     }
 }
 
@@ -2069,5 +2085,27 @@ mod tests {
             );
             assert!(swarm.kicks.iter().all(|k| k.acceleration.is_finite()));
         }
+    }
+
+    #[test]
+    fn the_nearest_fish_and_the_leaders_centre_are_found_by_id() {
+        let tank = TankOf::<Vec3>::centered(Vec3::splat(200.0)).with_boundary(BoundaryMode::Wrap);
+        let mut swarm = Flock3d::new(FlockParams::default(), tank, 3, 2).unwrap();
+        // Fish 0 and 1 as near the origin, on either side; fish 2 just
+        // past the wall at -x.
+        swarm.set(0, Vec3::X * 30.0, Vec3::ZERO).unwrap();
+        swarm.set(1, Vec3::X * -30.0, Vec3::ZERO).unwrap();
+        swarm.set(2, Vec3::X * -95.0, Vec3::ZERO).unwrap();
+        swarm.run_to(TickStage::Integrate);
+        for (id, p) in [(0, Vec3::X * 30.0), (1, Vec3::X * -30.0), (2, Vec3::X * -95.0)] {
+            swarm.set(id, p, Vec3::ZERO).unwrap();
+        }
+        let id_of = |slot: Option<usize>| slot.map(|s| swarm.ids()[s]);
+        assert_eq!(id_of(swarm.nearest_fish(Vec3::ZERO)), Some(0), "a tie goes to the lowest id");
+        assert_eq!(id_of(swarm.nearest_fish(Vec3::X * 97.0)), Some(2), "through the seam");
+        assert_eq!(swarm.leaders_centre(), None);
+        swarm.set_leader(2, true).unwrap();
+        swarm.set_leader(1, true).unwrap();
+        assert_eq!(swarm.leaders_centre(), Some(Vec3::X * -62.5));
     }
 }
