@@ -86,6 +86,13 @@ impl TickKey {
         if len2 > 1.0 { p / len2.sqrt() } else { p }
     }
 
+    /// A number uniform in `[-1, 1)` for one `(fish, stream)` of this
+    /// tick: the top 24 bits of its draw, as many as an `f32` holds.
+    #[inline]
+    pub fn signed(self, fish: u64, stream: Stream) -> f32 {
+        signed_of((self.bits(fish, stream) >> 40) as u32, 24)
+    }
+
     /// [`TickKey::in_unit_ball`] for four fish at once, axis by axis with
     /// one fish per lane (the axes past `V::DIM` zero): the same bits. The
     /// hashing stays scalar (64-bit products); the conversion and the fold
@@ -158,7 +165,14 @@ fn ball_axis<V: Vector>(bits: u64, i: usize) -> f32 {
     let slice = 64 / V::DIM as u32;
     let width = slice.min(24);
     let b = (bits >> (64 - slice * (i as u32 + 1) + (slice - width))) & ((1 << width) - 1);
-    (b as u32) as f32 * (1.0 / (1u64 << width) as f32) * 2.0 - 1.0
+    signed_of(b as u32, width)
+}
+
+/// The `width` (at most 24) random bits `b` as a number in `[-1, 1)`,
+/// exactly (through `u32`: one conversion instruction).
+#[inline(always)]
+fn signed_of(b: u32, width: u32) -> f32 {
+    b as f32 * (1.0 / (1u64 << width) as f32) * 2.0 - 1.0
 }
 
 /// A random vector inside the unit ball (the unit disc on a plane, bounded

@@ -280,8 +280,7 @@ pub(crate) fn contain<V: Vector>(
 /// `key`: uniform in `[-1, 1)`, the same draw in both spaces.
 #[inline]
 pub(crate) fn bounce_scatter(key: TickKey, id: u32) -> f32 {
-    let bits = key.bits(u64::from(id), Stream::Bounce);
-    (bits >> 40) as u32 as f32 * (2.0 / (1u32 << 24) as f32) - 1.0
+    key.signed(u64::from(id), Stream::Bounce)
 }
 
 /// The integrator's step for one fish: `[position, velocity, steering]`
