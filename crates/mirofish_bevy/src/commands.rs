@@ -208,7 +208,8 @@ pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
             // With their school named, as a recorded session's fish are:
             // they join those fish's table, after them, as the core appends
             // them.
-            world.spawn_batch(fish.into_iter().map(|(p, v, phase)| {
+            world.spawn_batch(fish.into_iter().map(|f| {
+                let (p, v, phase) = (f.position, f.velocity, f.wander_phase);
                 (
                     Boid,
                     School(*school),

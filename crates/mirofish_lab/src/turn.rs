@@ -148,8 +148,13 @@ impl TurnResponse {
         let centre = Vec2::ZERO;
         let key = SpawnKey { seed: config.seed, tick: 0, first_slot: 0 };
         let way = config.heading.unwrap_or(0.0);
-        for (p, v, phase) in spawn_disc(key, config.fish, centre, radius, &tank, &config.params) {
-            sim.flock.push(p, Vec2::from_angle(way + 0.1 * v.to_angle()) * v.length(), phase);
+        for f in spawn_disc(key, config.fish, centre, radius, &tank, &config.params) {
+            let v = f.velocity;
+            sim.flock.push(
+                f.position,
+                Vec2::from_angle(way + 0.1 * v.to_angle()) * v.length(),
+                f.wander_phase,
+            );
         }
         sim.run(self.settle)?;
         let velocities = sim.flock.velocities();

@@ -48,6 +48,28 @@ pub trait Vector:
     /// candidate), `[x, y, z, 0]` then `[vx, vy, vz, 0]` in a volume.
     type Record: Copy + Debug + Default + PartialEq + Send + Sync + 'static;
 
+    /// The circle of directions a fish's wander turns round: on a plane the
+    /// plane's own (nothing to store), in a volume a great circle of the
+    /// unit sphere, as two orthonormal axes.
+    type Circle: Copy + Debug + Default + PartialEq + Send + Sync + 'static;
+
+    /// The direction at the angle whose sine and cosine are `sin` and
+    /// `cos` on `circle`: `(cos, sin)` on a plane, `u·cos + v·sin` for a
+    /// volume's circle `[u, v]`.
+    fn on_circle(circle: &Self::Circle, sin: f32, cos: f32) -> Self;
+    /// [`Vector::on_circle`] for four fish in vector lanes, axis by axis
+    /// (the axes past [`Vector::DIM`] zero): the same bits lane by lane.
+    fn on_circles(circles: &[Self::Circle; 4], sin: Vec4, cos: Vec4) -> [Vec4; 3];
+    /// The great circle round the unit vector `axis` (on a plane, the
+    /// plane's).
+    fn circle_around(axis: Self) -> Self::Circle;
+    /// The unit vector at azimuth `angle` (radians, counter-clockwise from
+    /// +x about the last axis) and, in a volume, height `z` in `[-1, 1]`
+    /// along z: drawn with `angle` uniform over a turn and `z` uniform, an
+    /// even direction of the sphere (Archimedes). A plane reads only
+    /// `angle`.
+    fn unit_at(angle: f32, z: f32) -> Self;
+
     /// The component along axis `i` (`0..DIM`).
     fn axis(self, i: usize) -> f32;
     /// A vector built from its components, axis by axis.
@@ -179,6 +201,22 @@ impl Vector for Vec2 {
     const TANK: Self = Vec2::new(1280.0, 720.0);
     const VELOCITY_AT: [usize; 2] = [0, 2];
     type Record = Vec4;
+    type Circle = ();
+
+    #[inline(always)]
+    fn on_circle((): &(), sin: f32, cos: f32) -> Self {
+        Vec2::new(cos, sin)
+    }
+    #[inline(always)]
+    fn on_circles(_: &[(); 4], sin: Vec4, cos: Vec4) -> [Vec4; 3] {
+        [cos, sin, Vec4::ZERO]
+    }
+    #[inline(always)]
+    fn circle_around(_: Self) {}
+    #[inline(always)]
+    fn unit_at(angle: f32, _z: f32) -> Self {
+        crate::math::angle::unit(angle)
+    }
 
     #[inline(always)]
     fn from_fn(mut f: impl FnMut(usize) -> f32) -> Self {
@@ -218,6 +256,38 @@ impl Vector for Vec3 {
     const TANK: Self = Vec3::new(1280.0, 720.0, 720.0);
     const VELOCITY_AT: [usize; 2] = [1, 0];
     type Record = [Vec4; 2];
+    type Circle = [Vec3; 2];
+
+    #[inline(always)]
+    fn on_circle([u, v]: &[Vec3; 2], sin: f32, cos: f32) -> Self {
+        *u * cos + *v * sin
+    }
+    #[inline(always)]
+    fn on_circles(circles: &[[Vec3; 2]; 4], sin: Vec4, cos: Vec4) -> [Vec4; 3] {
+        let mut axes = [Vec4::ZERO; 3];
+        for (i, axis) in axes.iter_mut().enumerate() {
+            let u = Vec4::new(circles[0][0][i], circles[1][0][i], circles[2][0][i], circles[3][0][i]);
+            let v = Vec4::new(circles[0][1][i], circles[1][1][i], circles[2][1][i], circles[3][1][i]);
+            *axis = u * cos + v * sin;
+        }
+        axes
+    }
+    #[inline(always)]
+    fn circle_around(axis: Self) -> [Vec3; 2] {
+        // Any unit vector square to the axis, then the third of the frame;
+        // a helper axis far from `axis` keeps the cross product long.
+        let helper = if axis.x.abs() < 0.9 { Vec3::X } else { Vec3::Y };
+        let u = axis.cross(helper).try_normalize().unwrap_or(Vec3::Y);
+        let v = axis.cross(u).try_normalize().unwrap_or(Vec3::Z);
+        [u, v]
+    }
+    #[inline(always)]
+    fn unit_at(angle: f32, z: f32) -> Self {
+        let z = z.clamp(-1.0, 1.0);
+        let (s, c) = crate::math::angle::sin_cos(angle);
+        let r = (1.0 - z * z).max(0.0).sqrt();
+        Vec3::new(r * c, r * s, z)
+    }
 
     #[inline(always)]
     fn from_fn(mut f: impl FnMut(usize) -> f32) -> Self {

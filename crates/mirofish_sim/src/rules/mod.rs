@@ -240,7 +240,16 @@ fn steer_towards_mean<V: Vector>(sum: V, count: u32, velocity: V, params: &Flock
 /// Wander: a desired velocity along the fish's own slowly turning phase.
 #[inline]
 pub fn wander(phase: f32, params: &FlockParams) -> Vec2 {
-    crate::math::angle::unit(phase) * params.desired_speed()
+    wander_direction::<Vec2>(phase, &()) * params.desired_speed()
+}
+
+/// The direction a fish wanders along: the point at angle `phase` on its
+/// `circle` (on a plane, the unit vector at `phase`; in a volume, on the
+/// great circle its wander turns round).
+#[inline]
+pub fn wander_direction<V: Vector>(phase: f32, circle: &V::Circle) -> V {
+    let (sin, cos) = crate::math::angle::sin_cos(phase);
+    V::on_circle(circle, sin, cos)
 }
 
 /// The heading of a fish: its velocity direction, or `fallback` when it is

@@ -24,8 +24,12 @@ pub enum Stream {
     Coincident = 3,
     /// Place and heading of a fish added by a command.
     Spawn = 4,
-    /// The turn of a fish's wander direction in a volume.
+    /// The noise of a fish's wish under Couzin's zones.
     Wander = 5,
+    /// What a fish added by a command in a volume draws besides its
+    /// place, heading and phase: its heading's height and its wander's
+    /// circle.
+    SpawnTilt = 6,
 }
 
 /// The SplitMix64 finaliser: a bijective 64-bit mixer with good avalanche.

@@ -22,7 +22,8 @@
 //! scene steers them, a quartet's rules run in lanes too, otherwise fish
 //! by fish. The plane's [`crate::Flock`] keeps its own force pass around
 //! the same quartet scan; a [`Swarm`] over [`glam::Vec2`] runs this one on
-//! a plane.
+//! a plane, with the plane's bits: the same start, wander, summing order
+//! (each cell's fish by id) and crowding budgets.
 
 pub mod command;
 pub mod swarm;

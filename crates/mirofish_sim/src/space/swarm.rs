@@ -14,37 +14,35 @@
 use std::sync::Arc;
 
 use glam::{Vec2, Vec3, Vec4};
-use rand::{RngExt, SeedableRng};
-use rand_pcg::Pcg32;
 use rayon::prelude::*;
 
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
-use crate::math::angle::sin_cos;
-use crate::math::exp::exp;
+use crate::math::angle::{sin_cos, sin_cos_lanes};
 use crate::math::lanes::axis_lanes;
 use crate::observe;
 use crate::observe::metrics::Metrics;
 use crate::rules::compose::Setting;
-use crate::rules::motion::Gait;
 use crate::rules::noise::{Stream, TickKey};
-use crate::rules::{self, Neighbourhood, RuleForces, scene as react};
-use crate::step::command::FlockCommand;
+use crate::rules::{self, Neighbourhood, RuleForces, scene as react, wander_direction};
 use crate::step::command::{CommandError, CommandQueue, Stamped};
-use crate::step::crowding::thinning_step;
-use crate::step::integrate::{bounce_scatter, contain, swim, swim_four};
+use crate::step::command::{FlockCommand, SpawnKey, spawn_disc};
+use crate::step::crowding::{lone_step, thinning_step};
+use crate::step::integrate::{
+    SchoolMotion, bounce_scatter, contain, swim, swim_four, turn_phase, turn_phases_four,
+};
 use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
 use crate::step::kernel::hoods::{HoodScan, QuartetHoods};
 use crate::step::kernel::scan::{LANES, QuartetReach};
 use crate::step::kernel::{Avx2, ForceSample, KernelPath, SchoolCache, TwoBuilds};
 use crate::step::predators::{Prey, leaders_centre, move_on, nearest};
-use crate::world::grid::{COLUMNS_PER_RADIUS, CellGrid, MAX_RUNS};
+use crate::world::grid::{CellGrid, MAX_RUNS};
 use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
 };
 use crate::world::scene::{Goal, Route, Scene, point};
-use crate::world::spawn::{Spread, random_unit};
+use crate::world::spawn::{FishStart, Spread, scatter_over};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A school in a volume.
@@ -55,18 +53,11 @@ pub type Flock3d = Swarm<Vec3>;
 const CHUNK: usize = 1024;
 const _: () = assert!(CHUNK.is_multiple_of(LANES), "work items start at a quartet");
 
-/// The longest stretch of a row (in columns past the first) a quartet's
-/// fish may span and still be scanned together: six radii. Four fish
-/// spread over that much of a row still share most of their blocks: one
-/// scan of the stretch (9 rows of at most 17 columns in a volume) costs
-/// less than four scans of their own blocks, which a quartet past the
-/// stretch falls back to.
-const MAX_STRETCH: u32 = 6 * COLUMNS_PER_RADIUS;
-
 /// Most candidates one stratum of a crowded quartet's scan looks at: its
 /// share of the budget (two thirds of six candidates per capped neighbour,
 /// the cap at most 16 and scaled to the widest stretch, 17 columns for a
-/// block's 5) and one more per run for the strides' rounding.
+/// block's 5, in a volume; a plane's stretch is shorter and needs less)
+/// and one more per run for the strides' rounding.
 const SAMPLE: usize = 256;
 
 /// A school (or several) in `V`'s dimension: the fish as columns, their
@@ -136,8 +127,11 @@ struct Columns<V: Vector> {
     id: Vec<u32>,
     position: Vec<V>,
     velocity: Vec<V>,
-    /// The unit direction each fish wanders along.
-    wander: Vec<V>,
+    /// Each fish's wander phase (radians, in `[0, 2π)`): how far its
+    /// wander direction has turned round its circle.
+    phase: Vec<f32>,
+    /// The circle each fish's wander turns round (nothing on a plane).
+    circle: Vec<V::Circle>,
     /// Fear, 0–1.
     fright: Vec<f32>,
     school: Vec<u16>,
@@ -155,7 +149,9 @@ impl<V: Vector> Columns<V> {
     /// Fills `self` with `from`'s fish in `order`: positions, velocities
     /// and the rest of the columns on three threads where the pool has
     /// them (a copy: any split gives the same columns).
-    fn gather(&mut self, from: &Self, order: &[u32]) {
+    /// `ids`: whether the ids are gathered too (the grid's sort by id
+    /// writes them already).
+    fn gather(&mut self, from: &Self, order: &[u32], ids: bool) {
         // Each column in pieces on the pool (into the column's own room:
         // no allocation once it has grown), rather than a whole column per
         // task, which left one thread with five of the seven.
@@ -171,8 +167,11 @@ impl<V: Vector> Columns<V> {
         }
         column(&mut self.position, &from.position, order);
         column(&mut self.velocity, &from.velocity, order);
-        column(&mut self.wander, &from.wander, order);
-        column(&mut self.id, &from.id, order);
+        column(&mut self.phase, &from.phase, order);
+        column(&mut self.circle, &from.circle, order);
+        if ids {
+            column(&mut self.id, &from.id, order);
+        }
         column(&mut self.fright, &from.fright, order);
         column(&mut self.school, &from.school, order);
         column(&mut self.leader, &from.leader, order);
@@ -185,10 +184,9 @@ struct SchoolNow {
     /// Its radii and view, and whether its fish need the one-fish scan
     /// (as the plane's kernel keeps them).
     scan: SchoolCache,
-    /// How much fear is left after one tick without a predator.
-    calm: f32,
-    /// Its speed limit, cruise speed and fastest turn.
-    gait: Gait,
+    /// Its gait, how far its wander phase turns and how fast fear fades
+    /// in one tick (as the plane's integrator keeps them).
+    motion: SchoolMotion,
 }
 
 /// A snapshot of a [`Swarm`]'s order and shape ([`Swarm::metrics`]).
@@ -531,8 +529,8 @@ impl<V: Vector> Swarm<V> {
 
     /// [`FlockCommand::SpawnFish`]: up to `count` fish of `school` (if it
     /// exists) spread over the ball of `radius` about `centre`, as many as
-    /// fit under [`MAX_FISH`], from a seed of the run's seed, the tick and
-    /// the fish count.
+    /// fit under [`MAX_FISH`], placed as on a plane ([`spawn_disc`], keyed
+    /// by the run's seed, the tick and the fish count), out of every rock.
     pub(super) fn spawn_in_ball(
         &mut self,
         school: u16,
@@ -544,9 +542,15 @@ impl<V: Vector> Swarm<V> {
             return Ok(());
         }
         let room = crate::step::command::spawn_room(count, self.len());
-        let seed = TickKey::new(self.seed, self.tick).bits(self.len() as u64, Stream::Spawn);
-        // At most MAX_FISH in all: the spawn cannot fail.
-        _ = self.spawn_in(school, room, seed, Some((centre, radius, Spread::Even)));
+        let key = SpawnKey { seed: self.seed, tick: self.tick, first_slot: self.len() as u64 };
+        let params = self.params[usize::from(school)];
+        for start in spawn_disc(key, room, centre, radius, &self.tank, &params) {
+            self.push(school, start);
+        }
+        if !self.group.is_empty() {
+            // New fish are in no group.
+            self.group.resize(self.len(), NO_GROUP);
+        }
         crate::step::command::spawned_all(count, room)
     }
 
@@ -599,7 +603,7 @@ impl<V: Vector> Swarm<V> {
         }
         let order: Vec<u32> =
             (0..len as u32).filter(|&s| new_id[self.fish.id[s as usize] as usize] != u32::MAX).collect();
-        self.sorted.gather(&self.fish, &order);
+        self.sorted.gather(&self.fish, &order, true);
         core::mem::swap(&mut self.fish, &mut self.sorted);
         for id in &mut self.fish.id {
             *id = new_id[*id as usize];
@@ -639,35 +643,31 @@ impl<V: Vector> Swarm<V> {
             });
         }
         let params = self.params[usize::from(school)];
-        let mut rng = Pcg32::seed_from_u64(seed);
-        let size = self.tank.size();
-        let unit = random_unit::<V>;
-        let factor = ball.map_or(1.0, |(_, _, spread)| spread.speed_factor());
-        for _ in 0..count {
-            let mut p = match ball {
-                None => self.tank.min + V::from_fn(|_| rng.random::<f32>()).scale_by(size),
-                Some((centre, radius, spread)) => spread.point(centre, radius, &mut rng),
-            };
-            p = V::from_fn(|i| p.axis(i).max(self.tank.min.axis(i)));
-            p = V::from_fn(|i| p.axis(i).min(self.tank.max.axis(i).next_down()));
-            let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>()) * factor;
-            let mut v = unit(&mut rng) * speed;
-            (p, v) = react::push_out_of_all(p, v, &self.scene.obstacles, &self.tank);
-            let fish = &mut self.fish;
-            self.slots.push(fish.id.len() as u32);
-            fish.id.push(fish.id.len() as u32);
-            fish.position.push(p);
-            fish.velocity.push(v);
-            fish.wander.push(unit(&mut rng));
-            fish.fright.push(0.0);
-            fish.school.push(school);
-            fish.leader.push(false);
+        for start in scatter_over(count, &self.tank, &params, seed, ball) {
+            self.push(school, start);
         }
         if !self.group.is_empty() {
             // New fish are in no group.
             self.group.resize(self.len(), NO_GROUP);
         }
         Ok(())
+    }
+
+    /// Adds the fish `start` of `school` with the next id, out of every
+    /// rock.
+    fn push(&mut self, school: u16, start: FishStart<V>) {
+        let (p, v) =
+            react::push_out_of_all(start.position, start.velocity, &self.scene.obstacles, &self.tank);
+        let fish = &mut self.fish;
+        self.slots.push(fish.id.len() as u32);
+        fish.id.push(fish.id.len() as u32);
+        fish.position.push(p);
+        fish.velocity.push(v);
+        fish.phase.push(start.wander_phase);
+        fish.circle.push(start.circle);
+        fish.fright.push(0.0);
+        fish.school.push(school);
+        fish.leader.push(false);
     }
 
     /// Steps of `dt` seconds instead of [`DEFAULT_DT`].
@@ -1044,13 +1044,19 @@ impl<V: Vector> Swarm<V> {
         // reaches, whatever the rules' radius: the cells must hold it.
         let radius = self.zones.as_ref().map_or(rules_radius, |z| rules_radius.max(z.reach()));
         let wrap = self.tank.boundary == BoundaryMode::Wrap;
+        // The fish of a cell by id, whatever their slots (which follow
+        // last tick's cells): their neighbours are summed in the plane's
+        // order, which where they are stored does not change.
         let (grid, fish, tank) = (&mut self.grid, &self.fish, &self.tank);
-        crate::step::run(self.pool.as_deref(), || grid.rebuild(&fish.position, tank, radius, wrap));
+        let sorted_ids = &mut self.sorted.id;
+        crate::step::run(self.pool.as_deref(), || {
+            grid.rebuild_by_key(&fish.position, tank, (radius, wrap), &fish.id, sorted_ids);
+        });
         // Store the fish in cell order: the force pass then reads each
         // cell's fish from consecutive memory, and the next tick's order
         // is nearly this one, so gathering it reads nearly in sequence.
         let (sorted, fish, order) = (&mut self.sorted, &self.fish, self.grid.order());
-        crate::step::run(self.pool.as_deref(), || sorted.gather(fish, order));
+        crate::step::run(self.pool.as_deref(), || sorted.gather(fish, order, false));
         core::mem::swap(&mut self.fish, &mut self.sorted);
         // The grid's snapshot of the fish, now in order: a copy in sequence.
         let (grid, fish) = (&mut self.grid, &self.fish);
@@ -1075,8 +1081,7 @@ impl<V: Vector> Swarm<V> {
         let (others, leaders) = (self.params.len() > 1, self.leading);
         self.schools_now.extend(self.params.iter().map(|p| SchoolNow {
             scan: SchoolCache::new(p, others, leaders),
-            calm: exp(-p.calm_rate * dt),
-            gait: Gait::new(p, dt),
+            motion: SchoolMotion::new(p, dt),
         }));
         let pass = ForcePass {
             leaders: self.leading,
@@ -1161,11 +1166,12 @@ impl<V: Vector> Swarm<V> {
         let columns = (
             fish.position.par_chunks_mut(CHUNK),
             fish.velocity.par_chunks_mut(CHUNK),
-            fish.wander.par_chunks_mut(CHUNK),
+            fish.phase.par_chunks_mut(CHUNK),
             fish.fright.par_chunks_mut(CHUNK),
         );
+        let circle = &fish.circle;
         crate::step::run(self.pool.as_deref(), || {
-            columns.into_par_iter().enumerate().for_each(|(c, (position, velocity, wander, fright))| {
+            columns.into_par_iter().enumerate().for_each(|(c, (position, velocity, phase, fright))| {
                 let base = c * CHUNK;
                 if let Some(z) = &zones {
                     for k in 0..position.len() {
@@ -1173,15 +1179,16 @@ impl<V: Vector> Swarm<V> {
                         let kick = kicks.get(base + k).copied().unwrap_or_default();
                         // Constant speed, bounded turn towards the wish
                         // (or the heading, when the fish saw nobody),
-                        // blurred by a little noise.
-                        let own = rules::heading(velocity[k], wander[k]);
+                        // blurred by a little noise; no wander.
+                        let own = velocity[k]
+                            .try_normalize()
+                            .unwrap_or_else(|| wander_direction(phase[k], &circle[base + k]));
                         let wish = if kick.acceleration == V::ZERO { own } else { kick.acceleration };
                         let noise: V = key.in_unit_ball(name, Stream::Wander);
                         let wish = (wish + noise * z.noise).try_normalize().unwrap_or(own);
                         let heading = turn_towards(own, wish, z.turn_rate * dt);
                         let v = heading * z.speed;
                         (position[k], velocity[k]) = (position[k] + v * dt, v);
-                        wander[k] = heading;
                     }
                     return;
                 }
@@ -1191,55 +1198,75 @@ impl<V: Vector> Swarm<V> {
                     let one = usize::from(school[slot]);
                     // Four of one school whose constants this tick has
                     // (a school added since the forces has none).
-                    let four = match (
-                        kicks.get(slot..slot + LANES).and_then(|k| <&[Kick<V>; LANES]>::try_from(k).ok()),
-                        schools_now.get(one),
-                        school.get(slot + 1..slot + LANES),
-                        position[k..].first_chunk_mut::<LANES>(),
-                        velocity[k..].first_chunk_mut::<LANES>(),
-                        fright[k..].first_chunk_mut::<LANES>(),
-                        wander[k..].first_chunk_mut::<LANES>(),
-                    ) {
-                        (Some(kicks), Some(now), Some(rest), Some(p), Some(v), Some(fear), Some(wander))
-                            if rest.iter().all(|&s| usize::from(s) == one) =>
-                        {
-                            let a = core::array::from_fn(|i| {
-                                if i < V::DIM {
-                                    Vec4::from_array(kicks.map(|k| k.acceleration.axis(i)))
-                                } else {
-                                    Vec4::ZERO
+                    let four = 'four: {
+                        match (
+                            kicks.get(slot..slot + LANES).and_then(|k| <&[Kick<V>; LANES]>::try_from(k).ok()),
+                            schools_now.get(one),
+                            school.get(slot + 1..slot + LANES),
+                            position[k..].first_chunk_mut::<LANES>(),
+                            velocity[k..].first_chunk_mut::<LANES>(),
+                            fright[k..].first_chunk_mut::<LANES>(),
+                            phase[k..].first_chunk_mut::<LANES>(),
+                        ) {
+                            (
+                                Some(kicks),
+                                Some(now),
+                                Some(rest),
+                                Some(p),
+                                Some(v),
+                                Some(fear),
+                                Some(phase),
+                            ) if rest.iter().all(|&s| usize::from(s) == one) => {
+                                let Some(turned) = turn_phases_four(phase, now.motion.wander_turn) else {
+                                    break 'four false;
+                                };
+                                let a = core::array::from_fn(|i| {
+                                    if i < V::DIM {
+                                        Vec4::from_array(kicks.map(|k| k.acceleration.axis(i)))
+                                    } else {
+                                        Vec4::ZERO
+                                    }
+                                });
+                                let fright = kicks.map(|k| k.fear);
+                                let motion = &now.motion;
+                                let swum = swim_four(
+                                    [p, v],
+                                    fear,
+                                    (a, fright),
+                                    (&motion.gait, motion.calm),
+                                    dt,
+                                    None,
+                                );
+                                if swum {
+                                    *phase = turned.to_array();
                                 }
-                            });
-                            let fright = kicks.map(|k| k.fear);
-                            let swum = swim_four([p, v], fear, (a, fright), (&now.gait, now.calm), dt, None);
-                            if swum {
-                                let ids = core::array::from_fn(|l| u64::from(id[slot + l]));
-                                let turn = key.in_unit_ball_lanes::<V>(ids, Stream::Wander);
-                                drift_four(wander, turn, params[one].wander_rate * dt);
+                                swum
                             }
-                            swum
+                            _ => false,
                         }
-                        _ => false,
                     };
                     if four {
                         k += LANES;
                         continue;
                     }
-                    let (name, p) = (u64::from(id[slot]), &params[one]);
                     // A fish added after this tick's forces (between two
                     // stages) has none: it coasts until the next tick.
                     let kick = kicks.get(slot).copied().unwrap_or_default();
                     // A school added after this tick's forces has no
-                    // constants yet: its gait from its parameters.
-                    let (gait, calm) = match schools_now.get(one) {
-                        Some(now) => (now.gait, now.calm),
-                        None => (Gait::new(p, dt), exp(-p.calm_rate * dt)),
+                    // constants yet: its motion from its parameters.
+                    let motion = match schools_now.get(one) {
+                        Some(now) => now.motion,
+                        None => SchoolMotion::new(&params[one], dt),
                     };
                     let fish = [&mut position[k], &mut velocity[k]];
-                    swim(fish, &mut fright[k], (kick.acceleration, kick.fear), (&gait, calm), dt);
-                    let turn: V = key.in_unit_ball(name, Stream::Wander);
-                    let turned = wander[k] + turn * (p.wander_rate * dt);
-                    wander[k] = turned.try_normalize().unwrap_or(wander[k]);
+                    swim(
+                        fish,
+                        &mut fright[k],
+                        (kick.acceleration, kick.fear),
+                        (&motion.gait, motion.calm),
+                        dt,
+                    );
+                    phase[k] = turn_phase(phase[k], motion.wander_turn);
                     k += 1;
                 }
             });
@@ -1273,31 +1300,6 @@ impl<V: Vector> Swarm<V> {
     /// and move.
     fn move_predators(&mut self) {
         move_on(&mut self.scene, &self.fish.prey(), &mut self.leaders_by_id, &self.tank, self.dt);
-    }
-}
-
-/// Four fish's wander directions drifted by `turn` (draws in the unit
-/// ball, axis by axis) times `rate` and brought back to unit length, in
-/// vector lanes: the bits of `(w + turn · rate).try_normalize()` fish by
-/// fish, a direction that cannot be normalised left as it was.
-#[inline(always)]
-fn drift_four<V: Vector>(wander: &mut [V; LANES], turn: [Vec4; 3], rate: f32) {
-    let mut turned = [Vec4::ZERO; 3];
-    for (i, t) in turned.iter_mut().enumerate().take(V::DIM) {
-        *t = axis_lanes(wander, i) + turn[i] * rate;
-    }
-    // glam's length: the squares summed axis after axis, its square root's
-    // reciprocal.
-    let mut len2 = turned[0] * turned[0];
-    for t in &turned[1..V::DIM] {
-        len2 += *t * *t;
-    }
-    let rcp = Vec4::ONE / len2.sqrt();
-    let usable = (rcp.is_finite_mask() & rcp.cmpgt(Vec4::ZERO)).bitmask();
-    for (l, w) in wander.iter_mut().enumerate() {
-        if usable & (1 << l) != 0 {
-            *w = V::from_fn(|i| turned[i][l] * rcp[l]);
-        }
     }
 }
 
@@ -1487,21 +1489,15 @@ impl<V: Vector> ForcePass<'_, V> {
             return self.wish(slot, zones);
         }
         let sorted = self.fish;
-        let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], usize::from(sorted.school[slot]));
+        let (p, school) = (sorted.position[slot], usize::from(sorted.school[slot]));
         let (params, now) = (&self.params[school], &self.schools_now[school]);
-        let me = Onlooker {
-            s: slot,
-            p,
-            heading: rules::heading(v, sorted.wander[slot]),
-            id: sorted.id[slot],
-            school,
-        };
+        let me = Onlooker { s: slot, p, heading: self.heading_of(slot), id: sorted.id[slot], school };
         // Crowding control: with more candidates than the cap allows, look
         // at every `step`-th of each run and scale back up. The runs
         // ascend, also across a wrap seam: the nearest are offered in
         // ascending sorted order.
         let around = self.grid.candidate_runs(p);
-        let step = thinning_step::<V>(around.candidates(), params.neighbour_cap);
+        let step = lone_step::<V>(around.candidates(), params.neighbour_cap);
         let eye = Eye { params, view: &now.scan.view, reach: &now.scan.reach };
         let others = self.others();
         let (hood, nearest2) = alone::neighbourhood::<V, true, MAX_RUNS>(&others, &me, eye, &around, step);
@@ -1572,8 +1568,7 @@ impl<V: Vector> ForcePass<'_, V> {
         // A pass of part of the quartet (across rows, or spread far along
         // one) keeps the bits of its fish's own scans: where one has more
         // candidates than a fish alone looks at, the four go one at a time.
-        let survey =
-            HoodScan::<V, MAX_RUNS, SAMPLE> { grid: self.grid, spread: MAX_STRETCH, thin_parts: false };
+        let survey = HoodScan::<V, MAX_RUNS, SAMPLE>::new(self.grid);
         survey.quartet::<WRAP, AVX2, true>(&quartet, &cells, LANES, (cap, topological))
     }
 
@@ -1637,10 +1632,20 @@ impl<V: Vector> ForcePass<'_, V> {
     #[inline(always)]
     fn lane_inputs(&self, base: usize, params: &FlockParams) -> ([Vec4; 3], [Vec4; 3]) {
         let fish = self.fish;
+        let phase = Vec4::from_slice(&fish.phase[base..base + LANES]);
+        let circles =
+            <&[V::Circle; LANES]>::try_from(&fish.circle[base..base + LANES]).expect("a whole quartet");
+        // A phase past the lanes' limit (never one the integrator keeps)
+        // takes the one-angle form, the same bits.
+        let (sin, cos) = sin_cos_lanes(phase).unwrap_or_else(|| {
+            let each = phase.to_array().map(sin_cos);
+            (Vec4::from_array(each.map(|e| e.0)), Vec4::from_array(each.map(|e| e.1)))
+        });
+        let on_circles = V::on_circles(circles, sin, cos);
         let (mut velocity, mut wander) = ([Vec4::ZERO; 3], [Vec4::ZERO; 3]);
         for i in 0..V::DIM {
             velocity[i] = axis_lanes(&fish.velocity[base..], i);
-            wander[i] = axis_lanes(&fish.wander[base..], i) * params.desired_speed();
+            wander[i] = on_circles[i] * params.desired_speed();
         }
         (velocity, wander)
     }
@@ -1696,7 +1701,7 @@ impl<V: Vector> ForcePass<'_, V> {
         let sorted = self.fish;
         let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], sorted.school[slot]);
         let params = &self.params[usize::from(school)];
-        let mut forces = RuleForces::evaluate_towards(hood, v, sorted.wander[slot], params);
+        let mut forces = RuleForces::evaluate_towards(hood, v, self.wander_of(slot), params);
         let fish = react::Swimmer {
             position: p,
             velocity: v,
@@ -1741,12 +1746,25 @@ impl<V: Vector> ForcePass<'_, V> {
 }
 
 impl<V: Vector> ForcePass<'_, V> {
+    /// The direction the fish in `slot` wanders along.
+    #[inline]
+    fn wander_of(&self, slot: usize) -> V {
+        wander_direction(self.fish.phase[slot], &self.fish.circle[slot])
+    }
+
+    /// The heading of the fish in `slot`: its velocity's direction, or
+    /// where it wanders when it stands still ([`rules::heading`]).
+    #[inline]
+    fn heading_of(&self, slot: usize) -> V {
+        self.fish.velocity[slot].try_normalize().unwrap_or_else(|| self.wander_of(slot))
+    }
+
     /// The direction the fish in `slot` wishes to head along under
     /// Couzin's zones (zero: keep its heading), as its kick.
     fn wish(&self, slot: usize, zones: &Zones) -> Kick<V> {
         let fish = self.fish;
         let (p, school) = (fish.position[slot], fish.school[slot]);
-        let own = rules::heading(fish.velocity[slot], fish.wander[slot]);
+        let own = self.heading_of(slot);
         let cos_half_view = sin_cos(zones.field_of_view * 0.5).1;
         // Only neighbours within reach need their heading normalised.
         let reach2 = zones.reach() * zones.reach();
@@ -1760,7 +1778,7 @@ impl<V: Vector> ForcePass<'_, V> {
         let neighbour = |s: usize, d: V, d2: f32| {
             if s != slot && (all_schools || fish.school[s] == school) {
                 nearest2 = nearest2.min(d2);
-                let heading = rules::heading(fish.velocity[s], fish.wander[s]);
+                let heading = self.heading_of(s);
                 sums.add(zones, own, cos_half_view, d, d2, heading);
             }
         };
@@ -1794,24 +1812,29 @@ impl Swarm<Vec2> {
     }
 }
 
-/// A 64-bit FNV-1a hash of every fish's id, position, velocity and wander
-/// direction, bit for bit, in slot order: equal hashes mean equal states.
+/// FNV-1a over the bits of every fish's position, velocity and wander
+/// phase, in the order of the fish's ids: [`crate::state_hash`]'s recipe,
+/// so that a school on a plane hashes as the plane's [`crate::Flock`] with
+/// the same state does, wherever its fish are stored. Equal hashes mean
+/// bit-identical states (up to the 2⁻⁶⁴ chance of a collision).
 pub fn swarm_hash<V: Vector>(swarm: &Swarm<V>) -> u64 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     let mut h = OFFSET;
-    let fish = &swarm.fish;
-    for f in 0..swarm.len() {
-        for byte in fish.id[f].to_le_bytes() {
+    let mut eat = |x: f32| {
+        for byte in x.to_bits().to_le_bytes() {
             h = (h ^ u64::from(byte)).wrapping_mul(PRIME);
         }
-        for x in [fish.position[f], fish.velocity[f], fish.wander[f]] {
+    };
+    let fish = &swarm.fish;
+    for &slot in &swarm.slots {
+        let s = slot as usize;
+        for x in [fish.position[s], fish.velocity[s]] {
             for i in 0..V::DIM {
-                for byte in x.axis(i).to_bits().to_le_bytes() {
-                    h = (h ^ u64::from(byte)).wrapping_mul(PRIME);
-                }
+                eat(x.axis(i));
             }
         }
+        eat(fish.phase[s]);
     }
     h
 }
@@ -1877,16 +1900,19 @@ mod tests {
                 let school = FlockParams { topological_neighbours: k, ..FlockParams::default() };
                 let volume = Flock3d::new(school, dense(boundary, 600.0), 3001, 5).unwrap();
                 quartets_agree(volume, 8, [0.97, 0.5]);
-                let plane = Swarm::<Vec2>::new(school, dense(boundary, 1400.0), 2999, 5).unwrap();
+                let plane = Swarm::<Vec2>::new(school, dense(boundary, 2000.0), 2999, 5).unwrap();
                 quartets_agree(plane, 8, [0.97, 0.5]);
             }
         }
     }
 
+    /// On a plane a fish alone thins sooner than its quartet (see
+    /// `lone_step`): the school is spread so that the cap leaves the
+    /// scans whole.
     #[test]
     fn quartets_give_the_bits_of_fish_one_at_a_time_on_a_plane() {
         for boundary in [BoundaryMode::Bounce, BoundaryMode::Wrap] {
-            let swarm = Swarm::<Vec2>::new(FlockParams::default(), dense(boundary, 1400.0), 2999, 3).unwrap();
+            let swarm = Swarm::<Vec2>::new(FlockParams::default(), dense(boundary, 2000.0), 2999, 3).unwrap();
             quartets_agree(swarm, 12, [0.97, 0.5]);
         }
     }
@@ -1914,38 +1940,30 @@ mod tests {
         quartets_agree(swarm, 6, [0.2, 0.2]);
     }
 
-    /// A volume's metrics, as a plane's row, give the health check every
-    /// measure but the rule forces (not recorded in a volume), and the
-    /// bounding-box change compares volumes.
-    /// The wander's drift four fish at a time gives each fish the bits of
-    /// its drift alone, in both spaces, a direction drifted to nothing
-    /// included.
+    /// The wander's direction four fish at a time gives each fish the bits
+    /// of its own, in both spaces; on a plane it is the unit vector at the
+    /// phase; in a volume it stays on its circle, a unit vector.
     #[test]
-    fn four_wanders_drift_in_lanes_like_one_at_a_time() {
+    fn four_wanders_turn_in_lanes_like_one_at_a_time() {
         fn check<V: Vector>() {
-            let key = TickKey::new(3, 17);
-            for group in 0..400u64 {
-                let ids = core::array::from_fn(|l| group * 4 + l as u64);
-                let mut wander: [V; LANES] = ids.map(|id| {
-                    let w = key.in_unit_ball::<V>(id, Stream::Jitter).try_normalize().unwrap_or(V::X);
-                    if id % 97 == 5 { V::ZERO } else { w }
-                });
-                let rate = if group % 40 == 0 { 0.0 } else { 0.05 * (group % 7) as f32 };
-                let mut alone = wander;
-                for (l, w) in alone.iter_mut().enumerate() {
-                    let turn: V = key.in_unit_ball(ids[l], Stream::Wander);
-                    *w = (*w + turn * rate).try_normalize().unwrap_or(*w);
+            let mut rng = <rand_pcg::Pcg32 as rand::SeedableRng>::seed_from_u64(5);
+            for group in 0..400 {
+                let phases: [f32; LANES] = core::array::from_fn(|l| (group * 4 + l) as f32 * 0.0157);
+                let circles: [V::Circle; LANES] =
+                    core::array::from_fn(|_| crate::world::spawn::random_circle::<V>(&mut rng));
+                let (sin, cos) = sin_cos_lanes(Vec4::from_array(phases)).unwrap();
+                let lanes = V::on_circles(&circles, sin, cos);
+                for l in 0..LANES {
+                    let one: V = wander_direction(phases[l], &circles[l]);
+                    for (i, axis) in lanes.iter().enumerate().take(V::DIM) {
+                        assert_eq!(axis[l].to_bits(), one.axis(i).to_bits(), "group {group}, lane {l}");
+                    }
+                    assert!((one.length() - 1.0).abs() < 1.0e-5, "{one:?}");
+                    if V::DIM == 2 {
+                        let unit = crate::math::angle::unit(phases[l]);
+                        assert_eq!([unit.x, unit.y], [one.axis(0), one.axis(1)]);
+                    }
                 }
-                drift_four(&mut wander, key.in_unit_ball_lanes::<V>(ids, Stream::Wander), rate);
-                let bits =
-                    |w: &[V; LANES]| {
-                        w.map(|w| {
-                            core::array::from_fn::<u32, 3, _>(|i| {
-                                if i < V::DIM { w.axis(i).to_bits() } else { 0 }
-                            })
-                        })
-                    };
-                assert_eq!(bits(&wander), bits(&alone), "group {group}");
             }
         }
         check::<Vec2>();
@@ -2026,10 +2044,12 @@ mod tests {
         assert!(health.checks.iter().all(|c| c.value.is_finite()));
     }
 
+    /// (The plane's school spread out, where its cap leaves the scans whole:
+    /// see `quartets_give_the_bits_of_fish_one_at_a_time_on_a_plane`.)
     #[test]
     fn rules_in_lanes_keep_the_bits_with_fear_walls_ahead_and_two_schools() {
         lanes_agree::<Vec3>(2400, 500.0);
-        lanes_agree::<Vec2>(2400, 1400.0);
+        lanes_agree::<Vec2>(2400, 2000.0);
     }
 
     /// Where some fish cannot go by quartets (a school that sees only its

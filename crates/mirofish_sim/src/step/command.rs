@@ -19,12 +19,13 @@ use std::collections::BTreeMap;
 use glam::{Vec2, Vec3};
 
 use crate::math::Vector;
-use crate::rules::noise::{self, Stream};
+use crate::rules::noise::{self, Stream, TickKey};
 use crate::step::flock::Flock;
 use crate::world::params::{FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check};
 use crate::world::scene::{
     Attractor, Goal, MAX_GROUPS, Obstacle, Predator, Route, Scene, add_rock, point, set_goal_entry,
 };
+use crate::world::spawn::FishStart;
 use crate::world::tank::{BoundaryMode, Tank, TankOf};
 use crate::world::zones::Zones;
 
@@ -371,8 +372,8 @@ impl CommandedFish<Vec2> for PlaneFish<'_> {
         let Some(school_params) = self.params.get(usize::from(school)) else { return Ok(()) };
         let key = SpawnKey { seed: flock.seed(), tick: flock.tick(), first_slot: flock.len() as u64 };
         let room = spawn_room(count, flock.len());
-        for (position, velocity, phase) in spawn_disc(key, room, centre, radius, self.tank, school_params) {
-            let slot = flock.push(position, velocity, phase);
+        for f in spawn_disc(key, room, centre, radius, self.tank, school_params) {
+            let slot = flock.push(f.position, f.velocity, f.wander_phase);
             flock.set_school(slot, school);
         }
         spawned_all(count, room)
@@ -555,26 +556,42 @@ pub struct SpawnKey {
     pub first_slot: u64,
 }
 
-/// `(position, velocity, wander phase)` of `count` new fish spread over
-/// a disc (clipped to the tank), heading randomly at half
-/// the top speed; a pure function of its arguments.
-pub fn spawn_disc(
+/// `count` new fish spread over the ball `(centre, radius)` (a disc on a
+/// plane, clipped to the tank), heading randomly at half the top speed:
+/// the fish of a `SpawnFish` command in either space, a pure function of
+/// its arguments (counter-based noise keyed by the spawn, no generator).
+pub fn spawn_disc<V: Vector>(
     key: SpawnKey,
     count: usize,
-    centre: Vec2,
+    centre: V,
     radius: f32,
-    tank: &Tank,
+    tank: &TankOf<V>,
     params: &FlockParams,
-) -> Vec<(Vec2, Vec2, f32)> {
+) -> Vec<FishStart<V>> {
+    use core::f32::consts::PI;
+    let draw = TickKey::new(key.seed, key.tick);
     (0..count as u64)
         .map(|k| {
             let slot = key.first_slot + k;
-            let offset = noise::in_unit_ball::<Vec2>(key.seed, key.tick, slot, Stream::Spawn) * radius;
-            let position = (centre + offset).clamp(tank.min, tank.max.map(f32::next_down));
-            let turn = noise::signed_pair(noise::bits(key.seed, key.tick, !slot, Stream::Spawn));
-            let heading = crate::math::angle::unit(turn.x * core::f32::consts::PI);
-            let phase = turn.y * core::f32::consts::PI;
-            (position, heading * params.max_speed * 0.5, phase)
+            let offset = draw.in_unit_ball::<V>(slot, Stream::Spawn) * radius;
+            let p = centre + offset;
+            let position = V::from_fn(|i| p.axis(i).max(tank.min.axis(i)).min(tank.max.axis(i).next_down()));
+            let turn = noise::signed_pair(draw.bits(!slot, Stream::Spawn));
+            // A volume's heading has a height, and its wander a circle of
+            // its own: draws a plane does not make.
+            let (height, circle) = if V::DIM > 2 {
+                let axis = draw.in_unit_ball::<V>(slot, Stream::SpawnTilt).try_normalize().unwrap_or(V::X);
+                (draw.signed(!slot, Stream::SpawnTilt), V::circle_around(axis))
+            } else {
+                (0.0, V::circle_around(V::X))
+            };
+            let heading = V::unit_at(turn.x * PI, height);
+            FishStart {
+                position,
+                velocity: heading * params.max_speed * 0.5,
+                wander_phase: turn.y * PI,
+                circle,
+            }
         })
         .collect()
 }

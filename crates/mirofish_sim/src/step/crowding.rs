@@ -42,6 +42,19 @@ pub(crate) fn thinning_step<V: Vector>(candidates: usize, cap: u32) -> usize {
     candidates.div_ceil(cap as usize * candidates_per_capped_neighbour::<V>()).max(1)
 }
 
+/// The stride of a fish scanned alone over `candidates` candidates,
+/// whichever engine scans it: on a plane a [`thinning_step`] over a fifth
+/// more of them, so that it looks at five sixths of what a quartet would
+/// (it pays for each candidate alone, where a quartet shares one by four);
+/// in a volume the quartet's own budget, so that a quartet scanned
+/// together and its fish scanned alone thin alike (a volume's partial
+/// passes keep the fish-alone bits, see `HoodScan::new`).
+#[inline]
+pub(crate) fn lone_step<V: Vector>(candidates: usize, cap: u32) -> usize {
+    let looked_at = if V::DIM == 2 { candidates * 6 / 5 } else { candidates };
+    thinning_step::<V>(looked_at, cap)
+}
+
 /// The cap of a quartet whose fish span `columns` columns of a row (their
 /// blocks together), over the candidates of `runs`: `None` (look at every
 /// candidate) without a cap (0) or within the budget of one fish's block

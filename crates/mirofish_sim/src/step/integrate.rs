@@ -14,6 +14,7 @@ use crate::rules::motion::Gait;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::{self, boundary};
 use crate::step::flock::{Flock, SlotOrder};
+use crate::world::params::FlockParams;
 use crate::world::scene::Scene;
 use crate::world::school::{self, SchoolTable};
 use crate::world::tank::{BoundaryMode, Tank, TankOf};
@@ -87,11 +88,7 @@ impl Flock {
     ) {
         let table = schools.table();
         self.school_motion.clear();
-        self.school_motion.extend(table.iter().map(|p| SchoolMotion {
-            gait: Gait::new(p, dt),
-            wander_turn: p.wander_rate * dt,
-            calm: exp(-p.calm_rate * dt),
-        }));
+        self.school_motion.extend(table.iter().map(|p| SchoolMotion::new(p, dt)));
         let n = self.len();
         // Under `SlotOrder::Spatial`, with the fish as they were indexed,
         // the integrator renumbers them too: it walks them in sorted order,
@@ -240,6 +237,17 @@ pub(crate) struct SchoolMotion {
     pub calm: f32,
 }
 
+impl SchoolMotion {
+    /// The motion of a school of `params` over ticks of `dt` seconds.
+    pub(crate) fn new(params: &FlockParams, dt: f32) -> Self {
+        Self {
+            gait: Gait::new(params, dt),
+            wander_turn: params.wander_rate * dt,
+            calm: exp(-params.calm_rate * dt),
+        }
+    }
+}
+
 /// Whether the integrator brings the fish inside at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Walls {
@@ -302,7 +310,7 @@ fn integrate_one(
     let a = kick.acceleration();
     *steer = a;
     swim([p, v], fear, (a, kick.fright()), (&motion.gait, motion.calm), dt);
-    *phase = wrap_angle(*phase + motion.wander_turn);
+    *phase = turn_phase(*phase, motion.wander_turn);
     if let Some(scene) = walls {
         (*p, *v) = contain(*p, *v, tank, scene, scatter);
     }
@@ -323,14 +331,7 @@ fn integrate_four(
     dt: f32,
     tank: &Tank,
 ) -> bool {
-    use core::f32::consts::TAU;
-    // `wrap_angle`'s common case: one step past either end at most.
-    let a = Vec4::from_array(*phase) + motion.wander_turn;
-    let tau = Vec4::splat(TAU);
-    let b = Vec4::select(a.cmpge(tau), a - tau, Vec4::select(a.cmplt(Vec4::ZERO), a + tau, a));
-    if !(b.cmpge(Vec4::ZERO) & b.cmplt(tau)).all() {
-        return false;
-    }
+    let Some(b) = turn_phases_four(phase, motion.wander_turn) else { return false };
     let [ax, ay, fright, _] = Kick::lanes(kicks);
     let kick = ([ax, ay, Vec4::ZERO], fright.to_array());
     if !swim_four([p, v], fear, kick, (&motion.gait, motion.calm), dt, Some(tank)) {
@@ -341,13 +342,32 @@ fn integrate_four(
     true
 }
 
+/// A wander phase turned by `turn` radians, kept in `[0, 2π)`: the
+/// seeds' phase that advances each tick, in both spaces (a volume's fish
+/// turns it round its own circle).
+#[inline(always)]
+pub(crate) fn turn_phase(phase: f32, turn: f32) -> f32 {
+    wrap_angle(phase + turn)
+}
+
+/// [`turn_phase`] for four fish in vector lanes, the same bits; `None`
+/// where one needs more than one turn's wrap (then the one-fish form).
+#[inline(always)]
+pub(crate) fn turn_phases_four(phase: &[f32; 4], turn: f32) -> Option<Vec4> {
+    use core::f32::consts::TAU;
+    // `wrap_angle`'s common case: one step past either end at most.
+    let a = Vec4::from_array(*phase) + turn;
+    let tau = Vec4::splat(TAU);
+    let b = Vec4::select(a.cmpge(tau), a - tau, Vec4::select(a.cmplt(Vec4::ZERO), a + tau, a));
+    (b.cmpge(Vec4::ZERO) & b.cmplt(tau)).all().then_some(b)
+}
+
 /// One fish's motion over one tick, in either space: its fear jumps to the
 /// `fright` it saw and fades by `calm`; its velocity takes the acceleration
 /// `a` through its school's `gait` (the speed limit, raised by fear; the
 /// cruise speed; the fastest turn); its position moves with the new
-/// velocity (semi-implicit Euler). Its wander is its space's own
-/// (an angle turning at the school's rate on a plane, a drifting direction
-/// in a volume).
+/// velocity (semi-implicit Euler). Its wander phase turns apart
+/// ([`turn_phase`]).
 #[inline(always)]
 pub(crate) fn swim<V: Vector>(
     [p, v]: [&mut V; 2],

@@ -44,7 +44,7 @@ use crate::rules::compose::Setting;
 use crate::rules::noise::TickKey;
 use crate::rules::scene::Swimmer;
 use crate::rules::{self, Neighbourhood, RuleForces};
-use crate::step::crowding::thinning_step;
+use crate::step::crowding::lone_step;
 use crate::step::kernel::alone::{Eye, Onlooker, Others};
 use crate::world::grid::{CandidateRuns, CellGrid, PLANE_RUNS, QUARTET};
 use crate::world::groups;
@@ -422,9 +422,7 @@ impl ForceKernel<'_> {
             // The exact reference looks at every fish.
             NeighbourSearch::BruteForce => 0,
         };
-        // A fish alone looks at five sixths of a quartet's candidates: it
-        // pays for each one alone, where a quartet shares it by four.
-        let step = thinning_step::<Vec2>(cell.runs.candidates() * 6 / 5, cap);
+        let step = lone_step::<Vec2>(cell.runs.candidates(), cap);
         let others = Others {
             grid: g,
             school: self.sorted_school,

@@ -113,6 +113,23 @@ impl<V: Vector> CellGrid<V> {
         self.snapshot.clear();
     }
 
+    /// [`CellGrid::rebuild`], the fish of each cell ordered by `key` (one
+    /// per fish, all different: their ids) instead of by slot, the keys
+    /// written in sorted order to `sorted`: for fish whose slots are not
+    /// their identity, so that their neighbours are summed in an order
+    /// that does not depend on where they are stored.
+    pub(crate) fn rebuild_by_key(
+        &mut self,
+        positions: &[V],
+        tank: &TankOf<V>,
+        (radius, wrap): (f32, bool),
+        key: &[u32],
+        sorted: &mut Vec<u32>,
+    ) {
+        self.sort(positions, tank, radius, wrap, Some((key, sorted)));
+        self.snapshot.clear();
+    }
+
     /// The cells of `positions` and the fish sorted by them; with `ties`
     /// (`(by_slot, sorted)`, one key per fish, all different), the fish of
     /// each cell ordered by key instead of by slot and the keys gathered

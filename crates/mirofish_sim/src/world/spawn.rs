@@ -6,7 +6,7 @@ use rand_pcg::Pcg32;
 
 use crate::math::Vector;
 use crate::world::params::FlockParams;
-use crate::world::tank::Tank;
+use crate::world::tank::{Tank, TankOf};
 
 /// How the fish fill a starting ball (a disc on a plane).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -64,27 +64,32 @@ impl Spread {
     }
 }
 
-/// A direction drawn evenly from `rng`: a point of the unit cube kept if
-/// it lies in the unit ball (and not at its very centre), normalised.
+/// A direction drawn evenly from `rng`: on a plane one draw, the angle;
+/// in a volume two, the azimuth and the height ([`Vector::unit_at`]).
 pub(crate) fn random_unit<V: Vector>(rng: &mut Pcg32) -> V {
-    loop {
-        let d = V::from_fn(|_| rng.random::<f32>() * 2.0 - 1.0);
-        let len2 = d.length_squared();
-        if len2 > 1.0e-4 && len2 <= 1.0 {
-            return d / len2.sqrt();
-        }
-    }
+    let angle = rng.random::<f32>() * core::f32::consts::TAU;
+    let z = if V::DIM > 2 { rng.random::<f32>() * 2.0 - 1.0 } else { 0.0 };
+    V::unit_at(angle, z)
+}
+
+/// The circle a fish's wander turns round, drawn from `rng`: on a plane
+/// the plane's, with no draw; in a volume round an even direction.
+pub(crate) fn random_circle<V: Vector>(rng: &mut Pcg32) -> V::Circle {
+    let axis = if V::DIM > 2 { random_unit::<V>(rng) } else { V::X };
+    V::circle_around(axis)
 }
 
 /// The starting state of one fish.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FishStart {
+pub struct FishStart<V: Vector = Vec2> {
     /// Position inside the tank.
-    pub position: Vec2,
+    pub position: V,
     /// Velocity: a random heading at 50–100 % of `max_speed`.
-    pub velocity: Vec2,
+    pub velocity: V,
     /// Initial wander phase (radians).
     pub wander_phase: f32,
+    /// The circle its wander turns round (a volume's; nothing on a plane).
+    pub circle: V::Circle,
 }
 
 /// `count` fish spread uniformly over the tank with random headings, drawn
@@ -125,34 +130,57 @@ pub fn scatter_in(
     heading: Option<f32>,
     disc: Option<(Vec2, f32, Spread)>,
 ) -> Vec<FishStart> {
-    let heading = heading.filter(|h| h.is_finite());
+    match heading.filter(|h| h.is_finite()) {
+        None => scatter_over(count, tank, params, seed, disc),
+        Some(h) => starts(count, tank, params, seed, disc, |rng| {
+            crate::math::angle::unit(h + (rng.random::<f32>() - 0.5) * HEADING_SPREAD)
+        }),
+    }
+}
+
+/// `count` fish in either space, spread over the tank or over the ball
+/// `(centre, radius)` as `Spread` says (clipped to the tank), heading every
+/// way at 50–100 % of `max_speed` (times the spread's
+/// [`Spread::speed_factor`]): the start of every school, the same draws in
+/// both spaces (on a plane, [`scatter_in`]'s with no heading).
+pub fn scatter_over<V: Vector>(
+    count: usize,
+    tank: &TankOf<V>,
+    params: &FlockParams,
+    seed: u64,
+    ball: Option<(V, f32, Spread)>,
+) -> Vec<FishStart<V>> {
+    starts(count, tank, params, seed, ball, random_unit::<V>)
+}
+
+/// The draws of every start, in this order for each fish: its place (one
+/// per axis over the tank, or the ball's), its heading (`heading`), its
+/// speed, its wander phase, its wander's circle.
+fn starts<V: Vector>(
+    count: usize,
+    tank: &TankOf<V>,
+    params: &FlockParams,
+    seed: u64,
+    ball: Option<(V, f32, Spread)>,
+    heading: impl Fn(&mut Pcg32) -> V,
+) -> Vec<FishStart<V>> {
     let mut rng = Pcg32::seed_from_u64(seed);
     let size = tank.size();
+    let factor = ball.map_or(1.0, |(_, _, spread)| spread.speed_factor());
     (0..count)
         .map(|_| {
-            let point = match disc {
-                None => tank.min + Vec2::new(rng.random::<f32>(), rng.random::<f32>()) * size,
-                Some((centre, radius, Spread::Even)) => {
-                    // The same two draws as over the tank (so the same
-                    // headings follow): the distance from the centre as
-                    // the square root of the first, the angle the second.
-                    let unit = Vec2::new(rng.random::<f32>(), rng.random::<f32>());
-                    centre
-                        + crate::math::angle::unit(unit.y * core::f32::consts::TAU) * (radius * unit.x.sqrt())
-                }
+            let point = match ball {
+                None => tank.min + V::from_fn(|_| rng.random::<f32>()).scale_by(size),
                 Some((centre, radius, spread)) => spread.point(centre, radius, &mut rng),
             };
             // Draws in [0, 1) keep the point strictly below `max`.
-            let position = point.max(tank.min).min(tank.max.map(f32::next_down));
-            let draw = rng.random::<f32>();
-            let heading = match heading {
-                Some(h) => h + (draw - 0.5) * HEADING_SPREAD,
-                None => draw * core::f32::consts::TAU,
-            };
-            let factor = disc.map_or(1.0, |(_, _, spread)| spread.speed_factor());
+            let position =
+                V::from_fn(|i| point.axis(i).max(tank.min.axis(i)).min(tank.max.axis(i).next_down()));
+            let heading = heading(&mut rng);
             let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>()) * factor;
             let wander_phase = rng.random::<f32>() * core::f32::consts::TAU;
-            FishStart { position, velocity: crate::math::angle::unit(heading) * speed, wander_phase }
+            let circle = random_circle::<V>(&mut rng);
+            FishStart { position, velocity: heading * speed, wander_phase, circle }
         })
         .collect()
 }

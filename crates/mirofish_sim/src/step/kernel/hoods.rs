@@ -29,7 +29,7 @@ use crate::math::Vector;
 use crate::rules::nearest::Nearest;
 use crate::rules::{Neighbourhood, NeighbourhoodLanes};
 use crate::step::crowding::{Strata, on_stride, stretch_cap, thinning_step};
-use crate::world::grid::{CandidateRuns, CellGrid, offset};
+use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, CellGrid, offset};
 
 /// Lane numbers, for the masks of a quartet's lanes.
 const LANE_INDEX: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
@@ -137,6 +137,23 @@ pub(crate) struct HoodScan<'a, V: Vector, const RUNS: usize, const SAMPLE: usize
     /// quartet with such a pass is not scanned together (its fish's own
     /// scans would thin differently): [`HoodScan::quartet`] gives `None`.
     pub thin_parts: bool,
+}
+
+impl<'a, V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'a, V, RUNS, SAMPLE> {
+    /// The scan of `grid` as its dimension is tuned, whichever engine
+    /// runs it (the bits depend on it wherever the cap thins): on a plane
+    /// a pass reaches four radii along a row (at the usual density that
+    /// merges more quartets into one pass than two would: fewer, and no
+    /// shorter, scans) and a partial pass may be thinned; in a volume, whose
+    /// blocks are three layers deep, six radii (four fish spread over that
+    /// much of a row still share most of their blocks: 9 rows of at most
+    /// 17 columns cost less than four scans of their own blocks), and a
+    /// partial pass keeps the fish-alone bits.
+    pub(crate) fn new(grid: &'a CellGrid<V>) -> Self {
+        let plane = V::DIM == 2;
+        let radii = if plane { 4 } else { 6 };
+        Self { grid, spread: radii * COLUMNS_PER_RADIUS, thin_parts: plane }
+    }
 }
 
 impl<V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'_, V, RUNS, SAMPLE> {

@@ -31,18 +31,11 @@ use super::hoods::HoodScan;
 use super::scan::QuartetReach;
 use super::{ForceKernel, ForceSample, Kick, LANES, NeighbourSearch};
 use crate::rules::{self, NeighbourhoodLanes, RuleForces};
-use crate::world::grid::{COLUMNS_PER_RADIUS, CandidateRuns, PLANE_RUNS};
+use crate::world::grid::{CandidateRuns, PLANE_RUNS};
 use crate::world::school;
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
-
-/// Columns a quartet's scan may reach past its first fish's cell column
-/// (four radii): fish further along the row (or in another row) get a pass
-/// of their own, so that a sparse quartet does not walk a long stretch of
-/// row. At the usual density four radii merge more quartets into one pass
-/// than two would (fewer, and no longer, scans).
-const MAX_SPREAD: u32 = 4 * COLUMNS_PER_RADIUS;
 
 /// A scanned quartet, ready for its rules: only what they read (a small
 /// value: the AVX2 build keeps two).
@@ -195,7 +188,7 @@ impl ForceKernel<'_> {
             (true, true) => self.table[schools[0]].neighbour_cap,
             (true, false) => (0..m).map(|l| self.table[schools[l]].neighbour_cap).min().unwrap_or(0),
         };
-        let survey = HoodScan::<Vec2, PLANE_RUNS, SAMPLE> { grid: g, spread: MAX_SPREAD, thin_parts: true };
+        let survey = HoodScan::<Vec2, PLANE_RUNS, SAMPLE>::new(g);
         let hoods = if self.search == NeighbourSearch::BruteForce {
             let every = CandidateRuns::single(0..g.len());
             survey.runs::<WRAP, AVX2, false>(&q, &every, (cap, 0), topological, true)
