@@ -887,9 +887,11 @@ impl<V: Vector> Swarm<V> {
 
     /// Keeps (or stops keeping) each fish's [`ForceSample`] from the force
     /// pass ([`Swarm::sample`]), as [`crate::Flock::set_record_rules`]
-    /// does. Off by default. The kicks are the same bits either way: while
-    /// it is on the pass takes the fish one at a time, which the quartet
-    /// scan matches bit for bit.
+    /// does. Off by default. The school moves the same bits either way:
+    /// while it is on, a second pass evaluates each fish's rules on its
+    /// own beside the kicks (about twice the force pass's time; in a crowd
+    /// past the cap, a fish's own scan thins a little differently than
+    /// its quartet's, so its sample is its own scan's).
     pub fn set_record_rules(&mut self, record: bool) {
         self.record_rules = record;
         if !record {
@@ -1102,29 +1104,33 @@ impl<V: Vector> Swarm<V> {
         };
         let kicks = &mut self.kicks;
         self.samples.clear();
-        if self.record_rules && self.zones.is_none() {
-            // Fish one at a time, each rule kept: the quartets' bits.
-            self.samples.resize(kicks.len(), ForceSample::default());
-            let samples = &mut self.samples;
-            crate::step::run(self.pool.as_deref(), || {
-                kicks.par_chunks_mut(CHUNK).zip(samples.par_chunks_mut(CHUNK)).enumerate().for_each(
-                    |(c, (kicks, samples))| {
-                        for (k, (kick, sample)) in kicks.iter_mut().zip(samples).enumerate() {
-                            *kick = pass.fish(c * CHUNK + k, Some(&mut sample.rules));
-                            sample.neighbours = kick.neighbours;
-                        }
-                    },
-                );
-            });
-            return [0, 0];
-        }
-        crate::step::run(self.pool.as_deref(), || {
+        let shares = crate::step::run(self.pool.as_deref(), || {
             kicks
                 .par_chunks_mut(CHUNK)
                 .enumerate()
                 .map(|(c, chunk)| pass.run(c * CHUNK, chunk))
                 .reduce(|| [0, 0], |a, b| [a[0] + b[0], a[1] + b[1]])
-        })
+        });
+        if self.record_rules && self.zones.is_none() {
+            // Each rule kept, fish by fish, beside the kicks, which stay
+            // the pass's (keeping them moves no fish): where the cap thins
+            // a quartet's scan, a fish's own scan thins a little
+            // differently, so its sample's rules are those of its own
+            // scan, its neighbour count the kick's.
+            self.samples.resize(kicks.len(), ForceSample::default());
+            let samples = &mut self.samples;
+            crate::step::run(self.pool.as_deref(), || {
+                samples.par_chunks_mut(CHUNK).zip(kicks.par_chunks(CHUNK)).enumerate().for_each(
+                    |(c, (samples, kicks))| {
+                        for (k, (sample, kick)) in samples.iter_mut().zip(kicks).enumerate() {
+                            pass.fish(c * CHUNK + k, Some(&mut sample.rules));
+                            sample.neighbours = kick.neighbours;
+                        }
+                    },
+                );
+            });
+        }
+        shares
     }
 
     /// The game's forces ([`Swarm::add_steering`]) added to the rules'
@@ -1968,6 +1974,33 @@ mod tests {
         }
         check::<Vec2>();
         check::<Vec3>();
+    }
+
+    /// A school crowded past its cap, whose quartets thin their scans:
+    /// keeping the rule forces (the health panel does) moves no fish
+    /// differently, in either space.
+    #[test]
+    fn keeping_the_rule_forces_leaves_a_crowded_school_as_it_is() {
+        fn check<V: Vector>(extent: f32, fish: usize) {
+            let crowd =
+                FlockParams { cohesion_weight: 3.0, separation_weight: 0.4, ..FlockParams::default() };
+            let mut plain = Swarm::<V>::new(crowd, dense(BoundaryMode::Bounce, extent), fish, 4).unwrap();
+            plain.run(40);
+            let mut kept = plain.clone();
+            kept.set_record_rules(true);
+            for tick in 0..20 {
+                plain.step();
+                kept.step();
+                assert_eq!(swarm_hash(&plain), swarm_hash(&kept), "{}D, tick {tick}", V::DIM);
+            }
+            let crowded = kept.neighbour_counts().filter(|&n| n > 2 * crowd.neighbour_cap).count();
+            assert!(crowded > fish / 4, "{}D: {crowded} fish past the cap", V::DIM);
+            // What a kept sample says of the neighbours is what the kick found.
+            let counts: Vec<u32> = kept.neighbour_counts().collect();
+            assert!(kept.samples().iter().zip(&counts).all(|(s, &n)| s.neighbours == n));
+        }
+        check::<Vec3>(300.0, 2000);
+        check::<Vec2>(500.0, 1500);
     }
 
     #[test]
