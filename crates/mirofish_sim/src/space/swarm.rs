@@ -1076,7 +1076,7 @@ impl<V: Vector> Swarm<V> {
     /// number of quartets scanned together, and of those whose rules went
     /// in lanes.
     fn forces(&mut self) -> [usize; 2] {
-        self.kicks.clear();
+        // The pass writes every fish's kick: the room is kept, not zeroed.
         self.kicks.resize(self.len(), Kick::default());
         let dt = self.dt;
         self.schools_now.clear();

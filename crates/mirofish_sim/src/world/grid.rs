@@ -117,7 +117,10 @@ impl<V: Vector> CellGrid<V> {
     /// per fish, all different: their ids) instead of by slot, the keys
     /// written in sorted order to `sorted`: for fish whose slots are not
     /// their identity, so that their neighbours are summed in an order
-    /// that does not depend on where they are stored.
+    /// that does not depend on where they are stored. The snapshot is
+    /// left for [`CellGrid::fill_snapshot`], which the caller runs next
+    /// with its fish stored in this order: its room is kept, so that a
+    /// tick does not zero it first.
     pub(crate) fn rebuild_by_key(
         &mut self,
         positions: &[V],
@@ -127,7 +130,6 @@ impl<V: Vector> CellGrid<V> {
         sorted: &mut Vec<u32>,
     ) {
         self.sort(positions, tank, radius, wrap, Some((key, sorted)));
-        self.snapshot.clear();
     }
 
     /// The cells of `positions` and the fish sorted by them; with `ties`
