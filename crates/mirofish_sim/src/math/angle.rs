@@ -43,16 +43,24 @@ where
     (s, c)
 }
 
+/// Angles beyond which [`sin_cos`] first takes them modulo a turn: past
+/// a million the reduction by quadrants loses the angle anyway, and far
+/// enough past it would square an overflowing remainder.
+const HUGE: f32 = 1.0e6;
+
 /// `(sin x, cos x)`, within 2 ulp of the true values for `|x| ≤ 1000`
-/// (a phase is kept in `[0, 2π)`); `(0, 1)` for a non-finite `x`.
+/// (a phase is kept in `[0, 2π)`), finite for every finite `x`; `(0, 1)`
+/// for a non-finite `x`.
 #[inline]
 pub fn sin_cos(x: f32) -> (f32, f32) {
     if !x.is_finite() {
         return (0.0, 1.0);
     }
+    // Past a million, first the angle modulo a turn (`%` is exact, so the
+    // same bits everywhere). Nearer angles keep their bits.
+    let x = if x.abs() > HUGE { x % core::f32::consts::TAU } else { x };
     // Quadrant and the remainder in [-π/4, π/4]. Rounded by hand: without
-    // SSE4.1, `f32::round` is a library call. (`as` saturates, so a huge
-    // angle gives a wrong but finite answer, never a panic.)
+    // SSE4.1, `f32::round` is a library call.
     let q = x * FRAC_2_PI;
     let quadrant = if q >= 0.0 { (q + 0.5) as i64 } else { (q - 0.5) as i64 };
     let (s, c) = reduced(x, quadrant as f32);
@@ -67,7 +75,7 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
 /// Largest angle [`sin_cos_lanes`] takes: its quadrant is then a small
 /// whole number in `f32` and the lanes round it exactly as [`sin_cos`]
 /// does.
-const LANE_LIMIT: f32 = 1.0e6;
+const LANE_LIMIT: f32 = HUGE;
 
 /// [`sin_cos`] of four angles at once (or eight, [`Lanes`]), the same bits
 /// lane by lane: the force kernel's wander for four fish. `None` if an
@@ -114,6 +122,14 @@ mod tests {
             worst = worst.max((f64::from(s) - es).abs()).max((f64::from(c) - ec).abs());
         }
         assert!(worst < 2.0e-7, "worst error {worst}");
+    }
+
+    #[test]
+    fn every_finite_angle_has_a_finite_sine_and_cosine() {
+        for x in [1.0e6 + 1.0, 1.0e9, 1.0e18, 1.0e19, 1.0e30, f32::MAX, -f32::MAX, -7.5e25] {
+            let (s, c) = sin_cos(x);
+            assert!(s.is_finite() && c.is_finite() && (s * s + c * c - 1.0).abs() < 1.0e-5, "{x}: {s} {c}");
+        }
     }
 
     #[test]

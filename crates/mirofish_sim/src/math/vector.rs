@@ -283,7 +283,8 @@ impl Vector for Vec3 {
     }
     #[inline(always)]
     fn unit_at(angle: f32, z: f32) -> Self {
-        let z = z.clamp(-1.0, 1.0);
+        // A height that is not a number counts as the equator.
+        let z = if z.is_nan() { 0.0 } else { z.clamp(-1.0, 1.0) };
         let (s, c) = crate::math::angle::sin_cos(angle);
         let r = (1.0 - z * z).max(0.0).sqrt();
         Vec3::new(r * c, r * s, z)
@@ -336,5 +337,27 @@ mod tests {
     fn both_dimensions_build_and_read_their_axes() {
         round_trip::<Vec2>();
         round_trip::<Vec3>();
+    }
+
+    /// Every direction `unit_at` gives is a unit vector, whatever it is
+    /// given, and the circle round it is two unit axes square to it and to
+    /// each other, on which every point is a unit vector again.
+    #[test]
+    fn unit_directions_and_their_circles_are_orthonormal() {
+        let odd = [f32::NAN, f32::INFINITY, -f32::INFINITY, 1.0e30, -1.0, 1.0, 0.0];
+        let angles = (-40..40).map(|i| i as f32 * 0.17).chain(odd);
+        for angle in angles {
+            for z in (-11..=11).map(|i| i as f32 / 10.0).chain(odd) {
+                let axis = Vec3::unit_at(angle, z);
+                assert!((axis.length() - 1.0).abs() < 1.0e-5, "{angle} {z}: {axis}");
+                let [u, v] = Vec3::circle_around(axis);
+                for (a, b) in [(u, axis), (v, axis), (u, v)] {
+                    assert!(a.dot(b).abs() < 1.0e-5 && (a.length() - 1.0).abs() < 1.0e-5, "{axis}: {u} {v}");
+                }
+                let (s, c) = crate::math::angle::sin_cos(angle);
+                assert!((Vec3::on_circle(&[u, v], s, c).length() - 1.0).abs() < 1.0e-5);
+            }
+            assert_eq!(Vec2::unit_at(angle, 0.5), crate::math::angle::unit(angle));
+        }
     }
 }
