@@ -28,9 +28,7 @@ use crate::rules::{self, Neighbourhood, RuleForces, scene as react, wander_direc
 use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::step::command::{FlockCommand, SpawnKey, spawn_disc};
 use crate::step::crowding::{lone_step, thinning_step};
-use crate::step::integrate::{
-    SchoolMotion, bounce_scatter, contain, swim, swim_four, turn_phase, turn_phases_four,
-};
+use crate::step::integrate::{SchoolMotion, bounce_scatter, contain, swim, swim_four};
 use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
 use crate::step::kernel::hoods::{HoodScan, QuartetHoods};
 use crate::step::kernel::scan::{LANES, QuartetReach};
@@ -544,13 +542,7 @@ impl<V: Vector> Swarm<V> {
         let room = crate::step::command::spawn_room(count, self.len());
         let key = SpawnKey { seed: self.seed, tick: self.tick, first_slot: self.len() as u64 };
         let params = self.params[usize::from(school)];
-        for start in spawn_disc(key, room, centre, radius, &self.tank, &params) {
-            self.push(school, start);
-        }
-        if !self.group.is_empty() {
-            // New fish are in no group.
-            self.group.resize(self.len(), NO_GROUP);
-        }
+        self.push(school, spawn_disc(key, room, centre, radius, &self.tank, &params));
         crate::step::command::spawned_all(count, room)
     }
 
@@ -643,31 +635,30 @@ impl<V: Vector> Swarm<V> {
             });
         }
         let params = self.params[usize::from(school)];
-        for start in scatter_over(count, &self.tank, &params, seed, ball) {
-            self.push(school, start);
-        }
-        if !self.group.is_empty() {
-            // New fish are in no group.
-            self.group.resize(self.len(), NO_GROUP);
-        }
+        self.push(school, scatter_over(count, &self.tank, &params, seed, ball));
         Ok(())
     }
 
-    /// Adds the fish `start` of `school` with the next id, out of every
-    /// rock.
-    fn push(&mut self, school: u16, start: FishStart<V>) {
-        let (p, v) =
-            react::push_out_of_all(start.position, start.velocity, &self.scene.obstacles, &self.tank);
-        let fish = &mut self.fish;
-        self.slots.push(fish.id.len() as u32);
-        fish.id.push(fish.id.len() as u32);
-        fish.position.push(p);
-        fish.velocity.push(v);
-        fish.phase.push(start.wander_phase);
-        fish.circle.push(start.circle);
-        fish.fright.push(0.0);
-        fish.school.push(school);
-        fish.leader.push(false);
+    /// Adds the fish `starts` of `school` with the next ids, each out of
+    /// every rock, in no group.
+    fn push(&mut self, school: u16, starts: Vec<FishStart<V>>) {
+        for start in starts {
+            let (p, v) =
+                react::push_out_of_all(start.position, start.velocity, &self.scene.obstacles, &self.tank);
+            let fish = &mut self.fish;
+            self.slots.push(fish.id.len() as u32);
+            fish.id.push(fish.id.len() as u32);
+            fish.position.push(p);
+            fish.velocity.push(v);
+            fish.phase.push(start.wander_phase);
+            fish.circle.push(start.circle);
+            fish.fright.push(0.0);
+            fish.school.push(school);
+            fish.leader.push(false);
+        }
+        if !self.group.is_empty() {
+            self.group.resize(self.len(), NO_GROUP);
+        }
     }
 
     /// Steps of `dt` seconds instead of [`DEFAULT_DT`].
@@ -1204,52 +1195,29 @@ impl<V: Vector> Swarm<V> {
                     let one = usize::from(school[slot]);
                     // Four of one school whose constants this tick has
                     // (a school added since the forces has none).
-                    let four = 'four: {
-                        match (
-                            kicks.get(slot..slot + LANES).and_then(|k| <&[Kick<V>; LANES]>::try_from(k).ok()),
-                            schools_now.get(one),
-                            school.get(slot + 1..slot + LANES),
-                            position[k..].first_chunk_mut::<LANES>(),
-                            velocity[k..].first_chunk_mut::<LANES>(),
-                            fright[k..].first_chunk_mut::<LANES>(),
-                            phase[k..].first_chunk_mut::<LANES>(),
-                        ) {
-                            (
-                                Some(kicks),
-                                Some(now),
-                                Some(rest),
-                                Some(p),
-                                Some(v),
-                                Some(fear),
-                                Some(phase),
-                            ) if rest.iter().all(|&s| usize::from(s) == one) => {
-                                let Some(turned) = turn_phases_four(phase, now.motion.wander_turn) else {
-                                    break 'four false;
-                                };
-                                let a = core::array::from_fn(|i| {
-                                    if i < V::DIM {
-                                        Vec4::from_array(kicks.map(|k| k.acceleration.axis(i)))
-                                    } else {
-                                        Vec4::ZERO
-                                    }
-                                });
-                                let fright = kicks.map(|k| k.fear);
-                                let motion = &now.motion;
-                                let swum = swim_four(
-                                    [p, v],
-                                    fear,
-                                    (a, fright),
-                                    (&motion.gait, motion.calm),
-                                    dt,
-                                    None,
-                                );
-                                if swum {
-                                    *phase = turned.to_array();
+                    let four = match (
+                        kicks.get(slot..slot + LANES).and_then(|k| <&[Kick<V>; LANES]>::try_from(k).ok()),
+                        schools_now.get(one),
+                        school.get(slot + 1..slot + LANES),
+                        position[k..].first_chunk_mut::<LANES>(),
+                        velocity[k..].first_chunk_mut::<LANES>(),
+                        phase[k..].first_chunk_mut::<LANES>(),
+                        fright[k..].first_chunk_mut::<LANES>(),
+                    ) {
+                        (Some(kicks), Some(now), Some(rest), Some(p), Some(v), Some(phase), Some(fear))
+                            if rest.iter().all(|&s| usize::from(s) == one) =>
+                        {
+                            let a = core::array::from_fn(|i| {
+                                if i < V::DIM {
+                                    Vec4::from_array(kicks.map(|k| k.acceleration.axis(i)))
+                                } else {
+                                    Vec4::ZERO
                                 }
-                                swum
-                            }
-                            _ => false,
+                            });
+                            let fright = kicks.map(|k| k.fear);
+                            swim_four([p, v], [phase, fear], (a, fright), &now.motion, dt, None)
                         }
+                        _ => false,
                     };
                     if four {
                         k += LANES;
@@ -1265,14 +1233,7 @@ impl<V: Vector> Swarm<V> {
                         None => SchoolMotion::new(&params[one], dt),
                     };
                     let fish = [&mut position[k], &mut velocity[k]];
-                    swim(
-                        fish,
-                        &mut fright[k],
-                        (kick.acceleration, kick.fear),
-                        (&motion.gait, motion.calm),
-                        dt,
-                    );
-                    phase[k] = turn_phase(phase[k], motion.wander_turn);
+                    swim(fish, [&mut phase[k], &mut fright[k]], (kick.acceleration, kick.fear), &motion, dt);
                     k += 1;
                 }
             });
@@ -1445,9 +1406,10 @@ impl<V: Vector> ForcePass<'_, V> {
         #[cfg(target_arch = "x86_64")]
         if let (true, [Some(a), Some(b)]) = (AVX2, scanned)
             && let Some(school) = self.one_school_of(base, 2 * LANES)
+            && let params = &self.params[school]
+            && let (Some(low), Some(high)) =
+                (self.lane_inputs(base, params), self.lane_inputs(base + LANES, params))
         {
-            let params = &self.params[school];
-            let (low, high) = (self.lane_inputs(base, params), self.lane_inputs(base + LANES, params));
             let hoods = [a.in_lanes::<3>(), b.in_lanes::<3>()];
             // SAFETY: `AVX2` is true only in the AVX2 build of the pass,
             // which runs only where the CPU has AVX2.
@@ -1625,7 +1587,7 @@ impl<V: Vector> ForcePass<'_, V> {
     #[inline]
     fn finish_in_lanes(&self, base: usize, hoods: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) -> bool {
         let params = &self.params[usize::from(self.fish.school[base])];
-        let (velocity, wander) = self.lane_inputs(base, params);
+        let Some((velocity, wander)) = self.lane_inputs(base, params) else { return false };
         match rules::rules_in_lanes(&hoods.in_lanes::<3>(), velocity, wander, params) {
             Some(rules) => self.kicks_of_rules(base, hoods, rules, kicks),
             None => false,
@@ -1636,24 +1598,21 @@ impl<V: Vector> ForcePass<'_, V> {
     /// `base`, axis by axis (the axes past the dimension's zero), for its
     /// rules in lanes.
     #[inline(always)]
-    fn lane_inputs(&self, base: usize, params: &FlockParams) -> ([Vec4; 3], [Vec4; 3]) {
+    fn lane_inputs(&self, base: usize, params: &FlockParams) -> Option<([Vec4; 3], [Vec4; 3])> {
         let fish = self.fish;
         let phase = Vec4::from_slice(&fish.phase[base..base + LANES]);
         let circles =
             <&[V::Circle; LANES]>::try_from(&fish.circle[base..base + LANES]).expect("a whole quartet");
         // A phase past the lanes' limit (never one the integrator keeps)
-        // takes the one-angle form, the same bits.
-        let (sin, cos) = sin_cos_lanes(phase).unwrap_or_else(|| {
-            let each = phase.to_array().map(sin_cos);
-            (Vec4::from_array(each.map(|e| e.0)), Vec4::from_array(each.map(|e| e.1)))
-        });
+        // sends the four to the one-fish form, as on a plane.
+        let (sin, cos) = sin_cos_lanes(phase)?;
         let on_circles = V::on_circles(circles, sin, cos);
         let (mut velocity, mut wander) = ([Vec4::ZERO; 3], [Vec4::ZERO; 3]);
         for i in 0..V::DIM {
             velocity[i] = axis_lanes(&fish.velocity[base..], i);
             wander[i] = on_circles[i] * params.desired_speed();
         }
-        (velocity, wander)
+        Some((velocity, wander))
     }
 
     /// [`ForcePass::finish_in_lanes`] once the rules are evaluated

@@ -309,8 +309,7 @@ fn integrate_one(
 ) {
     let a = kick.acceleration();
     *steer = a;
-    swim([p, v], fear, (a, kick.fright()), (&motion.gait, motion.calm), dt);
-    *phase = turn_phase(*phase, motion.wander_turn);
+    swim([p, v], [phase, fear], (a, kick.fright()), &motion, dt);
     if let Some(scene) = walls {
         (*p, *v) = contain(*p, *v, tank, scene, scatter);
     }
@@ -331,29 +330,20 @@ fn integrate_four(
     dt: f32,
     tank: &Tank,
 ) -> bool {
-    let Some(b) = turn_phases_four(phase, motion.wander_turn) else { return false };
     let [ax, ay, fright, _] = Kick::lanes(kicks);
     let kick = ([ax, ay, Vec4::ZERO], fright.to_array());
-    if !swim_four([p, v], fear, kick, (&motion.gait, motion.calm), dt, Some(tank)) {
+    if !swim_four([p, v], [phase, fear], kick, &motion, dt, Some(tank)) {
         return false;
     }
-    *phase = b.to_array();
     *steer = kicks.map(Kick::acceleration);
     true
 }
 
-/// A wander phase turned by `turn` radians, kept in `[0, 2π)`: the
-/// seeds' phase that advances each tick, in both spaces (a volume's fish
-/// turns it round its own circle).
+/// [`wrap_angle`] of four phases turned by `turn` radians, in vector
+/// lanes, the same bits; `None` where one needs more than one turn's wrap
+/// (then the one-fish form).
 #[inline(always)]
-pub(crate) fn turn_phase(phase: f32, turn: f32) -> f32 {
-    wrap_angle(phase + turn)
-}
-
-/// [`turn_phase`] for four fish in vector lanes, the same bits; `None`
-/// where one needs more than one turn's wrap (then the one-fish form).
-#[inline(always)]
-pub(crate) fn turn_phases_four(phase: &[f32; 4], turn: f32) -> Option<Vec4> {
+fn turn_phases_four(phase: &[f32; 4], turn: f32) -> Option<Vec4> {
     use core::f32::consts::TAU;
     // `wrap_angle`'s common case: one step past either end at most.
     let a = Vec4::from_array(*phase) + turn;
@@ -362,42 +352,47 @@ pub(crate) fn turn_phases_four(phase: &[f32; 4], turn: f32) -> Option<Vec4> {
     (b.cmpge(Vec4::ZERO) & b.cmplt(tau)).all().then_some(b)
 }
 
-/// One fish's motion over one tick, in either space: its fear jumps to the
-/// `fright` it saw and fades by `calm`; its velocity takes the acceleration
-/// `a` through its school's `gait` (the speed limit, raised by fear; the
-/// cruise speed; the fastest turn); its position moves with the new
-/// velocity (semi-implicit Euler). Its wander phase turns apart
-/// ([`turn_phase`]).
+/// One fish's motion over one tick, in either space, by its school's
+/// `motion`: its fear jumps to the `fright` it saw and fades by the calm;
+/// its velocity takes the acceleration `a` through the gait (the speed
+/// limit, raised by fear; the cruise speed; the fastest turn); its
+/// position moves with the new velocity (semi-implicit Euler); its wander
+/// phase turns on, kept in `[0, 2π)` (the seeds' phase that advances each
+/// tick; a volume's fish turns round its own circle).
 #[inline(always)]
 pub(crate) fn swim<V: Vector>(
     [p, v]: [&mut V; 2],
-    fear: &mut f32,
+    [phase, fear]: [&mut f32; 2],
     (a, fright): (V, f32),
-    (gait, calm): (&Gait, f32),
+    motion: &SchoolMotion,
     dt: f32,
 ) {
-    *fear = fright.max(*fear * calm).clamp(0.0, 1.0);
-    *v = gait.next(*v, *v + a * dt, *fear);
+    *fear = fright.max(*fear * motion.calm).clamp(0.0, 1.0);
+    *v = motion.gait.next(*v, *v + a * dt, *fear);
     *p += *v * dt;
+    *phase = wrap_angle(*phase + motion.wander_turn);
 }
 
 /// [`swim`] for four fish of one school at once, in vector lanes, with the
 /// same bits: their accelerations axis by axis (`a`, the axes past the
 /// dimension's zero) and frights. `false`, with nothing written, where one
 /// of them needs the one-fish step: a wanted velocity is not finite (the
-/// one-fish clamp makes it zero), or, given a `tank`, a fish left it (for
-/// the walls to deal with). A school with a
+/// one-fish clamp makes it zero), a phase needs more than one turn's wrap,
+/// or, given a `tank`, a fish left it (for the walls to deal with). A
+/// school with a
 /// gait (a cruise speed, a bounded turn) has each velocity worked out fish
 /// by fish, as [`swim`] does, and the rest in lanes.
 #[inline(always)]
 pub(crate) fn swim_four<V: Vector>(
     [p, v]: [&mut [V; 4]; 2],
-    fear: &mut [f32; 4],
+    [phase, fear]: [&mut [f32; 4]; 2],
     (a, fright): ([Vec4; 3], [f32; 4]),
-    (gait, calm): (&Gait, f32),
+    motion: &SchoolMotion,
     dt: f32,
     tank: Option<&TankOf<V>>,
 ) -> bool {
+    let Some(turned) = turn_phases_four(phase, motion.wander_turn) else { return false };
+    let (gait, calm) = (&motion.gait, motion.calm);
     // Fear one fish at a time: `f32::max` and `clamp` treat signed zeros
     // their own way, and this is cheap.
     let feared: [f32; 4] = core::array::from_fn(|l| fright[l].max(fear[l] * calm).clamp(0.0, 1.0));
@@ -438,6 +433,7 @@ pub(crate) fn swim_four<V: Vector>(
         v[l] = V::from_fn(|i| velocity[i][l]);
         p[l] = V::from_fn(|i| at[i][l]);
     }
+    *phase = turned.to_array();
     true
 }
 
@@ -628,7 +624,8 @@ mod tests {
         let gait = FlockParams { cruise_speed: 25.0, cruise_time: 0.3, turn_rate: 4.0, ..clip };
         let dt = 1.0 / 60.0;
         for params in [clip, gait] {
-            let (gait, calm) = (Gait::new(&params, dt), 0.98);
+            let motion = SchoolMotion { gait: Gait::new(&params, dt), wander_turn: 0.3, calm: 0.98 };
+            let gait = motion.gait;
             let mut taken = 0;
             for group in 0..300u64 {
                 let draw = |k: u64, salt: u64| {
@@ -643,28 +640,37 @@ mod tests {
                     a[2] = Vec3::new(f32::INFINITY, 0.0, 0.0);
                 }
                 let fright: [f32; 4] = core::array::from_fn(|k| draw(k as u64, 4).y.max(0.0));
-                let (mut one, mut four) = ((p, v, fear), (p, v, fear));
+                // Phases all round the turn, some about to wrap.
+                let phase: [f32; 4] =
+                    core::array::from_fn(|k| (draw(k as u64, 5).z + 1.0) * core::f32::consts::PI);
+                let (mut one, mut four) = ((p, v, phase, fear), (p, v, phase, fear));
                 for k in 0..4 {
-                    let (p, v, fear) = &mut one;
-                    swim([&mut p[k], &mut v[k]], &mut fear[k], (a[k], fright[k]), (&gait, calm), dt);
+                    let (p, v, phase, fear) = &mut one;
+                    swim(
+                        [&mut p[k], &mut v[k]],
+                        [&mut phase[k], &mut fear[k]],
+                        (a[k], fright[k]),
+                        &motion,
+                        dt,
+                    );
                 }
                 let lanes = core::array::from_fn(|i| Vec4::from_array(a.map(|a| a[i])));
-                let (p4, v4, fear4) = &mut four;
-                if swim_four::<Vec3>([p4, v4], fear4, (lanes, fright), (&gait, calm), dt, None) {
+                let (p4, v4, phase4, fear4) = &mut four;
+                if swim_four::<Vec3>([p4, v4], [phase4, fear4], (lanes, fright), &motion, dt, None) {
                     taken += 1;
-                    let bits = |s: &([Vec3; 4], [Vec3; 4], [f32; 4])| {
+                    let bits = |s: &([Vec3; 4], [Vec3; 4], [f32; 4], [f32; 4])| {
                         let mut b = Vec::new();
                         for k in 0..4 {
                             b.extend(
                                 s.0[k].to_array().into_iter().chain(s.1[k].to_array()).map(f32::to_bits),
                             );
-                            b.push(s.2[k].to_bits());
+                            b.extend([s.2[k].to_bits(), s.3[k].to_bits()]);
                         }
                         b
                     };
                     assert_eq!(bits(&four), bits(&one), "group {group}, {params:?}");
                 } else {
-                    assert_eq!(four, (p, v, fear), "untouched, group {group}");
+                    assert_eq!(four, (p, v, phase, fear), "untouched, group {group}");
                     assert_eq!(group % 50, 7, "only a non-finite wish leaves the lanes: group {group}");
                 }
             }
