@@ -23,6 +23,7 @@ use glam::Vec2;
 use crate::math::Vector;
 use crate::step::ForceSample;
 use crate::step::flock::{Flock, SlotOrder};
+use crate::world::grid::CellGrid;
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// FNV-1a over the bits of every position, velocity and wander phase, in
@@ -270,40 +271,54 @@ pub struct RuleForceMeans {
 /// In parallel on the flock's pool, in pieces of a fixed size whose sums
 /// are added in order: the same bits on any number of threads.
 pub fn mean_nearest_neighbour_distance(flock: &Flock, radius: f32) -> Option<f32> {
+    mean_nearest_in(flock.grid(), radius, flock.pool.as_deref())
+}
+
+/// [`mean_nearest_neighbour_distance`] over the fish of `grid`, in any
+/// dimension, on `pool` (or rayon's global pool).
+pub(crate) fn mean_nearest_in<V: Vector>(
+    grid: &CellGrid<V>,
+    radius: f32,
+    pool: Option<&rayon::ThreadPool>,
+) -> Option<f32> {
     use rayon::prelude::*;
     /// Fish per piece: enough to amortise the hand-over.
     const PIECE: usize = 4096;
-    let g = flock.grid();
-    let (size, wrap) = (g.tank_size(), g.wraps());
-    // The nearest neighbour's distance of the fish in sorted slot `s`, if
-    // one is within `radius`.
-    let nearest = |s: usize| {
-        let p = g.sorted_position(s);
-        let mut best = radius * radius;
-        let mut found = false;
-        for run in g.candidate_runs(p).iter() {
-            for j in run {
-                let d2 = crate::world::grid::offset(p, g.sorted_position(j), size, wrap).length_squared();
-                if j != s && d2 < best {
-                    best = d2;
-                    found = true;
-                }
-            }
-        }
-        found.then(|| f64::from(best.sqrt()))
-    };
-    let n = g.sorted_positions().len();
-    let pieces: Vec<(f64, usize)> = crate::step::run(flock.pool.as_deref(), || {
+    let n = grid.len();
+    let pieces: Vec<(f64, usize)> = crate::step::run(pool, || {
         (0..n.div_ceil(PIECE))
             .into_par_iter()
             .map(|piece| {
                 let slots = piece * PIECE..((piece + 1) * PIECE).min(n);
-                slots.filter_map(nearest).fold((0.0, 0), |(sum, count), d| (sum + d, count + 1))
+                slots
+                    .filter_map(|s| nearest_in(grid, s, radius))
+                    .fold((0.0, 0), |(sum, count), d| (sum + f64::from(d), count + 1))
             })
             .collect()
     });
     let (sum, count) = pieces.iter().fold((0.0, 0), |(sum, count), &(s, c)| (sum + s, count + c));
     (count > 0).then(|| (sum / count as f64) as f32)
+}
+
+/// The distance from the fish at sorted index `s` of `grid` to its
+/// nearest neighbour, if one is within `radius` (the grid's cells must be
+/// at least that wide). Every fish of its block is looked at, whatever a
+/// crowding cap thins.
+pub(crate) fn nearest_in<V: Vector>(grid: &CellGrid<V>, s: usize, radius: f32) -> Option<f32> {
+    let (size, wrap) = (grid.tank_size(), grid.wraps());
+    let p = grid.sorted_position(s);
+    let mut best = radius * radius;
+    let mut found = false;
+    for run in grid.candidate_runs(p).iter() {
+        for j in run {
+            let d2 = crate::world::grid::offset(p, grid.sorted_position(j), size, wrap).length_squared();
+            if j != s && d2 < best {
+                best = d2;
+                found = true;
+            }
+        }
+    }
+    found.then(|| best.sqrt())
 }
 
 #[cfg(test)]

@@ -283,9 +283,6 @@ struct Kick<V: Vector> {
     acceleration: V,
     fear: f32,
     neighbours: u32,
-    /// Squared distance to the nearest other fish looked at within the
-    /// interaction radius (infinite: none).
-    nearest2: f32,
 }
 
 impl<V: Vector> Swarm<V> {
@@ -809,27 +806,42 @@ impl<V: Vector> Swarm<V> {
         self.kicks.iter().map(|k| k.acceleration)
     }
 
-    /// The distance from each fish to its nearest neighbour in the last
-    /// tick, by slot, among the fish it looked at within its interaction
-    /// radius (`None`: none there). In a crowd thinned by the cap the
-    /// nearest of the sample.
+    /// The distance from each fish to its nearest neighbour within the
+    /// interaction radius (Couzin's reach under the zones) as the last
+    /// tick's index saw the school, by slot (`None`: none there; empty
+    /// before the first tick and after fish are added or removed). Every
+    /// fish within it counts, however a crowding cap thins the force pass.
     pub fn nearest_distances(&self) -> impl ExactSizeIterator<Item = Option<f32>> + '_ {
-        self.kicks.iter().map(|k| k.nearest2.is_finite().then(|| k.nearest2.sqrt()))
+        let fish = if self.kicks.is_empty() { 0 } else { self.grid.len() };
+        let radius = self.metric_radius();
+        (0..fish).map(move |s| observe::nearest_in(&self.grid, s, radius))
+    }
+
+    /// How far the metrics look for a fish's nearest neighbour: the first
+    /// school's interaction radius, as on a plane, or Couzin's reach.
+    fn metric_radius(&self) -> f32 {
+        match &self.zones {
+            Some(zones) => zones.reach(),
+            None => self.params.first().map_or(0.0, FlockParams::interaction_radius),
+        }
     }
 
     /// The school's order and shape as the last tick left it: the plane's
     /// [`Metrics`] in any dimension.
     pub fn metrics(&self) -> SwarmMetrics<V> {
         let (p, v) = (self.positions(), self.velocities());
-        let (sum, with) =
-            self.nearest_distances().flatten().fold((0.0f64, 0usize), |(s, n), d| (s + f64::from(d), n + 1));
+        let nearest = if self.kicks.is_empty() {
+            None
+        } else {
+            observe::mean_nearest_in(&self.grid, self.metric_radius(), self.pool.as_deref())
+        };
         let margin = self.params.first().map_or(0.0, |q| q.separation_radius).max(self.tank.margin());
         SwarmMetrics {
             tick: self.tick,
             fish: self.len(),
             polarization: observe::polarization(v),
             milling: observe::milling(p, v),
-            nearest_neighbour: (with > 0).then(|| (sum / with as f64) as f32),
+            nearest_neighbour: nearest,
             bounds: observe::bounding_box_size(p),
             boundary_contacts: observe::boundary_contacts(p, &self.tank, margin),
             mean_neighbours: if self.kicks.is_empty() {
@@ -1468,8 +1480,8 @@ impl<V: Vector> ForcePass<'_, V> {
         let step = lone_step::<V>(around.candidates(), params.neighbour_cap);
         let eye = Eye { params, view: &now.scan.view, reach: &now.scan.reach };
         let others = self.others();
-        let (hood, nearest2) = alone::neighbourhood::<V, true, MAX_RUNS>(&others, &me, eye, &around, step);
-        self.finish(slot, &hood, nearest2, rules)
+        let hood = alone::neighbourhood::<V, MAX_RUNS>(&others, &me, eye, &around, step);
+        self.finish(slot, &hood, rules)
     }
 
     /// The kicks of the four fish from slot `base`, scanned together
@@ -1537,7 +1549,7 @@ impl<V: Vector> ForcePass<'_, V> {
         // one) keeps the bits of its fish's own scans: where one has more
         // candidates than a fish alone looks at, the four go one at a time.
         let survey = HoodScan::<V, MAX_RUNS, SAMPLE>::new(self.grid);
-        survey.quartet::<WRAP, AVX2, true>(&quartet, &cells, LANES, (cap, topological))
+        survey.quartet::<WRAP, AVX2>(&quartet, &cells, LANES, (cap, topological))
     }
 
     /// The kicks of the quartet from slot `base` with its scanned `hoods`:
@@ -1566,8 +1578,7 @@ impl<V: Vector> ForcePass<'_, V> {
     #[inline(always)]
     fn kicks_one_by_one(&self, base: usize, hoods: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) {
         for (l, kick) in kicks.iter_mut().enumerate() {
-            let (hood, nearest2) = hoods.lane::<V>(l);
-            *kick = self.finish(base + l, &hood, nearest2, None);
+            *kick = self.finish(base + l, &hoods.lane::<V>(l), None);
         }
     }
 
@@ -1640,13 +1651,12 @@ impl<V: Vector> ForcePass<'_, V> {
         else {
             return false;
         };
-        let (count, nearest2) = (hoods.sums.count.to_array(), hoods.sums.nearest2.to_array());
+        let count = hoods.sums.count.to_array();
         for (l, kick) in kicks.iter_mut().enumerate() {
             *kick = Kick {
                 acceleration: V::from_fn(|i| acceleration[i][l]),
                 fear: 0.0,
                 neighbours: count[l] as u32,
-                nearest2: nearest2[l],
             };
         }
         true
@@ -1656,13 +1666,7 @@ impl<V: Vector> ForcePass<'_, V> {
     /// the walls, the scene, the jitter and the clamp; each rule's force
     /// written to `rules` where asked.
     #[inline]
-    fn finish(
-        &self,
-        slot: usize,
-        hood: &Neighbourhood<V>,
-        nearest2: f32,
-        rules: Option<&mut RuleForces<V>>,
-    ) -> Kick<V> {
+    fn finish(&self, slot: usize, hood: &Neighbourhood<V>, rules: Option<&mut RuleForces<V>>) -> Kick<V> {
         let sorted = self.fish;
         let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], sorted.school[slot]);
         let params = &self.params[usize::from(school)];
@@ -1680,7 +1684,7 @@ impl<V: Vector> ForcePass<'_, V> {
         if let Some(rules) = rules {
             *rules = forces;
         }
-        Kick { acceleration, fear, neighbours: hood.count, nearest2 }
+        Kick { acceleration, fear, neighbours: hood.count }
     }
 }
 
@@ -1735,14 +1739,12 @@ impl<V: Vector> ForcePass<'_, V> {
         let reach2 = zones.reach() * zones.reach();
         let all_schools = self.one_school || self.params[usize::from(school)].sees_other_schools;
         let mut sums = ZoneSums::<V>::default();
-        let mut nearest2 = f32::INFINITY;
         // Crowding control, as for the rules: past the cap, every `step`-th
         // candidate of each run.
         let around = self.grid.candidate_runs(p);
         let step = thinning_step::<V>(around.candidates(), zones.neighbour_cap);
         let neighbour = |s: usize, d: V, d2: f32| {
             if s != slot && (all_schools || fish.school[s] == school) {
-                nearest2 = nearest2.min(d2);
                 let heading = self.heading_of(s);
                 sums.add(zones, own, cos_half_view, d, d2, heading);
             }
@@ -1755,7 +1757,7 @@ impl<V: Vector> ForcePass<'_, V> {
             let scale = around.candidates().saturating_sub(1) as f64 / looked.max(1) as f64;
             neighbours = (f64::from(neighbours) * scale).round() as u32;
         }
-        Kick { acceleration: sums.wish(own).unwrap_or(V::ZERO), fear: 0.0, neighbours, nearest2 }
+        Kick { acceleration: sums.wish(own).unwrap_or(V::ZERO), fear: 0.0, neighbours }
     }
 }
 

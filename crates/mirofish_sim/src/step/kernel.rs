@@ -435,7 +435,7 @@ impl ForceKernel<'_> {
         };
         let (cache, params) = (&self.caches[school], &self.table[school]);
         let eye = Eye { params, view: &cache.view, reach: &cache.reach };
-        alone::neighbourhood::<Vec2, false, PLANE_RUNS>(&others, &me, eye, &cell.runs, step).0
+        alone::neighbourhood::<Vec2, PLANE_RUNS>(&others, &me, eye, &cell.runs, step)
     }
 
     /// The clamped acceleration of the fish at sorted index `s`, whose

@@ -200,33 +200,31 @@ pub(crate) struct Eye<'a> {
 }
 
 /// The neighbourhood of fish `me` over the candidates of `runs` (every
-/// `step`-th of each where thinned, then scaled back up), and the squared
-/// distance to its nearest neighbour of a school it sees where `NEAREST`
-/// (infinite: none within reach, or not looked for).
+/// `step`-th of each where thinned, then scaled back up).
 #[inline]
-pub(crate) fn neighbourhood<V: Vector, const NEAREST: bool, const N: usize>(
+pub(crate) fn neighbourhood<V: Vector, const N: usize>(
     others: &Others<'_, V>,
     me: &Onlooker<V>,
     eye: Eye<'_>,
     runs: &CandidateRuns<N>,
     step: usize,
-) -> (Neighbourhood<V>, f32) {
+) -> Neighbourhood<V> {
     if others.grid.wraps() {
-        neighbourhood_in::<V, true, NEAREST, N>(others, me, eye, runs, step)
+        neighbourhood_in::<V, true, N>(others, me, eye, runs, step)
     } else {
-        neighbourhood_in::<V, false, NEAREST, N>(others, me, eye, runs, step)
+        neighbourhood_in::<V, false, N>(others, me, eye, runs, step)
     }
 }
 
 /// [`neighbourhood`] on a torus (`WRAP`, as the grid is) or not.
 #[inline]
-fn neighbourhood_in<V: Vector, const WRAP: bool, const NEAREST: bool, const N: usize>(
+fn neighbourhood_in<V: Vector, const WRAP: bool, const N: usize>(
     others: &Others<'_, V>,
     me: &Onlooker<V>,
     Eye { params, view, reach }: Eye<'_>,
     runs: &CandidateRuns<N>,
     step: usize,
-) -> (Neighbourhood<V>, f32) {
+) -> Neighbourhood<V> {
     let g = others.grid;
     let all_schools = others.schools == 1 || params.sees_other_schools;
     // A leader counts `leader_weight` times, and a topological
@@ -236,7 +234,6 @@ fn neighbourhood_in<V: Vector, const WRAP: bool, const NEAREST: bool, const N: u
     let weighed = view.is_shaped() || (others.leaders && params.leader_weight != 1.0) || k > 0;
     let mut hood = Neighbourhood::<V>::default();
     let mut nearest = (k > 0).then(|| Nearest::new(k));
-    let mut nearest2 = f32::INFINITY;
     let neighbour = |j: usize, d: V, d2: f32| {
         if j == me.s {
             return;
@@ -246,9 +243,6 @@ fn neighbourhood_in<V: Vector, const WRAP: bool, const NEAREST: bool, const N: u
         if !(all_schools || school::clamp_index(others.school[j], others.schools) == me.school) {
             hood.add_separation(d, d2, reach);
             return;
-        }
-        if NEAREST {
-            nearest2 = nearest2.min(d2);
         }
         if !weighed {
             hood.add(d, d2, g.sorted_velocity(j), reach);
@@ -288,7 +282,7 @@ fn neighbourhood_in<V: Vector, const WRAP: bool, const NEAREST: bool, const N: u
             });
         }
     }
-    (hood, nearest2)
+    hood
 }
 
 /// The positions of four records (`four`: four of them) as one column per

@@ -39,19 +39,18 @@ const LANE_INDEX: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
 /// scan looked for it.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct QuartetHoods {
-    /// Counts, velocities, offsets and the nearest neighbour.
+    /// Counts, velocities and offsets.
     pub sums: QuartetSums,
     /// The separation sums.
     pub close: QuartetSeparation,
 }
 
 impl QuartetHoods {
-    /// Lane `l` as one fish's neighbourhood, and the squared distance to
-    /// its nearest neighbour (infinite where none was looked for).
+    /// Lane `l` as one fish's neighbourhood.
     #[inline(always)]
-    pub fn lane<V: Vector>(&self, l: usize) -> (Neighbourhood<V>, f32) {
+    pub fn lane<V: Vector>(&self, l: usize) -> Neighbourhood<V> {
         let (sums, close) = (&self.sums, &self.close);
-        let hood = Neighbourhood {
+        Neighbourhood {
             count: sums.count[l] as u32,
             velocity_sum: V::from_fn(|i| sums.velocity[i][l]),
             offset_sum: V::from_fn(|i| sums.offset[i][l]),
@@ -60,13 +59,12 @@ impl QuartetHoods {
             // The lanes' ties are settled before they become
             // neighbourhoods.
             tie_strength: 0.0,
-        };
-        (hood, sums.nearest2[l])
+        }
     }
 
-    /// Sets lane `l` to one fish's neighbourhood and nearest neighbour.
+    /// Sets lane `l` to one fish's neighbourhood.
     #[inline(always)]
-    pub fn set_lane<V: Vector>(&mut self, l: usize, (hood, nearest2): (&Neighbourhood<V>, f32)) {
+    pub fn set_lane<V: Vector>(&mut self, l: usize, hood: &Neighbourhood<V>) {
         let (sums, close) = (&mut self.sums, &mut self.close);
         sums.count[l] = hood.count as f32;
         close.count[l] = hood.separation_count as f32;
@@ -75,7 +73,6 @@ impl QuartetHoods {
             sums.offset[i][l] = hood.offset_sum.axis(i);
             close.push[i][l] = hood.separation_sum.axis(i);
         }
-        sums.nearest2[l] = nearest2;
     }
 
     /// `other`'s lanes where `lanes` is set, this one's elsewhere.
@@ -83,7 +80,6 @@ impl QuartetHoods {
     fn take(&mut self, lanes: BVec4A, other: &Self) {
         self.take_neighbours(lanes, other);
         let pick = |a: &mut Vec4, b: Vec4| *a = Vec4::select(lanes, b, *a);
-        pick(&mut self.sums.nearest2, other.sums.nearest2);
         pick(&mut self.close.count, other.close.count);
         for (a, &b) in self.close.push.iter_mut().zip(&other.close.push) {
             pick(a, b);
@@ -160,11 +156,11 @@ impl<V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'_, V, RUNS, SA
     /// The neighbourhoods of the first `m` lanes of `q` (up to four),
     /// whose fish lie in the grid cells `cells`, under a neighbour `cap`
     /// (0: none) and, for a `topological` school, of its nearest (0:
-    /// metric). `NEAREST`: also find each lane's nearest neighbour. `None`
+    /// metric). `None`
     /// where a pass of part of the quartet would need thinning and may not
     /// be ([`HoodScan::thin_parts`]).
     #[inline(always)]
-    pub fn quartet<const WRAP: bool, const AVX2: bool, const NEAREST: bool>(
+    pub fn quartet<const WRAP: bool, const AVX2: bool>(
         &self,
         q: &QuartetReach,
         cells: &[[u32; 3]; LANES],
@@ -181,13 +177,8 @@ impl<V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'_, V, RUNS, SA
             let end = stretch.lanes.end;
             let whole = l == 0 && end == m;
             let columns = stretch.columns();
-            let pass = self.runs::<WRAP, AVX2, NEAREST>(
-                q,
-                &runs,
-                (cap, columns),
-                topological,
-                whole || self.thin_parts,
-            )?;
+            let pass =
+                self.runs::<WRAP, AVX2>(q, &runs, (cap, columns), topological, whole || self.thin_parts)?;
             if whole {
                 // One pass for the whole quartet (the usual case).
                 return Some(pass);
@@ -205,7 +196,7 @@ impl<V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'_, V, RUNS, SA
     /// crowding cap's budget for them, thinned where `may_thin`, else
     /// `None`.
     #[inline(always)]
-    pub fn runs<const WRAP: bool, const AVX2: bool, const NEAREST: bool>(
+    pub fn runs<const WRAP: bool, const AVX2: bool>(
         &self,
         q: &QuartetReach,
         runs: &CandidateRuns<RUNS>,
@@ -221,13 +212,13 @@ impl<V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'_, V, RUNS, SA
         // The budget, `3 × cap` candidates for one fish's block of columns,
         // and in proportion for a wider stretch.
         let Some(cap) = stretch_cap::<V, RUNS>(runs, cap, columns) else {
-            return Some(self.scan::<WRAP, AVX2, NEAREST, _>(q, runs, topological, |_, a, b| a..b));
+            return Some(self.scan::<WRAP, AVX2, _>(q, runs, topological, |_, a, b| a..b));
         };
         if !may_thin {
             return None;
         }
         if topological == 0 {
-            return Some(self.strata::<WRAP, AVX2, NEAREST>(q, runs, cap));
+            return Some(self.strata::<WRAP, AVX2>(q, runs, cap));
         }
         // A topological school's sample on one stride: each quartet starts
         // it elsewhere, so that neighbouring quartets look at different
@@ -246,15 +237,15 @@ impl<V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'_, V, RUNS, SA
                 *looked += all - usize::from(on_its_stride(&run, me, me + 1).len() == 1 && run.contains(&me));
             }
         }
-        let mut hoods = self.scan::<WRAP, AVX2, NEAREST, _>(q, runs, topological, on_its_stride);
+        let mut hoods = self.scan::<WRAP, AVX2, _>(q, runs, topological, on_its_stride);
         for (l, looked) in looked.into_iter().enumerate() {
-            let (mut hood, nearest2) = hoods.lane::<V>(l);
+            let mut hood = hoods.lane::<V>(l);
             let kept = (hood.count, hood.velocity_sum, hood.offset_sum);
             hood.scale_sample(candidates.saturating_sub(1), looked);
             // The nearest of the sample are not scaled: their number is
             // the point.
             (hood.count, hood.velocity_sum, hood.offset_sum) = kept;
-            hoods.set_lane(l, (&hood, nearest2));
+            hoods.set_lane(l, &hood);
         }
         Some(hoods)
     }
@@ -265,7 +256,7 @@ impl<V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'_, V, RUNS, SA
     /// school's lanes with more neighbours in range than it counts then
     /// take their nearest instead.
     #[inline(always)]
-    fn scan<const WRAP: bool, const AVX2: bool, const NEAREST: bool, I: Iterator<Item = usize>>(
+    fn scan<const WRAP: bool, const AVX2: bool, I: Iterator<Item = usize>>(
         &self,
         q: &QuartetReach,
         runs: &CandidateRuns<RUNS>,
@@ -274,13 +265,7 @@ impl<V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'_, V, RUNS, SA
     ) -> QuartetHoods {
         let (mut sums, mut close) = (QuartetSums::default(), QuartetSeparation::default());
         let snapshot = self.grid.snapshot();
-        scan::scan_runs::<V, WRAP, AVX2, NEAREST, I>(
-            snapshot,
-            (&mut sums, &mut close),
-            runs.iter(),
-            &pick,
-            q,
-        );
+        scan::scan_runs::<V, WRAP, AVX2, I>(snapshot, (&mut sums, &mut close), runs.iter(), &pick, q);
         let mut hoods = QuartetHoods { sums, close };
         // A topological neighbourhood is the metric one where a fish has no
         // more neighbours in range than it counts (the usual case at the
@@ -301,7 +286,7 @@ impl<V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'_, V, RUNS, SA
     /// over those looked at ([`crate::step::crowding`]). Inlined, so that
     /// the AVX2 build's intrinsics inline into it too.
     #[inline(always)]
-    fn strata<const WRAP: bool, const AVX2: bool, const NEAREST: bool>(
+    fn strata<const WRAP: bool, const AVX2: bool>(
         &self,
         q: &QuartetReach,
         runs: &CandidateRuns<RUNS>,
@@ -317,15 +302,13 @@ impl<V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'_, V, RUNS, SA
         let mut sampled = [QuartetHoods::default(); 2];
         for (hoods, sample) in sampled.iter_mut().zip([strata.own.indices(), strata.rest.indices()]) {
             let QuartetHoods { sums, close } = hoods;
-            scan::scan_sample::<V, WRAP, AVX2, NEAREST>(g.snapshot(), (sums, close), sample, q);
+            scan::scan_sample::<V, WRAP, AVX2>(g.snapshot(), (sums, close), sample, q);
         }
         let [own, rest] = &sampled;
         let mut hoods = QuartetHoods::default();
         for l in 0..LANES {
-            let ((own_hood, own_nearest2), (rest_hood, rest_nearest2)) =
-                (own.lane::<V>(l), rest.lane::<V>(l));
-            let hood = strata.estimate(base + l, runs, &own_hood, &rest_hood);
-            hoods.set_lane(l, (&hood, own_nearest2.min(rest_nearest2)));
+            let hood = strata.estimate(base + l, runs, &own.lane::<V>(l), &rest.lane::<V>(l));
+            hoods.set_lane(l, &hood);
         }
         hoods
     }
@@ -378,7 +361,7 @@ impl<V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'_, V, RUNS, SA
                 hood.velocity_sum += g.sorted_velocity(j);
                 hood.offset_sum += offset(me, g.sorted_position(j), size, WRAP);
             });
-            hoods.set_lane(l, (&hood, f32::INFINITY));
+            hoods.set_lane(l, &hood);
         }
         hoods
     }
@@ -406,11 +389,11 @@ mod tests {
     fn lanes_keep_each_neighbourhood<V: Vector, const N: usize>() {
         let mut hoods = QuartetHoods::default();
         for l in 0..LANES {
-            hoods.set_lane(l, (&hood::<V>(l), l as f32 + 0.5));
+            hoods.set_lane(l, &hood::<V>(l));
         }
         let lanes = hoods.in_lanes::<N>();
         for l in 0..LANES {
-            assert_eq!(hoods.lane::<V>(l), (hood::<V>(l), l as f32 + 0.5));
+            assert_eq!(hoods.lane::<V>(l), hood::<V>(l));
             assert_eq!(lanes.count[l], hood::<V>(l).count as f32);
             assert_eq!(lanes.separation_count[l], hood::<V>(l).separation_count as f32);
             for i in 0..N {
@@ -431,8 +414,8 @@ mod tests {
     fn taking_lanes_takes_those_only() {
         let (mut mine, mut theirs) = (QuartetHoods::default(), QuartetHoods::default());
         for l in 0..LANES {
-            mine.set_lane(l, (&hood::<Vec3>(l), 1.0));
-            theirs.set_lane(l, (&hood::<Vec3>(l + 4), 2.0));
+            mine.set_lane(l, &hood::<Vec3>(l));
+            theirs.set_lane(l, &hood::<Vec3>(l + 4));
         }
         let middle = LANE_INDEX.cmpge(Vec4::splat(1.0)) & LANE_INDEX.cmplt(Vec4::splat(3.0));
         let mut all = mine;
@@ -442,15 +425,14 @@ mod tests {
         for l in 0..LANES {
             let taken = (1..3).contains(&l);
             assert_eq!(all.lane::<Vec3>(l), if taken { theirs } else { mine }.lane::<Vec3>(l));
-            // Alignment and cohesion from the other, separation and the
-            // nearest kept.
-            let (mut expected, nearest2) = mine.lane::<Vec3>(l);
+            // Alignment and cohesion from the other, separation kept.
+            let mut expected = mine.lane::<Vec3>(l);
             if taken {
-                let (other, _) = theirs.lane::<Vec3>(l);
+                let other = theirs.lane::<Vec3>(l);
                 (expected.count, expected.velocity_sum, expected.offset_sum) =
                     (other.count, other.velocity_sum, other.offset_sum);
             }
-            assert_eq!(neighbours.lane::<Vec3>(l), (expected, nearest2));
+            assert_eq!(neighbours.lane::<Vec3>(l), expected);
         }
     }
 }

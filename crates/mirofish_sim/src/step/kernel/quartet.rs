@@ -191,10 +191,10 @@ impl ForceKernel<'_> {
         let survey = HoodScan::<Vec2, PLANE_RUNS, SAMPLE>::new(g);
         let hoods = if self.search == NeighbourSearch::BruteForce {
             let every = CandidateRuns::single(0..g.len());
-            survey.runs::<WRAP, AVX2, false>(&q, &every, (cap, 0), topological, true)
+            survey.runs::<WRAP, AVX2>(&q, &every, (cap, 0), topological, true)
         } else {
             let cells = self.cells_of::<AVX2>(x, y);
-            survey.quartet::<WRAP, AVX2, false>(&q, &cells, m, (cap, topological))
+            survey.quartet::<WRAP, AVX2>(&q, &cells, m, (cap, topological))
         };
         let Some(hoods) = hoods else { unreachable!("a plane's quartet thins any of its passes") };
         let hoods = hoods.in_lanes::<2>();

@@ -99,9 +99,6 @@ pub(crate) struct QuartetReach {
     pub separation2: Vec4,
     /// Each lane's separation floor ([`crate::FlockParams::separation_floor`]).
     pub floor: Vec4,
-    /// Each lane's interaction radius squared (the larger of the two): the
-    /// nearest neighbour is looked for within it.
-    pub within2: Vec4,
     /// The torus's size and half size along each axis.
     size: [f32; 3],
     half: [f32; 3],
@@ -145,7 +142,6 @@ impl QuartetReach {
             separation,
             separation2,
             floor,
-            within2: perception2.max(separation2),
             size,
             half: size.map(|s| s * 0.5),
             tie: Cell::new(Vec4::ZERO),
@@ -201,25 +197,11 @@ pub(crate) fn nearest_image(d: Vec4, half: f32, size: f32) -> Vec4 {
 /// The sums of a quartet's scan, one fish per lane, axis by axis (counts
 /// are whole numbers, exact in `f32` up to 2²⁴ neighbours). Kept in
 /// registers.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct QuartetSums {
     pub count: Vec4,
     pub velocity: [Vec4; 3],
     pub offset: [Vec4; 3],
-    /// Squared distance to the nearest other fish within the interaction
-    /// radius (infinite: none), where the scan looks for it.
-    pub nearest2: Vec4,
-}
-
-impl Default for QuartetSums {
-    fn default() -> Self {
-        Self {
-            count: Vec4::ZERO,
-            velocity: [Vec4::ZERO; 3],
-            offset: [Vec4::ZERO; 3],
-            nearest2: Vec4::INFINITY,
-        }
-    }
 }
 
 /// The separation sums, updated only when a candidate is that close to one
@@ -253,9 +235,8 @@ pub(crate) fn around_own<I>(
 /// under `AVX2` (only where the CPU has it): adds the candidates at sorted
 /// indices `candidates` (ascending, all below `end`) to the sums of every
 /// lane, comparing candidate `j` with the fish whose axis 0 is `fish_x(j)`.
-/// `NEAREST`: also keep each lane's nearest neighbour.
 #[inline(always)]
-pub(crate) fn scan<V: Vector, const WRAP: bool, const AVX2: bool, const NEAREST: bool>(
+pub(crate) fn scan<V: Vector, const WRAP: bool, const AVX2: bool>(
     snapshot: &[V::Record],
     sums: Sums<'_>,
     candidates: impl Iterator<Item = usize>,
@@ -273,16 +254,16 @@ pub(crate) fn scan<V: Vector, const WRAP: bool, const AVX2: bool, const NEAREST:
         // passes, which run only where the CPU has AVX2.
         #[expect(unsafe_code, reason = "the AVX2 scan, inlined into the AVX2 build of a pass")]
         unsafe {
-            avx2::scan_pairs::<V, WRAP, NEAREST>(snapshot, sums, candidates, end, fish_x, q);
+            avx2::scan_pairs::<V, WRAP>(snapshot, sums, candidates, end, fish_x, q);
         }
         return;
     }
-    scan_candidates::<V, WRAP, NEAREST>(snapshot, sums, candidates, end, fish_x, q);
+    scan_candidates::<V, WRAP>(snapshot, sums, candidates, end, fish_x, q);
 }
 
 /// [`scan`] one candidate at a time.
 #[inline(always)]
-pub(crate) fn scan_candidates<V: Vector, const WRAP: bool, const NEAREST: bool>(
+pub(crate) fn scan_candidates<V: Vector, const WRAP: bool>(
     snapshot: &[V::Record],
     (acc, close): Sums<'_>,
     candidates: impl Iterator<Item = usize>,
@@ -303,9 +284,6 @@ pub(crate) fn scan_candidates<V: Vector, const WRAP: bool, const NEAREST: bool>(
             *velocity += Vec4::select(seen, Vec4::splat(record_velocity_axis::<V>(candidate, i)), Vec4::ZERO);
             *offset += Vec4::select(seen, d, Vec4::ZERO);
         }
-        if NEAREST {
-            acc.nearest2 = Vec4::select(d2.cmplt(q.within2), acc.nearest2.min(d2), acc.nearest2);
-        }
         let near = d2.cmplt(q.separation2);
         if near.any() {
             separate_quartet::<V>(close, near, (d, d2), q);
@@ -317,14 +295,14 @@ pub(crate) fn scan_candidates<V: Vector, const WRAP: bool, const NEAREST: bool>(
 /// `sample` (ascending), each lane skipping its own fish: a thinned scan's
 /// stratum. Ties settled ([`settle_ties`]).
 #[inline(always)]
-pub(crate) fn scan_sample<V: Vector, const WRAP: bool, const AVX2: bool, const NEAREST: bool>(
+pub(crate) fn scan_sample<V: Vector, const WRAP: bool, const AVX2: bool>(
     snapshot: &[V::Record],
     (acc, close): Sums<'_>,
     sample: &[u32],
     q: &QuartetReach,
 ) {
     let candidates = sample.iter().map(|&j| j as usize);
-    scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), candidates, snapshot.len(), |j| q.x_for(j), q);
+    scan::<V, WRAP, AVX2>(snapshot, (acc, close), candidates, snapshot.len(), |j| q.x_for(j), q);
     if q.tie.get().cmpgt(Vec4::ZERO).any() {
         settle_ties::<V>(close, q);
     }
@@ -335,7 +313,7 @@ pub(crate) fn scan_sample<V: Vector, const WRAP: bool, const AVX2: bool, const N
 /// gives (`a..b` itself for all of them), each lane skipping its own fish.
 /// Ties settled ([`settle_ties`]).
 #[inline(always)]
-pub(crate) fn scan_runs<V: Vector, const WRAP: bool, const AVX2: bool, const NEAREST: bool, I>(
+pub(crate) fn scan_runs<V: Vector, const WRAP: bool, const AVX2: bool, I>(
     snapshot: &[V::Record],
     (acc, close): Sums<'_>,
     runs: impl Iterator<Item = Range<usize>>,
@@ -349,15 +327,15 @@ pub(crate) fn scan_runs<V: Vector, const WRAP: bool, const AVX2: bool, const NEA
         if run.end <= own.start || own.end <= run.start {
             // A run without the quartet's own fish (most of them).
             let candidates = pick(&run, run.start, run.end);
-            scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), candidates, run.end, |_| q.at[0], q);
+            scan::<V, WRAP, AVX2>(snapshot, (acc, close), candidates, run.end, |_| q.at[0], q);
             continue;
         }
         // The quartet's own fish apart: each must skip itself.
         let [before, mine, after] = around_own(&run, &own, pick);
-        scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), before, run.end, |_| q.at[0], q);
+        scan::<V, WRAP, AVX2>(snapshot, (acc, close), before, run.end, |_| q.at[0], q);
         let without_self = |j: usize| q.x_without[j - q.base];
-        scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), mine, run.end, without_self, q);
-        scan::<V, WRAP, AVX2, NEAREST>(snapshot, (acc, close), after, run.end, |_| q.at[0], q);
+        scan::<V, WRAP, AVX2>(snapshot, (acc, close), mine, run.end, without_self, q);
+        scan::<V, WRAP, AVX2>(snapshot, (acc, close), after, run.end, |_| q.at[0], q);
     }
     if q.tie.get().cmpgt(Vec4::ZERO).any() {
         settle_ties::<V>(close, q);

@@ -7,10 +7,10 @@
 //! halve those, and VEX's three-operand forms drop the register copies
 //! SSE2 needs. The sums keep their order: each lane adds candidate `j`'s
 //! terms, then candidate `k`'s, as the one-at-a-time loop does (the
-//! counts, whole numbers, are added up in any order, and so are the
-//! nearest distances, a minimum), and there is no fused multiply-add, so
-//! the bits are the portable loop's on every CPU. A pair with a fish in
-//! its separation radius is pushed apart in the same vector ([`separate`]).
+//! counts, whole numbers, are added up in any order), and there is no
+//! fused multiply-add, so the bits are the portable loop's on every CPU.
+//! A pair with a fish in its separation radius is pushed apart in the same
+//! vector ([`separate`]).
 //!
 //! Every function is an `#[inline(always)] unsafe fn` without a
 //! `#[target_feature]` of its own, inlined into the AVX2 builds of the
@@ -23,7 +23,7 @@
 #![expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 builds of the force passes only")]
 
 use core::arch::x86_64::{
-    __m128, __m256, _CMP_EQ_OQ, _CMP_GT_OS, _CMP_LT_OS, _mm_add_ps, _mm_cvtss_f32, _mm_min_ps, _mm_movehl_ps,
+    __m128, __m256, _CMP_EQ_OQ, _CMP_GT_OS, _CMP_LT_OS, _mm_add_ps, _mm_cvtss_f32, _mm_movehl_ps,
     _mm_setr_ps, _mm_setzero_ps, _mm_shuffle_ps, _mm256_add_ps, _mm256_and_ps, _mm256_andnot_ps,
     _mm256_blendv_ps, _mm256_castps256_ps128, _mm256_cmp_ps, _mm256_div_ps, _mm256_extractf128_ps,
     _mm256_max_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_permute_ps, _mm256_set_m128, _mm256_set1_ps,
@@ -134,7 +134,7 @@ unsafe fn broadcast(v: __m256, l: usize) -> __m256 {
 /// with `#[target_feature]` cannot be forced inline, and a call per run
 /// cost more than the pairs save.
 #[inline(always)]
-pub(super) unsafe fn scan_pairs<V: Vector, const WRAP: bool, const NEAREST: bool>(
+pub(super) unsafe fn scan_pairs<V: Vector, const WRAP: bool>(
     snapshot: &[V::Record],
     (acc, close): Sums<'_>,
     mut candidates: impl Iterator<Item = usize>,
@@ -151,18 +151,17 @@ pub(super) unsafe fn scan_pairs<V: Vector, const WRAP: bool, const NEAREST: bool
         for (at, &fish) in at.iter_mut().zip(&q.at).take(V::DIM) {
             *at = both(fish);
         }
-        let (perception2, separation2, within2) = (both(q.perception2), both(q.separation2), both(q.within2));
+        let (perception2, separation2) = (both(q.perception2), both(q.separation2));
         let (size, half) = (q.size, q.half);
-        let (one, infinity) = (_mm256_set1_ps(1.0), _mm256_set1_ps(f32::INFINITY));
+        let one = _mm256_set1_ps(1.0);
         let [velocity_vector, velocity_lane] = V::VELOCITY_AT;
         let mut count = _mm256_setzero_ps();
-        // Only the dimension's axes (and the nearest, where kept) go in and
-        // out of registers: a scan starts and ends many times a quartet.
+        // Only the dimension's axes go in and out of registers: a scan
+        // starts and ends many times a quartet.
         let (mut velocity, mut offset) = ([_mm_setzero_ps(); 3], [_mm_setzero_ps(); 3]);
         for i in 0..V::DIM {
             (velocity[i], offset[i]) = (m128(acc.velocity[i]), m128(acc.offset[i]));
         }
-        let mut nearest2 = if NEAREST { m128(acc.nearest2) } else { _mm_setzero_ps() };
         let mut odd = None;
         while let Some(j) = candidates.next() {
             let Some(k) = candidates.next() else {
@@ -194,11 +193,6 @@ pub(super) unsafe fn scan_pairs<V: Vector, const WRAP: bool, const NEAREST: bool
             }
             add_axes_in_order::<V>(&mut velocity, terms);
             add_axes_in_order::<V>(&mut offset, offsets);
-            if NEAREST {
-                let within = _mm256_cmp_ps::<_CMP_LT_OS>(d2, within2);
-                let [low, high] = halves(_mm256_blendv_ps(infinity, d2, within));
-                nearest2 = _mm_min_ps(_mm_min_ps(nearest2, low), high);
-            }
             let near = _mm256_cmp_ps::<_CMP_LT_OS>(d2, separation2);
             if _mm256_movemask_ps(near) != 0 {
                 separate::<V>(close, near, (d, d2), q);
@@ -210,11 +204,8 @@ pub(super) unsafe fn scan_pairs<V: Vector, const WRAP: bool, const NEAREST: bool
         for i in 0..V::DIM {
             (acc.velocity[i], acc.offset[i]) = (vec4(velocity[i]), vec4(offset[i]));
         }
-        if NEAREST {
-            acc.nearest2 = vec4(nearest2);
-        }
         if let Some(j) = odd {
-            scan_candidates::<V, WRAP, NEAREST>(snapshot, (acc, close), core::iter::once(j), end, fish_x, q);
+            scan_candidates::<V, WRAP>(snapshot, (acc, close), core::iter::once(j), end, fish_x, q);
         }
     }
 }
