@@ -30,11 +30,12 @@ use crate::step::command::{FlockCommand, SpawnKey, spawn_disc};
 use crate::step::crowding::{lone_step, thinning_step};
 use crate::step::integrate::{SchoolMotion, bounce_scatter, contain, swim, swim_four};
 use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
-use crate::step::kernel::hoods::{HoodScan, QuartetHoods};
+use crate::step::kernel::hoods::{HoodScan, QuartetHoods, cells_of};
+use crate::step::kernel::quartet::PLANE_SAMPLE;
 use crate::step::kernel::scan::{LANES, QuartetReach};
 use crate::step::kernel::{Avx2, ForceSample, KernelPath, SchoolCache, TwoBuilds};
 use crate::step::predators::{Prey, leaders_centre, move_on, nearest};
-use crate::world::grid::{CellGrid, MAX_RUNS};
+use crate::world::grid::{CellGrid, MAX_RUNS, PLANE_RUNS};
 use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
@@ -51,12 +52,13 @@ pub type Flock3d = Swarm<Vec3>;
 const CHUNK: usize = 1024;
 const _: () = assert!(CHUNK.is_multiple_of(LANES), "work items start at a quartet");
 
-/// Most candidates one stratum of a crowded quartet's scan looks at: its
-/// share of the budget (two thirds of six candidates per capped neighbour,
-/// the cap at most 16 and scaled to the widest stretch, 17 columns for a
-/// block's 5, in a volume; a plane's stretch is shorter and needs less)
-/// and one more per run for the strides' rounding.
-const SAMPLE: usize = 256;
+/// Most candidates one stratum of a crowded quartet's scan looks at in a
+/// volume: its share of the budget (two thirds of six candidates per
+/// capped neighbour, the cap at most 16 and scaled to the widest stretch,
+/// 17 columns for a block's 5) and one more per run for the strides'
+/// rounding. A plane's stretch is shorter and needs less
+/// ([`PLANE_SAMPLE`]).
+const VOLUME_SAMPLE: usize = 256;
 
 /// A school (or several) in `V`'s dimension: the fish as columns, their
 /// parameters, tank and scene, and the scratch a tick reuses.
@@ -1541,15 +1543,19 @@ impl<V: Vector> ForcePass<'_, V> {
         let ids = [fish.id[base], fish.id[base + 1], fish.id[base + 2], fish.id[base + 3]];
         let quartet = QuartetReach::new(base, at, reach, self.tank.size(), (ids, self.key));
         let cap = caps[0].min(caps[1]).min(caps[2]).min(caps[3]);
-        let mut cells = [[0u32; 3]; LANES];
-        for (cell, &p) in cells.iter_mut().zip(positions) {
-            *cell = self.grid.coords(p);
-        }
+        let cells = cells_of::<V, AVX2>(self.grid, &at);
         // A pass of part of the quartet (across rows, or spread far along
         // one) keeps the bits of its fish's own scans: where one has more
         // candidates than a fish alone looks at, the four go one at a time.
-        let survey = HoodScan::<V, MAX_RUNS, SAMPLE>::new(self.grid);
-        survey.quartet::<WRAP, AVX2>(&quartet, &cells, LANES, (cap, topological))
+        // A plane's passes meet fewer runs and smaller samples: room for
+        // those only (the branch is decided when the pass is compiled).
+        if V::DIM == 2 {
+            let survey = HoodScan::<V, PLANE_RUNS, PLANE_SAMPLE>::new(self.grid);
+            survey.quartet::<WRAP, AVX2>(&quartet, &cells, LANES, (cap, topological))
+        } else {
+            let survey = HoodScan::<V, MAX_RUNS, VOLUME_SAMPLE>::new(self.grid);
+            survey.quartet::<WRAP, AVX2>(&quartet, &cells, LANES, (cap, topological))
+        }
     }
 
     /// The kicks of the quartet from slot `base` with its scanned `hoods`:

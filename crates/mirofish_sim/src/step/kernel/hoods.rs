@@ -367,6 +367,21 @@ impl<V: Vector, const RUNS: usize, const SAMPLE: usize> HoodScan<'_, V, RUNS, SA
     }
 }
 
+/// The grid cells of the four fish at `at` (axis by axis, one fish per
+/// lane), as [`CellGrid::coords`] finds them; under `AVX2` (only where the
+/// CPU has it) four at once.
+#[inline(always)]
+pub(crate) fn cells_of<V: Vector, const AVX2: bool>(grid: &CellGrid<V>, at: &[Vec4; 3]) -> [[u32; 3]; LANES] {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: `AVX2` is true only within the AVX2 builds of the force
+        // passes, which run only where the CPU has AVX2.
+        #[expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 build of a pass")]
+        return unsafe { super::quartet::avx2::cells_of(grid, at) };
+    }
+    core::array::from_fn(|l| grid.coords(V::from_fn(|i| at[i][l])))
+}
+
 #[cfg(test)]
 mod tests {
     use glam::{Vec2, Vec3};

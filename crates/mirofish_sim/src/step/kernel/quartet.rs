@@ -27,7 +27,7 @@
 
 use glam::{Vec2, Vec4};
 
-use super::hoods::HoodScan;
+use super::hoods::{HoodScan, cells_of};
 use super::scan::QuartetReach;
 use super::{ForceKernel, ForceSample, Kick, LANES, NeighbourSearch};
 use crate::rules::{self, NeighbourhoodLanes, RuleForces};
@@ -188,32 +188,17 @@ impl ForceKernel<'_> {
             (true, true) => self.table[schools[0]].neighbour_cap,
             (true, false) => (0..m).map(|l| self.table[schools[l]].neighbour_cap).min().unwrap_or(0),
         };
-        let survey = HoodScan::<Vec2, PLANE_RUNS, SAMPLE>::new(g);
+        let survey = HoodScan::<Vec2, PLANE_RUNS, PLANE_SAMPLE>::new(g);
         let hoods = if self.search == NeighbourSearch::BruteForce {
             let every = CandidateRuns::single(0..g.len());
             survey.runs::<WRAP, AVX2>(&q, &every, (cap, 0), topological, true)
         } else {
-            let cells = self.cells_of::<AVX2>(x, y);
+            let cells = cells_of::<Vec2, AVX2>(g, &[x, y, Vec4::ZERO]);
             survey.quartet::<WRAP, AVX2>(&q, &cells, m, (cap, topological))
         };
         let Some(hoods) = hoods else { unreachable!("a plane's quartet thins any of its passes") };
         let hoods = hoods.in_lanes::<2>();
         Scanned { base, x, y, id: q.id, hoods, school: one_school.then_some(schools[0]) }
-    }
-
-    /// The grid cells of the four fish at `x`, `y`, as
-    /// [`crate::world::grid::CellGrid::coords`] finds them; under `AVX2`
-    /// (only where the CPU has it) four at once.
-    #[inline(always)]
-    fn cells_of<const AVX2: bool>(&self, x: Vec4, y: Vec4) -> [[u32; 3]; LANES] {
-        #[cfg(target_arch = "x86_64")]
-        if AVX2 {
-            // SAFETY: `AVX2` is true only within the pass's AVX2 build,
-            // which runs only where the CPU has AVX2.
-            #[expect(unsafe_code, reason = "AVX2 intrinsics, inlined into the AVX2 build of the pass")]
-            return unsafe { avx2::cells_of(self.grid, x, y) };
-        }
-        core::array::from_fn(|l| self.grid.coords(Vec2::new(x[l], y[l])))
     }
 
     /// What [`ForceKernel::kick`] computes for the fish of the scanned
@@ -299,10 +284,10 @@ impl ForceKernel<'_> {
     }
 }
 
-/// Most candidates one stratum of a thinned scan looks at: its share of
-/// the budget for the widest stretch a quartet walks, and one more per run
-/// for the strides' rounding.
-const SAMPLE: usize = 96;
+/// Most candidates one stratum of a thinned scan looks at on a plane: its
+/// share of the budget for the widest stretch a quartet walks, and one
+/// more per run for the strides' rounding.
+pub(crate) const PLANE_SAMPLE: usize = 96;
 
 /// Writes the first `to.len()` (at most four) of `from` to `to`: four by
 /// a move of known length, fewer (only the last quartet of a flock) out of

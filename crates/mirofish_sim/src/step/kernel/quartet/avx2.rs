@@ -1,4 +1,4 @@
-//! Quartets on AVX2: a plane's four grid cells found at once, and the
+//! Quartets on AVX2: four fish's grid cells found at once, and the
 //! rules of two quartets evaluated at once in eight lanes ([`F32x8`],
 //! whose operations are the ones glam's `Vec4` does four at a time, to the
 //! bit), over two axes (a plane's, with its wander phases) or three (a
@@ -24,31 +24,32 @@ use core::arch::x86_64::{
 };
 use glam::Vec4;
 
+use crate::math::Vector;
 use crate::math::lanes::Lanes;
 use crate::rules::{self, NeighbourhoodLanes};
 use crate::step::kernel::scan::avx2::{halves, m128, vec4};
 use crate::world::grid::CellGrid;
 use crate::world::params::FlockParams;
 
-/// The cells of the four fish at `x`, `y` (one per lane), exactly as
-/// `CellGrid::coords` finds them one at a time: the same cell
+/// The cells of the four fish at `at` (axis by axis, one fish per lane),
+/// exactly as `CellGrid::coords` finds them one at a time: the same cell
 /// coordinates in `f32`, clamped into the grid *before* the conversion,
 /// which for every clamped value (and for NaN, which the clamp sends to 0)
 /// gives the integer that clamping after it gives. Four conversions in one
-/// instruction instead of four saturating ones each.
+/// instruction per axis instead of four saturating ones each.
 ///
 /// # Safety
 ///
 /// The CPU must have AVX2.
 #[inline(always)]
-pub(super) unsafe fn cells_of(grid: &CellGrid<glam::Vec2>, x: Vec4, y: Vec4) -> [[u32; 3]; 4] {
-    let (origin, inv_cell, [cols, rows, _]) = (grid.origin(), grid.inv_cell(), grid.dimensions());
-    // SAFETY: the caller's promise (AVX2).
-    unsafe {
-        let cx = lanes(cell_axis(x, origin.x, inv_cell.x, cols));
-        let cy = lanes(cell_axis(y, origin.y, inv_cell.y, rows));
-        core::array::from_fn(|l| [cx[l], cy[l], 0])
+pub(crate) unsafe fn cells_of<V: Vector>(grid: &CellGrid<V>, at: &[Vec4; 3]) -> [[u32; 3]; 4] {
+    let (origin, inv_cell, dims) = (grid.origin(), grid.inv_cell(), grid.dimensions());
+    let mut axes = [[0; 4]; 3];
+    for i in 0..V::DIM {
+        // SAFETY: the caller's promise (AVX2).
+        axes[i] = unsafe { lanes(cell_axis(at[i], origin.axis(i), inv_cell.axis(i), dims[i])) };
     }
+    core::array::from_fn(|l| [axes[0][l], axes[1][l], axes[2][l]])
 }
 
 /// The cell coordinate along one axis of `n` cells of the four points at
@@ -385,19 +386,25 @@ mod tests {
     use super::*;
 
     /// Four at once, the cells are the ones `coords` finds one at a
-    /// time: inside, on cell borders and walls, outside, and not finite.
+    /// time: inside, on cell borders and walls, outside, and not finite;
+    /// on a plane and in a volume.
     #[test]
     fn four_cells_at_once_are_the_cells_one_at_a_time() {
         if crate::step::kernel::Avx2::detect().is_none() {
             return;
         }
         let (grid, values) = crate::world::grid::hostile_coordinates();
+        let tank = crate::world::tank::Tank3d::centered(glam::Vec3::new(300.0, 200.0, 250.0));
+        let mut volume = CellGrid::default();
+        volume.rebuild(&[glam::Vec3::ZERO], &tank, 25.0, false);
         for four in values.chunks(4).filter(|c| c.len() == 4) {
-            let (x, y) = (Vec4::from_slice(four), Vec4::from_slice(four).zwxy());
+            let at = [Vec4::from_slice(four), Vec4::from_slice(four).zwxy(), Vec4::from_slice(four).wzyx()];
             // SAFETY: AVX2 was detected above.
-            let cells = unsafe { cells_of(&grid, x, y) };
-            for (l, cell) in cells.into_iter().enumerate() {
-                assert_eq!(cell, grid.coords(Vec2::new(x[l], y[l])), "({}, {})", x[l], y[l]);
+            let (cells, cells_3d) = unsafe { (cells_of(&grid, &at), cells_of(&volume, &at)) };
+            for l in 0..4 {
+                let [x, y, z] = at.map(|axis| axis[l]);
+                assert_eq!(cells[l], grid.coords(Vec2::new(x, y)), "({x}, {y})");
+                assert_eq!(cells_3d[l], volume.coords(glam::Vec3::new(x, y, z)), "({x}, {y}, {z})");
             }
         }
     }
