@@ -1518,23 +1518,30 @@ impl<V: Vector> ForcePass<'_, V> {
         // Loops and plain functions, no closures: this inlines into the
         // AVX2 build, where a closure may be left out of line.
         let positions = &fish.position[base..base + LANES];
-        let mut reach = [&self.schools_now[0].scan.reach; LANES];
-        let mut caps = [0u32; LANES];
         let first = fish.school[base];
-        let topological = self.params[usize::from(first)].topological_neighbours;
-        for l in 0..LANES {
-            let school = usize::from(fish.school[base + l]);
-            let (params, now) = (&self.params[school], &self.schools_now[school]);
-            // Whatever needs the one-fish scan (`SchoolCache::shaped`: a
-            // weight per pair or a test of each candidate's school). A
-            // topological school's nearest are kept by quartets of its own
-            // fish only.
-            let own =
-                fish.school[base + l] == first || (topological == 0 && params.topological_neighbours == 0);
-            if now.scan.shaped || !own {
-                return None;
+        let (params, now) = (&self.params[usize::from(first)], &self.schools_now[usize::from(first)]);
+        let topological = params.topological_neighbours;
+        let mut reach = [&now.scan.reach; LANES];
+        let mut caps = [params.neighbour_cap; LANES];
+        // Whatever needs the one-fish scan (`SchoolCache::shaped`: a weight
+        // per pair or a test of each candidate's school).
+        if now.scan.shaped {
+            return None;
+        }
+        // One school (the usual case): every lane reads as the first.
+        if !self.one_school {
+            for l in 1..LANES {
+                let school = usize::from(fish.school[base + l]);
+                let (params, now) = (&self.params[school], &self.schools_now[school]);
+                // A topological school's nearest are kept by quartets of
+                // its own fish only.
+                let own = fish.school[base + l] == first
+                    || (topological == 0 && params.topological_neighbours == 0);
+                if now.scan.shaped || !own {
+                    return None;
+                }
+                (reach[l], caps[l]) = (&now.scan.reach, params.neighbour_cap);
             }
-            (reach[l], caps[l]) = (&now.scan.reach, params.neighbour_cap);
         }
         let mut at = [Vec4::ZERO; 3];
         for (i, axis) in at.iter_mut().enumerate().take(V::DIM) {
@@ -1635,8 +1642,10 @@ impl<V: Vector> ForcePass<'_, V> {
     /// [`ForcePass::finish_in_lanes`] once the rules are evaluated
     /// (`rules`: separation, alignment, cohesion, wander): fear's harder
     /// push, the soft margin, the jitter and the clamp. `false`, with
-    /// nothing written, where a fish's total is not finite.
-    #[inline]
+    /// nothing written, where a fish's total is not finite. Inlined into
+    /// the pass's build, as the plane's is: out of line it is compiled
+    /// without AVX2, and called once a quartet.
+    #[inline(always)]
     fn kicks_of_rules(
         &self,
         base: usize,
