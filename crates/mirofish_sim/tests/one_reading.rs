@@ -581,6 +581,14 @@ fn engines_agree(params: FlockParams, tank: Tank, fish: usize, ticks: u64, every
             let b = (bits(generic.positions()[slot]), bits(generic.velocities()[slot]));
             assert_eq!(a, b, "fish {id} at tick {tick}, {:?}", tank.boundary);
         }
+        if tick > 0 {
+            // One measure of the school's spacing: every fish within the
+            // radius, however the cap thins a crowd's force pass.
+            let measured = mirofish_sim::Metrics::measure(&plane.flock, &plane.params, &plane.tank);
+            let nearest = generic.metrics().nearest_neighbour;
+            assert!(nearest.is_some(), "tick {tick}");
+            assert_eq!(measured.nearest_neighbour, nearest, "tick {tick}, {:?}", tank.boundary);
+        }
         plane.run(every).unwrap();
         generic.run(every);
     }
@@ -592,7 +600,7 @@ fn the_generic_engine_gives_a_school_on_a_plane_the_planes_bits() {
     // Through a torus's seam, off hard walls (their random turn), with a
     // school that sees ahead only and one crowded past its cap: the start,
     // the wander, the order each fish's neighbours are summed in and the
-    // crowding budgets are one.
+    // crowding budgets are one, and so is the nearest-neighbour measure.
     let small = Tank::centered(Vec2::new(500.0, 400.0));
     for boundary in [BoundaryMode::Wrap, BoundaryMode::Bounce] {
         engines_agree(FlockParams::default(), Tank { boundary, ..small }, 900, 120, 20);
