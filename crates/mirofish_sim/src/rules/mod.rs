@@ -252,11 +252,12 @@ pub fn wander_direction<V: Vector>(phase: f32, circle: &V::Circle) -> V {
     V::on_circle(circle, sin, cos)
 }
 
-/// The heading of a fish: its velocity direction, or `fallback` when it is
-/// not moving (so a stopped fish still has a defined heading).
+/// The heading of a fish: its velocity direction, or `fallback()` (where
+/// it wanders) when it is not moving, so a stopped fish still has a
+/// defined heading. The fallback is computed only for a stopped fish.
 #[inline]
-pub fn heading<V: Vector>(velocity: V, fallback: V) -> V {
-    velocity.try_normalize().unwrap_or(fallback)
+pub fn heading<V: Vector>(velocity: V, fallback: impl FnOnce() -> V) -> V {
+    velocity.try_normalize().unwrap_or_else(fallback)
 }
 
 /// Scales `v` down to length `max` if it is longer; never returns NaN or inf,
@@ -670,9 +671,9 @@ mod tests {
 
     #[test]
     fn zero_velocity_has_a_defined_heading() {
-        assert_eq!(heading(Vec2::ZERO, Vec2::Y), Vec2::Y);
-        assert_eq!(heading(Vec2::new(0.0, -5.0), Vec2::X), Vec2::NEG_Y);
-        let h = heading(Vec2::new(1e-30, 0.0), Vec2::Y);
+        assert_eq!(heading(Vec2::ZERO, || Vec2::Y), Vec2::Y);
+        assert_eq!(heading(Vec2::new(0.0, -5.0), || Vec2::X), Vec2::NEG_Y);
+        let h = heading(Vec2::new(1e-30, 0.0), || Vec2::Y);
         assert!(h.is_finite());
         // The rules themselves stay finite for a stopped fish.
         let n = hood(&[(Vec2::new(5.0, 0.0), Vec2::ZERO)]);

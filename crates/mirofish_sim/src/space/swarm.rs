@@ -1191,9 +1191,8 @@ impl<V: Vector> Swarm<V> {
                         // Constant speed, bounded turn towards the wish
                         // (or the heading, when the fish saw nobody),
                         // blurred by a little noise; no wander.
-                        let own = velocity[k]
-                            .try_normalize()
-                            .unwrap_or_else(|| wander_direction(phase[k], &circle[base + k]));
+                        let own =
+                            rules::heading(velocity[k], || wander_direction(phase[k], &circle[base + k]));
                         let wish = if kick.acceleration == V::ZERO { own } else { kick.acceleration };
                         let noise: V = key.in_unit_ball(name, Stream::Wander);
                         let wish = (wish + noise * z.noise).try_normalize().unwrap_or(own);
@@ -1740,7 +1739,7 @@ impl<V: Vector> ForcePass<'_, V> {
     /// where it wanders when it stands still ([`rules::heading`]).
     #[inline]
     fn heading_of(&self, slot: usize) -> V {
-        self.fish.velocity[slot].try_normalize().unwrap_or_else(|| self.wander_of(slot))
+        rules::heading(self.fish.velocity[slot], || self.wander_of(slot))
     }
 
     /// The direction the fish in `slot` wishes to head along under

@@ -415,7 +415,7 @@ impl ForceKernel<'_> {
             }
         }
         // A fish at rest looks where its wander points.
-        let heading = rules::heading(v, crate::math::angle::unit(self.sorted_phase[s]));
+        let heading = rules::heading(v, || crate::math::angle::unit(self.sorted_phase[s]));
         let me = Onlooker { s, p, heading, id, school };
         let cap = match self.search {
             NeighbourSearch::Grid => self.table[school].neighbour_cap,
