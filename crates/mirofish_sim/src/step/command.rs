@@ -574,8 +574,7 @@ pub fn spawn_disc<V: Vector>(
         .map(|k| {
             let slot = key.first_slot + k;
             let offset = draw.in_unit_ball::<V>(slot, Stream::Spawn) * radius;
-            let p = centre + offset;
-            let position = V::from_fn(|i| p.axis(i).max(tank.min.axis(i)).min(tank.max.axis(i).next_down()));
+            let position = tank.clamp_inside(centre + offset);
             let turn = noise::signed_pair(draw.bits(!slot, Stream::Spawn));
             // A volume's heading has a height, and its wander a circle of
             // its own: draws a plane does not make.

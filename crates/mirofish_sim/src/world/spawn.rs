@@ -174,8 +174,7 @@ fn starts<V: Vector>(
                 Some((centre, radius, spread)) => spread.point(centre, radius, &mut rng),
             };
             // Draws in [0, 1) keep the point strictly below `max`.
-            let position =
-                V::from_fn(|i| point.axis(i).max(tank.min.axis(i)).min(tank.max.axis(i).next_down()));
+            let position = tank.clamp_inside(point);
             let heading = heading(&mut rng);
             let speed = params.max_speed * (0.5 + 0.5 * rng.random::<f32>()) * factor;
             let wander_phase = rng.random::<f32>() * core::f32::consts::TAU;

@@ -130,6 +130,12 @@ impl<V: Vector> TankOf<V> {
         (0..V::DIM).all(|i| p.axis(i) >= self.min.axis(i) && p.axis(i) < self.max.axis(i))
     }
 
+    /// `p` brought inside `[min, max)` axis by axis (a NaN axis to `min`):
+    /// where a fish drawn at `p` starts.
+    pub fn clamp_inside(&self, p: V) -> V {
+        V::from_fn(|i| p.axis(i).max(self.min.axis(i)).min(self.max.axis(i).next_down()))
+    }
+
     /// The corners of the tank.
     pub fn corners(&self) -> impl Iterator<Item = V> + '_ {
         (0..1usize << V::DIM)
@@ -179,6 +185,18 @@ mod tests {
     #[test]
     fn the_default_tank_is_valid() {
         Tank::default().validate().unwrap();
+    }
+
+    #[test]
+    fn a_point_is_clamped_inside_the_tank_on_every_axis() {
+        let tank = Tank3d::centered(glam::Vec3::new(100.0, 60.0, 40.0));
+        let inside = glam::Vec3::new(3.0, -4.0, 5.0);
+        assert_eq!(tank.clamp_inside(inside), inside);
+        for p in [glam::Vec3::splat(1e30), glam::Vec3::splat(-1e30), glam::Vec3::NAN, tank.max] {
+            let q = tank.clamp_inside(p);
+            assert!(tank.contains(q), "{p} -> {q}");
+        }
+        assert_eq!(tank.clamp_inside(glam::Vec3::new(f32::NAN, 0.0, 99.0)).x, tank.min.x);
     }
 
     #[test]
