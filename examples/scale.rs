@@ -305,6 +305,15 @@ fn volume_rows(n: usize, ticks: usize) {
     row("volume: uniform, 1 thread", n, one, k);
     row("volume: uniform, 2 threads", n, two, k);
     println!("| volume: 1 → 2 threads speed-up | {n} | | {:.2}× | |", one / two);
+    if n >= 100_000 {
+        // The same school with its slots renumbered in the grid's order
+        // every tick: the same bits, reads along memory.
+        let spatial = uniform.clone().with_slot_order(SlotOrder::Spatial);
+        let (s1, s) = (time_volume_tick(&spatial, 1, ticks), time_volume_tick(&spatial, 2, ticks));
+        row("volume: uniform, 1 thread, slots in space order", n, s1, k);
+        row("volume: uniform, 2 threads, slots in space order", n, s, k);
+        println!("| volume: stable / space-ordered slots | {n} | | {:.2}× | |", two / s);
+    }
     if n <= 100_000 {
         let crowd = FlockParams { cohesion_weight: 3.0, separation_weight: 0.4, ..FlockParams::reference() };
         let crowded = volume_school(n, crowd, 240);

@@ -3,7 +3,11 @@
 
 use std::sync::Arc;
 
-use mirofish_sim::{BoundaryMode, Flock, FlockParams, KernelPath, Simulation, Tank, Vec2, state_hash};
+use mirofish_sim::space::{Swarm, Zones, swarm_hash};
+use mirofish_sim::{
+    BoundaryMode, Flock, FlockCommand, FlockParams, Goal, KernelPath, Obstacle, Predator, Route, Scene,
+    Simulation, SlotOrder, Tank, TankOf, Vec2, Vec3, Vector, state_hash,
+};
 
 fn run(seed: u64, threads: Option<usize>, mode: BoundaryMode, ticks: u64) -> u64 {
     let tank = Tank::centered(Vec2::new(800.0, 600.0)).with_boundary(mode);
@@ -197,4 +201,88 @@ fn slots_in_space_order_give_every_fish_the_same_bits() {
             assert_eq!(by_id(&stable.0), by_id(&spatial.0), "{what}: after going back");
         }
     }
+}
+
+/// Fish stored by id or in cell order move the same bits in either space:
+/// two schools (one that sees only its own, with a shaped view), leaders on
+/// a route, a rock, a predator, groups with a goal, fish spawned and
+/// removed by command and by id, a game's force, and a spell of Couzin's
+/// zones; on 1 and 2 threads, then back to stable slots.
+#[test]
+fn a_swarm_moves_the_same_bits_whichever_order_its_fish_are_stored_in() {
+    both_slot_orders::<Vec2>(Vec2::new(500.0, 400.0));
+    both_slot_orders::<Vec3>(Vec3::new(300.0, 240.0, 200.0));
+}
+
+fn both_slot_orders<V: Vector>(size: V) {
+    let crowded = FlockParams { perception_radius: 60.0, ..FlockParams::default() };
+    let wary = FlockParams { sees_other_schools: false, view_angle: 4.5, ..FlockParams::default() };
+    for (mode, params) in [
+        (BoundaryMode::SoftMargin, FlockParams::default()),
+        (BoundaryMode::Wrap, crowded),
+        (BoundaryMode::Bounce, FlockParams { topological_neighbours: 7, ..crowded }),
+    ] {
+        for threads in [1, 2] {
+            let tank = TankOf::<V>::centered(size).with_boundary(mode);
+            let mut stable = Swarm::new(params, tank, 1200, 21).unwrap().with_threads(threads).unwrap();
+            stable.add_school(wary, 300, 22).unwrap();
+            for id in (0..1500).step_by(97) {
+                stable.set_leader(id, true).unwrap();
+            }
+            let corner = tank.max * 0.4;
+            let scene = Scene {
+                obstacles: vec![Obstacle { centre: tank.min * 0.3, radius: 30.0 }],
+                predators: vec![Predator::new(tank.min * 0.6, 120.0)],
+                route: Some(Route::new(vec![corner, -corner], 40.0)),
+                group_goals: vec![Some(Goal::seek(corner, 1.0))],
+                ..Scene::default()
+            };
+            stable.set_scene(scene).unwrap();
+            stable.form_groups(Some(0), 0, 3);
+            let mut spatial = stable.clone().with_slot_order(SlotOrder::Spatial);
+            let what = format!("{}D, {mode:?}, {threads} threads", V::DIM);
+            for tick in 0..90 {
+                let due: Option<FlockCommand<V>> = match tick {
+                    20 => {
+                        Some(FlockCommand::SpawnFish { school: 1, count: 150, centre: V::ZERO, radius: 50.0 })
+                    }
+                    45 => Some(FlockCommand::RemoveFish { count: 200 }),
+                    _ => None,
+                };
+                for swarm in [&mut stable, &mut spatial] {
+                    if let Some(command) = &due {
+                        swarm.submit(command.clone()).unwrap();
+                    }
+                    match tick {
+                        30 => assert_eq!(swarm.remove_fish(&[3, 700, 1299]).len(), 1647),
+                        50 => swarm.set_zones(Some(Zones::default())).unwrap(),
+                        60 => swarm.set_zones(None).unwrap(),
+                        _ => {}
+                    }
+                    swarm.add_steering(5, V::X * 300.0).unwrap();
+                    swarm.step();
+                }
+                let at = format!("{what}, tick {tick}");
+                assert_eq!(swarm_hash(&stable), swarm_hash(&spatial), "{at}");
+                let steering = |s: &Swarm<V>| -> Vec<V> { in_id_order(s, s.steering().collect()) };
+                assert_eq!(steering(&stable), steering(&spatial), "{at}");
+                assert_eq!(stable.scene(), spatial.scene(), "{at}");
+                assert_eq!(stable.metrics().nearest_neighbour, spatial.metrics().nearest_neighbour, "{at}");
+            }
+            assert!(stable.ids().iter().enumerate().all(|(slot, &id)| slot as u32 == id), "{what}");
+            assert_ne!(stable.positions(), spatial.positions(), "{what}: the slots moved");
+            spatial.set_slot_order(SlotOrder::Stable);
+            assert_eq!(spatial.positions(), stable.positions(), "{what}: each fish back in its id's slot");
+            stable.step();
+            spatial.step();
+            assert_eq!(swarm_hash(&stable), swarm_hash(&spatial), "{what}: after going back");
+        }
+    }
+}
+
+/// `values` (one per slot of `swarm`) in the order of the fish's ids.
+fn in_id_order<V: Vector, T: Copy>(swarm: &Swarm<V>, values: Vec<T>) -> Vec<T> {
+    let mut by_id: Vec<(u32, T)> = swarm.ids().iter().copied().zip(values).collect();
+    by_id.sort_by_key(|&(id, _)| id);
+    by_id.into_iter().map(|(_, v)| v).collect()
 }

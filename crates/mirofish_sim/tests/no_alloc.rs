@@ -43,20 +43,22 @@ fn warmed_up_ticks_do_not_allocate() {
 }
 
 /// The same in a volume: its quartets, its one-fish scan (a shaped view),
-/// walls that wrap and bounce, a rock, a predator and leaders.
+/// walls that wrap and bounce, a rock, a predator and leaders, the fish
+/// stored by id and in cell order.
 fn volume_ticks_allocate_at_most(pool: &rayon::ThreadPool, most: usize) {
     let threads = pool.current_num_threads();
-    for (mode, shaped, scene) in [
-        (BoundaryMode::Bounce, false, false),
-        (BoundaryMode::Wrap, true, true),
-        (BoundaryMode::SoftMargin, false, true),
+    for (mode, shaped, scene, order) in [
+        (BoundaryMode::Bounce, false, false, SlotOrder::Stable),
+        (BoundaryMode::Wrap, true, true, SlotOrder::Stable),
+        (BoundaryMode::SoftMargin, false, true, SlotOrder::Spatial),
+        (BoundaryMode::Bounce, false, true, SlotOrder::Spatial),
     ] {
         let params = FlockParams {
             view_angle: if shaped { 4.0 } else { core::f32::consts::TAU },
             ..FlockParams::default()
         };
         let tank = Tank3d::default().with_boundary(mode);
-        let mut flock = Flock3d::new(params, tank, 4000, 9).unwrap();
+        let mut flock = Flock3d::new(params, tank, 4000, 9).unwrap().with_slot_order(order);
         if scene {
             let mut around = flock.scene().clone();
             around.obstacles.push(Obstacle { centre: Vec3::ZERO, radius: 50.0 });
@@ -74,7 +76,8 @@ fn volume_ticks_allocate_at_most(pool: &rayon::ThreadPool, most: usize) {
         });
         assert!(
             allocations <= most,
-            "{allocations} allocations on {threads} threads in a volume: {mode:?}, shaped {shaped}, scene {scene}"
+            "{allocations} allocations on {threads} threads in a volume: {mode:?}, shaped {shaped}, scene {scene}, \
+             {order:?}"
         );
     }
 }

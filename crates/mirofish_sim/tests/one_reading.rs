@@ -479,9 +479,8 @@ fn volume_stranger(gap: f32) -> (u32, f32) {
     flock.set(0, mid + Vec3::new(gap, 0.0, 0.0), Vec3::Y * 50.0).unwrap();
     flock.set_record_rules(true);
     flock.run_to(TickStage::Forces);
-    let slot = flock.slots()[1] as usize;
-    let counts: Vec<u32> = flock.neighbour_counts().collect();
-    (counts[slot], flock.sample(slot).unwrap().rules.separation.x)
+    let sample = flock.sample(flock.slots()[1] as usize).unwrap();
+    (sample.neighbours, sample.rules.separation.x)
 }
 
 #[test]

@@ -33,10 +33,10 @@
 //! command with and without them).
 //!
 //! In both spaces `--avx2 0` runs the portable build of the force pass
-//! where the CPU has AVX2 (to measure what AVX2 gains). On a plane, every
-//! timed tick starts from the same warmed-up state, so the density stays
-//! the one named, and `--spatial 1` renumbers the slots in the grid's order every tick
-//! (`SlotOrder::Spatial`).
+//! where the CPU has AVX2 (to measure what AVX2 gains), and `--spatial 1`
+//! renumbers the slots in the grid's order every tick
+//! (`SlotOrder::Spatial`). On a plane, every timed tick starts from the
+//! same warmed-up state, so the density stays the one named.
 //!
 //! In a volume the ticks follow one another, each timed stage by stage
 //! (`TickStage`): `--zones 1` runs Couzin's zone model instead of the
@@ -82,9 +82,7 @@ struct Probe {
     zones: bool,
     /// Every fish on the middle of the tank before each timed tick.
     pile: bool,
-    /// Options given that only a plane has (`--avx2`, `--spatial`) and
-    /// only a volume has (`--zones`).
-    plane_only: Vec<String>,
+    /// Options given that only a volume has (`--zones`).
     volume_only: Vec<String>,
 }
 
@@ -107,7 +105,6 @@ impl Probe {
             order: SlotOrder::Stable,
             zones: false,
             pile: false,
-            plane_only: Vec::new(),
             volume_only: Vec::new(),
         };
         let mut threads = None;
@@ -144,17 +141,12 @@ impl Probe {
                 "--pile" => probe.pile = v != 0.0,
                 _ => return Err(USAGE.to_string()),
             }
-            let only = match flag.as_str() {
-                "--spatial" => &mut probe.plane_only,
-                "--zones" => &mut probe.volume_only,
-                _ => continue,
-            };
-            only.push(flag);
+            if flag == "--zones" {
+                probe.volume_only.push(flag);
+            }
         }
-        let (wrong, here) =
-            if probe.volume { (&probe.plane_only, "a volume") } else { (&probe.volume_only, "a plane") };
-        if let Some(flag) = wrong.first() {
-            return Err(format!("{flag} has no meaning in {here}"));
+        if let Some(flag) = probe.volume_only.first().filter(|_| !probe.volume) {
+            return Err(format!("{flag} has no meaning in a plane"));
         }
         if let Some(n) = threads {
             rayon::ThreadPoolBuilder::new()
@@ -233,6 +225,7 @@ impl Probe {
         let tank = Tank3d::for_mean_neighbours_3d(self.fish, params.perception_radius, density);
         let mut flock = Flock3d::new(params, tank, self.fish, 1).map_err(|e| e.to_string())?;
         flock.set_kernel_path(self.path);
+        flock.set_slot_order(self.order);
         flock.set_zones(self.zones.then(Zones::default)).map_err(|e| e.to_string())?;
         flock.run(self.warmup.unwrap_or(2));
         // The cap once warmed up, as on a plane.

@@ -19,15 +19,17 @@ use rayon::prelude::*;
 use super::zones::{ZoneSums, Zones, turn_towards};
 use crate::math::Vector;
 use crate::math::angle::{sin_cos, sin_cos_lanes};
-use crate::math::lanes::axis_lanes;
+use crate::math::vector::{record_position_axis, record_velocity_axis};
 use crate::observe;
 use crate::observe::metrics::Metrics;
+use crate::prefetch::{AHEAD, prefetch};
 use crate::rules::compose::Setting;
 use crate::rules::noise::{Stream, TickKey};
 use crate::rules::{self, Neighbourhood, RuleForces, scene as react, wander_direction};
 use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::step::command::{FlockCommand, SpawnKey, spawn_disc};
 use crate::step::crowding::{lone_step, thinning_step};
+use crate::step::flock::SlotOrder;
 use crate::step::integrate::{SchoolMotion, bounce_scatter, contain, swim, swim_four};
 use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
 use crate::step::kernel::hoods::{HoodScan, QuartetHoods, cells_of};
@@ -35,7 +37,8 @@ use crate::step::kernel::quartet::PLANE_SAMPLE;
 use crate::step::kernel::scan::{LANES, QuartetReach};
 use crate::step::kernel::{Avx2, ForceSample, KernelPath, SchoolCache, TwoBuilds};
 use crate::step::predators::{Prey, leaders_centre, move_on, nearest};
-use crate::world::grid::{CellGrid, MAX_RUNS, PLANE_RUNS};
+use crate::step::{all_zero, any_set};
+use crate::world::grid::{CellGrid, Extras, MAX_RUNS, PLANE_RUNS};
 use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
@@ -64,10 +67,13 @@ const VOLUME_SAMPLE: usize = 256;
 /// parameters, tank and scene, and the scratch a tick reuses.
 #[derive(Clone, Debug)]
 pub struct Swarm<V: Vector> {
-    /// The fish, stored in the grid's cell order of the last tick (fish
-    /// that are near each other are near in memory); `fish.id` says who
-    /// is where.
+    /// The fish, by id under [`SlotOrder::Stable`], in the grid's cell
+    /// order of the last tick under [`SlotOrder::Spatial`] (fish that are
+    /// near each other are then near in memory); `fish.id` says who is
+    /// where.
     fish: Columns<V>,
+    /// How the fish are stored.
+    slot_order: SlotOrder,
     pub(super) params: Vec<FlockParams>,
     pub(super) tank: TankOf<V>,
     /// What shares the tank; change it freely between ticks (validated by
@@ -79,9 +85,14 @@ pub struct Swarm<V: Vector> {
     grid: CellGrid<V>,
     /// Each fish's slot, by id (the inverse of `fish.id`).
     slots: Vec<u32>,
-    /// Scratch: the fish in this tick's cell order, swapped with `fish`.
+    /// What the force pass reads of the fish besides the grid's snapshot,
+    /// copied in this tick's cell order by the index (wander phases and
+    /// circles, fear, schools, leader flags; under [`SlotOrder::Spatial`]
+    /// the ids too, and the integrator swaps them into `fish`); scratch
+    /// where fish are removed.
     sorted: Columns<V>,
-    /// Each slot's acceleration, fear and neighbour count.
+    /// Each fish's acceleration, fear and neighbour count from the last
+    /// force pass, in its order (the last index's cells).
     kicks: Vec<Kick<V>>,
     /// What each school's force pass computes once per tick.
     schools_now: Vec<SchoolNow>,
@@ -101,6 +112,14 @@ pub struct Swarm<V: Vector> {
     stage: Option<TickStage>,
     /// Whether any fish leads this tick (found by the index stage).
     leading: bool,
+    /// Whether the grid indexes the fish as they are stored: set by the
+    /// index stage, cleared where fish are removed or restored (fish added
+    /// since leave it: they wait for the next tick's).
+    indexed: bool,
+    /// Whether the fish are stored in the last index's cell order (under
+    /// [`SlotOrder::Spatial`], from the integrator to the next index):
+    /// slot and place in the grid are then one.
+    in_cell_order: bool,
     /// The leaders by id, which the end of a tick sums: kept, so that a
     /// tick does not allocate.
     leaders_by_id: Vec<(u32, V)>,
@@ -140,18 +159,15 @@ struct Columns<V: Vector> {
 }
 
 impl<V: Vector> Columns<V> {
-    /// The fish as the end of a tick reads them (stored in cell order: a
-    /// slot is not an id).
-    fn prey(&self) -> Prey<'_, V> {
-        Prey { position: &self.position, id: &self.id, leader: &self.leader, slots_are_ids: false }
+    /// The fish as the end of a tick reads them, stored in `order`.
+    fn prey(&self, order: SlotOrder) -> Prey<'_, V> {
+        let slots_are_ids = order == SlotOrder::Stable;
+        Prey { position: &self.position, id: &self.id, leader: &self.leader, slots_are_ids }
     }
 
-    /// Fills `self` with `from`'s fish in `order`: positions, velocities
-    /// and the rest of the columns on three threads where the pool has
-    /// them (a copy: any split gives the same columns).
-    /// `ids`: whether the ids are gathered too (the grid's sort by id
-    /// writes them already).
-    fn gather(&mut self, from: &Self, order: &[u32], ids: bool) {
+    /// Fills `self` with `from`'s fish in `order`, every column, in pieces
+    /// on the pool (a copy: any split gives the same columns).
+    fn gather(&mut self, from: &Self, order: &[u32]) {
         // Each column in pieces on the pool (into the column's own room:
         // no allocation once it has grown), rather than a whole column per
         // task, which left one thread with five of the seven.
@@ -159,22 +175,25 @@ impl<V: Vector> Columns<V> {
             // Every element is overwritten below: the resize writes only
             // the room a growing school adds.
             to.resize(order.len(), T::default());
-            to.par_chunks_mut(CHUNK).zip(order.par_chunks(CHUNK)).for_each(|(to, order)| {
-                for (to, &i) in to.iter_mut().zip(order) {
-                    *to = from[i as usize];
-                }
-            });
+            to.par_chunks_mut(CHUNK)
+                .zip(order.par_chunks(CHUNK))
+                .for_each(|(to, order)| gather(to, from, order));
         }
         column(&mut self.position, &from.position, order);
         column(&mut self.velocity, &from.velocity, order);
         column(&mut self.phase, &from.phase, order);
         column(&mut self.circle, &from.circle, order);
-        if ids {
-            column(&mut self.id, &from.id, order);
-        }
+        column(&mut self.id, &from.id, order);
         column(&mut self.fright, &from.fright, order);
         column(&mut self.school, &from.school, order);
         column(&mut self.leader, &from.leader, order);
+    }
+}
+
+/// `to[k] = from[order[k]]`, for every `k` of `to`.
+fn gather<T: Copy>(to: &mut [T], from: &[T], order: &[u32]) {
+    for (to, &i) in to.iter_mut().zip(order) {
+        *to = from[i as usize];
     }
 }
 
@@ -296,6 +315,7 @@ impl<V: Vector> Swarm<V> {
         tank.validate()?;
         let mut swarm = Self {
             fish: Columns::default(),
+            slot_order: SlotOrder::default(),
             slots: Vec::new(),
             params: vec![params],
             tank,
@@ -315,6 +335,8 @@ impl<V: Vector> Swarm<V> {
             left_out: Vec::new(),
             stage: None,
             leading: false,
+            indexed: false,
+            in_cell_order: false,
             leaders_by_id: Vec::new(),
             pool: None,
             quartets: true,
@@ -423,6 +445,9 @@ impl<V: Vector> Swarm<V> {
         }
         self.fish.position[slot] = position;
         self.fish.velocity[slot] = velocity;
+        // A fish moved after the index: the grid no longer shows the fish
+        // as they are (a force pass still to come indexes them again).
+        self.indexed = false;
         Ok(())
     }
 
@@ -592,9 +617,14 @@ impl<V: Vector> Swarm<V> {
         for (new, &old) in was.iter().enumerate() {
             new_id[old as usize] = new as u32;
         }
-        let order: Vec<u32> =
-            (0..len as u32).filter(|&s| new_id[self.fish.id[s as usize] as usize] != u32::MAX).collect();
-        self.sorted.gather(&self.fish, &order, true);
+        let order: Vec<u32> = match self.slot_order {
+            // Stored by id: the fish each new id names, from its old slot.
+            SlotOrder::Stable => was.clone(),
+            SlotOrder::Spatial => {
+                (0..len as u32).filter(|&s| new_id[self.fish.id[s as usize] as usize] != u32::MAX).collect()
+            }
+        };
+        self.sorted.gather(&self.fish, &order);
         core::mem::swap(&mut self.fish, &mut self.sorted);
         for id in &mut self.fish.id {
             *id = new_id[*id as usize];
@@ -615,6 +645,8 @@ impl<V: Vector> Swarm<V> {
         // Last tick's forces belonged to slots that have moved.
         self.kicks.clear();
         self.samples.clear();
+        self.indexed = false;
+        self.in_cell_order = false;
     }
 
     /// Places `count` fish of `school` uniformly in the tank, or in the ball
@@ -749,11 +781,47 @@ impl<V: Vector> Swarm<V> {
         self.fish.id.is_empty()
     }
 
-    /// Which fish each slot holds: the fish are stored in the order of the
-    /// neighbour grid's cells (it changes as they move), and each keeps the
-    /// id it was spawned with (0, 1, 2, … in spawn order).
+    /// Which fish each slot holds: each fish keeps the id it was spawned
+    /// with (0, 1, 2, … in spawn order), and is stored in that slot under
+    /// [`SlotOrder::Stable`], in the order of the neighbour grid's cells
+    /// (which changes as they move) under [`SlotOrder::Spatial`].
     pub fn ids(&self) -> &[u32] {
         &self.fish.id
+    }
+
+    /// Stores the fish as `order` says from the next tick on (see
+    /// [`SlotOrder`]; [`SlotOrder::Stable`] unless told otherwise): the
+    /// school moves the same bits either way. Between ticks: the last
+    /// tick's steering, samples and nearest distances are forgotten, as
+    /// they are when fish are removed.
+    pub fn set_slot_order(&mut self, order: SlotOrder) {
+        if order == self.slot_order {
+            return;
+        }
+        if order == SlotOrder::Stable {
+            // Each id's fish from its slot.
+            let by_id = core::mem::take(&mut self.slots);
+            self.sorted.gather(&self.fish, &by_id);
+            core::mem::swap(&mut self.fish, &mut self.sorted);
+            self.slots = (0..by_id.len() as u32).collect();
+        }
+        self.slot_order = order;
+        // The last tick's outcomes follow an order the slots have left.
+        self.kicks.clear();
+        self.samples.clear();
+        self.indexed = false;
+        self.in_cell_order = false;
+    }
+
+    /// [`Swarm::set_slot_order`], as a builder.
+    pub fn with_slot_order(mut self, order: SlotOrder) -> Self {
+        self.set_slot_order(order);
+        self
+    }
+
+    /// How the fish are stored.
+    pub fn slot_order(&self) -> SlotOrder {
+        self.slot_order
     }
 
     /// Each fish's slot, by id: the inverse of [`Swarm::ids`].
@@ -803,9 +871,25 @@ impl<V: Vector> Swarm<V> {
 
     /// The steering (acceleration, world units per second², after the one
     /// clamp) each fish took in the last tick, by slot (empty before the
-    /// first tick).
+    /// first tick; only the fish there were then).
     pub fn steering(&self) -> impl ExactSizeIterator<Item = V> + '_ {
-        self.kicks.iter().map(|k| k.acceleration)
+        (0..self.kicks.len()).map(|slot| self.kick_of(slot).map_or(V::ZERO, |k| k.acceleration))
+    }
+
+    /// The last force pass's outcome for the fish in `slot`: its kick is in
+    /// the pass's order, the grid's, which is the slots' own where the fish
+    /// are stored in it.
+    fn kick_of(&self, slot: usize) -> Option<&Kick<V>> {
+        self.kicks.get(self.rank_of(slot)?)
+    }
+
+    /// The place in the last index's cell order of the fish in `slot`, if
+    /// it was there.
+    fn rank_of(&self, slot: usize) -> Option<usize> {
+        if self.in_cell_order {
+            return Some(slot);
+        }
+        self.grid.rank().get(slot).map(|&s| s as usize)
     }
 
     /// The distance from each fish to its nearest neighbour within the
@@ -816,7 +900,7 @@ impl<V: Vector> Swarm<V> {
     pub fn nearest_distances(&self) -> impl ExactSizeIterator<Item = Option<f32>> + '_ {
         let fish = if self.kicks.is_empty() { 0 } else { self.grid.len() };
         let radius = self.metric_radius();
-        (0..fish).map(move |s| observe::nearest_in(&self.grid, s, radius))
+        (0..fish).map(move |slot| observe::nearest_in(&self.grid, self.rank_of(slot)?, radius))
     }
 
     /// How far the metrics look for a fish's nearest neighbour: the first
@@ -870,13 +954,13 @@ impl<V: Vector> Swarm<V> {
     /// order of their ids (the centre the route's waypoint waits for, as
     /// [`crate::Flock::leaders_centre`]).
     pub fn leaders_centre(&self) -> Option<V> {
-        leaders_centre(&self.fish.prey(), &mut Vec::new())
+        leaders_centre(&self.fish.prey(self.slot_order), &mut Vec::new())
     }
 
     /// The steering of the fish in `slot` in the last tick (see
     /// [`Swarm::steering`]); `None` for no such slot.
     pub fn steering_at(&self, slot: usize) -> Option<V> {
-        self.kicks.get(slot).map(|k| k.acceleration)
+        self.kick_of(slot).map(|k| k.acceleration)
     }
 
     /// Chooses which build of the force pass runs (the fastest this CPU
@@ -915,11 +999,12 @@ impl<V: Vector> Swarm<V> {
     /// unless [`Swarm::set_record_rules`] is on, before the first tick
     /// with it on, or under Couzin's zones (which have no rules).
     pub fn sample(&self, slot: usize) -> Option<ForceSample<V>> {
-        self.samples.get(slot).copied()
+        self.samples.get(self.rank_of(slot)?).copied()
     }
 
-    /// [`Swarm::sample`] of every fish, by slot (the grid's order of the
-    /// last tick); empty unless [`Swarm::set_record_rules`] is on.
+    /// [`Swarm::sample`] of every fish, in the grid's order of the last
+    /// tick (for statistics that do not care which fish is which); empty
+    /// unless [`Swarm::set_record_rules`] is on.
     pub fn samples(&self) -> &[ForceSample<V>] {
         &self.samples
     }
@@ -1042,8 +1127,20 @@ impl<V: Vector> Swarm<V> {
         }
     }
 
-    /// The grid rebuilt for this tick's positions and the fish stored in
-    /// its order.
+    /// The grid rebuilt for this tick's positions, and what the force pass
+    /// reads of the fish besides the grid's snapshot copied into its order
+    /// (`sorted`; under [`SlotOrder::Spatial`] the integrator then stores
+    /// the fish in it, [`Swarm::store_in_cell_order`]).
+    ///
+    /// The grid sorts the fish by slot and gathers the snapshot and the
+    /// wander phases in one pass. Where the slots are ids, that is the
+    /// order of their ids; where they follow last tick's cells, the fish of
+    /// each cell are ordered by id (their ids gathered on the way), so that
+    /// their neighbours are summed in the same order however they are
+    /// stored. The rest is gathered where it can differ from fish to fish
+    /// (the circles in a volume, fear once any fish has felt it, schools
+    /// where there are several, leader flags where any fish leads), else
+    /// written as the one value all share.
     fn index(&mut self) {
         let rules_radius =
             self.params.iter().map(|p| p.perception_radius.max(p.separation_radius)).fold(0.0, f32::max);
@@ -1051,38 +1148,72 @@ impl<V: Vector> Swarm<V> {
         // reaches, whatever the rules' radius: the cells must hold it.
         let radius = self.zones.as_ref().map_or(rules_radius, |z| rules_radius.max(z.reach()));
         let wrap = self.tank.boundary == BoundaryMode::Wrap;
-        // The fish of a cell by id, whatever their slots (which follow
-        // last tick's cells): their neighbours are summed in the plane's
-        // order, which where they are stored does not change.
-        let (grid, fish, tank) = (&mut self.grid, &self.fish, &self.tank);
-        let sorted_ids = &mut self.sorted.id;
+        self.leading = any_set(&self.fish.leader);
+        self.indexed = true;
+        self.in_cell_order = false;
+        let (grid, fish, tank, sorted) = (&mut self.grid, &self.fish, &self.tank, &mut self.sorted);
+        let spatial = self.slot_order == SlotOrder::Spatial;
+        let extras = Extras {
+            gather: Some((&fish.phase[..], &mut sorted.phase)),
+            ties: spatial.then_some((&fish.id[..], &mut sorted.id)),
+        };
         crate::step::run(self.pool.as_deref(), || {
-            grid.rebuild_by_key(&fish.position, tank, (radius, wrap), &fish.id, sorted_ids);
+            grid.rebuild_gathering(&fish.position, &fish.velocity, tank, radius, wrap, extras);
         });
-        // Store the fish in cell order: the force pass then reads each
-        // cell's fish from consecutive memory, and the next tick's order
-        // is nearly this one, so gathering it reads nearly in sequence.
-        let (sorted, fish, order) = (&mut self.sorted, &self.fish, self.grid.order());
-        crate::step::run(self.pool.as_deref(), || sorted.gather(fish, order, false));
-        core::mem::swap(&mut self.fish, &mut self.sorted);
-        // The grid's snapshot of the fish, now in order: a copy in sequence.
-        let (grid, fish) = (&mut self.grid, &self.fish);
-        crate::step::run(self.pool.as_deref(), || grid.fill_snapshot(&fish.position, &fish.velocity));
-        // Each fish's new slot is its place in cell order: by id, in
-        // pieces on the pool.
-        let rank = self.grid.rank();
+        let n = fish.id.len();
+        let order = self.grid.order();
+        let circles = core::mem::size_of::<V::Circle>() > 0;
+        let (fear, schools, leaders) = (!all_zero(&fish.fright), self.params.len() > 1, self.leading);
+        // Schools only grow: with one, every school index ever written is 0.
+        sorted.school.resize(n, 0);
+        sorted.fright.resize(n, 0.0);
+        if !fear {
+            sorted.fright.fill(0.0);
+        }
+        sorted.leader.resize(n, false);
+        if !leaders {
+            sorted.leader.fill(false);
+        }
+        sorted.circle.resize(n, V::Circle::default());
+        if !(circles || fear || schools || leaders) {
+            return;
+        }
+        let columns = (
+            order.par_chunks(CHUNK),
+            sorted.circle.par_chunks_mut(CHUNK),
+            sorted.fright.par_chunks_mut(CHUNK),
+            sorted.school.par_chunks_mut(CHUNK),
+            sorted.leader.par_chunks_mut(CHUNK),
+        );
         crate::step::run(self.pool.as_deref(), || {
-            self.slots.par_iter_mut().with_min_len(CHUNK).for_each(|slot| *slot = rank[*slot as usize]);
+            columns.into_par_iter().for_each(|(order, circle, fright, school, leader)| {
+                if circles {
+                    gather(circle, &fish.circle, order);
+                }
+                if fear {
+                    gather(fright, &fish.fright, order);
+                }
+                if schools {
+                    gather(school, &fish.school, order);
+                }
+                if leaders {
+                    gather(leader, &fish.leader, order);
+                }
+            });
         });
-        self.leading = self.fish.leader.iter().any(|&l| l);
     }
 
     /// Every fish's steering from the state at the start of the tick; the
     /// number of quartets scanned together, and of those whose rules went
     /// in lanes.
     fn forces(&mut self) -> [usize; 2] {
-        // The pass writes every fish's kick: the room is kept, not zeroed.
-        self.kicks.resize(self.len(), Kick::default());
+        // Fish removed since the index: the rest indexed again.
+        if !self.indexed {
+            self.index();
+        }
+        // The pass writes the kick of every fish the grid holds (those
+        // added since coast): the room is kept, not zeroed.
+        self.kicks.resize(self.grid.len(), Kick::default());
         let dt = self.dt;
         self.schools_now.clear();
         let (others, leaders) = (self.params.len() > 1, self.leading);
@@ -1090,6 +1221,7 @@ impl<V: Vector> Swarm<V> {
             scan: SchoolCache::new(p, others, leaders),
             motion: SchoolMotion::new(p, dt),
         }));
+        let (ids, fish) = pass_inputs(self.slot_order, &self.grid, &self.sorted);
         let pass = ForcePass {
             leaders: self.leading,
             route_goal: self.scene.route.as_ref().and_then(Route::goal),
@@ -1098,7 +1230,8 @@ impl<V: Vector> Swarm<V> {
             one_school: self.params.len() == 1,
             grid: &self.grid,
             group: &self.group,
-            fish: &self.fish,
+            ids,
+            fish,
             params: &self.params,
             tank: &self.tank,
             scene: &self.scene,
@@ -1145,7 +1278,8 @@ impl<V: Vector> Swarm<V> {
             return;
         }
         if self.zones.is_none() {
-            let (extra, ids, schools, params) = (&self.extra, &self.fish.id, &self.fish.school, &self.params);
+            let (ids, fish) = pass_inputs(self.slot_order, &self.grid, &self.sorted);
+            let (extra, schools, params) = (&self.extra, &fish.school, &self.params);
             let kicks = &mut self.kicks;
             crate::step::run(self.pool.as_deref(), || {
                 kicks.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
@@ -1170,8 +1304,24 @@ impl<V: Vector> Swarm<V> {
     /// ([`swim`]); under Couzin's zones, fish by fish.
     fn integrate(&mut self) {
         let (dt, key) = (self.dt, TickKey::new(self.seed, self.tick));
+        if self.slot_order == SlotOrder::Spatial && self.indexed && self.grid.len() == self.len() {
+            self.store_in_cell_order();
+        }
         let params = &self.params;
         let (schools_now, kicks, zones) = (&self.schools_now, &self.kicks, self.zones);
+        // Each fish's kick: in its slot where the fish are stored in cell
+        // order, else at its rank in it (read through the ranks, which
+        // come in slot order).
+        let rank = (!self.in_cell_order).then(|| self.grid.rank());
+        let kick_of = |slot: usize| match rank {
+            Some(rank) => {
+                if let Some(&ahead) = rank.get(slot + AHEAD) {
+                    prefetch(kicks, ahead as usize);
+                }
+                rank.get(slot).and_then(|&s| kicks.get(s as usize))
+            }
+            None => kicks.get(slot),
+        };
         let fish = &mut self.fish;
         let (id, school) = (&fish.id, &fish.school);
         let columns = (
@@ -1187,7 +1337,7 @@ impl<V: Vector> Swarm<V> {
                 if let Some(z) = &zones {
                     for k in 0..position.len() {
                         let name = u64::from(id[base + k]);
-                        let kick = kicks.get(base + k).copied().unwrap_or_default();
+                        let kick = kick_of(base + k).copied().unwrap_or_default();
                         // Constant speed, bounded turn towards the wish
                         // (or the heading, when the fish saw nobody),
                         // blurred by a little noise; no wander.
@@ -1209,7 +1359,7 @@ impl<V: Vector> Swarm<V> {
                     // Four of one school whose constants this tick has
                     // (a school added since the forces has none).
                     let four = match (
-                        kicks.get(slot..slot + LANES).and_then(|k| <&[Kick<V>; LANES]>::try_from(k).ok()),
+                        four_kicks(slot, rank, kicks),
                         schools_now.get(one),
                         school.get(slot + 1..slot + LANES),
                         position[k..].first_chunk_mut::<LANES>(),
@@ -1238,7 +1388,7 @@ impl<V: Vector> Swarm<V> {
                     }
                     // A fish added after this tick's forces (between two
                     // stages) has none: it coasts until the next tick.
-                    let kick = kicks.get(slot).copied().unwrap_or_default();
+                    let kick = kick_of(slot).copied().unwrap_or_default();
                     // A school added after this tick's forces has no
                     // constants yet: its motion from its parameters.
                     let motion = match schools_now.get(one) {
@@ -1251,6 +1401,39 @@ impl<V: Vector> Swarm<V> {
                 }
             });
         });
+    }
+
+    /// Stores the fish in this tick's cell order, where the index found
+    /// them (under [`SlotOrder::Spatial`], before the integrator moves
+    /// them on): their positions and velocities copied from the grid's
+    /// snapshot, the rest swapped with the index's copies in that order.
+    /// Every read runs along memory, and the next tick's index finds the
+    /// fish nearly in its order.
+    fn store_in_cell_order(&mut self) {
+        let (grid, fish) = (&self.grid, &mut self.fish);
+        let columns = (fish.position.par_chunks_mut(CHUNK), fish.velocity.par_chunks_mut(CHUNK));
+        crate::step::run(self.pool.as_deref(), || {
+            columns.into_par_iter().enumerate().for_each(|(c, (position, velocity))| {
+                for (k, (p, v)) in position.iter_mut().zip(velocity).enumerate() {
+                    let record = &grid.snapshot()[c * CHUNK + k];
+                    (*p, *v) = (V::record_position(record), V::record_velocity(record));
+                }
+            });
+        });
+        let sorted = &mut self.sorted;
+        core::mem::swap(&mut fish.id, &mut sorted.id);
+        core::mem::swap(&mut fish.phase, &mut sorted.phase);
+        core::mem::swap(&mut fish.circle, &mut sorted.circle);
+        core::mem::swap(&mut fish.fright, &mut sorted.fright);
+        core::mem::swap(&mut fish.school, &mut sorted.school);
+        core::mem::swap(&mut fish.leader, &mut sorted.leader);
+        // Each fish's new slot is its place in cell order: by id, in pieces
+        // on the pool.
+        let rank = self.grid.rank();
+        crate::step::run(self.pool.as_deref(), || {
+            self.slots.par_iter_mut().with_min_len(CHUNK).for_each(|slot| *slot = rank[*slot as usize]);
+        });
+        self.in_cell_order = true;
     }
 
     /// Every fish back inside the tank and out of every rock.
@@ -1279,7 +1462,52 @@ impl<V: Vector> Swarm<V> {
     /// After the fish ([`move_on`]): the route moves on, the predators hunt
     /// and move.
     fn move_predators(&mut self) {
-        move_on(&mut self.scene, &self.fish.prey(), &mut self.leaders_by_id, &self.tank, self.dt);
+        move_on(
+            &mut self.scene,
+            &self.fish.prey(self.slot_order),
+            &mut self.leaders_by_id,
+            &self.tank,
+            self.dt,
+        );
+    }
+}
+
+/// The fish in this tick's cell order, as the force pass reads them: their
+/// ids, and the columns with their wander, fear, schools and leader flags
+/// ([`Swarm::index`]'s copies; positions and velocities are the grid's
+/// snapshot). Of a swarm's parts, so that its kicks may be written
+/// meanwhile.
+fn pass_inputs<'a, V: Vector>(
+    order: SlotOrder,
+    grid: &'a CellGrid<V>,
+    sorted: &'a Columns<V>,
+) -> (&'a [u32], &'a Columns<V>) {
+    match order {
+        // Slots are ids: the grid's order is the ids in cell order.
+        SlotOrder::Stable => (grid.order(), sorted),
+        SlotOrder::Spatial => (&sorted.id, sorted),
+    }
+}
+
+/// The kicks of the four fish from `slot` (see [`Swarm::integrate`]'s
+/// `kick_of`), if all four have one.
+#[inline(always)]
+fn four_kicks<V: Vector>(slot: usize, rank: Option<&[u32]>, kicks: &[Kick<V>]) -> Option<[Kick<V>; LANES]> {
+    match rank {
+        Some(rank) => {
+            let ranks = rank.get(slot..slot + LANES)?;
+            // The ranks come in slot order: the kicks can be asked for
+            // early (see `crate::prefetch`).
+            for &ahead in rank.get(slot + AHEAD..).unwrap_or_default().iter().take(LANES) {
+                prefetch(kicks, ahead as usize);
+            }
+            let mut four = [Kick::default(); LANES];
+            for (kick, &s) in four.iter_mut().zip(ranks) {
+                *kick = *kicks.get(s as usize)?;
+            }
+            Some(four)
+        }
+        None => kicks.get(slot..slot + LANES).and_then(|k| <[Kick<V>; LANES]>::try_from(k).ok()),
     }
 }
 
@@ -1301,11 +1529,16 @@ pub(crate) fn check_ball<V: Vector>(centre: V, radius: f32, tank: &TankOf<V>) ->
 /// Everything the force pass reads: the state at the start of the tick,
 /// in cell order where the neighbours are read.
 struct ForcePass<'a, V: Vector> {
-    /// The grid, with each fish's position and velocity in cell order.
+    /// The grid, with each fish's position and velocity in cell order (the
+    /// only copy of them the pass reads).
     grid: &'a CellGrid<V>,
     /// Each fish's group by id (empty: nobody is in one).
     group: &'a [u16],
-    /// The fish, in this tick's cell order.
+    /// Each fish's id, in this tick's cell order.
+    ids: &'a [u32],
+    /// The rest of the fish, in this tick's cell order: wander phase and
+    /// circle, fear, school and leader flag (not their positions and
+    /// velocities: the grid's snapshot holds those).
     fish: &'a Columns<V>,
     params: &'a [FlockParams],
     schools_now: &'a [SchoolNow],
@@ -1469,10 +1702,9 @@ impl<V: Vector> ForcePass<'_, V> {
         if let Some(zones) = self.zones {
             return self.wish(slot, zones);
         }
-        let sorted = self.fish;
-        let (p, school) = (sorted.position[slot], usize::from(sorted.school[slot]));
+        let (p, school) = (self.grid.sorted_position(slot), usize::from(self.fish.school[slot]));
         let (params, now) = (&self.params[school], &self.schools_now[school]);
-        let me = Onlooker { s: slot, p, heading: self.heading_of(slot), id: sorted.id[slot], school };
+        let me = Onlooker { s: slot, p, heading: self.heading_of(slot), id: self.ids[slot], school };
         // Crowding control: with more candidates than the cap allows, look
         // at every `step`-th of each run and scale back up. The runs
         // ascend, also across a wrap seam: the nearest are offered in
@@ -1510,13 +1742,12 @@ impl<V: Vector> ForcePass<'_, V> {
     /// not qualify (or are fewer than four).
     #[inline(always)]
     fn quartet_hoods<const WRAP: bool, const AVX2: bool>(&self, base: usize) -> Option<QuartetHoods> {
-        if self.zones.is_some() || base + LANES > self.fish.position.len() {
+        if self.zones.is_some() || base + LANES > self.grid.len() {
             return None;
         }
         let fish = self.fish;
         // Loops and plain functions, no closures: this inlines into the
         // AVX2 build, where a closure may be left out of line.
-        let positions = &fish.position[base..base + LANES];
         let first = fish.school[base];
         let (params, now) = (&self.params[usize::from(first)], &self.schools_now[usize::from(first)]);
         let topological = params.topological_neighbours;
@@ -1542,11 +1773,8 @@ impl<V: Vector> ForcePass<'_, V> {
                 (reach[l], caps[l]) = (&now.scan.reach, params.neighbour_cap);
             }
         }
-        let mut at = [Vec4::ZERO; 3];
-        for (i, axis) in at.iter_mut().enumerate().take(V::DIM) {
-            *axis = axis_lanes(positions, i);
-        }
-        let ids = [fish.id[base], fish.id[base + 1], fish.id[base + 2], fish.id[base + 3]];
+        let at = quartet_axes::<V>(self.records(base), record_position_axis::<V>);
+        let ids = [self.ids[base], self.ids[base + 1], self.ids[base + 2], self.ids[base + 3]];
         let quartet = QuartetReach::new(base, at, reach, self.tank.size(), (ids, self.key));
         let cap = caps[0].min(caps[1]).min(caps[2]).min(caps[3]);
         let cells = cells_of::<V, AVX2>(self.grid, &at);
@@ -1630,9 +1858,9 @@ impl<V: Vector> ForcePass<'_, V> {
         // sends the four to the one-fish form, as on a plane.
         let (sin, cos) = sin_cos_lanes(phase)?;
         let on_circles = V::on_circles(circles, sin, cos);
-        let (mut velocity, mut wander) = ([Vec4::ZERO; 3], [Vec4::ZERO; 3]);
+        let velocity = quartet_axes::<V>(self.records(base), record_velocity_axis::<V>);
+        let mut wander = [Vec4::ZERO; 3];
         for i in 0..V::DIM {
-            velocity[i] = axis_lanes(&fish.velocity[base..], i);
             wander[i] = on_circles[i] * params.desired_speed();
         }
         Some((velocity, wander))
@@ -1656,10 +1884,11 @@ impl<V: Vector> ForcePass<'_, V> {
         let params = &self.params[usize::from(fish.school[base])];
         let quartet = base..base + LANES;
         let fear = <[f32; LANES]>::try_from(&fish.fright[quartet.clone()]).expect("a whole quartet");
-        let ids = <[u32; LANES]>::try_from(&fish.id[quartet]).expect("a whole quartet");
+        let ids = <[u32; LANES]>::try_from(&self.ids[quartet]).expect("a whole quartet");
         let rules = [separation, alignment, cohesion, wander];
-        let at = || quartet_axes(&fish.position[base..]);
-        let velocity = || quartet_axes(&fish.velocity[base..]);
+        let records = self.records(base);
+        let at = || quartet_axes::<V>(records, record_position_axis::<V>);
+        let velocity = || quartet_axes::<V>(records, record_velocity_axis::<V>);
         let Some((acceleration, _)) =
             self.setting().kick_lanes(rules, fear, at, velocity, ids, LANES, params)
         else {
@@ -1682,7 +1911,8 @@ impl<V: Vector> ForcePass<'_, V> {
     #[inline]
     fn finish(&self, slot: usize, hood: &Neighbourhood<V>, rules: Option<&mut RuleForces<V>>) -> Kick<V> {
         let sorted = self.fish;
-        let (p, v, school) = (sorted.position[slot], sorted.velocity[slot], sorted.school[slot]);
+        let (p, v, school) =
+            (self.grid.sorted_position(slot), self.grid.sorted_velocity(slot), sorted.school[slot]);
         let params = &self.params[usize::from(school)];
         let mut forces = RuleForces::evaluate_towards(hood, v, self.wander_of(slot), params);
         let fish = react::Swimmer {
@@ -1691,10 +1921,10 @@ impl<V: Vector> ForcePass<'_, V> {
             // Fear at the start of the tick (the previous tick's).
             fear: sorted.fright[slot],
             school: usize::from(school),
-            group: groups::group_of(self.group, sorted.id[slot]),
+            group: groups::group_of(self.group, self.ids[slot]),
             leads: sorted.leader[slot],
         };
-        let (acceleration, fear) = self.setting().kick(&mut forces, &fish, sorted.id[slot], params);
+        let (acceleration, fear) = self.setting().kick(&mut forces, &fish, self.ids[slot], params);
         if let Some(rules) = rules {
             *rules = forces;
         }
@@ -1703,6 +1933,12 @@ impl<V: Vector> ForcePass<'_, V> {
 }
 
 impl<V: Vector> ForcePass<'_, V> {
+    /// The snapshot's records of the quartet from slot `base`.
+    #[inline(always)]
+    fn records(&self, base: usize) -> &[V::Record; LANES] {
+        self.grid.snapshot()[base..base + LANES].try_into().expect("a whole quartet")
+    }
+
     /// What every fish's kick reads of the tick besides its neighbourhood.
     #[inline(always)]
     fn setting(&self) -> Setting<'_, V> {
@@ -1739,14 +1975,14 @@ impl<V: Vector> ForcePass<'_, V> {
     /// where it wanders when it stands still ([`rules::heading`]).
     #[inline]
     fn heading_of(&self, slot: usize) -> V {
-        rules::heading(self.fish.velocity[slot], || self.wander_of(slot))
+        rules::heading(self.grid.sorted_velocity(slot), || self.wander_of(slot))
     }
 
     /// The direction the fish in `slot` wishes to head along under
     /// Couzin's zones (zero: keep its heading), as its kick.
     fn wish(&self, slot: usize, zones: &Zones) -> Kick<V> {
         let fish = self.fish;
-        let (p, school) = (fish.position[slot], fish.school[slot]);
+        let (p, school) = (self.grid.sorted_position(slot), fish.school[slot]);
         let own = self.heading_of(slot);
         let cos_half_view = sin_cos(zones.field_of_view * 0.5).1;
         // Only neighbours within reach need their heading normalised.
@@ -1775,13 +2011,14 @@ impl<V: Vector> ForcePass<'_, V> {
     }
 }
 
-/// The first four of `column`, axis by axis, one per lane (the axes past
-/// the dimension's zero).
+/// The first four `records`' positions or velocities (as `axis` reads
+/// them), axis by axis, one fish per lane (the axes past the dimension's
+/// zero).
 #[inline(always)]
-fn quartet_axes<V: Vector>(column: &[V]) -> [Vec4; 3] {
+fn quartet_axes<V: Vector>(records: &[V::Record; LANES], axis: fn(&V::Record, usize) -> f32) -> [Vec4; 3] {
     let mut axes = [Vec4::ZERO; 3];
-    for (i, axis) in axes.iter_mut().enumerate().take(V::DIM) {
-        *axis = axis_lanes(column, i);
+    for (i, lanes) in axes.iter_mut().enumerate().take(V::DIM) {
+        *lanes = Vec4::from_array(core::array::from_fn(|l| axis(&records[l], i)));
     }
     axes
 }
@@ -2001,10 +2238,11 @@ mod tests {
         }
         assert_eq!(plain.sample(0), None, "not kept unless asked");
         let params = FlockParams::default();
+        let counts = kept.samples().iter().map(|s| s.neighbours);
+        assert!(counts.eq(kept.neighbour_counts()), "the samples count the kicks' neighbours");
         let mut fleeing = 0;
         for slot in 0..kept.len() {
             let sample = kept.sample(slot).expect("kept for every fish");
-            assert_eq!(Some(sample.neighbours), kept.neighbour_counts().nth(slot), "slot {slot}");
             let rules = sample.rules;
             // The kick is the rules' sum plus the jitter, clamped: the
             // clamp moves nothing further apart.

@@ -47,10 +47,12 @@ macro_rules! each_column {
     }};
 }
 
-/// How a flock numbers its slots.
+/// How a school numbers its slots, a plane's [`Flock`] and a
+/// [`Swarm`](crate::space::Swarm) alike.
 ///
-/// Either way each fish has an *id* ([`Flock::ids`]): the slot it would
-/// hold under [`SlotOrder::Stable`] (dense, `0..len`). The noise a fish
+/// Either way each fish has an *id* ([`Flock::ids`],
+/// [`Swarm::ids`](crate::space::Swarm::ids)): the slot it would hold under
+/// [`SlotOrder::Stable`] (dense, `0..len`). The noise a fish
 /// draws and the order in which its neighbours are summed follow the ids,
 /// so the two orders give every fish the same bits, tick after tick (the
 /// determinism tests compare them); only where each fish is stored, and the

@@ -113,25 +113,6 @@ impl<V: Vector> CellGrid<V> {
         self.snapshot.clear();
     }
 
-    /// [`CellGrid::rebuild`], the fish of each cell ordered by `key` (one
-    /// per fish, all different: their ids) instead of by slot, the keys
-    /// written in sorted order to `sorted`: for fish whose slots are not
-    /// their identity, so that their neighbours are summed in an order
-    /// that does not depend on where they are stored. The snapshot is
-    /// left for [`CellGrid::fill_snapshot`], which the caller runs next
-    /// with its fish stored in this order: its room is kept, so that a
-    /// tick does not zero it first.
-    pub(crate) fn rebuild_by_key(
-        &mut self,
-        positions: &[V],
-        tank: &TankOf<V>,
-        (radius, wrap): (f32, bool),
-        key: &[u32],
-        sorted: &mut Vec<u32>,
-    ) {
-        self.sort(positions, tank, radius, wrap, Some((key, sorted)));
-    }
-
     /// The cells of `positions` and the fish sorted by them; with `ties`
     /// (`(by_slot, sorted)`, one key per fish, all different), the fish of
     /// each cell ordered by key instead of by slot and the keys gathered
@@ -546,29 +527,6 @@ impl<V: Vector> CellGrid<V> {
         } else {
             snapshot.for_each(|(chunk, snapshot)| gather(snapshot, slots(chunk)));
         }
-    }
-
-    /// The snapshot of fish already stored in the grid's sorted order
-    /// (`position[s]` and `velocity[s]` are the fish at sorted index `s`):
-    /// a copy in sequence, where [`CellGrid::rebuild_with_velocities`]
-    /// gathers each fish from its slot. For a caller that renumbers its
-    /// fish in the grid's order after [`CellGrid::rebuild`].
-    ///
-    /// # Panics
-    ///
-    /// If the fish are not as many as the grid indexed.
-    pub fn fill_snapshot(&mut self, position: &[V], velocity: &[V]) {
-        let n = self.len();
-        assert!(position.len() == n && velocity.len() == n, "one position and one velocity per indexed fish");
-        self.snapshot.resize(n.next_multiple_of(QUARTET), V::Record::default());
-        let (fish, padding) = self.snapshot.split_at_mut(n);
-        padding.fill(V::Record::default());
-        let pieces = fish.par_chunks_mut(GATHER_CHUNK).zip(position.par_chunks(GATHER_CHUNK));
-        pieces.zip(velocity.par_chunks(GATHER_CHUNK)).for_each(|((fish, position), velocity)| {
-            for ((record, &p), &v) in fish.iter_mut().zip(position).zip(velocity) {
-                *record = V::pack(p, v);
-            }
-        });
     }
 
     /// Position of the fish at sorted index `s`.
@@ -1337,29 +1295,6 @@ mod tests {
         assert_eq!(g.snapshot, one.snapshot);
         let expected: Vec<f32> = one.order().iter().map(|&slot| by_slot[slot as usize]).collect();
         assert_eq!(sorted, expected);
-    }
-
-    #[test]
-    fn a_snapshot_filled_in_sorted_order_is_the_gathered_one() {
-        let tank = crate::world::tank::Tank3d::default();
-        let at = |i: usize| {
-            Vec3::new(
-                (i * 37 % 1200) as f32 - 600.0,
-                (i * 53 % 700) as f32 - 350.0,
-                (i * 11 % 700) as f32 - 350.0,
-            )
-        };
-        let (pos, vel): (Vec<Vec3>, Vec<Vec3>) = (0..1003).map(|i| (at(i), at(i + 5) * 0.1)).unzip();
-        let mut gathered = CellGrid::default();
-        gathered.rebuild_with_velocities(&pos, &vel, &tank, 45.0, true);
-        let mut filled = CellGrid::default();
-        filled.rebuild(&pos, &tank, 45.0, true);
-        let in_order =
-            |column: &[Vec3]| -> Vec<Vec3> { filled.order().iter().map(|&s| column[s as usize]).collect() };
-        let (sorted_pos, sorted_vel) = (in_order(&pos), in_order(&vel));
-        filled.fill_snapshot(&sorted_pos, &sorted_vel);
-        assert_eq!(filled.snapshot, gathered.snapshot);
-        assert_eq!(filled.snapshot.len(), 1004, "padded to whole quartets");
     }
 
     #[test]
