@@ -514,7 +514,7 @@ pub fn volume_inspect_section(
     ui.label(format!("at ({:.0}, {:.0}, {:.0}), speed {:.1}", p.x, p.y, p.z, v.length()));
     let group = flock.group_of(id).map_or("none".into(), |g| g.to_string());
     ui.label(format!("fear {:.2}, group {group}", flock.fears()[slot]));
-    if let Some(n) = flock.neighbour_counts().nth(slot) {
+    if let Some(n) = flock.neighbours_at(slot) {
         ui.label(format!("{n} neighbours"));
     }
     if let Some(rules) = flock.sample(slot).map(|s| s.rules) {

@@ -266,6 +266,10 @@ fn both_slot_orders<V: Vector>(size: V) {
                 assert_eq!(swarm_hash(&stable), swarm_hash(&spatial), "{at}");
                 let steering = |s: &Swarm<V>| -> Vec<V> { in_id_order(s, s.steering().collect()) };
                 assert_eq!(steering(&stable), steering(&spatial), "{at}");
+                let neighbours = |s: &Swarm<V>| -> Vec<Option<u32>> {
+                    in_id_order(s, (0..s.len()).map(|slot| s.neighbours_at(slot)).collect())
+                };
+                assert_eq!(neighbours(&stable), neighbours(&spatial), "{at}");
                 assert_eq!(stable.scene(), spatial.scene(), "{at}");
                 assert_eq!(stable.metrics().nearest_neighbour, spatial.metrics().nearest_neighbour, "{at}");
             }

@@ -963,6 +963,13 @@ impl<V: Vector> Swarm<V> {
         self.kick_of(slot).map(|k| k.acceleration)
     }
 
+    /// How many neighbours the fish in `slot` saw in the last tick (as
+    /// [`Swarm::neighbour_counts`] counts them); `None` for no such slot or
+    /// before its first tick.
+    pub fn neighbours_at(&self, slot: usize) -> Option<u32> {
+        self.kick_of(slot).map(|k| k.neighbours)
+    }
+
     /// Chooses which build of the force pass runs (the fastest this CPU
     /// runs unless told otherwise); every build gives the same bits.
     pub fn set_kernel_path(&mut self, path: KernelPath) {
@@ -2243,6 +2250,7 @@ mod tests {
         let mut fleeing = 0;
         for slot in 0..kept.len() {
             let sample = kept.sample(slot).expect("kept for every fish");
+            assert_eq!(kept.neighbours_at(slot), Some(sample.neighbours), "slot {slot}");
             let rules = sample.rules;
             // The kick is the rules' sum plus the jitter, clamped: the
             // clamp moves nothing further apart.
