@@ -12,7 +12,9 @@
 
 use glam::Vec3;
 use mirofish_sim::space::{Flock3d, TickStage, VolumeCommand};
-use mirofish_sim::{FlockCommand, FlockParams, Goal, Predator, Simulation, Tank, Tank3d, Vec2};
+use mirofish_sim::{
+    FlockCommand, FlockParams, Goal, NeighbourSearch, Predator, Simulation, Tank, Tank3d, Vec2,
+};
 
 /// Calm fish with the view all round: only separation and fear differ
 /// between the runs that are compared.
@@ -565,20 +567,28 @@ fn a_predator_chases_the_nearest_fish_across_the_seam_ties_to_the_lowest_id_in_b
     assert!(v.x > 0.0, "volume: the predator heads {v}");
 }
 
-/// The plane's engine and the generic one, side by side on a plane: every
-/// fish, by id, has the same position and velocity bits every `every`
-/// ticks (the start included), on two threads.
-fn engines_agree(params: FlockParams, tank: Tank, fish: usize, ticks: u64, every: u64) {
+/// The plane's engine and the generic one, side by side on a plane, both
+/// finding neighbours by `search`: every fish, by id, has the same position
+/// and velocity bits every `every` ticks (the start included), on two
+/// threads.
+fn engines_agree(
+    params: FlockParams,
+    tank: Tank,
+    (fish, ticks, every): (usize, u64, u64),
+    search: NeighbourSearch,
+) {
     let mut plane = Simulation::new(params, tank, fish, 7).unwrap().with_threads(2).unwrap();
+    plane.flock.set_neighbour_search(search);
     let mut generic =
         mirofish_sim::space::Swarm::<Vec2>::new(params, tank, fish, 7).unwrap().with_threads(2).unwrap();
+    generic.set_neighbour_search(search);
     let bits = |v: Vec2| [v.x.to_bits(), v.y.to_bits()];
     for tick in (0..=ticks).step_by(every as usize) {
         for id in 0..fish {
             let slot = generic.slots()[id] as usize;
             let a = (bits(plane.flock.positions()[id]), bits(plane.flock.velocities()[id]));
             let b = (bits(generic.positions()[slot]), bits(generic.velocities()[slot]));
-            assert_eq!(a, b, "fish {id} at tick {tick}, {:?}", tank.boundary);
+            assert_eq!(a, b, "fish {id} at tick {tick}, {:?}, {search:?}", tank.boundary);
         }
         if tick > 0 {
             // One measure of the school's spacing: every fish within the
@@ -599,20 +609,26 @@ fn the_generic_engine_gives_a_school_on_a_plane_the_planes_bits() {
     // Through a torus's seam, off hard walls (their random turn), with a
     // school that sees ahead only and one crowded past its cap: the start,
     // the wander, the order each fish's neighbours are summed in and the
-    // crowding budgets are one, and so is the nearest-neighbour measure.
+    // crowding budgets are one, and so is the nearest-neighbour measure;
+    // brute force, the exact reference, too.
+    use NeighbourSearch::{BruteForce, Grid};
     let small = Tank::centered(Vec2::new(500.0, 400.0));
     for boundary in [BoundaryMode::Wrap, BoundaryMode::Bounce] {
-        engines_agree(FlockParams::default(), Tank { boundary, ..small }, 900, 120, 20);
+        engines_agree(FlockParams::default(), Tank { boundary, ..small }, (900, 120, 20), Grid);
     }
     let shaped = FlockParams { view_angle: 4.0, back_weight: 0.0, ..FlockParams::default() };
-    engines_agree(shaped, small, 600, 60, 20);
+    engines_agree(shaped, small, (600, 60, 20), Grid);
+    engines_agree(shaped, Tank { boundary: BoundaryMode::Wrap, ..small }, (400, 60, 20), BruteForce);
     let crowded = FlockParams {
         cohesion_weight: 3.0,
         separation_weight: 0.4,
         neighbour_cap: 6,
         ..FlockParams::default()
     };
-    engines_agree(crowded, small, 1500, 120, 20);
+    engines_agree(crowded, small, (1500, 120, 20), Grid);
+    engines_agree(crowded, small, (400, 120, 20), BruteForce);
+    let topological = FlockParams { topological_neighbours: 7, ..crowded };
+    engines_agree(topological, small, (400, 60, 20), BruteForce);
 }
 
 #[test]

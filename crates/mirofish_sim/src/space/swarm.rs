@@ -35,10 +35,10 @@ use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
 use crate::step::kernel::hoods::{HoodScan, QuartetHoods, cells_of};
 use crate::step::kernel::quartet::PLANE_SAMPLE;
 use crate::step::kernel::scan::{LANES, QuartetReach};
-use crate::step::kernel::{Avx2, ForceSample, KernelPath, SchoolCache, TwoBuilds};
+use crate::step::kernel::{Avx2, ForceSample, KernelPath, NeighbourSearch, SchoolCache, TwoBuilds};
 use crate::step::predators::{Prey, leaders_centre, move_on, nearest};
 use crate::step::{all_zero, any_set};
-use crate::world::grid::{CellGrid, Extras, MAX_RUNS, PLANE_RUNS};
+use crate::world::grid::{CandidateRuns, CellGrid, Extras, MAX_RUNS, PLANE_RUNS};
 use crate::world::groups::{self, NO_GROUP};
 use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
@@ -132,6 +132,8 @@ pub struct Swarm<V: Vector> {
     quartets: bool,
     /// Which build of the force pass runs.
     kernel_path: KernelPath,
+    /// How the force pass finds each fish's neighbours.
+    search: NeighbourSearch,
     /// Each slot's rule forces and neighbour count from the last force
     /// pass, while [`Swarm::set_record_rules`] is on (empty otherwise).
     samples: Vec<ForceSample<V>>,
@@ -341,6 +343,7 @@ impl<V: Vector> Swarm<V> {
             pool: None,
             quartets: true,
             kernel_path: KernelPath::default(),
+            search: NeighbourSearch::default(),
             samples: Vec::new(),
             record_rules: false,
         };
@@ -981,6 +984,19 @@ impl<V: Vector> Swarm<V> {
         self.kernel_path
     }
 
+    /// Chooses how the force pass finds each fish's neighbours: the grid's
+    /// blocks (the default), or every fish, the exact reference (no
+    /// crowding cap; the same bits as the grid's in a school the cap does
+    /// not thin).
+    pub fn set_neighbour_search(&mut self, search: NeighbourSearch) {
+        self.search = search;
+    }
+
+    /// How the force pass finds each fish's neighbours.
+    pub fn neighbour_search(&self) -> NeighbourSearch {
+        self.search
+    }
+
     /// Keeps (or stops keeping) each fish's [`ForceSample`] from the force
     /// pass ([`Swarm::sample`]), as [`crate::Flock::set_record_rules`]
     /// does. Off by default. The school moves the same bits either way:
@@ -1244,6 +1260,7 @@ impl<V: Vector> Swarm<V> {
             scene: &self.scene,
             key: TickKey::new(self.seed, self.tick),
             quartets: self.quartets,
+            search: self.search,
             avx2: self.kernel_path.avx2(),
             quiet: self.scene.leaves_fish_alone(!self.group.is_empty(), self.leading),
         };
@@ -1562,6 +1579,8 @@ struct ForcePass<'a, V: Vector> {
     key: TickKey,
     /// Whether to scan by quartets where they qualify.
     quartets: bool,
+    /// The grid's blocks, or every fish.
+    search: NeighbourSearch,
     /// Run the AVX2 build of the pass: only where the CPU has AVX2 (the
     /// proof) and the swarm allows it ([`KernelPath`]).
     avx2: Option<Avx2>,
@@ -1716,8 +1735,8 @@ impl<V: Vector> ForcePass<'_, V> {
         // at every `step`-th of each run and scale back up. The runs
         // ascend, also across a wrap seam: the nearest are offered in
         // ascending sorted order.
-        let around = self.grid.candidate_runs(p);
-        let step = lone_step::<V>(around.candidates(), params.neighbour_cap);
+        let (around, cap) = self.candidates(p, params.neighbour_cap);
+        let step = lone_step::<V>(around.candidates(), cap);
         let eye = Eye { params, view: &now.scan.view, reach: &now.scan.reach };
         let others = self.others();
         let hood = alone::neighbourhood::<V, MAX_RUNS>(&others, &me, eye, &around, step);
@@ -1784,6 +1803,12 @@ impl<V: Vector> ForcePass<'_, V> {
         let ids = [self.ids[base], self.ids[base + 1], self.ids[base + 2], self.ids[base + 3]];
         let quartet = QuartetReach::new(base, at, reach, self.tank.size(), (ids, self.key));
         let cap = caps[0].min(caps[1]).min(caps[2]).min(caps[3]);
+        if self.search == NeighbourSearch::BruteForce {
+            // Every fish, as one run, and no cap: the exact reference.
+            let every = CandidateRuns::single(0..self.grid.len());
+            let survey = HoodScan::<V, PLANE_RUNS, PLANE_SAMPLE>::new(self.grid);
+            return survey.runs::<WRAP, AVX2>(&quartet, &every, (0, 0), topological, true);
+        }
         let cells = cells_of::<V, AVX2>(self.grid, &at);
         // A pass of part of the quartet (across rows, or spread far along
         // one) keeps the bits of its fish's own scans: where one has more
@@ -1940,6 +1965,18 @@ impl<V: Vector> ForcePass<'_, V> {
 }
 
 impl<V: Vector> ForcePass<'_, V> {
+    /// The candidates of a fish at `p` scanned alone, ascending, and the
+    /// cap they are thinned to for a school capped at `cap`: its grid
+    /// block and `cap`, or every fish and none (brute force, the exact
+    /// reference).
+    #[inline(always)]
+    fn candidates(&self, p: V, cap: u32) -> (CandidateRuns<MAX_RUNS>, u32) {
+        match self.search {
+            NeighbourSearch::Grid => (self.grid.candidate_runs(p), cap),
+            NeighbourSearch::BruteForce => (CandidateRuns::single(0..self.grid.len()), 0),
+        }
+    }
+
     /// The snapshot's records of the quartet from slot `base`.
     #[inline(always)]
     fn records(&self, base: usize) -> &[V::Record; LANES] {
@@ -1998,8 +2035,8 @@ impl<V: Vector> ForcePass<'_, V> {
         let mut sums = ZoneSums::<V>::default();
         // Crowding control, as for the rules: past the cap, every `step`-th
         // candidate of each run.
-        let around = self.grid.candidate_runs(p);
-        let step = thinning_step::<V>(around.candidates(), zones.neighbour_cap);
+        let (around, cap) = self.candidates(p, zones.neighbour_cap);
+        let step = thinning_step::<V>(around.candidates(), cap);
         let neighbour = |s: usize, d: V, d2: f32| {
             if s != slot && (all_schools || fish.school[s] == school) {
                 let heading = self.heading_of(s);
