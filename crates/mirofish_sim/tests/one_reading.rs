@@ -626,6 +626,9 @@ fn the_generic_engine_gives_a_school_on_a_plane_the_planes_bits() {
         ..FlockParams::default()
     };
     engines_agree(crowded, small, (1500, 120, 20), Grid);
+    // A last quartet of one, two or three fish is scanned together too.
+    engines_agree(crowded, small, (1501, 60, 20), Grid);
+    engines_agree(crowded, small, (1503, 60, 20), Grid);
     engines_agree(crowded, small, (400, 120, 20), BruteForce);
     let topological = FlockParams { topological_neighbours: 7, ..crowded };
     engines_agree(topological, small, (400, 60, 20), BruteForce);

@@ -1743,7 +1743,8 @@ impl<V: Vector> ForcePass<'_, V> {
         self.finish(slot, &hood, rules)
     }
 
-    /// The kicks of the four fish from slot `base`, scanned together
+    /// The kicks of the four fish from slot `base` (fewer at the end of
+    /// the school: as many as `kicks` holds), scanned together
     /// ([`HoodScan::quartet`], as on a plane), where they can be: none of
     /// the four with a shaped view or an eye for its own school only, and
     /// all four of one school where it is topological. Within the crowding
@@ -1751,24 +1752,55 @@ impl<V: Vector> ForcePass<'_, V> {
     /// it, a quartet in one pass is thinned, and one of several passes goes
     /// fish by fish. `None` (nothing written) where the quartet does not
     /// qualify, else whether its rules went in lanes
-    /// ([`ForcePass::finish_in_lanes`]).
+    /// ([`ForcePass::finish_in_lanes`]; a partial quartet's go fish by
+    /// fish, with the same bits).
     #[inline(always)]
     fn quartet<const WRAP: bool, const AVX2: bool>(
         &self,
         base: usize,
         kicks: &mut [Kick<V>],
     ) -> Option<bool> {
-        let kicks = <&mut [Kick<V>; LANES]>::try_from(kicks).ok()?;
         let hoods = self.quartet_hoods::<WRAP, AVX2>(base)?;
-        Some(self.quartet_kicks(base, &hoods, kicks))
+        match <&mut [Kick<V>; LANES]>::try_from(&mut *kicks) {
+            Ok(four) => Some(self.quartet_kicks(base, &hoods, four)),
+            Err(_) => {
+                self.kicks_one_by_one(base, &hoods, kicks);
+                Some(false)
+            }
+        }
     }
 
-    /// The neighbourhoods of the four fish from slot `base` scanned
-    /// together, as [`ForcePass::quartet`] takes them; `None` where they do
-    /// not qualify (or are fewer than four).
+    /// The neighbourhoods of the four fish from slot `base` (fewer at the
+    /// end of the school: the lanes past it read the snapshot's padding)
+    /// scanned together, as [`ForcePass::quartet`] takes them; `None` where
+    /// they do not qualify.
     #[inline(always)]
     fn quartet_hoods<const WRAP: bool, const AVX2: bool>(&self, base: usize) -> Option<QuartetHoods> {
-        if self.zones.is_some() || base + LANES > self.grid.len() {
+        match self.grid.len().checked_sub(base)? {
+            0 => None,
+            // The last quartet of the school, once a tick: out of line, so
+            // that every whole one's scan is compiled for four lanes.
+            m if m < LANES => self.last_quartet_hoods::<WRAP, AVX2>(base, m),
+            _ => self.hoods_of::<WRAP, AVX2>(base, LANES),
+        }
+    }
+
+    /// [`ForcePass::quartet_hoods`] of the school's last `m` fish, fewer
+    /// than four.
+    #[cold]
+    #[inline(never)]
+    fn last_quartet_hoods<const WRAP: bool, const AVX2: bool>(
+        &self,
+        base: usize,
+        m: usize,
+    ) -> Option<QuartetHoods> {
+        self.hoods_of::<WRAP, AVX2>(base, m)
+    }
+
+    /// [`ForcePass::quartet_hoods`] of the `m` fish from slot `base`.
+    #[inline(always)]
+    fn hoods_of<const WRAP: bool, const AVX2: bool>(&self, base: usize, m: usize) -> Option<QuartetHoods> {
+        if self.zones.is_some() {
             return None;
         }
         let fish = self.fish;
@@ -1786,7 +1818,7 @@ impl<V: Vector> ForcePass<'_, V> {
         }
         // One school (the usual case): every lane reads as the first.
         if !self.one_school {
-            for l in 1..LANES {
+            for l in 1..m {
                 let school = usize::from(fish.school[base + l]);
                 let (params, now) = (&self.params[school], &self.schools_now[school]);
                 // A topological school's nearest are kept by quartets of
@@ -1800,7 +1832,10 @@ impl<V: Vector> ForcePass<'_, V> {
             }
         }
         let at = quartet_axes::<V>(self.records(base), record_position_axis::<V>);
-        let ids = [self.ids[base], self.ids[base + 1], self.ids[base + 2], self.ids[base + 3]];
+        let ids = match self.ids.get(base..base + LANES) {
+            Some(&[a, b, c, d]) => [a, b, c, d],
+            _ => core::array::from_fn(|l| self.ids.get(base + l).copied().unwrap_or(0)),
+        };
         let quartet = QuartetReach::new(base, at, reach, self.tank.size(), (ids, self.key));
         let cap = caps[0].min(caps[1]).min(caps[2]).min(caps[3]);
         if self.search == NeighbourSearch::BruteForce {
@@ -1817,10 +1852,10 @@ impl<V: Vector> ForcePass<'_, V> {
         // those only (the branch is decided when the pass is compiled).
         if V::DIM == 2 {
             let survey = HoodScan::<V, PLANE_RUNS, PLANE_SAMPLE>::new(self.grid);
-            survey.quartet::<WRAP, AVX2>(&quartet, &cells, LANES, (cap, topological))
+            survey.quartet::<WRAP, AVX2>(&quartet, &cells, m, (cap, topological))
         } else {
             let survey = HoodScan::<V, MAX_RUNS, VOLUME_SAMPLE>::new(self.grid);
-            survey.quartet::<WRAP, AVX2>(&quartet, &cells, LANES, (cap, topological))
+            survey.quartet::<WRAP, AVX2>(&quartet, &cells, m, (cap, topological))
         }
     }
 
@@ -1848,7 +1883,7 @@ impl<V: Vector> ForcePass<'_, V> {
     /// The kicks of the quartet from slot `base`, fish by fish, from its
     /// scanned neighbourhoods.
     #[inline(always)]
-    fn kicks_one_by_one(&self, base: usize, hoods: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) {
+    fn kicks_one_by_one(&self, base: usize, hoods: &QuartetHoods, kicks: &mut [Kick<V>]) {
         for (l, kick) in kicks.iter_mut().enumerate() {
             *kick = self.finish(base + l, &hoods.lane::<V>(l), None);
         }
