@@ -1337,15 +1337,7 @@ impl<V: Vector> Swarm<V> {
         // order, else at its rank in it (read through the ranks, which
         // come in slot order).
         let rank = (!self.in_cell_order).then(|| self.grid.rank());
-        let kick_of = |slot: usize| match rank {
-            Some(rank) => {
-                if let Some(&ahead) = rank.get(slot + AHEAD) {
-                    prefetch(kicks, ahead as usize);
-                }
-                rank.get(slot).and_then(|&s| kicks.get(s as usize))
-            }
-            None => kicks.get(slot),
-        };
+        let kick_of = |slot: usize| kick_at(slot, rank, kicks);
         let fish = &mut self.fish;
         let (id, school) = (&fish.id, &fish.school);
         let columns = (
@@ -1513,26 +1505,32 @@ fn pass_inputs<'a, V: Vector>(
     }
 }
 
-/// The kicks of the four fish from `slot` (see [`Swarm::integrate`]'s
-/// `kick_of`), if all four have one.
+/// The kick of the fish in `slot`: at its `rank` in the force pass's
+/// order, or in its own slot where the fish are stored in that order
+/// (`None`). The ranks come in slot order, so the kick `AHEAD` slots on is
+/// asked for early (see `crate::prefetch`).
 #[inline(always)]
-fn four_kicks<V: Vector>(slot: usize, rank: Option<&[u32]>, kicks: &[Kick<V>]) -> Option<[Kick<V>; LANES]> {
+fn kick_at<'k, V: Vector>(slot: usize, rank: Option<&[u32]>, kicks: &'k [Kick<V>]) -> Option<&'k Kick<V>> {
     match rank {
         Some(rank) => {
-            let ranks = rank.get(slot..slot + LANES)?;
-            // The ranks come in slot order: the kicks can be asked for
-            // early (see `crate::prefetch`).
-            for &ahead in rank.get(slot + AHEAD..).unwrap_or_default().iter().take(LANES) {
+            if let Some(&ahead) = rank.get(slot + AHEAD) {
                 prefetch(kicks, ahead as usize);
             }
-            let mut four = [Kick::default(); LANES];
-            for (kick, &s) in four.iter_mut().zip(ranks) {
-                *kick = *kicks.get(s as usize)?;
-            }
-            Some(four)
+            rank.get(slot).and_then(|&s| kicks.get(s as usize))
         }
-        None => kicks.get(slot..slot + LANES).and_then(|k| <[Kick<V>; LANES]>::try_from(k).ok()),
+        None => kicks.get(slot),
     }
+}
+
+/// The kicks of the four fish from `slot` ([`kick_at`]), if all four have
+/// one.
+#[inline(always)]
+fn four_kicks<V: Vector>(slot: usize, rank: Option<&[u32]>, kicks: &[Kick<V>]) -> Option<[Kick<V>; LANES]> {
+    let mut four = [Kick::default(); LANES];
+    for (l, kick) in four.iter_mut().enumerate() {
+        *kick = *kick_at(slot + l, rank, kicks)?;
+    }
+    Some(four)
 }
 
 /// Checks a ball to start fish in: its centre inside `tank`, its radius
