@@ -95,7 +95,10 @@ impl<V: Vector> Setting<'_, V> {
         if self.tank.boundary == BoundaryMode::SoftMargin {
             margin = boundary::wall_steer_lanes(at(), velocity, self.tank, params, m);
         }
-        let drawn = self.key.in_unit_ball_lanes::<V>(ids.map(u64::from), Stream::Jitter);
+        let drawn = self.key.in_unit_ball_lanes::<V>(
+            [u64::from(ids[0]), u64::from(ids[1]), u64::from(ids[2]), u64::from(ids[3])],
+            Stream::Jitter,
+        );
         let mut jitter = [Vec4::ZERO; N];
         jitter.copy_from_slice(&drawn[..N]);
         let rules = [separation, alignment, cohesion, wander];

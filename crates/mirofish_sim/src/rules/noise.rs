@@ -71,7 +71,7 @@ impl TickKey {
     /// construction). Every `(fish, stream)` of a tick has its own counter
     /// (fish numbers up to 2⁶¹), and a draw costs one mix: the jitter draws
     /// for every fish in every tick, in the hot loop.
-    #[inline]
+    #[inline(always)]
     pub fn bits(self, fish: u64, stream: Stream) -> u64 {
         let counter = fish.wrapping_mul(STREAMS) | stream as u64;
         mix64(self.0.wrapping_add(counter.wrapping_mul(GOLDEN)))
@@ -104,17 +104,29 @@ impl TickKey {
     /// fish, run in the lanes.
     #[inline(always)]
     pub(crate) fn in_unit_ball_lanes<V: Vector>(self, fish: [u64; 4], stream: Stream) -> [Vec4; 3] {
-        let bits = fish.map(|f| self.bits(f, stream));
+        // Indexed, not `map`ped: the arrays' `map` was left out of line
+        // in the generic force pass (a call per quartet for four mixes).
+        let [a, b, c, d] = fish;
+        let bits = [self.bits(a, stream), self.bits(b, stream), self.bits(c, stream), self.bits(d, stream)];
         let mut p = [Vec4::ZERO; 3];
         for (i, axis) in p.iter_mut().enumerate().take(V::DIM) {
-            *axis = Vec4::from_array(bits.map(|b| ball_axis::<V>(b, i)));
+            let [a, b, c, d] = bits;
+            *axis = Vec4::new(
+                ball_axis::<V>(a, i),
+                ball_axis::<V>(b, i),
+                ball_axis::<V>(c, i),
+                ball_axis::<V>(d, i),
+            );
         }
         let mut len2 = p[0] * p[0];
         for axis in &p[1..V::DIM] {
             len2 += *axis * *axis;
         }
         let (outside, len) = (len2.cmpgt(Vec4::ONE), len2.sqrt());
-        p.map(|axis| Vec4::select(outside, axis / len, axis))
+        for axis in &mut p {
+            *axis = Vec4::select(outside, *axis / len, *axis);
+        }
+        p
     }
 
     /// The unit direction along which `fish` escapes, this tick, the
