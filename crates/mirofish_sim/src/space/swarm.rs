@@ -1099,7 +1099,11 @@ impl<V: Vector> Swarm<V> {
     /// One tick: every [`TickStage`] in order (those of this tick already
     /// run by [`Swarm::run_to`] are not run again).
     pub fn step(&mut self) {
-        self.run_to(TickStage::Predators);
+        // The whole tick on one thread of the pool: each pass's own
+        // parallel loop then starts at once (no hand-over to the pool and
+        // back per pass).
+        let pool = self.pool.clone();
+        crate::step::run(pool.as_deref(), || self.run_to(TickStage::Predators));
     }
 
     /// Runs this tick's stages up to and including `stage`, skipping those
@@ -1124,7 +1128,15 @@ impl<V: Vector> Swarm<V> {
                     self.forces();
                 }
                 TickStage::Clamp => self.add_extra_steering(),
-                TickStage::Integrate => self.integrate(),
+                // Asked to run the boundary too, the integrator brings each
+                // fish inside as it moves it: one pass over the fish, not
+                // two, with the same bits (no game can act in between).
+                TickStage::Integrate if stage >= TickStage::Boundary => {
+                    self.integrate::<true>();
+                    self.stage = Some(TickStage::Boundary);
+                    continue;
+                }
+                TickStage::Integrate => self.integrate::<false>(),
                 TickStage::Boundary => self.boundary(),
                 TickStage::Predators => {
                     self.move_predators();
@@ -1325,8 +1337,9 @@ impl<V: Vector> Swarm<V> {
     /// and its kick (any split gives the same bits): four fish of one
     /// school at a time in vector lanes where they can go together
     /// ([`swim_four`] and the wander's drift in lanes), else one at a time
-    /// ([`swim`]); under Couzin's zones, fish by fish.
-    fn integrate(&mut self) {
+    /// ([`swim`]); under Couzin's zones, fish by fish. With `WALLS`, each
+    /// fish is then brought inside as [`Swarm::boundary`] would.
+    fn integrate<const WALLS: bool>(&mut self) {
         let (dt, key) = (self.dt, TickKey::new(self.seed, self.tick));
         if self.slot_order == SlotOrder::Spatial && self.indexed && self.grid.len() == self.len() {
             self.store_in_cell_order();
@@ -1347,6 +1360,16 @@ impl<V: Vector> Swarm<V> {
             fish.fright.par_chunks_mut(CHUNK),
         );
         let circle = &fish.circle;
+        let (tank, scene) = (&self.tank, &self.scene);
+        // The boundary's work on one fish, where asked for.
+        let hold = |slot: usize, p: &mut V, v: &mut V| {
+            if WALLS {
+                hold_in([p, v], (tank, scene), || bounce_scatter(key, id[slot]));
+            }
+        };
+        // Four fish that stay inside a tank without rocks need nothing
+        // more: the lanes step says which stay.
+        let inside = (WALLS && scene.obstacles.is_empty()).then_some(tank);
         crate::step::run(self.pool.as_deref(), || {
             columns.into_par_iter().enumerate().for_each(|(c, (position, velocity, phase, fright))| {
                 let base = c * CHUNK;
@@ -1365,6 +1388,7 @@ impl<V: Vector> Swarm<V> {
                         let heading = turn_towards(own, wish, z.turn_rate * dt);
                         let v = heading * z.speed;
                         (position[k], velocity[k]) = (position[k] + v * dt, v);
+                        hold(base + k, &mut position[k], &mut velocity[k]);
                     }
                     return;
                 }
@@ -1394,11 +1418,16 @@ impl<V: Vector> Swarm<V> {
                                 }
                             });
                             let fright = kicks.map(|k| k.fear);
-                            swim_four([p, v], [phase, fear], (a, fright), &now.motion, dt, None)
+                            swim_four([p, v], [phase, fear], (a, fright), &now.motion, dt, inside)
                         }
                         _ => false,
                     };
                     if four {
+                        if WALLS && inside.is_none() {
+                            for j in k..k + LANES {
+                                hold(base + j, &mut position[j], &mut velocity[j]);
+                            }
+                        }
                         k += LANES;
                         continue;
                     }
@@ -1413,6 +1442,7 @@ impl<V: Vector> Swarm<V> {
                     };
                     let fish = [&mut position[k], &mut velocity[k]];
                     swim(fish, [&mut phase[k], &mut fright[k]], (kick.acceleration, kick.fear), &motion, dt);
+                    hold(slot, &mut position[k], &mut velocity[k]);
                     k += 1;
                 }
             });
@@ -1461,15 +1491,8 @@ impl<V: Vector> Swarm<V> {
         let columns = (fish.position.par_chunks_mut(CHUNK), fish.velocity.par_chunks_mut(CHUNK));
         crate::step::run(self.pool.as_deref(), || {
             columns.into_par_iter().enumerate().for_each(|(c, (position, velocity))| {
-                for k in 0..position.len() {
-                    // Inside the tank with no rock to leave, a fish stays as
-                    // it is (the walls would give back the same bits): no
-                    // draw for the scatter of a bounce that does not happen.
-                    if scene.obstacles.is_empty() && tank.contains(position[k]) {
-                        continue;
-                    }
-                    let scatter = || bounce_scatter(key, id[c * CHUNK + k]);
-                    (position[k], velocity[k]) = contain(position[k], velocity[k], tank, scene, scatter);
+                for (k, (p, v)) in position.iter_mut().zip(velocity).enumerate() {
+                    hold_in([p, v], (tank, scene), || bounce_scatter(key, id[c * CHUNK + k]));
                 }
             });
         });
@@ -1486,6 +1509,22 @@ impl<V: Vector> Swarm<V> {
             self.dt,
         );
     }
+}
+
+/// A fish at `p` moving with `v` brought inside the tank and out of every
+/// rock ([`contain`]). Inside the tank with no rock to leave, a fish stays
+/// as it is (the walls would give back the same bits): no draw for the
+/// scatter of a bounce that does not happen.
+#[inline(always)]
+fn hold_in<V: Vector>(
+    [p, v]: [&mut V; 2],
+    (tank, scene): (&TankOf<V>, &Scene<V>),
+    scatter: impl FnOnce() -> f32,
+) {
+    if scene.obstacles.is_empty() && tank.contains(*p) {
+        return;
+    }
+    (*p, *v) = contain(*p, *v, tank, scene, scatter);
 }
 
 /// The fish in this tick's cell order, as the force pass reads them: their
