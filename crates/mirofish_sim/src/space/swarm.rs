@@ -120,6 +120,10 @@ pub struct Swarm<V: Vector> {
     /// [`SlotOrder::Spatial`], from the integrator to the next index):
     /// slot and place in the grid are then one.
     in_cell_order: bool,
+    /// Whether the index's copies of fear and leader flags (in `sorted`)
+    /// are all calm and all led: the next index then need not write them
+    /// again while nobody is afraid or leads.
+    sorted_quiet: bool,
     /// The leaders by id, which the end of a tick sums: kept, so that a
     /// tick does not allocate.
     leaders_by_id: Vec<(u32, V)>,
@@ -305,8 +309,13 @@ impl TickStage {
 struct Kick<V: Vector> {
     acceleration: V,
     fear: f32,
-    neighbours: u32,
+    /// The neighbours counted, as a float (exact: fewer than 2²⁴ fish), as
+    /// the quartet's lanes count them: a kick of four is written without a
+    /// conversion per lane.
+    neighbours: f32,
 }
+
+const _: () = assert!(crate::MAX_FISH < 1 << f32::MANTISSA_DIGITS, "a count of fish is an exact f32");
 
 impl<V: Vector> Swarm<V> {
     /// `count` fish of one school with `params`, scattered uniformly in
@@ -339,6 +348,7 @@ impl<V: Vector> Swarm<V> {
             leading: false,
             indexed: false,
             in_cell_order: false,
+            sorted_quiet: false,
             leaders_by_id: Vec::new(),
             pool: None,
             quartets: true,
@@ -650,6 +660,7 @@ impl<V: Vector> Swarm<V> {
         self.samples.clear();
         self.indexed = false;
         self.in_cell_order = false;
+        self.sorted_quiet = false;
     }
 
     /// Places `count` fish of `school` uniformly in the tank, or in the ball
@@ -936,7 +947,7 @@ impl<V: Vector> Swarm<V> {
             mean_neighbours: if self.kicks.is_empty() {
                 0.0
             } else {
-                self.kicks.iter().map(|k| k.neighbours as f32).sum::<f32>() / self.kicks.len() as f32
+                self.kicks.iter().map(|k| k.neighbours).sum::<f32>() / self.kicks.len() as f32
             },
             mean_speed: observe::mean_speed(v),
             formation: observe::formation(p, v),
@@ -970,7 +981,7 @@ impl<V: Vector> Swarm<V> {
     /// [`Swarm::neighbour_counts`] counts them); `None` for no such slot or
     /// before its first tick.
     pub fn neighbours_at(&self, slot: usize) -> Option<u32> {
-        self.kick_of(slot).map(|k| k.neighbours)
+        self.kick_of(slot).map(|k| k.neighbours as u32)
     }
 
     /// Chooses which build of the force pass runs (the fastest this CPU
@@ -1035,7 +1046,7 @@ impl<V: Vector> Swarm<V> {
     /// How many neighbours each fish saw in the last tick, in cell order
     /// (empty before the first tick).
     pub fn neighbour_counts(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
-        self.kicks.iter().map(|k| k.neighbours)
+        self.kicks.iter().map(|k| k.neighbours as u32)
     }
 
     /// Queues `command` for the start of `tick` (see [`FlockCommand`]).
@@ -1202,13 +1213,16 @@ impl<V: Vector> Swarm<V> {
         // Schools only grow: with one, every school index ever written is 0.
         sorted.school.resize(n, 0);
         sorted.fright.resize(n, 0.0);
-        if !fear {
-            sorted.fright.fill(0.0);
-        }
         sorted.leader.resize(n, false);
-        if !leaders {
-            sorted.leader.fill(false);
+        if !self.sorted_quiet {
+            if !fear {
+                sorted.fright.fill(0.0);
+            }
+            if !leaders {
+                sorted.leader.fill(false);
+            }
         }
+        self.sorted_quiet = !(fear || leaders);
         sorted.circle.resize(n, V::Circle::default());
         if !(circles || fear || schools || leaders) {
             return;
@@ -1279,9 +1293,13 @@ impl<V: Vector> Swarm<V> {
         let kicks = &mut self.kicks;
         self.samples.clear();
         let shares = crate::step::run(self.pool.as_deref(), || {
+            // Every chunk a task of its own, as on a plane: a run of chunks
+            // a thread starts before another steals from it cannot be
+            // split, and the other then waits for its end.
             kicks
                 .par_chunks_mut(CHUNK)
                 .enumerate()
+                .with_max_len(1)
                 .map(|(c, chunk)| pass.run(c * CHUNK, chunk))
                 .reduce(|| [0, 0], |a, b| [a[0] + b[0], a[1] + b[1]])
         });
@@ -1298,7 +1316,7 @@ impl<V: Vector> Swarm<V> {
                     |(c, (samples, kicks))| {
                         for (k, (sample, kick)) in samples.iter_mut().zip(kicks).enumerate() {
                             pass.fish(c * CHUNK + k, Some(&mut sample.rules));
-                            sample.neighbours = kick.neighbours;
+                            sample.neighbours = kick.neighbours as u32;
                         }
                     },
                 );
@@ -1473,6 +1491,7 @@ impl<V: Vector> Swarm<V> {
         core::mem::swap(&mut fish.fright, &mut sorted.fright);
         core::mem::swap(&mut fish.school, &mut sorted.school);
         core::mem::swap(&mut fish.leader, &mut sorted.leader);
+        self.sorted_quiet = false;
         // Each fish's new slot is its place in cell order: by id, in pieces
         // on the pool.
         let rank = self.grid.rank();
@@ -1713,35 +1732,15 @@ impl<V: Vector> ForcePass<'_, V> {
         [first, second]: [&mut [Kick<V>; LANES]; 2],
     ) -> [bool; 2] {
         #[cfg(target_arch = "x86_64")]
-        if let (true, [Some(a), Some(b)]) = (AVX2, scanned)
-            && let Some(school) = self.one_school_of(base, 2 * LANES)
-            && let params = &self.params[school]
-            && let (Some(low), Some(high)) =
-                (self.lane_inputs(base, params), self.lane_inputs(base + LANES, params))
-        {
-            let hoods = [a.in_lanes::<3>(), b.in_lanes::<3>()];
-            // SAFETY: `AVX2` is true only in the AVX2 build of the pass,
-            // which runs only where the CPU has AVX2.
-            #[expect(unsafe_code, reason = "the AVX2 rules, inlined into the AVX2 build of the pass")]
-            let rules = unsafe {
-                crate::step::kernel::quartet::avx2::rules_octet(
-                    [&hoods[0], &hoods[1]],
-                    [low.0, high.0],
-                    [low.1, high.1],
-                    params,
-                )
+        if let (true, [Some(a), Some(b)]) = (AVX2, scanned) {
+            // As many axes as the space has (the branch is decided when the
+            // pass is compiled).
+            let octet = if V::DIM == 2 {
+                self.octet_kicks::<2>(base, [a, b], [&mut *first, &mut *second])
+            } else {
+                self.octet_kicks::<3>(base, [a, b], [&mut *first, &mut *second])
             };
-            if let Some([low_rules, high_rules]) = rules {
-                let mut in_lanes = [false; 2];
-                for (i, (hoods, rules, kicks)) in
-                    [(a, low_rules, first), (b, high_rules, second)].into_iter().enumerate()
-                {
-                    let at = base + i * LANES;
-                    in_lanes[i] = self.kicks_of_rules(at, hoods, rules, kicks);
-                    if !in_lanes[i] {
-                        self.kicks_one_by_one(at, hoods, kicks);
-                    }
-                }
+            if let Some(in_lanes) = octet {
                 return in_lanes;
             }
         }
@@ -1758,6 +1757,47 @@ impl<V: Vector> ForcePass<'_, V> {
 }
 
 impl<V: Vector> ForcePass<'_, V> {
+    /// [`ForcePass::pair_kicks`] of two scanned quartets of one school, in
+    /// the AVX2 build, over `N` axes: their rules eight lanes wide
+    /// (`rules_octet`), then each quartet's kicks in lanes, or fish by
+    /// fish where a total is not finite. `None`, with nothing written,
+    /// where the eight are not of one school or their rules cannot go in
+    /// lanes.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn octet_kicks<const N: usize>(
+        &self,
+        base: usize,
+        hoods: [&QuartetHoods; 2],
+        kicks: [&mut [Kick<V>; LANES]; 2],
+    ) -> Option<[bool; 2]> {
+        let school = self.one_school_of(base, 2 * LANES)?;
+        let params = &self.params[school];
+        let (low, high) =
+            (self.lane_inputs::<N>(base, params)?, self.lane_inputs::<N>(base + LANES, params)?);
+        let lanes = [hoods[0].in_lanes::<N>(), hoods[1].in_lanes::<N>()];
+        // SAFETY: this runs only in the AVX2 build of the pass (the
+        // caller's `AVX2`), which runs only where the CPU has AVX2.
+        #[expect(unsafe_code, reason = "the AVX2 rules, inlined into the AVX2 build of the pass")]
+        let rules = unsafe {
+            crate::step::kernel::quartet::avx2::rules_octet(
+                [&lanes[0], &lanes[1]],
+                [low.0, high.0],
+                [low.1, high.1],
+                params,
+            )
+        }?;
+        let mut in_lanes = [false; 2];
+        for (i, kicks) in kicks.into_iter().enumerate() {
+            let at = base + i * LANES;
+            in_lanes[i] = self.kicks_of_rules::<N>(at, hoods[i], rules[i], kicks);
+            if !in_lanes[i] {
+                self.kicks_one_by_one(at, hoods[i], kicks);
+            }
+        }
+        Some(in_lanes)
+    }
+
     /// The acceleration, fear and neighbour count of the fish in `slot`;
     /// each rule's force written to `rules` where asked.
     #[inline]
@@ -1941,19 +1981,39 @@ impl<V: Vector> ForcePass<'_, V> {
     /// a fish needs the one-fish form (speed matching, a non-finite sum).
     #[inline]
     fn finish_in_lanes(&self, base: usize, hoods: &QuartetHoods, kicks: &mut [Kick<V>; LANES]) -> bool {
+        // As many axes as the space has.
+        if V::DIM == 2 {
+            self.finish_in::<2>(base, hoods, kicks)
+        } else {
+            self.finish_in::<3>(base, hoods, kicks)
+        }
+    }
+
+    /// [`ForcePass::finish_in_lanes`] over `N` axes.
+    #[inline(always)]
+    fn finish_in<const N: usize>(
+        &self,
+        base: usize,
+        hoods: &QuartetHoods,
+        kicks: &mut [Kick<V>; LANES],
+    ) -> bool {
         let params = &self.params[usize::from(self.fish.school[base])];
-        let Some((velocity, wander)) = self.lane_inputs(base, params) else { return false };
-        match rules::rules_in_lanes(&hoods.in_lanes::<3>(), velocity, wander, params) {
-            Some(rules) => self.kicks_of_rules(base, hoods, rules, kicks),
+        let Some((velocity, wander)) = self.lane_inputs::<N>(base, params) else { return false };
+        match rules::rules_in_lanes(&hoods.in_lanes::<N>(), velocity, wander, params) {
+            Some(rules) => self.kicks_of_rules::<N>(base, hoods, rules, kicks),
             None => false,
         }
     }
 
     /// The velocities and wandering velocities of the quartet from slot
-    /// `base`, axis by axis (the axes past the dimension's zero), for its
-    /// rules in lanes.
+    /// `base`, over the first `N` axes (those past the dimension's zero),
+    /// for its rules in lanes.
     #[inline(always)]
-    fn lane_inputs(&self, base: usize, params: &FlockParams) -> Option<([Vec4; 3], [Vec4; 3])> {
+    fn lane_inputs<const N: usize>(
+        &self,
+        base: usize,
+        params: &FlockParams,
+    ) -> Option<([Vec4; N], [Vec4; N])> {
         let fish = self.fish;
         let phase = Vec4::from_slice(&fish.phase[base..base + LANES]);
         let circles =
@@ -1962,8 +2022,8 @@ impl<V: Vector> ForcePass<'_, V> {
         // sends the four to the one-fish form, as on a plane.
         let (sin, cos) = sin_cos_lanes(phase)?;
         let on_circles = V::on_circles(circles, sin, cos);
-        let velocity = quartet_axes::<V>(self.records(base), record_velocity_axis::<V>);
-        let mut wander = [Vec4::ZERO; 3];
+        let velocity = first_axes(quartet_axes::<V>(self.records(base), record_velocity_axis::<V>));
+        let mut wander = [Vec4::ZERO; N];
         for i in 0..V::DIM {
             wander[i] = on_circles[i] * params.desired_speed();
         }
@@ -1977,11 +2037,11 @@ impl<V: Vector> ForcePass<'_, V> {
     /// the pass's build, as the plane's is: out of line it is compiled
     /// without AVX2, and called once a quartet.
     #[inline(always)]
-    fn kicks_of_rules(
+    fn kicks_of_rules<const N: usize>(
         &self,
         base: usize,
         hoods: &QuartetHoods,
-        [separation, alignment, cohesion, wander]: [[Vec4; 3]; 4],
+        [separation, alignment, cohesion, wander]: [[Vec4; N]; 4],
         kicks: &mut [Kick<V>; LANES],
     ) -> bool {
         let fish = self.fish;
@@ -1991,8 +2051,8 @@ impl<V: Vector> ForcePass<'_, V> {
         let ids = <[u32; LANES]>::try_from(&self.ids[quartet]).expect("a whole quartet");
         let rules = [separation, alignment, cohesion, wander];
         let records = self.records(base);
-        let at = || quartet_axes::<V>(records, record_position_axis::<V>);
-        let velocity = || quartet_axes::<V>(records, record_velocity_axis::<V>);
+        let at = || first_axes(quartet_axes::<V>(records, record_position_axis::<V>));
+        let velocity = || first_axes(quartet_axes::<V>(records, record_velocity_axis::<V>));
         let Some((acceleration, _)) =
             self.setting().kick_lanes(rules, fear, at, velocity, ids, LANES, params)
         else {
@@ -2000,11 +2060,8 @@ impl<V: Vector> ForcePass<'_, V> {
         };
         let count = hoods.sums.count.to_array();
         for (l, kick) in kicks.iter_mut().enumerate() {
-            *kick = Kick {
-                acceleration: V::from_fn(|i| acceleration[i][l]),
-                fear: 0.0,
-                neighbours: count[l] as u32,
-            };
+            *kick =
+                Kick { acceleration: V::from_fn(|i| acceleration[i][l]), fear: 0.0, neighbours: count[l] };
         }
         true
     }
@@ -2032,7 +2089,7 @@ impl<V: Vector> ForcePass<'_, V> {
         if let Some(rules) = rules {
             *rules = forces;
         }
-        Kick { acceleration, fear, neighbours: hood.count }
+        Kick { acceleration, fear, neighbours: hood.count as f32 }
     }
 }
 
@@ -2123,8 +2180,17 @@ impl<V: Vector> ForcePass<'_, V> {
             let scale = around.candidates().saturating_sub(1) as f64 / looked.max(1) as f64;
             neighbours = (f64::from(neighbours) * scale).round() as u32;
         }
-        Kick { acceleration: sums.wish(own).unwrap_or(V::ZERO), fear: 0.0, neighbours }
+        Kick { acceleration: sums.wish(own).unwrap_or(V::ZERO), fear: 0.0, neighbours: neighbours as f32 }
     }
+}
+
+/// The first `N` of three axes in lanes (`N` is the space's dimension or
+/// three: those past it are zero).
+#[inline(always)]
+fn first_axes<const N: usize>(axes: [Vec4; 3]) -> [Vec4; N] {
+    let mut first = [Vec4::ZERO; N];
+    first.copy_from_slice(&axes[..N]);
+    first
 }
 
 /// The first four `records`' positions or velocities (as `axis` reads
