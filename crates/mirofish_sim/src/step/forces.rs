@@ -13,13 +13,21 @@ use crate::world::tank::Tank;
 
 impl Flock {
     /// Pass 2: the rules' weighted sum for every fish, clamped once to the
-    /// school's `max_force`. Reads only the snapshot taken by pass 1.
+    /// school's `max_force`. Reads only the snapshot taken by pass 1. An
+    /// empty school table has no rules: every fish's kick is then zero.
     pub fn accumulate_forces<S: SchoolTable + ?Sized>(&mut self, schools: &S, tank: &Tank, scene: &Scene) {
         let table = schools.table();
         let n = self.len();
+        if table.is_empty() {
+            self.sorted_kick.clear();
+            self.sorted_samples.clear();
+        }
         self.sorted_kick.resize(n, Kick::default());
         let record = self.record_rules;
         self.sorted_samples.resize(if record { n } else { 0 }, ForceSample::default());
+        if table.is_empty() {
+            return;
+        }
         // What the index found, where the fish are as it sorted them.
         let has_leaders = self.indexed.map_or_else(|| any_set(&self.leader), |sorted| sorted.leaders);
         let others = table.len() > 1;

@@ -30,7 +30,8 @@ impl Flock {
     /// the tank's edge can leave a fish between the two only if it left no
     /// way out). One pass over the fish, not two: it runs at memory speed.
     /// Under [`SlotOrder::Spatial`] the same pass renumbers the fish in the
-    /// order the index sorted them.
+    /// order the index sorted them. An empty school table moves no fish,
+    /// and the tick does not pass.
     pub fn integrate<S: SchoolTable + ?Sized>(&mut self, schools: &S, tank: &Tank, scene: &Scene, dt: f32) {
         self.integrate_with(schools, tank, scene, dt, Walls::Now);
     }
@@ -89,6 +90,10 @@ impl Flock {
         let table = schools.table();
         self.school_motion.clear();
         self.school_motion.extend(table.iter().map(|p| SchoolMotion::new(p, dt)));
+        if table.is_empty() {
+            // No school, no motion: nothing moves, and no tick passes.
+            return;
+        }
         let n = self.len();
         // Under `SlotOrder::Spatial`, with the fish as they were indexed,
         // the integrator renumbers them too: it walks them in sorted order,
