@@ -121,8 +121,8 @@ pub struct Swarm<V: Vector> {
     /// slot and place in the grid are then one.
     in_cell_order: bool,
     /// Whether the index's copies of fear and leader flags (in `sorted`)
-    /// are all calm and all led: the next index then need not write them
-    /// again while nobody is afraid or leads.
+    /// are all zero and all unset: the next index then need not write them
+    /// again while nobody is afraid and nobody leads.
     sorted_quiet: bool,
     /// The leaders by id, which the end of a tick sums: kept, so that a
     /// tick does not allocate.
