@@ -18,14 +18,13 @@ impl Flock {
     pub fn accumulate_forces<S: SchoolTable + ?Sized>(&mut self, schools: &S, tank: &Tank, scene: &Scene) {
         let table = schools.table();
         let n = self.len();
-        if table.is_empty() {
-            self.sorted_kick.clear();
-            self.sorted_samples.clear();
-        }
         self.sorted_kick.resize(n, Kick::default());
         let record = self.record_rules;
         self.sorted_samples.resize(if record { n } else { 0 }, ForceSample::default());
         if table.is_empty() {
+            // No school, no rules: every kick zero.
+            self.sorted_kick.fill(Kick::default());
+            self.sorted_samples.fill(ForceSample::default());
             return;
         }
         // What the index found, where the fish are as it sorted them.
