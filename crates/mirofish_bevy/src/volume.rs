@@ -61,7 +61,8 @@ use bevy::ecs::schedule::ScheduleLabel;
 use bevy::ecs::system::SystemChangeTick;
 use bevy::prelude::*;
 use mirofish_sim::Scene3d;
-use mirofish_sim::space::{Flock3d, TickStage, VolumeCommand, Zones, swarm_hash};
+use mirofish_sim::space::{Flock3d, TickStage, VolumeCommand, Zones};
+use mirofish_sim::state_hash;
 use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, VolumeRecording};
 use rayon::prelude::*;
 
@@ -231,7 +232,7 @@ impl Flock3dState {
         let flock = &self.flock;
         let ticks = recording.ticks;
         if let Some(ended) =
-            compare_checkpoint(&recording.checkpoints, ticks, next, flock.tick(), || swarm_hash(flock))
+            compare_checkpoint(&recording.checkpoints, ticks, next, flock.tick(), || state_hash(flock))
         {
             self.replay = ended;
             self.replaying = None;

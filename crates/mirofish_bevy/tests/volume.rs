@@ -386,7 +386,7 @@ fn a_configuration_loads_with_its_schools_and_leaders_and_a_bad_one_changes_noth
     let mut alone = config.start().unwrap();
     alone.run(1);
     let state = app.world().resource::<Flock3dState>();
-    assert_eq!(mirofish_sim::space::swarm_hash(&state.flock), mirofish_sim::space::swarm_hash(&alone));
+    assert_eq!(mirofish_sim::state_hash(&state.flock), mirofish_sim::state_hash(&alone));
     let bad = VolumeConfig { leaders: 500, ..config };
     app.world_mut().commands().queue(LoadVolume3d(bad));
     app.update();
@@ -466,12 +466,12 @@ fn loaded_session() -> App {
 fn recorded_session() -> (mirofish_sim::VolumeRecording, u64) {
     let app = loaded_session();
     let state = app.world().resource::<Flock3dState>();
-    (state.recording().expect("loaded").unwrap(), mirofish_sim::space::swarm_hash(&state.flock))
+    (state.recording().expect("loaded").unwrap(), mirofish_sim::state_hash(&state.flock))
 }
 
 #[test]
 fn a_loaded_session_changed_by_commands_replays_to_its_end() {
-    use mirofish_sim::space::swarm_hash;
+    use mirofish_sim::state_hash;
     assert!(app().world().resource::<Flock3dState>().recording().is_none(), "not loaded");
     let mut app = loaded_session();
     let state = app.world().resource::<Flock3dState>();
@@ -479,7 +479,7 @@ fn a_loaded_session_changed_by_commands_replays_to_its_end() {
     assert_eq!((recording.commands.len(), recording.ticks), (1, state.flock.tick()));
     let text = recording.to_text();
     let end = mirofish_sim::VolumeRecording::from_text(&text).unwrap().replay().unwrap();
-    assert_eq!(swarm_hash(&end), swarm_hash(&state.flock));
+    assert_eq!(state_hash(&end), state_hash(&state.flock));
     // Fish spawned outside the configuration: no longer its run.
     app.world_mut().commands().queue(SpawnSchool3d::new(5));
     app.update();
@@ -488,7 +488,7 @@ fn a_loaded_session_changed_by_commands_replays_to_its_end() {
 
 #[test]
 fn a_recorded_session_replays_inside_the_app_to_the_same_bits() {
-    use mirofish_sim::space::swarm_hash;
+    use mirofish_sim::state_hash;
     let (recording, end) = recorded_session();
     // Another app, at another fixed step: the replay keeps the recording's.
     let mut app = app();
@@ -511,14 +511,14 @@ fn a_recorded_session_replays_inside_the_app_to_the_same_bits() {
         headless.schedule(stamped.tick, stamped.command.clone()).unwrap();
     }
     headless.run(recording.ticks);
-    assert_eq!(swarm_hash(&headless), end);
+    assert_eq!(state_hash(&headless), end);
     assert_eq!(state.flock.len(), 120);
     assert_eq!(state.flock.applied().len(), 1, "the recorded predator was added again");
     // Past its end the session went on at the recording's step: the whole
     // of it replays too.
     let whole = state.recording().expect("loaded").unwrap();
     assert!(whole.ticks > recording.ticks);
-    assert_eq!(swarm_hash(&whole.replay().unwrap()), swarm_hash(&state.flock));
+    assert_eq!(state_hash(&whole.replay().unwrap()), state_hash(&state.flock));
 }
 
 #[test]

@@ -164,7 +164,7 @@ fn a_loaded_or_replaced_scene_brings_its_own_entities() {
 
 #[test]
 fn a_session_with_command_rocks_replays_in_the_app() {
-    use mirofish_sim::space::swarm_hash;
+    use mirofish_sim::state_hash;
     let mut app = app();
     app.world_mut().commands().queue(LoadVolume3d(VolumeConfig { fish: 100, seed: 3, ..default() }));
     for tick in 0..40 {
@@ -195,10 +195,10 @@ fn a_session_with_command_rocks_replays_in_the_app() {
     }
     let state = app.world().resource::<Flock3dState>();
     let recording = state.recording().expect("loaded").unwrap();
-    let end = swarm_hash(&state.flock);
+    let end = state_hash(&state.flock);
     // The core alone gives the same bits: the entities changed nothing.
     let replayed = recording.replay().unwrap();
-    assert_eq!(swarm_hash(&replayed), end);
+    assert_eq!(state_hash(&replayed), end);
     let mut again = self::app();
     again.world_mut().commands().queue(ReplayVolume3d(recording.clone()));
     ticks(&mut again, recording.ticks + 1);

@@ -425,7 +425,7 @@ fn a_layer_can_live_in_a_shared_resource() {
 /// without its decider.
 #[test]
 fn a_school_in_a_volume_decides_and_replays() {
-    use mirofish_sim::space::swarm_hash as swarm_hash_of;
+    use mirofish_sim::state_hash as state_hash_of;
     use mirofish_sim::{Vec3, Vector, VolumeConfig, VolumeRecorder};
     let volume = VolumeConfig { fish: 900, seed: 11, ..VolumeConfig::default() };
     let decide = DecisionConfig { units: 12, follower_period: 90, ..DecisionConfig::default() };
@@ -444,7 +444,7 @@ fn a_school_in_a_volume_decides_and_replays() {
             }
             flock.step();
         }
-        (swarm_hash_of(&flock), layer, flock)
+        (state_hash_of(&flock), layer, flock)
     };
     let (one, layer, flock) = run(1);
     let (two, _, _) = run(2);
@@ -494,7 +494,7 @@ fn a_school_in_a_volume_decides_and_replays() {
     assert!(layer.stats().decisions > 8, "{:?}", layer.stats());
     let recording = recorder.finish();
     let replayed = mirofish_sim::VolumeRecording::from_text(&recording.to_text()).unwrap().replay().unwrap();
-    assert_eq!(swarm_hash_of(&replayed), recording.checkpoints.last().unwrap().hash);
+    assert_eq!(state_hash_of(&replayed), recording.checkpoints.last().unwrap().hash);
 }
 
 /// A game's own intent and place, answered by a decider, set the goal the

@@ -8,7 +8,8 @@ use bevy::prelude::*;
 use mirofish_bevy::Session;
 use mirofish_bevy::volume::*;
 use mirofish_kit::recorder::{Ask, RecorderControls, RecorderPlugin};
-use mirofish_sim::space::{VolumeCommand, swarm_hash};
+use mirofish_sim::space::VolumeCommand;
+use mirofish_sim::state_hash;
 use mirofish_sim::{FlockParams, Obstacle, Predator, VolumeConfig, VolumeRecording};
 
 mod common;
@@ -59,11 +60,11 @@ fn a_volume_session_is_recorded_saved_replayed_and_its_configuration_saved() {
     }
     let said = press(&mut app, Ask::Stop);
     assert!(said.contains("ticks saved to"), "{said}");
-    let end = swarm_hash(&app.world().resource::<Flock3dState>().flock);
+    let end = state_hash(&app.world().resource::<Flock3dState>().flock);
     let file = folder.join("session.replay");
     let saved = VolumeRecording::load(&file).unwrap();
     assert_eq!(saved.commands.len(), 3, "{:?}", saved.commands);
-    assert_eq!(swarm_hash(&saved.replay().unwrap()), end, "the core alone replays the file to the same bits");
+    assert_eq!(state_hash(&saved.replay().unwrap()), end, "the core alone replays the file to the same bits");
 
     assert_eq!(press(&mut app, Ask::Replay), "replaying the last recording");
     for _ in 0..(saved.ticks + 5) {

@@ -6,7 +6,7 @@
 
 use mirofish_sim::NeighbourSearch::{BruteForce, Grid};
 use mirofish_sim::space::zones::MAX_ZONE_NEIGHBOUR_CAP;
-use mirofish_sim::space::{Swarm, Zones, swarm_hash};
+use mirofish_sim::space::{Swarm, Zones};
 use mirofish_sim::{
     FlockParams, MAX_NEIGHBOUR_CAP, Simulation, Tank, TankOf, Vec2, Vec3, Vector, observe, state_hash,
 };
@@ -153,7 +153,7 @@ fn zones_thin_only_a_crowd<V: Vector>() {
     let exact = |cap| {
         let mut school = zone_ball::<V>(300, 150.0, cap, 1);
         school.run(30);
-        swarm_hash(&school)
+        state_hash(&school)
     };
     assert_eq!(exact(Zones::default().neighbour_cap), exact(MAX_ZONE_NEIGHBOUR_CAP));
     // 1200 fish in a ball of radius 15 (the zone of repulsion is 10): with
@@ -177,10 +177,10 @@ fn zones_thin_only_a_crowd<V: Vector>() {
     assert!((s_thinned / s_full - 1.0).abs() < 0.25, "{s_thinned} vs {s_full}");
     assert!(thinned.positions().iter().chain(thinned.velocities()).all(|v| v.is_finite()));
     // A different run from the exact one, the same on any number of threads.
-    assert_ne!(swarm_hash(&full), swarm_hash(&thinned));
+    assert_ne!(state_hash(&full), state_hash(&thinned));
     let mut two = zone_ball::<V>(1200, 15.0, 16, 2);
     two.run(60);
-    assert_eq!(swarm_hash(&two), swarm_hash(&thinned));
+    assert_eq!(state_hash(&two), state_hash(&thinned));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mirofish_sim::space::{Swarm, Zones, swarm_hash};
+use mirofish_sim::space::{Swarm, Zones};
 use mirofish_sim::{
     BoundaryMode, Flock, FlockCommand, FlockParams, Goal, KernelPath, Obstacle, Predator, Route, Scene,
     Simulation, SlotOrder, Tank, TankOf, Vec2, Vec3, Vector, state_hash,
@@ -100,8 +100,8 @@ fn a_swarms_grid_and_brute_force_agree_on_the_state() {
                 grid.step();
                 brute.step();
                 assert_eq!(
-                    swarm_hash(&grid),
-                    swarm_hash(&brute),
+                    state_hash(&grid),
+                    state_hash(&brute),
                     "{}D {what}: diverged at tick {tick}",
                     V::DIM
                 );
@@ -302,7 +302,7 @@ fn both_slot_orders<V: Vector>(size: V) {
                     swarm.step();
                 }
                 let at = format!("{what}, tick {tick}");
-                assert_eq!(swarm_hash(&stable), swarm_hash(&spatial), "{at}");
+                assert_eq!(state_hash(&stable), state_hash(&spatial), "{at}");
                 let steering = |s: &Swarm<V>| -> Vec<V> { in_id_order(s, s.steering().collect()) };
                 assert_eq!(steering(&stable), steering(&spatial), "{at}");
                 let neighbours = |s: &Swarm<V>| -> Vec<Option<u32>> {
@@ -318,7 +318,7 @@ fn both_slot_orders<V: Vector>(size: V) {
             assert_eq!(spatial.positions(), stable.positions(), "{what}: each fish back in its id's slot");
             stable.step();
             spatial.step();
-            assert_eq!(swarm_hash(&stable), swarm_hash(&spatial), "{what}: after going back");
+            assert_eq!(state_hash(&stable), state_hash(&spatial), "{what}: after going back");
         }
     }
 }

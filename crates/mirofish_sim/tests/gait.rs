@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use glam::{Vec2, Vec3};
-use mirofish_sim::space::{Flock3d, swarm_hash};
+use mirofish_sim::space::Flock3d;
 use mirofish_sim::{
     BoundaryMode, FlockParams, Predator, Scene, Simulation, Tank, Tank3d, Vector, state_hash,
 };
@@ -123,7 +123,7 @@ fn a_gait_gives_the_same_bits_on_one_and_two_threads_in_both_spaces() {
             let tank = Tank3d::for_mean_neighbours_3d(2000, 45.0, 7.0);
             let mut flock = Flock3d::new(params, tank, 2000, 5).unwrap().with_threads(threads).unwrap();
             flock.run(240);
-            swarm_hash(&flock)
+            state_hash(&flock)
         })
         .collect();
     assert_eq!(volume[0], volume[1]);

@@ -11,7 +11,7 @@
 //! values below in the commit that says why, and note it in the
 //! changelog.
 
-use mirofish_sim::space::{Swarm, swarm_hash};
+use mirofish_sim::space::Swarm;
 use mirofish_sim::{
     Attractor, FlockCommand, FlockParams, Goal, GoalMode, KernelPath, Obstacle, Predator, Route, Simulation,
     Tank, Tank3d, TankOf, Vec2, Vec3, Vector, state_hash,
@@ -87,7 +87,7 @@ fn swarm<V: Vector>(
         swarm.schedule(tick, command).unwrap();
     }
     swarm.run(TICKS);
-    swarm_hash(&swarm)
+    state_hash(&swarm)
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! in three dimensions what they do in two.
 
 use glam::Vec3;
-use mirofish_sim::space::{Flock3d, Swarm, swarm_hash};
+use mirofish_sim::space::{Flock3d, Swarm};
+use mirofish_sim::state_hash;
 use mirofish_sim::{BoundaryMode, FlockParams, Goal, Obstacle, Predator, Route, Tank3d, observe};
 use mirofish_sim::{Scene, Scene3d, TankOf};
 use proptest::prelude::*;
@@ -58,7 +59,7 @@ fn one_and_two_threads_give_the_same_bits_in_a_volume() {
                 let mut flock = flock.with_threads(threads).unwrap();
                 flock.run(120);
                 check(&flock, &format!("{mode:?}"));
-                swarm_hash(&flock)
+                state_hash(&flock)
             })
             .collect();
         assert_eq!(hashes[0], hashes[1], "{mode:?}");
@@ -271,7 +272,7 @@ fn a_crowded_volume_is_sampled_and_still_estimates_its_neighbours() {
             assert!(exact > 200.0, "crowded: {exact}");
             assert!((estimated / exact - 1.0).abs() < 0.2, "estimated {estimated} of {exact}");
             check(&after, "crowded");
-            swarm_hash(&after)
+            state_hash(&after)
         })
         .collect();
     assert_eq!(hashes[0], hashes[1]);
@@ -368,7 +369,7 @@ fn a_games_force_steers_a_fish_for_one_tick_in_a_volume() {
     b.add_steering(3, Vec3::ZERO).unwrap();
     a.run(5);
     b.run(5);
-    assert_eq!(swarm_hash(&a), swarm_hash(&b));
+    assert_eq!(state_hash(&a), state_hash(&b));
     assert_eq!(pushed.add_steering(600, Vec3::X).unwrap_err().field, "id");
     assert_eq!(pushed.add_steering(0, Vec3::NAN).unwrap_err().field, "force");
 }
@@ -449,7 +450,7 @@ fn a_topological_neighbourhood_follows_the_nearest_in_a_volume() {
         let mut flock = Flock3d::new(params, tank, 2000, 8).unwrap().with_threads(threads).unwrap();
         flock.run(60);
         check(&flock, "topological");
-        swarm_hash(&flock)
+        state_hash(&flock)
     };
     assert_eq!(run(1), run(2));
 }
@@ -474,7 +475,7 @@ fn a_tick_run_stage_by_stage_gives_the_bits_of_a_whole_tick() {
             staged.run_to(TickStage::Commands.min(stage));
         }
     }
-    assert_eq!(swarm_hash(&whole), swarm_hash(&staged));
+    assert_eq!(state_hash(&whole), state_hash(&staged));
     // A whole tick brings each fish inside as it moves it; stage by stage
     // the boundary does, after: the same bits at every wall, with rocks
     // and without, on a plane and in a volume.
@@ -493,7 +494,7 @@ fn a_tick_run_stage_by_stage_gives_the_bits_of_a_whole_tick() {
             staged.run_to(TickStage::Integrate);
             crossed += staged.positions().iter().filter(|p| !tank.contains(**p)).count();
             staged.step();
-            assert_eq!(swarm_hash(&whole), swarm_hash(&staged), "{label}, tick {tick}");
+            assert_eq!(state_hash(&whole), state_hash(&staged), "{label}, tick {tick}");
         }
         assert!(crossed > 0, "{label}: some fish reach a wall");
     }
@@ -513,7 +514,7 @@ fn a_tick_run_stage_by_stage_gives_the_bits_of_a_whole_tick() {
     assert_eq!(staged.pending().iter().next().unwrap().tick, 21);
     staged.step();
     whole.step();
-    assert_eq!((staged.tick(), swarm_hash(&staged)), (whole.tick(), swarm_hash(&whole)));
+    assert_eq!((staged.tick(), state_hash(&staged)), (whole.tick(), state_hash(&whole)));
     assert_eq!(staged.scene().predators.len(), 1);
     staged.step();
     assert!(staged.scene().predators.is_empty());

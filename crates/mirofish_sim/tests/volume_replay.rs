@@ -5,7 +5,8 @@
 
 use glam::Vec3;
 use mirofish_sim::control::replay::{ReplayError, space_of};
-use mirofish_sim::space::{Flock3d, VolumeCommand, Zones, swarm_hash};
+use mirofish_sim::space::{Flock3d, VolumeCommand, Zones};
+use mirofish_sim::state_hash;
 use mirofish_sim::world::scene::check_room;
 use mirofish_sim::{
     Attractor, BoundaryMode, ExperimentConfig, FlockParams, Goal, Obstacle, Predator, Recorder, Recording,
@@ -72,7 +73,7 @@ fn a_volume_replay_matches_every_checkpoint_on_one_and_two_threads() {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let end: Flock3d = pool.install(|| loaded.replay()).unwrap();
         assert_eq!((end.tick(), end.len()), (300, 280), "{threads} threads");
-        assert_eq!(swarm_hash(&end), last, "{threads} threads");
+        assert_eq!(state_hash(&end), last, "{threads} threads");
     }
     // The same script recorded twice: the same file, byte for byte.
     assert_eq!(record(140.0).to_text(), text);
@@ -229,7 +230,7 @@ fn a_run_changed_only_by_commands_is_its_own_recording() {
     run.run(30);
     let recording = VolumeRecording::of_run(config.clone(), &run).unwrap();
     assert_eq!((recording.ticks, recording.commands.len(), recording.checkpoints.len()), (60, 1, 2));
-    assert_eq!(swarm_hash(&recording.replay().unwrap()), swarm_hash(&run));
+    assert_eq!(state_hash(&recording.replay().unwrap()), state_hash(&run));
     // A fish moved by hand is not in it: the replay says where it parts.
     run.set(3, Vec3::splat(10.0), Vec3::X).unwrap();
     run.step();

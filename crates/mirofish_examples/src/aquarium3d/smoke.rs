@@ -13,7 +13,7 @@ use bevy::render::view::screenshot::save_to_disk;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use mirofish_bevy::volume::*;
 use mirofish_kit::tools3d::click_command;
-use mirofish_sim::space::swarm_hash;
+use mirofish_sim::state_hash;
 
 use super::Start;
 use super::scene::OpaqueDraws;
@@ -169,11 +169,11 @@ fn drive(
     if let Some(recording) = state.recording() {
         let end = recording.map_err(|e| e.to_string()).and_then(|r| r.replay().map_err(|e| e.to_string()));
         match end {
-            Ok(end) if swarm_hash(&end) == swarm_hash(&state.flock) => {
+            Ok(end) if state_hash(&end) == state_hash(&state.flock) => {
                 let line = format!(
                     "the session replays: {} ticks, state hash {:016x}",
                     end.tick(),
-                    swarm_hash(&end)
+                    state_hash(&end)
                 );
                 say(&line);
             }

@@ -54,7 +54,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use mirofish_sim::space::{Flock3d, TickStage, Zones, swarm_hash};
+use mirofish_sim::space::{Flock3d, TickStage, Zones};
 use mirofish_sim::{FlockParams, KernelPath, Simulation, SlotOrder, Tank, Tank3d, observe, state_hash};
 
 const USAGE: &str = "usage: passes [--space plane|volume] [--fish N] [--ticks N] [--threads N] [--neighbours N] \
@@ -257,7 +257,7 @@ impl Probe {
         let build = if self.path.uses_avx2() { "AVX2" } else { "portable" };
         report.heading = format!("in a volume, {model}, {build} build of the force pass{pile}");
         report.neighbours = flock.neighbour_counts().map(f64::from).sum::<f64>() / flock.len().max(1) as f64;
-        report.hash = swarm_hash(&flock);
+        report.hash = state_hash(&flock);
         Ok(report)
     }
 }

@@ -29,7 +29,7 @@ use crate::control::config::{ConfigError, ExperimentConfig, read_bounded};
 use crate::control::simulation::Simulation;
 use crate::control::volume::VolumeConfig;
 use crate::observe::state_hash;
-use crate::space::{Flock3d, swarm_hash};
+use crate::space::Flock3d;
 use crate::step::command::{Command, CommandError, FlockCommand, Stamped, VolumeCommand, upgrade_words};
 use crate::world::params::ParamError;
 
@@ -143,7 +143,7 @@ impl Scenario for VolumeConfig {
         run.tick()
     }
     fn hash(run: &Flock3d) -> u64 {
-        swarm_hash(run)
+        state_hash(run)
     }
     fn applied(run: &Flock3d) -> &[Stamped<VolumeCommand>] {
         run.applied()

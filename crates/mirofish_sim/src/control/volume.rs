@@ -71,7 +71,8 @@ impl VolumeConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::space::{Zones, swarm_hash};
+    use crate::observe::state_hash;
+    use crate::space::Zones;
     use crate::world::params::FlockParams;
     use crate::world::scene::{Obstacle, Predator};
 
@@ -97,7 +98,7 @@ mod tests {
         let again = VolumeConfig::from_ron(&config.to_ron()).unwrap();
         assert_eq!(again, config);
         let (a, b) = (config.start().unwrap(), again.start().unwrap());
-        assert_eq!(swarm_hash(&a), swarm_hash(&b));
+        assert_eq!(state_hash(&a), state_hash(&b));
         assert_eq!(a.len(), 150);
         assert_eq!(a.params().len(), 2);
         assert_eq!(a.params()[1].max_speed, 99.5);

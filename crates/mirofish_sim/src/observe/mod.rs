@@ -26,36 +26,60 @@ use crate::step::flock::{Flock, SlotOrder};
 use crate::world::grid::CellGrid;
 use crate::world::tank::{BoundaryMode, TankOf};
 
+/// A state [`state_hash`] hashes: fish with positions, velocities and
+/// wander phases, each fish known by an id.
+pub trait HashedState {
+    /// Calls `eat` with every fish's position, velocity (axis by axis) and
+    /// wander phase, fish by fish in the order of their ids.
+    fn each_fish(&self, eat: &mut dyn FnMut(f32));
+}
+
 /// FNV-1a over the bits of every position, velocity and wander phase, in
-/// the order of the fish's ids (slot order under [`SlotOrder::Stable`]), so
-/// that a flock gives the same hash whichever way it numbers its slots.
-/// Equal hashes mean bit-identical states (up to the 2⁻⁶⁴ chance of a
-/// collision); one flipped bit anywhere changes it.
-pub fn state_hash(flock: &Flock) -> u64 {
+/// the order of the fish's ids (whichever way the slots are numbered), in
+/// either space. Equal hashes mean bit-identical states (up to the 2⁻⁶⁴
+/// chance of a collision); one flipped bit anywhere changes it.
+pub fn state_hash(state: &(impl HashedState + ?Sized)) -> u64 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     let mut h = OFFSET;
-    let mut eat = |word: u32| {
-        for byte in word.to_le_bytes() {
+    state.each_fish(&mut |x: f32| {
+        for byte in x.to_bits().to_le_bytes() {
             h = (h ^ u64::from(byte)).wrapping_mul(PRIME);
         }
-    };
-    let (p, v, phase) = (flock.positions(), flock.velocities(), flock.wander_phases());
-    let mut eat_fish = |s: usize| {
-        for x in [p[s].x, p[s].y, v[s].x, v[s].y, phase[s]] {
-            eat(x.to_bits());
-        }
-    };
-    if flock.slot_order() == SlotOrder::Stable {
-        (0..flock.len()).for_each(eat_fish);
-    } else {
-        let mut slot_of = vec![0u32; flock.len()];
-        for (slot, &id) in flock.ids().iter().enumerate() {
-            slot_of[id as usize] = slot as u32;
-        }
-        slot_of.into_iter().for_each(|slot| eat_fish(slot as usize));
-    }
+    });
     h
+}
+
+impl<T: HashedState + ?Sized> HashedState for &T {
+    fn each_fish(&self, eat: &mut dyn FnMut(f32)) {
+        (**self).each_fish(eat);
+    }
+}
+
+impl<T: HashedState + ?Sized> HashedState for &mut T {
+    fn each_fish(&self, eat: &mut dyn FnMut(f32)) {
+        (**self).each_fish(eat);
+    }
+}
+
+impl HashedState for Flock {
+    fn each_fish(&self, eat: &mut dyn FnMut(f32)) {
+        let (p, v, phase) = (self.positions(), self.velocities(), self.wander_phases());
+        let mut eat_fish = |s: usize| {
+            for x in [p[s].x, p[s].y, v[s].x, v[s].y, phase[s]] {
+                eat(x);
+            }
+        };
+        if self.slot_order() == SlotOrder::Stable {
+            (0..self.len()).for_each(eat_fish);
+        } else {
+            let mut slot_of = vec![0u32; self.len()];
+            for (slot, &id) in self.ids().iter().enumerate() {
+                slot_of[id as usize] = slot as u32;
+            }
+            slot_of.into_iter().for_each(|slot| eat_fish(slot as usize));
+        }
+    }
 }
 
 /// Polarization order parameter: the length of the mean unit heading, 1 when

@@ -74,7 +74,8 @@ impl<V: Vector> CommandedFish<V> for Swarm<V> {
 mod tests {
     use glam::Vec3;
 
-    use crate::space::{Flock3d, Zones, swarm_hash};
+    use crate::observe::state_hash;
+    use crate::space::{Flock3d, Zones};
     use crate::step::command::{CommandError, VolumeCommand};
     use crate::world::params::FlockParams;
     use crate::world::scene::{Goal, Obstacle, Predator};
@@ -164,7 +165,7 @@ mod tests {
         let mut again = volume(20);
         again.submit(VolumeCommand::SpawnFish { school: 0, count: 40, centre, radius: 50.0 }).unwrap();
         again.step();
-        assert_eq!(swarm_hash(&again), swarm_hash(&swarm));
+        assert_eq!(state_hash(&again), state_hash(&swarm));
         swarm.submit(VolumeCommand::RemoveFish { count: 45 }).unwrap();
         swarm.step();
         assert_eq!(swarm.len(), 15);

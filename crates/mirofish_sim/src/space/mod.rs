@@ -30,7 +30,7 @@ pub mod swarm;
 pub mod zones;
 
 pub use crate::world::grid::CellGrid;
-pub use swarm::{Flock3d, Swarm, SwarmMetrics, TickStage, swarm_hash};
+pub use swarm::{Flock3d, Swarm, SwarmMetrics, TickStage};
 pub use zones::{CollectiveState, Zones};
 
 pub use crate::step::command::VolumeCommand;

@@ -44,7 +44,7 @@ use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
 };
 use crate::world::scene::{Goal, Route, Scene, point};
-use crate::world::spawn::{FishStart, Spread, scatter_over};
+use crate::world::spawn::{FishStart, Spread, scatter_in};
 use crate::world::tank::{BoundaryMode, TankOf};
 
 /// A school in a volume.
@@ -146,7 +146,7 @@ pub struct Swarm<V: Vector> {
 }
 
 /// The fish, column by column.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 struct Columns<V: Vector> {
     /// Which fish each slot holds (its index when it was spawned).
     id: Vec<u32>,
@@ -383,7 +383,7 @@ impl<V: Vector> Swarm<V> {
     /// Adds `count` fish to an existing `school`, scattered as in
     /// [`Swarm::new`] from `seed`; returns the id of the first.
     pub fn spawn_school(&mut self, school: u16, count: usize, seed: u64) -> Result<u32, ParamError> {
-        self.spawn_school_in(school, count, seed, None)
+        self.spawn_school_in(school, count, seed, None, None)
     }
 
     /// Adds `count` fish to an existing `school`, spread uniformly over the
@@ -415,18 +415,22 @@ impl<V: Vector> Swarm<V> {
         (centre, radius): (V, f32),
         spread: Spread,
     ) -> Result<u32, ParamError> {
-        check_ball(centre, radius, &self.tank)?;
-        self.spawn_school_in(school, count, seed, Some((centre, radius, spread)))
+        self.spawn_school_in(school, count, seed, None, Some((centre, radius, spread)))
     }
 
-    /// [`Swarm::spawn_school`], over the tank or a ball.
-    fn spawn_school_in(
+    /// [`Swarm::spawn_school`], over the tank or a ball (checked), heading
+    /// along `heading` on a plane where one is given.
+    pub(crate) fn spawn_school_in(
         &mut self,
         school: u16,
         count: usize,
         seed: u64,
+        heading: Option<f32>,
         ball: Option<(V, f32, Spread)>,
     ) -> Result<u32, ParamError> {
+        if let Some((centre, radius, _)) = ball {
+            check_ball(centre, radius, &self.tank)?;
+        }
         if usize::from(school) >= self.params.len() {
             return Err(ParamError {
                 field: "school",
@@ -435,7 +439,7 @@ impl<V: Vector> Swarm<V> {
             });
         }
         let first = self.len() as u32;
-        self.spawn_in(school, count, seed, ball).map(|()| first)
+        self.spawn_in(school, count, seed, heading, ball).map(|()| first)
     }
 
     /// Puts fish `id` at `position` (inside the tank) moving with
@@ -462,6 +466,56 @@ impl<V: Vector> Swarm<V> {
         // as they are (a force pass still to come indexes them again).
         self.indexed = false;
         Ok(())
+    }
+
+    /// Adds one fish of `school` at `position` (inside the tank; pushed out
+    /// of a rock it starts in) moving with `velocity`, its wander turned
+    /// `wander_phase` radians round its circle (in a volume, a circle drawn
+    /// from the seed and its id), between ticks: a fish placed by hand, as
+    /// a test or an editor places it. Returns its id, the next one.
+    ///
+    /// # Errors
+    ///
+    /// If the school does not exist, a value is not finite, the position
+    /// is outside the tank, the swarm holds [`MAX_FISH`] fish already, or a
+    /// tick is under way ([`Swarm::run_to`]); nothing changes.
+    pub fn add_fish(
+        &mut self,
+        school: u16,
+        position: V,
+        velocity: V,
+        wander_phase: f32,
+    ) -> Result<u32, ParamError> {
+        let refuse =
+            |field, value: f32, expected: &str| ParamError { field, value, expected: expected.into() };
+        if usize::from(school) >= self.params.len() {
+            return Err(refuse("school", f32::from(school), "an existing school"));
+        }
+        point("position", position)?;
+        point("velocity", velocity)?;
+        check("wander_phase", wander_phase, Range::Symmetric(MAX_LENGTH))?;
+        if !self.tank.contains(position) {
+            return Err(refuse("position", position.length(), "a point inside the tank"));
+        }
+        if self.len() >= MAX_FISH {
+            return Err(refuse("fish", self.len() as f32, "fewer than MAX_FISH fish before one is added"));
+        }
+        if self.stage.is_some() {
+            return Err(refuse("stage", 0.0, "no tick under way (fish are added between ticks)"));
+        }
+        let id = self.len() as u32;
+        let mut rng = <rand_pcg::Pcg32 as rand::SeedableRng>::seed_from_u64(crate::rules::noise::mix64(
+            self.seed ^ u64::from(id),
+        ));
+        let circle = crate::world::spawn::random_circle::<V>(&mut rng);
+        let start = FishStart {
+            position,
+            velocity,
+            wander_phase: wander_phase.rem_euclid(core::f32::consts::TAU),
+            circle,
+        };
+        self.push(school, vec![start]);
+        Ok(id)
     }
 
     /// The slot fish `id` is stored in, or the error naming a fish that
@@ -559,7 +613,7 @@ impl<V: Vector> Swarm<V> {
     /// Scatters `count` fish of `school` uniformly in the tank, outside the
     /// obstacles (a fish drawn inside one is pushed to its surface).
     fn spawn(&mut self, school: u16, count: usize, seed: u64) -> Result<(), ParamError> {
-        self.spawn_in(school, count, seed, None)
+        self.spawn_in(school, count, seed, None, None)
     }
 
     /// [`FlockCommand::SpawnFish`]: up to `count` fish of `school` (if it
@@ -664,12 +718,14 @@ impl<V: Vector> Swarm<V> {
     }
 
     /// Places `count` fish of `school` uniformly in the tank, or in the ball
-    /// `(centre, radius)` clipped to it, outside the obstacles.
+    /// `(centre, radius)` clipped to it, outside the obstacles, heading
+    /// along `heading` on a plane where one is given ([`scatter_in`]).
     fn spawn_in(
         &mut self,
         school: u16,
         count: usize,
         seed: u64,
+        heading: Option<f32>,
         ball: Option<(V, f32, Spread)>,
     ) -> Result<(), ParamError> {
         if count > MAX_FISH.saturating_sub(self.len()) {
@@ -680,7 +736,7 @@ impl<V: Vector> Swarm<V> {
             });
         }
         let params = self.params[usize::from(school)];
-        self.push(school, scatter_over(count, &self.tank, &params, seed, ball));
+        self.push(school, scatter_in(count, &self.tank, &params, seed, heading, ball));
         Ok(())
     }
 
@@ -853,6 +909,12 @@ impl<V: Vector> Swarm<V> {
         &self.fish.velocity
     }
 
+    /// Each fish's wander phase (radians, in `[0, 2π)`), by slot: how far
+    /// its wander direction has turned.
+    pub fn wander_phases(&self) -> &[f32] {
+        &self.fish.phase
+    }
+
     /// How afraid each fish is (0 calm – 1 panic), by slot.
     pub fn fears(&self) -> &[f32] {
         &self.fish.fright
@@ -881,6 +943,44 @@ impl<V: Vector> Swarm<V> {
     /// Ticks stepped so far.
     pub fn tick(&self) -> u64 {
         self.tick
+    }
+
+    /// The neighbour grid as the last tick's index built it (the fish in
+    /// its cells' order, as they stood at that tick's start).
+    pub fn grid(&self) -> &CellGrid<V> {
+        &self.grid
+    }
+
+    /// The seed of the start and of every tick's noise.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Heap bytes held: the fish, the grid and the buffers a tick reuses
+    /// (not the command log).
+    pub fn heap_bytes(&self) -> usize {
+        fn bytes<T>(column: &Vec<T>) -> usize {
+            column.capacity() * core::mem::size_of::<T>()
+        }
+        fn columns<V: Vector>(c: &Columns<V>) -> usize {
+            bytes(&c.id)
+                + bytes(&c.position)
+                + bytes(&c.velocity)
+                + bytes(&c.phase)
+                + bytes(&c.circle)
+                + bytes(&c.fright)
+                + bytes(&c.school)
+                + bytes(&c.leader)
+        }
+        columns(&self.fish)
+            + columns(&self.sorted)
+            + bytes(&self.slots)
+            + bytes(&self.kicks)
+            + bytes(&self.extra)
+            + bytes(&self.group)
+            + bytes(&self.leaders_by_id)
+            + bytes(&self.samples)
+            + self.grid.heap_bytes()
     }
 
     /// The steering (acceleration, world units per second², after the one
@@ -2212,36 +2312,25 @@ impl Swarm<Vec2> {
     }
 }
 
-/// FNV-1a over the bits of every fish's position, velocity and wander
-/// phase, in the order of the fish's ids: [`crate::state_hash`]'s recipe,
-/// so that a school on a plane hashes as the plane's [`crate::Flock`] with
-/// the same state does, wherever its fish are stored. Equal hashes mean
-/// bit-identical states (up to the 2⁻⁶⁴ chance of a collision).
-pub fn swarm_hash<V: Vector>(swarm: &Swarm<V>) -> u64 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut h = OFFSET;
-    let mut eat = |x: f32| {
-        for byte in x.to_bits().to_le_bytes() {
-            h = (h ^ u64::from(byte)).wrapping_mul(PRIME);
-        }
-    };
-    let fish = &swarm.fish;
-    for &slot in &swarm.slots {
-        let s = slot as usize;
-        for x in [fish.position[s], fish.velocity[s]] {
-            for i in 0..V::DIM {
-                eat(x.axis(i));
+impl<V: Vector> observe::HashedState for Swarm<V> {
+    fn each_fish(&self, eat: &mut dyn FnMut(f32)) {
+        let fish = &self.fish;
+        for &slot in &self.slots {
+            let s = slot as usize;
+            for x in [fish.position[s], fish.velocity[s]] {
+                for i in 0..V::DIM {
+                    eat(x.axis(i));
+                }
             }
+            eat(fish.phase[s]);
         }
-        eat(fish.phase[s]);
     }
-    h
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::observe::state_hash;
     use crate::world::scene::Predator;
 
     /// Steps `a` and a copy that scans fish one at a time side by side:
@@ -2258,8 +2347,8 @@ mod tests {
             a.step();
             b.step();
             portable.step();
-            assert_eq!(swarm_hash(&a), swarm_hash(&b), "tick {tick}");
-            assert_eq!(swarm_hash(&a), swarm_hash(&portable), "tick {tick}, portable");
+            assert_eq!(state_hash(&a), state_hash(&b), "tick {tick}");
+            assert_eq!(state_hash(&a), state_hash(&portable), "tick {tick}, portable");
         }
         let mut c = a.clone();
         c.apply_commands();
@@ -2282,6 +2371,34 @@ mod tests {
 
     /// Nearly every quartet goes together: one whose fish span two rows of
     /// cells is scanned in a pass per row.
+    #[test]
+    fn a_fish_added_by_hand_takes_the_next_id_and_bad_ones_are_refused() {
+        let mut swarm = Flock3d::new(FlockParams::default(), crate::Tank3d::default(), 50, 4).unwrap();
+        let at = Vec3::new(100.0, 120.0, 140.0);
+        assert_eq!(swarm.add_fish(0, at, Vec3::X * 30.0, 7.0).unwrap(), 50);
+        assert_eq!(swarm.positions()[50], at);
+        assert!((0.0..core::f32::consts::TAU).contains(&swarm.wander_phases()[50]));
+        let refused = [
+            swarm.add_fish(1, at, Vec3::ZERO, 0.0),
+            swarm.add_fish(0, Vec3::splat(1.0e5), Vec3::ZERO, 0.0),
+            swarm.add_fish(0, at, Vec3::NAN, 0.0),
+            swarm.add_fish(0, at, Vec3::ZERO, f32::INFINITY),
+        ];
+        let fields: Vec<&str> = refused.iter().map(|r| r.as_ref().unwrap_err().field).collect();
+        assert_eq!(fields, ["school", "position", "velocity", "wander_phase"]);
+        assert_eq!(swarm.len(), 51, "nothing added by a refusal");
+        let before = swarm.heap_bytes();
+        swarm.run(3);
+        assert!(swarm.heap_bytes() > before, "a tick's buffers count too");
+        assert!(swarm.heap_bytes() > 51 * 2 * core::mem::size_of::<Vec3>());
+        // Its wander turns round a circle of its own: it moves like any fish.
+        assert!(swarm.positions().iter().chain(swarm.velocities()).all(|v| v.is_finite()));
+        assert_eq!((swarm.seed(), swarm.grid().len()), (4, 51));
+        // Not while a tick is under way.
+        swarm.run_to(TickStage::Forces);
+        assert_eq!(swarm.add_fish(0, at, Vec3::ZERO, 0.0).unwrap_err().field, "stage");
+    }
+
     #[test]
     fn quartets_give_the_bits_of_fish_one_at_a_time_in_a_volume() {
         for boundary in [BoundaryMode::Bounce, BoundaryMode::Wrap, BoundaryMode::SoftMargin] {
@@ -2385,7 +2502,7 @@ mod tests {
             for tick in 0..20 {
                 plain.step();
                 kept.step();
-                assert_eq!(swarm_hash(&plain), swarm_hash(&kept), "{}D, tick {tick}", V::DIM);
+                assert_eq!(state_hash(&plain), state_hash(&kept), "{}D, tick {tick}", V::DIM);
             }
             let crowded = kept.neighbour_counts().filter(|&n| n > 2 * crowd.neighbour_cap).count();
             assert!(crowded > fish / 4, "{}D: {crowded} fish past the cap", V::DIM);
@@ -2416,7 +2533,7 @@ mod tests {
         for tick in 0..25 {
             plain.step();
             kept.step();
-            assert_eq!(swarm_hash(&plain), swarm_hash(&kept), "tick {tick}");
+            assert_eq!(state_hash(&plain), state_hash(&kept), "tick {tick}");
         }
         assert_eq!(plain.sample(0), None, "not kept unless asked");
         let params = FlockParams::default();

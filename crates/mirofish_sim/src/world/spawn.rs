@@ -118,22 +118,25 @@ pub fn scatter_heading(
     scatter_in(count, tank, params, seed, heading, None)
 }
 
-/// [`scatter_heading`], the fish spread over the disc `(centre, radius)`
-/// as `Spread` says, clipped to the tank, instead of over the whole tank,
-/// where one is given: a packed start. Spread evenly, the same headings and
-/// speeds as over the tank with the same seed.
-pub fn scatter_in(
+/// [`scatter_heading`] in either space, the fish spread over the ball
+/// `(centre, radius)` as `Spread` says, clipped to the tank, instead of over
+/// the whole tank, where one is given: a packed start. Spread evenly, the
+/// same headings and speeds as over the tank with the same seed. A heading
+/// is a plane's (an angle); in a volume, and where it is not finite, the
+/// fish head every way.
+pub fn scatter_in<V: Vector>(
     count: usize,
-    tank: &Tank,
+    tank: &TankOf<V>,
     params: &FlockParams,
     seed: u64,
     heading: Option<f32>,
-    disc: Option<(Vec2, f32, Spread)>,
-) -> Vec<FishStart> {
-    match heading.filter(|h| h.is_finite()) {
-        None => scatter_over(count, tank, params, seed, disc),
-        Some(h) => starts(count, tank, params, seed, disc, |rng| {
-            crate::math::angle::unit(h + (rng.random::<f32>() - 0.5) * HEADING_SPREAD)
+    ball: Option<(V, f32, Spread)>,
+) -> Vec<FishStart<V>> {
+    match heading.filter(|h| h.is_finite() && V::DIM == 2) {
+        None => scatter_over(count, tank, params, seed, ball),
+        Some(h) => starts(count, tank, params, seed, ball, |rng| {
+            let u = crate::math::angle::unit(h + (rng.random::<f32>() - 0.5) * HEADING_SPREAD);
+            V::from_fn(|axis| u[axis])
         }),
     }
 }
@@ -142,7 +145,7 @@ pub fn scatter_in(
 /// `(centre, radius)` as `Spread` says (clipped to the tank), heading every
 /// way at 50–100 % of `max_speed` (times the spread's
 /// [`Spread::speed_factor`]): the start of every school, the same draws in
-/// both spaces (on a plane, [`scatter_in`]'s with no heading).
+/// both spaces ([`scatter_in`]'s with no heading).
 pub fn scatter_over<V: Vector>(
     count: usize,
     tank: &TankOf<V>,
@@ -269,6 +272,10 @@ mod tests {
         }
         let v: Vec<Vec2> = east.iter().map(|f| f.velocity).collect();
         assert!(crate::observe::polarization(&v) > 0.85);
+        // A heading is a plane's: in a volume the fish head every way.
+        let volume = crate::world::tank::Tank3d::default();
+        let every_way = scatter_over(300, &volume, &p, 5, None);
+        assert_eq!(scatter_in(300, &volume, &p, 5, Some(0.0), None), every_way);
     }
 
     #[test]
