@@ -48,11 +48,11 @@ fn simulation_at(n: usize, threads: Option<usize>, neighbours: f32) -> Simulatio
     let mut sim = Simulation::new(params, tank, n, 1).expect("valid parameters");
     if let Some(t) = threads {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().expect("thread pool");
-        sim.flock = std::mem::take(&mut sim.flock).with_thread_pool(Arc::new(pool));
+        sim = sim.with_thread_pool(Arc::new(pool));
     }
     // A few ticks so every buffer is allocated: the measured ticks then
     // allocate nothing.
-    sim.run(10).expect("valid parameters");
+    sim.run(10);
     sim
 }
 
@@ -66,10 +66,10 @@ fn simulation_at(n: usize, threads: Option<usize>, neighbours: f32) -> Simulatio
 fn tick(b: &mut criterion::Bencher<'_>, sim: &Simulation) {
     let warm = || {
         let mut s = sim.clone();
-        s.step().expect("valid");
+        s.step();
         s
     };
-    b.iter_batched_ref(warm, |s| s.step().expect("valid"), BatchSize::LargeInput);
+    b.iter_batched_ref(warm, |s| s.step(), BatchSize::LargeInput);
 }
 
 fn kernel(c: &mut Criterion) {
@@ -89,7 +89,7 @@ fn search(c: &mut Criterion) {
     for n in [1_000usize, 4_000] {
         for (label, mode) in [("grid", NeighbourSearch::Grid), ("brute", NeighbourSearch::BruteForce)] {
             let mut sim = simulation(n, None);
-            sim.flock.set_neighbour_search(mode);
+            sim.set_neighbour_search(mode);
             group.throughput(Throughput::Elements(n as u64));
             group.bench_with_input(BenchmarkId::new(label, n), &n, |b, _| tick(b, &sim));
         }
@@ -131,7 +131,7 @@ fn build(c: &mut Criterion) {
     for (density, neighbours) in [("sparse", 6.5), ("crowded", 50.0)] {
         variants(&mut group, density, 10_000, paths, |path| {
             let mut sim = simulation_at(10_000, None, neighbours);
-            sim.flock.set_kernel_path(path);
+            sim.set_kernel_path(path);
             sim
         });
     }
@@ -145,9 +145,9 @@ fn slots(c: &mut Criterion) {
     for (size, n) in [("100k", 100_000), ("1m", 1_000_000)] {
         variants(&mut group, size, n, orders, |order| {
             let mut sim = simulation(n, Some(2));
-            sim.flock.set_slot_order(order);
+            sim.set_slot_order(order);
             // Renumbered once before the clones are taken.
-            sim.step().expect("valid parameters");
+            sim.step();
             sim
         });
     }

@@ -217,15 +217,15 @@ fn read_pointer(
 /// The tank's walls, rocks, goal and the pointer's pull.
 fn draw_scene(school: Res<NetSchool>, mut gizmos: Gizmos) {
     let sim = school.simulation();
-    let tank = sim.tank;
+    let tank = sim.tank();
     gizmos.rect_2d((tank.min + tank.max) / 2.0, tank.max - tank.min, Color::srgb(0.25, 0.4, 0.55));
-    for rock in &sim.scene.obstacles {
+    for rock in &sim.scene().obstacles {
         gizmos.circle_2d(rock.centre, rock.radius, Color::srgb(0.6, 0.55, 0.45));
     }
-    if let Some(goal) = &sim.scene.goal {
+    if let Some(goal) = sim.scene().goal {
         gizmos.cross_2d(goal.target, 12.0, Color::srgb(1.0, 0.9, 0.3));
     }
-    if let Some(pull) = &sim.scene.attractor {
+    if let Some(pull) = sim.scene().attractor {
         let tint = if pull.strength > 0.0 { Color::srgb(0.4, 0.9, 0.5) } else { Color::srgb(0.9, 0.5, 0.3) };
         gizmos.circle_2d(pull.point, pull.radius, tint.with_alpha(0.5));
     }

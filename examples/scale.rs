@@ -42,7 +42,7 @@ fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
 fn school(n: usize, params: FlockParams, warm: u64) -> Simulation {
     let tank = Tank::for_mean_neighbours(n, params.perception_radius, 6.5, 16.0 / 9.0);
     let mut sim = Simulation::new(params, tank, n, 1).expect("valid parameters");
-    sim.run(warm).expect("valid parameters");
+    sim.run(warm);
     sim
 }
 
@@ -51,12 +51,12 @@ fn time_tick(start: &Simulation, threads: usize, ticks: usize) -> f64 {
     let pool = pool(threads);
     median_ms(ticks, || {
         let mut sim = start.clone();
-        sim.flock = sim.flock.with_thread_pool(pool.clone());
+        sim = sim.with_thread_pool(pool.clone());
         // One untimed tick: a fresh clone is fresh memory, cold in
         // every cache, which a long run never is.
-        sim.step().expect("valid parameters");
+        sim.step();
         let t0 = Instant::now();
-        sim.step().expect("valid parameters");
+        sim.step();
         t0.elapsed().as_secs_f64() * 1e3
     })
 }
@@ -182,13 +182,23 @@ fn plugin_tick(n: usize, ticks: usize, added: Added) -> PluginTick {
     let parts = app.world().resource::<Stopwatch>().spent.map(|s| s * 1e3 / ticks as f64);
     // The core's tick on the same fish, timed as every other core row.
     let state = app.world().resource::<FlockState>();
-    let mut core = Simulation::new(state.schools()[0], state.config().tank, 0, 1).expect("valid parameters");
-    (core.flock, core.scene) = (state.flock().clone(), state.scene().clone());
+    let schools = state.schools();
+    let mut core = Simulation::new(schools[0], state.config().tank, 0, 1).expect("valid parameters");
+    for &params in &schools[1..] {
+        core.add_school(params, 0, 1).expect("valid parameters");
+    }
+    core.set_scene(state.scene().clone()).expect("the plugin's valid scene");
+    let fish = state.flock();
+    for s in 0..fish.len() {
+        let (p, v, phase) = (fish.positions()[s], fish.velocities()[s], fish.wander_phases()[s]);
+        let id = core.add_fish(fish.school_indices()[s], p, v, phase).expect("a fish of the plugin's");
+        core.set_leader(id, fish.leaders()[s]).expect("the fish just added");
+    }
     PluginTick {
         frame,
         parts,
         kernel: time_tick(&core, 2, ticks),
-        neighbours: observe::mean_neighbours(state.flock()),
+        neighbours: observe::mean_neighbours(state.flock().neighbour_counts()),
     }
 }
 
@@ -205,27 +215,28 @@ fn pull_to_centre(mut fish: Query<(&Position, &mut ExtraSteering)>) {
 /// buffers grow to the pile) and the steady tick (the arrangement made
 /// again before each tick, as a goal holding the fish would).
 fn worst_cases(uniform: &Simulation, uniform_ms: f64, ticks: usize) {
-    let n = uniform.flock.len();
+    let n = uniform.len();
     let pool = pool(1);
     for (name, spread) in [("one point", 0.0f32), ("within the separation floor", 1.0), ("one cell", 20.0)] {
         let arrange = |sim: &mut Simulation| {
             for i in 0..n {
                 // A sunflower spiral: even cover of the disc, no two equal.
                 let (a, r) = (i as f32 * 2.399_963, spread * ((i as f32 + 0.5) / n as f32).sqrt());
-                sim.flock.set(i, Vec2::new(a.cos(), a.sin()) * r, Vec2::ZERO, 0.0);
+                sim.set(i as u32, Vec2::new(a.cos(), a.sin()) * r, Vec2::ZERO)
+                    .expect("a point inside the tank");
             }
         };
         let mut sim = uniform.clone();
-        sim.flock = sim.flock.with_thread_pool(pool.clone());
-        sim.step().expect("valid parameters");
+        sim = sim.with_thread_pool(pool.clone());
+        sim.step();
         arrange(&mut sim);
         let t0 = Instant::now();
-        sim.step().expect("valid parameters");
+        sim.step();
         let first = t0.elapsed().as_secs_f64() * 1e3;
         let steady = median_ms(ticks, || {
             arrange(&mut sim);
             let t0 = Instant::now();
-            sim.step().expect("valid parameters");
+            sim.step();
             t0.elapsed().as_secs_f64() * 1e3
         });
         println!("| {name}, 1 thread: first · steady tick (ms) | {n} | | {first:.2} · {steady:.2} | |");
@@ -372,18 +383,18 @@ fn main() {
     for &n in sizes.iter().filter(|_| !volume_only) {
         let t = if n >= 1_000_000 { ticks.min(5) } else { ticks };
         let uniform = school(n, FlockParams::reference(), 5);
-        let k = observe::mean_neighbours(&uniform.flock);
+        let k = observe::mean_neighbours(uniform.neighbour_counts());
         let one = time_tick(&uniform, 1, t);
         let two = time_tick(&uniform, 2, t);
         row("uniform, 1 thread", n, one, k);
         row("uniform, 2 threads", n, two, k);
         println!("| 1 → 2 threads speed-up | {n} | | {:.2}× | |", one / two);
-        println!("| bytes per fish (flock + grid) | {n} | | {} | |", uniform.flock.heap_bytes() / n.max(1));
+        println!("| bytes per fish (flock + grid) | {n} | | {} | |", uniform.heap_bytes() / n.max(1));
         if n >= 100_000 {
             // The same school with its slots renumbered in the grid's order
             // every tick: the same bits, reads along memory.
             let mut spatial = uniform.clone();
-            spatial.flock.set_slot_order(SlotOrder::Spatial);
+            spatial.set_slot_order(SlotOrder::Spatial);
             let (s1, s) = (time_tick(&spatial, 1, t), time_tick(&spatial, 2, t));
             row("uniform, 1 thread, slots in space order", n, s1, k);
             row("uniform, 2 threads, slots in space order", n, s, k);
@@ -391,17 +402,17 @@ fn main() {
             // Its one-thread tick renumbers the fish too, so its ratio is
             // higher while its two-thread tick is about the same.
             println!("| 1 → 2 threads speed-up, slots in space order | {n} | | {:.2}× | |", s1 / s);
-            spatial.run(2).expect("valid parameters");
-            let bytes = spatial.flock.heap_bytes() / n.max(1);
+            spatial.run(2);
+            let bytes = spatial.heap_bytes() / n.max(1);
             println!("| bytes per fish, slots in space order | {n} | | {bytes} | |");
         }
         if n <= 100_000 {
             let crowded = school(n, crowd, 240);
-            let kc = observe::mean_neighbours(&crowded.flock);
+            let kc = observe::mean_neighbours(crowded.neighbour_counts());
             let full = time_tick(&crowded, 2, t);
             row("crowded, 2 threads (default neighbour_cap 16)", n, full, kc);
             let mut capped = crowded.clone();
-            capped.params.neighbour_cap = 8;
+            capped.set_params(0, FlockParams { neighbour_cap: 8, ..crowd }).expect("valid parameters");
             let cap = time_tick(&capped, 2, t);
             row("crowded, 2 threads, neighbour_cap 8", n, cap, kc);
             println!(
@@ -413,7 +424,7 @@ fn main() {
                 // The same schools on the portable build: what AVX2 gains.
                 let portable = |sim: &Simulation| {
                     let mut sim = sim.clone();
-                    sim.flock.set_kernel_path(KernelPath::Portable);
+                    sim.set_kernel_path(KernelPath::Portable);
                     time_tick(&sim, 2, t)
                 };
                 let (u, c) = (portable(&uniform), portable(&crowded));
@@ -431,7 +442,7 @@ fn main() {
         }
         if n <= 10_000 {
             let mut brute = uniform.clone();
-            brute.flock.set_neighbour_search(NeighbourSearch::BruteForce);
+            brute.set_neighbour_search(NeighbourSearch::BruteForce);
             let b = time_tick(&brute, 2, t.min(5));
             row("brute force, 2 threads", n, b, k);
             println!("| grid speed-up over brute force | {n} | | {:.1}× | |", b / two);
@@ -466,15 +477,15 @@ fn main() {
             let pool = pool(2);
             let mut sim = uniform.clone();
             let count = |sim: &mut Simulation| {
-                sim.run(2).expect("valid parameters");
+                sim.run(2);
                 let before = alloc_counter::allocations();
-                sim.run(ticks).expect("valid parameters");
+                sim.run(ticks);
                 alloc_counter::allocations() - before
             };
             let allocs = if inside {
                 pool.install(|| count(&mut sim))
             } else {
-                sim.flock = sim.flock.with_thread_pool(pool.clone());
+                sim = sim.with_thread_pool(pool.clone());
                 count(&mut sim)
             };
             println!(

@@ -28,8 +28,8 @@
 //! use mirofish::sim::{FlockParams, Simulation, Tank, observe};
 //!
 //! let mut sim = Simulation::new(FlockParams::default(), Tank::default(), 400, 42)?;
-//! sim.run(300)?;
-//! assert!(observe::polarization(sim.flock.velocities()) <= 1.0);
+//! sim.run(300);
+//! assert!(observe::polarization(sim.velocities()) <= 1.0);
 //! # Ok::<(), mirofish::sim::ParamError>(())
 //! ```
 //!

@@ -73,7 +73,8 @@ pub(crate) fn sample_metrics(mut metrics: ResMut<FlockMetrics>, mut state: ResMu
         state.flock.set_record_rules(true);
     }
     let params = state.schools.first().copied().unwrap_or_default();
-    if metrics.log.observe(&state.flock, &params, &state.active.tank)
+    let (flock, tank) = (&state.flock, &state.active.tank);
+    if metrics.log.observe(flock.tick(), || Metrics::measure(flock, &params, tank))
         && metrics.log.rows().len() > metrics.capacity
     {
         // Drop the oldest half at once rather than shifting every sample.

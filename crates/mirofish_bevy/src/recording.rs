@@ -225,9 +225,9 @@ pub(crate) fn start_sessions(world: &mut World) {
     }
     // The fish, one at a time in the core's order: every fish carries its
     // `School`, so that the fish of one kind share a table in that order.
-    let (p, v, phase) = (sim.flock.positions(), sim.flock.velocities(), sim.flock.wander_phases());
-    let (schools, leaders) = (sim.flock.school_indices(), sim.flock.leaders());
-    for slot in 0..sim.flock.len() {
+    let (p, v, phase) = (sim.positions(), sim.velocities(), sim.wander_phases());
+    let (schools, leaders) = (sim.schools(), sim.leaders());
+    for slot in 0..sim.len() {
         let fish = (
             Boid,
             Position(p[slot]),
@@ -260,7 +260,7 @@ pub(crate) fn start_sessions(world: &mut World) {
             }
         }
     }
-    let first = Checkpoint { tick: 0, hash: state_hash(&sim.flock) };
+    let first = Checkpoint { tick: 0, hash: state_hash(&sim) };
     let mut recorder = world.resource_mut::<FlockRecorder>();
     recorder.session = if replaying.is_some() { Session::Replaying } else { Session::Recording };
     recorder.config = Some(config);

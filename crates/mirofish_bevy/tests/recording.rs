@@ -97,7 +97,7 @@ fn a_recorded_session_replays_to_the_same_bits_in_the_core() {
     let read = Recording::from_text(&text).expect("the file reads back");
     assert_eq!(read, recording);
     let sim = read.replay().expect("the core replays the app's session to the same bits");
-    assert_eq!(sim.flock.len(), 260 + 140 + 30 - 50);
+    assert_eq!(sim.len(), 260 + 140 + 30 - 50);
     // Not trivially: the session's rocks, predators and commands mattered.
     let mut quiet = recording.clone();
     quiet.commands.clear();

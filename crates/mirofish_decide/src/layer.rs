@@ -485,10 +485,10 @@ impl<V: Vector> Workers<V> {
 /// let mut sim = Simulation::from_config(&ExperimentConfig { fish: 500, ..Default::default() })?;
 /// let mut layer = DecisionLayer::with_rules(DecisionConfig { units: 20, ..Default::default() })?;
 /// for _ in 0..120 {
-///     for command in layer.plan(&sim.flock, &sim.tank, &sim.scene) {
+///     for command in layer.plan(&sim, sim.tank(), sim.scene()) {
 ///         sim.submit(command)?;
 ///     }
-///     sim.step()?;
+///     sim.step();
 /// }
 /// assert_eq!(layer.intents().filter(|i| i.is_some()).count(), 20);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

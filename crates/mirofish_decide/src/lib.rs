@@ -39,10 +39,10 @@
 //! let mut sim = Simulation::from_config(&ExperimentConfig { fish: 400, ..Default::default() })?;
 //! let mut layer = DecisionLayer::with_rules(DecisionConfig::default())?;
 //! for _ in 0..60 {
-//!     for command in layer.plan(&sim.flock, &sim.tank, &sim.scene) {
+//!     for command in layer.plan(&sim, sim.tank(), sim.scene()) {
 //!         sim.submit(command)?;
 //!     }
-//!     sim.step()?;
+//!     sim.step();
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -124,10 +124,10 @@ fn paced(client: &OpenAiDecider, config: DecisionConfig, seconds: f32) -> Outcom
         } else if now - due > tick * 2 {
             late_ticks += 1;
         }
-        for command in layer.plan(&sim.flock, &sim.tank, &sim.scene) {
+        for command in layer.plan(&sim, sim.tank(), sim.scene()) {
             sim.submit(command).unwrap();
         }
-        sim.step().unwrap();
+        sim.step();
     }
     Outcome { stats: layer.stats(), late_ticks, client: client.clone() }
 }
@@ -278,7 +278,7 @@ fn a_run_decided_over_http_replays_without_the_server() {
     let start = Instant::now();
     while layer.stats().decisions < 12 && start.elapsed() < Duration::from_secs(20) {
         let sim = recorder.simulation();
-        let (tick, commands) = (sim.tick(), layer.plan(&sim.flock, &sim.tank, &sim.scene));
+        let (tick, commands) = (sim.tick(), layer.plan(sim, sim.tank(), sim.scene()));
         for command in commands {
             recorder.schedule(tick, command).unwrap();
         }
@@ -292,5 +292,5 @@ fn a_run_decided_over_http_replays_without_the_server() {
     drop(server);
     let replayed = mirofish_sim::Recording::from_text(&text).unwrap().replay().unwrap();
     let last = recording.checkpoints.last().unwrap();
-    assert_eq!(mirofish_sim::state_hash(&replayed.flock), last.hash);
+    assert_eq!(mirofish_sim::state_hash(&replayed), last.hash);
 }

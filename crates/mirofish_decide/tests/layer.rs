@@ -20,10 +20,10 @@ fn config(fish: usize, seed: u64) -> ExperimentConfig {
 /// `ticks` ticks of `sim` with `layer` planning before each.
 fn drive(sim: &mut Simulation, layer: &mut DecisionLayer, ticks: u64) {
     for _ in 0..ticks {
-        for command in layer.plan(&sim.flock, &sim.tank, &sim.scene) {
+        for command in layer.plan(&*sim, sim.tank(), sim.scene()) {
             sim.submit(command).unwrap();
         }
-        sim.step().unwrap();
+        sim.step();
     }
 }
 
@@ -36,7 +36,7 @@ fn the_rules_give_every_unit_an_intent_and_the_same_run_on_any_threads() {
             .unwrap();
         let mut layer = DecisionLayer::with_rules(decide.clone()).unwrap();
         drive(&mut sim, &mut layer, 600);
-        (state_hash(&sim.flock), layer)
+        (state_hash(&sim), layer)
     };
     let (one, layer) = run(1);
     let (two, _) = run(2);
@@ -355,7 +355,7 @@ fn a_run_decided_on_worker_threads_replays_without_the_decider() {
     let mut recorder = Recorder::new(config(600, 8), 50).unwrap();
     for _ in 0..400 {
         let sim = recorder.simulation();
-        let (tick, commands) = (sim.tick(), layer.plan(&sim.flock, &sim.tank, &sim.scene));
+        let (tick, commands) = (sim.tick(), layer.plan(sim, sim.tank(), sim.scene()));
         for command in commands {
             recorder.schedule(tick, command).unwrap();
         }
@@ -366,7 +366,7 @@ fn a_run_decided_on_worker_threads_replays_without_the_decider() {
     let recording = recorder.finish();
     let text = recording.to_text();
     let replayed = mirofish_sim::Recording::from_text(&text).unwrap().replay().unwrap();
-    assert_eq!(state_hash(&replayed.flock), recording.checkpoints.last().unwrap().hash);
+    assert_eq!(state_hash(&replayed), recording.checkpoints.last().unwrap().hash);
 }
 
 #[test]
@@ -538,8 +538,8 @@ fn a_games_own_intents_and_places_steer_its_units() {
     let stats = layer.stats();
     assert_eq!((stats.decisions, stats.unfit, stats.fallbacks), (1, 2, 2), "{stats:?}");
     // The patrol's goal: the reef's centre, at half the weight, seeking.
-    let reef_centre = sim.tank.min + sim.tank.size() * Vec2::new(0.9, 0.1);
-    let goals: Vec<_> = sim.scene.group_goals.iter().flatten().collect();
+    let reef_centre = sim.tank().min + sim.tank().size() * Vec2::new(0.9, 0.1);
+    let goals: Vec<_> = sim.scene().group_goals.iter().flatten().collect();
     assert!(
         goals
             .iter()

@@ -288,7 +288,7 @@ pub fn stats_section(InMut(ui): InMut<egui::Ui>, state: Res<FlockState>) {
         };
         row("fish", flock.len().to_string());
         row("tick", flock.tick().to_string());
-        row("mean neighbours", format!("{:.1}", observe::mean_neighbours(flock)));
+        row("mean neighbours", format!("{:.1}", observe::mean_neighbours(flock.neighbour_counts())));
         row("mean speed", format!("{:.1}", observe::mean_speed(flock.velocities())));
         row("polarization", format!("{:.2}", observe::polarization(flock.velocities())));
     });

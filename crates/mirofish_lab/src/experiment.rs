@@ -83,7 +83,7 @@ impl Experiment {
         let report_every = (self.ticks / 100).max(1);
         let observe = |recorder: &Recorder, log: &mut MetricsLog| {
             let sim = recorder.simulation();
-            log.observe(&sim.flock, &sim.params, &sim.tank);
+            log.observe(sim.tick(), || sim.metrics().into());
         };
         recorder.record_rules(true);
         observe(&recorder, &mut log);

@@ -661,7 +661,7 @@ fn run_plane(
         |sim| {
             pace.wait(sim.tick());
             match layer.as_mut() {
-                Some(layer) => layer.plan(&sim.flock, &sim.tank, &sim.scene),
+                Some(layer) => layer.plan(sim, sim.tank(), sim.scene()),
                 None => Vec::new(),
             }
         },

@@ -162,8 +162,17 @@ impl StandardRun {
         match &self.start {
             Start::Plane(config) => {
                 let sim = Simulation::from_config(&ExperimentConfig { seed, ..config.clone() })?;
-                let dt = sim.dt;
-                sampled(sim, dt, plan, |sim| Ok(sim.step()?), plane_sample)
+                let dt = sim.dt();
+                sampled(
+                    sim,
+                    dt,
+                    plan,
+                    |sim| {
+                        sim.step();
+                        Ok(())
+                    },
+                    plane_sample,
+                )
             }
             Start::Volume(config) => {
                 let swarm = VolumeConfig { seed, ..config.clone() }.start()?;
@@ -212,15 +221,15 @@ fn ticks(dt: f32, from: f32, every: f32, to: f32) -> (u64, u64, u64) {
 
 /// A plane's sample.
 fn plane_sample(sim: &Simulation) -> Sample {
-    let m = Metrics::measure(&sim.flock, &sim.params, &sim.tank);
+    let m = Metrics::from(sim.metrics());
     Sample {
         neighbours: m.mean_neighbours,
-        nearest: m.nearest_neighbour.map(|d| d / sim.params.perception_radius),
+        nearest: m.nearest_neighbour.map(|d| d / sim.params()[0].perception_radius),
         polarizations: per_group(
-            sim.flock.school_indices(),
-            sim.flock.positions(),
-            sim.flock.velocities(),
-            sim.params.perception_radius,
+            sim.schools(),
+            sim.positions(),
+            sim.velocities(),
+            sim.params()[0].perception_radius,
         ),
         at_walls: share(m.boundary_contacts, m.fish),
     }

@@ -150,14 +150,15 @@ impl TurnResponse {
         let way = config.heading.unwrap_or(0.0);
         for f in spawn_disc(key, config.fish, centre, radius, &tank, &config.params) {
             let v = f.velocity;
-            sim.flock.push(
+            sim.add_fish(
+                0,
                 f.position,
                 Vec2::from_angle(way + 0.1 * v.to_angle()) * v.length(),
                 f.wander_phase,
-            );
+            )?;
         }
-        sim.run(self.settle)?;
-        let velocities = sim.flock.velocities();
+        sim.run(self.settle);
+        let velocities = sim.velocities();
         let polarization = observe::polarization(velocities);
         if polarization < self.min_polarization {
             return Err(format!(
@@ -170,7 +171,7 @@ impl TurnResponse {
             velocities.iter().fold(Vec2::ZERO, |s, v| s + v.normalize_or_zero()).normalize_or_zero();
         let side = Vec2::from_angle(self.angle).rotate(heading);
         // The front: the fish farthest along the heading.
-        let positions = sim.flock.positions();
+        let positions = sim.positions();
         let along: Vec<f32> = positions.iter().map(|p| p.dot(heading)).collect();
         let mut order: Vec<usize> = (0..positions.len()).collect();
         order.sort_unstable_by(|&a, &b| along[b].total_cmp(&along[a]));
@@ -184,9 +185,9 @@ impl TurnResponse {
         // Off to the side, well clear of the school and inside the tank.
         let target = centre + side * (6.0 * radius).max(1.0);
         let goal = Goal { target, mode: GoalMode::Seek, weight: self.weight, slowing_radius: 1.0 };
-        let ids: Vec<u32> = front.iter().map(|&k| sim.flock.ids()[k]).collect();
+        let ids: Vec<u32> = front.iter().map(|&k| sim.ids()[k]).collect();
         let watched_ids: Vec<(u32, f32)> =
-            watched.iter().map(|&k| (sim.flock.ids()[k], front_edge - along[k])).collect();
+            watched.iter().map(|&k| (sim.ids()[k], front_edge - along[k])).collect();
         let mut control = sim.clone();
         let group = 0;
         sim.submit(FlockCommand::JoinGroup { fish: ids, group: Some(group) })?;
@@ -231,11 +232,11 @@ impl Watch<'_> {
         let mut shares = Vec::with_capacity(self.ticks as usize);
         let (mut count, mut slot_of) = (0usize, Vec::new());
         for tick in 1..=self.ticks {
-            sim.step()?;
-            slots_by_id(&sim.flock, &mut slot_of);
+            sim.step();
+            slots_by_id(sim.ids(), &mut slot_of);
             for (k, &(id, _)) in self.fish.iter().enumerate() {
                 let Some(&slot) = slot_of.get(id as usize).filter(|&&s| s != usize::MAX) else { continue };
-                let v = sim.flock.velocities()[slot].normalize_or_zero();
+                let v = sim.velocities()[slot].normalize_or_zero();
                 // Turned that far from the old heading, and towards the side.
                 if first[k].is_none() && v.dot(self.heading) < self.cos_threshold && v.dot(self.side) > 0.0 {
                     first[k] = Some(tick);
@@ -249,10 +250,10 @@ impl Watch<'_> {
 }
 
 /// The slot of each fish by id, into `slot_of` (`usize::MAX`: no fish).
-fn slots_by_id(flock: &mirofish_sim::Flock, slot_of: &mut Vec<usize>) {
+fn slots_by_id(ids: &[u32], slot_of: &mut Vec<usize>) {
     slot_of.clear();
-    slot_of.resize(flock.len(), usize::MAX);
-    for (slot, &id) in flock.ids().iter().enumerate() {
+    slot_of.resize(ids.len(), usize::MAX);
+    for (slot, &id) in ids.iter().enumerate() {
         if let Some(s) = slot_of.get_mut(id as usize) {
             *s = slot;
         }

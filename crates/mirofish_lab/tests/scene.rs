@@ -28,8 +28,8 @@ fn the_default_scene_does_not_pack_into_balls_in_its_first_minute() {
     for seed in 1..=2 {
         let mut sim = Simulation::from_config(&ExperimentConfig { seed, ..config.clone() }).unwrap();
         for second in (10..=60).step_by(10) {
-            sim.run(600).unwrap();
-            let m = Metrics::measure(&sim.flock, &sim.params, &sim.tank);
+            sim.run(600);
+            let m = Metrics::from(sim.metrics());
             let nearest = m.nearest_neighbour.expect("schooling fish have neighbours") / radius;
             let at = format!("seed {seed}, {second} s: {m:?}");
             // A school packed into balls has dozens to hundreds of
@@ -44,15 +44,15 @@ fn the_default_scene_does_not_pack_into_balls_in_its_first_minute() {
 fn the_leaders_take_the_school_round_the_rocks() {
     let config = load("leaders.ron");
     let mut sim = Simulation::from_config(&config).unwrap();
-    let leaders = sim.flock.leaders().iter().filter(|&&l| l).count();
+    let leaders = sim.leaders().iter().filter(|&&l| l).count();
     assert_eq!(leaders, 40);
-    let waypoints = sim.scene.route.as_ref().unwrap().waypoints.len();
+    let waypoints = sim.scene().route.as_ref().unwrap().waypoints.len();
     let (mut passed, mut last) = (0, 0);
     // Where the fish that do not lead are, on average: a school that
     // follows its leaders round the loop carries it round the rocks too.
     let followers = |sim: &Simulation| {
         let (mut sum, mut n) = (mirofish_sim::Vec2::ZERO, 0.0);
-        for (p, &l) in sim.flock.positions().iter().zip(sim.flock.leaders()) {
+        for (p, &l) in sim.positions().iter().zip(sim.leaders()) {
             if !l {
                 sum += *p;
                 n += 1.0;
@@ -63,8 +63,8 @@ fn the_leaders_take_the_school_round_the_rocks() {
     let (mut turned, mut away) = (0.0f32, 0);
     let mut before = followers(&sim);
     for _ in 0..60 {
-        sim.run(60).unwrap();
-        let next = sim.scene.route.as_ref().unwrap().next;
+        sim.run(60);
+        let next = sim.scene().route.as_ref().unwrap().next;
         if next != last {
             passed += 1;
             last = next;
@@ -73,8 +73,8 @@ fn the_leaders_take_the_school_round_the_rocks() {
         turned += before.angle_to(now);
         away += usize::from(now.length() > 150.0);
         before = now;
-        for p in sim.flock.positions() {
-            assert!(sim.scene.obstacles.iter().all(|o| !o.contains(*p)), "a fish inside a rock at {p}");
+        for p in sim.positions() {
+            assert!(sim.scene().obstacles.iter().all(|o| !o.contains(*p)), "a fish inside a rock at {p}");
         }
     }
     assert!(passed >= waypoints, "in a minute the leaders passed {passed} waypoints of {waypoints}");

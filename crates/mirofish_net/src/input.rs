@@ -156,15 +156,15 @@ mod tests {
     #[test]
     fn each_player_holding_the_button_has_a_predator_at_the_pointer() {
         let mut sim = mirofish_sim::Simulation::new(Default::default(), Default::default(), 50, 1).unwrap();
-        sim.scene.predators.push(Predator::new(Vec2::new(300.0, 0.0), 100.0));
-        let own = sim.scene.predators.len();
+        sim.edit_scene(|scene| scene.predators.push(Predator::new(Vec2::new(300.0, 0.0), 100.0))).unwrap();
+        let own = sim.scene().predators.len();
         let hunt = |x, y| PlayerInput::pointer(x, y).with(PlayerInput::PREDATOR);
         let mut play = |inputs: [PlayerInput; 2]| {
-            for command in commands(inputs.into_iter(), &sim.scene, own) {
+            for command in commands(inputs.into_iter(), sim.scene(), own) {
                 sim.submit(command).unwrap();
             }
-            sim.step().unwrap();
-            let players = sim.scene.predators[own..].iter().map(|p| p.position).collect::<Vec<_>>();
+            sim.step();
+            let players = sim.scene().predators[own..].iter().map(|p| p.position).collect::<Vec<_>>();
             (players, sim.applied().len())
         };
         let (players, _) = play([hunt(10, 20), PlayerInput::default()]);
@@ -179,7 +179,7 @@ mod tests {
         // Let go: the players' predators go, the scene's own stays.
         let (players, _) = play([PlayerInput::default(); 2]);
         assert!(players.is_empty());
-        assert_eq!(sim.scene.predators.len(), 1);
+        assert_eq!(sim.scene().predators.len(), 1);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use ggrs::{GgrsRequest, InputStatus, PlayerHandle};
 use mirofish_sim::control::snapshot::{RestoreError, Snapshot};
-use mirofish_sim::{CommandError, FlockCommand, ParamError, Simulation, state_hash};
+use mirofish_sim::{CommandError, FlockCommand, Simulation, state_hash};
 
 use crate::input::{PlayerInput, commands};
 
@@ -32,8 +32,6 @@ pub enum NetError {
     },
     /// The saved state could not be restored.
     Restore(RestoreError),
-    /// A tick refused the school's parameters.
-    Tick(ParamError),
     /// The session itself failed (for a sync test: a desync, with the
     /// frames whose checksums differ).
     Session(ggrs::GgrsError),
@@ -46,7 +44,6 @@ impl std::fmt::Display for NetError {
                 write!(f, "the session asked for frame {frame}, which was never saved")
             }
             Self::Restore(e) => write!(f, "cannot go back: {e}"),
-            Self::Tick(e) => write!(f, "the tick failed: {e}"),
             Self::Session(e) => write!(f, "the session failed: {e}"),
         }
     }
@@ -84,7 +81,13 @@ impl NetSchool {
     /// The school of `sim`, from its current tick. Its predators stay its
     /// own; each player holding [`PlayerInput::PREDATOR`] adds one.
     pub fn new(sim: Simulation) -> Self {
-        Self { own_predators: sim.scene.predators.len(), sim, hunters: Vec::new(), hash: None, rollbacks: 0 }
+        Self {
+            own_predators: sim.scene().predators.len(),
+            sim,
+            hunters: Vec::new(),
+            hash: None,
+            rollbacks: 0,
+        }
     }
 
     /// The simulation (to read the fish, draw them, measure them).
@@ -102,7 +105,7 @@ impl NetSchool {
     /// [`NetSchool::checksum`] sends, and what the native and web runs
     /// print.
     pub fn state_hash(&self) -> u64 {
-        self.hash.unwrap_or_else(|| state_hash(&self.sim.flock))
+        self.hash.unwrap_or_else(|| state_hash(&self.sim))
     }
 
     /// The player whose pointer the predator at `index` of the scene
@@ -174,14 +177,14 @@ impl NetSchool {
         self.hunters
             .extend(live().filter(|(_, (input, _))| input.has(PlayerInput::PREDATOR)).map(|(h, _)| h));
         let live = live().map(|(_, (input, _))| *input);
-        for command in commands(live, &self.sim.scene, self.own_predators) {
+        for command in commands(live, self.sim.scene(), self.own_predators) {
             // Refused alike on every peer: the same command on the same
             // state.
             let _refused = self.sim.submit(command);
         }
         self.hash = None;
-        self.sim.step().map_err(NetError::Tick)?;
-        self.hash = Some(state_hash(&self.sim.flock));
+        self.sim.step();
+        self.hash = Some(state_hash(&self.sim));
         Ok(())
     }
 }

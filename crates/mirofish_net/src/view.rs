@@ -57,8 +57,8 @@ pub(crate) fn show_fish(
     mut fish: Query<(&mut NetFish, &mut Transform)>,
 ) {
     let Some(school) = school else { return };
-    let flock = &school.simulation().flock;
-    let (positions, velocities, schools) = (flock.positions(), flock.velocities(), flock.school_indices());
+    let flock = school.simulation();
+    let (positions, velocities, schools) = (flock.positions(), flock.velocities(), flock.schools());
     let views = &mut *views;
     while views.fish.len() > flock.len() {
         if let Some(gone) = views.fish.pop() {
@@ -102,7 +102,7 @@ pub(crate) fn show_predators(
     mut shown: Query<(&mut NetPredator, &mut Transform)>,
 ) {
     let Some(school) = school else { return };
-    let predators = &school.simulation().scene.predators;
+    let predators = &school.simulation().scene().predators;
     while views.predators.len() > predators.len() {
         if let Some(gone) = views.predators.pop() {
             commands.entity(gone).despawn();

@@ -35,8 +35,8 @@ proptest! {
         }
         let sim = a.simulation();
         prop_assert_eq!(sim.tick(), frames.len() as u64);
-        prop_assert!(sim.flock.positions().iter().chain(sim.flock.velocities()).all(|v| v.is_finite()));
-        prop_assert!(sim.scene.predators.iter().all(|p| p.position.is_finite()));
+        prop_assert!(sim.positions().iter().chain(sim.velocities()).all(|v| v.is_finite()));
+        prop_assert!(sim.scene().predators.iter().all(|p| p.position.is_finite()));
         prop_assert_eq!(a.state_hash(), b.state_hash());
     }
 }

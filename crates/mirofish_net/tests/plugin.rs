@@ -92,10 +92,10 @@ fn a_sync_test_in_an_app_goes_back_every_frame_and_ends_where_a_straight_run_doe
     app.update();
     let world = app.world_mut();
     let school = world.resource::<NetSchool>();
-    let flock = &school.simulation().flock;
+    let flock = school.simulation();
     let at: std::collections::HashMap<u32, Vec2> =
         flock.ids().iter().zip(flock.positions()).map(|(&id, &p)| (id, p)).collect();
-    let predators = school.simulation().scene.predators.len();
+    let predators = school.simulation().scene().predators.len();
     let fish: Vec<(NetFish, Transform)> =
         world.query::<(&NetFish, &Transform)>().iter(world).map(|(f, t)| (*f, *t)).collect();
     assert_eq!(fish.len(), 1000);

@@ -33,6 +33,6 @@ fn six_hundred_frames_rolled_back_every_frame_agree_with_a_straight_run() {
 
     // The same inputs without a session: the same school.
     let straight = straight_run(600);
-    assert_eq!(state_hash(&straight.simulation().flock), state_hash(&sim.flock));
+    assert_eq!(state_hash(straight.simulation()), state_hash(&sim));
     assert_eq!(straight.simulation().applied(), sim.applied());
 }

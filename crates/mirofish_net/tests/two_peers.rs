@@ -67,7 +67,7 @@ fn school(path: KernelPath) -> NetSchool {
     config.scene.obstacles.push(Obstacle { centre: Vec2::new(100.0, -40.0), radius: 40.0 });
     config.scene.predators.push(Predator { chase: true, ..Predator::new(Vec2::new(250.0, 80.0), 120.0) });
     let mut sim = Simulation::from_config(&config).expect("a valid configuration");
-    sim.flock.set_kernel_path(path);
+    sim.set_kernel_path(path);
     NetSchool::new(sim)
 }
 

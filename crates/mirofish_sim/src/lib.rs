@@ -11,8 +11,8 @@
 //! use mirofish_sim::{FlockParams, Simulation, Tank, observe};
 //!
 //! let mut sim = Simulation::new(FlockParams::default(), Tank::default(), 500, 1)?;
-//! sim.run(600)?; // ten seconds at 60 ticks per second
-//! let order = observe::polarization(sim.flock.velocities());
+//! sim.run(600); // ten seconds at 60 ticks per second
+//! let order = observe::polarization(sim.velocities());
 //! assert!((0.0..=1.0).contains(&order));
 //! # Ok::<(), mirofish_sim::ParamError>(())
 //! ```

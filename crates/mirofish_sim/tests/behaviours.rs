@@ -94,8 +94,8 @@ fn weighting_keeps_the_neighbour_count_and_stays_deterministic() {
     };
     let run = || {
         let mut sim = mirofish_sim::Simulation::new(params, tank(), 300, 4).unwrap();
-        sim.run(200).unwrap();
-        (observe::state_hash(&sim.flock), observe::mean_neighbours(&sim.flock))
+        sim.run(200);
+        (observe::state_hash(&sim), observe::mean_neighbours(sim.neighbour_counts()))
     };
     let (a, n) = run();
     assert_eq!(a, run().0);
@@ -104,7 +104,7 @@ fn weighting_keeps_the_neighbour_count_and_stays_deterministic() {
 
 /// The centre of the school.
 fn centre(sim: &mut mirofish_sim::Simulation) -> Vec2 {
-    sim.flock.positions().iter().copied().sum::<Vec2>() / sim.flock.len() as f32
+    sim.positions().iter().copied().sum::<Vec2>() / sim.len() as f32
 }
 
 #[test]
@@ -118,14 +118,18 @@ fn a_school_driven_at_an_obstacle_never_enters_it() {
         for i in 0..300 {
             let row = (i / 20) as f32;
             let col = (i % 20) as f32;
-            sim.flock.push(Vec2::new(-550.0 + row * 6.0, -60.0 + col * 6.0), Vec2::new(400.0, 0.0), 0.0);
+            sim.add_fish(0, Vec2::new(-550.0 + row * 6.0, -60.0 + col * 6.0), Vec2::new(400.0, 0.0), 0.0)
+                .unwrap();
         }
         let rock = Obstacle { centre: Vec2::new(0.0, 0.0), radius: 80.0 };
-        sim.scene.obstacles.push(rock);
-        sim.scene.goal = Some(Goal::seek(Vec2::new(500.0, 0.0), 3.0));
+        sim.edit_scene(|scene| {
+            scene.obstacles.push(rock);
+            scene.goal = Some(Goal::seek(Vec2::new(500.0, 0.0), 3.0));
+        })
+        .unwrap();
         for tick in 0..3000 {
-            sim.step().unwrap();
-            for (i, p) in sim.flock.positions().iter().enumerate() {
+            sim.step();
+            for (i, p) in sim.positions().iter().enumerate() {
                 assert!(
                     p.distance(rock.centre) >= rock.radius,
                     "{boundary:?} tick {tick}: fish {i} inside at {p}"
@@ -142,28 +146,28 @@ fn fish_flee_a_predator_and_calm_down_after() {
     use mirofish_sim::{Predator, Simulation};
     let tank = Tank::centered(Vec2::new(1600.0, 900.0));
     let mut sim = Simulation::new(FlockParams::default(), tank, 400, 21).unwrap();
-    sim.run(300).unwrap();
+    sim.run(300);
     // A still predator appears in the middle of the school; follow the fish
     // it frightens at once.
     let at = centre(&mut sim);
     let radius = 250.0;
-    let near: Vec<usize> =
-        (0..sim.flock.len()).filter(|&i| sim.flock.positions()[i].distance(at) < radius).collect();
+    let near: Vec<usize> = (0..sim.len()).filter(|&i| sim.positions()[i].distance(at) < radius).collect();
     assert!(near.len() > 20, "too few fish near the predator ({})", near.len());
     let mean_distance = |sim: &Simulation| {
-        near.iter().map(|&i| sim.flock.positions()[i].distance(at)).sum::<f32>() / near.len() as f32
+        near.iter().map(|&i| sim.positions()[i].distance(at)).sum::<f32>() / near.len() as f32
     };
     let before = mean_distance(&sim);
-    sim.scene.predators.push(Predator { chase: false, ..Predator::new(at, radius) });
-    sim.run(60).unwrap();
+    sim.edit_scene(|scene| scene.predators.push(Predator { chase: false, ..Predator::new(at, radius) }))
+        .unwrap();
+    sim.run(60);
     let after = mean_distance(&sim);
     assert!(after > before * 1.3, "fish did not flee: {before} -> {after}");
-    let afraid = sim.flock.fears().iter().filter(|&&f| f > 0.1).count();
+    let afraid = sim.fears().iter().filter(|&&f| f > 0.1).count();
     assert!(afraid > 0, "nobody is afraid");
     // Gone again: fear fades.
-    sim.scene.predators.clear();
-    sim.run(600).unwrap();
-    let max_fear = sim.flock.fears().iter().copied().fold(0.0f32, f32::max);
+    sim.edit_scene(|scene| scene.predators.clear()).unwrap();
+    sim.run(600);
+    let max_fear = sim.fears().iter().copied().fold(0.0f32, f32::max);
     assert!(max_fear < 0.01, "fear lingers: {max_fear}");
 }
 
@@ -172,14 +176,17 @@ fn a_chasing_predator_makes_the_school_scatter_without_nan() {
     use mirofish_sim::{Obstacle, Predator, Simulation};
     let tank = Tank::centered(Vec2::new(1000.0, 700.0));
     let mut sim = Simulation::new(FlockParams::default(), tank, 300, 5).unwrap();
-    sim.scene.predators =
-        vec![Predator::new(Vec2::new(-300.0, 0.0), 150.0), Predator::new(Vec2::new(300.0, 0.0), 150.0)];
-    sim.scene.obstacles = vec![Obstacle { centre: Vec2::ZERO, radius: 60.0 }];
-    sim.run(1500).unwrap();
-    for p in sim.flock.positions() {
+    sim.edit_scene(|scene| {
+        scene.predators =
+            vec![Predator::new(Vec2::new(-300.0, 0.0), 150.0), Predator::new(Vec2::new(300.0, 0.0), 150.0)];
+        scene.obstacles = vec![Obstacle { centre: Vec2::ZERO, radius: 60.0 }];
+    })
+    .unwrap();
+    sim.run(1500);
+    for p in sim.positions() {
         assert!(p.is_finite() && tank.contains(*p) && p.length() >= 60.0);
     }
-    for pr in &sim.scene.predators {
+    for pr in &sim.scene().predators {
         assert!(tank.contains(pr.position) && pr.velocity.length() <= pr.max_speed + 1e-3);
     }
 }
@@ -189,18 +196,18 @@ fn every_preset_runs_a_thousand_ticks_with_its_documented_values() {
     use mirofish_sim::{Preset, Simulation};
     for preset in Preset::all() {
         let mut sim = Simulation::new(preset.params, preset.tank, preset.count, 1).unwrap();
-        sim.run(500).unwrap();
+        sim.run(500);
         // A school's order comes and goes as it turns and splits: its mean
         // over the second half of the run, not one moment, says whether one
         // formed.
         let mut order = 0.0;
         for _ in 0..10 {
-            sim.run(50).unwrap();
-            order += observe::polarization(sim.flock.velocities()) / 10.0;
+            sim.run(50);
+            order += observe::polarization(sim.velocities()) / 10.0;
         }
-        assert_eq!(sim.flock.len(), preset.count);
-        assert_eq!(sim.params, preset.params, "{}: parameters changed while running", preset.name);
-        for (p, v) in sim.flock.positions().iter().zip(sim.flock.velocities()) {
+        assert_eq!(sim.len(), preset.count);
+        assert_eq!(sim.params()[0], preset.params, "{}: parameters changed while running", preset.name);
+        for (p, v) in sim.positions().iter().zip(sim.velocities()) {
             assert!(preset.tank.contains(*p) && v.is_finite(), "{}", preset.name);
             assert!(v.length() <= preset.params.max_speed * 1.0001, "{}", preset.name);
         }
@@ -217,8 +224,8 @@ fn auto_radius_gives_five_to_eight_neighbours_at_three_densities() {
     for count in [150usize, 600, 2400] {
         let params = with_auto_radius(&FlockParams::default(), count, &tank, 6.5);
         let mut sim = Simulation::new(params, tank, count, 9).unwrap();
-        sim.step().unwrap();
-        let measured = observe::mean_neighbours(&sim.flock);
+        sim.step();
+        let measured = observe::mean_neighbours(sim.neighbour_counts());
         assert!(
             (5.0..=8.0).contains(&measured),
             "{count} fish, radius {}: {measured}",
@@ -320,15 +327,16 @@ fn a_school_follows_its_leaders_along_a_path() {
         // A compact school of 120 in the lower left, every twelfth a leader.
         for i in 0..120 {
             let p = Vec2::new(-650.0 + (i % 12) as f32 * 14.0, -400.0 + (i / 12) as f32 * 14.0);
-            let slot = sim.flock.push(p, Vec2::new(100.0, 0.0), i as f32 * 0.1);
-            sim.flock.set_leader(slot, i % 12 == 0);
+            let id = sim.add_fish(0, p, Vec2::new(100.0, 0.0), i as f32 * 0.1).unwrap();
+            sim.set_leader(id, i % 12 == 0).unwrap();
         }
         let end = Vec2::new(500.0, 300.0);
         let path = vec![Vec2::new(0.0, -300.0), Vec2::new(400.0, 0.0), end];
-        sim.scene.route = Some(Route { arrive: true, ..Route::new(path, 100.0) });
-        sim.run(2400).unwrap();
+        sim.edit_scene(|scene| scene.route = Some(Route { arrive: true, ..Route::new(path, 100.0) }))
+            .unwrap();
+        sim.run(2400);
         assert_eq!(
-            sim.scene.route.as_ref().unwrap().next,
+            sim.scene().route.as_ref().unwrap().next,
             2,
             "seed {seed}: the leaders did not reach the end"
         );
@@ -364,25 +372,23 @@ fn each_school_can_head_for_its_own_goal() {
 fn a_game_force_between_the_passes_is_added_and_clamped() {
     let params = mirofish_sim::FlockParams::default();
     let mut sim = mirofish_sim::Simulation::new(params, mirofish_sim::Tank::default(), 200, 3).unwrap();
-    sim.run(5).unwrap();
+    sim.run(5);
     let mut pushed = sim.clone();
-    let schools = [params];
     for sim in [&mut sim, &mut pushed] {
-        sim.flock.rebuild_index(&schools[..], &sim.tank);
-        sim.flock.accumulate_forces(&schools[..], &sim.tank, &sim.scene);
+        sim.run_to(mirofish_sim::space::TickStage::Forces);
     }
     let east = mirofish_sim::Vec2::new(1.0e6, 0.0);
-    assert!(pushed.flock.add_steering(&schools[..], 7, east));
-    assert!(!pushed.flock.add_steering(&schools[..], 7, mirofish_sim::Vec2::NAN), "a NaN force is ignored");
-    assert!(!pushed.flock.add_steering(&schools[..], 10_000, east), "no such fish");
+    pushed.add_steering(7, east).unwrap();
+    assert!(pushed.add_steering(7, mirofish_sim::Vec2::NAN).is_err(), "a NaN force is refused");
+    assert!(pushed.add_steering(10_000, east).is_err(), "no such fish");
     for sim in [&mut sim, &mut pushed] {
-        sim.flock.integrate(&schools[..], &sim.tank, &sim.scene, 1.0 / 60.0);
+        sim.run_to(mirofish_sim::space::TickStage::Integrate);
     }
-    let (before, after) = (sim.flock.steering()[7], pushed.flock.steering()[7]);
+    let (before, after) = (sim.steering_at(7).unwrap(), pushed.steering_at(7).unwrap());
     assert!(after.x > before.x, "{before} -> {after}");
     assert!(after.length() <= params.max_force * (1.0 + 1.0e-5), "not clamped: {after}");
     // Only that fish.
-    assert_eq!(sim.flock.steering()[8], pushed.flock.steering()[8]);
+    assert_eq!(sim.steering_at(8), pushed.steering_at(8));
 }
 
 /// Every fish's game force at once gives the bits of one call per fish,
@@ -393,15 +399,17 @@ fn game_forces_for_all_fish_at_once_match_one_at_a_time() {
     let first = mirofish_sim::FlockParams::default();
     let second = mirofish_sim::FlockParams { max_force: 90.0, ..first };
     let schools = [first, second];
-    let mut sim = mirofish_sim::Simulation::new(first, mirofish_sim::Tank::default(), 500, 8).unwrap();
-    for slot in 0..250 {
-        sim.flock.set_school(slot, 1);
+    let (tank, mut scene) = (mirofish_sim::Tank::default(), mirofish_sim::Scene::default());
+    let mut sim = mirofish_sim::Flock::new(8);
+    for (slot, f) in mirofish_sim::world::spawn::scatter(500, &tank, &first, 8).into_iter().enumerate() {
+        sim.push(f.position, f.velocity, f.wander_phase);
+        sim.set_school(slot, u16::from(slot < 250));
     }
     for _ in 0..3 {
-        sim.flock.step(&schools[..], &sim.tank, &mut sim.scene, 1.0 / 60.0).unwrap();
+        sim.step(&schools[..], &tank, &mut scene, 1.0 / 60.0).unwrap();
     }
-    sim.flock.rebuild_index(&schools[..], &sim.tank);
-    sim.flock.accumulate_forces(&schools[..], &sim.tank, &sim.scene);
+    sim.rebuild_index(&schools[..], &tank);
+    sim.accumulate_forces(&schools[..], &tank, &scene);
     // Most fish pushed some way, some not at all, one NaN; the last ten
     // have no entry.
     let extra: Vec<Vec2> = (0..490)
@@ -411,19 +419,19 @@ fn game_forces_for_all_fish_at_once_match_one_at_a_time() {
             _ => Vec2::from_angle(k as f32) * (k as f32 * 3.0),
         })
         .collect();
-    let (mut one, mut all) = (sim.flock.clone(), sim.flock.clone());
+    let (mut one, mut all) = (sim.clone(), sim.clone());
     for (slot, &e) in extra.iter().enumerate() {
         if e != Vec2::ZERO {
             one.add_steering(&schools[..], slot, e);
         }
     }
     all.add_steering_all(&schools[..], &extra);
-    for f in [&mut one, &mut all, &mut sim.flock] {
-        f.integrate(&schools[..], &sim.tank, &sim.scene, 1.0 / 60.0);
+    for f in [&mut one, &mut all, &mut sim] {
+        f.integrate(&schools[..], &tank, &scene, 1.0 / 60.0);
     }
     let bits = |f: &mirofish_sim::Flock| {
         f.steering().iter().flat_map(|v| [v.x.to_bits(), v.y.to_bits()]).collect::<Vec<_>>()
     };
     assert_eq!(bits(&all), bits(&one));
-    assert_ne!(bits(&all), bits(&sim.flock), "the forces changed something");
+    assert_ne!(bits(&all), bits(&sim), "the forces changed something");
 }

@@ -19,13 +19,15 @@ fn ball(cap: u32, seed: u64) -> Simulation {
     for i in 0..3000u32 {
         let a = i as f32 * 2.399_963; // golden angle: an even disc
         let r = 60.0 * (i as f32 / 3000.0).sqrt();
-        sim.flock.push(
+        sim.add_fish(
+            0,
             Vec2::from_angle(a) * r,
             Vec2::new(100.0, 30.0).rotate(Vec2::from_angle(r * 0.01)),
             0.0,
-        );
+        )
+        .unwrap();
     }
-    sim.flock.set_record_rules(true);
+    sim.set_record_rules(true);
     sim
 }
 
@@ -33,20 +35,25 @@ fn ball(cap: u32, seed: u64) -> Simulation {
 fn a_capped_crowd_sees_the_same_neighbourhood_on_average() {
     // Brute force looks at every fish: the exact neighbourhood.
     let mut full = ball(MAX_NEIGHBOUR_CAP, 1);
-    full.flock.set_neighbour_search(BruteForce);
+    full.set_neighbour_search(BruteForce);
     let mut capped = ball(8, 1);
-    full.step().unwrap();
-    capped.step().unwrap();
-    let (n_full, n_capped) = (observe::mean_neighbours(&full.flock), observe::mean_neighbours(&capped.flock));
+    full.step();
+    capped.step();
+    let (n_full, n_capped) = (
+        observe::mean_neighbours(full.neighbour_counts()),
+        observe::mean_neighbours(capped.neighbour_counts()),
+    );
     assert!(n_full > 300.0, "a crowd: {n_full}");
     // The count is estimated from a sample of about 1 in 40: within 10 %.
     assert!((n_capped / n_full - 1.0).abs() < 0.1, "{n_capped} vs {n_full}");
-    let (f, c) =
-        (observe::mean_rule_forces(&full.flock).unwrap(), observe::mean_rule_forces(&capped.flock).unwrap());
+    let (f, c) = (
+        observe::mean_rule_forces(full.samples()).unwrap(),
+        observe::mean_rule_forces(capped.samples()).unwrap(),
+    );
     for (name, a, b) in [("alignment", f.alignment, c.alignment), ("cohesion", f.cohesion, c.cohesion)] {
         assert!((a - b).abs() <= 0.15 * a.max(1.0), "{name}: {a} vs {b}");
     }
-    for v in capped.flock.velocities() {
+    for v in capped.velocities() {
         assert!(v.is_finite());
     }
 }
@@ -59,9 +66,9 @@ fn the_cap_only_acts_in_a_crowd_and_stays_deterministic() {
         let params = FlockParams::default();
         let tank = Tank::for_mean_neighbours(1000, params.perception_radius, 6.5, 16.0 / 9.0);
         let mut sim = Simulation::new(params, tank, 1000, 4).unwrap();
-        sim.flock.set_neighbour_search(search);
-        sim.run(30).unwrap();
-        state_hash(&sim.flock)
+        sim.set_neighbour_search(search);
+        sim.run(30);
+        state_hash(&sim)
     };
     assert_eq!(sparse(Grid), sparse(BruteForce));
     // In the crowd it changes the run, the same way every time, on any
@@ -70,9 +77,9 @@ fn the_cap_only_acts_in_a_crowd_and_stays_deterministic() {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
             let mut sim = ball(8, 2);
-            sim.flock.set_neighbour_search(search);
-            sim.run(20).unwrap();
-            state_hash(&sim.flock)
+            sim.set_neighbour_search(search);
+            sim.run(20);
+            state_hash(&sim)
         })
     };
     assert_ne!(run(BruteForce, 1), run(Grid, 1));
@@ -85,25 +92,29 @@ fn a_topological_neighbourhood_counts_the_nearest_only() {
     // topological neighbourhood of 7 it aligns with and coheres to 7 (the
     // nearest of the cap's sample there).
     let mut sim = ball(MAX_NEIGHBOUR_CAP, 3);
-    sim.params.topological_neighbours = 7;
-    sim.step().unwrap();
-    assert_eq!(observe::mean_neighbours(&sim.flock), 7.0, "every fish sees at least 7 in the ball");
+    sim.set_params(0, FlockParams { topological_neighbours: 7, ..sim.params()[0] }).unwrap();
+    sim.step();
+    assert_eq!(
+        observe::mean_neighbours(sim.neighbour_counts()),
+        7.0,
+        "every fish sees at least 7 in the ball"
+    );
     // A school of about 11 neighbours, where the cap does not thin: the
     // nearest are the same whichever search finds them, to the bit.
     let school = |k, search| {
         let params = FlockParams { topological_neighbours: k, ..FlockParams::default() };
         let tank = Tank::for_mean_neighbours(3000, params.perception_radius, 11.0, 16.0 / 9.0);
         let mut sim = Simulation::new(params, tank, 3000, 3).unwrap();
-        sim.flock.set_neighbour_search(search);
-        sim.step().unwrap();
+        sim.set_neighbour_search(search);
+        sim.step();
         sim
     };
     let grid = school(7, Grid);
-    let counted = observe::mean_neighbours(&grid.flock);
+    let counted = observe::mean_neighbours(grid.neighbour_counts());
     assert!(counted <= 7.0 && counted > 6.0, "most fish have more than 7 in range: {counted}");
-    assert_eq!(state_hash(&grid.flock), state_hash(&school(7, BruteForce).flock));
+    assert_eq!(state_hash(&grid), state_hash(&school(7, BruteForce)));
     // And 0 is the metric neighbourhood.
-    assert!(observe::mean_neighbours(&school(0, Grid).flock) > 9.0);
+    assert!(observe::mean_neighbours(school(0, Grid).neighbour_counts()) > 9.0);
 }
 
 #[test]
@@ -114,10 +125,10 @@ fn a_topological_school_stays_deterministic_and_finite() {
             let params = FlockParams { topological_neighbours: 6, ..FlockParams::default() };
             let tank = Tank::for_mean_neighbours(2000, params.perception_radius, 20.0, 16.0 / 9.0);
             let mut sim = Simulation::new(params, tank, 2000, 9).unwrap();
-            sim.run(60).unwrap();
-            assert!(sim.flock.velocities().iter().chain(sim.flock.positions()).all(|v| v.is_finite()));
-            assert!(observe::mean_neighbours(&sim.flock) <= 6.0);
-            state_hash(&sim.flock)
+            sim.run(60);
+            assert!(sim.velocities().iter().chain(sim.positions()).all(|v| v.is_finite()));
+            assert!(observe::mean_neighbours(sim.neighbour_counts()) <= 6.0);
+            state_hash(&sim)
         })
     };
     assert_eq!(run(1), run(2));

@@ -15,17 +15,17 @@ fn run(seed: u64, threads: Option<usize>, mode: BoundaryMode, ticks: u64) -> u64
     if let Some(n) = threads {
         sim = sim.with_threads(n).unwrap();
     }
-    sim.run(ticks).unwrap();
-    state_hash(&sim.flock)
+    sim.run(ticks);
+    state_hash(&sim)
 }
 
 /// Steps `a` and `b` together for `ticks` ticks; their states must have
 /// the same bits after every one.
 fn assert_in_step(a: &mut Simulation, b: &mut Simulation, ticks: u64, what: &str) {
     for tick in 0..ticks {
-        a.step().unwrap();
-        b.step().unwrap();
-        assert_eq!(state_hash(&a.flock), state_hash(&b.flock), "{what}: diverged at tick {tick}");
+        a.step();
+        b.step();
+        assert_eq!(state_hash(&a), state_hash(&b), "{what}: diverged at tick {tick}");
     }
 }
 
@@ -61,7 +61,7 @@ fn grid_and_brute_force_agree_on_the_state() {
         let params = FlockParams { cohesion_weight: 0.2, separation_weight: 2.0, ..FlockParams::default() };
         let mut grid = Simulation::new(params, tank, 100, 5).unwrap();
         let mut brute = grid.clone();
-        brute.flock.set_neighbour_search(mirofish_sim::NeighbourSearch::BruteForce);
+        brute.set_neighbour_search(mirofish_sim::NeighbourSearch::BruteForce);
         assert_in_step(&mut grid, &mut brute, 100, &format!("{mode:?}"));
     }
     // The soft margin looked ahead for: the four-fish lanes (grid) and the
@@ -70,7 +70,7 @@ fn grid_and_brute_force_agree_on_the_state() {
     let params = FlockParams { cohesion_weight: 0.2, separation_weight: 2.0, ..FlockParams::default() };
     let mut grid = Simulation::new(params, tank, 100, 5).unwrap();
     let mut brute = grid.clone();
-    brute.flock.set_neighbour_search(mirofish_sim::NeighbourSearch::BruteForce);
+    brute.set_neighbour_search(mirofish_sim::NeighbourSearch::BruteForce);
     assert_in_step(&mut grid, &mut brute, 100, "look-ahead");
 }
 
@@ -144,8 +144,8 @@ fn every_build_of_the_force_pass_gives_the_same_bits() {
             let tank = Tank::centered(Vec2::new(500.0, 400.0)).with_boundary(mode);
             let mut fastest = Simulation::new(params, tank, 2000, 11).unwrap();
             let mut portable = fastest.clone();
-            portable.flock.set_kernel_path(KernelPath::Portable);
-            assert!(!portable.flock.kernel_path().uses_avx2());
+            portable.set_kernel_path(KernelPath::Portable);
+            assert!(!portable.kernel_path().uses_avx2());
             assert_in_step(&mut fastest, &mut portable, 150, &format!("{mode:?}, {what}"));
         }
     }

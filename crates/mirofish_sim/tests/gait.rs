@@ -32,11 +32,11 @@ fn largest_turn<V: Vector>(before: &HashMap<u32, V>, ids: &[u32], after: &[V]) -
 fn largest_turn_on_a_plane(sim: &mut Simulation, ticks: u32) -> f32 {
     let mut largest = 0.0f32;
     for _ in 0..ticks {
-        let flock = &sim.flock;
+        let flock = &sim;
         let before: HashMap<u32, Vec2> =
             flock.ids().iter().copied().zip(flock.velocities().iter().copied()).collect();
-        sim.step().unwrap();
-        largest = largest.max(largest_turn(&before, sim.flock.ids(), sim.flock.velocities()));
+        sim.step();
+        largest = largest.max(largest_turn(&before, sim.ids(), sim.velocities()));
     }
     largest
 }
@@ -50,19 +50,19 @@ fn on_a_plane_no_fish_turns_faster_than_its_rate_and_speed_settles_near_the_crui
     let params = gait();
     let tank = Tank { boundary: BoundaryMode::Wrap, ..Tank::default() };
     let mut sim = Simulation::new(params, tank, 400, 3).unwrap();
-    let dt = sim.dt;
+    let dt = sim.dt();
     let largest = largest_turn_on_a_plane(&mut sim, 600);
     let bound = params.turn_rate * dt;
     assert!(largest <= bound * 1.001, "a turn of {largest} rad in a tick, bound {bound}");
     assert!(largest > bound * 0.5, "the bound is reached at times: {largest}");
-    let speed = mean_speed(sim.flock.velocities());
+    let speed = mean_speed(sim.velocities());
     assert!((speed - 70.0).abs() < 0.2 * 70.0, "mean speed {speed} against a cruise of 70");
 
     // Without the gait the same school races at its limit and turns on the
     // spot at times.
     let mut free = Simulation::new(FlockParams::default(), tank, 400, 3).unwrap();
-    free.run(600).unwrap();
-    assert!(mean_speed(free.flock.velocities()) > 100.0);
+    free.run(600);
+    assert!(mean_speed(free.velocities()) > 100.0);
 }
 
 #[test]
@@ -92,14 +92,14 @@ fn fear_raises_the_cruise_and_the_turn() {
     let params = gait();
     let tank = Tank { boundary: BoundaryMode::Wrap, ..Tank::default() };
     let mut sim = Simulation::new(params, tank, 300, 8).unwrap();
-    sim.run(300).unwrap();
-    sim.scene = Scene { predators: vec![Predator::new(Vec2::ZERO, 2000.0)], ..Scene::default() };
-    let dt = sim.dt;
+    sim.run(300);
+    sim.set_scene(Scene { predators: vec![Predator::new(Vec2::ZERO, 2000.0)], ..Scene::default() }).unwrap();
+    let dt = sim.dt();
     let largest = largest_turn_on_a_plane(&mut sim, 120);
     let calm = params.turn_rate * dt;
     assert!(largest > calm * 1.01, "afraid fish turn faster than calm ones: {largest} against {calm}");
     assert!(largest <= calm * params.panic_speed * 1.001, "{largest}");
-    assert!(mean_speed(sim.flock.velocities()) > 70.0 * 1.2, "afraid fish cruise faster");
+    assert!(mean_speed(sim.velocities()) > 70.0 * 1.2, "afraid fish cruise faster");
 }
 
 #[test]
@@ -110,10 +110,13 @@ fn a_gait_gives_the_same_bits_on_one_and_two_threads_in_both_spaces() {
         .map(|threads| {
             let mut sim =
                 Simulation::new(params, Tank::default(), 2000, 5).unwrap().with_threads(threads).unwrap();
-            sim.scene =
-                Scene { predators: vec![Predator::new(Vec2::new(100.0, 0.0), 200.0)], ..Scene::default() };
-            sim.run(240).unwrap();
-            state_hash(&sim.flock)
+            sim.set_scene(Scene {
+                predators: vec![Predator::new(Vec2::new(100.0, 0.0), 200.0)],
+                ..Scene::default()
+            })
+            .unwrap();
+            sim.run(240);
+            state_hash(&sim)
         })
         .collect();
     assert_eq!(plane[0], plane[1]);

@@ -63,12 +63,12 @@ fn plane(threads: usize, path: KernelPath, script: Vec<(u64, FlockCommand)>) -> 
         .unwrap()
         .with_threads(threads)
         .unwrap();
-    sim.flock.set_kernel_path(path);
+    sim.set_kernel_path(path);
     for (tick, command) in script {
         sim.schedule(tick, command).unwrap();
     }
-    sim.run(TICKS).unwrap();
-    state_hash(&sim.flock)
+    sim.run(TICKS);
+    state_hash(&sim)
 }
 
 /// The reference school under the generic engine ([`Swarm`]; `Flock3d`

@@ -8,9 +8,9 @@ use mirofish_sim::{FlockCommand, Goal, Simulation, Vec2, state_hash};
 /// Each group's mean distance to `target`.
 fn distances(sim: &Simulation, groups: usize, target: Vec2) -> Vec<f32> {
     let mut sums = vec![(0.0f32, 0usize); groups];
-    for (slot, &p) in sim.flock.positions().iter().enumerate() {
-        let id = sim.flock.ids()[slot];
-        if let Some(g) = sim.flock.group_of(id) {
+    for (slot, &p) in sim.positions().iter().enumerate() {
+        let id = sim.ids()[slot];
+        if let Some(g) = sim.group_of(id) {
             sums[usize::from(g)].0 += p.distance(target);
             sums[usize::from(g)].1 += 1;
         }
@@ -22,12 +22,12 @@ fn distances(sim: &Simulation, groups: usize, target: Vec2) -> Vec<f32> {
 fn a_group_goal_moves_its_group_only() {
     let config = ExperimentConfig { fish: 600, seed: 5, ..ExperimentConfig::default() };
     let mut sim = Simulation::from_config(&config).unwrap();
-    let target = sim.tank.min + sim.tank.size() * Vec2::new(0.9, 0.9);
+    let target = sim.tank().min + sim.tank().size() * Vec2::new(0.9, 0.9);
     sim.submit(FlockCommand::FormGroups { school: None, first: 0, count: 4 }).unwrap();
-    sim.run(1).unwrap();
+    sim.run(1);
     let before = distances(&sim, 4, target);
     sim.submit(FlockCommand::SetGroupGoal { group: 2, goal: Some(Goal::seek(target, 1.5)) }).unwrap();
-    sim.run(240).unwrap();
+    sim.run(240);
     let after = distances(&sim, 4, target);
     let closer: Vec<f32> = before.iter().zip(&after).map(|(b, a)| b - a).collect();
     assert!(closer[2] > 0.4 * before[2], "group 2 went for its goal: {before:?} -> {after:?}");
@@ -55,14 +55,14 @@ fn group_commands_replay_bit_for_bit_on_any_threads() {
     script(&mut rec);
     let recording = rec.finish();
     let replayed = recording.replay().unwrap();
-    assert_eq!(state_hash(&replayed.flock), recording.checkpoints.last().unwrap().hash);
+    assert_eq!(state_hash(&replayed), recording.checkpoints.last().unwrap().hash);
     let on_threads = |threads: usize| {
         let mut sim = Simulation::from_config(&config).unwrap().with_threads(threads).unwrap();
         for c in &recording.commands {
             sim.schedule(c.tick, c.command.clone()).unwrap();
         }
-        sim.run(200).unwrap();
-        state_hash(&sim.flock)
+        sim.run(200);
+        state_hash(&sim)
     };
     assert_eq!(on_threads(1), on_threads(2));
     assert_eq!(on_threads(1), recording.checkpoints.last().unwrap().hash);

@@ -131,7 +131,7 @@ fn a_route_whose_current_waypoint_is_not_one_of_them_is_refused_in_both_spaces()
     assert!(sim.submit(FlockCommand::SetRoute(Some(plane))).is_err());
     let ok = Route { next: 1, ..Route::new(vec![Vec2::ZERO, Vec2::splat(50.0)], 10.0) };
     sim.submit(FlockCommand::SetRoute(Some(ok))).unwrap();
-    sim.run(5).unwrap();
+    sim.run(5);
 
     let volume = Route { next: 2, ..Route::new(vec![Vec3::ZERO, Vec3::splat(50.0)], 10.0) };
     assert_eq!(volume.validate().unwrap_err().field, "route.next");
@@ -226,11 +226,11 @@ fn rocks_across_the_walls_hold_no_fish_in_either_space() {
     for rock in rocks2 {
         rock.validate_in(&plane).unwrap();
         let mut sim = Simulation::new(FlockParams::default(), plane, 2000, 8).unwrap();
-        sim.run(5).unwrap();
+        sim.run(5);
         sim.submit(FlockCommand::AddObstacle(rock)).unwrap();
         for tick in 0..40 {
-            sim.step().unwrap();
-            let p = sim.flock.positions();
+            sim.step();
+            let p = sim.positions();
             let inside = p.iter().filter(|p| rock.contains(**p)).count();
             let outside = p.iter().filter(|p| !plane.contains(**p)).count();
             assert_eq!((inside, outside), (0, 0), "{rock:?} tick {tick}: in the rock, outside the tank");
@@ -278,18 +278,18 @@ fn overlapping_rocks_hold_no_fish_in_either_space() {
         .map(|&(x, y)| Obstacle { centre: Vec2::new(x, y), radius: 170.0 })
         .collect();
     let mut sim = Simulation::new(FlockParams::default(), plane, 3000, 5).unwrap();
-    sim.run(3).unwrap();
+    sim.run(3);
     for rock in &cluster2 {
         sim.submit(FlockCommand::AddObstacle(*rock)).unwrap();
     }
-    sim.step().unwrap();
+    sim.step();
     let (a, b) = (cluster2[0].centre, cluster2[1].centre);
-    for slot in 0..50 {
-        sim.flock.set(slot, a + (b - a) * (0.3 + 0.008 * slot as f32), Vec2::ZERO, 0.0);
+    for id in 0..50 {
+        sim.set(id, a + (b - a) * (0.3 + 0.008 * id as f32), Vec2::ZERO).unwrap();
     }
     for tick in 0..40 {
-        sim.step().unwrap();
-        let p = sim.flock.positions();
+        sim.step();
+        let p = sim.positions();
         let inside = p.iter().filter(|p| cluster2.iter().any(|r| r.contains(**p))).count();
         let outside = p.iter().filter(|p| !plane.contains(**p)).count();
         assert_eq!((inside, outside), (0, 0), "plane, tick {tick}: in a rock, outside the tank");
@@ -349,19 +349,19 @@ fn commands_cannot_cover_the_tank_with_rocks_in_either_space() {
     for rock in halves {
         sim.submit(FlockCommand::AddObstacle(rock)).unwrap();
     }
-    sim.run(20).unwrap();
-    assert_eq!(sim.scene.obstacles, [halves[0]], "the second rock would have covered the tank");
+    sim.run(20);
+    assert_eq!(sim.scene().obstacles, [halves[0]], "the second rock would have covered the tank");
     // The command left out is reported, with why.
     let [(stamped, why)] = sim.left_out() else { panic!("{:?}", sim.left_out()) };
     assert_eq!((stamped.tick, &stamped.command), (0, &FlockCommand::AddObstacle(halves[1])));
     assert!(why.to_string().contains("leaves room beside the 1"), "{why}");
-    let inside = sim.flock.positions().iter().filter(|p| halves[0].contains(**p)).count();
+    let inside = sim.positions().iter().filter(|p| halves[0].contains(**p)).count();
     assert_eq!(inside, 0);
     // Once the first is gone, the second fits.
     sim.submit(FlockCommand::RemoveObstacle(0)).unwrap();
     sim.submit(FlockCommand::AddObstacle(halves[1])).unwrap();
-    sim.step().unwrap();
-    assert_eq!(sim.scene.obstacles, [halves[1]]);
+    sim.step();
+    assert_eq!(sim.scene().obstacles, [halves[1]]);
 
     let volume = Tank3d::default();
     let balls = [-320.0, 320.0].map(|x| Obstacle { centre: Vec3::new(x, 0.0, 0.0), radius: 650.0 });

@@ -14,21 +14,21 @@ use common::hostile_params;
 const MODES: [BoundaryMode; 3] = [BoundaryMode::Wrap, BoundaryMode::Bounce, BoundaryMode::SoftMargin];
 
 fn check(sim: &Simulation, label: &str) {
-    let max_speed = sim.params.max_speed * sim.params.panic_speed;
-    for (i, (p, v)) in sim.flock.positions().iter().zip(sim.flock.velocities()).enumerate() {
+    let max_speed = sim.params()[0].max_speed * sim.params()[0].panic_speed;
+    for (i, (p, v)) in sim.positions().iter().zip(sim.velocities()).enumerate() {
         assert!(p.is_finite() && v.is_finite(), "{label}: fish {i} not finite: {p} {v}");
-        assert!(sim.tank.contains(*p), "{label}: fish {i} outside the tank at {p}");
-        for o in &sim.scene.obstacles {
+        assert!(sim.tank().contains(*p), "{label}: fish {i} outside the tank at {p}");
+        for o in &sim.scene().obstacles {
             assert!(p.distance(o.centre) >= o.radius, "{label}: fish {i} inside an obstacle at {p}");
         }
         assert!(v.length() <= max_speed * (1.0 + 1e-5) + 1e-6, "{label}: fish {i} too fast: {}", v.length());
     }
-    for (i, a) in sim.flock.steering().iter().enumerate() {
+    for (i, a) in sim.steering().enumerate() {
         assert!(a.is_finite(), "{label}: steering of fish {i} not finite");
-        assert!(a.length() <= sim.params.max_force * (1.0 + 1e-5) + 1e-6, "{label}: force not clamped");
+        assert!(a.length() <= sim.params()[0].max_force * (1.0 + 1e-5) + 1e-6, "{label}: force not clamped");
     }
-    assert!(!sim.flock.records_rules() || sim.flock.samples().len() == sim.flock.len());
-    for s in sim.flock.samples() {
+    assert!(!sim.records_rules() || sim.samples().len() == sim.len());
+    for s in sim.samples() {
         let r = s.rules;
         for f in [r.separation, r.alignment, r.cohesion, r.wander, r.boundary, r.obstacle, r.flee, r.goal] {
             assert!(f.is_finite(), "{label}: a rule force is not finite");
@@ -71,11 +71,11 @@ fn busy_scene(tank: &Tank) -> Scene {
 /// The busy scene, with the first five fish as leaders and the fish in
 /// four groups (one without a goal).
 fn crowd(sim: &mut Simulation) {
-    sim.scene = busy_scene(&sim.tank);
-    sim.flock.form_groups(None, 0, 4);
-    sim.flock.set_record_rules(true);
-    for slot in 0..sim.flock.len().min(5) {
-        sim.flock.set_leader(slot, true);
+    sim.set_scene(busy_scene(sim.tank())).unwrap();
+    sim.form_groups(None, 0, 4);
+    sim.set_record_rules(true);
+    for id in 0..sim.len().min(5) as u32 {
+        sim.set_leader(id, true).unwrap();
     }
 }
 
@@ -150,7 +150,7 @@ fn hostile_parameter_sets_stay_finite_bounded_and_inside() {
             crowd(&mut sim);
             let label = format!("{name} / {mode:?}");
             for tick in 0..2000 {
-                sim.step().unwrap();
+                sim.step();
                 if tick % 100 == 99 {
                     check(&sim, &label);
                 }
@@ -169,15 +169,15 @@ fn a_school_started_on_one_point_separates_without_nan() {
         let mut hashes = Vec::new();
         for order in [SlotOrder::Stable, SlotOrder::Spatial] {
             let mut sim = Simulation::new(FlockParams::default(), tank, 0, 3).unwrap();
-            sim.flock.set_slot_order(order);
+            sim.set_slot_order(order);
             for _ in 0..200 {
-                sim.flock.push(Vec2::ZERO, Vec2::ZERO, 0.0);
+                sim.add_fish(0, Vec2::ZERO, Vec2::ZERO, 0.0).unwrap();
             }
-            sim.run(300).unwrap();
+            sim.run(300);
             check(&sim, &format!("coincident start / {mode:?} / {order:?}"));
-            let spread = sim.flock.positions().iter().map(|p| p.length()).fold(0.0f32, f32::max);
+            let spread = sim.positions().iter().map(|p| p.length()).fold(0.0f32, f32::max);
             assert!(spread > 10.0, "{mode:?}: fish did not separate ({spread})");
-            hashes.push(mirofish_sim::state_hash(&sim.flock));
+            hashes.push(mirofish_sim::state_hash(&sim));
         }
         assert_eq!(hashes[0], hashes[1], "{mode:?}: the slot order changed a bit");
     }
@@ -200,11 +200,11 @@ proptest! {
         let tank = Tank::centered(Vec2::new(w, h)).with_boundary(mode);
         let mut sim = Simulation::new(params, tank, 80, seed).unwrap().with_dt(dt).unwrap();
         if spatial {
-            sim.flock.set_slot_order(SlotOrder::Spatial);
+            sim.set_slot_order(SlotOrder::Spatial);
         }
         crowd(&mut sim);
         for _ in 0..300 {
-            sim.step().unwrap();
+            sim.step();
         }
         check(&sim, &format!("{params:?} / {mode:?} / dt {dt}"));
     }
@@ -217,7 +217,7 @@ fn survive(params: FlockParams, label: &str, ticks: u32) {
         let mut sim = Simulation::new(params, tank, 150, 5).unwrap();
         crowd(&mut sim);
         for _ in 0..ticks {
-            sim.step().unwrap();
+            sim.step();
         }
         check(&sim, &format!("{label} / {mode:?}"));
     }
@@ -265,11 +265,15 @@ proptest! {
 /// every kick is zero, nothing moves and the tick does not pass.
 #[test]
 fn the_passes_take_an_empty_school_table() {
-    let mut sim = Simulation::new(FlockParams::default(), Tank::default(), 300, 4).unwrap();
-    sim.run(3).unwrap();
-    let (tank, scene, params) = (sim.tank, sim.scene.clone(), sim.params);
+    let (tank, mut scene, params) = (Tank::default(), mirofish_sim::Scene::default(), FlockParams::default());
+    let mut flock = mirofish_sim::Flock::new(4);
+    for f in mirofish_sim::world::spawn::scatter(300, &tank, &params, 4) {
+        flock.push(f.position, f.velocity, f.wander_phase);
+    }
+    for _ in 0..3 {
+        flock.step(&params, &tank, &mut scene, 1.0 / 60.0).unwrap();
+    }
     let none: &[FlockParams] = &[];
-    let flock = &mut sim.flock;
     let before = (flock.positions().to_vec(), flock.velocities().to_vec(), flock.tick());
     flock.rebuild_index(none, &tank);
     flock.accumulate_forces(none, &tank, &scene);

@@ -97,22 +97,25 @@ fn ticks_allocate_at_most(pool: &rayon::ThreadPool, most: usize) {
         let tank =
             Tank::for_mean_neighbours(5000, params.perception_radius, 6.5, 16.0 / 9.0).with_boundary(mode);
         let mut sim = Simulation::new(params, tank, 5000, 9).unwrap();
-        sim.flock.set_record_rules(record);
-        sim.flock.set_slot_order(order);
+        sim.set_record_rules(record);
+        sim.set_slot_order(order);
         if scene {
-            sim.scene.obstacles.push(Obstacle { centre: Vec2::ZERO, radius: 50.0 });
-            sim.scene.predators.push(Predator::new(Vec2::new(100.0, 0.0), 120.0));
-            // Leaders on a route: the route advances on the leaders'
-            // centre, summed by id (sorted, under space-ordered slots).
-            sim.scene.route = Some(Route::new(vec![Vec2::new(-200.0, 0.0), Vec2::new(200.0, 0.0)], 30.0));
-            for slot in (0..5000).step_by(250) {
-                sim.flock.set_leader(slot, true);
+            sim.edit_scene(|scene| {
+                scene.obstacles.push(Obstacle { centre: Vec2::ZERO, radius: 50.0 });
+                scene.predators.push(Predator::new(Vec2::new(100.0, 0.0), 120.0));
+                // Leaders on a route: the route advances on the leaders'
+                // centre, summed by id (sorted, under space-ordered slots).
+                scene.route = Some(Route::new(vec![Vec2::new(-200.0, 0.0), Vec2::new(200.0, 0.0)], 30.0));
+            })
+            .unwrap();
+            for id in (0..5000).step_by(250) {
+                sim.set_leader(id, true).unwrap();
             }
         }
         let allocations = pool.install(|| {
-            sim.run(3).unwrap();
+            sim.run(3);
             let before = alloc_counter::allocations();
-            sim.run(10).unwrap();
+            sim.run(10);
             alloc_counter::allocations() - before
         });
         assert!(

@@ -35,13 +35,13 @@ fn plane_pair(gap: f32, panic_separation: f32) -> (Vec<[u32; 2]>, Vec<f32>, f32)
     let tank = Tank::default();
     let mid = (tank.min + tank.max) * 0.5;
     let mut sim = Simulation::new(pair_params(panic_separation), tank, 2, 11).unwrap();
-    sim.flock.set(0, mid - Vec2::new(gap * 0.5, 0.0), Vec2::ZERO, 0.0);
-    sim.flock.set(1, mid + Vec2::new(gap * 0.5, 0.0), Vec2::ZERO, 0.0);
+    sim.set(0, mid - Vec2::new(gap * 0.5, 0.0), Vec2::ZERO).unwrap();
+    sim.set(1, mid + Vec2::new(gap * 0.5, 0.0), Vec2::ZERO).unwrap();
     sim.submit(FlockCommand::AddPredator(still_predator(mid + Vec2::new(0.0, 30.0)))).unwrap();
-    sim.run(3).unwrap();
-    let p = sim.flock.positions();
+    sim.run(3);
+    let p = sim.positions();
     let bits = p.iter().map(|p| [p.x.to_bits(), p.y.to_bits()]).collect();
-    (bits, sim.flock.fears().to_vec(), p[0].distance(p[1]))
+    (bits, sim.fears().to_vec(), p[0].distance(p[1]))
 }
 
 /// The same in a volume.
@@ -99,11 +99,11 @@ fn goal_runs(shared: bool, school_goal: bool, ticks: u64) -> (Vec<u32>, Vec<u32>
         let goal = Some(Goal::seek(volume.max - inset3, 1.0));
         flock.submit(VolumeCommand::SetSchoolGoal { school: 0, goal }).unwrap();
     }
-    sim.run(ticks).unwrap();
+    sim.run(ticks);
     flock.run(ticks);
-    let plane_bits = sim.flock.positions().iter().flat_map(|p| [p.x.to_bits(), p.y.to_bits()]).collect();
+    let plane_bits = sim.positions().iter().flat_map(|p| [p.x.to_bits(), p.y.to_bits()]).collect();
     let volume_bits = flock.positions().iter().flat_map(|p| [p.x, p.y, p.z].map(f32::to_bits)).collect();
-    let plane_centre = sim.flock.positions().iter().copied().sum::<Vec2>() / 300.0;
+    let plane_centre = sim.positions().iter().copied().sum::<Vec2>() / 300.0;
     let volume_centre = flock.positions().iter().copied().sum::<Vec3>() / 300.0;
     (plane_bits, volume_bits, plane_centre, volume_centre)
 }
@@ -160,33 +160,31 @@ fn plane_school(ticks: u64) -> SchoolDid {
     sim.submit(FlockCommand::SetRoute(Some(route))).unwrap();
     sim.submit(FlockCommand::FormGroups { school: None, first: 0, count: 4 }).unwrap();
     sim.submit(FlockCommand::SetGroupGoal { group: 2, goal: Some(Goal::seek(goal, 1.5)) }).unwrap();
-    for slot in 0..20 {
-        sim.flock.set_leader(slot, true);
+    for id in 0..20 {
+        sim.set_leader(id, true).unwrap();
     }
-    let gap = |sim: &Simulation| {
-        let flock = &sim.flock;
+    let gap = |flock: &Simulation| {
         let members: Vec<Vec2> = (0..flock.len())
             .filter(|&s| flock.group_of(flock.ids()[s]) == Some(2))
             .map(|s| flock.positions()[s])
             .collect();
         (members.iter().copied().sum::<Vec2>() / members.len().max(1) as f32).distance(goal)
     };
-    sim.step().unwrap();
+    sim.step();
     let first = gap(&sim);
     let (mut misplaced, mut most_fear) = (0, 0.0f32);
     for _ in 1..ticks {
-        sim.step().unwrap();
+        sim.step();
         misplaced += sim
-            .flock
             .positions()
             .iter()
             .filter(|p| {
                 !p.is_finite() || !tank.contains(**p) || p.distance(rock.centre) < rock.radius * 0.999
             })
             .count();
-        most_fear = most_fear.max(sim.flock.fears().iter().copied().fold(0.0, f32::max));
+        most_fear = most_fear.max(sim.fears().iter().copied().fold(0.0, f32::max));
     }
-    let route_next = sim.scene.route.as_ref().map_or(0, |r| r.next);
+    let route_next = sim.scene().route.as_ref().map_or(0, |r| r.next);
     SchoolDid { misplaced, most_fear, route_next, group_gap: (first, gap(&sim)) }
 }
 
@@ -281,24 +279,23 @@ fn one_command_type_means_the_same_in_both_spaces() {
         let config =
             mirofish_sim::ExperimentConfig { fish: 30, schools: vec![school(20)], ..Default::default() };
         let mut sim = Simulation::from_config(&config).unwrap();
-        let centre = (sim.tank.min + sim.tank.max) * 0.5;
+        let centre = (sim.tank().min + sim.tank().max) * 0.5;
         for command in command_list(centre) {
             sim.submit(command).unwrap();
         }
-        sim.step().unwrap();
-        let ids = sim.flock.ids();
+        sim.step();
+        let ids = sim.ids();
         let slots_of = |range: core::ops::Range<u32>| {
-            (0..sim.flock.len()).filter(move |&s| range.contains(&ids[s])).collect::<Vec<_>>()
+            (0..sim.len()).filter(move |&s| range.contains(&ids[s])).collect::<Vec<_>>()
         };
-        let mut leaders: Vec<u32> =
-            (0..sim.flock.len()).filter(|&s| sim.flock.leaders()[s]).map(|s| ids[s]).collect();
+        let mut leaders: Vec<u32> = (0..sim.len()).filter(|&s| sim.leaders()[s]).map(|s| ids[s]).collect();
         leaders.sort_unstable();
         CommandsDid {
-            fish: sim.flock.len(),
-            spawned_schools: slots_of(50..60).into_iter().map(|s| sim.flock.school_indices()[s]).collect(),
+            fish: sim.len(),
+            spawned_schools: slots_of(50..60).into_iter().map(|s| sim.schools()[s]).collect(),
             leaders,
-            speeds: [sim.params.max_speed, sim.schools[0].max_speed],
-            zones: false,
+            speeds: [sim.params()[0].max_speed, sim.params()[1..][0].max_speed],
+            zones: sim.zones().is_some(),
             left_out: sim.left_out().iter().map(|(_, why)| why.field).collect(),
         }
     };
@@ -339,9 +336,8 @@ fn one_command_type_means_the_same_in_both_spaces() {
         zones,
         left_out,
     };
-    // The one difference, by design and reported: a plane's Simulation
-    // has no zone model and leaves the command out, saying why.
-    assert_eq!(plane, expected(false, vec!["zones"]));
+    // Couzin's zones too: one engine runs both spaces.
+    assert_eq!(plane, expected(true, vec![]));
     assert_eq!(volume, expected(true, vec![]));
 }
 
@@ -356,15 +352,12 @@ fn a_ball_start_packs_every_school_in_both_spaces() {
         ..Default::default()
     };
     let mut sim = mirofish_sim::Simulation::from_config(&plane).unwrap();
-    assert_eq!(sim.flock.len(), 400);
-    assert!(sim.flock.positions().iter().all(|p| p.distance(Vec2::new(-200.0, 100.0)) <= 90.0 + 1e-3));
-    let schools: std::collections::BTreeSet<u16> = sim.flock.school_indices().iter().copied().collect();
+    assert_eq!(sim.len(), 400);
+    assert!(sim.positions().iter().all(|p| p.distance(Vec2::new(-200.0, 100.0)) <= 90.0 + 1e-3));
+    let schools: std::collections::BTreeSet<u16> = sim.schools().iter().copied().collect();
     assert_eq!(schools.len(), 2);
-    sim.run(60).unwrap();
-    assert!(
-        sim.flock.positions().iter().any(|p| p.distance(Vec2::new(-200.0, 100.0)) > 90.0),
-        "they swim out"
-    );
+    sim.run(60);
+    assert!(sim.positions().iter().any(|p| p.distance(Vec2::new(-200.0, 100.0)) > 90.0), "they swim out");
     let volume = mirofish_sim::VolumeConfig {
         fish: 300,
         schools: vec![mirofish_sim::SchoolConfig { fish: 100, ..Default::default() }],
@@ -396,9 +389,9 @@ fn a_blob_start_reads_from_a_file_and_gathers_the_school_in_both_spaces() {
     let sim = mirofish_sim::Simulation::from_config(&plane).unwrap();
     let max_speed = plane.params.max_speed;
     let inside = |d: f32| d <= 160.0 * 1.5;
-    let share = sim.flock.positions().iter().filter(|p| inside(p.length())).count() as f32 / 800.0;
+    let share = sim.positions().iter().filter(|p| inside(p.length())).count() as f32 / 800.0;
     assert!((0.55..0.8).contains(&share), "{share}");
-    assert!(sim.flock.velocities().iter().all(|v| v.length() <= max_speed * 0.1 + 1e-3));
+    assert!(sim.velocities().iter().all(|v| v.length() <= max_speed * 0.1 + 1e-3));
 
     let volume = mirofish_sim::VolumeConfig {
         fish: 800,
@@ -425,9 +418,9 @@ fn a_fish_looking_ahead_turns_before_the_margin_in_both_spaces() {
     let plane = |look_ahead: f32, x: f32, vx: f32| {
         let tank = mirofish_sim::Tank { look_ahead, ..Default::default() };
         let mut sim = mirofish_sim::Simulation::new(params, tank, 0, 1).unwrap();
-        sim.flock.push(Vec2::new(x, 0.0), Vec2::new(vx, 0.0), 0.0);
-        sim.step().unwrap();
-        sim.flock.velocities()[0].x
+        sim.add_fish(0, Vec2::new(x, 0.0), Vec2::new(vx, 0.0), 0.0).unwrap();
+        sim.step();
+        sim.velocities()[0].x
     };
     let volume = |look_ahead: f32, x: f32, vx: f32| {
         let tank = mirofish_sim::Tank3d { look_ahead, ..Default::default() };
@@ -500,41 +493,26 @@ fn a_school_that_sees_only_its_own_still_keeps_its_distance_in_both_spaces() {
     }
 }
 
-/// Where a chasing predator heads after the end of a tick, on a plane:
-/// from `predator`, with fish 0 and 1 at `fish` (put there just before
-/// the predators move) in a tank that wraps or not.
-fn plane_chase(wrap: bool, predator: Vec2, fish: [Vec2; 2]) -> Vec2 {
-    let mut tank = Tank::centered(Vec2::splat(400.0));
+/// Where a chasing predator heads after the end of a tick, in either
+/// space: from `predator` (still), with fish 0 and 1 at `fish`, put there
+/// between the tick's boundary stage and the predators' move, in a tank
+/// `size` wide that wraps or not.
+fn chase<V: mirofish_sim::Vector>(wrap: bool, predator: V, fish: [V; 2]) -> V {
+    let mut tank = mirofish_sim::TankOf::<V>::centered(V::splat(400.0));
     if wrap {
         tank = tank.with_boundary(mirofish_sim::BoundaryMode::Wrap);
     }
-    let mut sim = Simulation::new(FlockParams::default(), tank, 2, 5).unwrap();
-    sim.submit(FlockCommand::AddPredator(Predator::new(predator, 100.0))).unwrap();
-    sim.run(1).unwrap();
-    sim.scene.predators[0].position = predator;
-    sim.scene.predators[0].velocity = Vec2::ZERO;
-    for (slot, p) in fish.into_iter().enumerate() {
-        sim.flock.set(slot, p, Vec2::ZERO, 0.0);
-    }
-    sim.flock.move_predators(&mut sim.scene, &tank, sim.dt);
-    sim.scene.predators[0].velocity
-}
-
-/// The same in a volume: the fish are put there between the tick's
-/// boundary stage and the predators' move.
-fn volume_chase(wrap: bool, predator: Vec3, fish: [Vec3; 2]) -> Vec3 {
-    let mut tank = Tank3d::centered(Vec3::splat(400.0));
-    if wrap {
-        tank = tank.with_boundary(mirofish_sim::BoundaryMode::Wrap);
-    }
-    let mut flock = Flock3d::new(FlockParams::default(), tank, 2, 5).unwrap();
-    flock.submit(VolumeCommand::AddPredator(Predator::new(predator, 100.0))).unwrap();
+    let mut flock = mirofish_sim::space::Swarm::new(FlockParams::default(), tank, 2, 5).unwrap();
+    flock.submit(FlockCommand::AddPredator(Predator::new(predator, 100.0))).unwrap();
     flock.run_to(TickStage::Boundary);
-    let mut scene = flock.scene().clone();
-    scene.predators[0].position = predator;
-    flock.set_scene(scene).unwrap();
+    flock
+        .edit_scene(|scene| {
+            scene.predators[0].position = predator;
+            scene.predators[0].velocity = V::ZERO;
+        })
+        .unwrap();
     for (id, p) in fish.into_iter().enumerate() {
-        flock.set(id as u32, p, Vec3::ZERO).unwrap();
+        flock.set(id as u32, p, V::ZERO).unwrap();
     }
     flock.run_to(TickStage::Predators);
     flock.scene().predators[0].velocity
@@ -547,23 +525,23 @@ fn a_predator_chases_the_nearest_fish_across_the_seam_ties_to_the_lowest_id_in_b
     // it, not back across the tank.
     let (left, right) = (-190.0, 190.0);
     let far = Vec2::new(0.0, 150.0);
-    let v = plane_chase(true, Vec2::new(right, 0.0), [Vec2::new(left, 0.0), far]);
+    let v = chase(true, Vec2::new(right, 0.0), [Vec2::new(left, 0.0), far]);
     assert!(v.x > 0.0 && v.y.abs() < v.x, "plane: the predator heads {v}");
-    let v = volume_chase(true, Vec3::new(right, 0.0, 0.0), [Vec3::new(left, 0.0, 0.0), far.extend(0.0)]);
+    let v = chase(true, Vec3::new(right, 0.0, 0.0), [Vec3::new(left, 0.0, 0.0), far.extend(0.0)]);
     assert!(v.x > 0.0 && v.y.abs() < v.x, "volume: the predator heads {v}");
     // Between walls it heads back across the tank, for the same fish.
-    let v = plane_chase(false, Vec2::new(right, 0.0), [Vec2::new(left, 0.0), far]);
+    let v = chase(false, Vec2::new(right, 0.0), [Vec2::new(left, 0.0), far]);
     assert!(v.x < 0.0, "plane: the predator heads {v}");
-    let v = volume_chase(false, Vec3::new(right, 0.0, 0.0), [Vec3::new(left, 0.0, 0.0), far.extend(0.0)]);
+    let v = chase(false, Vec3::new(right, 0.0, 0.0), [Vec3::new(left, 0.0, 0.0), far.extend(0.0)]);
     assert!(v.x < 0.0, "volume: the predator heads {v}");
 
     // Two fish exactly as near: the predator goes for fish 0, wherever
     // each is stored (a volume keeps its fish in the grid's order, which
     // puts fish 1, further left, first).
     let (ahead, behind) = (Vec2::new(40.0, 0.0), Vec2::new(-40.0, 0.0));
-    let v = plane_chase(false, Vec2::ZERO, [ahead, behind]);
+    let v = chase(false, Vec2::ZERO, [ahead, behind]);
     assert!(v.x > 0.0, "plane: the predator heads {v}");
-    let v = volume_chase(false, Vec3::ZERO, [ahead.extend(0.0), behind.extend(0.0)]);
+    let v = chase(false, Vec3::ZERO, [ahead.extend(0.0), behind.extend(0.0)]);
     assert!(v.x > 0.0, "volume: the predator heads {v}");
 }
 
@@ -577,8 +555,13 @@ fn engines_agree(
     (fish, ticks, every): (usize, u64, u64),
     search: NeighbourSearch,
 ) {
-    let mut plane = Simulation::new(params, tank, fish, 7).unwrap().with_threads(2).unwrap();
-    plane.flock.set_neighbour_search(search);
+    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let mut plane = mirofish_sim::Flock::new(7).with_thread_pool(std::sync::Arc::new(two));
+    for f in mirofish_sim::world::spawn::scatter(fish, &tank, &params, 7) {
+        plane.push(f.position, f.velocity, f.wander_phase);
+    }
+    plane.set_neighbour_search(search);
+    let mut scene = mirofish_sim::Scene::default();
     let mut generic =
         mirofish_sim::space::Swarm::<Vec2>::new(params, tank, fish, 7).unwrap().with_threads(2).unwrap();
     generic.set_neighbour_search(search);
@@ -586,19 +569,21 @@ fn engines_agree(
     for tick in (0..=ticks).step_by(every as usize) {
         for id in 0..fish {
             let slot = generic.slots()[id] as usize;
-            let a = (bits(plane.flock.positions()[id]), bits(plane.flock.velocities()[id]));
+            let a = (bits(plane.positions()[id]), bits(plane.velocities()[id]));
             let b = (bits(generic.positions()[slot]), bits(generic.velocities()[slot]));
             assert_eq!(a, b, "fish {id} at tick {tick}, {:?}, {search:?}", tank.boundary);
         }
         if tick > 0 {
             // One measure of the school's spacing: every fish within the
             // radius, however the cap thins a crowd's force pass.
-            let measured = mirofish_sim::Metrics::measure(&plane.flock, &plane.params, &plane.tank);
+            let measured = mirofish_sim::Metrics::measure(&plane, &params, &tank);
             let nearest = generic.metrics().nearest_neighbour;
             assert!(nearest.is_some(), "tick {tick}");
             assert_eq!(measured.nearest_neighbour, nearest, "tick {tick}, {:?}", tank.boundary);
         }
-        plane.run(every).unwrap();
+        for _ in 0..every {
+            plane.step(&params, &tank, &mut scene, mirofish_sim::DEFAULT_DT).unwrap();
+        }
         generic.run(every);
     }
 }
@@ -650,8 +635,8 @@ fn the_generic_engine_spawns_and_removes_fish_on_a_plane_as_the_plane_does() {
         plane.schedule(tick, command.clone()).unwrap();
         generic.schedule(tick, command).unwrap();
     }
-    plane.run(80).unwrap();
+    plane.run(80);
     generic.run(80);
-    assert_eq!(plane.flock.len(), 330);
-    assert_eq!(mirofish_sim::state_hash(&generic), mirofish_sim::state_hash(&plane.flock));
+    assert_eq!(plane.len(), 330);
+    assert_eq!(mirofish_sim::state_hash(&generic), mirofish_sim::state_hash(&plane));
 }

@@ -56,8 +56,8 @@ fn a_replay_matches_every_checkpoint() {
     assert_eq!(loaded, recording);
     let end = loaded.replay().unwrap();
     assert_eq!(end.tick(), 300);
-    assert_eq!(end.flock.len(), 220);
-    assert_eq!(state_hash(&end.flock), recording.checkpoints.last().unwrap().hash);
+    assert_eq!(end.len(), 220);
+    assert_eq!(state_hash(&end), recording.checkpoints.last().unwrap().hash);
     // Recording the same script twice gives the same file, byte for byte.
     assert_eq!(record(1.4).to_text(), text);
 }
@@ -179,5 +179,5 @@ fn a_watched_replay_reports_every_tick_done() {
     let mut seen = Vec::new();
     let end = recording.replay_watched(|tick| seen.push(tick)).unwrap();
     assert_eq!(seen, (1..=30).collect::<Vec<u64>>());
-    assert_eq!(state_hash(&end.flock), recording.checkpoints.last().unwrap().hash);
+    assert_eq!(state_hash(&end), recording.checkpoints.last().unwrap().hash);
 }

@@ -131,18 +131,18 @@ fn pool(threads: usize) -> &'static rayon::ThreadPool {
 /// would close it is not added), every fish in the tank and out of every
 /// obstacle.
 fn check(sim: &Simulation, label: &str) {
-    let flock = &sim.flock;
-    let rocks = &sim.scene.obstacles;
-    assert!(check_room(rocks, &sim.tank).is_ok(), "{label}: the rocks cover the tank: {rocks:?}");
+    let flock = &sim;
+    let rocks = &sim.scene().obstacles;
+    assert!(check_room(rocks, sim.tank()).is_ok(), "{label}: the rocks cover the tank: {rocks:?}");
     for (i, (p, v)) in flock.positions().iter().zip(flock.velocities()).enumerate() {
         assert!(p.is_finite() && v.is_finite(), "{label}: fish {i} at {p} moving {v}");
-        assert!(sim.tank.contains(*p), "{label}: fish {i} outside the tank at {p}");
+        assert!(sim.tank().contains(*p), "{label}: fish {i} outside the tank at {p}");
         for o in rocks {
             assert!(!o.contains(*p), "{label}: fish {i} inside {o:?} at {p}");
         }
     }
-    assert!(flock.steering().iter().all(|s| s.is_finite()), "{label}: steering not finite");
-    for predator in &sim.scene.predators {
+    assert!(flock.steering().all(|s| s.is_finite()), "{label}: steering not finite");
+    for predator in &sim.scene().predators {
         assert!(predator.position.is_finite() && predator.velocity.is_finite(), "{label}: {predator:?}");
     }
 }
@@ -178,12 +178,12 @@ proptest! {
             }
             check(recorder.simulation(), &format!("step {n} ({step:?})"));
         }
-        let hash = state_hash(&recorder.simulation().flock);
+        let hash = state_hash(&recorder.simulation());
         let recording = recorder.finish();
         // Through the file format and back, on the other thread count.
         let reloaded = Recording::from_text(&recording.to_text()).expect("its own recording loads");
         let replayed = pool(2).install(|| reloaded.replay()).expect("the recording replays");
-        prop_assert_eq!(state_hash(&replayed.flock), hash, "{} commands refused", refused);
+        prop_assert_eq!(state_hash(&replayed), hash, "{} commands refused", refused);
         if std::env::var_os("MIROFISH_STATEFUL_STATS").is_some() {
             eprintln!("refused {refused} of {} steps, applied {}", steps.len(), recording.commands.len());
         }

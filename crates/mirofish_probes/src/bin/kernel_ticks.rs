@@ -22,13 +22,13 @@ fn main() {
     let hash = pool.install(|| {
         let mut sim = Simulation::new(params, tank, fish, 1).expect("valid parameters");
         if portable {
-            sim.flock.set_kernel_path(KernelPath::Portable);
+            sim.set_kernel_path(KernelPath::Portable);
         }
         if spatial {
-            sim.flock.set_slot_order(SlotOrder::Spatial);
+            sim.set_slot_order(SlotOrder::Spatial);
         }
-        sim.run(ticks).expect("valid parameters");
-        state_hash(&sim.flock)
+        sim.run(ticks);
+        state_hash(&sim)
     });
     println!("{fish} fish, {ticks} ticks, state hash {hash:016x}");
 }

@@ -35,12 +35,11 @@
 //! In both spaces `--avx2 0` runs the portable build of the force pass
 //! where the CPU has AVX2 (to measure what AVX2 gains), and `--spatial 1`
 //! renumbers the slots in the grid's order every tick
-//! (`SlotOrder::Spatial`). On a plane, every timed tick starts from the
-//! same warmed-up state, so the density stays the one named.
+//! (`SlotOrder::Spatial`). The ticks follow one another, each timed stage
+//! by stage (`TickStage`), with the same engine in both spaces.
 //!
-//! In a volume the ticks follow one another, each timed stage by stage
-//! (`TickStage`): `--zones 1` runs Couzin's zone model instead of the
-//! rules (with `--cap` its `Zones::neighbour_cap`, 256 by default).
+//! In a volume `--zones 1` runs Couzin's zone model instead of the rules
+//! (with `--cap` its `Zones::neighbour_cap`, 256 by default).
 //!
 //! `--pile 1`, in both spaces, puts every fish on the middle of the tank
 //! (keeping its velocity) before each timed tick, once warmed up: the
@@ -54,8 +53,8 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use mirofish_sim::space::{Flock3d, TickStage, Zones};
-use mirofish_sim::{FlockParams, KernelPath, Simulation, SlotOrder, Tank, Tank3d, observe, state_hash};
+use mirofish_sim::space::{Swarm, TickStage, Zones};
+use mirofish_sim::{FlockParams, KernelPath, SlotOrder, Tank, Tank3d, TankOf, Vector, state_hash};
 
 const USAGE: &str = "usage: passes [--space plane|volume] [--fish N] [--ticks N] [--threads N] [--neighbours N] \
      [--warmup N] [--cap N] [--topological K] [--cohesion W] [--separation W] [--cruise S] [--turn R] [--avx2 0|1] [--spatial 0|1] \
@@ -175,60 +174,34 @@ impl Probe {
         (defaults, params)
     }
 
-    /// The plane: index, forces and integration timed one by one, every
-    /// tick from the same warmed-up state.
+    /// The plane: each stage of a tick timed, the ticks one after the
+    /// other.
     fn plane(&self) -> Result<Report, String> {
-        let (defaults, params) = self.params();
+        let radius = self.params().1.perception_radius;
         let density = self.neighbours.unwrap_or(6.5);
-        let tank = Tank::for_mean_neighbours(self.fish, params.perception_radius, density, 16.0 / 9.0);
-        let mut sim = Simulation::new(params, tank, self.fish, 1).map_err(|e| e.to_string())?;
-        sim.flock.set_kernel_path(self.path);
-        sim.flock.set_slot_order(self.order);
-        sim.run(self.warmup.unwrap_or(5)).map_err(|e| e.to_string())?;
-        // The cap only once the school is warmed up, as `scale` sets it: the
-        // same fish under different caps.
-        sim.params.neighbour_cap = self.cap.unwrap_or(defaults.neighbour_cap);
-        sim.params.validate().map_err(|e| format!("--cap: {e}"))?;
-        if self.pile {
-            let middle = (tank.min + tank.max) * 0.5;
-            for slot in 0..sim.flock.len() {
-                let (v, phase) = (sim.flock.velocities()[slot], sim.flock.wander_phases()[slot]);
-                sim.flock.set(slot, middle, v, phase);
-            }
-        }
-        let start = sim.clone();
-        let mut report = Report::new(&["rebuild_index", "accumulate_forces", "integrate"]);
-        for _ in 0..self.ticks {
-            // One untimed tick first, so the buffers are warm as in a long
-            // run (a fresh clone is cold in cache).
-            sim = start.clone();
-            sim.step().map_err(|e| e.to_string())?;
-            let (p, t, dt) = (sim.params, sim.tank, sim.dt);
-            let (f, scene) = (&mut sim.flock, &sim.scene);
-            report.time(0, || f.rebuild_index(&p, &t));
-            report.time(1, || f.accumulate_forces(&p, &t, scene));
-            report.time(2, || f.integrate(&p, &t, scene, dt));
-        }
-        let build = if self.path.uses_avx2() { "AVX2" } else { "portable" };
-        let pile = if self.pile { ", every fish on one point" } else { "" };
-        report.heading = format!("on a plane, {build} build of the force pass{pile}");
-        report.neighbours = f64::from(observe::mean_neighbours(&sim.flock));
-        report.hash = state_hash(&sim.flock);
-        Ok(report)
+        let tank = Tank::for_mean_neighbours(self.fish, radius, density, 16.0 / 9.0);
+        self.stages(tank, self.warmup.unwrap_or(5), "on a plane")
     }
 
     /// The volume: each stage of a tick timed, the ticks one after the
     /// other.
     fn volume(&self) -> Result<Report, String> {
+        let radius = self.params().1.perception_radius;
+        let tank = Tank3d::for_mean_neighbours_3d(self.fish, radius, self.neighbours.unwrap_or(7.0));
+        self.stages(tank, self.warmup.unwrap_or(2), "in a volume")
+    }
+
+    /// Each stage of a tick in `tank` timed, the ticks one after the other,
+    /// after `warmup` untimed ones.
+    fn stages<V: Vector>(&self, tank: TankOf<V>, warmup: u64, space: &str) -> Result<Report, String> {
         let (defaults, params) = self.params();
-        let density = self.neighbours.unwrap_or(7.0);
-        let tank = Tank3d::for_mean_neighbours_3d(self.fish, params.perception_radius, density);
-        let mut flock = Flock3d::new(params, tank, self.fish, 1).map_err(|e| e.to_string())?;
+        let mut flock = Swarm::new(params, tank, self.fish, 1).map_err(|e| e.to_string())?;
         flock.set_kernel_path(self.path);
         flock.set_slot_order(self.order);
         flock.set_zones(self.zones.then(Zones::default)).map_err(|e| e.to_string())?;
-        flock.run(self.warmup.unwrap_or(2));
-        // The cap once warmed up, as on a plane.
+        flock.run(warmup);
+        // The cap only once the school is warmed up, as `scale` sets it: the
+        // same fish under different caps.
         if self.zones {
             let cap = self.cap.unwrap_or(Zones::default().neighbour_cap);
             let zones = Zones { neighbour_cap: cap, ..Zones::default() };
@@ -255,7 +228,7 @@ impl Probe {
         let pile = if self.pile { ", every fish on one point" } else { "" };
         let model = if self.zones { "Couzin's zones" } else { "the rules" };
         let build = if self.path.uses_avx2() { "AVX2" } else { "portable" };
-        report.heading = format!("in a volume, {model}, {build} build of the force pass{pile}");
+        report.heading = format!("{space}, {model}, {build} build of the force pass{pile}");
         report.neighbours = flock.neighbour_counts().map(f64::from).sum::<f64>() / flock.len().max(1) as f64;
         report.hash = state_hash(&flock);
         Ok(report)

@@ -28,6 +28,8 @@
 use std::sync::Barrier;
 use std::time::Instant;
 
+use mirofish_sim::space::TickStage;
+
 use mirofish_sim::observe::stats::median;
 use mirofish_sim::{FlockParams, Simulation, Tank};
 
@@ -36,7 +38,7 @@ fn school(fish: usize, seed: u64) -> Simulation {
     let params = FlockParams::reference();
     let tank = Tank::for_mean_neighbours(fish, params.perception_radius, 6.5, 16.0 / 9.0);
     let mut sim = Simulation::new(params, tank, fish, seed).expect("valid parameters");
-    sim.run(5).expect("valid parameters");
+    sim.run(5);
     sim
 }
 
@@ -49,16 +51,14 @@ type Spent = [f64; 4];
 /// own); `ready` is called just before the timed one.
 fn timed_tick(start: &Simulation, ready: impl Fn()) -> Spent {
     let mut sim = start.clone();
-    sim.step().expect("valid parameters");
-    let (p, t, dt) = (sim.params, sim.tank, sim.dt);
-    let (flock, scene) = (&mut sim.flock, &sim.scene);
+    sim.step();
     ready();
     let t0 = Instant::now();
-    flock.rebuild_index(&p, &t);
+    sim.run_to(TickStage::SpatialIndex);
     let t1 = Instant::now();
-    flock.accumulate_forces(&p, &t, scene);
+    sim.run_to(TickStage::Clamp);
     let t2 = Instant::now();
-    flock.integrate(&p, &t, scene, dt);
+    sim.run_to(TickStage::Predators);
     let t3 = Instant::now();
     let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
     [ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t0, t3)]

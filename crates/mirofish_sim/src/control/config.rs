@@ -83,9 +83,10 @@ pub struct RunConfig<V: Vector> {
     /// never reads it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub colour: Option<[f32; 3]>,
-    /// Couzin's zone model instead of the weighted rules, in a volume (a
-    /// plane's [`Simulation`] has no zone model: `mirofish-lab couzin` runs
-    /// it on a plane).
+    /// Couzin's zone model instead of the weighted rules, in a volume. A
+    /// plane's configuration refuses it: the plane plugin, which starts
+    /// from these files too, has no zone model yet (`mirofish-lab couzin`
+    /// runs it on a plane, as a headless [`Simulation`] can).
     ///
     /// [`Simulation`]: crate::Simulation
     #[serde(skip_serializing_if = "Option::is_none")]

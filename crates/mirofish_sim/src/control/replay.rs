@@ -28,8 +28,9 @@ use std::path::{Path, PathBuf};
 use crate::control::config::{ConfigError, ExperimentConfig, read_bounded};
 use crate::control::simulation::Simulation;
 use crate::control::volume::VolumeConfig;
+use crate::math::Vector;
 use crate::observe::state_hash;
-use crate::space::Flock3d;
+use crate::space::{Flock3d, Swarm};
 use crate::step::command::{Command, CommandError, FlockCommand, Stamped, VolumeCommand, upgrade_words};
 use crate::world::params::ParamError;
 
@@ -105,13 +106,14 @@ impl Scenario for ExperimentConfig {
         run.schedule(tick, command)
     }
     fn step(run: &mut Simulation) -> Result<(), ParamError> {
-        run.step()
+        run.step();
+        Ok(())
     }
     fn tick(run: &Simulation) -> u64 {
         run.tick()
     }
     fn hash(run: &Simulation) -> u64 {
-        state_hash(&run.flock)
+        state_hash(run)
     }
     fn applied(run: &Simulation) -> &[Stamped] {
         run.applied()
@@ -130,7 +132,7 @@ impl Scenario for VolumeConfig {
         command.validate_in(&self.tank)
     }
     fn start(&self) -> Result<Flock3d, ConfigError> {
-        VolumeConfig::start(self)
+        Flock3d::from_config(self)
     }
     fn schedule(run: &mut Flock3d, tick: u64, command: VolumeCommand) -> Result<(), CommandError> {
         run.schedule(tick, command)
@@ -182,11 +184,14 @@ pub struct RecorderOf<S: Scenario> {
     checkpoints: Vec<Checkpoint>,
 }
 
-impl Recorder {
-    /// Whether the flock keeps every fish's rule forces (for metrics). An
+impl<V: Vector> RecorderOf<crate::control::config::RunConfig<V>>
+where
+    crate::control::config::RunConfig<V>: Scenario<Run = Swarm<V>>,
+{
+    /// Whether the run keeps every fish's rule forces (for metrics). An
     /// observation switch only: it does not change the state.
     pub fn record_rules(&mut self, record: bool) {
-        self.sim.flock.set_record_rules(record);
+        self.sim.set_record_rules(record);
     }
 }
 

@@ -1,6 +1,6 @@
 //! Runs in a volume from their configuration: a [`VolumeConfig`] is the
 //! plane's configuration type ([`RunConfig`], read, checked and written
-//! the same way) over [`Vec3`], and [`VolumeConfig::start`] builds the
+//! the same way) over [`Vec3`], and [`RunConfig::start`] builds the
 //! school it describes.
 //!
 //! ```
@@ -23,9 +23,7 @@
 use glam::Vec3;
 
 pub use crate::control::config::Ball;
-use crate::control::config::{ConfigError, RunConfig, SchoolConfig};
-use crate::rules::noise::mix64;
-use crate::space::Flock3d;
+use crate::control::config::{RunConfig, SchoolConfig};
 
 /// Everything that defines a run in a volume, apart from the commands
 /// sent during it ([`crate::VolumeCommand`]): the plane's configuration
@@ -36,41 +34,10 @@ pub type VolumeConfig = RunConfig<Vec3>;
 /// plane's only and must stay `None`).
 pub type VolumeSchool = SchoolConfig;
 
-impl VolumeConfig {
-    /// Builds the run: the scene first, then each school scattered
-    /// over the tank (or the [`VolumeConfig::ball`]) outside the rocks
-    /// (school 0 from the run's seed, school `k` from a seed derived from it
-    /// and `k`) with its first `leaders` fish leading.
-    pub fn start(&self) -> Result<Flock3d, ConfigError> {
-        self.validate()?;
-        let invalid = |error| ConfigError::Invalid { section: "", error };
-        let mut swarm = Flock3d::new(self.params, self.tank, 0, self.seed)
-            .and_then(|s| s.with_dt(self.dt))
-            .map_err(invalid)?;
-        swarm.set_scene(self.scene.clone()).map_err(invalid)?;
-        swarm.set_zones(self.zones).map_err(invalid)?;
-        for (k, school) in self.all_schools().enumerate() {
-            let first = swarm.len() as u32;
-            let seed = if k == 0 { self.seed } else { mix64(self.seed ^ mix64(k as u64)) };
-            let index = if k == 0 { 0 } else { swarm.add_school(school.params, 0, seed).map_err(invalid)? };
-            match self.ball {
-                None => swarm.spawn_school(index, school.fish, seed),
-                Some(ball) => {
-                    swarm.spawn_ball_spread(index, school.fish, seed, (ball.centre, ball.radius), ball.spread)
-                }
-            }
-            .map_err(invalid)?;
-            for id in first..first + school.leaders as u32 {
-                swarm.set_leader(id, true).map_err(invalid)?;
-            }
-        }
-        Ok(swarm)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::control::config::ConfigError;
     use crate::observe::state_hash;
     use crate::space::Zones;
     use crate::world::params::FlockParams;

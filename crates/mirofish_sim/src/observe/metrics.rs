@@ -90,10 +90,10 @@ impl Metrics {
                 tank,
                 tank.margin().max(params.separation_radius),
             ),
-            mean_neighbours: observe::mean_neighbours(flock),
+            mean_neighbours: observe::mean_neighbours(flock.neighbour_counts()),
             mean_speed: observe::mean_speed(velocities),
             formation: observe::formation(positions, velocities),
-            rule_forces: observe::mean_rule_forces(flock),
+            rule_forces: observe::mean_rule_forces(flock.samples()),
         }
     }
 
@@ -150,13 +150,13 @@ impl MetricsLog {
         self.every
     }
 
-    /// Samples `flock` if its tick count is a multiple of the interval and
-    /// that tick is not already in the log. Returns whether it did.
-    pub fn observe(&mut self, flock: &Flock, params: &FlockParams, tank: &Tank) -> bool {
-        let tick = flock.tick();
+    /// Takes a row (`measure`, called only then) if `tick` is a multiple
+    /// of the interval and that tick is not already in the log. Returns
+    /// whether it did.
+    pub fn observe(&mut self, tick: u64, measure: impl FnOnce() -> Metrics) -> bool {
         let due = tick.is_multiple_of(self.every) && self.rows.last().is_none_or(|r| r.tick != tick);
         if due {
-            self.rows.push(Metrics::measure(flock, params, tank));
+            self.rows.push(measure());
         }
         due
     }
@@ -215,14 +215,14 @@ mod tests {
     #[test]
     fn samples_every_n_ticks_and_writes_csv() {
         let mut sim = Simulation::new(FlockParams::default(), Tank::default(), 50, 3).unwrap();
-        sim.flock.set_record_rules(true);
+        sim.set_record_rules(true);
         let mut log = MetricsLog::new(10);
         for _ in 0..35 {
-            sim.step().unwrap();
-            log.observe(&sim.flock, &sim.params, &sim.tank);
+            sim.step();
+            log.observe(sim.tick(), || sim.metrics().into());
         }
         // Still at tick 35: observing again adds nothing.
-        assert!(!log.observe(&sim.flock, &sim.params, &sim.tank));
+        assert!(!log.observe(sim.tick(), || sim.metrics().into()));
         let ticks: Vec<u64> = log.rows().iter().map(|r| r.tick).collect();
         assert_eq!(ticks, [10, 20, 30]);
         let row = log.latest().unwrap();

@@ -219,9 +219,8 @@ pub fn mean_speed<V: Vector>(velocities: &[V]) -> f32 {
 }
 
 /// Mean number of neighbours within the perception radius, from the last
-/// tick's force pass; 0 for an empty flock.
-pub fn mean_neighbours(flock: &Flock) -> f32 {
-    let counts = flock.neighbour_counts();
+/// tick's force pass (`neighbour_counts()` of either engine); 0 for none.
+pub fn mean_neighbours(counts: impl ExactSizeIterator<Item = u32>) -> f32 {
     let n = counts.len();
     if n == 0 {
         return 0.0;
@@ -229,17 +228,11 @@ pub fn mean_neighbours(flock: &Flock) -> f32 {
     counts.map(|c| c as f32).sum::<f32>() / n as f32
 }
 
-/// Mean magnitude of each weighted rule force over the flock, from the last
-/// tick's force pass. A health check: in a calm school the three
-/// rules are of the same order. `None` for an empty flock, or when the
-/// flock does not record rule forces ([`Flock::set_record_rules`]).
-pub fn mean_rule_forces(flock: &Flock) -> Option<RuleForceMeans> {
-    mean_rule_forces_of(flock.samples())
-}
-
-/// [`mean_rule_forces`] of the force pass's `samples`, in either space
-/// (a volume's: [`crate::space::Swarm::samples`]); `None` for none.
-pub fn mean_rule_forces_of<V: Vector>(samples: &[ForceSample<V>]) -> Option<RuleForceMeans> {
+/// Mean magnitude of each weighted rule force over the force pass's
+/// `samples` (`samples()` of either engine, while it records them), from
+/// the last tick. A health check: in a calm school the three rules are of
+/// the same order. `None` for none.
+pub fn mean_rule_forces<V: Vector>(samples: &[ForceSample<V>]) -> Option<RuleForceMeans> {
     let mut m = RuleForceMeans::default();
     if samples.is_empty() {
         return None;
@@ -484,10 +477,10 @@ mod tests {
             std::sync::Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap())
         };
         let mut sim = Simulation::new(crate::FlockParams::default(), Tank::default(), 10_000, 3).unwrap();
-        sim.run(5).unwrap();
-        let radius = sim.params.interaction_radius();
+        sim.run(5);
+        let radius = sim.params()[0].interaction_radius();
         // The positions the grid was built from (the last tick's start).
-        let p: Vec<Vec2> = sim.flock.grid().sorted_positions().collect();
+        let p: Vec<Vec2> = sim.grid().sorted_positions().collect();
         let brute: Vec<f32> = (0..p.len())
             .filter_map(|i| {
                 let d = (0..p.len())
@@ -498,9 +491,7 @@ mod tests {
             })
             .collect();
         let expected = brute.iter().map(|&d| f64::from(d)).sum::<f64>() / brute.len() as f64;
-        let at = |threads| {
-            mean_nearest_neighbour_distance(&sim.flock.clone().with_thread_pool(pool(threads)), radius)
-        };
+        let at = |threads| mean_nearest_in(sim.grid(), radius, Some(&pool(threads)));
         let (one, two) = (at(1).unwrap(), at(2).unwrap());
         assert_eq!(one.to_bits(), two.to_bits());
         assert!((f64::from(one) - expected).abs() < 1e-5 * expected, "{one} vs {expected}");

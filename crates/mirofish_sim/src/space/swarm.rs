@@ -47,6 +47,10 @@ use crate::world::scene::{Goal, Route, Scene, point};
 use crate::world::spawn::{FishStart, Spread, scatter_in};
 use crate::world::tank::{BoundaryMode, TankOf};
 
+mod saved;
+
+pub(crate) use saved::Saved;
+
 /// A school in a volume.
 pub type Flock3d = Swarm<Vec3>;
 
@@ -803,6 +807,18 @@ impl<V: Vector> Swarm<V> {
         Ok(())
     }
 
+    /// Changes the scene in place: `edit` works on a copy, which replaces
+    /// the scene if it validates (see [`Swarm::set_scene`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Swarm::set_scene`]; the scene is then unchanged.
+    pub fn edit_scene(&mut self, edit: impl FnOnce(&mut Scene<V>)) -> Result<(), ParamError> {
+        let mut scene = self.scene.clone();
+        edit(&mut scene);
+        self.set_scene(scene)
+    }
+
     /// Replaces the tank, after checking it; fish outside the new one are
     /// brought in by the next tick's walls.
     pub fn set_tank(&mut self, tank: TankOf<V>) -> Result<(), ParamError> {
@@ -1051,7 +1067,7 @@ impl<V: Vector> Swarm<V> {
             },
             mean_speed: observe::mean_speed(v),
             formation: observe::formation(p, v),
-            rule_forces: observe::mean_rule_forces_of(&self.samples),
+            rule_forces: observe::mean_rule_forces(&self.samples),
         }
     }
 

@@ -54,9 +54,10 @@ pub enum FlockCommand<V: Vector = Vec2> {
     SetBoundary(BoundaryMode),
     /// Move every fish by Couzin's zones, or by the weighted rules again
     /// with `None` (see [`Swarm::set_zones`](crate::space::Swarm::set_zones)).
-    /// Only the generic engine ([`crate::space::Swarm`], every volume) has
-    /// the zone model: a plane's [`crate::Simulation`] and the plane plugin
-    /// leave this command out and say why.
+    /// The engine of both spaces ([`crate::space::Swarm`]: a headless
+    /// [`crate::Simulation`], every volume) has the zone model; the plane
+    /// plugin, still on the plane's own [`crate::Flock`], leaves this
+    /// command out and says why.
     SetZones(Option<Zones>),
     /// Add a predator.
     AddPredator(Predator<V>),
@@ -440,15 +441,15 @@ pub fn upgrade_words(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Why a plane's [`crate::Simulation`] (and the plane plugin) leaves a
+/// Why the plane plugin's [`crate::Flock`] leaves a
 /// [`FlockCommand::SetZones`] out.
 pub fn zones_left_out() -> ParamError {
     ParamError {
         field: "zones",
         value: 1.0,
         expected:
-            "None on a plane's Simulation, which moves fish by the weighted rules only (Couzin's zones \
-                   run on the generic engine, space::Swarm, as every volume does)"
+            "None in the plane plugin, which moves fish by the weighted rules only (Couzin's zones run \
+                   on space::Swarm: a headless Simulation, every volume)"
                 .into(),
     }
 }
