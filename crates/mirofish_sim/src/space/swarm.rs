@@ -712,8 +712,15 @@ impl<V: Vector> Swarm<V> {
         }
         by_id(&mut self.extra, &was, V::ZERO);
         by_id(&mut self.group, &was, NO_GROUP);
-        self.leading = self.fish.leader.iter().any(|&l| l);
         // Last tick's forces belonged to slots that have moved.
+        self.forget_last_tick();
+    }
+
+    /// Forgets what the last tick left about the fish as they were stored
+    /// (their kicks and samples, the index's order and copies), once fish
+    /// have been moved between slots, removed or put back.
+    fn forget_last_tick(&mut self) {
+        self.leading = self.fish.leader.iter().any(|&l| l);
         self.kicks.clear();
         self.samples.clear();
         self.indexed = false;

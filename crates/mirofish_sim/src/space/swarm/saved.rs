@@ -85,11 +85,6 @@ impl<V: Vector> Swarm<V> {
         self.left_out.truncate(saved.left_out);
         // What the last tick left describes fish that are no longer there.
         self.stage = None;
-        self.leading = self.fish.leader.iter().any(|&l| l);
-        self.kicks.clear();
-        self.samples.clear();
-        self.indexed = false;
-        self.in_cell_order = false;
-        self.sorted_quiet = false;
+        self.forget_last_tick();
     }
 }
