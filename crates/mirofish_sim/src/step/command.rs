@@ -20,13 +20,12 @@ use glam::{Vec2, Vec3};
 
 use crate::math::Vector;
 use crate::rules::noise::{self, Stream, TickKey};
-use crate::step::flock::Flock;
 use crate::world::params::{FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check};
 use crate::world::scene::{
     Attractor, Goal, MAX_GROUPS, Obstacle, Predator, Route, Scene, add_rock, point, set_goal_entry,
 };
 use crate::world::spawn::FishStart;
-use crate::world::tank::{BoundaryMode, Tank, TankOf};
+use crate::world::tank::{BoundaryMode, TankOf};
 use crate::world::zones::Zones;
 
 /// Most fish one command may add: keeps a typo from allocating gigabytes.
@@ -262,46 +261,6 @@ impl<V: Vector> FlockCommand<V> {
     }
 }
 
-impl FlockCommand {
-    /// Applies the command to a single-school simulation's state (a
-    /// `SetSchoolParams` for another school changes nothing).
-    ///
-    /// # Errors
-    ///
-    /// Where the command was left out, wholly or in part, because applying
-    /// it would break a promise of the tank: a rock that would close the
-    /// last room ([`add_rock`]), fish past [`MAX_FISH`]; or because a plane's
-    /// flock does not have what it changes (Couzin's zones).
-    /// What could be applied was; the state stays valid.
-    pub fn apply(
-        &self,
-        flock: &mut Flock,
-        params: &mut FlockParams,
-        tank: &mut Tank,
-        scene: &mut Scene,
-    ) -> Result<(), ParamError> {
-        self.apply_to_schools(flock, core::slice::from_mut(params), tank, scene)
-    }
-
-    /// Applies the command to a simulation of several schools: `params[k]`
-    /// are school `k`'s. A command for a school beyond them changes
-    /// nothing.
-    ///
-    /// # Errors
-    ///
-    /// As [`FlockCommand::apply`]: what was left out, and why.
-    pub fn apply_to_schools(
-        &self,
-        flock: &mut Flock,
-        params: &mut [FlockParams],
-        tank: &mut Tank,
-        scene: &mut Scene,
-    ) -> Result<(), ParamError> {
-        self.apply_to_scene(params, tank, scene)?;
-        self.apply_to_fish(&mut PlaneFish { flock, params, tank })
-    }
-}
-
 /// What a command does to the fish an engine holds (spawn, remove, lead,
 /// group, Couzin's zones): each engine's own way of doing it, behind one
 /// interpreter ([`FlockCommand::apply_to_fish`]). What a command does to
@@ -356,62 +315,6 @@ impl<V: Vector> FlockCommand<V> {
             _ => {}
         }
         Ok(())
-    }
-}
-
-/// A plane's flock with what its spawns read: the schools' parameters and
-/// the tank (a [`Simulation`](crate::Simulation) keeps them beside it).
-struct PlaneFish<'a> {
-    flock: &'a mut Flock,
-    params: &'a [FlockParams],
-    tank: &'a Tank,
-}
-
-impl CommandedFish<Vec2> for PlaneFish<'_> {
-    fn spawn(&mut self, school: u16, count: usize, centre: Vec2, radius: f32) -> Result<(), ParamError> {
-        let flock = &mut *self.flock;
-        let Some(school_params) = self.params.get(usize::from(school)) else { return Ok(()) };
-        let key = SpawnKey { seed: flock.seed(), tick: flock.tick(), first_slot: flock.len() as u64 };
-        let room = spawn_room(count, flock.len());
-        for f in spawn_disc(key, room, centre, radius, self.tank, school_params) {
-            let slot = flock.push(f.position, f.velocity, f.wander_phase);
-            flock.set_school(slot, school);
-        }
-        spawned_all(count, room)
-    }
-
-    // The highest ids: the last slots, unless the slots follow space.
-    fn remove_last(&mut self, count: usize) {
-        self.flock.truncate(self.flock.len().saturating_sub(count));
-    }
-
-    fn set_leaders(&mut self, fish: &[u32], leads: bool) {
-        let mut slot_of = vec![u32::MAX; self.flock.len()];
-        for (slot, &id) in self.flock.ids().iter().enumerate() {
-            slot_of[id as usize] = slot as u32;
-        }
-        for &id in fish {
-            // An id of no fish is skipped, as documented.
-            if let Some(&slot) = slot_of.get(id as usize) {
-                self.flock.set_leader(slot as usize, leads);
-            }
-        }
-    }
-
-    fn form_groups(&mut self, school: Option<u16>, first: u16, count: u16) {
-        self.flock.form_groups(school, first, count);
-    }
-
-    fn set_group(&mut self, id: u32, group: Option<u16>) {
-        self.flock.set_group(id, group);
-    }
-
-    fn clear_groups(&mut self) {
-        self.flock.clear_groups();
-    }
-
-    fn set_zones(&mut self, _zones: Option<Zones>) -> Result<(), ParamError> {
-        Err(zones_left_out())
     }
 }
 
@@ -716,6 +619,7 @@ impl<C: Command> CommandQueue<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::world::tank::Tank;
 
     #[test]
     fn due_commands_come_out_by_tick_then_by_order_scheduled() {
@@ -793,34 +697,38 @@ mod tests {
 
     #[test]
     fn spawn_and_remove_fish() {
-        let (mut flock, mut params, mut tank, mut scene) =
-            (Flock::new(4), FlockParams::default(), Tank::default(), Scene::default());
+        use crate::space::TickStage;
+        let params = FlockParams::default();
+        let start = || crate::Simulation::new(params, Tank::default(), 0, 4).unwrap();
         let spawn =
             FlockCommand::SpawnFish { school: 0, count: 40, centre: Vec2::new(600.0, 0.0), radius: 100.0 };
-        spawn.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
-        assert_eq!(flock.len(), 40);
-        for (p, v) in flock.positions().iter().zip(flock.velocities()) {
-            assert!(tank.contains(*p), "{p}");
+        let mut sim = start();
+        sim.submit(spawn.clone()).unwrap();
+        sim.run_to(TickStage::Commands);
+        assert_eq!(sim.len(), 40);
+        for (p, v) in sim.positions().iter().zip(sim.velocities()) {
+            assert!(sim.tank().contains(*p), "{p}");
             assert!(p.distance(Vec2::new(600.0, 0.0)) <= 100.0 + 1e-3);
             assert!((v.length() - params.max_speed * 0.5).abs() < 1e-3);
         }
         // The same command on the same state places the fish identically.
-        let mut again = Flock::new(4);
-        spawn.apply(&mut again, &mut params, &mut tank, &mut scene).unwrap();
-        assert_eq!(crate::state_hash(&flock), crate::state_hash(&again));
-        FlockCommand::RemoveFish { count: 15 }.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
-        assert_eq!(flock.len(), 25);
-        FlockCommand::RemoveFish { count: 100 }
-            .apply(&mut flock, &mut params, &mut tank, &mut scene)
-            .unwrap();
-        assert!(flock.is_empty());
+        let mut again = start();
+        again.submit(spawn).unwrap();
+        again.run_to(TickStage::Commands);
+        assert_eq!(crate::state_hash(&sim), crate::state_hash(&again));
+        sim.step();
+        sim.submit(FlockCommand::RemoveFish { count: 15 }).unwrap();
+        sim.step();
+        assert_eq!(sim.len(), 25);
+        sim.submit(FlockCommand::RemoveFish { count: 100 }).unwrap();
+        sim.step();
+        assert!(sim.is_empty());
     }
 
     #[test]
     fn scene_commands() {
-        let (mut flock, mut params, mut tank, mut scene) =
-            (Flock::new(4), FlockParams::default(), Tank::default(), Scene::default());
-        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
+        let (mut params, mut tank, mut scene) = ([FlockParams::default()], Tank::default(), Scene::default());
+        let mut run = |c: FlockCommand| c.apply_to_scene(&mut params, &mut tank, &mut scene).unwrap();
         run(FlockCommand::AddPredator(Predator::new(Vec2::ONE, 50.0)));
         run(FlockCommand::AddPredator(Predator::new(Vec2::ZERO, 60.0)));
         run(FlockCommand::AddObstacle(Obstacle { centre: Vec2::X, radius: 3.0 }));
@@ -841,16 +749,16 @@ mod tests {
         assert_eq!(scene.obstacles.len(), 1);
         assert_eq!(tank.boundary, BoundaryMode::Wrap);
         assert!(scene.attractor.is_some());
-        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
+        let mut run = |c: FlockCommand| c.apply_to_scene(&mut params, &mut tank, &mut scene).unwrap();
         run(FlockCommand::ClearPredators);
         run(FlockCommand::ClearObstacles);
         assert!(scene.predators.is_empty() && scene.obstacles.is_empty());
         let goal = Goal::seek(Vec2::ONE, 1.0);
-        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
+        let mut run = |c: FlockCommand| c.apply_to_scene(&mut params, &mut tank, &mut scene).unwrap();
         run(FlockCommand::SetSchoolGoal { school: 2, goal: Some(goal) });
         assert_eq!(scene.school_goals, [None, None, Some(goal)]);
         assert_eq!(scene.goal_of(2), Some(goal));
-        let mut run = |c: FlockCommand| c.apply(&mut flock, &mut params, &mut tank, &mut scene).unwrap();
+        let mut run = |c: FlockCommand| c.apply_to_scene(&mut params, &mut tank, &mut scene).unwrap();
         run(FlockCommand::SetSchoolGoal { school: 2, goal: None });
         run(FlockCommand::SetSchoolGoal { school: 9, goal: None });
         assert_eq!(scene.school_goals, [None, None, None]);
