@@ -264,6 +264,12 @@ enum Cmd {
     Replay {
         /// The `.replay` file.
         file: PathBuf,
+        /// Instead of checking it, record the same configuration and
+        /// commands again under this build into this file (new checkpoints
+        /// at the same ticks): what converts a recording made before a
+        /// change to how runs start or step.
+        #[arg(long)]
+        rerecord: Option<PathBuf>,
     },
     /// Vary one parameter over a range with several seeds; write sweep.csv and sweep.png into --out.
     Sweep {
@@ -535,9 +541,9 @@ fn run(cli: Cli) -> Result<(), Error> {
             };
             run_volume(config, length, None, &LayerOptions::default(), false)?
         }
-        Cmd::Replay { file } => match replay_space(&file)?.as_deref() {
-            Some("volume") => replay::<VolumeConfig>(&file, "in a volume")?,
-            _ => replay::<ExperimentConfig>(&file, "on a plane")?,
+        Cmd::Replay { file, rerecord } => match replay_space(&file)?.as_deref() {
+            Some("volume") => replay::<VolumeConfig>(&file, rerecord.as_deref(), "in a volume")?,
+            _ => replay::<ExperimentConfig>(&file, rerecord.as_deref(), "on a plane")?,
         },
         Cmd::Sweep { start, param, from, to, steps, seeds, ticks, warmup, out } => {
             let sweep = Sweep {
@@ -813,9 +819,23 @@ fn print_summary(summary: &mirofish_lab::experiment::RunSummary) {
 }
 
 /// The `replay` command: runs a recorded run again and prints what it
-/// checked.
-fn replay<S: Scenario>(file: &Path, space: &str) -> Result<(), Error> {
+/// checked, or records it again into `rerecord`.
+fn replay<S: Scenario>(file: &Path, rerecord: Option<&Path>, space: &str) -> Result<(), Error> {
     let recording = RecordingOf::<S>::load(file)?;
+    if let Some(out) = rerecord {
+        let again = recording.rerecord()?;
+        again.save(out)?;
+        let changed = again.checkpoints.iter().zip(&recording.checkpoints).filter(|(a, b)| a != b).count();
+        println!(
+            "{}: a run {space}, {} ticks, {} commands, recorded again into {} ({changed} of {} checkpoints changed)",
+            file.display(),
+            again.ticks,
+            again.commands.len(),
+            out.display(),
+            again.checkpoints.len()
+        );
+        return Ok(());
+    }
     let bar = progress_bar(recording.ticks, "replay");
     let end = recording.replay_watched(|tick| bar.set_position(tick))?;
     bar.finish_and_clear();

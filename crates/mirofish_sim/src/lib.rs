@@ -28,9 +28,9 @@
 //! | arithmetic | [`math`]: `vector`, `angle`, lanes; `prefetch` | the [`Vector`] trait every rule is written over, sine and cosine with the same bits everywhere, four- and eight-lane arithmetic; a memory hint |
 //! | world | [`world`]: `tank`, `scene`, `groups`, `params`, `school`, `zones`, `grid`, `spawn` | the tank, obstacles and predators, groups, parameters (the rules' and Couzin's zones') and their validation, the neighbour grid of both spaces |
 //! | rules | [`rules`]: the three rules, `view`, `scene`, `boundary`, `noise`, `compose` | pure functions: one fish's state and its neighbourhood in, a velocity change out; `compose` sums them into its kick, the same in both spaces |
-//! | the fish and their tick | [`step`]: `flock`, `command`, `index`, `forces` (and its kernel), `integrate`, `predators` | the fish as columns, the commands applied at the start of a tick, the passes of one tick over the columns, in parallel |
+//! | the fish and their tick | [`step`]: `flock`, `command`, `index`, `forces` (and its kernel), `integrate`, `predators` | the commands applied at the start of a tick, the passes' shared parts (the kernel's scans, the motion, the predators) and the plane plugin's own fish columns ([`Flock`]) and passes |
 //! | observation | [`observe`]: order parameters, `queries`, `metrics`, `stats`, `health` | what can be measured without changing anything |
-//! | any dimension | [`space`]: `swarm`, `command`, `zones` | a school over any [`Vector`] ([`space::Flock3d`] in a volume) and Couzin's zone model |
+//! | any dimension | [`space`]: `swarm`, `command`, `zones` | a school over any [`Vector`] ([`Simulation`] on a plane, [`space::Flock3d`] in a volume), its tick, and Couzin's zone model |
 //! | control | [`control`]: `simulation`, `snapshot`, `replay`, `config`, `volume`, `preset`, `tuning` | running a simulation and changing it from outside, reproducibly |
 //!
 //! # Guarantees

@@ -181,3 +181,36 @@ fn a_watched_replay_reports_every_tick_done() {
     assert_eq!(seen, (1..=30).collect::<Vec<u64>>());
     assert_eq!(state_hash(&end), recording.checkpoints.last().unwrap().hash);
 }
+
+/// A recording whose start an older build placed otherwise (a fish inside
+/// a rock, where this build pushes it out) diverges at tick 0 with a
+/// message that names the change and the command that converts it; the
+/// recording made again by this build keeps its configuration, commands
+/// and checkpoint ticks, and replays.
+#[test]
+fn a_recording_from_an_older_start_is_named_and_recorded_again() {
+    let mut config = ExperimentConfig { fish: 300, seed: 4, ..ExperimentConfig::default() };
+    config.scene.obstacles.push(Obstacle { centre: Vec2::ZERO, radius: 120.0 });
+    let recording = {
+        let mut rec = Recorder::new(config, 20).unwrap();
+        rec.schedule(30, FlockCommand::AddPredator(Predator::new(Vec2::new(-300.0, 0.0), 100.0))).unwrap();
+        rec.run(60).unwrap();
+        rec.finish()
+    };
+    // As an older build saw it: every hash its own (the start differed).
+    let mut older = recording.clone();
+    for c in &mut older.checkpoints {
+        c.hash ^= 0x5a5a;
+    }
+    let refused = older.replay().unwrap_err();
+    assert!(matches!(refused, ReplayError::Diverged { tick: 0, .. }), "{refused}");
+    let message = refused.to_string();
+    assert!(message.contains("out of it") && message.contains("--rerecord"), "{message}");
+
+    let again = older.rerecord().unwrap();
+    assert_eq!((&again.config, &again.commands, again.ticks), (&older.config, &older.commands, older.ticks));
+    let ticks = |r: &Recording| r.checkpoints.iter().map(|c| c.tick).collect::<Vec<_>>();
+    assert_eq!(ticks(&again), ticks(&older));
+    assert_eq!(again, recording, "this build's own recording, bit for bit");
+    again.replay().unwrap();
+}

@@ -427,6 +427,37 @@ impl<S: Scenario> RecordingOf<S> {
     }
 }
 
+impl<S: Scenario> RecordingOf<S> {
+    /// The same run recorded again by this build: its configuration and
+    /// commands run to its length, its checkpoints taken anew at the same
+    /// ticks. What converts a recording made by a build that started or
+    /// stepped the run otherwise (a replay of it diverges), keeping its
+    /// commands; check first that the change of build is the only reason.
+    ///
+    /// # Errors
+    ///
+    /// If the recording does not validate, or its start or a command is
+    /// refused.
+    pub fn rerecord(&self) -> Result<Self, ReplayError> {
+        self.validate()?;
+        let mut run = self.config.start().map_err(ReplayError::Config)?;
+        for stamped in &self.commands {
+            S::schedule(&mut run, stamped.tick, stamped.command.clone())
+                .map_err(|e| ReplayError::Corrupt { reason: e.to_string() })?;
+        }
+        let mut checkpoints = Vec::with_capacity(self.checkpoints.len());
+        for c in &self.checkpoints {
+            while S::tick(&run) < c.tick {
+                S::step(&mut run)
+                    .map_err(|error| ReplayError::Config(ConfigError::Invalid { section: "", error }))?;
+            }
+            checkpoints.push(Checkpoint { tick: c.tick, hash: S::hash(&run) });
+        }
+        let commands = S::applied(&run).to_vec();
+        Ok(Self { config: self.config.clone(), commands, checkpoints, ticks: self.ticks })
+    }
+}
+
 /// Checks a recording's checkpoints against its length: strictly
 /// increasing ticks, none past the end, and the last one at the last tick,
 /// so that a replay that passes has been compared where it ends.
@@ -568,6 +599,13 @@ impl fmt::Display for ReplayError {
             }
             ReplayError::Config(e) => write!(f, "replay configuration: {e}"),
             ReplayError::FlockCommand { index, error } => write!(f, "replay command {index}: {error}"),
+            ReplayError::Diverged { tick: 0, expected, found } => write!(
+                f,
+                "replay diverged at its start (tick 0): state hash {found:016x}, recorded {expected:016x}. This build \
+                 starts the configuration's school otherwise than the one that recorded it (on a plane, fish \
+                 drawn inside a rock now start pushed out of it, as in a volume); `mirofish-lab replay FILE \
+                 --rerecord NEW` records the same configuration and commands again under this build"
+            ),
             ReplayError::Diverged { tick, expected, found } => {
                 write!(f, "replay diverged at tick {tick}: state hash {found:016x}, recorded {expected:016x}")
             }

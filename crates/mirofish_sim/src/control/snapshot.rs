@@ -50,7 +50,7 @@ impl<V: Vector> Snapshot<V> {
     }
 }
 
-/// Why a [`Snapshot`] cannot be taken or restored.
+/// Why a [`Snapshot`] cannot be restored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RestoreError {
     /// The snapshot was taken after more commands had been applied than the
