@@ -2,8 +2,10 @@
 //! each from the default parameters and seed 1, hashed after 300 ticks;
 //! and the same schools in a busy scene (a rock, a predator, goals of
 //! every kind, leaders on a route, groups), which the quiet runs never
-//! steer through. The generic engine ([`Swarm`]) on a plane gives the
-//! plane's own reference hashes: one reading of every rule, bit for bit.
+//! steer through. Both run on the one engine ([`Swarm`]: a plane's
+//! `Simulation`, a volume's `Flock3d`); the plane plugin's own `Flock`
+//! is held to the same bits through its recordings, which the core
+//! replays (`mirofish_bevy`'s `tests/recording.rs`).
 //!
 //! A change that moves a bit of either fails here. That is the point: the
 //! bits are what replays, baselines and peers on other machines rely on.
@@ -13,14 +15,14 @@
 
 use mirofish_sim::space::Swarm;
 use mirofish_sim::{
-    Attractor, FlockCommand, FlockParams, Goal, GoalMode, KernelPath, Obstacle, Predator, Route, Simulation,
-    Tank, Tank3d, TankOf, Vec2, Vec3, Vector, state_hash,
+    Attractor, FlockCommand, FlockParams, Goal, GoalMode, KernelPath, Obstacle, Predator, Route, Tank,
+    Tank3d, TankOf, Vec2, Vec3, Vector, state_hash,
 };
 
 /// Ticks of every reference run.
 const TICKS: u64 = 300;
 
-/// The plane's reference run ([`Simulation`]).
+/// The plane's reference run (`Simulation`).
 const PLANE: u64 = 0x5936_b2f6_7b8f_e4c1;
 /// The volume's reference run (`Flock3d`).
 const VOLUME: u64 = 0x0b7e_1687_9703_724a;
@@ -56,22 +58,13 @@ fn busy<V: Vector>(at: impl Fn(f32, f32) -> V) -> Vec<(u64, FlockCommand<V>)> {
     ]
 }
 
-/// The plane's reference school ([`Simulation`]) after [`TICKS`] ticks of
+/// The plane's reference school (`Simulation`) after [`TICKS`] ticks of
 /// `script` on `threads` threads and the `path` build of the force pass.
 fn plane(threads: usize, path: KernelPath, script: Vec<(u64, FlockCommand)>) -> u64 {
-    let mut sim = Simulation::new(FlockParams::default(), Tank::default(), 2000, 1)
-        .unwrap()
-        .with_threads(threads)
-        .unwrap();
-    sim.set_kernel_path(path);
-    for (tick, command) in script {
-        sim.schedule(tick, command).unwrap();
-    }
-    sim.run(TICKS);
-    state_hash(&sim)
+    swarm(Tank::default(), threads, path, script)
 }
 
-/// The reference school under the generic engine ([`Swarm`]; `Flock3d`
+/// The reference school ([`Swarm`]: `Simulation` on a plane, `Flock3d`
 /// in a volume) in `tank`, after [`TICKS`] ticks of `script` on `threads`
 /// threads and the `path` build of the force pass.
 fn swarm<V: Vector>(
@@ -111,16 +104,6 @@ fn the_volume_reference_run_is_pinned_on_every_build_and_thread_count() {
 }
 
 #[test]
-fn the_generic_engine_on_a_plane_gives_the_planes_reference_run_on_every_build_and_thread_count() {
-    for threads in [1, 2] {
-        for path in [KernelPath::Fastest, KernelPath::Portable] {
-            let hash = swarm(Tank::default(), threads, path, Vec::new());
-            assert_eq!(hash, PLANE, "{threads} thread(s), {path:?}: {hash:#018x}");
-        }
-    }
-}
-
-#[test]
 fn the_busy_scene_is_pinned_in_both_spaces_on_every_build_and_thread_count() {
     for threads in [1, 2] {
         for path in [KernelPath::Fastest, KernelPath::Portable] {
@@ -130,9 +113,6 @@ fn the_busy_scene_is_pinned_in_both_spaces_on_every_build_and_thread_count() {
         for path in [KernelPath::Fastest, KernelPath::Portable] {
             let hash = swarm(Tank3d::default(), threads, path, busy(|x, y| Vec3::new(x, y, 0.3 * x)));
             assert_eq!(hash, BUSY_VOLUME, "volume, {threads} thread(s), {path:?}: {hash:#018x}");
-            let hash = swarm(Tank::default(), threads, path, busy(Vec2::new));
-            let on = format!("generic engine on a plane, {threads} thread(s), {path:?}");
-            assert_eq!(hash, BUSY_PLANE, "{on}: {hash:#018x}");
         }
     }
 }
