@@ -15,6 +15,7 @@
 //! anything a replay must reproduce.
 
 use bevy::prelude::*;
+use mirofish_sim::rules::scene::push_out_of_all;
 use mirofish_sim::step::command::{SpawnKey, spawn_disc, spawn_room};
 use mirofish_sim::world::scene::add_rock;
 use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Obstacle, Stamped, Tank};
@@ -205,11 +206,14 @@ pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
             // As the core: never beyond the most fish a run holds.
             let count = spawn_room(*count, first_slot as usize);
             let fish = spawn_disc(key, count, *centre, *radius, &config.tank, &params);
+            // Out of the rocks in force, as the core places them.
+            let (rocks, _) = rocks_in_force(world);
             // With their school named, as a recorded session's fish are:
             // they join those fish's table, after them, as the core appends
             // them.
             world.spawn_batch(fish.into_iter().map(|f| {
-                let (p, v, phase) = (f.position, f.velocity, f.wander_phase);
+                let (p, v) = push_out_of_all(f.position, f.velocity, &rocks, &config.tank);
+                let phase = f.wander_phase;
                 (
                     Boid,
                     School(*school),
