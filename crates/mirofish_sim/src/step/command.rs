@@ -126,9 +126,9 @@ pub enum FlockCommand<V: Vector = Vec2> {
     },
     /// Split the fish of a school (every fish if `school` is `None`) into
     /// `count` spatially compact groups of nearly equal size, numbered from
-    /// `first` (see [`Flock::form_groups`]). Which fish land in which group
-    /// depends only on where the fish are at that tick, so a replay forms
-    /// the same groups.
+    /// `first` (see [`Swarm::form_groups`](crate::space::Swarm::form_groups)).
+    /// Which fish land in which group depends only on where the fish are at
+    /// that tick, so a replay forms the same groups.
     FormGroups {
         /// The school to split, or every fish.
         school: Option<u16>,
@@ -137,8 +137,9 @@ pub enum FlockCommand<V: Vector = Vec2> {
         /// How many groups.
         count: u16,
     },
-    /// Put the fish with these ids (see [`Flock::ids`]) into `group`, or
-    /// into none; ids of no fish are skipped. At most [`MAX_SPAWN`] ids.
+    /// Put the fish with these ids (see
+    /// [`Swarm::ids`](crate::space::Swarm::ids)) into `group`, or into
+    /// none; ids of no fish are skipped. At most [`MAX_SPAWN`] ids.
     JoinGroup {
         /// The fish, by id.
         fish: Vec<u32>,
