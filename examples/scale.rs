@@ -180,20 +180,10 @@ fn plugin_tick(n: usize, ticks: usize, added: Added) -> PluginTick {
     app.world_mut().resource_mut::<Stopwatch>().on = true;
     let frame = median_frame(&mut app, ticks);
     let parts = app.world().resource::<Stopwatch>().spent.map(|s| s * 1e3 / ticks as f64);
-    // The core's tick on the same fish, timed as every other core row.
+    // The core's tick on the same fish, timed as every other core row: the
+    // plugin's own school, which the plugin runs stage by stage.
     let state = app.world().resource::<FlockState>();
-    let schools = state.schools();
-    let mut core = Simulation::new(schools[0], state.config().tank, 0, 1).expect("valid parameters");
-    for &params in &schools[1..] {
-        core.add_school(params, 0, 1).expect("valid parameters");
-    }
-    core.set_scene(state.scene().clone()).expect("the plugin's valid scene");
-    let fish = state.flock();
-    for s in 0..fish.len() {
-        let (p, v, phase) = (fish.positions()[s], fish.velocities()[s], fish.wander_phases()[s]);
-        let id = core.add_fish(fish.school_indices()[s], p, v, phase).expect("a fish of the plugin's");
-        core.set_leader(id, fish.leaders()[s]).expect("the fish just added");
-    }
+    let core = state.flock().clone();
     PluginTick {
         frame,
         parts,

@@ -142,7 +142,7 @@ pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
             mirofish_sim::world::scene::set_goal_entry(&mut config.school_goals, usize::from(*school), *goal);
         }
         FlockCommand::SetAttractor(a) => world.resource_mut::<FlockConfig>().attractor = *a,
-        FlockCommand::SetRoute(r) => world.resource_mut::<FlockState>().scene.route = r.clone(),
+        FlockCommand::SetRoute(r) => edit_scene(world, tick, |scene| scene.route = r.clone()),
         FlockCommand::AddPredator(p) => {
             world.spawn((
                 Predator2d {
@@ -261,14 +261,22 @@ pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
             }
         }
         FlockCommand::SetGroupGoal { group, goal } => {
-            world.resource_mut::<FlockState>().scene.set_group_goal(*group, *goal)
+            edit_scene(world, tick, |scene| scene.set_group_goal(*group, *goal))
         }
         FlockCommand::ClearGroups => {
             for e in sorted::<FishGroup>(world) {
                 world.entity_mut(e).remove::<FishGroup>();
             }
-            world.resource_mut::<FlockState>().scene.group_goals.clear();
+            edit_scene(world, tick, |scene| scene.group_goals.clear());
         }
+    }
+}
+
+/// Changes the core's scene (a route, a group's goal), reporting a change
+/// it refuses (the commands' values were checked as they were queued).
+fn edit_scene(world: &mut World, tick: u64, edit: impl FnOnce(&mut mirofish_sim::Scene)) {
+    if let Err(error) = world.resource_mut::<FlockState>().flock.edit_scene(edit) {
+        refusals::report_in(world, FlockRefusal { tick, what: Refused::Command, error });
     }
 }
 

@@ -38,8 +38,10 @@
 //! index → accumulate the forces (each fish's total clamped once) → add the
 //! game's own forces ([`ExtraSteering`]) and clamp again → integrate →
 //! the walls and rocks (the boundary) → predators → write-back.
-//! The core ([`FlockState`]) holds every fish in contiguous arrays and runs
-//! its passes there (in parallel); each tick starts by taking in whatever a
+//! The core ([`FlockState::flock`]: a [`mirofish_sim::Simulation`], the
+//! engine that runs every headless school and every volume) holds every
+//! fish in contiguous arrays and runs each set's stage of the tick there
+//! (in parallel); each tick starts by taking in whatever a
 //! game wrote to a fish's [`Position`], [`Velocity`], [`WanderPhase`] or
 //! [`School`] since the last tick (and every fish again when fish were
 //! spawned or despawned), and ends by writing the result back to the
@@ -86,6 +88,7 @@ use bevy::app::{RunFixedMainLoop, RunFixedMainLoopSystems};
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
+use mirofish_sim::space::TickStage;
 
 #[cfg(feature = "asset")]
 pub use asset::{FlockAsset, FlockAssetError, FlockAssetLoader, FlockAssetPlugin, FlockConfigAsset};
@@ -258,15 +261,19 @@ impl Plugin for MiroFishPlugin {
                         systems::gather,
                         systems::gather_leaders,
                         systems::gather_groups,
-                        systems::rebuild_index,
+                        systems::stage(TickStage::SpatialIndex),
                     )
                         .chain()
                         .in_set(BoidSystems::SpatialIndex),
-                    systems::accumulate_forces.in_set(BoidSystems::Forces),
-                    systems::add_extra_steering.in_set(BoidSystems::Clamp),
-                    systems::integrate.in_set(BoidSystems::Integrate),
-                    systems::apply_boundary.in_set(BoidSystems::Boundary),
-                    systems::move_predators.in_set(BoidSystems::Predators),
+                    systems::stage(TickStage::Forces).in_set(BoidSystems::Forces),
+                    (systems::add_extra_steering, systems::stage(TickStage::Clamp))
+                        .chain()
+                        .in_set(BoidSystems::Clamp),
+                    (systems::set_step, systems::stage(TickStage::Integrate))
+                        .chain()
+                        .in_set(BoidSystems::Integrate),
+                    systems::stage(TickStage::Boundary).in_set(BoidSystems::Boundary),
+                    systems::stage(TickStage::Predators).in_set(BoidSystems::Predators),
                     (
                         systems::write_back,
                         systems::write_back_predators,

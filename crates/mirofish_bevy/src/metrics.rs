@@ -72,9 +72,8 @@ pub(crate) fn sample_metrics(mut metrics: ResMut<FlockMetrics>, mut state: ResMu
     if metrics.rule_forces && !state.flock.records_rules() {
         state.flock.set_record_rules(true);
     }
-    let params = state.schools.first().copied().unwrap_or_default();
-    let (flock, tank) = (&state.flock, &state.active.tank);
-    if metrics.log.observe(flock.tick(), || Metrics::measure(flock, &params, tank))
+    let flock = &state.flock;
+    if metrics.log.observe(flock.tick(), || Metrics::from(flock.metrics()))
         && metrics.log.rows().len() > metrics.capacity
     {
         // Drop the oldest half at once rather than shifting every sample.

@@ -215,7 +215,9 @@ pub(crate) fn start_sessions(world: &mut World) {
     {
         let mut state = world.resource_mut::<FlockState>();
         state.restart(flock_config, config.dt);
-        state.scene.route = config.scene.route.clone();
+        let route = config.scene.route.clone();
+        // Checked with the configuration.
+        let _ = state.flock.edit_scene(|scene| scene.route = route);
     }
     *world.resource_mut::<FlockCommands>() = FlockCommands::default();
     // The old run's samples would read as this one's (its ticks count from

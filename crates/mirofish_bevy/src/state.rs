@@ -1,10 +1,10 @@
-//! The flock's arrays as a resource: the bridge between entities and the
+//! The core's school as a resource: the bridge between entities and the
 //! pure simulation core.
 
 use bevy::ecs::change_detection::Tick;
 use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
-use mirofish_sim::{Flock, FlockParams, ParamError, Scene};
+use mirofish_sim::{FlockParams, ParamError, Scene, Simulation};
 
 use crate::components::{FishSlot, SceneOrder};
 use crate::config::FlockConfig;
@@ -14,8 +14,9 @@ use crate::config::FlockConfig;
 /// fish entities since the last one, and writes its result back to them
 /// at the end.
 ///
-/// Read it anywhere: the flock's arrays by slot ([`FlockState::flock`],
-/// with [`FlockState::entities`] naming each slot's fish), the scene it
+/// Read it anywhere: the core's school by slot ([`FlockState::flock`], the
+/// engine that runs every headless school too, with
+/// [`FlockState::entities`] naming each slot's fish), the scene it
 /// sees, the configuration in force and the latest refusals. Change it
 /// only through the methods below, each documented with the stage of
 /// [`crate::BoidSystems`] where the change is valid; everything else
@@ -23,20 +24,16 @@ use crate::config::FlockConfig;
 /// [`crate::FlockCommands`].
 #[derive(Resource, Debug)]
 pub struct FlockState {
-    /// The flock's arrays, in the order of [`FlockState::entities`].
-    pub(crate) flock: Flock,
+    /// The core's school, in the order of [`FlockState::entities`] (its
+    /// slots are its fish's ids); it also holds the scene, the school
+    /// table and the tank in force.
+    pub(crate) flock: Simulation,
     /// The entity of each slot of the flock, as gathered this tick.
     pub(crate) entities: Vec<Entity>,
-    /// Obstacles, predators, goal and attractor, as gathered this tick from
-    /// the obstacle and predator entities and the [`FlockConfig`]; the
-    /// route and group goals are kept from tick to tick.
-    pub(crate) scene: Scene,
-    /// The entity of each predator in [`FlockState::scene`].
+    /// The entity of each predator in the flock's scene.
     pub(crate) predator_entities: Vec<Entity>,
     /// The configuration in force (the last one that validated).
     pub(crate) active: FlockConfig,
-    /// Its school table, kept so the tick does not rebuild it.
-    pub(crate) schools: Vec<FlockParams>,
     /// Why the latest [`FlockConfig`] was refused, while it is.
     pub(crate) rejected: Option<ParamError>,
     /// Why the latest refused [`crate::SpawnSchool`] was refused.
@@ -57,9 +54,8 @@ pub struct FlockState {
     /// a tick does not allocate).
     pub(crate) rocks: Vec<(SceneOrder, Entity, mirofish_sim::Obstacle)>,
     pub(crate) hunters: Vec<(SceneOrder, Entity, mirofish_sim::Predator)>,
-    /// Every fish's [`crate::ExtraSteering`] by slot (kept, so that a tick
-    /// does not allocate).
-    pub(crate) extra: Vec<Vec2>,
+    /// The scene being gathered (kept, so that a tick reuses its buffers).
+    pub(crate) scene: Scene,
     /// When the last write-back ran: a fish component changed after it was
     /// written by a game, and the next gather takes it.
     pub(crate) written: Tick,
@@ -69,11 +65,10 @@ impl FlockState {
     /// A state for `config`, whose seed drives all per-tick noise.
     pub fn new(config: FlockConfig) -> Self {
         Self {
-            flock: Flock::new(config.seed),
+            flock: empty_school(&config),
             entities: Vec::new(),
             scene: Scene::default(),
             predator_entities: Vec::new(),
-            schools: config.school_table(),
             active: config,
             rejected: None,
             refused_spawn: None,
@@ -83,7 +78,6 @@ impl FlockState {
             dt: None,
             rocks: Vec::new(),
             hunters: Vec::new(),
-            extra: Vec::new(),
             written: Tick::new(0),
         }
     }
@@ -96,10 +90,10 @@ impl FlockState {
         self.flock.set_record_rules(records);
     }
 
-    /// The flock's arrays (positions, velocities, steering, … by slot) as
-    /// the last stage left them: after [`crate::BoidSystems::Writeback`]
-    /// they hold the tick's result, between the stages its work so far.
-    pub fn flock(&self) -> &Flock {
+    /// The core's school (positions, velocities, steering, … by slot) as
+    /// the last stage left it: after [`crate::BoidSystems::Writeback`] it
+    /// holds the tick's result, between the stages its work so far.
+    pub fn flock(&self) -> &Simulation {
         &self.flock
     }
 
@@ -118,7 +112,7 @@ impl FlockState {
 
     /// The obstacles, predators, goals, attractor and route the fish see.
     pub fn scene(&self) -> &Scene {
-        &self.scene
+        self.flock.scene()
     }
 
     /// The configuration in force: the last [`FlockConfig`] that validated.
@@ -128,7 +122,7 @@ impl FlockState {
 
     /// The parameters of each school in force ([`FlockConfig::school_table`]).
     pub fn schools(&self) -> &[FlockParams] {
-        &self.schools
+        self.flock.params()
     }
 
     /// Why the latest [`FlockConfig`] was refused, while it is.
@@ -143,7 +137,7 @@ impl FlockState {
     }
 
     /// Keeps (or stops keeping) each rule's force for every fish
-    /// ([`Flock::samples`](mirofish_sim::Flock::samples)), for metrics and
+    /// ([`Simulation::samples`](mirofish_sim::space::Swarm::samples)), for metrics and
     /// debug drawing; off by default (it costs memory traffic every tick).
     pub fn set_record_rules(&mut self, record: bool) {
         self.flock.set_record_rules(record);
@@ -155,21 +149,20 @@ impl FlockState {
     }
 
     /// Moves the fish in `slot` to `position` with `velocity`, within the
-    /// tick: best after [`crate::BoidSystems::Integrate`] and before
+    /// tick: after [`crate::BoidSystems::Integrate`] and before
     /// [`crate::BoidSystems::Boundary`], which then brings it inside the
     /// tank and out of the rocks like any fish (a current, a net, a
-    /// teleport). After the boundary the change stands unchecked until
-    /// the next tick, and the fish's entity shows it only after the next
-    /// write-back. Between ticks, write the fish's [`crate::Position`] and
+    /// teleport); elsewhere the position must lie inside the tank. The
+    /// fish's entity shows the change only after the next write-back.
+    /// Between ticks, write the fish's [`crate::Position`] and
     /// [`crate::Velocity`] instead: a game's write of either since the last
     /// write-back wins over this.
     ///
     /// # Errors
     ///
-    /// If `slot` holds no fish or a value is not finite (or beyond any
-    /// tank); nothing changes.
+    /// If `slot` holds no fish, a value is not finite, or the position is
+    /// outside the tank where no boundary is to come; nothing changes.
     pub fn set_motion(&mut self, slot: usize, position: Vec2, velocity: Vec2) -> Result<(), ParamError> {
-        use mirofish_sim::world::scene::point;
         if slot >= self.flock.len() {
             return Err(ParamError {
                 field: "slot",
@@ -177,11 +170,7 @@ impl FlockState {
                 expected: format!("a slot below the {} fish", self.flock.len()),
             });
         }
-        point("position", position)?;
-        point("velocity", velocity)?;
-        let phase = self.flock.wander_phases()[slot];
-        self.flock.set(slot, position, velocity, phase);
-        Ok(())
+        self.flock.set(slot as u32, position, velocity)
     }
 
     /// Adds `extra` (an acceleration) to the steering of the fish in
@@ -191,6 +180,18 @@ impl FlockState {
     /// and before [`crate::BoidSystems::Integrate`]. `false`, with nothing
     /// changed, if `slot` holds no fish or `extra` is not finite.
     pub fn add_steering(&mut self, slot: usize, extra: Vec2) -> bool {
-        self.flock.add_steering(&self.schools, slot, extra)
+        u32::try_from(slot).is_ok_and(|id| self.flock.add_steering(id, extra).is_ok())
     }
+}
+
+/// An empty school for `config` (valid, or the defaults with its seed).
+fn empty_school(config: &FlockConfig) -> Simulation {
+    let build = |config: &FlockConfig| -> Result<Simulation, ParamError> {
+        let mut school = Simulation::new(config.params, config.tank, 0, config.seed)?;
+        school.set_schools(&config.school_table())?;
+        Ok(school)
+    };
+    build(config)
+        .or_else(|_| build(&FlockConfig { seed: config.seed, ..FlockConfig::default() }))
+        .expect("the default configuration is valid")
 }

@@ -1,14 +1,16 @@
-//! The systems of one fixed tick: gather, the core's three passes, the
-//! predators, write-back.
+//! The systems of one fixed tick: gather, the core's stages, write-back.
 //!
-//! Each system is a thin call into [`mirofish_sim::Flock`]; the work happens
-//! on its contiguous arrays, not through per-entity lookups.
+//! Each stage is a thin call into the core's school
+//! ([`mirofish_sim::Simulation`], run stage by stage with
+//! [`run_to`](mirofish_sim::space::Swarm::run_to)); the work happens on
+//! its contiguous arrays, not through per-entity lookups.
 
 use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy::ecs::system::SystemChangeTick;
 use bevy::prelude::*;
 
 use mirofish_sim as sim;
+use mirofish_sim::space::TickStage;
 use mirofish_sim::world::scene::{add_rock, check_room};
 use rayon::prelude::*;
 
@@ -63,11 +65,13 @@ pub(crate) fn gather(
         state.rejected = None;
     } else if config.is_changed() {
         match config.validate() {
-            Ok(()) => {
-                state.active = config.clone();
-                state.schools = config.school_table();
-                state.rejected = None;
-            }
+            Ok(()) => match apply_config(&mut state.flock, &config) {
+                Ok(()) => {
+                    state.active = config.clone();
+                    state.rejected = None;
+                }
+                Err(err) => log::error!("MiroFish: a valid configuration was not taken: {err}"),
+            },
             Err(err) => {
                 if state.rejected.as_ref() != Some(&err) {
                     let refusal = FlockRefusal { tick, what: Refused::Config, error: err.clone() };
@@ -85,6 +89,15 @@ pub(crate) fn gather(
     }
 }
 
+/// Hands a validated configuration's school table and tank to the core.
+/// The rocks go first (the next gather puts back those that fit the new
+/// tank), so that the old rocks need not fit it.
+fn apply_config(flock: &mut sim::Simulation, config: &FlockConfig) -> Result<(), sim::ParamError> {
+    flock.set_schools(&config.school_table())?;
+    flock.edit_scene(|scene| scene.obstacles.clear())?;
+    flock.set_tank(config.tank)
+}
+
 /// Copies each fish's [`FishGroup`] into the flock (after `gather`, whose
 /// slots it reads). Without any `FishGroup` it does nothing but clear.
 pub(crate) fn gather_groups(mut state: ResMut<FlockState>, groups: Query<(&FishSlot, &FishGroup), InFlock>) {
@@ -92,7 +105,7 @@ pub(crate) fn gather_groups(mut state: ResMut<FlockState>, groups: Query<(&FishS
     flock.clear_groups();
     for (slot, group) in &groups {
         // A number from `MAX_GROUPS` up is refused: no group.
-        flock.set_group(slot.0, Some(group.0));
+        let _ = flock.set_group(slot.0, Some(group.0));
     }
 }
 
@@ -104,7 +117,7 @@ pub(crate) fn gather_leaders(
 ) {
     for slot in &leaders {
         if let Some(slot) = slot.get() {
-            state.flock.set_leader(slot, true);
+            let _ = state.flock.set_leader(slot as u32, true);
         }
     }
 }
@@ -121,6 +134,8 @@ fn gather_in_place(state: &mut FlockState, fish: &Query<FishParts, InFlock>) -> 
     let (true, Ok(tables)) = (flock.len() == entities.len(), fish.contiguous_iter()) else {
         return false;
     };
+    // A school beyond the table counts as its last.
+    let last = flock.params().len().saturating_sub(1) as u16;
     let mut start = 0;
     for (ids, positions, velocities, phases, schools) in tables {
         let end = start + ids.len();
@@ -134,7 +149,7 @@ fn gather_in_place(state: &mut FlockState, fish: &Query<FishParts, InFlock>) -> 
         // Leaders are marked again by `gather_leaders`.
         inputs.leader.fill(false);
         match schools {
-            Some(schools) => copy_changed(inputs.school, schools, since, |to, from| *to = from.0),
+            Some(schools) => copy_changed(inputs.school, schools, since, |to, from| *to = from.0.min(last)),
             None => inputs.school.fill(0),
         }
         start = end;
@@ -154,21 +169,17 @@ fn regather(state: &mut FlockState, fish: &Query<FishParts, InFlock>, slots: &mu
         .filter(|(_, fear)| **fear > 0.0)
         .map(|(&entity, &fear)| (entity, fear))
         .collect();
-    state.flock.clear();
     state.entities.clear();
+    let mut handed = Vec::with_capacity(fish.iter().len());
     for (entity, position, velocity, phase, school) in fish {
-        let slot = state.flock.push(position.0, velocity.0, phase.0);
-        if let Some(school) = school {
-            state.flock.set_school(slot, school.0);
-        }
-        if let Some(&fear) = afraid.get(&entity) {
-            state.flock.set_fear(slot, fear);
-        }
         if let Ok(mut numbered) = slots.get_mut(entity) {
-            numbered.0 = slot as u32;
+            numbered.0 = state.entities.len() as u32;
         }
         state.entities.push(entity);
+        let fear = afraid.get(&entity).copied().unwrap_or(0.0);
+        handed.push((school.map_or(0, |s| s.0), position.0, velocity.0, phase.0, fear));
     }
+    state.flock.replace_fish(handed);
 }
 
 /// Copies obstacles, predators and the configured goal and attractor into
@@ -185,9 +196,6 @@ fn gather_scene(
     scene.obstacles.clear();
     scene.predators.clear();
     state.predator_entities.clear();
-    scene.goal = state.active.goal;
-    scene.school_goals.clone_from(&state.active.school_goals);
-    scene.attractor = state.active.attractor;
     let mut refused = Vec::new();
     let mut check = |entity: Entity, what: Refused, result: Result<(), sim::ParamError>| {
         admit_entity(&mut state.refused_entities, &mut refused, tick, (entity, what), result)
@@ -224,6 +232,20 @@ fn gather_scene(
             scene.predators.push(predator);
             state.predator_entities.push(entity);
         }
+    }
+    // The route and group goals stay as the commands and the route's
+    // progress left them.
+    let (active, gathered) = (&state.active, &state.scene);
+    let taken = state.flock.edit_scene(|scene| {
+        scene.obstacles.clone_from(&gathered.obstacles);
+        scene.predators.clone_from(&gathered.predators);
+        scene.goal = active.goal;
+        scene.school_goals.clone_from(&active.school_goals);
+        scene.attractor = active.attractor;
+    });
+    if let Err(err) = taken {
+        // Every element was checked above: not expected.
+        log::error!("MiroFish: the gathered scene was not taken: {err}");
     }
     refused
 }
@@ -282,41 +304,27 @@ pub(crate) fn admit_rocks<V: sim::Vector>(
     }
 }
 
-/// Pass 1: the neighbour grid.
-pub(crate) fn rebuild_index(mut state: ResMut<FlockState>) {
-    let state = &mut *state;
-    state.flock.rebuild_index(&state.schools, &state.active.tank);
+/// A system running the core's tick up to `stage` (the stages before it
+/// that have not run yet, then it).
+pub(crate) fn stage(stage: TickStage) -> impl FnMut(ResMut<FlockState>) {
+    move |mut state: ResMut<FlockState>| state.flock.run_to(stage)
 }
 
-/// Pass 2: the rules, in parallel, each fish's total clamped once.
-pub(crate) fn accumulate_forces(mut state: ResMut<FlockState>) {
-    let state = &mut *state;
-    state.flock.accumulate_forces(&state.schools, &state.active.tank, &state.scene);
-}
-
-/// Between the rules and the integrator: every fish's game force added to
-/// its steering and the sum clamped.
+/// Before the rules' clamp: every fish's game force handed to the core,
+/// which adds it to the fish's steering and clamps the sum.
 pub(crate) fn add_extra_steering(
     mut state: ResMut<FlockState>,
     extras: Query<(Entity, &FishSlot, &ExtraSteering), With<Boid>>,
 ) {
-    if extras.is_empty() {
-        return;
-    }
-    let state = &mut *state;
-    // Each fish's force by slot (a fish not gathered this tick, or in
-    // another fish's slot, has none), then all of them added at once along
-    // the force pass's own order.
-    let mut extra = core::mem::take(&mut state.extra);
-    extra.clear();
-    extra.resize(state.flock.len(), Vec2::ZERO);
     for (entity, slot, force) in &extras {
-        if let Some(slot) = state.slot_of(entity, *slot) {
-            extra[slot] = force.0;
+        // A fish not gathered this tick, or in another fish's slot, has
+        // none; a force that is not finite is refused by the core.
+        if let Some(slot) = state.slot_of(entity, *slot)
+            && force.0 != Vec2::ZERO
+        {
+            let _ = state.flock.add_steering(slot as u32, force.0);
         }
     }
-    state.flock.add_steering_all(&state.schools, &extra);
-    state.extra = extra;
 }
 
 /// The length of this tick: the schedule's `Time` delta (in `FixedUpdate`,
@@ -326,25 +334,11 @@ fn tick_seconds(state: &FlockState, time: &Time) -> f32 {
     state.dt.unwrap_or_else(|| time.delta_secs().clamp(1.0e-6, 1.0))
 }
 
-/// Pass 3: semi-implicit Euler with the tick's time step; the walls and
-/// obstacles wait for [`apply_boundary`].
-pub(crate) fn integrate(mut state: ResMut<FlockState>, time: Res<Time>) {
-    let state = &mut *state;
-    let dt = tick_seconds(state, &time);
-    state.flock.integrate_unbounded(&state.schools, &state.active.tank, &state.scene, dt);
-}
-
-/// The end of pass 3: every fish inside the tank and out of the rocks.
-pub(crate) fn apply_boundary(mut state: ResMut<FlockState>) {
-    let state = &mut *state;
-    state.flock.apply_boundary(&state.active.tank, &state.scene);
-}
-
-/// After the walls: predators hunt and move.
-pub(crate) fn move_predators(mut state: ResMut<FlockState>, time: Res<Time>) {
-    let state = &mut *state;
-    let dt = tick_seconds(state, &time);
-    state.flock.move_predators(&mut state.scene, &state.active.tank, dt);
+/// Before the integrator: the tick's length from the schedule's clock.
+pub(crate) fn set_step(mut state: ResMut<FlockState>, time: Res<Time>) {
+    let dt = tick_seconds(&state, &time);
+    // Within the core's range by construction.
+    let _ = state.flock.set_dt(dt);
 }
 
 /// Writes the predators' new state back to their entities.
@@ -355,7 +349,7 @@ pub(crate) fn write_back_predators(
         (With<Predator2d>, Without<Boid>),
     >,
 ) {
-    for (predator, &entity) in state.scene.predators.iter().zip(&state.predator_entities) {
+    for (predator, &entity) in state.flock.scene().predators.iter().zip(&state.predator_entities) {
         if let Ok((mut p, mut prev, mut v)) = predators.get_mut(entity) {
             prev.0 = p.0;
             p.0 = predator.position;
@@ -380,8 +374,7 @@ pub(crate) fn write_back(
     // only rows changed after it.
     state.written = ticks.this_run();
     let (flock, entities) = (&state.flock, &state.entities);
-    let (positions, velocities, steering, phases) =
-        (flock.positions(), flock.velocities(), flock.steering(), flock.wander_phases());
+    let (positions, velocities, phases) = (flock.positions(), flock.velocities(), flock.wander_phases());
     // Every component `FishWrite` reads is stored in tables, so the query
     // is always dense.
     let Ok(tables) = fish.contiguous_iter_mut() else {
@@ -405,11 +398,10 @@ pub(crate) fn write_back(
             let results = (
                 positions[rows.clone()].par_chunks(COLUMN_CHUNK),
                 velocities[rows.clone()].par_chunks(COLUMN_CHUNK),
-                steering[rows.clone()].par_chunks(COLUMN_CHUNK),
                 phases[rows].par_chunks(COLUMN_CHUNK),
             );
-            columns.into_par_iter().zip(results.into_par_iter()).for_each(
-                |((p, prev, v, s, w), (new_p, new_v, new_s, new_w))| {
+            columns.into_par_iter().zip(results.into_par_iter()).enumerate().for_each(
+                |(piece, ((p, prev, v, s, w), (new_p, new_v, new_w)))| {
                     let rows = p.iter_mut().zip(prev).zip(new_p);
                     for ((p, prev), new_p) in rows {
                         // A position game code made non-finite is not
@@ -418,7 +410,12 @@ pub(crate) fn write_back(
                         p.0 = *new_p;
                     }
                     v.iter_mut().zip(new_v).for_each(|(v, new_v)| v.0 = *new_v);
-                    s.iter_mut().zip(new_s).for_each(|(s, new_s)| s.0 = *new_s);
+                    // The steering by slot, from the core's kicks (stored
+                    // in the grid's order).
+                    let first = start + piece * COLUMN_CHUNK;
+                    s.iter_mut().enumerate().for_each(|(k, s)| {
+                        s.0 = flock.steering_at(first + k).unwrap_or_default();
+                    });
                     w.iter_mut().zip(new_w).for_each(|(w, new_w)| w.0 = *new_w);
                 },
             );
@@ -433,7 +430,7 @@ pub(crate) fn write_back(
             set_row(&mut prev, row, PreviousPosition(last));
             set_row(&mut p, row, Position(positions[slot]));
             set_row(&mut v, row, Velocity(velocities[slot]));
-            set_row(&mut s, row, Steering(steering[slot]));
+            set_row(&mut s, row, Steering(flock.steering_at(slot).unwrap_or_default()));
             set_row(&mut w, row, WanderPhase(phases[slot]));
         }
     }

@@ -104,7 +104,7 @@ fn record_gathered(state: Res<FlockState>, mut gathered: ResMut<Gathered>) {
     let flock = state.flock();
     gathered.0 = (state.entities().iter().enumerate())
         .map(|(slot, &e)| {
-            let school = flock.school_indices()[slot];
+            let school = flock.schools()[slot];
             (e, flock.positions()[slot], flock.velocities()[slot], flock.wander_phases()[slot], school)
         })
         .collect();

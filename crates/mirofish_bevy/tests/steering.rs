@@ -70,7 +70,9 @@ fn a_non_finite_extra_force_is_ignored() {
     }
     run_ticks(&mut app, 5);
     let state = app.world().resource::<FlockState>();
-    assert!(state.flock().steering().iter().chain(state.flock().velocities()).all(|v| v.is_finite()));
+    assert!(
+        state.flock().steering().chain(state.flock().velocities().iter().copied()).all(|v| v.is_finite())
+    );
 }
 
 #[test]

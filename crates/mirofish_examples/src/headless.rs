@@ -134,7 +134,7 @@ impl HeadlessRun {
             polarization: observe::polarization(flock.velocities()),
             mean_speed: observe::mean_speed(flock.velocities()),
             neighbours: observe::mean_neighbours(flock.neighbour_counts()),
-            nearest: observe::mean_nearest_neighbour_distance(flock, params.perception_radius),
+            nearest: flock.metrics().nearest_neighbour,
             forces: observe::mean_rule_forces(flock.samples()).unwrap_or_default(),
             state_hash: observe::state_hash(flock),
             ms_per_tick: elapsed.as_secs_f64() * 1e3 / f64::from(self.ticks.max(1)),

@@ -145,7 +145,7 @@ impl Plugin for RecorderPlugin {
 /// a pointer, and no group goals, which a decision layer sets). Leaders
 /// are not kept: a file names how many lead, not which.
 pub fn running_config(config: &FlockConfig, state: &FlockState) -> ExperimentConfig {
-    let fish = fish_per_school(state.flock().school_indices(), config.school_table().len());
+    let fish = fish_per_school(state.flock().schools(), config.school_table().len());
     let scene = saved_scene(state.scene());
     ExperimentConfig {
         fish: fish.first().copied().unwrap_or(0),

@@ -18,7 +18,6 @@
 
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use mirofish_bevy::prelude::*;
 use mirofish_bevy::{FishSlot, FlockCommands, FlockState};
 use mirofish_sim::step::command::FlockCommand;
 use mirofish_sim::{Attractor, ForceSample, Obstacle, Predator, Route};
@@ -164,12 +163,10 @@ pub fn mouse_tools(
     let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
     // Ctrl + click picks a fish to inspect: no tool.
     if keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]) {
-        if let (true, false, Some(at)) = (buttons.just_pressed(MouseButton::Left), over_ui.0, cursor.0) {
-            let tank = state.config().tank;
-            let wrap = tank.boundary == BoundaryMode::Wrap;
-            if let Some(slot) = state.flock().nearest_fish(at, tank.size(), wrap) {
-                inspected.fish = state.entities().get(slot).copied();
-            }
+        if let (true, false, Some(at)) = (buttons.just_pressed(MouseButton::Left), over_ui.0, cursor.0)
+            && let Some(slot) = state.flock().nearest_fish(at)
+        {
+            inspected.fish = state.entities().get(slot).copied();
         }
         return;
     }
@@ -265,7 +262,7 @@ pub fn report(state: &FlockState, fish: Entity, slot: Option<&FishSlot>) -> Opti
         slot,
         position: flock.positions()[slot],
         velocity: flock.velocities()[slot],
-        school: flock.school_indices()[slot],
+        school: flock.schools()[slot],
         group: flock.group_of(flock.ids()[slot]),
         leader: flock.leaders()[slot],
         fear: flock.fears()[slot],

@@ -29,7 +29,7 @@ use crate::rules::{self, Neighbourhood, RuleForces, scene as react, wander_direc
 use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::step::command::{FlockCommand, SpawnKey, spawn_disc};
 use crate::step::crowding::{lone_step, thinning_step};
-use crate::step::flock::SlotOrder;
+use crate::step::flock::{FishInputs, SlotOrder};
 use crate::step::integrate::{SchoolMotion, bounce_scatter, contain, swim, swim_four};
 use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
 use crate::step::kernel::hoods::{HoodScan, QuartetHoods, cells_of};
@@ -44,6 +44,7 @@ use crate::world::params::{
     DEFAULT_DT, FlockParams, MAX_FISH, MAX_LENGTH, ParamError, Range, check, validate_dt,
 };
 use crate::world::scene::{Goal, Route, Scene, point};
+use crate::world::school::{MAX_SCHOOLS, clamp_index};
 use crate::world::spawn::{FishStart, Spread, scatter_in};
 use crate::world::tank::{BoundaryMode, TankOf};
 
@@ -447,17 +448,22 @@ impl<V: Vector> Swarm<V> {
     }
 
     /// Puts fish `id` at `position` (inside the tank) moving with
-    /// `velocity`, between ticks: a teleport, a net, a current.
+    /// `velocity`, between ticks: a teleport, a net, a current. Within a
+    /// tick, after [`TickStage::Integrate`] and before
+    /// [`TickStage::Boundary`], the position may lie outside the tank or
+    /// in a rock: the boundary then brings the fish in like any other.
     ///
     /// # Errors
     ///
     /// If there is no such fish, a value is not finite or the position is
-    /// outside the tank; nothing changes.
+    /// outside the tank (where the boundary is not still to come); nothing
+    /// changes.
     pub fn set(&mut self, id: u32, position: V, velocity: V) -> Result<(), ParamError> {
         let slot = self.slot(id)?;
         point("position", position)?;
         point("velocity", velocity)?;
-        if !self.tank.contains(position) {
+        let boundary_to_come = self.stage == Some(TickStage::Integrate);
+        if !boundary_to_come && !self.tank.contains(position) {
             return Err(ParamError {
                 field: "position",
                 value: position.length(),
@@ -508,18 +514,103 @@ impl<V: Vector> Swarm<V> {
             return Err(refuse("stage", 0.0, "no tick under way (fish are added between ticks)"));
         }
         let id = self.len() as u32;
-        let mut rng = <rand_pcg::Pcg32 as rand::SeedableRng>::seed_from_u64(crate::rules::noise::mix64(
-            self.seed ^ u64::from(id),
-        ));
-        let circle = crate::world::spawn::random_circle::<V>(&mut rng);
         let start = FishStart {
             position,
             velocity,
             wander_phase: wander_phase.rem_euclid(core::f32::consts::TAU),
-            circle,
+            circle: circle_of::<V>(self.seed, id),
         };
         self.push(school, vec![start]);
         Ok(id)
+    }
+
+    /// Replaces every fish with `fish`, between ticks, given ids `0, 1, …`
+    /// in the order given: what an engine that holds its own copy of the
+    /// fish hands over when its set of fish changed (the Bevy plugin's
+    /// entities). Each is `(school, position, velocity, wander phase,
+    /// fear)`, taken as it is, as a game wrote it: a position outside the
+    /// tank or in a rock is brought in by the next tick's walls and rocks,
+    /// one that is not finite put in the tank's middle; a school beyond the
+    /// table counts as the last; fear is clamped to 0–1 (not a number: 0).
+    /// Groups, leaders and forces waiting are forgotten, and so is what the
+    /// last tick left (steering, samples). In a volume each fish's wander
+    /// circle is drawn from the seed and its id, as [`Swarm::add_fish`]
+    /// draws it. Ignored while a tick is under way; fish past [`MAX_FISH`]
+    /// are left out.
+    pub fn replace_fish(&mut self, fish: impl IntoIterator<Item = (u16, V, V, f32, f32)>) {
+        if self.stage.is_some() {
+            return;
+        }
+        self.renumber(Vec::new());
+        let last = self.params.len().saturating_sub(1);
+        let columns = &mut self.fish;
+        for (id, (school, position, velocity, phase, fear)) in fish.into_iter().take(MAX_FISH).enumerate() {
+            let id = id as u32;
+            self.slots.push(id);
+            columns.id.push(id);
+            columns.position.push(position);
+            columns.velocity.push(velocity);
+            columns.phase.push(phase);
+            columns.circle.push(circle_of::<V>(self.seed, id));
+            columns.fright.push(if fear.is_nan() { 0.0 } else { fear.clamp(0.0, 1.0) });
+            columns.school.push(clamp_index(school, last + 1) as u16);
+            columns.leader.push(false);
+        }
+        self.group.clear();
+        self.extra.clear();
+        self.indexed = false;
+    }
+
+    /// The inputs of the fish in `slots` (position, velocity, wander phase,
+    /// leader flag and school), to overwrite in place a column at a time
+    /// between ticks — from the ECS's component columns, say — keeping
+    /// their fear. The values are taken as [`Swarm::replace_fish`] takes
+    /// them, save the schools: write only schools below
+    /// [`Swarm::params`]' length. Under [`SlotOrder::Stable`] (the default)
+    /// slots are ids.
+    ///
+    /// # Panics
+    ///
+    /// If `slots` reaches past the last fish.
+    pub fn inputs_mut(&mut self, slots: core::ops::Range<usize>) -> FishInputs<'_, V> {
+        // The grid no longer shows the fish as they are.
+        self.indexed = false;
+        let fish = &mut self.fish;
+        FishInputs {
+            position: &mut fish.position[slots.clone()],
+            velocity: &mut fish.velocity[slots.clone()],
+            wander_phase: &mut fish.phase[slots.clone()],
+            leader: &mut fish.leader[slots.clone()],
+            school: &mut fish.school[slots],
+        }
+    }
+
+    /// Replaces the whole school table with `table` (at least one school,
+    /// each checked); a fish whose school the new table lacks joins its
+    /// last school.
+    ///
+    /// # Errors
+    ///
+    /// If the table is empty or longer than [`MAX_SCHOOLS`],
+    /// or a school's parameters are invalid; nothing changes.
+    pub fn set_schools(&mut self, table: &[FlockParams]) -> Result<(), ParamError> {
+        if table.is_empty() || table.len() > MAX_SCHOOLS {
+            return Err(ParamError {
+                field: "schools",
+                value: table.len() as f32,
+                expected: format!("1 to {} schools", MAX_SCHOOLS),
+            });
+        }
+        for params in table {
+            params.validate()?;
+        }
+        self.params.clear();
+        self.params.extend_from_slice(table);
+        let last = (table.len() - 1) as u16;
+        for school in &mut self.fish.school {
+            *school = (*school).min(last);
+        }
+        Ok(())
     }
 
     /// The slot fish `id` is stored in, or the error naming a fish that
@@ -597,16 +688,31 @@ impl<V: Vector> Swarm<V> {
     /// clamped to its school's `max_force` as the rules' own total is: the
     /// place for a game's own forces (follow the player, avoid the boat).
     /// Forces added to one fish before a tick add up; the tick uses them
-    /// and clears them. Under Couzin's zones, where fish swim at one speed
-    /// and turn at a bounded rate, they are not used (and still cleared).
+    /// and clears them. Within a tick, up to [`TickStage::Clamp`] the force
+    /// joins this tick's; after the clamp and before
+    /// [`TickStage::Integrate`] it is added to the fish's steering at once
+    /// and the sum clamped again. Under Couzin's zones, where fish swim at
+    /// one speed and turn at a bounded rate, they are not used (and still
+    /// cleared).
     ///
     /// # Errors
     ///
     /// If there is no such fish or the force is not finite; nothing
     /// changes.
     pub fn add_steering(&mut self, id: u32, force: V) -> Result<(), ParamError> {
-        self.slot(id)?;
+        let slot = self.slot(id)?;
         point("force", force)?;
+        if self.stage == Some(TickStage::Clamp) {
+            if self.zones.is_none() && force != V::ZERO {
+                let max_force = self.params[usize::from(self.fish.school[slot])].max_force;
+                if let Some(rank) = self.rank_of(slot)
+                    && let Some(kick) = self.kicks.get_mut(rank)
+                {
+                    kick.acceleration = rules::clamp_length(kick.acceleration + force, max_force);
+                }
+            }
+            return Ok(());
+        }
         if self.extra.len() < self.len() {
             self.extra.resize(self.len(), V::ZERO);
         }
@@ -1085,6 +1191,30 @@ impl<V: Vector> Swarm<V> {
     pub fn nearest_fish(&self, p: V) -> Option<usize> {
         let wrap = self.tank.boundary == BoundaryMode::Wrap;
         nearest(&self.fish.position, &self.fish.id, p, self.tank.size(), wrap)
+    }
+
+    /// The slots of the fish within `radius` of the fish in `slot` as the
+    /// last tick's grid saw them (through the seam on a torus), sorted
+    /// ascending: the neighbours to draw for it, found through the grid.
+    /// Empty for no such slot and where the fish have changed since
+    /// (added, removed or handed over).
+    pub fn grid_neighbours(&self, slot: usize, radius: f32) -> Vec<u32> {
+        let g = &self.grid;
+        let Some(me) = g.rank().get(slot).map(|&r| r as usize).filter(|_| g.len() == self.len()) else {
+            return Vec::new();
+        };
+        let p = g.sorted_position(me);
+        let mut out = Vec::new();
+        for run in g.candidate_runs(p).iter() {
+            for j in run {
+                let d = crate::world::grid::offset(p, g.sorted_position(j), g.tank_size(), g.wraps());
+                if j != me && d.length_squared() < radius * radius {
+                    out.push(g.order()[j]);
+                }
+            }
+        }
+        out.sort_unstable();
+        out
     }
 
     /// The mean position of the leaders, if there are any, summed in the
@@ -1769,6 +1899,16 @@ struct ForcePass<'a, V: Vector> {
     quiet: bool,
 }
 
+/// The wander circle of the fish with id `id` placed by hand
+/// ([`Swarm::add_fish`], [`Swarm::replace_fish`]): drawn from the seed and
+/// the id (nothing to draw on a plane).
+fn circle_of<V: Vector>(seed: u64, id: u32) -> V::Circle {
+    let mut rng = <rand_pcg::Pcg32 as rand::SeedableRng>::seed_from_u64(crate::rules::noise::mix64(
+        seed ^ u64::from(id),
+    ));
+    crate::world::spawn::random_circle::<V>(&mut rng)
+}
+
 impl<V: Vector> ForcePass<'_, V> {
     /// The kicks of the fish from slot `base` (a multiple of four), one
     /// work item of the pass: by quartets where they qualify
@@ -2420,6 +2560,104 @@ mod tests {
         // Not while a tick is under way.
         swarm.run_to(TickStage::Forces);
         assert_eq!(swarm.add_fish(0, at, Vec3::ZERO, 0.0).unwrap_err().field, "stage");
+    }
+
+    /// What an engine holding its own copy of the fish (the Bevy plugin)
+    /// hands over: the whole set at once, or columns written in place, is
+    /// the same school as the same fish spawned by the swarm itself.
+    #[test]
+    fn fish_handed_over_or_written_in_place_run_as_the_swarm_own() {
+        let mut own = Swarm::<Vec2>::new(FlockParams::default(), crate::Tank::default(), 400, 9).unwrap();
+        own.run(5);
+        let handed: Vec<(u16, Vec2, Vec2, f32, f32)> = (0..own.len())
+            .map(|s| (own.schools()[s], own.positions()[s], own.velocities()[s], own.wander_phases()[s], 0.0))
+            .collect();
+        let mut copy = Swarm::<Vec2>::new(FlockParams::default(), crate::Tank::default(), 10, 9).unwrap();
+        copy.run(5);
+        copy.replace_fish(handed.iter().copied());
+        assert_eq!(state_hash(&copy), state_hash(&own));
+        // Written in place through the columns: the school as handed over.
+        let moved: Vec<(u16, Vec2, Vec2, f32, f32)> =
+            handed.iter().map(|&(s, p, v, w, f)| (s, p * 0.5, -v, w + 1.0, f)).collect();
+        let (mut written, mut replaced) = (copy.clone(), copy.clone());
+        let inputs = written.inputs_mut(0..400);
+        for (k, m) in moved.iter().enumerate() {
+            (inputs.position[k], inputs.velocity[k], inputs.wander_phase[k]) = (m.1, m.2, m.3);
+        }
+        replaced.replace_fish(moved);
+        written.run(3);
+        replaced.run(3);
+        assert_eq!(state_hash(&written), state_hash(&replaced));
+        copy.run(3);
+        own.run(3);
+        assert_eq!(state_hash(&copy), state_hash(&own));
+        // Taken as a game wrote them: not finite, outside, an unknown school,
+        // a fear out of range; the next tick brings them all in.
+        let tank = *copy.tank();
+        copy.replace_fish([
+            (7, Vec2::NAN, Vec2::INFINITY, f32::NAN, f32::NAN),
+            (0, Vec2::new(1.0e6, -1.0e6), Vec2::new(5.0, 0.0), 0.0, 3.0),
+        ]);
+        assert_eq!((copy.schools(), copy.fears()), (&[0, 0][..], &[0.0, 1.0][..]));
+        copy.run(2);
+        assert!(copy.positions().iter().all(|&p| tank.contains(p)), "{:?}", copy.positions());
+        assert!(copy.velocities().iter().all(|v| v.is_finite()));
+        // Not while a tick is under way.
+        copy.run_to(TickStage::Forces);
+        copy.replace_fish([]);
+        assert_eq!(copy.len(), 2);
+    }
+
+    /// A new school table: the fish of a school it lacks join its last one;
+    /// an empty or invalid table changes nothing.
+    #[test]
+    fn a_new_school_table_keeps_every_fish_in_a_school_it_has() {
+        let mut swarm = Swarm::<Vec2>::new(FlockParams::default(), crate::Tank::default(), 10, 3).unwrap();
+        let calm = FlockParams { max_speed: 40.0, ..FlockParams::default() };
+        swarm.add_school(calm, 5, 4).unwrap();
+        swarm.set_schools(&[calm]).unwrap();
+        assert!(swarm.schools().iter().all(|&s| s == 0));
+        assert_eq!(swarm.params(), &[calm]);
+        let bad = FlockParams { max_speed: f32::NAN, ..FlockParams::default() };
+        assert_eq!(swarm.set_schools(&[calm, bad]).unwrap_err().field, "max_speed");
+        assert_eq!(swarm.set_schools(&[]).unwrap_err().field, "schools");
+        assert_eq!(swarm.params(), &[calm]);
+        swarm.run(2);
+        assert!(swarm.velocities().iter().all(|v| v.length() <= 40.0 * (1.0 + 1.0e-5)));
+    }
+
+    /// Within a tick: a fish moved between the integrator and the walls may
+    /// stand outside (the walls bring it in), and a force added after the
+    /// clamp acts at once, clamped again; elsewhere neither.
+    #[test]
+    fn a_game_acts_between_the_stages() {
+        let mut swarm = Swarm::<Vec2>::new(FlockParams::default(), crate::Tank::default(), 50, 8).unwrap();
+        swarm.run(2);
+        let far = Vec2::new(1.0e4, 0.0);
+        assert_eq!(swarm.set(3, far, Vec2::ZERO).unwrap_err().field, "position", "between ticks");
+        swarm.run_to(TickStage::Integrate);
+        swarm.set(3, far, Vec2::ZERO).expect("the walls are still to come");
+        swarm.run_to(TickStage::Boundary);
+        assert!(swarm.tank().contains(swarm.positions()[3]));
+        swarm.run_to(TickStage::Predators);
+        // A force after the clamp: this tick's steering, clamped.
+        swarm.run_to(TickStage::Clamp);
+        let before = swarm.steering_at(5).unwrap();
+        swarm.add_steering(5, Vec2::new(1.0e6, 0.0)).unwrap();
+        let after = swarm.steering_at(5).unwrap();
+        let max_force = FlockParams::default().max_force;
+        assert!(after.x > before.x && after.length() <= max_force * (1.0 + 1.0e-5), "{before} -> {after}");
+        swarm.run_to(TickStage::Predators);
+        // And the neighbours to draw are those within the radius.
+        let r = FlockParams::default().perception_radius;
+        let near = swarm.grid_neighbours(5, r);
+        let p = swarm.grid().sorted_position(swarm.grid().rank()[5] as usize);
+        for s in 0..swarm.len() as u32 {
+            let q = swarm.grid().sorted_position(swarm.grid().rank()[s as usize] as usize);
+            let within = s != 5 && p.distance(q) < r;
+            assert_eq!(near.contains(&s), within, "fish {s}");
+        }
+        assert!(swarm.grid_neighbours(99, r).is_empty());
     }
 
     #[test]

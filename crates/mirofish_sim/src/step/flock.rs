@@ -76,13 +76,14 @@ pub enum SlotOrder {
 }
 
 /// The inputs of a range of fish, one slice per column, from
-/// [`Flock::inputs_mut`]: what a tick reads of each fish besides its fear.
+/// [`Swarm::inputs_mut`](crate::space::Swarm::inputs_mut) (or
+/// [`Flock::inputs_mut`]): what a tick reads of each fish besides its fear.
 #[derive(Debug)]
-pub struct FishInputs<'a> {
+pub struct FishInputs<'a, V = Vec2> {
     /// Positions.
-    pub position: &'a mut [Vec2],
+    pub position: &'a mut [V],
     /// Velocities.
-    pub velocity: &'a mut [Vec2],
+    pub velocity: &'a mut [V],
     /// Wander phases (radians).
     pub wander_phase: &'a mut [f32],
     /// Whether each fish leads.
