@@ -225,10 +225,7 @@ pub(crate) fn apply(world: &mut World, command: &FlockCommand, tick: u64) {
                 )
             }));
         }
-        FlockCommand::SetZones(_) => {
-            let error = mirofish_sim::step::command::zones_left_out();
-            refusals::report_in(world, FlockRefusal { tick, what: Refused::Command, error });
-        }
+        FlockCommand::SetZones(z) => world.resource_mut::<FlockConfig>().zones = *z,
         FlockCommand::SetLeaders { fish, leads } => {
             for entity in fish_by_id(world, fish) {
                 if *leads {

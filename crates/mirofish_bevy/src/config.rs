@@ -1,6 +1,7 @@
 //! The flock's configuration as a resource, validated before use.
 
 use bevy::prelude::*;
+use mirofish_sim::space::Zones;
 use mirofish_sim::{Attractor, FlockParams, Goal, ParamError, Scene, Tank};
 
 /// Everything that shapes the school: the rules' parameters, the tank and
@@ -31,6 +32,11 @@ pub struct FlockConfig {
     pub school_goals: Vec<Option<Goal>>,
     /// An attract/repel point (e.g. under the mouse), if any.
     pub attractor: Option<Attractor>,
+    /// Couzin's zone model (constant speed, bounded turning, three zones)
+    /// instead of the weighted rules, if set, as in a volume; see
+    /// [`Swarm::set_zones`](mirofish_sim::space::Swarm::set_zones).
+    #[reflect(ignore)]
+    pub zones: Option<Zones>,
     /// Display colour of each school (index = school number) as sRGB
     /// components in 0–1, for whatever draws the fish; the simulation
     /// itself ignores it. Schools without an entry get
@@ -64,6 +70,7 @@ impl From<&mirofish_sim::ExperimentConfig> for FlockConfig {
             goal: config.scene.goal,
             school_goals: config.scene.school_goals.clone(),
             attractor: config.scene.attractor,
+            zones: config.zones,
             // Up to the last school that names a colour; the palette's
             // before it where a school names none.
             colours: Self::default().colours_with(config),
@@ -113,6 +120,7 @@ impl FlockConfig {
             attractor: self.attractor,
             ..Scene::default()
         }
-        .validate()
+        .validate()?;
+        self.zones.as_ref().map_or(Ok(()), Zones::validate)
     }
 }

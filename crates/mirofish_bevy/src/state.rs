@@ -189,6 +189,7 @@ fn empty_school(config: &FlockConfig) -> Simulation {
     let build = |config: &FlockConfig| -> Result<Simulation, ParamError> {
         let mut school = Simulation::new(config.params, config.tank, 0, config.seed)?;
         school.set_schools(&config.school_table())?;
+        school.set_zones(config.zones)?;
         Ok(school)
     };
     build(config)

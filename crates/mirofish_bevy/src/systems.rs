@@ -94,6 +94,7 @@ pub(crate) fn gather(
 /// tank), so that the old rocks need not fit it.
 fn apply_config(flock: &mut sim::Simulation, config: &FlockConfig) -> Result<(), sim::ParamError> {
     flock.set_schools(&config.school_table())?;
+    flock.set_zones(config.zones)?;
     flock.edit_scene(|scene| scene.obstacles.clear())?;
     flock.set_tank(config.tank)
 }

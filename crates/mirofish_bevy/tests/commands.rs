@@ -107,9 +107,9 @@ fn the_command_log_decides_the_run() {
 /// The commands a plane and a volume share mean the same to the plugin's
 /// entities: a spawn for school 1 gives school-1 fish (none for a school
 /// the configuration lacks), leaders are made and unmade by id, and the
-/// zone model, which a plane does not have, is refused and reported.
+/// zone model reaches the configuration and the core, as in a volume.
 #[test]
-fn shared_commands_reach_the_entities_and_zones_are_refused() {
+fn shared_commands_reach_the_entities_and_the_zones_the_core() {
     let mut app = headless_app(FlockConfig { schools: vec![FlockParams::default()], ..config(3) }, 1);
     spawn(&mut app, 30);
     run_ticks(&mut app, 1);
@@ -137,8 +137,15 @@ fn shared_commands_reach_the_entities_and_zones_are_refused() {
         .map(|s| s.get())
         .collect();
     assert_eq!(leaders, [Some(2)]);
-    let refusals = app.world().resource::<FlockRefusals>();
-    assert_eq!(refusals.total(), 1);
-    let refusal = refusals.recent().last().unwrap();
-    assert_eq!((refusal.what.clone(), refusal.error.field), (Refused::Command, "zones"));
+    assert_eq!(app.world().resource::<FlockRefusals>().total(), 0);
+    let zones = Some(mirofish_sim::space::Zones::default());
+    assert_eq!(app.world().resource::<FlockConfig>().zones, zones);
+    run_ticks(&mut app, 3);
+    let state = app.world().resource::<FlockState>();
+    assert_eq!(state.flock().zones().copied(), zones);
+    // Couzin's fish swim at the zones' one speed (the rules' at many).
+    let speed = zones.unwrap().speed;
+    for v in state.flock().velocities() {
+        assert!((v.length() - speed).abs() < 1.0e-3 * speed, "{} at {speed}", v.length());
+    }
 }

@@ -83,12 +83,8 @@ pub struct RunConfig<V: Vector> {
     /// never reads it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub colour: Option<[f32; 3]>,
-    /// Couzin's zone model instead of the weighted rules, in a volume. A
-    /// plane's configuration refuses it: the plane plugin, which starts
-    /// from these files too, has no zone model yet (`mirofish-lab couzin`
-    /// runs it on a plane, as a headless [`Simulation`] can).
-    ///
-    /// [`Simulation`]: crate::Simulation
+    /// Couzin's zone model (constant speed, bounded turning, three zones)
+    /// instead of the weighted rules, on a plane or in a volume.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zones: Option<Zones>,
     /// Start every fish in this ball (a disc on a plane) instead of
@@ -184,8 +180,8 @@ impl From<&Preset> for ExperimentConfig {
 impl<V: Vector> RunConfig<V> {
     /// Checks every field; the error names the first bad one with its
     /// section (`params.max_speed`, `tank.min.x`, `scene.obstacle.radius`);
-    /// a field only the other space has (a heading in a volume, zones on a
-    /// plane) says the file is that space's
+    /// a field only the other space has (a heading in a volume) says the
+    /// file is that space's
     /// ([`ConfigError::Space`]).
     pub fn validate(&self) -> Result<(), ConfigError> {
         let section =
@@ -216,9 +212,6 @@ impl<V: Vector> RunConfig<V> {
         check_run(self.metrics_every, self.dt, &self.params)?;
         self.tank.validate().map_err(section(""))?;
         self.scene.validate_with_room(&self.tank).map_err(section("scene"))?;
-        if on_plane && self.zones.is_some() {
-            return Err(other_space);
-        }
         if let Some(ball) = &self.ball {
             check_ball(ball.centre, ball.radius, &self.tank).map_err(section(""))?;
         }
@@ -528,6 +521,19 @@ mod tests {
     use crate::world::scene::Obstacle;
     use crate::world::tank::BoundaryMode;
     use glam::Vec2;
+
+    /// Couzin's zones on a plane: read from the file, checked, and in force
+    /// in the run it starts.
+    #[test]
+    fn a_plane_configuration_takes_the_zones() {
+        let config = ExperimentConfig::from_ron("(fish: 40, zones: Some((speed: 30.0)))").unwrap();
+        let mut sim = config.start().unwrap();
+        assert_eq!(sim.zones().map(|z| z.speed), Some(30.0));
+        sim.run(2);
+        assert!(sim.velocities().iter().all(|v| (v.length() - 30.0).abs() < 0.03), "not at the zones' speed");
+        let bad = ExperimentConfig::from_ron("(zones: Some((speed: -2.0)))").unwrap_err();
+        assert_eq!(bad.field(), Some("zones.speed".into()));
+    }
 
     #[test]
     fn round_trips_bit_for_bit() {

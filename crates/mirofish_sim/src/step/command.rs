@@ -345,18 +345,6 @@ pub fn upgrade_words(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Why the plane plugin's [`crate::Flock`] leaves a
-/// [`FlockCommand::SetZones`] out.
-pub fn zones_left_out() -> ParamError {
-    ParamError {
-        field: "zones",
-        value: 1.0,
-        expected:
-            "None in the plane plugin, which moves fish by the weighted rules only (Couzin's zones run \
-                   on space::Swarm: a headless Simulation, every volume)"
-                .into(),
-    }
-}
 
 /// Whether a spawn of `count` fish, of which `room` fitted, added them
 /// all; if not, an error saying how many did.
