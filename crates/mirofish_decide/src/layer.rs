@@ -473,7 +473,7 @@ impl<V: Vector> Workers<V> {
 }
 
 /// The decision layer over one flock, on a plane (`DecisionLayer`, over a
-/// `Flock`) or in a volume (`DecisionLayer<Vec3>`, over a `Flock3d`).
+/// `Simulation`) or in a volume (`DecisionLayer<Vec3>`, over a `Flock3d`).
 /// Call [`DecisionLayer::plan`] before each tick and submit what it
 /// returns for that tick. It is `Send` and `Sync`, so a Bevy app can keep
 /// it in a resource.

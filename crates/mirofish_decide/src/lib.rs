@@ -14,7 +14,7 @@
 //!   rest) — never a velocity or a coordinate. The intent is mapped here to
 //!   a goal for the unit's group, added on top of the rules. A game adds
 //!   intents and regions of its own ([`Vocabulary`]).
-//! - It works on a plane (over a `Flock`) and in a volume (over a
+//! - It works on a plane (over a `Simulation`) and in a volume (over a
 //!   `Flock3d`, with regions of height, side and depth, and words for up
 //!   and down).
 //! - Units with a leader decide often, the rest rarely; a slow decider runs

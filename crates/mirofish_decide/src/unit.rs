@@ -1,7 +1,7 @@
 //! Decision units: what a unit of fish is told about itself and its
 //! surroundings before it decides, computed from the flock in one pass.
 //!
-//! A unit is a group of the flock (see `mirofish_sim::Flock::groups`); its
+//! A unit is a group of the flock (see `mirofish_sim::space::Swarm::groups`); its
 //! *representative* is the fish nearest the unit's centroid: the one that
 //! is asked, on the unit's behalf. Units are described on a plane and in a
 //! volume alike; a volume's words add up and down.
@@ -9,13 +9,13 @@
 use core::fmt::Write;
 
 use mirofish_sim::space::Swarm;
-use mirofish_sim::{Flock, Scene, TankOf, Vec2, Vector};
+use mirofish_sim::{Scene, TankOf, Vector};
 
 use crate::intent::Intent;
 use crate::region::{Region, Regions};
 
-/// The fish a decision layer reads: a plane's [`Flock`] or any school of
-/// the generic engine ([`Swarm`], a volume's `Flock3d`).
+/// The fish a decision layer reads: a school of the engine ([`Swarm`]: a
+/// plane's `Simulation`, a volume's `Flock3d`).
 pub trait Population<V: Vector> {
     /// The tick about to run.
     fn tick(&self) -> u64;
@@ -32,30 +32,6 @@ pub trait Population<V: Vector> {
     /// Each fish's group, by id (`NO_GROUP`: none; may be shorter than the
     /// ids: no group).
     fn groups(&self) -> &[u16];
-}
-
-impl Population<Vec2> for Flock {
-    fn tick(&self) -> u64 {
-        Flock::tick(self)
-    }
-    fn ids(&self) -> &[u32] {
-        Flock::ids(self)
-    }
-    fn positions(&self) -> &[Vec2] {
-        Flock::positions(self)
-    }
-    fn velocities(&self) -> &[Vec2] {
-        Flock::velocities(self)
-    }
-    fn leaders(&self) -> &[bool] {
-        Flock::leaders(self)
-    }
-    fn schools(&self) -> &[u16] {
-        self.school_indices()
-    }
-    fn groups(&self) -> &[u16] {
-        Flock::groups(self)
-    }
 }
 
 impl<V: Vector> Population<V> for Swarm<V> {
@@ -428,7 +404,7 @@ impl<V: Vector> UnitView<V> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use mirofish_sim::{Obstacle, Predator, Tank, Vec3};
+    use mirofish_sim::{FlockParams, Obstacle, Predator, Simulation, Tank, Vec2, Vec3};
 
     /// A unit of 100 fish at `at`, alone, heading along the first axis.
     pub(crate) fn plain_view<V: Vector>(at: V) -> UnitView<V> {
@@ -455,18 +431,19 @@ pub(crate) mod tests {
     #[test]
     fn a_unit_is_summed_and_described() {
         let tank = Tank::centered(Vec2::new(600.0, 300.0));
-        let mut flock = Flock::new(1);
+        let mut flock = Simulation::new(FlockParams::default(), tank, 0, 1).unwrap();
         // Unit 0: four fish round (-400, 150) swimming east; one of them leads.
         for (k, d) in [Vec2::X, -Vec2::X, Vec2::Y, -Vec2::Y].into_iter().enumerate() {
-            let slot = flock.push(Vec2::new(-400.0, 150.0) + d * 10.0, Vec2::new(80.0, 0.0), 0.0);
-            flock.set_group(slot as u32, Some(5));
-            flock.set_leader(slot, k == 0);
+            let id =
+                flock.add_fish(0, Vec2::new(-400.0, 150.0) + d * 10.0, Vec2::new(80.0, 0.0), 0.0).unwrap();
+            flock.set_group(id, Some(5));
+            flock.set_leader(id, k == 0).unwrap();
         }
         // And one at the centre, the representative.
-        let rep = flock.push(Vec2::new(-400.0, 150.0), Vec2::new(80.0, 0.0), 0.0);
-        flock.set_group(rep as u32, Some(5));
+        let rep = flock.add_fish(0, Vec2::new(-400.0, 150.0), Vec2::new(80.0, 0.0), 0.0).unwrap();
+        flock.set_group(rep, Some(5));
         // A fish of no unit.
-        flock.push(Vec2::new(500.0, -200.0), Vec2::ZERO, 0.0);
+        flock.add_fish(0, Vec2::new(500.0, -200.0), Vec2::ZERO, 0.0).unwrap();
         let scene = Scene {
             predators: vec![Predator::new(Vec2::new(-400.0, -50.0), 100.0), Predator::new(Vec2::ZERO, 1.0)],
             obstacles: vec![Obstacle { centre: Vec2::new(-200.0, 150.0), radius: 40.0 }],
@@ -476,7 +453,7 @@ pub(crate) mod tests {
         assert_eq!(views.len(), 3);
         assert!(views[0].is_none() && views[2].is_none());
         let u = views[1].clone().unwrap();
-        assert_eq!((u.unit, u.fish, u.leaders, u.representative), (1, 5, 1, rep as u32));
+        assert_eq!((u.unit, u.fish, u.leaders, u.representative), (1, 5, 1, rep));
         assert!(u.centroid.distance(Vec2::new(-400.0, 150.0)) < 1e-3);
         assert_eq!(u.heading, Vec2::X);
         assert!((u.spread - (4.0f32 * 100.0 / 5.0).sqrt()).abs() < 1e-2, "{}", u.spread);
@@ -500,18 +477,17 @@ pub(crate) mod tests {
     #[test]
     fn a_mixed_unit_is_of_its_representatives_school() {
         let tank = Tank::centered(Vec2::new(600.0, 300.0));
-        let mut flock = Flock::new(1);
+        let mut flock = Simulation::new(FlockParams::default(), tank, 0, 1).unwrap();
+        flock.add_school(FlockParams::default(), 0, 1).unwrap();
         // Five fish of school 0 round the origin, the middle one the
         // representative; then two of school 1 to the east, stored last.
         for x in [-20.0, -10.0, 0.0, 10.0, 20.0, 200.0, 210.0] {
-            let slot = flock.push(Vec2::new(x, 0.0), Vec2::X, 0.0);
-            flock.set_group(slot as u32, Some(0));
-            flock.set_school(slot, u16::from(x > 100.0));
+            let id = flock.add_fish(u16::from(x > 100.0), Vec2::new(x, 0.0), Vec2::X, 0.0).unwrap();
+            flock.set_group(id, Some(0));
         }
         // The rest of school 1, far to the west.
         for k in 0..5 {
-            let slot = flock.push(Vec2::new(-500.0, k as f32), Vec2::X, 0.0);
-            flock.set_school(slot, 1);
+            flock.add_fish(1, Vec2::new(-500.0, k as f32), Vec2::X, 0.0).unwrap();
         }
         let regions = Regions::default();
         let u =

@@ -1,22 +1,32 @@
 //! Behaviours beyond the three rules, checked through the whole tick:
 //! field of view and neighbour weighting.
 
-use mirofish_sim::{Flock, FlockParams, Scene, Tank, Vec2, observe};
+use mirofish_sim::space::TickStage;
+use mirofish_sim::{FlockParams, Simulation, Tank, Vec2, observe};
 
 fn tank() -> Tank {
     Tank::centered(Vec2::new(400.0, 400.0))
 }
 
+/// A school of `schools` (the first school's table first) in [`tank`]
+/// holding `fish` (school, position, velocity, wander phase) placed by
+/// hand, keeping each rule's force, run up to its first force pass.
+fn forces_of(schools: &[FlockParams], fish: &[(u16, Vec2, Vec2, f32)]) -> Simulation {
+    let mut sim = Simulation::new(schools[0], tank(), 0, 1).unwrap();
+    sim.set_schools(schools).unwrap();
+    sim.set_record_rules(true);
+    for &(school, p, v, phase) in fish {
+        sim.add_fish(school, p, v, phase).unwrap();
+    }
+    sim.run_to(TickStage::Forces);
+    sim
+}
+
 /// Runs the force pass for fish 0 at the origin heading +X with one
 /// neighbour at `other`, and returns how many neighbours it counted.
 fn neighbours_seen(params: &FlockParams, velocity: Vec2, other: Vec2) -> u32 {
-    let mut flock = Flock::new(1);
-    flock.set_record_rules(true);
-    flock.push(Vec2::ZERO, velocity, 0.0);
-    flock.push(other, Vec2::Y * 10.0, 0.0);
-    flock.rebuild_index(params, &tank());
-    flock.accumulate_forces(params, &tank(), &Scene::default());
-    flock.sample(0).expect("fish 0 was sampled").neighbours
+    let sim = forces_of(&[*params], &[(0, Vec2::ZERO, velocity, 0.0), (0, other, Vec2::Y * 10.0, 0.0)]);
+    sim.sample(0).expect("fish 0 was sampled").neighbours
 }
 
 #[test]
@@ -33,13 +43,9 @@ fn a_neighbour_behind_is_ignored_one_in_front_is_counted() {
 #[test]
 fn a_blind_spot_does_not_hide_a_neighbour_from_separation() {
     let params = FlockParams { view_angle: 180f32.to_radians(), ..FlockParams::default() };
-    let mut flock = Flock::new(1);
-    flock.set_record_rules(true);
-    flock.push(Vec2::ZERO, Vec2::X * 100.0, 0.0);
-    flock.push(Vec2::new(-5.0, 0.0), Vec2::X * 100.0, 0.0);
-    flock.rebuild_index(&params, &tank());
-    flock.accumulate_forces(&params, &tank(), &Scene::default());
-    let sample = flock.sample(0).unwrap();
+    let behind = [(0, Vec2::ZERO, Vec2::X * 100.0, 0.0), (0, Vec2::new(-5.0, 0.0), Vec2::X * 100.0, 0.0)];
+    let sim = forces_of(&[params], &behind);
+    let sample = sim.sample(0).unwrap();
     assert_eq!(sample.neighbours, 0, "behind, so not seen");
     assert!(sample.rules.separation.x > 0.0, "but still pushed away");
 }
@@ -48,17 +54,14 @@ fn a_blind_spot_does_not_hide_a_neighbour_from_separation() {
 fn a_fish_at_rest_has_a_heading_and_no_nan() {
     let params =
         FlockParams { view_angle: 200f32.to_radians(), leader_weight: 5.0, ..FlockParams::default() };
-    let mut flock = Flock::new(1);
-    flock.set_record_rules(true);
-    flock.push(Vec2::ZERO, Vec2::ZERO, 1.0);
-    flock.push(Vec2::ZERO, Vec2::ZERO, 2.0);
-    flock.push(Vec2::new(3.0, 3.0), Vec2::ZERO, 3.0);
-    flock.set_leader(2, true);
-    for _ in 0..50 {
-        flock.step(&params, &tank(), &mut Scene::default(), 1.0 / 60.0).unwrap();
+    let mut sim = Simulation::new(params, tank(), 0, 1).unwrap();
+    for (p, phase) in [(Vec2::ZERO, 1.0), (Vec2::ZERO, 2.0), (Vec2::new(3.0, 3.0), 3.0)] {
+        sim.add_fish(0, p, Vec2::ZERO, phase).unwrap();
     }
-    assert!(flock.positions().iter().chain(flock.velocities()).all(|v| v.is_finite()));
-    assert!(flock.steering().iter().all(|a| a.is_finite()));
+    sim.set_leader(2, true).unwrap();
+    sim.run(50);
+    assert!(sim.positions().iter().chain(sim.velocities()).all(|v| v.is_finite()));
+    assert!(sim.steering().all(|a| a.is_finite()));
 }
 
 #[test]
@@ -68,15 +71,14 @@ fn leaders_pull_their_followers_harder() {
     // heading, and more so the more the leader weighs.
     let turn = |leader_weight: f32| {
         let params = FlockParams { leader_weight, ..FlockParams::default() };
-        let mut flock = Flock::new(1);
-        flock.set_record_rules(true);
-        flock.push(Vec2::ZERO, Vec2::X * 50.0, 0.0);
-        flock.push(Vec2::new(0.0, 20.0), Vec2::Y * 100.0, 0.0);
-        flock.push(Vec2::new(0.0, -20.0), -Vec2::Y * 100.0, 0.0);
-        flock.set_leader(1, true);
-        flock.rebuild_index(&params, &tank());
-        flock.accumulate_forces(&params, &tank(), &Scene::default());
-        flock.sample(0).unwrap().rules.alignment.y
+        let mut sim = Simulation::new(params, tank(), 0, 1).unwrap();
+        sim.set_record_rules(true);
+        sim.add_fish(0, Vec2::ZERO, Vec2::X * 50.0, 0.0).unwrap();
+        sim.add_fish(0, Vec2::new(0.0, 20.0), Vec2::Y * 100.0, 0.0).unwrap();
+        sim.add_fish(0, Vec2::new(0.0, -20.0), -Vec2::Y * 100.0, 0.0).unwrap();
+        sim.set_leader(1, true).unwrap();
+        sim.run_to(TickStage::Forces);
+        sim.sample(0).unwrap().rules.alignment.y
     };
     assert!(turn(1.0).abs() < 1e-3, "equal weights cancel: {}", turn(1.0));
     assert!(turn(3.0) > 0.0, "the leader's way wins");
@@ -235,7 +237,7 @@ fn auto_radius_gives_five_to_eight_neighbours_at_three_densities() {
 }
 
 /// Two schools in one tank: fish 0..n/2 in school 0, the rest in school 1.
-fn two_schools(seed: u64) -> (mirofish_sim::Flock, [FlockParams; 2], Tank) {
+fn two_schools(seed: u64) -> Simulation {
     use mirofish_sim::world::spawn::scatter;
     // A torus, so no wall splits a school.
     let tank = Tank::centered(Vec2::new(600.0, 600.0)).with_boundary(mirofish_sim::BoundaryMode::Wrap);
@@ -254,22 +256,20 @@ fn two_schools(seed: u64) -> (mirofish_sim::Flock, [FlockParams; 2], Tank) {
         sees_other_schools: false,
         ..FlockParams::reference()
     };
-    let mut flock = Flock::new(seed);
+    let mut sim = Simulation::new(marching, tank, 0, seed).unwrap();
+    sim.add_school(swarm, 0, seed).unwrap();
     for (i, f) in scatter(600, &tank, &marching, seed).into_iter().enumerate() {
-        let slot = flock.push(f.position, f.velocity, f.wander_phase);
-        flock.set_school(slot, u16::from(i >= 300));
+        sim.add_fish(u16::from(i >= 300), f.position, f.velocity, f.wander_phase).unwrap();
     }
-    (flock, [marching, swarm], tank)
+    sim
 }
 
 #[test]
 fn two_schools_with_different_parameters_behave_differently_and_deterministically() {
     let run = |seed| {
-        let (mut flock, schools, tank) = two_schools(seed);
-        for _ in 0..900 {
-            flock.step(&schools, &tank, &mut Scene::default(), 1.0 / 60.0).unwrap();
-        }
-        flock
+        let mut sim = two_schools(seed);
+        sim.run(900);
+        sim
     };
     let flock = run(3);
     let (v0, v1) = flock.velocities().split_at(300);
@@ -287,16 +287,10 @@ fn two_schools_with_different_parameters_behave_differently_and_deterministicall
 fn a_school_that_ignores_others_does_not_count_them() {
     let count = |sees: bool| {
         let params = FlockParams { sees_other_schools: sees, ..FlockParams::default() };
-        let mut flock = Flock::new(1);
-        flock.set_record_rules(true);
-        flock.push(Vec2::ZERO, Vec2::X * 100.0, 0.0);
-        flock.push(Vec2::new(20.0, 0.0), Vec2::X * 100.0, 0.0);
-        flock.push(Vec2::new(0.0, 20.0), Vec2::X * 100.0, 0.0);
-        flock.set_school(1, 1);
-        let schools = [params, FlockParams::default()];
-        flock.rebuild_index(&schools, &tank());
-        flock.accumulate_forces(&schools, &tank(), &Scene::default());
-        flock.sample(0).unwrap().neighbours
+        let v = Vec2::X * 100.0;
+        let fish =
+            [(0, Vec2::ZERO, v, 0.0), (1, Vec2::new(20.0, 0.0), v, 0.0), (0, Vec2::new(0.0, 20.0), v, 0.0)];
+        forces_of(&[params, FlockParams::default()], &fish).sample(0).unwrap().neighbours
     };
     assert_eq!(count(true), 2);
     assert_eq!(count(false), 1);
@@ -304,13 +298,10 @@ fn a_school_that_ignores_others_does_not_count_them() {
 
 #[test]
 fn a_fish_in_a_school_that_does_not_exist_is_refused_by_name() {
-    let mut flock = Flock::new(1);
-    flock.push(Vec2::ZERO, Vec2::X, 0.0);
-    flock.set_school(0, 3);
-    let err = flock.step(&FlockParams::default(), &tank(), &mut Scene::default(), 1.0 / 60.0).unwrap_err();
+    let mut sim = Simulation::new(FlockParams::default(), tank(), 0, 1).unwrap();
+    let err = sim.add_fish(3, Vec2::ZERO, Vec2::X, 0.0).unwrap_err();
     assert_eq!(err.field, "school");
-    let none: Vec<FlockParams> = Vec::new();
-    assert_eq!(flock.step(&none, &tank(), &mut Scene::default(), 1.0 / 60.0).unwrap_err().field, "schools");
+    assert_eq!(sim.set_schools(&[]).unwrap_err().field, "schools");
 }
 
 #[test]
@@ -351,18 +342,17 @@ fn a_school_follows_its_leaders_along_a_path() {
 #[test]
 fn each_school_can_head_for_its_own_goal() {
     use mirofish_sim::{Goal, Scene};
-    let (mut flock, schools, tank) = two_schools(5);
+    let mut sim = two_schools(5);
     let (left, right) = (Vec2::new(-200.0, 0.0), Vec2::new(200.0, 0.0));
-    let mut scene = Scene {
+    let scene = Scene {
         goal: Some(Goal::seek(right, 3.0)),
         school_goals: vec![Some(Goal::seek(left, 3.0))],
         ..Scene::default()
     };
-    for _ in 0..600 {
-        flock.step(&schools, &tank, &mut scene, 1.0 / 60.0).unwrap();
-    }
+    sim.set_scene(scene).unwrap();
+    sim.run(600);
     let mean = |fish: &[Vec2]| fish.iter().copied().sum::<Vec2>() / fish.len() as f32;
-    let (school0, school1) = flock.positions().split_at(300);
+    let (school0, school1) = sim.positions().split_at(300);
     // School 0 has its own goal (left); school 1 falls back to the shared one.
     assert!(mean(school0).distance(left) < 120.0, "school 0 at {}", mean(school0));
     assert!(mean(school1).distance(right) < 120.0, "school 1 at {}", mean(school1));
@@ -391,25 +381,21 @@ fn a_game_force_between_the_passes_is_added_and_clamped() {
     assert_eq!(sim.steering_at(8), pushed.steering_at(8));
 }
 
-/// Every fish's game force at once gives the bits of one call per fish,
-/// with two schools of different limits, zero, NaN and missing forces.
+/// Every fish's game force handed over before the clamp gives the bits of
+/// one force added after it, fish by fish, with two schools of different
+/// limits, zero, NaN and missing forces.
 #[test]
 fn game_forces_for_all_fish_at_once_match_one_at_a_time() {
-    use mirofish_sim::Vec2;
-    let first = mirofish_sim::FlockParams::default();
-    let second = mirofish_sim::FlockParams { max_force: 90.0, ..first };
-    let schools = [first, second];
-    let (tank, mut scene) = (mirofish_sim::Tank::default(), mirofish_sim::Scene::default());
-    let mut sim = mirofish_sim::Flock::new(8);
+    let first = FlockParams::default();
+    let second = FlockParams { max_force: 90.0, ..first };
+    let tank = Tank::default();
+    let mut sim = Simulation::new(first, tank, 0, 8).unwrap();
+    sim.add_school(second, 0, 8).unwrap();
     for (slot, f) in mirofish_sim::world::spawn::scatter(500, &tank, &first, 8).into_iter().enumerate() {
-        sim.push(f.position, f.velocity, f.wander_phase);
-        sim.set_school(slot, u16::from(slot < 250));
+        sim.add_fish(u16::from(slot < 250), f.position, f.velocity, f.wander_phase).unwrap();
     }
-    for _ in 0..3 {
-        sim.step(&schools[..], &tank, &mut scene, 1.0 / 60.0).unwrap();
-    }
-    sim.rebuild_index(&schools[..], &tank);
-    sim.accumulate_forces(&schools[..], &tank, &scene);
+    sim.run(3);
+    sim.run_to(TickStage::Forces);
     // Most fish pushed some way, some not at all, one NaN; the last ten
     // have no entry.
     let extra: Vec<Vec2> = (0..490)
@@ -420,18 +406,18 @@ fn game_forces_for_all_fish_at_once_match_one_at_a_time() {
         })
         .collect();
     let (mut one, mut all) = (sim.clone(), sim.clone());
-    for (slot, &e) in extra.iter().enumerate() {
+    one.run_to(TickStage::Clamp);
+    for (id, &e) in extra.iter().enumerate() {
         if e != Vec2::ZERO {
-            one.add_steering(&schools[..], slot, e);
+            // The NaN is refused, as it would be before the clamp.
+            let _ = one.add_steering(id as u32, e);
+            let _ = all.add_steering(id as u32, e);
         }
     }
-    all.add_steering_all(&schools[..], &extra);
     for f in [&mut one, &mut all, &mut sim] {
-        f.integrate(&schools[..], &tank, &scene, 1.0 / 60.0);
+        f.run_to(TickStage::Predators);
     }
-    let bits = |f: &mirofish_sim::Flock| {
-        f.steering().iter().flat_map(|v| [v.x.to_bits(), v.y.to_bits()]).collect::<Vec<_>>()
-    };
+    let bits = |f: &Simulation| f.steering().flat_map(|v| [v.x.to_bits(), v.y.to_bits()]).collect::<Vec<_>>();
     assert_eq!(bits(&all), bits(&one));
     assert_ne!(bits(&all), bits(&sim), "the forces changed something");
 }

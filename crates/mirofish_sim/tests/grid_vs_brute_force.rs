@@ -2,7 +2,9 @@
 //! worlds that put fish on cell borders, on the tank's walls and across the
 //! wrap seam.
 
-use mirofish_sim::{BoundaryMode, Flock, FlockParams, Tank, Vec2};
+use mirofish_sim::space::TickStage;
+use mirofish_sim::world::grid::offset;
+use mirofish_sim::{BoundaryMode, FlockParams, Simulation, Tank, Vec2};
 use proptest::prelude::*;
 
 /// A coordinate on one axis of `[lo, hi)`: uniform, or exactly on a cell
@@ -39,21 +41,41 @@ fn world() -> impl Strategy<Value = (Tank, f32, Vec<Vec2>)> {
         })
 }
 
+/// A school of still fish at `points`, indexed for its first tick.
+fn indexed(points: &[Vec2], params: FlockParams, tank: Tank) -> Simulation {
+    let mut sim = Simulation::new(params, tank, 0, 0).unwrap();
+    for &p in points {
+        sim.add_fish(0, p, Vec2::ZERO, 0.0).unwrap();
+    }
+    sim.run_to(TickStage::SpatialIndex);
+    sim
+}
+
+/// The slots of the fish within `radius` of the fish in `slot`, by brute
+/// force over every fish, ascending: the grid's reference.
+fn brute_force_neighbours(points: &[Vec2], slot: usize, radius: f32, tank: &Tank) -> Vec<u32> {
+    let wrap = tank.boundary == BoundaryMode::Wrap;
+    (0..points.len())
+        .filter(|&j| {
+            j != slot && offset(points[slot], points[j], tank.size(), wrap).length_squared() < radius * radius
+        })
+        .map(|j| j as u32)
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
     #[test]
     fn grid_neighbours_equal_brute_force((tank, radius, points) in world()) {
-        let mut flock = Flock::new(0);
         for p in &points {
             prop_assert!(tank.contains(*p), "generator left the tank: {p}");
-            flock.push(*p, Vec2::ZERO, 0.0);
         }
         let params = FlockParams { perception_radius: radius, separation_radius: radius * 0.3, ..FlockParams::default() };
-        flock.rebuild_index(&params, &tank);
+        let sim = indexed(&points, params, tank);
         for (slot, point) in points.iter().enumerate() {
-            let by_grid = flock.grid_neighbours(slot, radius);
-            let by_brute = flock.brute_force_neighbours(slot, radius, &tank);
+            let by_grid = sim.grid_neighbours(slot, radius);
+            let by_brute = brute_force_neighbours(&points, slot, radius, &tank);
             prop_assert_eq!(by_grid, by_brute, "fish {} at {}", slot, point);
         }
     }
@@ -62,18 +84,14 @@ proptest! {
 #[test]
 fn neighbours_are_found_across_the_wrap_seam() {
     let tank = Tank::centered(Vec2::new(100.0, 100.0)).with_boundary(BoundaryMode::Wrap);
-    let mut flock = Flock::new(0);
-    flock.push(Vec2::new(-49.5, 0.0), Vec2::ZERO, 0.0);
-    flock.push(Vec2::new(49.5, 0.0), Vec2::ZERO, 0.0);
-    flock.push(Vec2::new(-49.5, -49.9), Vec2::ZERO, 0.0);
-    flock.push(Vec2::new(49.9, 49.9), Vec2::ZERO, 0.0);
+    let points =
+        [Vec2::new(-49.5, 0.0), Vec2::new(49.5, 0.0), Vec2::new(-49.5, -49.9), Vec2::new(49.9, 49.9)];
     let params = FlockParams { perception_radius: 5.0, ..FlockParams::default() };
-    flock.rebuild_index(&params, &tank);
-    assert_eq!(flock.grid_neighbours(0, 5.0), vec![1]);
-    assert_eq!(flock.grid_neighbours(2, 5.0), vec![3], "diagonal across both seams");
+    let sim = indexed(&points, params, tank);
+    assert_eq!(sim.grid_neighbours(0, 5.0), vec![1]);
+    assert_eq!(sim.grid_neighbours(2, 5.0), vec![3], "diagonal across both seams");
 
     // With walls, the same fish are a whole tank apart.
-    let walled = tank.with_boundary(BoundaryMode::Bounce);
-    flock.rebuild_index(&params, &walled);
-    assert!(flock.grid_neighbours(0, 5.0).is_empty());
+    let walled = indexed(&points, params, tank.with_boundary(BoundaryMode::Bounce));
+    assert!(walled.grid_neighbours(0, 5.0).is_empty());
 }

@@ -449,16 +449,14 @@ fn a_fish_looking_ahead_turns_before_the_margin_in_both_spaces() {
 /// separation force along x, on a plane.
 fn plane_stranger(gap: f32) -> (u32, f32) {
     let own_only = FlockParams { sees_other_schools: false, ..FlockParams::default() };
-    let schools = [FlockParams::default(), own_only];
     let tank = Tank::default();
     let mid = (tank.min + tank.max) * 0.5;
-    let mut flock = mirofish_sim::Flock::new(1);
+    let mut flock = mirofish_sim::Simulation::new(FlockParams::default(), tank, 0, 1).unwrap();
+    flock.add_school(own_only, 0, 1).unwrap();
     flock.set_record_rules(true);
-    flock.push(mid, Vec2::Y * 50.0, 0.0);
-    flock.push(mid + Vec2::new(gap, 0.0), Vec2::Y * 50.0, 0.0);
-    flock.set_school(0, 1);
-    flock.rebuild_index(&schools, &tank);
-    flock.accumulate_forces(&schools, &tank, &mirofish_sim::Scene::default());
+    flock.add_fish(1, mid, Vec2::Y * 50.0, 0.0).unwrap();
+    flock.add_fish(0, mid + Vec2::new(gap, 0.0), Vec2::Y * 50.0, 0.0).unwrap();
+    flock.run_to(mirofish_sim::space::TickStage::Forces);
     let sample = flock.sample(0).unwrap();
     (sample.neighbours, sample.rules.separation.x)
 }

@@ -345,7 +345,6 @@ pub fn upgrade_words(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-
 /// Whether a spawn of `count` fish, of which `room` fitted, added them
 /// all; if not, an error saying how many did.
 pub(crate) fn spawned_all(count: usize, room: usize) -> Result<(), ParamError> {
