@@ -9,7 +9,7 @@
 use core::fmt::Write;
 
 use mirofish_sim::space::Swarm;
-use mirofish_sim::{Scene, TankOf, Vector};
+use mirofish_sim::{Scene, TankOf, Vec2, Vector};
 
 use crate::intent::Intent;
 use crate::region::{Region, Regions};
@@ -404,7 +404,7 @@ impl<V: Vector> UnitView<V> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use mirofish_sim::{FlockParams, Obstacle, Predator, Simulation, Tank, Vec2, Vec3};
+    use mirofish_sim::{FlockParams, Obstacle, Predator, Simulation, Tank, Vec3};
 
     /// A unit of 100 fish at `at`, alone, heading along the first axis.
     pub(crate) fn plain_view<V: Vector>(at: V) -> UnitView<V> {
@@ -431,7 +431,9 @@ pub(crate) mod tests {
     #[test]
     fn a_unit_is_summed_and_described() {
         let tank = Tank::centered(Vec2::new(600.0, 300.0));
-        let mut flock = Simulation::new(FlockParams::default(), tank, 0, 1).unwrap();
+        // The fish's own tank holds every fish; the units are described in `tank`.
+        let room = Tank::centered(Vec2::new(2000.0, 1000.0));
+        let mut flock = Simulation::new(FlockParams::default(), room, 0, 1).unwrap();
         // Unit 0: four fish round (-400, 150) swimming east; one of them leads.
         for (k, d) in [Vec2::X, -Vec2::X, Vec2::Y, -Vec2::Y].into_iter().enumerate() {
             let id =
@@ -477,7 +479,9 @@ pub(crate) mod tests {
     #[test]
     fn a_mixed_unit_is_of_its_representatives_school() {
         let tank = Tank::centered(Vec2::new(600.0, 300.0));
-        let mut flock = Simulation::new(FlockParams::default(), tank, 0, 1).unwrap();
+        // The fish's own tank holds every fish; the units are described in `tank`.
+        let room = Tank::centered(Vec2::new(2000.0, 1000.0));
+        let mut flock = Simulation::new(FlockParams::default(), room, 0, 1).unwrap();
         flock.add_school(FlockParams::default(), 0, 1).unwrap();
         // Five fish of school 0 round the origin, the middle one the
         // representative; then two of school 1 to the east, stored last.
