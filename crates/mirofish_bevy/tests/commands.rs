@@ -138,13 +138,13 @@ fn shared_commands_reach_the_entities_and_the_zones_the_core() {
         .collect();
     assert_eq!(leaders, [Some(2)]);
     assert_eq!(app.world().resource::<FlockRefusals>().total(), 0);
-    let zones = Some(mirofish_sim::space::Zones::default());
-    assert_eq!(app.world().resource::<FlockConfig>().zones, zones);
+    let zones = mirofish_sim::space::Zones::default();
+    assert_eq!(app.world().resource::<FlockConfig>().zones, Some(zones));
     run_ticks(&mut app, 3);
     let state = app.world().resource::<FlockState>();
-    assert_eq!(state.flock().zones().copied(), zones);
+    assert_eq!(state.flock().zones().copied(), Some(zones));
     // Couzin's fish swim at the zones' one speed (the rules' at many).
-    let speed = zones.unwrap().speed;
+    let speed = zones.speed;
     for v in state.flock().velocities() {
         assert!((v.length() - speed).abs() < 1.0e-3 * speed, "{} at {speed}", v.length());
     }
