@@ -28,8 +28,8 @@
 //! | arithmetic | [`math`]: `vector`, `angle`, lanes; `prefetch` | the [`Vector`] trait every rule is written over, sine and cosine with the same bits everywhere, four- and eight-lane arithmetic; a memory hint |
 //! | world | [`world`]: `tank`, `scene`, `groups`, `params`, `school`, `zones`, `grid`, `spawn` | the tank, obstacles and predators, groups, parameters (the rules' and Couzin's zones') and their validation, the neighbour grid of both spaces |
 //! | rules | [`rules`]: the three rules, `view`, `scene`, `boundary`, `noise`, `compose` | pure functions: one fish's state and its neighbourhood in, a velocity change out; `compose` sums them into its kick, the same in both spaces |
-//! | the fish and their tick | [`step`]: `flock`, `command`, `index`, `forces` (and its kernel), `integrate`, `predators` | the commands applied at the start of a tick, the passes' shared parts (the kernel's scans, the motion, the predators) and the plane plugin's own fish columns ([`Flock`]) and passes |
-//! | observation | [`observe`]: order parameters, `queries`, `metrics`, `stats`, `health` | what can be measured without changing anything |
+//! | the fish and their tick | [`step`]: `command`, `slots`, the force pass's kernel, `integrate`, `predators` | the commands applied at the start of a tick and the tick's shared parts (how fish are stored, the kernel's scans, the motion, the predators) |
+//! | observation | [`observe`]: order parameters, `metrics`, `stats`, `health` | what can be measured without changing anything |
 //! | any dimension | [`space`]: `swarm`, `command`, `zones` | a school over any [`Vector`] ([`Simulation`] on a plane, [`space::Flock3d`] in a volume), its tick, and Couzin's zone model |
 //! | control | [`control`]: `simulation`, `snapshot`, `replay`, `config`, `volume`, `preset`, `tuning` | running a simulation and changing it from outside, reproducibly |
 //!
@@ -53,7 +53,7 @@ pub mod step;
 pub mod world;
 
 /// The thread-pool crate the passes run on, for
-/// [`Simulation::with_thread_pool`] and [`Flock::with_thread_pool`].
+/// [`Simulation::with_thread_pool`].
 pub use rayon;
 
 pub use control::config::{Ball, ConfigError, ExperimentConfig, RunConfig, SchoolConfig};
@@ -64,7 +64,7 @@ pub use control::volume::{VolumeConfig, VolumeSchool};
 pub use observe::metrics::{Metrics, MetricsLog};
 pub use observe::state_hash;
 pub use step::command::{CommandError, CommandQueue, FlockCommand, SpawnKey, Stamped, VolumeCommand};
-pub use step::flock::{FishInputs, FishState, Flock, SlotOrder};
+pub use step::slots::{FishInputs, SlotOrder};
 pub use step::{ForceSample, KernelPath, NeighbourSearch};
 pub use world::groups::NO_GROUP;
 pub use world::params::{

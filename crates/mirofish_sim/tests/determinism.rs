@@ -1,12 +1,10 @@
 //! Same seed ⇒ bit-identical state; another seed ⇒ another state; and the
 //! thread count never changes a bit.
 
-use std::sync::Arc;
-
 use mirofish_sim::space::{Swarm, Zones};
 use mirofish_sim::{
-    BoundaryMode, Flock, FlockCommand, FlockParams, Goal, KernelPath, Obstacle, Predator, Route, Scene,
-    Simulation, SlotOrder, Tank, TankOf, Vec2, Vec3, Vector, state_hash,
+    BoundaryMode, FlockCommand, FlockParams, Goal, KernelPath, Obstacle, Predator, Route, Scene, Simulation,
+    SlotOrder, Tank, TankOf, Vec2, Vec3, Vector, state_hash,
 };
 
 fn run(seed: u64, threads: Option<usize>, mode: BoundaryMode, ticks: u64) -> u64 {
@@ -114,18 +112,6 @@ fn a_swarms_grid_and_brute_force_agree_on_the_state() {
 }
 
 #[test]
-fn removing_a_fish_moves_the_last_into_its_slot() {
-    let mut flock = Flock::new(0);
-    for i in 0..4 {
-        flock.push(Vec2::splat(i as f32), Vec2::ZERO, 0.0);
-    }
-    assert_eq!(flock.swap_remove(1), Some(3));
-    assert_eq!(flock.positions()[1], Vec2::splat(3.0));
-    assert_eq!(flock.swap_remove(2), None);
-    assert_eq!(flock.len(), 2);
-}
-
-#[test]
 fn every_build_of_the_force_pass_gives_the_same_bits() {
     // The AVX2 build (where this CPU has it) and the portable one add the
     // same terms in the same order: the same state to the bit, in a loose
@@ -147,95 +133,6 @@ fn every_build_of_the_force_pass_gives_the_same_bits() {
             portable.set_kernel_path(KernelPath::Portable);
             assert!(!portable.kernel_path().uses_avx2());
             assert_in_step(&mut fastest, &mut portable, 150, &format!("{mode:?}, {what}"));
-        }
-    }
-}
-
-/// Every column of every fish, in the order of the ids: what a flock holds
-/// whichever way it numbers its slots.
-fn by_id(flock: &Flock) -> Vec<[u32; 9]> {
-    let mut fish: Vec<(u32, [u32; 9])> = (0..flock.len())
-        .map(|s| {
-            let (p, v, steer) = (flock.positions()[s], flock.velocities()[s], flock.steering()[s]);
-            let (phase, fear) = (flock.wander_phases()[s], flock.fears()[s]);
-            let tags = u32::from(flock.school_indices()[s]) << 1 | u32::from(flock.leaders()[s]);
-            let bits = [p.x, p.y, v.x, v.y, steer.x, steer.y, phase, fear].map(f32::to_bits);
-            (flock.ids()[s], [bits[0], bits[1], bits[2], bits[3], bits[4], bits[5], bits[6], bits[7], tags])
-        })
-        .collect();
-    fish.sort_by_key(|&(id, _)| id);
-    assert!(fish.iter().enumerate().all(|(k, &(id, _))| id as usize == k), "the ids are 0..len");
-    fish.into_iter().map(|(_, columns)| columns).collect()
-}
-
-#[test]
-fn slots_in_space_order_give_every_fish_the_same_bits() {
-    // Renumbered every tick, the fish are stored elsewhere but each keeps
-    // its noise and its place among the ties of its cell: every column of
-    // every fish has the bits of the stable numbering, tick after tick —
-    // with predators (fear, the nearest fish), obstacles, leaders on a
-    // route (their centre), two schools (one a shaped view), a topological
-    // school, a cap, walls and a torus, fish spawned and removed, and one
-    // thread or two.
-    use mirofish_sim::step::command::{SpawnKey, spawn_disc};
-    use mirofish_sim::world::spawn;
-    use mirofish_sim::{Obstacle, Predator, Route, Scene, SlotOrder};
-    let crowded = FlockParams { cohesion_weight: 4.0, separation_weight: 0.3, ..FlockParams::default() };
-    let wary = FlockParams { sees_other_schools: false, view_angle: 4.5, ..FlockParams::default() };
-    let cases = [
-        ("loose", FlockParams::default(), BoundaryMode::SoftMargin),
-        ("crowded, torus", crowded, BoundaryMode::Wrap),
-        ("capped, bouncing", FlockParams { neighbour_cap: 6, ..crowded }, BoundaryMode::Bounce),
-        ("topological", FlockParams { topological_neighbours: 7, ..crowded }, BoundaryMode::SoftMargin),
-    ];
-    for (what, params, mode) in cases {
-        for threads in [1, 2] {
-            let table = [params, wary];
-            let tank = Tank::centered(Vec2::new(500.0, 400.0)).with_boundary(mode);
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            let mut stable = Flock::new(21).with_thread_pool(Arc::new(pool));
-            for (slot, f) in spawn::scatter(1500, &tank, &params, 21).into_iter().enumerate() {
-                stable.push(f.position, f.velocity, f.wander_phase);
-                stable.set_leader(slot, slot % 97 == 0);
-                stable.set_school(slot, u16::from(slot % 3 == 0));
-            }
-            let mut scene = Scene::default();
-            scene.predators.push(Predator::new(Vec2::new(-100.0, 50.0), 120.0));
-            scene.obstacles.push(Obstacle { centre: Vec2::new(120.0, -60.0), radius: 40.0 });
-            scene.route = Some(Route::new(vec![Vec2::new(200.0, 150.0), Vec2::new(-200.0, -150.0)], 40.0));
-            let mut spatial = (stable.clone(), scene.clone());
-            let mut stable = (stable, scene);
-            spatial.0.set_slot_order(SlotOrder::Spatial);
-            for tick in 0..120 {
-                // Fish added and removed as the plane plugin adds and
-                // removes them: pushed in a disc, the highest ids dropped.
-                for flock in [&mut stable.0, &mut spatial.0] {
-                    if tick == 40 {
-                        let key = SpawnKey { seed: flock.seed(), tick, first_slot: flock.len() as u64 };
-                        for f in spawn_disc(key, 200, Vec2::ZERO, 60.0, &tank, &params) {
-                            flock.push(f.position, f.velocity, f.wander_phase);
-                        }
-                    }
-                    if tick == 70 {
-                        flock.truncate(flock.len() - 350);
-                    }
-                }
-                stable.0.step(&table, &tank, &mut stable.1, 1.0 / 60.0).unwrap();
-                spatial.0.step(&table, &tank, &mut spatial.1, 1.0 / 60.0).unwrap();
-                let at = format!("{what}, {threads} threads, tick {tick}");
-                assert_eq!(state_hash(&stable.0), state_hash(&spatial.0), "{at}");
-                assert_eq!(by_id(&stable.0), by_id(&spatial.0), "{at}");
-                assert_eq!(stable.1.predators, spatial.1.predators, "{at}");
-                assert_eq!(stable.1.route, spatial.1.route, "{at}");
-            }
-            assert_ne!(stable.0.positions(), spatial.0.positions(), "{what}: the slots moved");
-            // Back to stable slots: every fish in the slot of its id.
-            spatial.0.set_slot_order(SlotOrder::Stable);
-            assert_eq!(spatial.0.ids(), stable.0.ids());
-            assert_eq!(spatial.0.positions(), stable.0.positions());
-            stable.0.step(&table, &tank, &mut stable.1, 1.0 / 60.0).unwrap();
-            spatial.0.step(&table, &tank, &mut spatial.1, 1.0 / 60.0).unwrap();
-            assert_eq!(by_id(&stable.0), by_id(&spatial.0), "{what}: after going back");
         }
     }
 }

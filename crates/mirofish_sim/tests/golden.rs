@@ -3,9 +3,7 @@
 //! and the same schools in a busy scene (a rock, a predator, goals of
 //! every kind, leaders on a route, groups), which the quiet runs never
 //! steer through. Both run on the one engine ([`Swarm`]: a plane's
-//! `Simulation`, a volume's `Flock3d`); the plane plugin's own `Flock`
-//! is held to the same bits through its recordings, which the core
-//! replays (`mirofish_bevy`'s `tests/recording.rs`).
+//! `Simulation`, a volume's `Flock3d`), which both plugins run too.
 //!
 //! A change that moves a bit of either fails here. That is the point: the
 //! bits are what replays, baselines and peers on other machines rely on.

@@ -259,33 +259,3 @@ proptest! {
         survive(params, &format!("corner {corner:?}"), 200);
     }
 }
-
-/// The passes of a tick, called one by one as the plugin's stages do,
-/// take an empty school table (no rules, no motion) without a panic:
-/// every kick is zero, nothing moves and the tick does not pass.
-#[test]
-fn the_passes_take_an_empty_school_table() {
-    let (tank, mut scene, params) = (Tank::default(), mirofish_sim::Scene::default(), FlockParams::default());
-    let mut flock = mirofish_sim::Flock::new(4);
-    for f in mirofish_sim::world::spawn::scatter(300, &tank, &params, 4) {
-        flock.push(f.position, f.velocity, f.wander_phase);
-    }
-    for _ in 0..3 {
-        flock.step(&params, &tank, &mut scene, 1.0 / 60.0).unwrap();
-    }
-    let none: &[FlockParams] = &[];
-    let before = (flock.positions().to_vec(), flock.velocities().to_vec(), flock.tick());
-    flock.rebuild_index(none, &tank);
-    flock.accumulate_forces(none, &tank, &scene);
-    flock.integrate(none, &tank, &scene, 0.016);
-    flock.integrate_unbounded(none, &tank, &scene, 0.016);
-    flock.apply_boundary(&tank, &scene);
-    assert_eq!((flock.positions().to_vec(), flock.velocities().to_vec(), flock.tick()), before);
-    // A table again: the tick goes on, from zero kicks.
-    flock.rebuild_index(&params, &tank);
-    flock.accumulate_forces(none, &tank, &scene);
-    flock.integrate(&params, &tank, &scene, 0.016);
-    assert_eq!(flock.tick(), before.2 + 1);
-    assert!(flock.steering().iter().all(|&a| a == Vec2::ZERO), "no rules, no kick");
-    assert!(flock.positions().iter().all(|p| p.is_finite() && tank.contains(*p)));
-}

@@ -12,9 +12,7 @@
 
 use glam::Vec3;
 use mirofish_sim::space::{Flock3d, TickStage, VolumeCommand};
-use mirofish_sim::{
-    FlockCommand, FlockParams, Goal, NeighbourSearch, Predator, Simulation, Tank, Tank3d, Vec2,
-};
+use mirofish_sim::{FlockCommand, FlockParams, Goal, Predator, Simulation, Tank, Tank3d, Vec2};
 
 /// Calm fish with the view all round: only separation and fear differ
 /// between the runs that are compared.
@@ -541,80 +539,6 @@ fn a_predator_chases_the_nearest_fish_across_the_seam_ties_to_the_lowest_id_in_b
     assert!(v.x > 0.0, "plane: the predator heads {v}");
     let v = chase(false, Vec3::ZERO, [ahead.extend(0.0), behind.extend(0.0)]);
     assert!(v.x > 0.0, "volume: the predator heads {v}");
-}
-
-/// The plane's engine and the generic one, side by side on a plane, both
-/// finding neighbours by `search`: every fish, by id, has the same position
-/// and velocity bits every `every` ticks (the start included), on two
-/// threads.
-fn engines_agree(
-    params: FlockParams,
-    tank: Tank,
-    (fish, ticks, every): (usize, u64, u64),
-    search: NeighbourSearch,
-) {
-    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let mut plane = mirofish_sim::Flock::new(7).with_thread_pool(std::sync::Arc::new(two));
-    for f in mirofish_sim::world::spawn::scatter(fish, &tank, &params, 7) {
-        plane.push(f.position, f.velocity, f.wander_phase);
-    }
-    plane.set_neighbour_search(search);
-    let mut scene = mirofish_sim::Scene::default();
-    let mut generic =
-        mirofish_sim::space::Swarm::<Vec2>::new(params, tank, fish, 7).unwrap().with_threads(2).unwrap();
-    generic.set_neighbour_search(search);
-    let bits = |v: Vec2| [v.x.to_bits(), v.y.to_bits()];
-    for tick in (0..=ticks).step_by(every as usize) {
-        for id in 0..fish {
-            let slot = generic.slots()[id] as usize;
-            let a = (bits(plane.positions()[id]), bits(plane.velocities()[id]));
-            let b = (bits(generic.positions()[slot]), bits(generic.velocities()[slot]));
-            assert_eq!(a, b, "fish {id} at tick {tick}, {:?}, {search:?}", tank.boundary);
-        }
-        if tick > 0 {
-            // One measure of the school's spacing: every fish within the
-            // radius, however the cap thins a crowd's force pass.
-            let measured = mirofish_sim::Metrics::measure(&plane, &params, &tank);
-            let nearest = generic.metrics().nearest_neighbour;
-            assert!(nearest.is_some(), "tick {tick}");
-            assert_eq!(measured.nearest_neighbour, nearest, "tick {tick}, {:?}", tank.boundary);
-        }
-        for _ in 0..every {
-            plane.step(&params, &tank, &mut scene, mirofish_sim::DEFAULT_DT).unwrap();
-        }
-        generic.run(every);
-    }
-}
-
-#[test]
-fn the_generic_engine_gives_a_school_on_a_plane_the_planes_bits() {
-    use mirofish_sim::BoundaryMode;
-    // Through a torus's seam, off hard walls (their random turn), with a
-    // school that sees ahead only and one crowded past its cap: the start,
-    // the wander, the order each fish's neighbours are summed in and the
-    // crowding budgets are one, and so is the nearest-neighbour measure;
-    // brute force, the exact reference, too.
-    use NeighbourSearch::{BruteForce, Grid};
-    let small = Tank::centered(Vec2::new(500.0, 400.0));
-    for boundary in [BoundaryMode::Wrap, BoundaryMode::Bounce] {
-        engines_agree(FlockParams::default(), Tank { boundary, ..small }, (900, 120, 20), Grid);
-    }
-    let shaped = FlockParams { view_angle: 4.0, back_weight: 0.0, ..FlockParams::default() };
-    engines_agree(shaped, small, (600, 60, 20), Grid);
-    engines_agree(shaped, Tank { boundary: BoundaryMode::Wrap, ..small }, (400, 60, 20), BruteForce);
-    let crowded = FlockParams {
-        cohesion_weight: 3.0,
-        separation_weight: 0.4,
-        neighbour_cap: 6,
-        ..FlockParams::default()
-    };
-    engines_agree(crowded, small, (1500, 120, 20), Grid);
-    // A last quartet of one, two or three fish is scanned together too.
-    engines_agree(crowded, small, (1501, 60, 20), Grid);
-    engines_agree(crowded, small, (1503, 60, 20), Grid);
-    engines_agree(crowded, small, (400, 120, 20), BruteForce);
-    let topological = FlockParams { topological_neighbours: 7, ..crowded };
-    engines_agree(topological, small, (400, 60, 20), BruteForce);
 }
 
 #[test]

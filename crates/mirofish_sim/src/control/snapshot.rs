@@ -125,7 +125,7 @@ mod tests {
     use crate::control::simulation::Simulation;
     use crate::observe::state_hash;
     use crate::step::command::FlockCommand;
-    use crate::step::flock::SlotOrder;
+    use crate::step::slots::SlotOrder;
     use crate::world::params::FlockParams;
     use crate::world::scene::{Obstacle, Predator};
 

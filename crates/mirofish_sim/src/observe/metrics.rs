@@ -11,9 +11,6 @@
 use std::io::{self, Write};
 
 use crate::observe;
-use crate::step::flock::Flock;
-use crate::world::params::FlockParams;
-use crate::world::tank::Tank;
 
 /// Default sampling interval in ticks.
 pub const DEFAULT_EVERY: u64 = 30;
@@ -46,7 +43,7 @@ pub struct Metrics {
     #[serde(default)]
     pub formation: [f32; 2],
     /// Mean magnitude of each weighted rule force, when the flock records
-    /// them ([`Flock::set_record_rules`]).
+    /// them ([`Swarm::set_record_rules`](crate::space::Swarm::set_record_rules)).
     pub rule_forces: Option<observe::RuleForceMeans>,
 }
 
@@ -75,28 +72,6 @@ pub const COLUMNS: [&str; 19] = [
 ];
 
 impl Metrics {
-    /// Measures `flock` as it is after its last tick.
-    pub fn measure(flock: &Flock, params: &FlockParams, tank: &Tank) -> Self {
-        let (positions, velocities) = (flock.positions(), flock.velocities());
-        Self {
-            tick: flock.tick(),
-            fish: flock.len(),
-            polarization: observe::polarization(velocities),
-            milling: observe::milling(positions, velocities),
-            nearest_neighbour: observe::mean_nearest_neighbour_distance(flock, params.interaction_radius()),
-            bounding_box_area: observe::bounding_box_area(positions),
-            boundary_contacts: observe::boundary_contacts(
-                positions,
-                tank,
-                tank.margin().max(params.separation_radius),
-            ),
-            mean_neighbours: observe::mean_neighbours(flock.neighbour_counts()),
-            mean_speed: observe::mean_speed(velocities),
-            formation: observe::formation(positions, velocities),
-            rule_forces: observe::mean_rule_forces(flock.samples()),
-        }
-    }
-
     /// The row as numbers, in the order of [`COLUMNS`]; `None` for a value
     /// that was not available.
     pub fn values(&self) -> [Option<f64>; COLUMNS.len()] {
@@ -211,6 +186,8 @@ impl MetricsLog {
 mod tests {
     use super::*;
     use crate::control::simulation::Simulation;
+    use crate::world::params::FlockParams;
+    use crate::world::tank::Tank;
 
     #[test]
     fn samples_every_n_ticks_and_writes_csv() {

@@ -1,8 +1,9 @@
 //! Observation: what one can measure of a flock without changing it.
 //!
 //! Here, the state hash that proves determinism and the order parameters
-//! and shape measures of the whole school; in [`queries`], questions about
-//! single fish; in [`metrics`], those measures sampled over a run; in
+//! and shape measures of the whole school (questions about single fish,
+//! such as its nearest or its neighbours, are the engine's:
+//! [`crate::space::Swarm`]); in [`metrics`], those measures sampled over a run; in
 //! [`stats`], their summary (mean, variance, autocorrelation time); in
 //! [`health`], the latest sample against a natural school's ranges, with a
 //! diagnosis.
@@ -15,14 +16,12 @@
 
 pub mod health;
 pub mod metrics;
-pub mod queries;
 pub mod stats;
 
 use glam::Vec2;
 
 use crate::math::Vector;
 use crate::step::ForceSample;
-use crate::step::flock::{Flock, SlotOrder};
 use crate::world::grid::CellGrid;
 use crate::world::tank::{BoundaryMode, TankOf};
 
@@ -59,26 +58,6 @@ impl<T: HashedState + ?Sized> HashedState for &T {
 impl<T: HashedState + ?Sized> HashedState for &mut T {
     fn each_fish(&self, eat: &mut dyn FnMut(f32)) {
         (**self).each_fish(eat);
-    }
-}
-
-impl HashedState for Flock {
-    fn each_fish(&self, eat: &mut dyn FnMut(f32)) {
-        let (p, v, phase) = (self.positions(), self.velocities(), self.wander_phases());
-        let mut eat_fish = |s: usize| {
-            for x in [p[s].x, p[s].y, v[s].x, v[s].y, phase[s]] {
-                eat(x);
-            }
-        };
-        if self.slot_order() == SlotOrder::Stable {
-            (0..self.len()).for_each(eat_fish);
-        } else {
-            let mut slot_of = vec![0u32; self.len()];
-            for (slot, &id) in self.ids().iter().enumerate() {
-                slot_of[id as usize] = slot as u32;
-            }
-            slot_of.into_iter().for_each(|slot| eat_fish(slot as usize));
-        }
     }
 }
 
@@ -281,18 +260,14 @@ pub struct RuleForceMeans {
     pub goal: f32,
 }
 
-/// Mean distance from each fish to its nearest neighbour within `radius`
-/// (fish with none farther are left out), using the grid of the last tick.
-/// `None` when no fish has a neighbour that close.
+/// Mean distance from each fish of `grid` to its nearest neighbour within
+/// `radius` (fish with none farther are left out), in any dimension:
+/// `None` when no fish has a neighbour that close (what
+/// [`Swarm::metrics`](crate::space::Swarm::metrics) reports).
 ///
-/// In parallel on the flock's pool, in pieces of a fixed size whose sums
-/// are added in order: the same bits on any number of threads.
-pub fn mean_nearest_neighbour_distance(flock: &Flock, radius: f32) -> Option<f32> {
-    mean_nearest_in(flock.grid(), radius, flock.pool.as_deref())
-}
-
-/// [`mean_nearest_neighbour_distance`] over the fish of `grid`, in any
-/// dimension, on `pool` (or rayon's global pool).
+/// In parallel on `pool` (or rayon's global pool), in pieces of a fixed
+/// size whose sums are added in order: the same bits on any number of
+/// threads.
 pub(crate) fn mean_nearest_in<V: Vector>(
     grid: &CellGrid<V>,
     radius: f32,
@@ -455,17 +430,18 @@ mod tests {
     #[test]
     fn nearest_neighbour_distance_on_a_lattice() {
         // A square lattice of spacing 7: every fish's nearest neighbour is 7 away.
-        let mut flock = Flock::new(1);
+        let params = crate::FlockParams { perception_radius: 20.0, ..crate::FlockParams::default() };
+        let mut flock = crate::Simulation::new(params, Tank::default(), 0, 1).unwrap();
         for i in 0..10 {
             for j in 0..10 {
-                flock.push(Vec2::new(i as f32 * 7.0 - 30.0, j as f32 * 7.0 - 30.0), Vec2::X, 0.0);
+                let at = Vec2::new(i as f32 * 7.0 - 30.0, j as f32 * 7.0 - 30.0);
+                flock.add_fish(0, at, Vec2::X, 0.0).unwrap();
             }
         }
-        let params = crate::FlockParams { perception_radius: 20.0, ..crate::FlockParams::default() };
-        flock.rebuild_index(&params, &Tank::default());
-        let d = mean_nearest_neighbour_distance(&flock, 20.0).unwrap();
+        flock.run_to(crate::space::TickStage::SpatialIndex);
+        let d = mean_nearest_in(flock.grid(), 20.0, None).unwrap();
         assert!((d - 7.0).abs() < 1e-4, "{d}");
-        assert_eq!(mean_nearest_neighbour_distance(&flock, 5.0), None);
+        assert_eq!(mean_nearest_in(flock.grid(), 5.0, None), None);
     }
 
     /// Over many pieces: every fish's nearest neighbour found by brute
@@ -499,11 +475,11 @@ mod tests {
 
     #[test]
     fn hash_sees_one_bit() {
-        let mut a = Flock::new(1);
-        a.push(Vec2::new(1.0, 2.0), Vec2::new(3.0, 4.0), 0.5);
+        let mut a = crate::Simulation::new(crate::FlockParams::default(), Tank::default(), 0, 1).unwrap();
+        a.add_fish(0, Vec2::new(1.0, 2.0), Vec2::new(3.0, 4.0), 0.5).unwrap();
         let mut b = a.clone();
         assert_eq!(state_hash(&a), state_hash(&b));
-        b.set(0, Vec2::new(f32::from_bits(1.0f32.to_bits() + 1), 2.0), Vec2::new(3.0, 4.0), 0.5);
+        b.set(0, Vec2::new(f32::from_bits(1.0f32.to_bits() + 1), 2.0), Vec2::new(3.0, 4.0)).unwrap();
         assert_ne!(state_hash(&a), state_hash(&b));
         assert!((mean_speed(a.velocities()) - 5.0).abs() < 1e-6);
     }

@@ -315,7 +315,7 @@ pub struct RuleForces<V: Vector = Vec2> {
 /// how many neighbours happen to be near. Without it cohesion, which asks
 /// for full speed towards the centre however close that centre is, packs a
 /// school to a third of its separation radius. The weighted *sum* is
-/// clamped once more (see [`crate::Flock::accumulate_forces`]); that single clamp
+/// clamped once more (in the engine's force pass); that single clamp
 /// of the total is what bounds the velocity change per tick.
 #[inline]
 pub fn steer<V: Vector>(velocity_change: V, weight: f32, params: &FlockParams) -> V {
@@ -437,7 +437,8 @@ impl<const N: usize> Default for NeighbourhoodLanes<Vec4, N> {
 }
 
 impl NeighbourhoodLanes {
-    /// Lane `l` as one fish's neighbourhood.
+    /// Lane `l` as one fish's neighbourhood (the tests' way back).
+    #[cfg(test)]
     pub fn lane(&self, l: usize) -> Neighbourhood {
         Neighbourhood {
             count: self.count[l] as u32,
@@ -472,10 +473,10 @@ impl NeighbourhoodLanes {
 /// form would take a special path (speed matching, a non-finite value, a
 /// huge phase): evaluate those fish one at a time.
 ///
-/// Without closures: in the AVX2 build of the force pass the lanes'
-/// operations are intrinsics, which inline into functions of that build
-/// only (a closure is a function of its own).
-#[inline(always)]
+/// The engine forms a plane's wandering velocities itself and calls
+/// [`rules_in_lanes`]; this composition is kept for the tests that hold the
+/// lane form to the one-fish form.
+#[cfg(test)]
 pub(crate) fn evaluate_lanes<V: Lanes>(
     n: &NeighbourhoodLanes<V>,
     v: [V; 2],

@@ -20,10 +20,8 @@
 //! both give the same bits wherever the crowding cap leaves a scan whole. A crowded quartet
 //! is thinned as a plane's is (`step::crowding`). Where nothing in the
 //! scene steers them, a quartet's rules run in lanes too, otherwise fish
-//! by fish. The plane's [`crate::Flock`] keeps its own force pass around
-//! the same quartet scan; a [`Swarm`] over [`glam::Vec2`] runs this one on
-//! a plane, with the plane's bits: the same start, wander, summing order
-//! (each cell's fish by id) and crowding budgets.
+//! by fish. A [`Swarm`] over [`glam::Vec2`] is the plane's engine, the
+//! headless run's and the plane plugin's alike.
 
 pub mod command;
 pub mod swarm;

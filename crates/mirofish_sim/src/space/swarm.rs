@@ -29,7 +29,6 @@ use crate::rules::{self, Neighbourhood, RuleForces, scene as react, wander_direc
 use crate::step::command::{CommandError, CommandQueue, Stamped};
 use crate::step::command::{FlockCommand, SpawnKey, spawn_disc};
 use crate::step::crowding::{lone_step, thinning_step};
-use crate::step::flock::{FishInputs, SlotOrder};
 use crate::step::integrate::{SchoolMotion, bounce_scatter, contain, swim, swim_four};
 use crate::step::kernel::alone::{self, Eye, Onlooker, Others};
 use crate::step::kernel::hoods::{HoodScan, QuartetHoods, cells_of};
@@ -37,6 +36,7 @@ use crate::step::kernel::quartet::PLANE_SAMPLE;
 use crate::step::kernel::scan::{LANES, QuartetReach};
 use crate::step::kernel::{Avx2, ForceSample, KernelPath, NeighbourSearch, SchoolCache, TwoBuilds};
 use crate::step::predators::{Prey, leaders_centre, move_on, nearest};
+use crate::step::slots::{FishInputs, SlotOrder};
 use crate::step::{all_zero, any_set};
 use crate::world::grid::{CandidateRuns, CellGrid, Extras, MAX_RUNS, PLANE_RUNS};
 use crate::world::groups::{self, NO_GROUP};
@@ -673,9 +673,8 @@ impl<V: Vector> Swarm<V> {
     /// Splits the fish of `school` (every fish if `None`) into `count`
     /// spatially compact groups of nearly equal size, numbered `first`,
     /// `first + 1`, … (below [`MAX_GROUPS`](crate::MAX_GROUPS)): the longest side of their
-    /// bounding box halved again and again, as on a plane
-    /// ([`crate::Flock::form_groups`]). Depends only on where the fish are,
-    /// so a replay forms the same groups. Returns how many groups were
+    /// bounding box halved again and again. Depends only on where the
+    /// fish are, so a replay forms the same groups. Returns how many groups were
     /// formed.
     pub fn form_groups(&mut self, school: Option<u16>, first: u16, count: u16) -> usize {
         let len = self.len();
@@ -1186,8 +1185,7 @@ impl<V: Vector> Swarm<V> {
 
     /// The slot of the fish nearest to `p` (through the seam on a torus),
     /// if any; of fish as near, the one with the lowest id: the fish a
-    /// chasing predator at `p` goes for, as [`crate::Flock::nearest_fish`]
-    /// finds it on a plane.
+    /// chasing predator at `p` goes for.
     pub fn nearest_fish(&self, p: V) -> Option<usize> {
         let wrap = self.tank.boundary == BoundaryMode::Wrap;
         nearest(&self.fish.position, &self.fish.id, p, self.tank.size(), wrap)
@@ -1218,8 +1216,7 @@ impl<V: Vector> Swarm<V> {
     }
 
     /// The mean position of the leaders, if there are any, summed in the
-    /// order of their ids (the centre the route's waypoint waits for, as
-    /// [`crate::Flock::leaders_centre`]).
+    /// order of their ids (the centre the route's waypoint waits for).
     pub fn leaders_centre(&self) -> Option<V> {
         leaders_centre(&self.fish.prey(self.slot_order), &mut Vec::new())
     }
@@ -1262,8 +1259,7 @@ impl<V: Vector> Swarm<V> {
     }
 
     /// Keeps (or stops keeping) each fish's [`ForceSample`] from the force
-    /// pass ([`Swarm::sample`]), as [`crate::Flock::set_record_rules`]
-    /// does. Off by default. The school moves the same bits either way:
+    /// pass ([`Swarm::sample`]). Off by default. The school moves the same bits either way:
     /// while it is on, a second pass evaluates each fish's rules on its
     /// own beside the kicks (about twice the force pass's time; in a crowd
     /// past the cap, a fish's own scan thins a little differently than
@@ -1282,7 +1278,7 @@ impl<V: Vector> Swarm<V> {
 
     /// What the last force pass learnt about the fish in `slot`: each
     /// rule's force, weighted (what the rules summed before the clamp),
-    /// and its neighbours, as [`crate::Flock::sample`] gives them; `None`
+    /// and its neighbours; `None`
     /// unless [`Swarm::set_record_rules`] is on, before the first tick
     /// with it on, or under Couzin's zones (which have no rules).
     pub fn sample(&self, slot: usize) -> Option<ForceSample<V>> {
@@ -2606,6 +2602,34 @@ mod tests {
         copy.run_to(TickStage::Forces);
         copy.replace_fish([]);
         assert_eq!(copy.len(), 2);
+    }
+
+    /// The motion and the boundary as two stages (the plugins' sets) give
+    /// the bits of the whole tick's one fused pass, in every wall mode,
+    /// with rocks, a predator and fish hitting the walls.
+    #[test]
+    fn integrate_then_boundary_is_the_fused_pass() {
+        let params = FlockParams { max_speed: 400.0, ..FlockParams::default() };
+        for boundary in [BoundaryMode::Wrap, BoundaryMode::Bounce, BoundaryMode::SoftMargin] {
+            let tank = crate::Tank { boundary, ..crate::Tank::centered(Vec2::new(300.0, 200.0)) };
+            let mut fused = Swarm::<Vec2>::new(params, tank, 700, 11).unwrap();
+            fused
+                .edit_scene(|scene| {
+                    scene.obstacles.push(crate::Obstacle { centre: Vec2::new(40.0, 10.0), radius: 30.0 });
+                    scene.obstacles.push(crate::Obstacle { centre: Vec2::new(-90.0, -40.0), radius: 20.0 });
+                    scene.predators.push(Predator::new(Vec2::ZERO, 120.0));
+                })
+                .unwrap();
+            let mut split = fused.clone();
+            for _ in 0..40 {
+                fused.step();
+                for stage in [TickStage::Integrate, TickStage::Boundary, TickStage::Predators] {
+                    split.run_to(stage);
+                }
+            }
+            assert_eq!(state_hash(&split), state_hash(&fused), "{boundary:?}");
+            assert_eq!(split.tick(), fused.tick());
+        }
     }
 
     /// A new school table: the fish of a school it lacks join its last one;

@@ -53,10 +53,8 @@ pub enum FlockCommand<V: Vector = Vec2> {
     SetBoundary(BoundaryMode),
     /// Move every fish by Couzin's zones, or by the weighted rules again
     /// with `None` (see [`Swarm::set_zones`](crate::space::Swarm::set_zones)).
-    /// The engine of both spaces ([`crate::space::Swarm`]: a headless
-    /// [`crate::Simulation`], every volume) has the zone model; the plane
-    /// plugin, still on the plane's own [`crate::Flock`], leaves this
-    /// command out and says why.
+    /// The engine of both spaces ([`crate::space::Swarm`]) has the zone
+    /// model, headless and in either plugin.
     SetZones(Option<Zones>),
     /// Add a predator.
     AddPredator(Predator<V>),

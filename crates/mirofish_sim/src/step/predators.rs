@@ -1,21 +1,18 @@
 //! After the fish, in both spaces: the leaders' route moves on, and the
 //! predators hunt and move.
 //!
-//! Both engines end their tick with one pass (`move_on`), so a predator
-//! reads the same on a plane and in a volume: one that chases steers at
+//! The engine ends its tick with one pass (`move_on`), so a predator reads
+//! the same on a plane and in a volume: one that chases steers at
 //! the fish nearest to it (across a torus's seam, ties to the lowest id),
 //! one that does not keeps its course; the route moves on once the
 //! leaders' centre, summed in the order of their ids, reaches its
 //! waypoint.
 
-use glam::Vec2;
-
 use crate::math::Vector;
 use crate::rules::scene as scene_rules;
-use crate::step::flock::{Flock, SlotOrder};
 use crate::world::grid::offset;
 use crate::world::scene::Scene;
-use crate::world::tank::{BoundaryMode, Tank, TankOf};
+use crate::world::tank::{BoundaryMode, TankOf};
 
 /// The fish as the end of a tick reads them, by slot.
 pub(crate) struct Prey<'a, V: Vector> {
@@ -88,32 +85,4 @@ pub(crate) fn nearest<V: Vector>(position: &[V], id: &[u32], p: V, size: V, wrap
         }
     }
     best.map(|(.., slot)| slot)
-}
-
-impl Flock {
-    /// After the fish: the leaders' route moves on if they reached its
-    /// current waypoint; each chasing predator steers at the fish nearest to
-    /// it (ties go to the lowest id), then every predator moves.
-    pub fn move_predators(&mut self, scene: &mut Scene, tank: &Tank, dt: f32) {
-        let mut by_id = core::mem::take(&mut self.leaders_by_id);
-        move_on(scene, &self.prey(), &mut by_id, tank, dt);
-        self.leaders_by_id = by_id;
-    }
-
-    /// The mean position of the leaders, if there are any: summed in the
-    /// order of their ids, so that the bits do not depend on the
-    /// [`SlotOrder`].
-    pub fn leaders_centre(&self) -> Option<Vec2> {
-        leaders_centre(&self.prey(), &mut Vec::new())
-    }
-
-    /// The fish as [`move_on`] reads them.
-    fn prey(&self) -> Prey<'_, Vec2> {
-        Prey {
-            position: &self.position,
-            id: &self.id,
-            leader: &self.leader,
-            slots_are_ids: self.slot_order == SlotOrder::Stable,
-        }
-    }
 }

@@ -28,7 +28,7 @@
 use core::ops::Range;
 
 use crate::math::Vector;
-use glam::{Vec2, Vec4, Vec4Swizzles};
+use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use crate::prefetch::{AHEAD, prefetch};
@@ -84,12 +84,6 @@ pub struct CellGrid<V: Vector> {
     /// The fish sorted by cell: each cell's sorted indices, sorted index →
     /// slot and slot → sorted index.
     sorted: CellOrder,
-    /// Whether the caller has renumbered its fish in sorted order since
-    /// the sort ([`CellGrid::renumber`]): the order and the ranks are
-    /// then the identity, `identity[..len]`.
-    renumbered: bool,
-    /// `0, 1, 2, …`, at least as long as the fish indexed where renumbered.
-    identity: Vec<u32>,
     /// The snapshot in sorted order: each fish's position and velocity
     /// ([`Vector::Record`]), padded with zeros to a whole number of
     /// quartets (empty unless the grid was rebuilt with the velocities).
@@ -126,7 +120,6 @@ impl<V: Vector> CellGrid<V> {
         ties: Option<(&[u32], &mut Vec<u32>)>,
     ) {
         let n = positions.len();
-        self.renumbered = false;
         self.layout(tank, radius, wrap, n);
 
         // Cell of every fish (parallel).
@@ -160,21 +153,6 @@ impl<V: Vector> CellGrid<V> {
                 }
             }
         }
-    }
-
-    /// The caller has put its per-fish arrays in this sorted order (slot
-    /// `s` now holds the fish that was sorted `s`th): the order and the
-    /// ranks become the identity. The cells and the snapshot stay as they
-    /// are. Nothing is rewritten: the next sort writes the order and the
-    /// ranks afresh, and until then both are a prefix of `0, 1, 2, …`
-    /// (kept from tick to tick, grown only with the fish).
-    pub(crate) fn renumber(&mut self) {
-        let n = self.sorted.order.len();
-        if self.identity.len() < n {
-            let from = self.identity.len() as u32;
-            self.identity.extend(from..n as u32);
-        }
-        self.renumbered = true;
     }
 
     /// Chooses the cell counts: `floor(side / width)` per axis, the width
@@ -424,12 +402,12 @@ impl<V: Vector> CellGrid<V> {
 
     /// Sorted index → slot.
     pub fn order(&self) -> &[u32] {
-        if self.renumbered { &self.identity[..self.sorted.order.len()] } else { &self.sorted.order }
+        &self.sorted.order
     }
 
     /// Slot → sorted index.
     pub fn rank(&self) -> &[u32] {
-        if self.renumbered { &self.identity[..self.sorted.rank.len()] } else { &self.sorted.rank }
+        &self.sorted.rank
     }
 
     /// Number of fish indexed.
@@ -449,7 +427,7 @@ impl<V: Vector> CellGrid<V> {
 
     /// Heap bytes held by the index's buffers.
     pub fn heap_bytes(&self) -> usize {
-        let u32s = self.sorted.heap_u32s() + self.cell_of.capacity() + self.identity.capacity();
+        let u32s = self.sorted.heap_u32s() + self.cell_of.capacity();
         u32s * 4 + self.snapshot.capacity() * core::mem::size_of::<V::Record>()
     }
 }
@@ -551,19 +529,6 @@ impl<V: Vector> CellGrid<V> {
     #[inline]
     pub(crate) fn snapshot(&self) -> &[V::Record] {
         &self.snapshot
-    }
-}
-
-impl CellGrid<Vec2> {
-    /// The quartet of fish at sorted indices `base..base + 4` (`base` a
-    /// multiple of four) component by component, one fish per lane:
-    /// `[x, y, vx, vy]`. Lanes past the last fish are zero.
-    #[inline(always)]
-    pub(crate) fn quartet(&self, base: usize) -> [Vec4; 4] {
-        let [a, b, c, d] =
-            <[Vec4; QUARTET]>::try_from(&self.snapshot[base..base + QUARTET]).expect("four fish");
-        let m = glam::Mat4::from_cols(a, b, c, d).transpose();
-        [m.x_axis, m.y_axis, m.z_axis, m.w_axis]
     }
 }
 
@@ -746,7 +711,7 @@ pub(crate) struct Extras<'a> {
     /// different. The fish of each cell are sorted by it instead of by
     /// slot, and the keys are gathered into sorted order in `sorted`. For a
     /// caller whose slots are not its fish's identity
-    /// ([`crate::step::flock::SlotOrder`]), so that the order, and every sum,
+    /// ([`crate::step::slots::SlotOrder`]), so that the order, and every sum,
     /// follows the identity.
     pub ties: Option<(&'a [u32], &'a mut Vec<u32>)>,
 }
@@ -955,10 +920,10 @@ fn wrap_component(d: f32, half: f32, size: f32) -> f32 {
 /// cells for: on and beside cell borders, on and past the walls, huge, infinite
 /// and NaN. For the tests of every way of finding cells.
 #[cfg(test)]
-pub(crate) fn hostile_coordinates() -> (CellGrid<Vec2>, Vec<f32>) {
-    let tank = Tank::centered(Vec2::new(300.0, 200.0));
+pub(crate) fn hostile_coordinates() -> (CellGrid<glam::Vec2>, Vec<f32>) {
+    let tank = Tank::centered(glam::Vec2::new(300.0, 200.0));
     let mut grid = CellGrid::default();
-    grid.rebuild(&[Vec2::ZERO], &tank, 25.0, false);
+    grid.rebuild(&[glam::Vec2::ZERO], &tank, 25.0, false);
     let [cols, rows, _] = grid.dimensions();
     let (w, h) = (tank.size().x / cols as f32, tank.size().y / rows as f32);
     let mut values = vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.0e30, 1.0e30, -0.0, 0.0];
@@ -976,7 +941,7 @@ pub(crate) fn hostile_coordinates() -> (CellGrid<Vec2>, Vec<f32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glam::Vec3;
+    use glam::{Vec2, Vec3};
 
     /// The indices [`axis_spans`] covers, checked to ascend without
     /// repeats.
@@ -1207,10 +1172,6 @@ mod tests {
                 assert_eq!(sorted_keys[s], key[slot as usize]);
                 assert_eq!(sorted_also[s], also[slot as usize]);
             }
-            keyed.renumber();
-            assert!(
-                keyed.order().iter().chain(keyed.rank()).zip((0..n as u32).cycle()).all(|(&a, b)| a == b)
-            );
         }
     }
 

@@ -7,8 +7,8 @@
 //! its own destination; a game gives one fish a group of its own to send it
 //! somewhere.
 //!
-//! Membership is kept by fish id (see [`Flock::ids`](crate::Flock::ids)), so it stays with
-//! each fish whatever the slots' order. [`Flock::form_groups`](crate::Flock::form_groups) splits fish
+//! Membership is kept by fish id (see [`Swarm::ids`](crate::space::Swarm::ids)), so it stays with
+//! each fish whatever the slots' order. [`Swarm::form_groups`](crate::space::Swarm::form_groups) splits fish
 //! into spatially compact groups of nearly equal size by recursive
 //! bisection: a pure function of the positions and ids, so a replay forms
 //! the same groups.
@@ -26,7 +26,7 @@ pub(crate) fn group_of(groups: &[u16], id: u32) -> Option<u16> {
 }
 
 /// Puts fish `id` (of `len` fish) into `group` in `groups`: see
-/// [`Flock::set_group`](crate::Flock::set_group).
+/// [`Swarm::set_group`](crate::space::Swarm::set_group).
 pub(crate) fn set_group(groups: &mut Vec<u16>, len: usize, id: u32, group: Option<u16>) -> bool {
     let id = id as usize;
     if id >= len || group.is_some_and(|g| usize::from(g) >= MAX_GROUPS) {
@@ -44,7 +44,7 @@ pub(crate) fn set_group(groups: &mut Vec<u16>, len: usize, id: u32, group: Optio
 
 /// Splits the fish (`len` of them; ids, positions and schools by slot) of
 /// `school` into compact groups in `groups`: see
-/// [`Flock::form_groups`](crate::Flock::form_groups).
+/// [`Swarm::form_groups`](crate::space::Swarm::form_groups).
 pub(crate) fn form_groups<V: Vector>(
     groups: &mut Vec<u16>,
     len: usize,

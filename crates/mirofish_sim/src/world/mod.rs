@@ -1,5 +1,5 @@
 //! The world around the fish: what exists between two ticks besides the
-//! fish's own columns (those are [`crate::step::flock`]'s).
+//! fish's own columns (those are the engine's, [`crate::space::Swarm`]).
 //!
 //! The tank ([`tank`]), what shares it with the fish ([`scene`]), groups
 //! of fish that share a goal ([`groups`]), each school's parameters

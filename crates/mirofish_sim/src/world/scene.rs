@@ -361,7 +361,7 @@ pub struct Scene<V: Vector = Vec2> {
     /// follow it; the rest follow them).
     pub route: Option<Route<V>>,
     /// Goals per group (index = group number, see
-    /// [`crate::Flock::groups`]): a fish in a group steers for its group's
+    /// [`Swarm::groups`](crate::space::Swarm::groups)): a fish in a group steers for its group's
     /// goal on top of its school's. What a decision maker or a game sets
     /// for part of a school, or for one fish. At most [`MAX_GROUPS`].
     pub group_goals: Vec<Option<Goal<V>>>,

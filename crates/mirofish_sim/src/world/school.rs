@@ -4,7 +4,8 @@
 //! The flock's passes take any [`SchoolTable`]: a single `FlockParams` is a
 //! table of one school (so single-school code reads as before), a slice or
 //! `Vec` of them is a table of many. Fish whose school index lies beyond the
-//! table use its last entry; [`crate::Flock::step`] rejects them instead.
+//! table use its last entry; the engine refuses such a fish
+//! ([`Swarm::add_fish`](crate::space::Swarm::add_fish)).
 
 use super::params::FlockParams;
 

@@ -10,7 +10,7 @@
 use super::{Columns, Swarm};
 use crate::math::Vector;
 use crate::step::command::{CommandQueue, FlockCommand};
-use crate::step::flock::SlotOrder;
+use crate::step::slots::SlotOrder;
 use crate::world::params::FlockParams;
 use crate::world::scene::Scene;
 use crate::world::tank::TankOf;

@@ -333,28 +333,6 @@ unsafe fn split_rules<const N: usize>(rules: [[F32x8; N]; 4]) -> [[[Vec4; N]; 4]
     }
 }
 
-/// `rules::evaluate_lanes` of two quartets of a plane at once, eight lanes
-/// wide: `hoods` and `inputs` (velocities, wander phases) of each; the
-/// same bits as evaluating each. `None` where either would be `None` (then
-/// each goes on its own).
-///
-/// # Safety
-///
-/// The CPU must have AVX2.
-#[inline(always)]
-pub(crate) unsafe fn evaluate_octet(
-    hoods: [&NeighbourhoodLanes; 2],
-    [(low_velocity, low_phase), (high_velocity, high_phase)]: [([Vec4; 2], Vec4); 2],
-    params: &FlockParams,
-) -> Option<[[[Vec4; 2]; 4]; 2]> {
-    // SAFETY: the caller's promise (AVX2).
-    unsafe {
-        let (hoods, velocity) = (join_hoods(hoods), join_axes(low_velocity, high_velocity));
-        let rules = rules::evaluate_lanes(&hoods, velocity, join(low_phase, high_phase), params)?;
-        Some(split_rules(rules))
-    }
-}
-
 /// `rules::rules_in_lanes` of two quartets at once, eight lanes wide, over
 /// `N` axes: `hoods`, velocities and wandering velocities of each; the
 /// same bits as each on its own. `None` where either would be `None`
@@ -509,8 +487,7 @@ mod tests {
 
     /// Two quartets' rules at once are each quartet's, bit for bit, and
     /// `None` exactly where either is: over neighbourhoods with no, one and
-    /// many neighbours, tiny and huge sums, phases near and past the
-    /// lanes' limit, and NaN.
+    /// many neighbours, tiny and huge sums, huge wander, and NaN.
     #[test]
     fn two_quartets_at_once_are_each_quartet() {
         if crate::step::kernel::Avx2::detect().is_none() {
@@ -542,21 +519,19 @@ mod tests {
                 ],
             };
             let hoods = [hood(&mut next), hood(&mut next)];
-            let mut inputs = [0, 1].map(|_| {
-                let mut lanes = || Vec4::from_array(core::array::from_fn(|_| next(200.0)));
-                let v = [lanes(), lanes()];
-                (v, Vec4::from_array(core::array::from_fn(|_| next(7.0))))
-            });
+            let mut lanes = || Vec4::from_array(core::array::from_fn(|_| next(200.0)));
+            let mut velocity = [[lanes(), lanes()], [lanes(), lanes()]];
+            let mut wander = [[lanes(), lanes()], [lanes(), lanes()]];
             match round % 50 {
-                0 => inputs[1].1.y = 2.0e6,
-                1 => inputs[0].1.w = f32::NAN,
-                2 => inputs[1].0[0].x = f32::INFINITY,
+                0 => wander[1][1].y = 2.0e30,
+                1 => wander[0][0].w = f32::NAN,
+                2 => velocity[1][0].x = f32::INFINITY,
                 _ => {}
             }
-            let one = |k: usize| rules::evaluate_lanes(&hoods[k], inputs[k].0, inputs[k].1, &params);
+            let one = |k: usize| rules::rules_in_lanes(&hoods[k], velocity[k], wander[k], &params);
             let (low, high) = (one(0), one(1));
             // SAFETY: AVX2 was detected above.
-            let both = unsafe { evaluate_octet([&hoods[0], &hoods[1]], inputs, &params) };
+            let both = unsafe { rules_octet::<2>([&hoods[0], &hoods[1]], velocity, wander, &params) };
             let bits_of = |rules: [[Vec4; 2]; 4]| rules.map(|[x, y]| [bits(x), bits(y)]);
             match (both, low, high) {
                 (Some([a, b]), Some(low), Some(high)) => {
