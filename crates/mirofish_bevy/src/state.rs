@@ -188,8 +188,7 @@ impl FlockState {
 fn empty_school(config: &FlockConfig) -> Simulation {
     let build = |config: &FlockConfig| -> Result<Simulation, ParamError> {
         let mut school = Simulation::new(config.params, config.tank, 0, config.seed)?;
-        school.set_schools(&config.school_table())?;
-        school.set_zones(config.zones)?;
+        crate::systems::apply_config(&mut school, config)?;
         Ok(school)
     };
     build(config)

@@ -92,7 +92,7 @@ pub(crate) fn gather(
 /// Hands a validated configuration's school table and tank to the core.
 /// The rocks go first (the next gather puts back those that fit the new
 /// tank), so that the old rocks need not fit it.
-fn apply_config(flock: &mut sim::Simulation, config: &FlockConfig) -> Result<(), sim::ParamError> {
+pub(crate) fn apply_config(flock: &mut sim::Simulation, config: &FlockConfig) -> Result<(), sim::ParamError> {
     flock.set_schools(&config.school_table())?;
     flock.set_zones(config.zones)?;
     flock.edit_scene(|scene| scene.obstacles.clear())?;
@@ -235,16 +235,15 @@ fn gather_scene(
         }
     }
     // The route and group goals stay as the commands and the route's
-    // progress left them.
-    let (active, gathered) = (&state.active, &state.scene);
-    let taken = state.flock.edit_scene(|scene| {
-        scene.obstacles.clone_from(&gathered.obstacles);
-        scene.predators.clone_from(&gathered.predators);
-        scene.goal = active.goal;
-        scene.school_goals.clone_from(&active.school_goals);
-        scene.attractor = active.attractor;
-    });
-    if let Err(err) = taken {
+    // progress left them; the buffer swapped in takes the old scene's
+    // place, so that a tick allocates nothing.
+    let (active, now) = (&state.active, state.flock.scene());
+    scene.goal = active.goal;
+    scene.school_goals.clone_from(&active.school_goals);
+    scene.attractor = active.attractor;
+    scene.route.clone_from(&now.route);
+    scene.group_goals.clone_from(&now.group_goals);
+    if let Err(err) = state.flock.swap_scene(scene) {
         // Every element was checked above: not expected.
         log::error!("MiroFish: the gathered scene was not taken: {err}");
     }

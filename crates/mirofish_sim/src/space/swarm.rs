@@ -919,6 +919,20 @@ impl<V: Vector> Swarm<V> {
         Ok(())
     }
 
+    /// [`Swarm::set_scene`] keeping both scenes' buffers: `scene` is checked
+    /// and swapped in, and holds the scene it replaced (to be overwritten
+    /// and swapped in again: a caller that rebuilds the scene every tick
+    /// allocates nothing).
+    ///
+    /// # Errors
+    ///
+    /// As [`Swarm::set_scene`]; nothing is swapped.
+    pub fn swap_scene(&mut self, scene: &mut Scene<V>) -> Result<(), ParamError> {
+        scene.validate_with_room(&self.tank)?;
+        core::mem::swap(&mut self.scene, scene);
+        Ok(())
+    }
+
     /// Changes the scene in place: `edit` works on a copy, which replaces
     /// the scene if it validates (see [`Swarm::set_scene`]).
     ///
