@@ -1273,11 +1273,10 @@ impl<V: Vector> Swarm<V> {
     }
 
     /// Keeps (or stops keeping) each fish's [`ForceSample`] from the force
-    /// pass ([`Swarm::sample`]). Off by default. The school moves the same bits either way:
-    /// while it is on, a second pass evaluates each fish's rules on its
-    /// own beside the kicks (about twice the force pass's time; in a crowd
-    /// past the cap, a fish's own scan thins a little differently than
-    /// its quartet's, so its sample is its own scan's).
+    /// pass ([`Swarm::sample`]). Off by default. The school moves the same
+    /// bits either way: while it is on, the force pass finishes each fish's
+    /// kick on its own, from the neighbours its quartet's scan found, and
+    /// keeps the rules it summed (a slower pass: no rules in vector lanes).
     pub fn set_record_rules(&mut self, record: bool) {
         self.record_rules = record;
         if !record {
@@ -1554,8 +1553,25 @@ impl<V: Vector> Swarm<V> {
             quiet: self.scene.leaves_fish_alone(!self.group.is_empty(), self.leading),
         };
         let kicks = &mut self.kicks;
+        if self.record_rules && self.zones.is_none() {
+            // Each rule kept beside the kick, from the very scan the kick
+            // came from (where the cap thins a crowd, a quartet's scan
+            // thins otherwise than a fish's own): the same kicks, fish by
+            // fish from the quartets' neighbourhoods.
+            self.samples.resize(kicks.len(), ForceSample::default());
+            let samples = &mut self.samples;
+            return crate::step::run(self.pool.as_deref(), || {
+                kicks
+                    .par_chunks_mut(CHUNK)
+                    .zip(samples.par_chunks_mut(CHUNK))
+                    .enumerate()
+                    .with_max_len(1)
+                    .map(|(c, (kicks, samples))| pass.run_recording(c * CHUNK, kicks, samples))
+                    .reduce(|| [0, 0], |a, b| [a[0] + b[0], a[1] + b[1]])
+            });
+        }
         self.samples.clear();
-        let shares = crate::step::run(self.pool.as_deref(), || {
+        crate::step::run(self.pool.as_deref(), || {
             // Every chunk a task of its own, as on a plane: a run of chunks
             // a thread starts before another steals from it cannot be
             // split, and the other then waits for its end.
@@ -1565,27 +1581,7 @@ impl<V: Vector> Swarm<V> {
                 .with_max_len(1)
                 .map(|(c, chunk)| pass.run(c * CHUNK, chunk))
                 .reduce(|| [0, 0], |a, b| [a[0] + b[0], a[1] + b[1]])
-        });
-        if self.record_rules && self.zones.is_none() {
-            // Each rule kept, fish by fish, beside the kicks, which stay
-            // the pass's (keeping them moves no fish): where the cap thins
-            // a quartet's scan, a fish's own scan thins a little
-            // differently, so its sample's rules are those of its own
-            // scan, its neighbour count the kick's.
-            self.samples.resize(kicks.len(), ForceSample::default());
-            let samples = &mut self.samples;
-            crate::step::run(self.pool.as_deref(), || {
-                samples.par_chunks_mut(CHUNK).zip(kicks.par_chunks(CHUNK)).enumerate().for_each(
-                    |(c, (samples, kicks))| {
-                        for (k, (sample, kick)) in samples.iter_mut().zip(kicks).enumerate() {
-                            pass.fish(c * CHUNK + k, Some(&mut sample.rules));
-                            sample.neighbours = kick.neighbours as u32;
-                        }
-                    },
-                );
-            });
-        }
-        shares
+        })
     }
 
     /// The game's forces ([`Swarm::add_steering`]) added to the rules'
@@ -1928,6 +1924,48 @@ impl<V: Vector> ForcePass<'_, V> {
     /// of those whose rules went in lanes.
     fn run(&self, base: usize, kicks: &mut [Kick<V>]) -> [usize; 2] {
         Avx2::run(self.avx2, self, (base, kicks))
+    }
+
+    /// [`ForcePass::run`] keeping each fish's rule forces in `samples`:
+    /// the quartets scanned as that pass scans them, then their kicks fish
+    /// by fish from the scanned neighbourhoods (the same bits as in lanes),
+    /// on the portable build (the same bits as AVX2's). Returns the number
+    /// of quartets scanned together (none go in lanes).
+    fn run_recording(
+        &self,
+        base: usize,
+        kicks: &mut [Kick<V>],
+        samples: &mut [ForceSample<V>],
+    ) -> [usize; 2] {
+        if self.grid.wraps() {
+            self.record_quartets::<true>(base, kicks, samples)
+        } else {
+            self.record_quartets::<false>(base, kicks, samples)
+        }
+    }
+
+    /// [`ForcePass::run_recording`] on a torus (`WRAP`) or not.
+    fn record_quartets<const WRAP: bool>(
+        &self,
+        base: usize,
+        kicks: &mut [Kick<V>],
+        samples: &mut [ForceSample<V>],
+    ) -> [usize; 2] {
+        let mut together = 0;
+        for (q, (kicks, samples)) in kicks.chunks_mut(LANES).zip(samples.chunks_mut(LANES)).enumerate() {
+            let s = base + q * LANES;
+            let hoods = if self.quartets { self.quartet_hoods::<WRAP, false>(s) } else { None };
+            together += usize::from(hoods.is_some());
+            for (l, (kick, sample)) in kicks.iter_mut().zip(samples).enumerate() {
+                let rules = Some(&mut sample.rules);
+                *kick = match &hoods {
+                    Some(hoods) => self.finish(s + l, &hoods.lane::<V>(l), rules),
+                    None => self.fish(s + l, rules),
+                };
+                sample.neighbours = kick.neighbours as u32;
+            }
+        }
+        [together, 0]
     }
 }
 
@@ -2808,6 +2846,15 @@ mod tests {
             // What a kept sample says of the neighbours is what the kick found.
             let counts: Vec<u32> = kept.neighbour_counts().collect();
             assert!(kept.samples().iter().zip(&counts).all(|(s, &n)| s.neighbours == n));
+            // And its rules are the kick's, from the same thinned scan: their
+            // clamped sum is the steering, give or take the jitter.
+            let reach = crowd.jitter * crowd.max_force + 1e-2;
+            for slot in 0..kept.len() {
+                let rules = kept.sample(slot).expect("kept for every fish").rules;
+                let sum = rules::clamp_length(rules.acceleration(), crowd.max_force);
+                let kick = kept.steering_at(slot).unwrap();
+                assert!((sum - kick).length() <= reach, "{}D, slot {slot}: {sum:?} against {kick:?}", V::DIM);
+            }
         }
         check::<Vec3>(300.0, 2000);
         check::<Vec2>(500.0, 1500);
