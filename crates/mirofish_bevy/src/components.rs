@@ -170,3 +170,35 @@ impl Default for Predator2d {
         Self { fear_radius: p.fear_radius, max_speed: p.max_speed, max_force: p.max_force, chase: p.chase }
     }
 }
+
+impl crate::scene_entities::SceneForms for Vec2 {
+    fn spawn_rock(commands: &mut Commands, rock: &mirofish_sim::Obstacle) -> Entity {
+        let at = rock.centre;
+        commands
+            .spawn((
+                Obstacle2d { radius: rock.radius },
+                Position(at),
+                Transform::from_translation(at.extend(0.0)),
+            ))
+            .id()
+    }
+
+    fn spawn_hunter(commands: &mut Commands, p: &mirofish_sim::Predator) -> Entity {
+        let at = p.position;
+        let predator = Predator2d {
+            fear_radius: p.fear_radius,
+            max_speed: p.max_speed,
+            max_force: p.max_force,
+            chase: p.chase,
+        };
+        commands
+            .spawn((
+                predator,
+                Position(at),
+                PreviousPosition(at),
+                Velocity(p.velocity),
+                Transform::from_translation(at.extend(0.0)),
+            ))
+            .id()
+    }
+}

@@ -34,10 +34,12 @@
 //! # How a tick runs
 //!
 //! The plugin runs the sets of [`BoidSystems`] in [`FixedUpdate`], chained:
-//! apply the due [`FlockCommands`] → gather the fish and rebuild the spatial
-//! index → accumulate the forces (each fish's total clamped once) → add the
-//! game's own forces ([`ExtraSteering`]) and clamp again → integrate →
-//! the walls and rocks (the boundary) → predators → write-back.
+//! hand the due [`FlockCommands`] to the core → gather the fish, apply the
+//! commands and rebuild the spatial index → accumulate the forces (each
+//! fish's total clamped once) → add the game's own forces
+//! ([`ExtraSteering`]) and clamp again → integrate → the walls and rocks
+//! (the boundary) → predators → write-back (the entities follow what the
+//! commands added or removed).
 //! The core ([`FlockState::flock`]: a [`mirofish_sim::Simulation`], the
 //! engine that runs every headless school and every volume) holds every
 //! fish in contiguous arrays and runs each set's stage of the tick there
@@ -75,6 +77,7 @@ pub mod interpolation;
 mod metrics;
 mod recording;
 mod refusals;
+mod scene_entities;
 mod schedule;
 mod spawn;
 mod state;
@@ -253,7 +256,7 @@ impl Plugin for MiroFishPlugin {
                 (
                     // Right after the set, so systems placed in it can
                     // still submit commands for this very tick.
-                    (recording::start_sessions, commands::apply_commands)
+                    (recording::start_sessions, commands::hand_over)
                         .chain()
                         .after(BoidSystems::Commands)
                         .before(BoidSystems::SpatialIndex),
@@ -275,6 +278,7 @@ impl Plugin for MiroFishPlugin {
                     systems::stage(TickStage::Boundary).in_set(BoidSystems::Boundary),
                     systems::stage(TickStage::Predators).in_set(BoidSystems::Predators),
                     (
+                        commands::follow_commands,
                         systems::write_back,
                         systems::write_back_predators,
                         metrics::sample_metrics,

@@ -43,14 +43,15 @@
 use bevy::prelude::*;
 use mirofish_sim::control::replay::Checkpoint;
 use mirofish_sim::observe::state_hash;
-use mirofish_sim::{ExperimentConfig, FlockCommand, Recording, Simulation};
+use mirofish_sim::{ExperimentConfig, Recording, Simulation};
 
-use crate::commands::{self, FlockCommands};
+use crate::commands::FlockCommands;
 use crate::components::{
     Boid, Leader, Obstacle2d, Position, Predator2d, PreviousPosition, School, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::refusals::{self, FlockRefusal, Refused};
+use crate::scene_entities::SceneForms;
 use crate::state::FlockState;
 
 /// Where the session stands.
@@ -247,12 +248,14 @@ pub(crate) fn start_sessions(world: &mut World) {
     }
     // The rocks and predators in the scene's order, as the commands add
     // them.
+    let mut commands = world.commands();
     for o in &config.scene.obstacles {
-        commands::apply(world, &FlockCommand::AddObstacle(*o), 0);
+        Vec2::spawn_rock(&mut commands, o);
     }
     for p in &config.scene.predators {
-        commands::apply(world, &FlockCommand::AddPredator(*p), 0);
+        Vec2::spawn_hunter(&mut commands, p);
     }
+    world.flush();
     if let Some(recording) = &replaying {
         let mut queue = world.resource_mut::<FlockCommands>();
         for stamped in &recording.commands {

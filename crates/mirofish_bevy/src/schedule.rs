@@ -10,13 +10,15 @@ use bevy::prelude::*;
 pub enum BoidSystems {
     /// Runs in [`FixedUpdate`], first: the place for systems that submit
     /// [`crate::FlockCommands`] for this tick. Right after it the plugin
-    /// applies every command due this tick, in their fixed order.
+    /// hands every command due this tick to the core, which applies them
+    /// in their fixed order once the fish are gathered.
     Commands,
     /// Runs in [`FixedUpdate`]. Takes into the flock's arrays what a game
     /// wrote to the fish's components since the last write-back (all of
     /// them, in query order — a deterministic function of the spawn
-    /// history — when fish were spawned or despawned), applies a changed [`crate::FlockConfig`] if it is
-    /// valid, and rebuilds the uniform-grid neighbour index.
+    /// history — when fish were spawned or despawned), applies a changed
+    /// [`crate::FlockConfig`] if it is valid, then the tick's commands, and
+    /// rebuilds the uniform-grid neighbour index.
     SpatialIndex,
     /// Runs in [`FixedUpdate`]. Sums every fish's neighbourhood and weights
     /// separation, alignment, cohesion, wander, the soft margin and the
@@ -49,9 +51,11 @@ pub enum BoidSystems {
     /// Runs in [`FixedUpdate`]. The leaders' route advances and predators
     /// hunt and move.
     Predators,
-    /// Runs in [`FixedUpdate`]. Writes the new state back to
-    /// [`crate::Position`], [`crate::Velocity`], [`crate::Steering`],
-    /// [`crate::WanderPhase`] and [`crate::PreviousPosition`].
+    /// Runs in [`FixedUpdate`]. Gives an entity to each fish, rock and
+    /// predator the tick's commands added (and takes those of the ones they
+    /// removed), then writes the new state back to [`crate::Position`],
+    /// [`crate::Velocity`], [`crate::Steering`], [`crate::WanderPhase`] and
+    /// [`crate::PreviousPosition`].
     Writeback,
 }
 

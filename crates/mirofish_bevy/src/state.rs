@@ -2,12 +2,12 @@
 //! pure simulation core.
 
 use bevy::ecs::change_detection::Tick;
-use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 use mirofish_sim::{FlockParams, ParamError, Scene, Simulation};
 
-use crate::components::{FishSlot, SceneOrder};
+use crate::components::FishSlot;
 use crate::config::FlockConfig;
+use crate::scene_entities::SceneEntities;
 
 /// The simulation core's view of the school: it holds the fish between
 /// ticks, takes at the start of each tick whatever a game wrote to the
@@ -30,8 +30,6 @@ pub struct FlockState {
     pub(crate) flock: Simulation,
     /// The entity of each slot of the flock, as gathered this tick.
     pub(crate) entities: Vec<Entity>,
-    /// The entity of each predator in the flock's scene.
-    pub(crate) predator_entities: Vec<Entity>,
     /// The configuration in force (the last one that validated).
     pub(crate) active: FlockConfig,
     /// Why the latest [`FlockConfig`] was refused, while it is.
@@ -44,16 +42,14 @@ pub struct FlockState {
     /// Whether the tick runs in `FixedUpdate` (so `Transform`s are
     /// interpolated by the fixed clock's overstep).
     pub(crate) fixed_schedule: bool,
-    /// Scene entities refused and reported, so that each is reported once
-    /// while it stays invalid.
-    pub(crate) refused_entities: EntityHashSet,
     /// The length of every tick, when a recorded session fixes it (else
     /// the schedule's clock gives it).
     pub(crate) dt: Option<f32>,
-    /// Rocks and predators as gathered, sorted by arrival (kept, so that
-    /// a tick does not allocate).
-    pub(crate) rocks: Vec<(SceneOrder, Entity, mirofish_sim::Obstacle)>,
-    pub(crate) hunters: Vec<(SceneOrder, Entity, mirofish_sim::Predator)>,
+    /// The entities of the scene's rocks and predators.
+    pub(crate) scene_entities: SceneEntities<Vec2>,
+    /// How many of the core's applied commands the entities have caught
+    /// up with.
+    pub(crate) seen_commands: usize,
     /// The scene being gathered (kept, so that a tick reuses its buffers).
     pub(crate) scene: Scene,
     /// When the last write-back ran: a fish component changed after it was
@@ -68,16 +64,14 @@ impl FlockState {
             flock: empty_school(&config),
             entities: Vec::new(),
             scene: Scene::default(),
-            predator_entities: Vec::new(),
             active: config,
             rejected: None,
             refused_spawn: None,
             spawned_schools: 0,
             fixed_schedule: true,
-            refused_entities: EntityHashSet::default(),
             dt: None,
-            rocks: Vec::new(),
-            hunters: Vec::new(),
+            scene_entities: SceneEntities::default(),
+            seen_commands: 0,
             written: Tick::new(0),
         }
     }

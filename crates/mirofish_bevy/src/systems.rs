@@ -194,29 +194,29 @@ fn gather_scene(
 ) -> Vec<FlockRefusal> {
     let tick = state.flock.tick();
     let scene = &mut state.scene;
-    scene.obstacles.clear();
-    scene.predators.clear();
-    state.predator_entities.clear();
+    let known = &mut state.scene_entities;
+    let (gather, admitted_rocks, hunting) = (&mut known.gather, &mut known.rocks, &mut known.hunters);
     let mut refused = Vec::new();
     let mut check = |entity: Entity, what: Refused, result: Result<(), sim::ParamError>| {
-        admit_entity(&mut state.refused_entities, &mut refused, tick, (entity, what), result)
+        admit_entity(&mut known.refused, &mut refused, tick, (entity, what), result)
     };
     // In the order they arrived (the core's order), not the tables'.
     let order = |o: Option<&SceneOrder>| o.copied().unwrap_or_default();
-    let rocks = &mut state.rocks;
-    rocks.clear();
-    rocks.extend(
+    gather.rocks.clear();
+    gather.rocks.extend(
         obstacles
             .iter()
             .map(|(e, o, p, _, at)| (order(at), e, sim::Obstacle { centre: p.0, radius: o.radius })),
     );
-    sort_by_arrival(rocks);
-    admit_rocks(rocks, &state.active.tank, &mut scene.obstacles, |entity, fits| {
-        check(entity, Refused::Obstacle(entity), fits);
+    sort_by_arrival(&mut gather.rocks);
+    admitted_rocks.clear();
+    admit_rocks(&gather.rocks, &state.active.tank, &mut scene.obstacles, |entity, fits| {
+        if check(entity, Refused::Obstacle(entity), fits) {
+            admitted_rocks.push(entity);
+        }
     });
-    let hunters = &mut state.hunters;
-    hunters.clear();
-    hunters.extend(predators.iter().map(|(e, pr, p, v, at)| {
+    gather.hunters.clear();
+    gather.hunters.extend(predators.iter().map(|(e, pr, p, v, at)| {
         let predator = sim::Predator {
             position: p.0,
             velocity: v.map_or(Vec2::ZERO, |v| v.0),
@@ -227,11 +227,13 @@ fn gather_scene(
         };
         (order(at), e, predator)
     }));
-    sort_by_arrival(hunters);
-    for &(_, entity, predator) in hunters.iter() {
+    sort_by_arrival(&mut gather.hunters);
+    scene.predators.clear();
+    hunting.clear();
+    for &(_, entity, predator) in gather.hunters.iter() {
         if check(entity, Refused::Predator(entity), predator.validate()) {
             scene.predators.push(predator);
-            state.predator_entities.push(entity);
+            hunting.push(entity);
         }
     }
     // The route and group goals stay as the commands and the route's
@@ -349,7 +351,7 @@ pub(crate) fn write_back_predators(
         (With<Predator2d>, Without<Boid>),
     >,
 ) {
-    for (predator, &entity) in state.flock.scene().predators.iter().zip(&state.predator_entities) {
+    for (predator, &entity) in state.flock.scene().predators.iter().zip(&state.scene_entities.hunters) {
         if let Ok((mut p, mut prev, mut v)) = predators.get_mut(entity) {
             prev.0 = p.0;
             p.0 = predator.position;

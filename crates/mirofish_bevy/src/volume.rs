@@ -71,6 +71,7 @@ use crate::columns::{COLUMN_CHUNK, for_each_changed};
 pub use crate::recording::Session;
 use crate::recording::compare_checkpoint;
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report, report_in};
+use crate::scene_entities::SceneEntities;
 use crate::schedule::BoidSystems;
 use crate::turn;
 
@@ -182,7 +183,7 @@ pub struct Flock3dState {
     /// keep the recording's step.
     replay: Session,
     /// The entities of the scene's rocks and predators.
-    scene_entities: scene::SceneEntities,
+    scene_entities: SceneEntities<Vec3>,
     /// When the last write-back ran: a fish's [`Position3d`] or
     /// [`Velocity3d`] changed after it was written by a game.
     written: Tick,
@@ -314,7 +315,7 @@ impl Plugin for MiroFish3dPlugin {
                 loaded: None,
                 replaying: None,
                 replay: Session::Idle,
-                scene_entities: scene::SceneEntities::default(),
+                scene_entities: SceneEntities::default(),
                 written: Tick::new(0),
             })
             .register_type::<(ExtraSteering3d, Leader3d)>()

@@ -54,9 +54,20 @@ fn script(tick: u64) -> Vec<FlockCommand> {
             FlockCommand::SpawnFish { school: 0, count: 30, centre: Vec2::new(-200.0, 0.0), radius: 60.0 },
             FlockCommand::RemovePredator(0),
         ],
+        // Leaders and groups by id, as the core numbers its fish.
+        60 => vec![
+            FlockCommand::SetLeaders { fish: vec![3, 17, 9999], leads: true },
+            FlockCommand::FormGroups { school: None, first: 0, count: 3 },
+            FlockCommand::SetGroupGoal { group: 1, goal: Some(goal) },
+        ],
         70 => vec![FlockCommand::SetParams(FlockParams { cohesion_weight: 0.4, ..default() })],
         85 => vec![FlockCommand::RemoveFish { count: 50 }, FlockCommand::RemoveObstacle(0)],
+        90 => vec![
+            FlockCommand::JoinGroup { fish: vec![5, 6], group: Some(2) },
+            FlockCommand::SetLeaders { fish: vec![3], leads: false },
+        ],
         100 => vec![FlockCommand::SetBoundary(BoundaryMode::Wrap), FlockCommand::SetAttractor(None)],
+        110 => vec![FlockCommand::ClearGroups],
         _ => Vec::new(),
     }
 }
@@ -89,7 +100,7 @@ fn record() -> Recording {
 fn a_recorded_session_replays_to_the_same_bits_in_the_core() {
     let recording = record();
     assert_eq!(recording.ticks, 120);
-    assert_eq!(recording.commands.len(), 17, "every command of the script, once");
+    assert_eq!(recording.commands.len(), 23, "every command of the script, once");
     assert_eq!(recording.checkpoints.iter().map(|c| c.tick).collect::<Vec<_>>(), [0, 30, 60, 90, 120]);
     // Through the file format, then the core alone: what `mirofish-lab
     // replay` does.

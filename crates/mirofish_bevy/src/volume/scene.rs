@@ -16,14 +16,13 @@
 //! replay says so), while rocks and predators added and removed by command
 //! replay as any command does.
 
-use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
-use mirofish_sim::space::VolumeCommand;
 use mirofish_sim::{Obstacle, ParamError, Predator};
 
 use super::{Flock3dState, Position3d, PreviousPosition3d, Velocity3d};
 use crate::components::{SceneOrder, sort_by_arrival};
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report};
+use crate::scene_entities::SceneForms;
 use crate::systems::{admit_entity, admit_rocks};
 
 /// A sphere at its [`Position3d`] that fish steer around and never end a
@@ -85,35 +84,25 @@ impl Predator3d {
     }
 }
 
-/// The entities of the scene's rocks and predators, by their place in the
-/// scene's lists, and the entities refused while they stay invalid.
-#[derive(Debug, Default)]
-pub(super) struct SceneEntities {
-    rocks: Vec<Entity>,
-    hunters: Vec<Entity>,
-    refused: EntityHashSet,
-    /// How many of the core's left-out commands the entities have caught
-    /// up with.
-    seen_left_out: usize,
-    /// The gather's working lists, kept so that a tick allocates nothing
-    /// once they have grown: rocks and predators as they arrived, and those
-    /// admitted.
-    gather: Gathered,
-}
+impl SceneForms for Vec3 {
+    fn spawn_rock(commands: &mut Commands, rock: &Obstacle<Vec3>) -> Entity {
+        let at = rock.centre;
+        commands
+            .spawn((Obstacle3d { radius: rock.radius }, Position3d(at), Transform::from_translation(at)))
+            .id()
+    }
 
-#[derive(Debug, Default)]
-struct Gathered {
-    rocks: Vec<(SceneOrder, Entity, Obstacle<Vec3>)>,
-    hunters: Vec<(SceneOrder, Entity, Predator<Vec3>)>,
-    obstacles: Vec<Obstacle<Vec3>>,
-    predators: Vec<Predator<Vec3>>,
-}
-
-impl SceneEntities {
-    /// Forgets every entity (the plugin despawns them first).
-    pub(super) fn forget(&mut self) -> impl Iterator<Item = Entity> + '_ {
-        self.refused.clear();
-        self.rocks.drain(..).chain(self.hunters.drain(..))
+    fn spawn_hunter(commands: &mut Commands, p: &Predator<Vec3>) -> Entity {
+        let at = p.position;
+        commands
+            .spawn((
+                Predator3d::of(p),
+                Position3d(at),
+                PreviousPosition3d(at),
+                Velocity3d(p.velocity),
+                Transform::from_translation(at),
+            ))
+            .id()
     }
 }
 
@@ -180,71 +169,15 @@ pub(super) fn gather_scene(
 }
 
 /// Brings the rock and predator entities in line with the scene after the
-/// tick's commands (an entity for each rock or predator a command added,
-/// none for one it removed) and writes each predator's new position and
-/// velocity to its entity. With `rebuild` (the scene was replaced), or
-/// where the lists still differ in length, every entity is spawned again
-/// from the scene.
+/// tick's commands (see [`SceneEntities::follow_commands`]) and writes each
+/// predator's new position and velocity to its entity.
 pub(super) fn sync_scene(world: &mut World, state: &mut Flock3dState, seen_commands: usize, rebuild: bool) {
-    let applied = state.flock.applied();
-    let left_out = state.flock.left_out();
-    let known = &mut state.scene_entities;
-    for stamped in applied.get(seen_commands..).unwrap_or_default() {
-        let skipped = left_out.get(known.seen_left_out).is_some_and(|(l, _)| l == stamped);
-        if skipped {
-            known.seen_left_out += 1;
-            continue;
-        }
-        match &stamped.command {
-            VolumeCommand::AddObstacle(rock) => known.rocks.push(spawn_rock(world, rock)),
-            VolumeCommand::RemoveObstacle(i) if *i < known.rocks.len() => {
-                despawn(world, known.rocks.remove(*i))
-            }
-            VolumeCommand::ClearObstacles => known.rocks.drain(..).for_each(|e| despawn(world, e)),
-            VolumeCommand::AddPredator(p) => known.hunters.push(spawn_hunter(world, p)),
-            VolumeCommand::RemovePredator(i) if *i < known.hunters.len() => {
-                despawn(world, known.hunters.remove(*i))
-            }
-            VolumeCommand::ClearPredators => known.hunters.drain(..).for_each(|e| despawn(world, e)),
-            _ => {}
-        }
-    }
-    let scene = state.flock.scene();
-    if rebuild || known.rocks.len() != scene.obstacles.len() || known.hunters.len() != scene.predators.len() {
-        for entity in known.forget().collect::<Vec<_>>() {
-            despawn(world, entity);
-        }
-        known.rocks = scene.obstacles.iter().map(|rock| spawn_rock(world, rock)).collect();
-        known.hunters = scene.predators.iter().map(|p| spawn_hunter(world, p)).collect();
-    }
-    for (p, &entity) in scene.predators.iter().zip(&known.hunters) {
+    state.scene_entities.follow_commands(&mut world.commands(), &state.flock, seen_commands, rebuild);
+    world.flush();
+    for (p, &entity) in state.flock.scene().predators.iter().zip(&state.scene_entities.hunters) {
         let Ok(mut entity) = world.get_entity_mut(entity) else { continue };
         let before = entity.get::<Position3d>().map_or(p.position, |q| q.0);
         entity.insert((Position3d(p.position), PreviousPosition3d(before), Velocity3d(p.velocity)));
-    }
-}
-
-fn spawn_rock(world: &mut World, rock: &Obstacle<Vec3>) -> Entity {
-    let at = rock.centre;
-    world.spawn((Obstacle3d { radius: rock.radius }, Position3d(at), Transform::from_translation(at))).id()
-}
-
-fn spawn_hunter(world: &mut World, p: &Predator<Vec3>) -> Entity {
-    let at = p.position;
-    world
-        .spawn((
-            Predator3d::of(p),
-            Position3d(at),
-            PreviousPosition3d(at),
-            Velocity3d(p.velocity),
-            Transform::from_translation(at),
-        ))
-        .id()
-}
-
-fn despawn(world: &mut World, entity: Entity) {
-    if let Ok(entity) = world.get_entity_mut(entity) {
-        entity.despawn();
     }
 }
 

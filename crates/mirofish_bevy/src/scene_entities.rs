@@ -1,0 +1,135 @@
+//! Rocks and predators as entities, in either space: which entity stands
+//! for which element of the core's scene, and how the entities follow the
+//! scene after the core has applied a tick's commands.
+//!
+//! Between ticks the entities are the truth: each tick starts by gathering
+//! them into the core's scene, in the order they arrived. The tick's
+//! commands then act on that scene in the core, and at the write-back the
+//! entities follow: a rock or predator a command added gets an entity, one
+//! a command removed loses its entity. The plane's and the volume's
+//! plugins share this; each space says how its entities look
+//! ([`SceneForms`]).
+
+use bevy::ecs::entity::EntityHashSet;
+use bevy::prelude::*;
+use mirofish_sim::space::Swarm;
+use mirofish_sim::{FlockCommand, Obstacle, Predator, Vector};
+
+use crate::components::SceneOrder;
+
+/// How a space's rocks and predators look as entities.
+pub(crate) trait SceneForms: Vector {
+    /// Spawns the entity of `rock`.
+    fn spawn_rock(commands: &mut Commands, rock: &Obstacle<Self>) -> Entity;
+
+    /// Spawns the entity of `predator`.
+    fn spawn_hunter(commands: &mut Commands, predator: &Predator<Self>) -> Entity;
+}
+
+/// The entities of the scene's rocks and predators, by their place in the
+/// scene's lists, and the entities refused while they stay invalid.
+#[derive(Debug)]
+pub(crate) struct SceneEntities<V: Vector> {
+    /// The entity of each of the scene's rocks.
+    pub rocks: Vec<Entity>,
+    /// The entity of each of the scene's predators.
+    pub hunters: Vec<Entity>,
+    /// Rock and predator entities refused and reported, so that each is
+    /// reported once while it stays invalid.
+    pub refused: EntityHashSet,
+    /// How many of the core's left-out commands the entities have caught
+    /// up with.
+    seen_left_out: usize,
+    /// The gather's working lists, kept so that a tick allocates nothing
+    /// once they have grown.
+    pub gather: Gathered<V>,
+}
+
+impl<V: Vector> Default for SceneEntities<V> {
+    fn default() -> Self {
+        Self {
+            rocks: Vec::new(),
+            hunters: Vec::new(),
+            refused: EntityHashSet::default(),
+            seen_left_out: 0,
+            gather: Gathered::default(),
+        }
+    }
+}
+
+/// Rocks and predators as they arrived, and those admitted.
+#[derive(Debug)]
+pub(crate) struct Gathered<V: Vector> {
+    /// Every rock entity, with its order of arrival.
+    pub rocks: Vec<(SceneOrder, Entity, Obstacle<V>)>,
+    /// Every predator entity, with its order of arrival.
+    pub hunters: Vec<(SceneOrder, Entity, Predator<V>)>,
+    /// The rocks admitted, in the scene's order.
+    pub obstacles: Vec<Obstacle<V>>,
+    /// The predators admitted, in the scene's order.
+    pub predators: Vec<Predator<V>>,
+}
+
+impl<V: Vector> Default for Gathered<V> {
+    fn default() -> Self {
+        Self { rocks: Vec::new(), hunters: Vec::new(), obstacles: Vec::new(), predators: Vec::new() }
+    }
+}
+
+impl<V: SceneForms> SceneEntities<V> {
+    /// Forgets every entity (the plugin despawns them first).
+    pub fn forget(&mut self) -> impl Iterator<Item = Entity> + '_ {
+        self.refused.clear();
+        self.rocks.drain(..).chain(self.hunters.drain(..))
+    }
+
+    /// Brings the rock and predator entities in line with `flock`'s scene
+    /// after its commands from `seen_commands` on: an entity for each rock
+    /// or predator a command added, none for one it removed. With
+    /// `rebuild` (the scene was replaced), or where the lists still differ
+    /// in length, every entity is spawned again from the scene.
+    pub fn follow_commands(
+        &mut self,
+        commands: &mut Commands,
+        flock: &Swarm<V>,
+        seen_commands: usize,
+        rebuild: bool,
+    ) {
+        let left_out = flock.left_out();
+        for stamped in flock.applied().get(seen_commands..).unwrap_or_default() {
+            // A command the core left out (a rock that would close the last
+            // room) added nothing.
+            if left_out.get(self.seen_left_out).is_some_and(|(l, _)| l == stamped) {
+                self.seen_left_out += 1;
+                continue;
+            }
+            match &stamped.command {
+                FlockCommand::AddObstacle(rock) => self.rocks.push(V::spawn_rock(commands, rock)),
+                FlockCommand::RemoveObstacle(i) if *i < self.rocks.len() => {
+                    despawn(commands, self.rocks.remove(*i))
+                }
+                FlockCommand::ClearObstacles => self.rocks.drain(..).for_each(|e| despawn(commands, e)),
+                FlockCommand::AddPredator(p) => self.hunters.push(V::spawn_hunter(commands, p)),
+                FlockCommand::RemovePredator(i) if *i < self.hunters.len() => {
+                    despawn(commands, self.hunters.remove(*i))
+                }
+                FlockCommand::ClearPredators => self.hunters.drain(..).for_each(|e| despawn(commands, e)),
+                _ => {}
+            }
+        }
+        let scene = flock.scene();
+        if rebuild || self.rocks.len() != scene.obstacles.len() || self.hunters.len() != scene.predators.len()
+        {
+            for entity in self.forget().collect::<Vec<_>>() {
+                despawn(commands, entity);
+            }
+            self.rocks = scene.obstacles.iter().map(|rock| V::spawn_rock(commands, rock)).collect();
+            self.hunters = scene.predators.iter().map(|p| V::spawn_hunter(commands, p)).collect();
+        }
+    }
+}
+
+/// Despawns `entity` if it is still there.
+pub(crate) fn despawn(commands: &mut Commands, entity: Entity) {
+    commands.entity(entity).try_despawn();
+}
