@@ -13,9 +13,11 @@
 use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 use mirofish_sim::space::Swarm;
-use mirofish_sim::{FlockCommand, Obstacle, Predator, Vector};
+use mirofish_sim::world::scene::{add_rock, check_room};
+use mirofish_sim::{FlockCommand, Obstacle, ParamError, Predator, TankOf, Vector};
 
-use crate::components::SceneOrder;
+use crate::components::{SceneOrder, sort_by_arrival};
+use crate::refusals::{FlockRefusal, Refused};
 
 /// How a space's rocks and predators look as entities.
 pub(crate) trait SceneForms: Vector {
@@ -76,6 +78,47 @@ impl<V: Vector> Default for Gathered<V> {
     }
 }
 
+impl<V: Vector> SceneEntities<V> {
+    /// Gathers the rock and predator entities (each with the order it
+    /// arrived in) into `gather`'s lists in that order, the core's: each
+    /// valid one, and each rock that leaves room in `tank` beside those
+    /// before it. An entity refused goes into `refusals` once, while it
+    /// stays so.
+    pub fn admit(
+        &mut self,
+        rocks: impl Iterator<Item = (SceneOrder, Entity, Obstacle<V>)>,
+        hunters: impl Iterator<Item = (SceneOrder, Entity, Predator<V>)>,
+        tank: &TankOf<V>,
+        tick: u64,
+        refusals: &mut Vec<FlockRefusal>,
+    ) {
+        let Self { rocks: admitted, hunters: hunting, refused, gather, .. } = self;
+        let mut check = |entity: Entity, what: Refused, result: Result<(), ParamError>| {
+            admit_entity(refused, refusals, tick, (entity, what), result)
+        };
+        gather.rocks.clear();
+        gather.rocks.extend(rocks);
+        sort_by_arrival(&mut gather.rocks);
+        admitted.clear();
+        admit_rocks(&gather.rocks, tank, &mut gather.obstacles, |entity, fits| {
+            if check(entity, Refused::Obstacle(entity), fits) {
+                admitted.push(entity);
+            }
+        });
+        gather.hunters.clear();
+        gather.hunters.extend(hunters);
+        sort_by_arrival(&mut gather.hunters);
+        gather.predators.clear();
+        hunting.clear();
+        for &(_, entity, predator) in &gather.hunters {
+            if check(entity, Refused::Predator(entity), predator.validate()) {
+                gather.predators.push(predator);
+                hunting.push(entity);
+            }
+        }
+    }
+}
+
 impl<V: SceneForms> SceneEntities<V> {
     /// Forgets every entity (the plugin despawns them first).
     pub fn forget(&mut self) -> impl Iterator<Item = Entity> + '_ {
@@ -126,6 +169,60 @@ impl<V: SceneForms> SceneEntities<V> {
             self.rocks = scene.obstacles.iter().map(|rock| V::spawn_rock(commands, rock)).collect();
             self.hunters = scene.predators.iter().map(|p| V::spawn_hunter(commands, p)).collect();
         }
+    }
+}
+
+/// Whether a rock or predator entity, checked with `result`, joins the
+/// scene: with `Ok` it does (and is no longer refused); with `Err` it does
+/// not, and its refusal goes into `refused` only the first time, while it
+/// stays invalid (`refused_entities` remembers it).
+fn admit_entity(
+    refused_entities: &mut EntityHashSet,
+    refused: &mut Vec<FlockRefusal>,
+    tick: u64,
+    (entity, what): (Entity, Refused),
+    result: Result<(), ParamError>,
+) -> bool {
+    match result {
+        Ok(()) => {
+            refused_entities.remove(&entity);
+            true
+        }
+        Err(error) => {
+            if refused_entities.insert(entity) {
+                refused.push(FlockRefusal { tick, what, error });
+            }
+            false
+        }
+    }
+}
+
+/// The scene's rocks from rock entities in the order they arrived: each
+/// valid alone, and leaving room beside those before it (the one that would
+/// close the last room is left out, as the core leaves out such a command's
+/// rock). `verdict` hears each entity's outcome. The whole set is checked
+/// once first: only where the rocks cover the tank between them (rare) is
+/// each one checked beside those before it, which costs a room check per
+/// rock, every tick.
+pub(crate) fn admit_rocks<V: Vector>(
+    rocks: &[(SceneOrder, Entity, Obstacle<V>)],
+    tank: &TankOf<V>,
+    out: &mut Vec<Obstacle<V>>,
+    mut verdict: impl FnMut(Entity, Result<(), ParamError>),
+) {
+    out.clear();
+    out.extend(rocks.iter().map(|&(_, _, rock)| rock).filter(|rock| rock.validate_in(tank).is_ok()));
+    let crowded = check_room(out, tank).is_err();
+    out.clear();
+    for &(_, entity, rock) in rocks {
+        let fits = rock.validate_in(tank).and_then(|()| match crowded {
+            true => add_rock(out, rock, tank),
+            false => {
+                out.push(rock);
+                Ok(())
+            }
+        });
+        verdict(entity, fits);
     }
 }
 

@@ -5,20 +5,19 @@
 //! [`run_to`](mirofish_sim::space::Swarm::run_to)); the work happens on
 //! its contiguous arrays, not through per-entity lookups.
 
-use bevy::ecs::entity::{EntityHashMap, EntityHashSet};
+use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::system::SystemChangeTick;
 use bevy::prelude::*;
 
 use mirofish_sim as sim;
 use mirofish_sim::space::TickStage;
-use mirofish_sim::world::scene::{add_rock, check_room};
 use rayon::prelude::*;
 
 use crate::columns::{COLUMN_CHUNK, copy_changed, set_row};
 
 use crate::components::{
     Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
-    SceneOrder, School, Steering, Velocity, WanderPhase, sort_by_arrival,
+    SceneOrder, School, Steering, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
@@ -193,30 +192,11 @@ fn gather_scene(
     predators: &Query<SceneParts<Predator2d>, Without<Boid>>,
 ) -> Vec<FlockRefusal> {
     let tick = state.flock.tick();
-    let scene = &mut state.scene;
-    let known = &mut state.scene_entities;
-    let (gather, admitted_rocks, hunting) = (&mut known.gather, &mut known.rocks, &mut known.hunters);
-    let mut refused = Vec::new();
-    let mut check = |entity: Entity, what: Refused, result: Result<(), sim::ParamError>| {
-        admit_entity(&mut known.refused, &mut refused, tick, (entity, what), result)
-    };
-    // In the order they arrived (the core's order), not the tables'.
     let order = |o: Option<&SceneOrder>| o.copied().unwrap_or_default();
-    gather.rocks.clear();
-    gather.rocks.extend(
-        obstacles
-            .iter()
-            .map(|(e, o, p, _, at)| (order(at), e, sim::Obstacle { centre: p.0, radius: o.radius })),
-    );
-    sort_by_arrival(&mut gather.rocks);
-    admitted_rocks.clear();
-    admit_rocks(&gather.rocks, &state.active.tank, &mut scene.obstacles, |entity, fits| {
-        if check(entity, Refused::Obstacle(entity), fits) {
-            admitted_rocks.push(entity);
-        }
-    });
-    gather.hunters.clear();
-    gather.hunters.extend(predators.iter().map(|(e, pr, p, v, at)| {
+    let rocks = obstacles
+        .iter()
+        .map(|(e, o, p, _, at)| (order(at), e, sim::Obstacle { centre: p.0, radius: o.radius }));
+    let hunters = predators.iter().map(|(e, pr, p, v, at)| {
         let predator = sim::Predator {
             position: p.0,
             velocity: v.map_or(Vec2::ZERO, |v| v.0),
@@ -226,16 +206,13 @@ fn gather_scene(
             chase: pr.chase,
         };
         (order(at), e, predator)
-    }));
-    sort_by_arrival(&mut gather.hunters);
-    scene.predators.clear();
-    hunting.clear();
-    for &(_, entity, predator) in gather.hunters.iter() {
-        if check(entity, Refused::Predator(entity), predator.validate()) {
-            scene.predators.push(predator);
-            hunting.push(entity);
-        }
-    }
+    });
+    let mut refused = Vec::new();
+    let known = &mut state.scene_entities;
+    known.admit(rocks, hunters, &state.active.tank, tick, &mut refused);
+    let scene = &mut state.scene;
+    scene.obstacles.clone_from(&known.gather.obstacles);
+    scene.predators.clone_from(&known.gather.predators);
     // The route and group goals stay as the commands and the route's
     // progress left them; the buffer swapped in takes the old scene's
     // place, so that a tick allocates nothing.
@@ -250,60 +227,6 @@ fn gather_scene(
         log::error!("MiroFish: the gathered scene was not taken: {err}");
     }
     refused
-}
-
-/// Whether a rock or predator entity, checked with `result`, joins the
-/// scene: with `Ok` it does (and is no longer refused); with `Err` it does
-/// not, and its refusal goes into `refused` only the first time, while it
-/// stays invalid (`refused_entities` remembers it).
-pub(crate) fn admit_entity(
-    refused_entities: &mut EntityHashSet,
-    refused: &mut Vec<FlockRefusal>,
-    tick: u64,
-    (entity, what): (Entity, Refused),
-    result: Result<(), sim::ParamError>,
-) -> bool {
-    match result {
-        Ok(()) => {
-            refused_entities.remove(&entity);
-            true
-        }
-        Err(error) => {
-            if refused_entities.insert(entity) {
-                refused.push(FlockRefusal { tick, what, error });
-            }
-            false
-        }
-    }
-}
-
-/// The scene's rocks from rock entities in the order they arrived: each
-/// valid alone, and leaving room beside those before it (the one that would
-/// close the last room is left out, as the core leaves out such a command's
-/// rock). `verdict` hears each entity's outcome. The whole set is checked
-/// once first: only where the rocks cover the tank between them (rare) is
-/// each one checked beside those before it, which costs a room check per
-/// rock, every tick.
-pub(crate) fn admit_rocks<V: sim::Vector>(
-    rocks: &[(SceneOrder, Entity, sim::Obstacle<V>)],
-    tank: &sim::TankOf<V>,
-    out: &mut Vec<sim::Obstacle<V>>,
-    mut verdict: impl FnMut(Entity, Result<(), sim::ParamError>),
-) {
-    out.clear();
-    out.extend(rocks.iter().map(|&(_, _, rock)| rock).filter(|rock| rock.validate_in(tank).is_ok()));
-    let crowded = check_room(out, tank).is_err();
-    out.clear();
-    for &(_, entity, rock) in rocks {
-        let fits = rock.validate_in(tank).and_then(|()| match crowded {
-            true => add_rock(out, rock, tank),
-            false => {
-                out.push(rock);
-                Ok(())
-            }
-        });
-        verdict(entity, fits);
-    }
 }
 
 /// A system running the core's tick up to `stage` (the stages before it

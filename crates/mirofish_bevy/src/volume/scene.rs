@@ -17,13 +17,12 @@
 //! replay as any command does.
 
 use bevy::prelude::*;
-use mirofish_sim::{Obstacle, ParamError, Predator};
+use mirofish_sim::{Obstacle, Predator};
 
 use super::{Flock3dState, Position3d, PreviousPosition3d, Velocity3d};
-use crate::components::{SceneOrder, sort_by_arrival};
+use crate::components::SceneOrder;
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report};
 use crate::scene_entities::SceneForms;
-use crate::systems::{admit_entity, admit_rocks};
 
 /// A sphere at its [`Position3d`] that fish steer around and never end a
 /// tick inside: the entity form of the core's [`Obstacle`] in a volume,
@@ -121,35 +120,15 @@ pub(super) fn gather_scene(
 ) {
     let state = &mut *state;
     let tick = state.flock.tick();
-    let known = &mut state.scene_entities;
-    let (gather, admitted_rocks, hunting) = (&mut known.gather, &mut known.rocks, &mut known.hunters);
-    let mut refused = Vec::new();
-    let mut check = |entity: Entity, what: Refused, result: Result<(), ParamError>| {
-        admit_entity(&mut known.refused, &mut refused, tick, (entity, what), result)
-    };
     let order = |o: Option<&SceneOrder>| o.copied().unwrap_or_default();
-    gather.rocks.clear();
-    gather
-        .rocks
-        .extend(rocks.iter().map(|(e, o, p, at)| (order(at), e, Obstacle { centre: p.0, radius: o.radius })));
-    sort_by_arrival(&mut gather.rocks);
-    admitted_rocks.clear();
-    admit_rocks(&gather.rocks, state.flock.tank(), &mut gather.obstacles, |entity, fits| {
-        if check(entity, Refused::Obstacle(entity), fits) {
-            admitted_rocks.push(entity);
-        }
-    });
-    gather.hunters.clear();
-    gather.hunters.extend(hunters.iter().map(|(e, h, p, v, at)| (order(at), e, h.at(p.0, v.0))));
-    sort_by_arrival(&mut gather.hunters);
-    gather.predators.clear();
-    hunting.clear();
-    for &(_, entity, predator) in &gather.hunters {
-        if check(entity, Refused::Predator(entity), predator.validate()) {
-            gather.predators.push(predator);
-            hunting.push(entity);
-        }
-    }
+    let mut refused = Vec::new();
+    state.scene_entities.admit(
+        rocks.iter().map(|(e, o, p, at)| (order(at), e, Obstacle { centre: p.0, radius: o.radius })),
+        hunters.iter().map(|(e, h, p, v, at)| (order(at), e, h.at(p.0, v.0))),
+        state.flock.tank(),
+        tick,
+        &mut refused,
+    );
     for refusal in refused {
         report(&mut refusals, &mut messages, refusal);
     }
