@@ -222,9 +222,10 @@ fn gather_scene(
     scene.attractor = active.attractor;
     scene.route.clone_from(&now.route);
     scene.group_goals.clone_from(&now.group_goals);
-    if let Err(err) = state.flock.swap_scene(scene) {
-        // Every element was checked above: not expected.
-        log::error!("MiroFish: the gathered scene was not taken: {err}");
+    if let Err(error) = state.flock.swap_scene(scene) {
+        // Every element was admitted above, so not expected; reported as
+        // the volume reports it, and the core keeps its last scene.
+        refused.push(FlockRefusal { tick, what: Refused::Scene, error });
     }
     refused
 }
