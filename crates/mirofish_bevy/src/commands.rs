@@ -173,7 +173,7 @@ fn follow_fish(commands: &mut Commands, state: &mut FlockState) {
 /// [`FlockConfig`] (and the configuration in force) as the core holds it
 /// after the commands: each of the parameters, tank, zones, goals and
 /// attractor a command changed (a game's own edits to the others stay).
-fn follow_config(config: &mut FlockConfig, state: &mut FlockState) {
+fn follow_config(config: &mut ResMut<FlockConfig>, state: &mut FlockState) {
     let (flock, active) = (&state.flock, &mut state.active);
     let (table, scene) = (flock.params(), flock.scene());
     // Each field written only where the core's differs from the one in
