@@ -120,6 +120,12 @@ impl<V: Vector> SceneEntities<V> {
 }
 
 impl<V: SceneForms> SceneEntities<V> {
+    /// The core was replaced by a new one: none of its commands, left out
+    /// or not, has been seen yet.
+    pub fn started_over(&mut self) {
+        self.seen_left_out = 0;
+    }
+
     /// Forgets every entity (the plugin despawns them first).
     pub fn forget(&mut self) -> impl Iterator<Item = Entity> + '_ {
         self.refused.clear();

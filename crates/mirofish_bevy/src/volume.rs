@@ -527,6 +527,7 @@ fn start_over(
     let mut state = world.resource_mut::<Flock3dState>();
     state.flock = flock;
     state.seen_commands = 0;
+    state.scene_entities.started_over();
     state.loaded = None;
     state.replaying = None;
     state.replay = Session::Idle;

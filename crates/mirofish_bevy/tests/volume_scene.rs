@@ -205,3 +205,37 @@ fn a_session_with_command_rocks_replays_in_the_app() {
     let session = again.world().resource::<Flock3dState>().replay().clone();
     assert!(matches!(session, mirofish_bevy::Session::Matched { .. }), "{session:?}");
 }
+
+/// Rock entities spawned so far, counted as they arrive.
+#[derive(Resource, Default)]
+struct RocksSpawned(usize);
+
+/// A rock command the core leaves out (it would close the last room) adds
+/// no entity, in the run it was left out of and again after the volume
+/// starts over: the rock already there is not spawned anew.
+#[test]
+fn a_left_out_rock_adds_no_entity_before_or_after_the_volume_starts_over() {
+    let mut app = app();
+    app.init_resource::<RocksSpawned>()
+        .add_observer(|_: On<Add, Obstacle3d>, mut spawned: ResMut<RocksSpawned>| spawned.0 += 1);
+    // Each half of the tank's box covered by one ball: together they would
+    // leave no room, so the second is left out.
+    let halves = [-320.0, 320.0]
+        .map(|x| VolumeCommand::AddObstacle(Obstacle { centre: Vec3::new(x, 0.0, 0.0), radius: 610.0 }));
+    let run = |app: &mut App| {
+        app.world_mut().commands().queue(SpawnSchool3d::new(50));
+        ticks(app, 1);
+        for command in halves.clone() {
+            app.world_mut().resource_mut::<Flock3dState>().flock.submit(command).unwrap();
+        }
+        ticks(app, 2);
+        let state = app.world().resource::<Flock3dState>();
+        assert_eq!((state.flock.scene().obstacles.len(), state.flock.left_out().len()), (1, 1));
+        assert_eq!(rocks(app).len(), 1);
+    };
+    run(&mut app);
+    assert_eq!(app.world().resource::<RocksSpawned>().0, 1);
+    app.world_mut().commands().queue(Restart3d(Flock3dConfig { seed: 4, ..default() }));
+    run(&mut app);
+    assert_eq!(app.world().resource::<RocksSpawned>().0, 2, "one rock entity for each run");
+}
