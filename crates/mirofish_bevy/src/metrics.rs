@@ -22,7 +22,7 @@ pub struct FlockMetrics {
     /// Most rows kept.
     pub capacity: usize,
     /// Whether rule-force magnitudes are measured too (the force pass then
-    /// keeps each fish's per-rule forces, which costs a few per cent).
+    /// keeps each fish's per-rule forces, which about doubles the tick).
     pub rule_forces: bool,
 }
 
