@@ -149,3 +149,36 @@ fn shared_commands_reach_the_entities_and_the_zones_the_core() {
         assert!((v.length() - speed).abs() < 1.0e-3 * speed, "{} at {speed}", v.length());
     }
 }
+
+/// Whether `FlockConfig` read as changed after each tick's write-back.
+#[derive(Resource, Default)]
+struct ConfigChanges(Vec<bool>);
+
+/// A command that changes the configuration shows in `FlockConfig`, marked
+/// changed; one that does not (a predator) leaves it unmarked, so that a
+/// game watching the configuration hears only of real changes.
+#[test]
+fn flock_config_changes_only_with_a_command_that_changes_it() {
+    let mut app = headless_app(config(5), 1);
+    spawn(&mut app, 40);
+    app.init_resource::<ConfigChanges>().add_systems(
+        FixedUpdate,
+        (|config: Res<FlockConfig>, mut seen: ResMut<ConfigChanges>| seen.0.push(config.is_changed()))
+            .after(BoidSystems::Writeback),
+    );
+    run_ticks(&mut app, 2);
+    let params = FlockParams { alignment_weight: 1.7, ..FlockParams::default() };
+    {
+        let mut commands = app.world_mut().resource_mut::<FlockCommands>();
+        let now = commands.next_tick();
+        commands
+            .schedule(now, FlockCommand::AddPredator(mirofish_sim::Predator::new(Vec2::ZERO, 80.0)))
+            .unwrap();
+        commands.schedule(now + 2, FlockCommand::SetParams(params)).unwrap();
+    }
+    app.world_mut().resource_mut::<ConfigChanges>().0.clear();
+    run_ticks(&mut app, 3);
+    assert_eq!(app.world().resource::<ConfigChanges>().0, [false, false, true]);
+    assert_eq!(app.world().resource::<FlockConfig>().params, params);
+    assert_eq!(count::<Predator2d>(&mut app), 1);
+}
