@@ -88,8 +88,11 @@ pub struct School(pub u16);
 /// [`FlockCommand::SetGroupGoal`](mirofish_sim::FlockCommand::SetGroupGoal))
 /// on top of its school's. Put one fish in a group of its own to give it a
 /// target of its own. Numbers from [`mirofish_sim::MAX_GROUPS`] up count
-/// as no group.
+/// as no group. Kept apart from the fish's table (a sparse set), as
+/// [`Leader`] is, so that joining a group does not move a fish among the
+/// others and the flock keeps its fish in their order.
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Eq, Hash, Deref, DerefMut)]
+#[component(storage = "SparseSet")]
 #[reflect(Component, Debug, Default, PartialEq)]
 pub struct FishGroup(pub u16);
 

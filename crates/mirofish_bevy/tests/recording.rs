@@ -43,7 +43,12 @@ fn script(tick: u64) -> Vec<FlockCommand> {
         26 => [-300.0, 300.0]
             .map(|x| FlockCommand::AddObstacle(Obstacle { centre: Vec2::new(x, 0.0), radius: 420.0 }))
             .to_vec(),
-        30 => vec![FlockCommand::MovePredator { predator: 0, to: Vec2::new(-100.0, 80.0) }],
+        // One fish in a group of its own, before any groups are formed: it
+        // must keep its place among the others.
+        30 => vec![
+            FlockCommand::MovePredator { predator: 0, to: Vec2::new(-100.0, 80.0) },
+            FlockCommand::JoinGroup { fish: vec![7], group: Some(3) },
+        ],
         34 => vec![FlockCommand::RemoveObstacle(2)],
         45 => vec![
             FlockCommand::MovePredator { predator: 0, to: Vec2::new(120.0, -60.0) },
@@ -100,7 +105,7 @@ fn record() -> Recording {
 fn a_recorded_session_replays_to_the_same_bits_in_the_core() {
     let recording = record();
     assert_eq!(recording.ticks, 120);
-    assert_eq!(recording.commands.len(), 23, "every command of the script, once");
+    assert_eq!(recording.commands.len(), 24, "every command of the script, once");
     assert_eq!(recording.checkpoints.iter().map(|c| c.tick).collect::<Vec<_>>(), [0, 30, 60, 90, 120]);
     // Through the file format, then the core alone: what `mirofish-lab
     // replay` does.
