@@ -210,9 +210,11 @@ fn gather_scene(
     let mut refused = Vec::new();
     let known = &mut state.scene_entities;
     known.admit(rocks, hunters, &state.active.tank, tick, &mut refused);
+    // The admitted lists change places with the buffer's (the next gather
+    // clears them): no copy.
     let scene = &mut state.scene;
-    scene.obstacles.clone_from(&known.gather.obstacles);
-    scene.predators.clone_from(&known.gather.predators);
+    core::mem::swap(&mut scene.obstacles, &mut known.gather.obstacles);
+    core::mem::swap(&mut scene.predators, &mut known.gather.predators);
     // The route and group goals stay as the commands and the route's
     // progress left them; the buffer swapped in takes the old scene's
     // place, so that a tick allocates nothing.
