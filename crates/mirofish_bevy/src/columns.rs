@@ -9,27 +9,18 @@
 //! compute pool has a single thread). The gather walks the columns' change
 //! ticks and copies only the rows a game wrote.
 
-use core::panic::Location;
-
-use bevy::ecs::change_detection::{ContiguousMut, ContiguousRef, MAX_CHANGE_AGE, Tick};
+use bevy::ecs::change_detection::{ContiguousRef, MAX_CHANGE_AGE, Tick};
 
 /// Rows per parallel work item when copying a table column: enough to
 /// amortise the hand-off, few enough to share 100k rows among many threads.
 pub(crate) const COLUMN_CHUNK: usize = 4096;
 
-/// `write(&mut to[i], &from[i])` for every row of `from` changed after
-/// `since` (see [`for_each_changed`]). `to` and `from` have the same
-/// length.
-pub(crate) fn copy_changed<A, B>(
-    to: &mut [A],
-    from: ContiguousRef<B>,
-    since: Tick,
-    write: impl Fn(&mut A, &B),
-) {
+/// `each(row, &from[row])` for every row of `from` changed after `since`
+/// (see [`for_each_changed`]).
+pub(crate) fn copy_changed<B>(from: ContiguousRef<B>, since: Tick, mut each: impl FnMut(usize, &B)) {
     let (now, changed) = (from.this_run_tick(), from.changed_ticks_slice());
     let from = from.into_inner();
-    debug_assert_eq!(to.len(), from.len());
-    for_each_changed([changed], since, now, |row| write(&mut to[row], &from[row]));
+    for_each_changed([changed], since, now, |row| each(row, &from[row]));
 }
 
 /// Calls `each(row)` for every row whose change tick in any of `columns`
@@ -60,15 +51,4 @@ pub(crate) fn for_each_changed<const N: usize>(
             }
         }
     }
-}
-
-/// Writes `value` into `row` of a table column, marking that row (only)
-/// changed, as writing through a `Mut` would.
-#[track_caller]
-pub(crate) fn set_row<T>(column: &mut ContiguousMut<T>, row: usize, value: T) {
-    let tick = column.this_run_tick();
-    column.bypass_change_detection()[row] = value;
-    column.changed_ticks_slice_mut()[row] = tick;
-    let caller = Location::caller();
-    column.changed_by_ticks_slice_mut().map(|by| by[row] = caller);
 }

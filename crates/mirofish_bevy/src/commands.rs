@@ -22,7 +22,7 @@ use bevy::prelude::*;
 use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped};
 
 use crate::components::{
-    Boid, FishGroup, FishSlot, Leader, Position, PreviousPosition, School, Velocity, WanderPhase,
+    Boid, FishGroup, FishId, Leader, Position, PreviousPosition, School, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::state::FlockState;
@@ -90,7 +90,7 @@ pub(crate) fn hand_over(world: &mut World) {
 
 /// At the write-back, brings the entities and [`FlockConfig`] in line with
 /// what the core's commands did this tick: an entity for each fish a
-/// command added (numbered with its slot, in the core's order), none for a
+/// command added (with its id, in the core's order), none for a
 /// fish it removed, [`Leader`] and [`FishGroup`] where they changed, an
 /// entity for each rock and predator added and none for one removed, and
 /// the configuration's parameters, tank, zones and goals as the core holds
@@ -111,8 +111,8 @@ pub(crate) fn follow_commands(
     for stamped in &flock.applied()[seen.min(applied)..] {
         match &stamped.command {
             FlockCommand::SetLeaders { fish, leads } => {
-                for entity in fish.iter().filter_map(|&id| state.entities.get(id as usize)) {
-                    let mut entity = commands.entity(*entity);
+                for entity in fish.iter().filter_map(|&id| state.entities.get(id)) {
+                    let mut entity = commands.entity(entity);
                     if *leads {
                         entity.try_insert(Leader);
                     } else {
@@ -127,7 +127,10 @@ pub(crate) fn follow_commands(
         }
     }
     if groups {
-        for (id, &entity) in state.entities.iter().enumerate() {
+        for (id, &entity) in state.entities.by_id().iter().enumerate() {
+            if entity == Entity::PLACEHOLDER {
+                continue;
+            }
             let mut entity = commands.entity(entity);
             match flock.group_of(id as u32) {
                 Some(group) => entity.try_insert(FishGroup(group)),
@@ -141,21 +144,22 @@ pub(crate) fn follow_commands(
 }
 
 /// An entity for each fish the commands added and none for each they
-/// removed: the core appends and removes at the end of its slots.
+/// removed: the core appends and removes at the end of its ids.
 fn follow_fish(commands: &mut Commands, state: &mut FlockState) {
     let (flock, entities) = (&state.flock, &mut state.entities);
     let len = flock.len();
-    if entities.len() > len {
-        for entity in entities.drain(len..) {
-            commands.entity(entity).try_despawn();
-        }
+    // Forgotten before they go, so that their fish are not taken out again
+    // as despawned by the game.
+    for entity in entities.truncate(len) {
+        commands.entity(entity).try_despawn();
     }
     let (p, v, phase) = (flock.positions(), flock.velocities(), flock.wander_phases());
     let (schools, leaders) = (flock.schools(), flock.leaders());
+    // Slots are ids: the plugin stores its fish by id.
     for slot in entities.len()..len {
         let mut fish = commands.spawn((
             Boid,
-            FishSlot(slot as u32),
+            FishId(slot as u32),
             School(schools[slot]),
             Position(p[slot]),
             PreviousPosition(p[slot]),

@@ -13,25 +13,28 @@ use bevy::prelude::*;
 /// simulation component with it.
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq)]
 #[reflect(Component, Debug, Default, PartialEq)]
-#[require(Position, Velocity, Steering, WanderPhase, PreviousPosition, Transform, FishSlot)]
+#[require(Position, Velocity, Steering, WanderPhase, PreviousPosition, Transform, FishId)]
 pub struct Boid;
 
-/// Where the plugin keeps a fish in the flock's arrays
-/// ([`FlockState::flock`](crate::FlockState)): its slot as of the last
-/// gather, which lets the write-back find where each table's fish are in
-/// the flock and lets game code look a fish up there. Kept up to date by
-/// the plugin.
-#[derive(Clone, Copy, Component, Debug, PartialEq, Eq)]
-pub struct FishSlot(pub(crate) u32);
+/// Which fish of the core an entity shows: its id there
+/// ([`FlockState::flock`](crate::FlockState::flock) on a plane,
+/// [`Flock3dState::flock`](crate::volume::Flock3dState) in a volume). The
+/// core owns the fish and numbers them `0..len`; when a fish leaves, the
+/// fish with the highest id takes the freed id, and its entity's `FishId`
+/// follows. Kept up to date by the plugin; a fish a game just spawned has
+/// none until the next tick takes it in.
+#[derive(Reflect, Clone, Copy, Component, Debug, PartialEq, Eq, Hash)]
+#[reflect(Component, Debug, PartialEq)]
+pub struct FishId(pub(crate) u32);
 
-impl FishSlot {
-    /// The slot, or `None` before the fish is first gathered.
-    pub fn get(self) -> Option<usize> {
-        (self.0 != u32::MAX).then_some(self.0 as usize)
+impl FishId {
+    /// The id, or `None` before the fish is first taken in.
+    pub fn get(self) -> Option<u32> {
+        (self.0 != u32::MAX).then_some(self.0)
     }
 }
 
-impl Default for FishSlot {
+impl Default for FishId {
     fn default() -> Self {
         Self(u32::MAX)
     }

@@ -42,12 +42,13 @@
 //! commands added or removed).
 //! The core ([`FlockState::flock`]: a [`mirofish_sim::Simulation`], the
 //! engine that runs every headless school and every volume) holds every
-//! fish in contiguous arrays and runs each set's stage of the tick there
-//! (in parallel); each tick starts by taking in whatever a
-//! game wrote to a fish's [`Position`], [`Velocity`], [`WanderPhase`] or
-//! [`School`] since the last tick (and every fish again when fish were
-//! spawned or despawned), and ends by writing the result back to the
-//! entities. In variable-rate frames, [`interpolate_transforms`]
+//! fish in contiguous arrays, each entity naming its fish by [`FishId`],
+//! and runs each set's stage of the tick there (in parallel); each tick
+//! starts by taking in the fish a game spawned, taking out those whose
+//! entities it despawned (the fish with the highest id takes a freed id),
+//! and taking in whatever it wrote to a fish's [`Position`], [`Velocity`],
+//! [`WanderPhase`] or [`School`] since the last tick, and ends by writing
+//! the result back to the entities. In variable-rate frames, [`interpolate_transforms`]
 //! blends each fish's `Transform` between its last two tick positions.
 //!
 //! # Why a fixed step
@@ -73,6 +74,7 @@ mod columns;
 mod commands;
 mod components;
 mod config;
+mod fish_entities;
 pub mod interpolation;
 mod metrics;
 mod recording;
@@ -97,7 +99,7 @@ use mirofish_sim::space::TickStage;
 pub use asset::{FlockAsset, FlockAssetError, FlockAssetLoader, FlockAssetPlugin, FlockConfigAsset};
 pub use commands::FlockCommands;
 pub use components::{
-    Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
+    Boid, ExtraSteering, FishGroup, FishId, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
     School, Steering, Velocity, WanderPhase,
 };
 pub use config::{FlockConfig, SCHOOL_PALETTE};
@@ -117,7 +119,7 @@ pub use state::FlockState;
 pub mod prelude {
     pub use crate::FlockCommand;
     pub use crate::{
-        Boid, BoidSystems, ExtraSteering, FishSlot, FlockCommands, FlockConfig, FlockMetrics, FlockRecorder,
+        Boid, BoidSystems, ExtraSteering, FishId, FlockCommands, FlockConfig, FlockMetrics, FlockRecorder,
         FlockRefusal, FlockRefusals, FlockState, Leader, MiroFishPlugin, Obstacle2d, Position, Predator2d,
         PreviousPosition, Refused, School, SpawnSchool, Steering, Velocity, WanderPhase,
     };
@@ -237,9 +239,12 @@ impl Plugin for MiroFishPlugin {
             .init_resource::<components::SceneArrivals>()
             .add_observer(components::number_arrival::<Obstacle2d>)
             .add_observer(components::number_arrival::<Predator2d>)
+            .add_observer(systems::fish_entity_gone)
+            .add_observer(systems::fish_entity_arrived)
             .register_type::<FlockConfig>()
             .register_type::<FlockMetrics>()
             .register_type::<Boid>()
+            .register_type::<FishId>()
             .register_type::<Position>()
             .register_type::<Velocity>()
             .register_type::<Steering>()

@@ -13,12 +13,13 @@ pub enum BoidSystems {
     /// hands every command due this tick to the core, which applies them
     /// in their fixed order once the fish are gathered.
     Commands,
-    /// Runs in [`FixedUpdate`]. Takes into the flock's arrays what a game
-    /// wrote to the fish's components since the last write-back (all of
-    /// them, in query order — a deterministic function of the spawn
-    /// history — when fish were spawned or despawned), applies a changed
-    /// [`crate::FlockConfig`] if it is valid, then the tick's commands, and
-    /// rebuilds the uniform-grid neighbour index.
+    /// Runs in [`FixedUpdate`]. Takes out of the core the fish whose
+    /// entities a game despawned (the fish with the highest id takes each
+    /// freed id), takes in on a plane the fish it spawned (the next ids, in
+    /// the order they arrived), takes into the flock's arrays what it wrote
+    /// to the fish's components since the last write-back, applies a
+    /// changed [`crate::FlockConfig`] if it is valid, then the tick's
+    /// commands, and rebuilds the uniform-grid neighbour index.
     SpatialIndex,
     /// Runs in [`FixedUpdate`]. Sums every fish's neighbourhood and weights
     /// separation, alignment, cohesion, wander, the soft margin and the
@@ -31,7 +32,7 @@ pub enum BoidSystems {
     /// [`BoidSystems::Forces`], where it is computed). A system placed
     /// before this set may write `ExtraSteering`; one placed after it may
     /// read the final steering in [`crate::FlockState`]'s flock (by
-    /// [`crate::FishSlot`]). Nothing to do, and no cost, when no fish has
+    /// [`crate::FishId`]). Nothing to do, and no cost, when no fish has
     /// an `ExtraSteering`. A system that computes forces from the flock's
     /// arrays adds them here with [`crate::FlockState::add_steering`].
     Clamp,

@@ -5,13 +5,15 @@ use bevy::ecs::change_detection::Tick;
 use bevy::prelude::*;
 use mirofish_sim::{FlockParams, ParamError, Scene, Simulation};
 
-use crate::components::FishSlot;
+use crate::components::FishId;
 use crate::config::FlockConfig;
+use crate::fish_entities::FishEntities;
 use crate::scene_entities::SceneEntities;
 
-/// The simulation core's view of the school: it holds the fish between
-/// ticks, takes at the start of each tick whatever a game wrote to the
-/// fish entities since the last one, and writes its result back to them
+/// The simulation core's view of the school: it owns the fish (each
+/// entity names its fish with a [`FishId`]), takes at the start of each
+/// tick the fish a game spawned or despawned and whatever it wrote to the
+/// fish entities since the last tick, and writes its result back to them
 /// at the end.
 ///
 /// Read it anywhere: the core's school by slot ([`FlockState::flock`], the
@@ -24,12 +26,12 @@ use crate::scene_entities::SceneEntities;
 /// [`crate::FlockCommands`].
 #[derive(Resource, Debug)]
 pub struct FlockState {
-    /// The core's school, in the order of [`FlockState::entities`] (its
-    /// slots are its fish's ids); it also holds the scene, the school
-    /// table and the tank in force.
+    /// The core's school, its fish stored by id (slots are ids: the
+    /// plugin never stores them in space order); it also holds the scene,
+    /// the school table and the tank in force.
     pub(crate) flock: Simulation,
-    /// The entity of each slot of the flock, as gathered this tick.
-    pub(crate) entities: Vec<Entity>,
+    /// The entity of each fish, by id.
+    pub(crate) entities: FishEntities,
     /// The configuration in force (the last one that validated).
     pub(crate) active: FlockConfig,
     /// Why the latest [`FlockConfig`] was refused, while it is.
@@ -62,7 +64,7 @@ impl FlockState {
     pub fn new(config: FlockConfig) -> Self {
         Self {
             flock: empty_school(&config),
-            entities: Vec::new(),
+            entities: FishEntities::default(),
             scene: Scene::default(),
             active: config,
             rejected: None,
@@ -91,17 +93,19 @@ impl FlockState {
         &self.flock
     }
 
-    /// The entity of each slot of [`FlockState::flock`], as gathered at the
-    /// start of the last tick.
+    /// The entity of each fish of [`FlockState::flock`], by id (and slot:
+    /// the plugin stores the fish by id); [`Entity::PLACEHOLDER`] for a
+    /// fish whose entity went since the tick began (the next tick takes
+    /// the fish out).
     pub fn entities(&self) -> &[Entity] {
-        &self.entities
+        self.entities.by_id()
     }
 
     /// The slot of `entity` in [`FlockState::flock`], given its
-    /// [`FishSlot`]: `None` for a fish not gathered by the last tick (just
-    /// spawned, or despawned).
-    pub fn slot_of(&self, entity: Entity, slot: FishSlot) -> Option<usize> {
-        slot.get().filter(|&s| self.entities.get(s) == Some(&entity))
+    /// [`FishId`]: `None` for a fish the core has not taken in (just
+    /// spawned) or no longer holds (despawned).
+    pub fn slot_of(&self, entity: Entity, id: FishId) -> Option<usize> {
+        self.entities.id_of(entity, id).map(|id| id as usize)
     }
 
     /// The obstacles, predators, goals, attractor and route the fish see.

@@ -5,7 +5,7 @@
 //! [`run_to`](mirofish_sim::space::Swarm::run_to)); the work happens on
 //! its contiguous arrays, not through per-entity lookups.
 
-use bevy::ecs::entity::EntityHashMap;
+use bevy::ecs::entity::EntityHashSet;
 use bevy::ecs::system::SystemChangeTick;
 use bevy::prelude::*;
 
@@ -13,10 +13,10 @@ use mirofish_sim as sim;
 use mirofish_sim::space::TickStage;
 use rayon::prelude::*;
 
-use crate::columns::{COLUMN_CHUNK, copy_changed, set_row};
+use crate::columns::{COLUMN_CHUNK, copy_changed};
 
 use crate::components::{
-    Boid, ExtraSteering, FishGroup, FishSlot, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
+    Boid, ExtraSteering, FishGroup, FishId, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
     SceneOrder, School, Steering, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
@@ -26,6 +26,7 @@ use crate::state::FlockState;
 /// What `gather` reads of a fish.
 type FishParts = (
     Entity,
+    &'static FishId,
     Ref<'static, Position>,
     Ref<'static, Velocity>,
     Ref<'static, WanderPhase>,
@@ -41,17 +42,40 @@ type SceneParts<T> =
 /// the tick reads or writes. A fish that loses one (game code removed it)
 /// leaves the flock whole at the next gather, and rejoins when it is put
 /// back, rather than staying half in: gathered but never written back.
-type InFlock = (With<Boid>, With<FishSlot>, With<PreviousPosition>, With<Steering>);
+type InFlock = (With<Boid>, With<FishId>, With<PreviousPosition>, With<Steering>);
+
+/// The components whose loss takes a fish out of the flock, and whose
+/// arrival may make an entity one: [`InFlock`]'s and [`FishParts`]'.
+type FishComponents = (Boid, FishId, Position, Velocity, WanderPhase, PreviousPosition, Steering);
+
+/// An entity that lost a component the tick needs (despawned, or game
+/// code removed it): its fish leaves the flock at the next gather.
+pub(crate) fn fish_entity_gone(
+    gone: On<Remove, FishComponents>,
+    ids: Query<&FishId>,
+    state: Option<ResMut<FlockState>>,
+) {
+    if let (Some(mut state), Ok(&id)) = (state, ids.get(gone.entity)) {
+        state.entities.went(gone.entity, id);
+    }
+}
+
+/// An entity given a component a fish needs (spawned, or one put back):
+/// the next gather takes it in if it is a whole fish and not one already.
+pub(crate) fn fish_entity_arrived(arrived: On<Add, FishComponents>, state: Option<ResMut<FlockState>>) {
+    if let Some(mut state) = state {
+        state.entities.arrived(arrived.entity);
+    }
+}
 
 /// Applies a changed configuration if it is valid, copies every obstacle
-/// and predator into the scene, and takes into the flock's arrays what a
-/// game wrote to the fish since the last write-back (every fish, in query
-/// order, when fish came or went).
+/// and predator into the scene, takes the fish whose entities went out of
+/// the flock and those a game spawned into it, and takes into the flock's
+/// arrays what a game wrote to the fish since the last write-back.
 pub(crate) fn gather(
     config: Res<FlockConfig>,
     mut state: ResMut<FlockState>,
-    fish: Query<FishParts, InFlock>,
-    mut slots: Query<&mut FishSlot>,
+    mut fish: ParamSet<(Query<FishParts, InFlock>, Query<&mut FishId>)>,
     obstacles: Query<SceneParts<Obstacle2d>, Without<Boid>>,
     predators: Query<SceneParts<Predator2d>, Without<Boid>>,
     (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
@@ -83,9 +107,19 @@ pub(crate) fn gather(
     for refusal in gather_scene(state, &obstacles, &predators) {
         refusals::report(&mut refusals, &mut messages, refusal);
     }
-    if !gather_in_place(state, &fish) {
-        regather(state, &fish, &mut slots);
+    let mut ids = fish.p1();
+    state.entities.take_out_gone(&mut state.flock, |entity, id| {
+        if let Ok(mut numbered) = ids.get_mut(entity) {
+            *numbered = id;
+        }
+    });
+    let arrivals = take_in_arrivals(state, &fish.p0());
+    for (entity, id) in arrivals {
+        if let Ok(mut numbered) = fish.p1().get_mut(entity) {
+            *numbered = id;
+        }
     }
+    gather_written(state, &fish.p0());
 }
 
 /// Hands a validated configuration's school table and tank to the core.
@@ -99,87 +133,115 @@ pub(crate) fn apply_config(flock: &mut sim::Simulation, config: &FlockConfig) ->
 }
 
 /// Copies each fish's [`FishGroup`] into the flock (after `gather`, whose
-/// slots it reads). Without any `FishGroup` it does nothing but clear.
-pub(crate) fn gather_groups(mut state: ResMut<FlockState>, groups: Query<(&FishSlot, &FishGroup), InFlock>) {
-    let flock = &mut state.flock;
-    flock.clear_groups();
-    for (slot, group) in &groups {
-        // A number from `MAX_GROUPS` up is refused: no group.
-        let _ = flock.set_group(slot.0, Some(group.0));
+/// ids it reads). Without any `FishGroup` it does nothing but clear.
+pub(crate) fn gather_groups(
+    mut state: ResMut<FlockState>,
+    groups: Query<(Entity, &FishId, &FishGroup), InFlock>,
+) {
+    let state = &mut *state;
+    state.flock.clear_groups();
+    for (entity, &id, group) in &groups {
+        if let Some(id) = state.entities.id_of(entity, id) {
+            // A number from `MAX_GROUPS` up is refused: no group.
+            let _ = state.flock.set_group(id, Some(group.0));
+        }
     }
 }
 
-/// Marks the flock's leaders (after `gather`, whose slots it reads, and
-/// which left every fish unmarked).
+/// Marks the flock's leaders (after `gather`, which left every fish
+/// unmarked).
 pub(crate) fn gather_leaders(
     mut state: ResMut<FlockState>,
-    leaders: Query<&FishSlot, (InFlock, With<Leader>)>,
+    leaders: Query<(Entity, &FishId), (InFlock, With<Leader>)>,
 ) {
-    for slot in &leaders {
-        if let Some(slot) = slot.get() {
-            let _ = state.flock.set_leader(slot as u32, true);
+    let state = &mut *state;
+    for (entity, &id) in &leaders {
+        if let Some(id) = state.entities.id_of(entity, id) {
+            let _ = state.flock.set_leader(id, true);
         }
     }
+}
+
+/// Takes into the flock, in the order they arrived, the entities that
+/// became whole fish since the last gather (spawned by a game, or given
+/// back a component the tick needs) and are not fish already, as they
+/// were written. Returns each one's new id, for its [`FishId`].
+fn take_in_arrivals(state: &mut FlockState, fish: &Query<FishParts, InFlock>) -> Vec<(Entity, FishId)> {
+    let arrivals = state.entities.take_arrivals();
+    if arrivals.is_empty() {
+        return Vec::new();
+    }
+    let (mut newcomers, mut handed) = (Vec::new(), Vec::new());
+    let mut seen = EntityHashSet::default();
+    for entity in arrivals {
+        let Ok((entity, &id, position, velocity, phase, school)) = fish.get(entity) else { continue };
+        // Known already (a fish of a command), or a repeat in this list.
+        if state.entities.id_of(entity, id).is_some() || !seen.insert(entity) {
+            continue;
+        }
+        newcomers.push(entity);
+        handed.push((school.map_or(0, |s| s.0), position.0, velocity.0, phase.0));
+    }
+    let ids = state.flock.push_fish(handed);
+    newcomers
+        .into_iter()
+        .zip(ids)
+        .map(|(entity, id)| {
+            state.entities.push(entity);
+            (entity, FishId(id))
+        })
+        .collect()
 }
 
 /// Takes into the flock what a game wrote to the fish since the last
-/// write-back, if the fish are the same ones in the same order as last
-/// tick (the usual case): the flock holds the fish between ticks, so a
-/// fish nobody touched costs a look at its components' change ticks, not
-/// a copy. `false` otherwise (the flock may then be partly overwritten).
-fn gather_in_place(state: &mut FlockState, fish: &Query<FishParts, InFlock>) -> bool {
+/// write-back: the flock holds the fish between ticks, so a fish nobody
+/// touched costs a look at its components' change ticks, not a copy.
+/// Every fish starts the tick unmarked as a leader (`gather_leaders` marks
+/// them again).
+fn gather_written(state: &mut FlockState, fish: &Query<FishParts, InFlock>) {
     let (flock, entities, since) = (&mut state.flock, &state.entities, state.written);
     // Every component `FishParts` reads is stored in tables, so the query
-    // is always dense; were it not, the caller would regather.
-    let (true, Ok(tables)) = (flock.len() == entities.len(), fish.contiguous_iter()) else {
-        return false;
+    // is always dense.
+    let Ok(tables) = fish.contiguous_iter() else {
+        log::error!("MiroFish: the fish query is not dense; no game writes taken");
+        return;
     };
     // A school beyond the table counts as its last.
     let last = flock.params().len().saturating_sub(1) as u16;
-    let mut start = 0;
-    for (ids, positions, velocities, phases, schools) in tables {
-        let end = start + ids.len();
-        if entities.get(start..end) != Some(ids) {
-            return false;
-        }
-        let inputs = flock.inputs_mut(start..end);
-        copy_changed(inputs.position, positions, since, |to, from| *to = from.0);
-        copy_changed(inputs.velocity, velocities, since, |to, from| *to = from.0);
-        copy_changed(inputs.wander_phase, phases, since, |to, from| *to = from.0);
-        // Leaders are marked again by `gather_leaders`.
-        inputs.leader.fill(false);
+    let len = flock.len();
+    // Slots are ids: the plugin stores its fish by id.
+    let inputs = flock.inputs_mut(0..len);
+    inputs.leader.fill(false);
+    for (entity, ids, positions, velocities, phases, schools) in tables {
+        // The id of each row's fish, or `None` for an entity that is not
+        // (or no longer) the fish its `FishId` names.
+        let id_of = |row: usize| entities.id_of(entity[row], ids[row]).map(|id| id as usize);
+        copy_changed(positions, since, |row, from| {
+            if let Some(id) = id_of(row) {
+                inputs.position[id] = from.0;
+            }
+        });
+        copy_changed(velocities, since, |row, from| {
+            if let Some(id) = id_of(row) {
+                inputs.velocity[id] = from.0;
+            }
+        });
+        copy_changed(phases, since, |row, from| {
+            if let Some(id) = id_of(row) {
+                inputs.wander_phase[id] = from.0;
+            }
+        });
         match schools {
-            Some(schools) => copy_changed(inputs.school, schools, since, |to, from| *to = from.0.min(last)),
-            None => inputs.school.fill(0),
+            Some(schools) => copy_changed(schools, since, |row, from| {
+                if let Some(id) = id_of(row) {
+                    inputs.school[id] = from.0.min(last);
+                }
+            }),
+            // A fish without a `School` (never given one, or it was
+            // removed) swims in the first.
+            None => (0..entity.len()).filter_map(id_of).for_each(|id| inputs.school[id] = 0),
         }
-        start = end;
     }
-    start == entities.len()
-}
-
-/// Fills the flock from scratch in query order (fish were spawned,
-/// despawned or moved between tables), carrying every remaining fish's
-/// fear over, and numbers each fish's [`FishSlot`].
-fn regather(state: &mut FlockState, fish: &Query<FishParts, InFlock>, slots: &mut Query<&mut FishSlot>) {
-    // Only afraid fish need remembering: usually none, and no allocation.
-    let afraid: EntityHashMap<f32> = state
-        .entities
-        .iter()
-        .zip(state.flock.fears())
-        .filter(|(_, fear)| **fear > 0.0)
-        .map(|(&entity, &fear)| (entity, fear))
-        .collect();
-    state.entities.clear();
-    let mut handed = Vec::with_capacity(fish.iter().len());
-    for (entity, position, velocity, phase, school) in fish {
-        if let Ok(mut numbered) = slots.get_mut(entity) {
-            numbered.0 = state.entities.len() as u32;
-        }
-        state.entities.push(entity);
-        let fear = afraid.get(&entity).copied().unwrap_or(0.0);
-        handed.push((school.map_or(0, |s| s.0), position.0, velocity.0, phase.0, fear));
-    }
-    state.flock.replace_fish(handed);
 }
 
 /// Copies obstacles, predators and the configured goal and attractor into
@@ -242,12 +304,12 @@ pub(crate) fn stage(stage: TickStage) -> impl FnMut(ResMut<FlockState>) {
 /// which adds it to the fish's steering and clamps the sum.
 pub(crate) fn add_extra_steering(
     mut state: ResMut<FlockState>,
-    extras: Query<(Entity, &FishSlot, &ExtraSteering), With<Boid>>,
+    extras: Query<(Entity, &FishId, &ExtraSteering), With<Boid>>,
 ) {
-    for (entity, slot, force) in &extras {
+    for (entity, id, force) in &extras {
         // A fish not gathered this tick, or in another fish's slot, has
         // none; a force that is not finite is refused by the core.
-        if let Some(slot) = state.slot_of(entity, *slot)
+        if let Some(slot) = state.slot_of(entity, *id)
             && force.0 != Vec2::ZERO
         {
             let _ = state.flock.add_steering(slot as u32, force.0);
@@ -286,13 +348,12 @@ pub(crate) fn write_back_predators(
     }
 }
 
-/// Writes the tick's result back to the entities gathered at its start, a
-/// table column at a time: a table's fish are found by the [`FishSlot`] of
-/// its first one and, if they are the fish gathered there in the same
-/// order (the usual case), copied as whole columns. Otherwise each fish
-/// finds its own slot; a fish spawned during the tick (no slot yet, or
-/// another fish's copied slot) is left alone until the next tick gathers
-/// it. Only the fish written are marked changed.
+/// Writes the tick's result back to the fish entities, a table column at a
+/// time in pieces on rayon's pool: each entity reads its own fish's row by
+/// its [`FishId`], no lookup of an entity per fish. An entity the tick did
+/// not take in (spawned during it, or with another fish's copied id) is
+/// left alone until the next tick gathers it. Every fish entity is marked
+/// changed (the columns are borrowed whole).
 pub(crate) fn write_back(
     mut state: ResMut<FlockState>,
     mut fish: Query<FishWrite, With<Boid>>,
@@ -309,65 +370,38 @@ pub(crate) fn write_back(
         log::error!("MiroFish: the fish query is not dense; nothing written back");
         return;
     };
-    for (ids, slots, mut p, mut prev, mut v, mut s, mut w) in tables {
-        let start = slots.first().and_then(|slot| slot.get()).unwrap_or(usize::MAX);
-        let rows = start..start.saturating_add(ids.len());
-        if entities.get(rows.clone()) == Some(ids) {
-            // The usual case: all five columns in one pass over the rows, in
-            // pieces on rayon's pool. Borrowing a column mutably (its `DerefMut`) sets every row's
-            // change tick.
-            let columns = (
-                p.par_chunks_mut(COLUMN_CHUNK),
-                prev.par_chunks_mut(COLUMN_CHUNK),
-                v.par_chunks_mut(COLUMN_CHUNK),
-                s.par_chunks_mut(COLUMN_CHUNK),
-                w.par_chunks_mut(COLUMN_CHUNK),
-            );
-            let results = (
-                positions[rows.clone()].par_chunks(COLUMN_CHUNK),
-                velocities[rows.clone()].par_chunks(COLUMN_CHUNK),
-                phases[rows].par_chunks(COLUMN_CHUNK),
-            );
-            columns.into_par_iter().zip(results.into_par_iter()).enumerate().for_each(
-                |(piece, ((p, prev, v, s, w), (new_p, new_v, new_w)))| {
-                    let rows = p.iter_mut().zip(prev).zip(new_p);
-                    for ((p, prev), new_p) in rows {
-                        // A position game code made non-finite is not
-                        // worth remembering: the repaired one stands in.
-                        prev.0 = if p.0.is_finite() { p.0 } else { *new_p };
-                        p.0 = *new_p;
-                    }
-                    v.iter_mut().zip(new_v).for_each(|(v, new_v)| v.0 = *new_v);
-                    // The steering by slot, from the core's kicks (stored
-                    // in the grid's order).
-                    let first = start + piece * COLUMN_CHUNK;
-                    s.iter_mut().enumerate().for_each(|(k, s)| {
-                        s.0 = flock.steering_at(first + k).unwrap_or_default();
-                    });
-                    w.iter_mut().zip(new_w).for_each(|(w, new_w)| w.0 = *new_w);
-                },
-            );
-            continue;
-        }
-        for (row, (&entity, slot)) in ids.iter().zip(slots).enumerate() {
-            let slot = slot.0 as usize;
-            if entities.get(slot) != Some(&entity) {
-                continue;
+    for (found, ids, mut p, mut prev, mut v, mut s, mut w) in tables {
+        // Borrowing a column mutably (its `DerefMut`) sets every row's
+        // change tick; the rows of entities not written keep their values.
+        let columns = (
+            p.par_chunks_mut(COLUMN_CHUNK),
+            prev.par_chunks_mut(COLUMN_CHUNK),
+            v.par_chunks_mut(COLUMN_CHUNK),
+            s.par_chunks_mut(COLUMN_CHUNK),
+            w.par_chunks_mut(COLUMN_CHUNK),
+        );
+        let rows = (found.par_chunks(COLUMN_CHUNK), ids.par_chunks(COLUMN_CHUNK));
+        rows.into_par_iter().zip(columns.into_par_iter()).for_each(|((found, ids), (p, prev, v, s, w))| {
+            let fish = found.iter().zip(ids).zip(p.iter_mut().zip(prev)).zip(v.iter_mut().zip(s).zip(w));
+            for (((&entity, &id), (p, prev)), ((v, s), w)) in fish {
+                // Slots are ids: the plugin stores its fish by id.
+                let Some(slot) = entities.id_of(entity, id).map(|id| id as usize) else { continue };
+                // A position game code made non-finite is not worth
+                // remembering: the repaired one stands in.
+                prev.0 = if p.0.is_finite() { p.0 } else { positions[slot] };
+                p.0 = positions[slot];
+                v.0 = velocities[slot];
+                s.0 = flock.steering_at(slot).unwrap_or_default();
+                w.0 = phases[slot];
             }
-            let last = if p[row].0.is_finite() { p[row].0 } else { positions[slot] };
-            set_row(&mut prev, row, PreviousPosition(last));
-            set_row(&mut p, row, Position(positions[slot]));
-            set_row(&mut v, row, Velocity(velocities[slot]));
-            set_row(&mut s, row, Steering(flock.steering_at(slot).unwrap_or_default()));
-            set_row(&mut w, row, WanderPhase(phases[slot]));
-        }
+        });
     }
 }
 
 /// What `write_back` reads and writes of a fish.
 type FishWrite = (
     Entity,
-    &'static FishSlot,
+    &'static FishId,
     &'static mut Position,
     &'static mut PreviousPosition,
     &'static mut Velocity,

@@ -33,17 +33,18 @@
 //!
 //! Each tick runs in the plane's stages, the sets of [`BoidSystems`] in
 //! the plugin's schedule, each running the core's [`TickStage`] of the
-//! same name: [`BoidSystems::SpatialIndex`] applies the due commands and
-//! rebuilds the grid, [`BoidSystems::Forces`] sums the rules,
-//! [`BoidSystems::Clamp`] adds each fish's [`ExtraSteering3d`] (a game's
-//! own forces) and clamps, [`BoidSystems::Integrate`] moves the fish,
-//! [`BoidSystems::Boundary`] holds them in the tank and out of the rocks,
-//! [`BoidSystems::Predators`] moves the route and the predators, and
-//! [`BoidSystems::Writeback`] copies the result to the entities —
-//! spawning an entity for each fish a command added, despawning those of
-//! the fish it removed, and taking out of the core the fish whose entities
-//! the game despawned (the fish with the highest id then takes the freed
-//! id, its entity's [`FishId`] with it). A game system ordered between two sets acts
+//! same name: [`BoidSystems::SpatialIndex`] takes out of the core the fish
+//! whose entities the game despawned (the fish with the highest id then
+//! takes the freed id, its entity's [`FishId`] with it), takes in what the
+//! game wrote to the fish, applies the due commands and rebuilds the grid,
+//! [`BoidSystems::Forces`] sums the rules, [`BoidSystems::Clamp`] adds each
+//! fish's [`ExtraSteering3d`] (a game's own forces) and clamps,
+//! [`BoidSystems::Integrate`] moves the fish, [`BoidSystems::Boundary`]
+//! holds them in the tank and out of the rocks, [`BoidSystems::Predators`]
+//! moves the route and the predators, and [`BoidSystems::Writeback`]
+//! copies the result to the entities — spawning an entity for each fish a
+//! command added and despawning those of the fish it removed. A game
+//! system ordered between two sets acts
 //! between those stages; one after the write-back sees the tick's result.
 //!
 //! Change a running volume by command, as on a plane: queue a
@@ -67,6 +68,9 @@ use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, V
 use rayon::prelude::*;
 
 use crate::columns::{COLUMN_CHUNK, for_each_changed};
+/// Which fish of the core an entity shows, as on a plane.
+pub use crate::components::FishId;
+use crate::fish_entities::FishEntities;
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
 pub use crate::recording::Session;
 use crate::recording::compare_checkpoint;
@@ -84,11 +88,6 @@ pub use scene::{Obstacle3d, Predator3d};
 #[reflect(Component)]
 #[require(Transform, Position3d, Velocity3d, PreviousPosition3d, Steering3d)]
 pub struct Boid3d;
-
-/// Which fish of the [`Flock3dState`] an entity shows (its id in the core).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
-#[reflect(Component)]
-pub struct FishId(pub u32);
 
 /// The school a fish belongs to (0 for the first).
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
@@ -158,12 +157,10 @@ impl Flock3dConfig {
 pub struct Flock3dState {
     /// The fish, their parameters, tank and scene.
     pub flock: Flock3d,
-    /// The entity of each fish, by id (`None` until it is spawned, or once
-    /// the game despawned it).
-    entities: Vec<Option<Entity>>,
-    /// Fish whose entity the game despawned (or that stopped being a
-    /// [`Boid3d`]): taken out of the core at the tick's write-back.
-    gone: Vec<u32>,
+    /// The entity of each fish, by id, and the fish whose entities the
+    /// game despawned (or that stopped being a [`Boid3d`]): taken out of
+    /// the core at the tick's write-back.
+    entities: FishEntities,
     /// Whether the tick runs in `FixedUpdate` (fish drawn between ticks)
     /// or once per frame (drawn where the tick left them).
     fixed_schedule: bool,
@@ -192,7 +189,15 @@ pub struct Flock3dState {
 impl Flock3dState {
     /// The entity showing fish `id`, if any.
     pub fn entity(&self, id: u32) -> Option<Entity> {
-        self.entities.get(id as usize).copied().flatten()
+        self.entities.get(id)
+    }
+
+    /// The slot of `entity` in [`Flock3dState::flock`], given its
+    /// [`FishId`], as on a plane: `None` for an entity the core does not
+    /// know as that fish's (one the game despawned).
+    pub fn slot_of(&self, entity: Entity, id: FishId) -> Option<usize> {
+        let id = self.entities.id_of(entity, id)?;
+        self.flock.slots().get(id as usize).map(|&slot| slot as usize)
     }
 
     /// The session since the last [`LoadVolume3d`] as a recording: its
@@ -307,8 +312,7 @@ impl Plugin for MiroFish3dPlugin {
             .register_type::<Flock3dConfig>()
             .insert_resource(Flock3dState {
                 flock,
-                entities: Vec::new(),
-                gone: Vec::new(),
+                entities: FishEntities::default(),
                 fixed_schedule,
                 bank: self.bank,
                 seen_commands: 0,
@@ -519,7 +523,6 @@ fn start_over(
     // not taken out of the new volume as despawned by the game.
     let mut state = world.resource_mut::<Flock3dState>();
     state.entities.clear();
-    state.gone.clear();
     let fish: Vec<Entity> = world.query_filtered::<Entity, With<Boid3d>>().iter(world).collect();
     for entity in fish {
         world.despawn(entity);
@@ -547,14 +550,12 @@ fn sync_fish(world: &mut World) {
     world.resource_scope(|world, mut state: Mut<Flock3dState>| {
         let state = &mut *state;
         let len = state.flock.len();
-        if state.entities.len() > len {
-            for entity in state.entities.drain(len..).flatten() {
-                world.despawn(entity);
-            }
+        // Forgotten before they go, so that their fish are not taken out
+        // again as despawned by the game.
+        for entity in state.entities.truncate(len).collect::<Vec<_>>() {
+            world.despawn(entity);
         }
-        let known = state.entities.len();
-        state.entities.resize(len, None);
-        for id in known..len {
+        for id in state.entities.len()..len {
             let flock = &state.flock;
             let slot = flock.slots()[id] as usize;
             let (p, v) = (flock.positions()[slot], flock.velocities()[slot]);
@@ -570,15 +571,14 @@ fn sync_fish(world: &mut World) {
             if flock.leaders()[slot] {
                 entity.insert(Leader3d);
             }
-            state.entities[id] = Some(entity.id());
+            state.entities.push(entity.id());
         }
         let seen = state.seen_commands;
         scene::sync_scene(world, state, seen, false);
         let applied = state.flock.applied();
         for stamped in applied.get(state.seen_commands..).unwrap_or_default() {
             if let VolumeCommand::SetLeaders { fish, leads } = &stamped.command {
-                for entity in fish.iter().filter_map(|&id| state.entities.get(id as usize).copied().flatten())
-                {
+                for entity in fish.iter().filter_map(|&id| state.entities.get(id)) {
                     let Ok(mut entity) = world.get_entity_mut(entity) else { continue };
                     if *leads {
                         entity.insert(Leader3d);
@@ -589,49 +589,43 @@ fn sync_fish(world: &mut World) {
             }
         }
         state.seen_commands = applied.len();
-        // Last, in the numbering the commands above used: fish whose
-        // entities the game despawned leave the core, and the fish that
-        // took their ids keep their entities, renumbered.
-        if !state.gone.is_empty() {
-            let was = state.flock.remove_fish(&state.gone);
-            state.gone.clear();
-            let old = core::mem::take(&mut state.entities);
-            state.entities = was.iter().map(|&id| old.get(id as usize).copied().flatten()).collect();
-            for (id, (&before, entity)) in was.iter().zip(&state.entities).enumerate() {
-                if let (true, Some(entity)) = (before != id as u32, entity)
-                    && let Ok(mut entity) = world.get_entity_mut(*entity)
-                {
-                    entity.insert(FishId(id as u32));
-                }
-            }
-        }
     });
 }
 
 /// A fish entity the game despawned (or took the [`Boid3d`] marker from)
-/// takes its fish out of the core at the tick's write-back, as a despawn
+/// takes its fish out of the core at the next tick's start, as a despawn
 /// does on a plane; the plugin's own despawns are of entities it has
 /// already forgotten.
 fn fish_entity_gone(gone: On<Remove, Boid3d>, ids: Query<&FishId>, state: Option<ResMut<Flock3dState>>) {
-    let (Some(mut state), Ok(id)) = (state, ids.get(gone.entity)) else { return };
-    let Some(entity) = state.entities.get_mut(id.0 as usize) else { return };
-    if *entity == Some(gone.entity) {
-        *entity = None;
-        state.gone.push(id.0);
+    if let (Some(mut state), Ok(&id)) = (state, ids.get(gone.entity)) {
+        state.entities.went(gone.entity, id);
     }
 }
 
-/// Hands the core each fish whose [`Position3d`] or [`Velocity3d`] a game
-/// wrote since the last write-back (a teleport, a net, a current), as on a
-/// plane. A position outside the tank or a value that is not finite is
-/// refused ([`Refused::Fish`]): the fish stays where the core had it, and
-/// the write-back puts its entity back there.
+/// Takes out of the core the fish whose entities the game despawned (the
+/// fish that take their ids keep their entities, renumbered), then hands
+/// it each fish whose [`Position3d`] or [`Velocity3d`] a game wrote since
+/// the last write-back (a teleport, a net, a current), as on a plane. A
+/// position outside the tank or a value that is not finite is refused
+/// ([`Refused::Fish`]): the fish stays where the core had it, and the
+/// write-back puts its entity back there.
 fn gather_moved(
     mut state: ResMut<Flock3dState>,
-    fish: Query<(Entity, &FishId, Ref<Position3d>, Ref<Velocity3d>), With<Boid3d>>,
+    mut fish: ParamSet<(
+        Query<(Entity, &FishId, Ref<Position3d>, Ref<Velocity3d>), With<Boid3d>>,
+        Query<&mut FishId>,
+    )>,
     ticks: SystemChangeTick,
     (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
 ) {
+    let state = &mut *state;
+    let mut ids = fish.p1();
+    state.entities.take_out_gone(&mut state.flock, |entity, id| {
+        if let Ok(mut numbered) = ids.get_mut(entity) {
+            *numbered = id;
+        }
+    });
+    let fish = fish.p0();
     let (written, now) = (state.written, ticks.this_run());
     // Every component read is stored in tables, so the query is dense.
     let Ok(tables) = fish.contiguous_iter() else {
@@ -644,12 +638,10 @@ fn gather_moved(
         let ticks = [positions.changed_ticks_slice(), velocities.changed_ticks_slice()];
         let (positions, velocities) = (positions.into_inner(), velocities.into_inner());
         for_each_changed(ticks, written, now, |row| {
-            let (entity, id) = (entities[row], ids[row].0);
             // Only an entity the core knows as this fish's (not one left
             // over from before a restart).
-            if state.entity(id) != Some(entity) {
-                return;
-            }
+            let entity = entities[row];
+            let Some(id) = state.entities.id_of(entity, ids[row]) else { return };
             if let Err(error) = state.flock.set(id, positions[row].0, velocities[row].0) {
                 let tick = state.flock.tick();
                 let refusal = FlockRefusal { tick, what: Refused::Fish(entity), error };
@@ -660,12 +652,16 @@ fn gather_moved(
 }
 
 /// Hands every fish's [`ExtraSteering3d`] to the core for this tick.
-fn gather_steering(mut state: ResMut<Flock3dState>, fish: Query<(&FishId, &ExtraSteering3d), With<Boid3d>>) {
-    for (id, extra) in &fish {
-        if extra.0 != Vec3::ZERO {
-            // The core refuses a force that is not finite; every fish
-            // entity's id is the core's (a restart despawns the old ones).
-            let _ = state.flock.add_steering(id.0, extra.0);
+fn gather_steering(
+    mut state: ResMut<Flock3dState>,
+    fish: Query<(Entity, &FishId, &ExtraSteering3d), With<Boid3d>>,
+) {
+    for (entity, &id, extra) in &fish {
+        // The core refuses a force that is not finite.
+        if let Some(id) = state.entities.id_of(entity, id)
+            && extra.0 != Vec3::ZERO
+        {
+            let _ = state.flock.add_steering(id, extra.0);
         }
     }
 }
@@ -697,13 +693,13 @@ fn stage(stage: TickStage) -> impl FnMut(ResMut<Flock3dState>) {
 fn write_back(
     mut state: ResMut<Flock3dState>,
     mut fish: Query<
-        (&FishId, &mut Position3d, &mut PreviousPosition3d, &mut Velocity3d, &mut Steering3d),
+        (Entity, &FishId, &mut Position3d, &mut PreviousPosition3d, &mut Velocity3d, &mut Steering3d),
         With<Boid3d>,
     >,
     ticks: SystemChangeTick,
 ) {
     state.written = ticks.this_run();
-    let flock = &state.flock;
+    let (flock, entities) = (&state.flock, &state.entities);
     let (slots, positions, velocities) = (flock.slots(), flock.positions(), flock.velocities());
     // Every component read is stored in tables, so the query is dense.
     let Ok(tables) = fish.contiguous_iter_mut() else {
@@ -712,17 +708,19 @@ fn write_back(
     };
     // A table's columns at a time, in pieces on rayon's pool (the core's):
     // each entity reads its fish's slot, no lookup of an entity per fish.
-    for (ids, mut p, mut prev, mut v, mut s) in tables {
+    for (found, ids, mut p, mut prev, mut v, mut s) in tables {
         let columns = (
             p.par_chunks_mut(COLUMN_CHUNK),
             prev.par_chunks_mut(COLUMN_CHUNK),
             v.par_chunks_mut(COLUMN_CHUNK),
             s.par_chunks_mut(COLUMN_CHUNK),
         );
-        ids.par_chunks(COLUMN_CHUNK).zip(columns.into_par_iter()).for_each(|(ids, (p, prev, v, s))| {
-            let rows = ids.iter().zip(p).zip(prev).zip(v.iter_mut().zip(s));
-            for (((id, position), previous), (velocity, steer)) in rows {
-                let Some(&slot) = slots.get(id.0 as usize) else { continue };
+        let rows = (found.par_chunks(COLUMN_CHUNK), ids.par_chunks(COLUMN_CHUNK));
+        rows.into_par_iter().zip(columns.into_par_iter()).for_each(|((found, ids), (p, prev, v, s))| {
+            let rows = found.iter().zip(ids).zip(p.iter_mut().zip(prev)).zip(v.iter_mut().zip(s));
+            for (((&entity, &id), (position, previous)), (velocity, steer)) in rows {
+                let Some(id) = entities.id_of(entity, id) else { continue };
+                let slot = slots[id as usize];
                 let slot = slot as usize;
                 previous.0 = position.0;
                 position.0 = positions[slot];

@@ -130,9 +130,9 @@ fn shared_commands_reach_the_entities_and_the_zones_the_core() {
     let schools: Vec<u16> =
         app.world_mut().query::<&School>().iter(app.world()).map(|s| s.0).filter(|&s| s != 0).collect();
     assert_eq!(schools, [1; 12]);
-    let leaders: Vec<Option<usize>> = app
+    let leaders: Vec<Option<u32>> = app
         .world_mut()
-        .query_filtered::<&FishSlot, With<Leader>>()
+        .query_filtered::<&FishId, With<Leader>>()
         .iter(app.world())
         .map(|s| s.get())
         .collect();

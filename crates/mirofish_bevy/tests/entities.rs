@@ -158,6 +158,48 @@ fn the_gather_takes_what_a_game_wrote_and_the_core_keeps_the_rest() {
     }
 }
 
+/// The core owns the fish: a fish whose entity a game despawned leaves it
+/// at the next tick, the fish with the highest id taking the freed id (its
+/// entity's `FishId` with it), as the core's own `remove_fish` numbers
+/// them; every other fish keeps its id and starts the tick as the core
+/// left it, and a fish a game spawned takes the next id.
+#[test]
+fn a_despawned_fish_leaves_the_core_and_the_highest_id_takes_its_id() {
+    let mut app = headless_app(config(15), 1);
+    app.init_resource::<Gathered>().add_systems(
+        FixedUpdate,
+        record_gathered.after(BoidSystems::SpatialIndex).before(BoidSystems::Forces),
+    );
+    spawn(&mut app, 60);
+    run_ticks(&mut app, 2);
+    let state = app.world().resource::<FlockState>();
+    let (before, entities) = (state.flock().clone(), state.entities().to_vec());
+    for (id, &e) in entities.iter().enumerate() {
+        assert_eq!(app.world().get::<FishId>(e).and_then(|id| id.get()), Some(id as u32));
+    }
+    // Despawned in an order other than by id, and a newcomer.
+    for id in [20, 5, 59] {
+        app.world_mut().despawn(entities[id]);
+    }
+    let newcomer = app.world_mut().spawn((Boid, Position(Vec2::new(30.0, 40.0)), Velocity(Vec2::X))).id();
+    app.update();
+    let mut expected = before.clone();
+    let was = expected.remove_fish(&[20, 5, 59]);
+    let state = app.world().resource::<FlockState>();
+    assert_eq!(state.flock().len(), 58);
+    let gathered = &app.world().resource::<Gathered>().0;
+    for (id, &old) in was.iter().enumerate() {
+        let entity = entities[old as usize];
+        assert_eq!(state.entities()[id], entity, "fish {id} was fish {old}");
+        assert_eq!(app.world().get::<FishId>(entity).and_then(|id| id.get()), Some(id as u32));
+        let (p, v) = (expected.positions()[id], expected.velocities()[id]);
+        assert_eq!((gathered[id].0, gathered[id].1, gathered[id].2), (entity, p, v), "fish {id}");
+    }
+    assert_eq!(state.entities()[57], newcomer);
+    assert_eq!(app.world().get::<FishId>(newcomer).and_then(|id| id.get()), Some(57));
+    assert_eq!((gathered[57].1, gathered[57].2), (Vec2::new(30.0, 40.0), Vec2::X));
+}
+
 /// How many fish positions the last tick's write-back changed.
 #[derive(Resource, Default)]
 struct ChangedPositions(usize);
@@ -204,7 +246,7 @@ fn a_fish_that_loses_a_component_the_tick_needs_leaves_the_flock_whole() {
     app.update();
     let fish: Vec<Entity> =
         app.world_mut().query_filtered::<Entity, With<Boid>>().iter(app.world()).collect();
-    app.world_mut().entity_mut(fish[0]).remove::<FishSlot>();
+    app.world_mut().entity_mut(fish[0]).remove::<FishId>();
     app.world_mut().entity_mut(fish[1]).remove::<PreviousPosition>();
     app.world_mut().entity_mut(fish[2]).remove::<Steering>();
     app.world_mut().entity_mut(fish[3]).remove::<WanderPhase>();

@@ -7,7 +7,7 @@ mod common;
 use bevy::prelude::*;
 use common::*;
 use mirofish_bevy::prelude::*;
-use mirofish_bevy::{FishGroup, FishSlot};
+use mirofish_bevy::{FishGroup, FishId};
 
 /// Mean position of the fish of group `group`.
 fn centre_of(app: &mut App, group: u16) -> Vec2 {
@@ -67,12 +67,12 @@ fn loner(own: bool, target: Vec2) -> f32 {
     run_ticks(&mut app, 1);
     let (loner, slot) = app
         .world_mut()
-        .query::<(Entity, &FishSlot)>()
+        .query::<(Entity, &FishId)>()
         .iter(app.world())
         .min_by_key(|(e, _)| *e)
         .map(|(e, s)| (e, *s))
         .unwrap();
-    assert_eq!(slot, app.world().get::<FishSlot>(loner).copied().unwrap());
+    assert_eq!(slot, app.world().get::<FishId>(loner).copied().unwrap());
     if own {
         app.world_mut().entity_mut(loner).insert(FishGroup(40));
         app.world_mut()

@@ -60,7 +60,7 @@ fn fear_lingers_after_the_predator_leaves_and_survives_spawns() {
     };
     let before = afraid(&app);
     assert!(before.len() > 10, "the predator frightened the school: {} afraid", before.len());
-    // The predator leaves and new fish arrive: the flock is gathered anew,
+    // The predator leaves and new fish arrive: the flock takes them in,
     // and every frightened fish calms down from where it was.
     app.world_mut().despawn(shark);
     spawn(&mut app, 50);
@@ -70,15 +70,15 @@ fn fear_lingers_after_the_predator_leaves_and_survives_spawns() {
     let params = FlockParams::default();
     let calm = (-params.calm_rate / 60.0).exp();
     for (entity, fear) in before {
-        let slot = state.entities().iter().position(|&e| e == entity).expect("still gathered");
+        let slot = state.entities().iter().position(|&e| e == entity).expect("still in the flock");
         let now = state.flock().fears()[slot];
         assert!(
             (now - fear * calm).abs() <= 1.0e-6,
             "{entity}: {fear} should decay to {}, is {now}",
             fear * calm
         );
-        // Each fish knows its slot in the flock.
-        assert_eq!(app.world().get::<FishSlot>(entity).and_then(|s| s.get()), Some(slot));
+        // Each fish knows its id (and slot) in the flock.
+        assert_eq!(app.world().get::<FishId>(entity).and_then(|s| s.get()), Some(slot as u32));
     }
 }
 

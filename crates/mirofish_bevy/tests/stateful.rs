@@ -34,7 +34,7 @@ fn point() -> impl Strategy<Value = Vec2> {
 /// Which component game code takes away.
 #[derive(Clone, Copy, Debug)]
 enum Part {
-    Slot,
+    Id,
     Previous,
     Steering,
     Phase,
@@ -62,7 +62,7 @@ enum Step {
 
 fn step() -> impl Strategy<Value = Step> {
     let part = prop_oneof![
-        Just(Part::Slot),
+        Just(Part::Id),
         Just(Part::Previous),
         Just(Part::Steering),
         Just(Part::Phase),
@@ -123,7 +123,7 @@ fn apply(app: &mut App, step: &Step) {
             if let Some(e) = nth_fish(app, k) {
                 let mut fish = app.world_mut().entity_mut(e);
                 match part {
-                    Part::Slot => fish.remove::<FishSlot>(),
+                    Part::Id => fish.remove::<FishId>(),
                     Part::Previous => fish.remove::<PreviousPosition>(),
                     Part::Steering => fish.remove::<Steering>(),
                     Part::Phase => fish.remove::<WanderPhase>(),
@@ -135,7 +135,7 @@ fn apply(app: &mut App, step: &Step) {
         Step::PutBack(k) => {
             if let Some(e) = nth_fish(app, k) {
                 app.world_mut().entity_mut(e).insert_if_new((
-                    FishSlot::default(),
+                    FishId::default(),
                     PreviousPosition::default(),
                     Steering::default(),
                     WanderPhase::default(),

@@ -35,7 +35,7 @@ fn fish_entities_follow_the_core_and_face_their_velocity() {
     for ((&id, &p), &v) in flock.ids().iter().zip(flock.positions()).zip(flock.velocities()) {
         let entity = state.entity(id).expect("every fish has an entity");
         let e = app.world().entity(entity);
-        assert_eq!(e.get::<FishId>(), Some(&FishId(id)));
+        assert_eq!(e.get::<FishId>().and_then(|id| id.get()), Some(id));
         assert_eq!(e.get::<Position3d>().unwrap().0, p);
         assert_eq!(e.get::<Velocity3d>().unwrap().0, v);
         schools[e.get::<School3d>().unwrap().0 as usize] += 1;
@@ -99,7 +99,7 @@ fn each_fish_carries_its_steering_and_banks_into_its_turn() {
         .world_mut()
         .query::<(&Velocity3d, &Steering3d, &Transform, &FishId)>()
         .iter(app.world())
-        .map(|(v, s, t, id)| (v.0, s.0, *t, id.0))
+        .map(|(v, s, t, id)| (v.0, s.0, *t, id.get().unwrap()))
         .collect();
     let state = app.world().resource::<Flock3dState>();
     for (v, steering, t, id) in fish {
@@ -243,7 +243,7 @@ fn a_school_spawned_with_leaders_marks_them_and_the_core_knows() {
         .world_mut()
         .query_filtered::<&FishId, With<Leader3d>>()
         .iter(app.world())
-        .map(|id| id.0)
+        .filter_map(|id| id.get())
         .collect();
     marked.sort_unstable();
     let expected: Vec<u32> = (50..56).chain(90..93).collect();
@@ -268,10 +268,11 @@ fn assert_entities_match_the_core(app: &mut App) {
     let flock = &state.flock;
     assert_eq!(entities.len(), flock.len());
     for (id, school, p, leads) in entities {
-        let slot = flock.slots()[id.0 as usize] as usize;
-        assert_eq!(school.0, flock.schools()[slot], "fish {}", id.0);
-        assert_eq!(p.0, flock.positions()[slot], "fish {}", id.0);
-        assert_eq!(leads, flock.leaders()[slot], "fish {}", id.0);
+        let id = id.get().expect("every fish entity has an id");
+        let slot = flock.slots()[id as usize] as usize;
+        assert_eq!(school.0, flock.schools()[slot], "fish {id}");
+        assert_eq!(p.0, flock.positions()[slot], "fish {id}");
+        assert_eq!(leads, flock.leaders()[slot], "fish {id}");
     }
 }
 
@@ -307,9 +308,10 @@ fn commands_to_the_core_spawn_remove_and_mark_fish_entities() {
     assert_eq!(app.world().resource::<Flock3dState>().flock.applied().len(), 4);
 }
 
-/// Despawning fish entities takes their fish out of the core, as on a
-/// plane: no ghost fish, the fish left keep their entities (renumbered),
-/// and a command spawning fish in the same tick gets entities too.
+/// Despawning fish entities takes their fish out of the core at the next
+/// tick's start, before its commands, as on a plane: no ghost fish, the
+/// fish left keep their entities (renumbered), and a command spawning fish
+/// in the same tick gets entities too.
 #[test]
 fn despawned_fish_entities_leave_the_core() {
     use mirofish_sim::space::VolumeCommand;
@@ -331,18 +333,21 @@ fn despawned_fish_entities_leave_the_core() {
     let centre = Vec3::new(100.0, 50.0, 0.0);
     let spawn = VolumeCommand::SpawnFish { school: 0, count: 10, centre, radius: 30.0 };
     app.world_mut().resource_mut::<Flock3dState>().flock.submit(spawn).unwrap();
-    // A command in the same tick names fish by the ids they had before the
-    // despawned fish left: fish 598 takes a freed id, and leads under it.
-    let lead = VolumeCommand::SetLeaders { fish: vec![598], leads: true };
-    app.world_mut().resource_mut::<Flock3dState>().flock.submit(lead).unwrap();
-    let leader = app.world().resource::<Flock3dState>().entity(598).unwrap();
+    let renumbered = app.world().resource::<Flock3dState>().entity(598).unwrap();
     app.update();
-    assert!(app.world().entity(leader).contains::<Leader3d>());
     assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 600 - 51 + 10);
     assert_entities_match_the_core(&mut app);
     // A fish that was not despawned keeps its entity.
-    let id = app.world().entity(kept).get::<FishId>().unwrap().0;
+    let id = app.world().entity(kept).get::<FishId>().and_then(|id| id.get()).unwrap();
     assert_eq!(app.world().resource::<Flock3dState>().entity(id), Some(kept));
+    // The fish left first, then the tick's commands applied: fish 598 took
+    // a freed id, and a command names it by that id from then on.
+    let id = app.world().entity(renumbered).get::<FishId>().and_then(|id| id.get()).unwrap();
+    assert!(id < 549, "fish 598 took a freed id, not {id}");
+    let lead = VolumeCommand::SetLeaders { fish: vec![id], leads: true };
+    app.world_mut().resource_mut::<Flock3dState>().flock.submit(lead).unwrap();
+    app.update();
+    assert!(app.world().entity(renumbered).contains::<Leader3d>());
     for _ in 0..5 {
         app.update();
     }

@@ -17,7 +17,7 @@
 use bevy::camera::ScalingMode;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use mirofish_bevy::{FishSlot, FlockState};
+use mirofish_bevy::{FishId, FlockState};
 use mirofish_sim::Tank;
 
 use crate::tools::{Inspected, report};
@@ -71,7 +71,7 @@ fn frame_tank(
     inspected: Option<Res<Inspected>>,
     #[cfg(feature = "panel")] panel: Option<Res<crate::panel::PanelSettings>>,
     windows: Query<&Window, With<PrimaryWindow>>,
-    slots: Query<&FishSlot>,
+    slots: Query<&FishId>,
     mut cameras: Query<(Ref<TankCamera>, &mut Projection, &mut Transform)>,
     mut framed: Local<Option<Framed>>,
 ) {

@@ -267,7 +267,7 @@ fn animate_fish(
     config: Res<FlockConfig>,
     state: Res<FlockState>,
     mut fish: Query<
-        (Entity, &FishSlot, &Velocity, Option<&School>, &mut TailBeat, &mut Transform, &mut Sprite),
+        (Entity, &FishId, &Velocity, Option<&School>, &mut TailBeat, &mut Transform, &mut Sprite),
         With<Boid>,
     >,
     mut last_mode: Local<Option<ColourMode>>,
@@ -277,7 +277,7 @@ fn animate_fish(
     let recolour = mode != ColourMode::School || *last_mode != Some(mode);
     *last_mode = Some(mode);
     let dt = time.delta_secs();
-    fish.par_iter_mut().for_each(|(entity, slot, v, school, mut beat, mut t, mut sprite)| {
+    fish.par_iter_mut().for_each(|(entity, id, v, school, mut beat, mut t, mut sprite)| {
         let params = table[usize::from(school.map_or(0, |s| s.0)).min(table.len() - 1)];
         let s = (v.0.length() / params.max_speed.max(1e-3)).clamp(0.0, 2.0);
         t.scale = Vec3::new(0.7 + 0.45 * s, 1.1 - 0.25 * s.min(1.0), 1.0);
@@ -298,11 +298,10 @@ fn animate_fish(
                 Color::srgb(0.25 + 0.75 * s.min(1.0), 0.35 + 0.6 * s.min(1.0), 1.0 - 0.8 * s.min(1.0))
             }
             ColourMode::Rule => {
-                // The tick's per-fish samples, by the slot the fish was
-                // gathered into (none yet for a fish spawned since).
-                let rule = slot
-                    .get()
-                    .filter(|&slot| state.entities().get(slot) == Some(&entity))
+                // The tick's per-fish samples, by the fish's slot (none
+                // yet for a fish spawned since).
+                let rule = state
+                    .slot_of(entity, *id)
                     .and_then(|slot| strongest_rule(&state.flock().sample(slot)?.rules));
                 rule.map_or(Color::srgb(0.5, 0.5, 0.5), |i| RULE_COLOURS[i].1)
             }

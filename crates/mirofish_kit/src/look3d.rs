@@ -242,7 +242,7 @@ fn dress(
         let school = usize::from(school.map_or(0, |s| s.0));
         let material = assets.materials[school % assets.materials.len()].clone();
         // A golden-ratio spread of starting phases.
-        let phase = (id.0 as f32 * 0.618_034).fract() * core::f32::consts::TAU;
+        let phase = (id.get().unwrap_or(0) as f32 * 0.618_034).fract() * core::f32::consts::TAU;
         commands.entity(entity).insert((
             Mesh3d(assets.mesh.clone()),
             MeshMaterial3d(material),

@@ -9,7 +9,7 @@
 
 use bevy::prelude::*;
 use mirofish_bevy::prelude::*;
-use mirofish_bevy::{FishSlot, FlockState};
+use mirofish_bevy::{FishId, FlockState};
 
 use crate::look::{RULE_COLOURS, rule_parts};
 use crate::tools::{Inspected, report};
@@ -152,7 +152,7 @@ fn draw_inspected(
     mut gizmos: Gizmos,
     inspected: Option<Res<Inspected>>,
     state: Res<FlockState>,
-    slots: Query<&FishSlot>,
+    slots: Query<&FishId>,
 ) {
     let Some(fish) = inspected.and_then(|i| i.fish) else { return };
     let Some(r) = report(&state, fish, slots.get(fish).ok()) else { return };

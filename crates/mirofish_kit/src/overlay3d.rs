@@ -53,8 +53,8 @@ const INSPECTED: Color = Color::srgb(1.0, 1.0, 0.4);
 /// The id and slot of `fish`, a fish entity in a volume, if it still
 /// swims (the overlay's and the panel's inspected fish).
 pub(crate) fn fish_slot3d(state: &Flock3dState, fish: Entity, ids: &Query<&FishId>) -> Option<(u32, usize)> {
-    let id = ids.get(fish).ok()?.0;
-    state.flock.slots().get(id as usize).map(|&slot| (id, slot as usize))
+    let id = *ids.get(fish).ok()?;
+    Some((id.get()?, state.slot_of(fish, id)?))
 }
 
 fn draw_overlay3d(

@@ -49,7 +49,7 @@ use bevy_egui::{EguiContext, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiCont
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::volume::Flock3dState;
-use mirofish_bevy::{FishSlot, FlockCommands, FlockMetrics, Session};
+use mirofish_bevy::{FishId, FlockCommands, FlockMetrics, Session};
 use mirofish_sim::control::tuning::KNOBS;
 use mirofish_sim::observe::health::{Health, Mark};
 use mirofish_sim::observe::metrics::{COLUMNS, Metrics, MetricsLog};
@@ -449,7 +449,7 @@ pub fn inspect_section(
     InMut(ui): InMut<egui::Ui>,
     inspected: Option<ResMut<Inspected>>,
     state: Res<FlockState>,
-    slots: Query<&FishSlot>,
+    slots: Query<&FishId>,
 ) {
     let Some(mut inspected) = inspected else { return };
     let Some(fish) = inspected.fish else {
@@ -493,7 +493,7 @@ pub fn volume_inspect_section(
     InMut(ui): InMut<egui::Ui>,
     inspected: Option<ResMut<Inspected>>,
     state: Res<Flock3dState>,
-    ids: Query<&mirofish_bevy::volume::FishId>,
+    ids: Query<&FishId>,
 ) {
     let Some(mut inspected) = inspected else { return };
     let Some(fish) = inspected.fish else {

@@ -18,7 +18,7 @@
 
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use mirofish_bevy::{FishSlot, FlockCommands, FlockState};
+use mirofish_bevy::{FishId, FlockCommands, FlockState};
 use mirofish_sim::step::command::FlockCommand;
 use mirofish_sim::{Attractor, ForceSample, Obstacle, Predator, Route};
 
@@ -255,8 +255,8 @@ pub struct FishReport {
 }
 
 /// The report on `fish`, if it is in the flock.
-pub fn report(state: &FlockState, fish: Entity, slot: Option<&FishSlot>) -> Option<FishReport> {
-    let slot = slot.and_then(|s| s.get()).filter(|&s| state.entities().get(s) == Some(&fish))?;
+pub fn report(state: &FlockState, fish: Entity, id: Option<&FishId>) -> Option<FishReport> {
+    let slot = state.slot_of(fish, *id?)?;
     let flock = &state.flock();
     Some(FishReport {
         slot,

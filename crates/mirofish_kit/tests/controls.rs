@@ -146,7 +146,7 @@ fn the_camera_frames_the_tank_follows_the_inspected_fish_and_lets_go() {
     *app.world_mut().resource_mut::<Inspected>() = Inspected { fish: Some(fish), follow: true };
     app.update();
     let at = app.world().get::<Transform>(camera).unwrap().translation.truncate();
-    let slot = app.world().get::<mirofish_bevy::FishSlot>(fish).and_then(|s| s.get()).unwrap();
+    let slot = app.world().get::<mirofish_bevy::FishId>(fish).and_then(|s| s.get()).unwrap() as usize;
     let position = app.world().resource::<FlockState>().flock().positions()[slot];
     assert!(at.distance(position) < 1e-3, "{at} vs {position}");
     app.world_mut().resource_mut::<Inspected>().fish = None;

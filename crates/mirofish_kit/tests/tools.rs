@@ -120,7 +120,7 @@ fn a_ctrl_click_inspects_the_nearest_fish_and_spawns_nothing() {
     release(&mut app, MouseButton::Left);
     assert_eq!(app.world().resource::<Inspected>().fish, Some(fish));
     assert!(spawned_at::<Predator2d>(&mut app).is_empty(), "an inspecting click is no tool");
-    let slot = app.world().get::<mirofish_bevy::FishSlot>(fish).copied();
+    let slot = app.world().get::<mirofish_bevy::FishId>(fish).copied();
     let r = report(app.world().resource::<FlockState>(), fish, slot.as_ref()).expect("a report");
     let velocity = app.world().get::<Velocity>(fish).unwrap().0;
     assert_eq!((r.velocity, r.school, r.group, r.leader), (velocity, 0, None, false));

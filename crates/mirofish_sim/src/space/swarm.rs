@@ -524,47 +524,56 @@ impl<V: Vector> Swarm<V> {
         Ok(id)
     }
 
-    /// Replaces every fish with `fish`, between ticks, given ids `0, 1, …`
-    /// in the order given: what an engine that holds its own copy of the
-    /// fish hands over when its set of fish changed (the Bevy plugin's
-    /// entities). Each is `(school, position, velocity, wander phase,
-    /// fear)`, taken as it is, as a game wrote it: a position outside the
-    /// tank or in a rock is brought in by the next tick's walls and rocks,
-    /// one that is not finite put in the tank's middle; a school beyond the
-    /// table counts as the last; fear is clamped to 0–1 (not a number: 0).
-    /// Groups, leaders and forces waiting are forgotten, and so is what the
-    /// last tick left (steering, samples). In a volume each fish's wander
-    /// circle is drawn from the seed and its id, as [`Swarm::add_fish`]
-    /// draws it. Ignored while a tick is under way; fish past [`MAX_FISH`]
-    /// are left out.
-    pub fn replace_fish(&mut self, fish: impl IntoIterator<Item = (u16, V, V, f32, f32)>) {
+    /// Adds `fish` under the next ids, between ticks, in the order given:
+    /// what an engine that holds its own copy of the fish hands over when
+    /// fish arrive there (the Bevy plugin's entities spawned by a game).
+    /// Each is `(school, position, velocity, wander phase)`, taken as it
+    /// is, as a game wrote it: a position outside the tank or in a rock is
+    /// brought in by the next tick's walls and rocks, one that is not
+    /// finite put in the tank's middle; a school beyond the table counts as
+    /// the last. The fish start calm, in no group and leading no one. In a
+    /// volume each fish's wander circle is drawn from the seed and its id,
+    /// as [`Swarm::add_fish`] draws it. Returns the ids given: none while a
+    /// tick is under way, and none past [`MAX_FISH`] fish. Remove fish with
+    /// [`Swarm::remove_fish`].
+    pub fn push_fish(&mut self, fish: impl IntoIterator<Item = (u16, V, V, f32)>) -> core::ops::Range<u32> {
+        let first = self.len() as u32;
         if self.stage.is_some() {
-            return;
+            return first..first;
         }
-        self.renumber(Vec::new());
         let last = self.params.len().saturating_sub(1);
+        let room = MAX_FISH.saturating_sub(self.len());
         let columns = &mut self.fish;
-        for (id, (school, position, velocity, phase, fear)) in fish.into_iter().take(MAX_FISH).enumerate() {
-            let id = id as u32;
-            self.slots.push(id);
+        for (school, position, velocity, phase) in fish.into_iter().take(room) {
+            let id = columns.id.len() as u32;
+            self.slots.push(columns.id.len() as u32);
             columns.id.push(id);
             columns.position.push(position);
             columns.velocity.push(velocity);
             columns.phase.push(phase);
             columns.circle.push(circle_of::<V>(self.seed, id));
-            columns.fright.push(if fear.is_nan() { 0.0 } else { fear.clamp(0.0, 1.0) });
+            columns.fright.push(0.0);
             columns.school.push(clamp_index(school, last + 1) as u16);
             columns.leader.push(false);
         }
-        self.group.clear();
-        self.extra.clear();
-        self.indexed = false;
+        let len = self.len();
+        if !self.group.is_empty() {
+            self.group.resize(len, NO_GROUP);
+        }
+        if !self.extra.is_empty() {
+            self.extra.resize(len, V::ZERO);
+        }
+        if len as u32 != first {
+            // Last tick's forces and samples belonged to fewer fish.
+            self.forget_last_tick();
+        }
+        first..len as u32
     }
 
     /// The inputs of the fish in `slots` (position, velocity, wander phase,
     /// leader flag and school), to overwrite in place a column at a time
     /// between ticks — from the ECS's component columns, say — keeping
-    /// their fear. The values are taken as [`Swarm::replace_fish`] takes
+    /// their fear. The values are taken as [`Swarm::push_fish`] takes
     /// them, save the schools: write only schools below
     /// [`Swarm::params`]' length. Under [`SlotOrder::Stable`] (the default)
     /// slots are ids.
@@ -1907,7 +1916,7 @@ struct ForcePass<'a, V: Vector> {
 }
 
 /// The wander circle of the fish with id `id` placed by hand
-/// ([`Swarm::add_fish`], [`Swarm::replace_fish`]): drawn from the seed and
+/// ([`Swarm::add_fish`], [`Swarm::push_fish`]): drawn from the seed and
 /// the id (nothing to draw on a plane).
 fn circle_of<V: Vector>(seed: u64, id: u32) -> V::Circle {
     let mut rng = <rand_pcg::Pcg32 as rand::SeedableRng>::seed_from_u64(crate::rules::noise::mix64(
@@ -2611,6 +2620,14 @@ mod tests {
         assert_eq!(swarm.add_fish(0, at, Vec3::ZERO, 0.0).unwrap_err().field, "stage");
     }
 
+    /// Every fish of `swarm` replaced by `fish`, as an engine holding its
+    /// own copy of the fish hands them over: all removed, then pushed.
+    fn hand_over<V: Vector>(swarm: &mut Swarm<V>, fish: impl IntoIterator<Item = (u16, V, V, f32)>) {
+        let all: Vec<u32> = (0..swarm.len() as u32).collect();
+        swarm.remove_fish(&all);
+        swarm.push_fish(fish);
+    }
+
     /// What an engine holding its own copy of the fish (the Bevy plugin)
     /// hands over: the whole set at once, or columns written in place, is
     /// the same school as the same fish spawned by the swarm itself.
@@ -2618,42 +2635,49 @@ mod tests {
     fn fish_handed_over_or_written_in_place_run_as_the_swarm_own() {
         let mut own = Swarm::<Vec2>::new(FlockParams::default(), crate::Tank::default(), 400, 9).unwrap();
         own.run(5);
-        let handed: Vec<(u16, Vec2, Vec2, f32, f32)> = (0..own.len())
-            .map(|s| (own.schools()[s], own.positions()[s], own.velocities()[s], own.wander_phases()[s], 0.0))
+        let handed: Vec<(u16, Vec2, Vec2, f32)> = (0..own.len())
+            .map(|s| (own.schools()[s], own.positions()[s], own.velocities()[s], own.wander_phases()[s]))
             .collect();
         let mut copy = Swarm::<Vec2>::new(FlockParams::default(), crate::Tank::default(), 10, 9).unwrap();
         copy.run(5);
-        copy.replace_fish(handed.iter().copied());
+        hand_over(&mut copy, handed.iter().copied());
         assert_eq!(state_hash(&copy), state_hash(&own));
         // Written in place through the columns: the school as handed over.
-        let moved: Vec<(u16, Vec2, Vec2, f32, f32)> =
-            handed.iter().map(|&(s, p, v, w, f)| (s, p * 0.5, -v, w + 1.0, f)).collect();
+        let moved: Vec<(u16, Vec2, Vec2, f32)> =
+            handed.iter().map(|&(s, p, v, w)| (s, p * 0.5, -v, w + 1.0)).collect();
         let (mut written, mut replaced) = (copy.clone(), copy.clone());
         let inputs = written.inputs_mut(0..400);
         for (k, m) in moved.iter().enumerate() {
             (inputs.position[k], inputs.velocity[k], inputs.wander_phase[k]) = (m.1, m.2, m.3);
         }
-        replaced.replace_fish(moved);
+        hand_over(&mut replaced, moved);
         written.run(3);
         replaced.run(3);
         assert_eq!(state_hash(&written), state_hash(&replaced));
         copy.run(3);
         own.run(3);
         assert_eq!(state_hash(&copy), state_hash(&own));
-        // Taken as a game wrote them: not finite, outside, an unknown school,
-        // a fear out of range; the next tick brings them all in.
+        // Taken as a game wrote them: not finite, outside, an unknown
+        // school; they start calm, and the next tick brings them all in.
         let tank = *copy.tank();
-        copy.replace_fish([
-            (7, Vec2::NAN, Vec2::INFINITY, f32::NAN, f32::NAN),
-            (0, Vec2::new(1.0e6, -1.0e6), Vec2::new(5.0, 0.0), 0.0, 3.0),
-        ]);
-        assert_eq!((copy.schools(), copy.fears()), (&[0, 0][..], &[0.0, 1.0][..]));
+        hand_over(
+            &mut copy,
+            [
+                (7, Vec2::NAN, Vec2::INFINITY, f32::NAN),
+                (0, Vec2::new(1.0e6, -1.0e6), Vec2::new(5.0, 0.0), 0.0),
+            ],
+        );
+        assert_eq!((copy.schools(), copy.fears()), (&[0, 0][..], &[0.0, 0.0][..]));
         copy.run(2);
         assert!(copy.positions().iter().all(|&p| tank.contains(p)), "{:?}", copy.positions());
         assert!(copy.velocities().iter().all(|v| v.is_finite()));
+        // Pushed after a removal, a fish takes the next id.
+        assert_eq!(copy.remove_fish(&[0]), [1]);
+        assert_eq!(copy.push_fish([(0, Vec2::ZERO, Vec2::X, 0.0)]), 1..2);
+        assert_eq!(copy.len(), 2);
         // Not while a tick is under way.
         copy.run_to(TickStage::Forces);
-        copy.replace_fish([]);
+        assert_eq!(copy.push_fish([(0, Vec2::ZERO, Vec2::X, 0.0)]), 2..2);
         assert_eq!(copy.len(), 2);
     }
 

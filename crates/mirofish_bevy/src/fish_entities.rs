@@ -1,0 +1,121 @@
+//! Which entity shows which fish of the core, in either space.
+//!
+//! The core owns the fish: their ids are its own (`0..len`), and an entity
+//! names its fish with a [`FishId`]. When a fish's entity goes (despawned
+//! by a game, or stripped of a component the tick needs), its fish leaves
+//! the core at the next hand-over, and the fish with the highest id takes
+//! the freed id ([`Swarm::remove_fish`]), its entity's `FishId` with it. A
+//! plane's flock also takes in fish whose entities a game spawned
+//! ([`Swarm::push_fish`]); a volume's fish come only from its core.
+
+use bevy::prelude::*;
+use mirofish_sim::Vector;
+use mirofish_sim::space::Swarm;
+
+use crate::components::FishId;
+
+/// The entity of each fish by id, and the fish whose entities went since
+/// the last hand-over.
+#[derive(Debug, Default)]
+pub(crate) struct FishEntities {
+    /// The entity of each fish, by id; [`Entity::PLACEHOLDER`] for a fish
+    /// whose entity went (until the next hand-over takes it out) or that
+    /// has none yet.
+    by_id: Vec<Entity>,
+    /// Fish whose entities went, in the order they went.
+    gone: Vec<u32>,
+    /// Entities that became fish-like (spawned, or given back a component
+    /// the tick needs) since the last hand-over, in the order they did.
+    arrived: Vec<Entity>,
+}
+
+impl FishEntities {
+    /// The entity of each fish, by id ([`Entity::PLACEHOLDER`]: none).
+    pub(crate) fn by_id(&self) -> &[Entity] {
+        &self.by_id
+    }
+
+    /// The entity showing fish `id`, if any.
+    pub(crate) fn get(&self, id: u32) -> Option<Entity> {
+        self.by_id.get(id as usize).copied().filter(|&e| e != Entity::PLACEHOLDER)
+    }
+
+    /// The id of the fish `entity` shows, given its [`FishId`]: `None` for
+    /// an entity the core does not know as that fish's (one not taken in
+    /// yet, one whose fish left, or one with another's copied id).
+    pub(crate) fn id_of(&self, entity: Entity, id: FishId) -> Option<u32> {
+        id.get().filter(|&id| self.by_id.get(id as usize) == Some(&entity))
+    }
+
+    /// How many fish the entities know of (the core's count after the last
+    /// hand-over).
+    pub(crate) fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// Notes `entity` as the entity of the next fish.
+    pub(crate) fn push(&mut self, entity: Entity) {
+        self.by_id.push(entity);
+    }
+
+    /// Forgets the entities of the fish from `len` on (the core removed
+    /// them itself, from the top), for the caller to despawn.
+    pub(crate) fn truncate(&mut self, len: usize) -> impl Iterator<Item = Entity> + '_ {
+        let from = len.min(self.by_id.len());
+        self.by_id.drain(from..).filter(|&e| e != Entity::PLACEHOLDER)
+    }
+
+    /// Forgets every fish (the school starts over): entities that go from
+    /// now on are not taken for fish of the new school.
+    pub(crate) fn clear(&mut self) {
+        self.by_id.clear();
+        self.gone.clear();
+        self.arrived.clear();
+    }
+
+    /// `entity`, showing fish `id`, went (or lost a component the tick
+    /// needs): its fish leaves the core at the next hand-over. Nothing if
+    /// the core does not know it as that fish's.
+    pub(crate) fn went(&mut self, entity: Entity, id: FishId) {
+        if let Some(id) = self.id_of(entity, id) {
+            self.by_id[id as usize] = Entity::PLACEHOLDER;
+            self.gone.push(id);
+        }
+    }
+
+    /// `entity` may have become a fish (a plane's flock takes it in at the
+    /// next hand-over if it has all a fish needs and is not one already).
+    pub(crate) fn arrived(&mut self, entity: Entity) {
+        self.arrived.push(entity);
+    }
+
+    /// The entities that may have become fish since the last hand-over, in
+    /// the order they did (repeats included), leaving none.
+    pub(crate) fn take_arrivals(&mut self) -> Vec<Entity> {
+        core::mem::take(&mut self.arrived)
+    }
+
+    /// Takes the fish whose entities went out of `flock`, between ticks:
+    /// the fish with the highest id takes each freed id. Calls `renumbered`
+    /// with each entity whose fish changed id, and its new id, for the
+    /// caller to set its [`FishId`].
+    pub(crate) fn take_out_gone<V: Vector>(
+        &mut self,
+        flock: &mut Swarm<V>,
+        mut renumbered: impl FnMut(Entity, FishId),
+    ) {
+        if self.gone.is_empty() {
+            return;
+        }
+        let was = flock.remove_fish(&self.gone);
+        self.gone.clear();
+        let old = core::mem::take(&mut self.by_id);
+        self.by_id =
+            was.iter().map(|&id| old.get(id as usize).copied().unwrap_or(Entity::PLACEHOLDER)).collect();
+        for (id, (&before, &entity)) in was.iter().zip(&self.by_id).enumerate() {
+            if before != id as u32 && entity != Entity::PLACEHOLDER {
+                renumbered(entity, FishId(id as u32));
+            }
+        }
+    }
+}
