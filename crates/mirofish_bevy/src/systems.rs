@@ -382,12 +382,29 @@ pub(crate) fn write_back(
         );
         let rows = (found.par_chunks(COLUMN_CHUNK), ids.par_chunks(COLUMN_CHUNK));
         rows.into_par_iter().zip(columns.into_par_iter()).for_each(|((found, ids), (p, prev, v, s, w))| {
+            // Slots are ids: the plugin stores its fish by id.
+            let first = ids.first().and_then(|id| id.get()).unwrap_or(u32::MAX) as usize;
+            let run = first..first.saturating_add(found.len());
+            if entities.by_id().get(run.clone()) == Some(found) {
+                // The usual case: the piece's entities show a run of fish
+                // in id order, copied as slices.
+                let (new_p, new_v, new_w) = (&positions[run.clone()], &velocities[run.clone()], &phases[run]);
+                for ((p, prev), new_p) in p.iter_mut().zip(prev).zip(new_p) {
+                    // A position game code made non-finite is not worth
+                    // remembering: the repaired one stands in.
+                    prev.0 = if p.0.is_finite() { p.0 } else { *new_p };
+                    p.0 = *new_p;
+                }
+                v.iter_mut().zip(new_v).for_each(|(v, new_v)| v.0 = *new_v);
+                w.iter_mut().zip(new_w).for_each(|(w, new_w)| w.0 = *new_w);
+                for (k, s) in s.iter_mut().enumerate() {
+                    s.0 = flock.steering_at(first + k).unwrap_or_default();
+                }
+                return;
+            }
             let fish = found.iter().zip(ids).zip(p.iter_mut().zip(prev)).zip(v.iter_mut().zip(s).zip(w));
             for (((&entity, &id), (p, prev)), ((v, s), w)) in fish {
-                // Slots are ids: the plugin stores its fish by id.
                 let Some(slot) = entities.id_of(entity, id).map(|id| id as usize) else { continue };
-                // A position game code made non-finite is not worth
-                // remembering: the repaired one stands in.
                 prev.0 = if p.0.is_finite() { p.0 } else { positions[slot] };
                 p.0 = positions[slot];
                 v.0 = velocities[slot];
