@@ -66,7 +66,7 @@ fn setup(mut commands: Commands) {
 fn dress_fish(add: On<Add, Boid>, mut commands: Commands) {
     commands.entity(add.entity).insert((
         Sprite::from_color(Color::srgb(1.0, 0.62, 0.25), Vec2::new(9.0, 3.0)),
-        ExtraSteering::default(),
+        ExtraSteering(Vec2::ZERO),
     ));
 }
 

@@ -168,7 +168,7 @@ fn plugin_tick(n: usize, ticks: usize, added: Added) -> PluginTick {
         // A game's own force on every fish: a pull towards the tank's
         // centre, written before the clamp stage.
         app.add_observer(|add: On<Add, Boid>, mut commands: Commands| {
-            commands.entity(add.entity).insert(ExtraSteering::default());
+            commands.entity(add.entity).insert(ExtraSteering(Vec2::ZERO));
         })
         .add_systems(FixedUpdate, pull_to_centre.before(BoidSystems::Clamp).after(BoidSystems::Forces));
     }

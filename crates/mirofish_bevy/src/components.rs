@@ -8,6 +8,7 @@
 //! the change up.
 
 use bevy::prelude::*;
+use mirofish_sim::Vector;
 
 /// Marks an entity as a fish of the school. Inserting it brings every other
 /// simulation component with it.
@@ -40,22 +41,27 @@ impl Default for FishId {
     }
 }
 
-/// Position in the tank (world units), as of the last fixed tick.
+/// Position in the tank (world units), as of the last fixed tick: a
+/// `Vec2` on a plane (the default), a `Vec3` in a volume
+/// (`Position<Vec3>`, [`crate::volume`]).
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Debug, Default, PartialEq)]
-pub struct Position(pub Vec2);
+pub struct Position<V: Vector = Vec2>(pub V);
 
-/// Velocity (world units per second), as of the last fixed tick.
+/// Velocity (world units per second), as of the last fixed tick; a
+/// `Vec3` in a volume.
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Debug, Default, PartialEq)]
-pub struct Velocity(pub Vec2);
+pub struct Velocity<V: Vector = Vec2>(pub V);
 
 /// The clamped steering acceleration (world units per second²) applied in
 /// the last fixed tick: the sum of all rules after the single `max_force`
-/// clamp. Written by the simulation; read it for debugging or effects.
+/// clamp. Written by the simulation; read it for debugging or effects (a
+/// volume's plugin banks fish into their turns with it). A `Vec3` in a
+/// volume.
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Debug, Default, PartialEq)]
-pub struct Steering(pub Vec2);
+pub struct Steering<V: Vector = Vec2>(pub V);
 
 /// A game's own force on one fish: an acceleration (world units per
 /// second²) added to what the rules ask for, in
@@ -63,10 +69,11 @@ pub struct Steering(pub Vec2);
 /// school's `max_force` with it. Write it from a system placed before that
 /// set (follow the player, avoid the boat, go for the food); remove it, or
 /// set it to zero, to stop. A non-finite value is ignored. With the game's
-/// own inputs deterministic, runs stay bit-identical.
+/// own inputs deterministic, runs stay bit-identical. A `Vec3` in a volume
+/// (where Couzin's zones use no forces).
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Debug, Default, PartialEq)]
-pub struct ExtraSteering(pub Vec2);
+pub struct ExtraSteering<V: Vector = Vec2>(pub V);
 
 /// Phase (radians) of the fish's own slowly turning wander direction.
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
@@ -74,10 +81,10 @@ pub struct ExtraSteering(pub Vec2);
 pub struct WanderPhase(pub f32);
 
 /// [`Position`] before the last fixed tick; the rendered `Transform` is
-/// interpolated between the two.
+/// interpolated between the two. A `Vec3` in a volume.
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Debug, Default, PartialEq)]
-pub struct PreviousPosition(pub Vec2);
+pub struct PreviousPosition<V: Vector = Vec2>(pub V);
 
 /// The school a fish belongs to: an index into
 /// [`FlockConfig::school_table`](crate::FlockConfig::school_table). Fish

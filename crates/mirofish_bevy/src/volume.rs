@@ -2,8 +2,8 @@
 //!
 //! The core's [`Flock3d`] holds the fish and steps them (in parallel,
 //! bit-identical on any number of threads); every fish is also an entity
-//! with a [`Boid3d`] marker, its [`FishId`], a [`Position3d`] and a
-//! [`Velocity3d`] written back after each tick (a game that writes either
+//! with a [`Boid3d`] marker, its [`FishId`], a [`Position`] and a
+//! [`Velocity`] written back after each tick (a game that writes either
 //! moves the fish: the next tick starts from it), and a `Transform` that
 //! follows them between ticks, turned so that its −Z axis (Bevy's
 //! forward) points along the velocity. Give each fish a look when it
@@ -38,7 +38,7 @@
 //! takes the freed id, its entity's [`FishId`] with it), takes in what the
 //! game wrote to the fish, applies the due commands and rebuilds the grid,
 //! [`BoidSystems::Forces`] sums the rules, [`BoidSystems::Clamp`] adds each
-//! fish's [`ExtraSteering3d`] (a game's own forces) and clamps,
+//! fish's [`ExtraSteering`] (a game's own forces) and clamps,
 //! [`BoidSystems::Integrate`] moves the fish, [`BoidSystems::Boundary`]
 //! holds them in the tank and out of the rocks, [`BoidSystems::Predators`]
 //! moves the route and the predators, and [`BoidSystems::Writeback`]
@@ -68,8 +68,13 @@ use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, V
 use rayon::prelude::*;
 
 use crate::columns::{COLUMN_CHUNK, for_each_changed};
-/// Which fish of the core an entity shows, as on a plane.
-pub use crate::components::FishId;
+/// A fish's components, the plane's own, over `Vec3`: [`Position`],
+/// [`Velocity`], [`PreviousPosition`], [`Steering`] and [`ExtraSteering`]
+/// hold a `Vec3` in a volume (`Position<Vec3>`), [`FishId`], [`School`]
+/// and [`Leader`] are the very same.
+pub use crate::components::{
+    ExtraSteering, FishId, Leader, Position, PreviousPosition, School, Steering, Velocity,
+};
 use crate::fish_entities::FishEntities;
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
 pub use crate::recording::Session;
@@ -86,35 +91,8 @@ pub use scene::{Obstacle3d, Predator3d};
 /// Marks a fish of a school in a volume.
 #[derive(Component, Clone, Copy, Debug, Default, Reflect)]
 #[reflect(Component)]
-#[require(Transform, Position3d, Velocity3d, PreviousPosition3d, Steering3d)]
+#[require(Transform, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Steering<Vec3>)]
 pub struct Boid3d;
-
-/// The school a fish belongs to (0 for the first).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
-#[reflect(Component)]
-pub struct School3d(pub u16);
-
-/// A fish's position after the last tick (world units).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect, Deref, DerefMut)]
-#[reflect(Component)]
-pub struct Position3d(pub Vec3);
-
-/// A fish's velocity after the last tick (world units per second).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect, Deref, DerefMut)]
-#[reflect(Component)]
-pub struct Velocity3d(pub Vec3);
-
-/// The steering (acceleration, world units per second²) a fish took in the
-/// last tick: every rule's force after the one clamp. Read it for effects
-/// or debugging; the plugin banks fish into their turns with it.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect, Deref, DerefMut)]
-#[reflect(Component)]
-pub struct Steering3d(pub Vec3);
-
-/// A fish's position before the last tick, for drawing between ticks.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect, Deref, DerefMut)]
-#[reflect(Component)]
-pub struct PreviousPosition3d(pub Vec3);
 
 /// The parameters a [`Flock3dState`] starts from, read when the plugin is
 /// added (insert it before, or keep the default).
@@ -181,8 +159,8 @@ pub struct Flock3dState {
     replay: Session,
     /// The entities of the scene's rocks and predators.
     scene_entities: SceneEntities<Vec3>,
-    /// When the last write-back ran: a fish's [`Position3d`] or
-    /// [`Velocity3d`] changed after it was written by a game.
+    /// When the last write-back ran: a fish's [`Position`] or
+    /// [`Velocity`] changed after it was written by a game.
     written: Tick,
 }
 
@@ -206,7 +184,7 @@ impl Flock3dState {
     /// save it and `mirofish-lab replay` runs it again. `None` if the
     /// volume was not loaded from a configuration or was restarted,
     /// spawned into or given a new scene ([`SetScene3d`]) since. A game's
-    /// forces ([`ExtraSteering3d`]), fish moved by hand and rock or
+    /// forces ([`ExtraSteering`]), fish moved by hand and rock or
     /// predator entities it spawned, moved or despawned ([`Obstacle3d`],
     /// [`Predator3d`]) are not commands: a session with them does not
     /// replay to its end, and the replay says so.
@@ -245,22 +223,6 @@ impl Flock3dState {
         }
     }
 }
-
-/// Marks a fish that leads ([`SpawnSchool3d::with_leaders`]): draw it
-/// apart, or follow it with the camera.
-#[derive(Component, Clone, Copy, Debug, Default, Reflect)]
-#[reflect(Component)]
-pub struct Leader3d;
-
-/// A game's own force on a fish in a volume (world units per second
-/// squared), added to the steering the rules give it each tick and clamped
-/// with it to its school's `max_force`. Write it in a system ordered before
-/// [`BoidSystems::Clamp`]; it acts every tick until changed or
-/// removed. A force that is not finite is ignored; under Couzin's zones
-/// forces are not used.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
-#[reflect(Component)]
-pub struct ExtraSteering3d(pub Vec3);
 
 /// Adds schools in a volume: [`Flock3dState`] from [`Flock3dConfig`], a
 /// tick per run of its schedule, and `Transform`s that follow the fish.
@@ -308,7 +270,7 @@ impl Plugin for MiroFish3dPlugin {
                 .expect("the defaults are valid")
         });
         let fixed_schedule = self.schedule == FixedUpdate.intern();
-        app.register_type::<(Boid3d, FishId, School3d, Position3d, Velocity3d, PreviousPosition3d, Steering3d)>()
+        app.register_type::<(Boid3d, FishId, School, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Steering<Vec3>)>()
             .register_type::<Flock3dConfig>()
             .insert_resource(Flock3dState {
                 flock,
@@ -322,7 +284,7 @@ impl Plugin for MiroFish3dPlugin {
                 scene_entities: SceneEntities::default(),
                 written: Tick::new(0),
             })
-            .register_type::<(ExtraSteering3d, Leader3d)>()
+            .register_type::<(ExtraSteering<Vec3>, Leader)>()
             .add_systems(
                 self.schedule,
                 (
@@ -361,7 +323,7 @@ pub struct SpawnSchool3d {
     pub seed: u64,
     /// How many of them lead (the first spawned): they steer for the
     /// route's waypoint ([`Scene3d::route`]) and their neighbours
-    /// count them `leader_weight` times. Their entities carry [`Leader3d`].
+    /// count them `leader_weight` times. Their entities carry [`Leader`].
     pub leaders: usize,
 }
 
@@ -544,7 +506,7 @@ fn start_over(
 /// Brings the fish entities in line with the core: an entity for each fish
 /// without one (a spawn, a command's spawn, a load), none for a fish a
 /// command removed, no fish for an entity the game despawned, and the
-/// [`Leader3d`] marker where a command changed who leads. Cheap when
+/// [`Leader`] marker where a command changed who leads. Cheap when
 /// nothing changed.
 fn sync_fish(world: &mut World) {
     world.resource_scope(|world, mut state: Mut<Flock3dState>| {
@@ -562,14 +524,14 @@ fn sync_fish(world: &mut World) {
             let mut entity = world.spawn((
                 Boid3d,
                 FishId(id as u32),
-                School3d(flock.schools()[slot]),
-                Position3d(p),
-                PreviousPosition3d(p),
-                Velocity3d(v),
+                School(flock.schools()[slot]),
+                Position(p),
+                PreviousPosition(p),
+                Velocity(v),
                 Transform::from_translation(p).looking_to(v.normalize_or(Vec3::NEG_Z), Vec3::Y),
             ));
             if flock.leaders()[slot] {
-                entity.insert(Leader3d);
+                entity.insert(Leader);
             }
             state.entities.push(entity.id());
         }
@@ -581,9 +543,9 @@ fn sync_fish(world: &mut World) {
                 for entity in fish.iter().filter_map(|&id| state.entities.get(id)) {
                     let Ok(mut entity) = world.get_entity_mut(entity) else { continue };
                     if *leads {
-                        entity.insert(Leader3d);
+                        entity.insert(Leader);
                     } else {
-                        entity.remove::<Leader3d>();
+                        entity.remove::<Leader>();
                     }
                 }
             }
@@ -604,7 +566,7 @@ fn fish_entity_gone(gone: On<Remove, Boid3d>, ids: Query<&FishId>, state: Option
 
 /// Takes out of the core the fish whose entities the game despawned (the
 /// fish that take their ids keep their entities, renumbered), then hands
-/// it each fish whose [`Position3d`] or [`Velocity3d`] a game wrote since
+/// it each fish whose [`Position`] or [`Velocity`] a game wrote since
 /// the last write-back (a teleport, a net, a current), as on a plane. A
 /// position outside the tank or a value that is not finite is refused
 /// ([`Refused::Fish`]): the fish stays where the core had it, and the
@@ -612,7 +574,7 @@ fn fish_entity_gone(gone: On<Remove, Boid3d>, ids: Query<&FishId>, state: Option
 fn gather_moved(
     mut state: ResMut<Flock3dState>,
     mut fish: ParamSet<(
-        Query<(Entity, &FishId, Ref<Position3d>, Ref<Velocity3d>), With<Boid3d>>,
+        Query<(Entity, &FishId, Ref<Position<Vec3>>, Ref<Velocity<Vec3>>), With<Boid3d>>,
         Query<&mut FishId>,
     )>,
     ticks: SystemChangeTick,
@@ -651,10 +613,10 @@ fn gather_moved(
     }
 }
 
-/// Hands every fish's [`ExtraSteering3d`] to the core for this tick.
+/// Hands every fish's [`ExtraSteering`] to the core for this tick.
 fn gather_steering(
     mut state: ResMut<Flock3dState>,
-    fish: Query<(Entity, &FishId, &ExtraSteering3d), With<Boid3d>>,
+    fish: Query<(Entity, &FishId, &ExtraSteering<Vec3>), With<Boid3d>>,
 ) {
     for (entity, &id, extra) in &fish {
         // The core refuses a force that is not finite.
@@ -693,7 +655,14 @@ fn stage(stage: TickStage) -> impl FnMut(ResMut<Flock3dState>) {
 fn write_back(
     mut state: ResMut<Flock3dState>,
     mut fish: Query<
-        (Entity, &FishId, &mut Position3d, &mut PreviousPosition3d, &mut Velocity3d, &mut Steering3d),
+        (
+            Entity,
+            &FishId,
+            &mut Position<Vec3>,
+            &mut PreviousPosition<Vec3>,
+            &mut Velocity<Vec3>,
+            &mut Steering<Vec3>,
+        ),
         With<Boid3d>,
     >,
     ticks: SystemChangeTick,
@@ -741,7 +710,14 @@ pub fn follow(
     time: Res<Time<Fixed>>,
     state: Res<Flock3dState>,
     mut fish: Query<
-        (&Position3d, &PreviousPosition3d, &Velocity3d, &Steering3d, Option<&School3d>, &mut Transform),
+        (
+            &Position<Vec3>,
+            &PreviousPosition<Vec3>,
+            &Velocity<Vec3>,
+            &Steering<Vec3>,
+            Option<&School>,
+            &mut Transform,
+        ),
         With<Boid3d>,
     >,
 ) {

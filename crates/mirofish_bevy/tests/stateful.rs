@@ -136,11 +136,11 @@ fn apply(app: &mut App, step: &Step) {
             if let Some(e) = nth_fish(app, k) {
                 app.world_mut().entity_mut(e).insert_if_new((
                     FishId::default(),
-                    PreviousPosition::default(),
-                    Steering::default(),
+                    PreviousPosition(Vec2::ZERO),
+                    Steering(Vec2::ZERO),
                     WanderPhase::default(),
-                    Position::default(),
-                    Velocity::default(),
+                    Position(Vec2::ZERO),
+                    Velocity(Vec2::ZERO),
                 ));
             }
         }

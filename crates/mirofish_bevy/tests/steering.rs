@@ -17,7 +17,7 @@ fn push_right(mut fish: Query<&mut ExtraSteering>) {
 }
 
 fn give_every_fish_a_force(add: On<Add, Boid>, mut commands: Commands) {
-    commands.entity(add.entity).insert(ExtraSteering::default());
+    commands.entity(add.entity).insert(ExtraSteering(Vec2::ZERO));
 }
 
 fn app(seed: u64, with_force: bool) -> App {

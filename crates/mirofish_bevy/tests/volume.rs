@@ -36,9 +36,9 @@ fn fish_entities_follow_the_core_and_face_their_velocity() {
         let entity = state.entity(id).expect("every fish has an entity");
         let e = app.world().entity(entity);
         assert_eq!(e.get::<FishId>().and_then(|id| id.get()), Some(id));
-        assert_eq!(e.get::<Position3d>().unwrap().0, p);
-        assert_eq!(e.get::<Velocity3d>().unwrap().0, v);
-        schools[e.get::<School3d>().unwrap().0 as usize] += 1;
+        assert_eq!(e.get::<Position<Vec3>>().unwrap().0, p);
+        assert_eq!(e.get::<Velocity<Vec3>>().unwrap().0, v);
+        schools[e.get::<School>().unwrap().0 as usize] += 1;
         let forward = e.get::<Transform>().unwrap().forward();
         assert!(forward.dot(v.normalize()) > 0.999, "{forward} vs {v}");
     }
@@ -97,7 +97,7 @@ fn each_fish_carries_its_steering_and_banks_into_its_turn() {
     let mut banked = 0;
     let fish: Vec<(Vec3, Vec3, Transform, u32)> = app
         .world_mut()
-        .query::<(&Velocity3d, &Steering3d, &Transform, &FishId)>()
+        .query::<(&Velocity<Vec3>, &Steering<Vec3>, &Transform, &FishId)>()
         .iter(app.world())
         .map(|(v, s, t, id)| (v.0, s.0, *t, id.get().unwrap()))
         .collect();
@@ -159,8 +159,8 @@ fn a_games_force_on_an_entity_steers_its_fish_in_a_volume() {
         if push {
             let state = app.world().resource::<Flock3dState>();
             let (entity, nan) = (state.entity(5).unwrap(), state.entity(6).unwrap());
-            app.world_mut().entity_mut(entity).insert(ExtraSteering3d(Vec3::Y * 1.0e4));
-            app.world_mut().entity_mut(nan).insert(ExtraSteering3d(Vec3::NAN));
+            app.world_mut().entity_mut(entity).insert(ExtraSteering(Vec3::Y * 1.0e4));
+            app.world_mut().entity_mut(nan).insert(ExtraSteering(Vec3::NAN));
         }
         for _ in 0..10 {
             app.update();
@@ -200,8 +200,8 @@ fn a_game_writing_a_fish_entitys_position_or_velocity_moves_its_fish_in_a_volume
     let (target, heading) = (Vec3::new(-300.0, 40.0, 20.0), Vec3::new(0.0, 0.0, 90.0));
     assert!(before.distance(target) > 50.0, "the fish starts elsewhere: {before}");
     let (moved, turned) = (entity(&app, 7), entity(&app, 8));
-    app.world_mut().get_mut::<Position3d>(moved).unwrap().0 = target;
-    app.world_mut().get_mut::<Velocity3d>(turned).unwrap().0 = heading;
+    app.world_mut().get_mut::<Position<Vec3>>(moved).unwrap().0 = target;
+    app.world_mut().get_mut::<Velocity<Vec3>>(turned).unwrap().0 = heading;
     let (_, calm) = core(&app, 9);
     app.update();
     // One tick from where the game put it.
@@ -217,7 +217,7 @@ fn a_game_writing_a_fish_entitys_position_or_velocity_moves_its_fish_in_a_volume
     assert!(still.angle_between(calm) < 0.5, "{calm} -> {still}");
     // A position outside the tank is refused, and the entity is put back.
     let (held, _) = core(&app, 7);
-    app.world_mut().get_mut::<Position3d>(moved).unwrap().0 = Vec3::splat(1.0e7);
+    app.world_mut().get_mut::<Position<Vec3>>(moved).unwrap().0 = Vec3::splat(1.0e7);
     app.update();
     let refusals = app.world().resource::<FlockRefusals>();
     let last = refusals.recent().last().expect("a refusal");
@@ -227,7 +227,7 @@ fn a_game_writing_a_fish_entitys_position_or_velocity_moves_its_fish_in_a_volume
     );
     let (now, _) = core(&app, 7);
     assert!(now.distance(held) < reach, "{held} -> {now}");
-    assert_eq!(app.world().get::<Position3d>(moved).unwrap().0, now);
+    assert_eq!(app.world().get::<Position<Vec3>>(moved).unwrap().0, now);
 }
 
 #[test]
@@ -241,7 +241,7 @@ fn a_school_spawned_with_leaders_marks_them_and_the_core_knows() {
     app.update();
     let mut marked: Vec<u32> = app
         .world_mut()
-        .query_filtered::<&FishId, With<Leader3d>>()
+        .query_filtered::<&FishId, With<Leader>>()
         .iter(app.world())
         .filter_map(|id| id.get())
         .collect();
@@ -258,9 +258,9 @@ fn a_school_spawned_with_leaders_marks_them_and_the_core_knows() {
 /// Every fish of the core has one entity showing it, with its id, school,
 /// position and leader marker, and no other fish entity exists.
 fn assert_entities_match_the_core(app: &mut App) {
-    let entities: Vec<(FishId, School3d, Position3d, bool)> = app
+    let entities: Vec<(FishId, School, Position<Vec3>, bool)> = app
         .world_mut()
-        .query_filtered::<(&FishId, &School3d, &Position3d, Has<Leader3d>), With<Boid3d>>()
+        .query_filtered::<(&FishId, &School, &Position<Vec3>, Has<Leader>), With<Boid3d>>()
         .iter(app.world())
         .map(|(id, school, p, leads)| (*id, *school, *p, leads))
         .collect();
@@ -294,7 +294,7 @@ fn commands_to_the_core_spawn_remove_and_mark_fish_entities() {
     }
     assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 140);
     assert_entities_match_the_core(&mut app);
-    let leaders = app.world_mut().query_filtered::<&FishId, With<Leader3d>>().iter(app.world()).count();
+    let leaders = app.world_mut().query_filtered::<&FishId, With<Leader>>().iter(app.world()).count();
     assert_eq!(leaders, 4, "1 and 2 from the spawn, 110 and 7 by command");
     app.world_mut()
         .resource_mut::<Flock3dState>()
@@ -347,7 +347,7 @@ fn despawned_fish_entities_leave_the_core() {
     let lead = VolumeCommand::SetLeaders { fish: vec![id], leads: true };
     app.world_mut().resource_mut::<Flock3dState>().flock.submit(lead).unwrap();
     app.update();
-    assert!(app.world().entity(renumbered).contains::<Leader3d>());
+    assert!(app.world().entity(renumbered).contains::<Leader>());
     for _ in 0..5 {
         app.update();
     }

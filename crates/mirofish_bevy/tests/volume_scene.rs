@@ -28,14 +28,14 @@ fn ticks(app: &mut App, n: u64) {
 }
 
 fn rocks(app: &mut App) -> Vec<(Entity, Vec3, f32)> {
-    let mut q = app.world_mut().query::<(Entity, &Obstacle3d, &Position3d)>();
+    let mut q = app.world_mut().query::<(Entity, &Obstacle3d, &Position<Vec3>)>();
     let mut all: Vec<_> = q.iter(app.world()).map(|(e, o, p)| (e, p.0, o.radius)).collect();
     all.sort_by_key(|r| r.0);
     all
 }
 
 fn hunters(app: &mut App) -> Vec<(Entity, Vec3, Vec3)> {
-    let mut q = app.world_mut().query::<(Entity, &Predator3d, &Position3d, &Velocity3d)>();
+    let mut q = app.world_mut().query::<(Entity, &Predator3d, &Position<Vec3>, &Velocity<Vec3>)>();
     let mut all: Vec<_> = q.iter(app.world()).map(|(e, _, p, v)| (e, p.0, v.0)).collect();
     all.sort_by_key(|r| r.0);
     all
@@ -46,8 +46,8 @@ fn a_games_rock_and_predator_entities_act_in_the_volume() {
     let mut app = app();
     app.world_mut().commands().queue(SpawnSchool3d::new(400));
     let rock =
-        app.world_mut().spawn((Obstacle3d { radius: 80.0 }, Position3d(Vec3::new(200.0, 0.0, 0.0)))).id();
-    let hunter = app.world_mut().spawn((Predator3d::default(), Position3d(Vec3::new(-300.0, 0.0, 0.0)))).id();
+        app.world_mut().spawn((Obstacle3d { radius: 80.0 }, Position(Vec3::new(200.0, 0.0, 0.0)))).id();
+    let hunter = app.world_mut().spawn((Predator3d::default(), Position(Vec3::new(-300.0, 0.0, 0.0)))).id();
     ticks(&mut app, 60);
     let state = app.world().resource::<Flock3dState>();
     let scene = state.flock.scene();
@@ -62,7 +62,7 @@ fn a_games_rock_and_predator_entities_act_in_the_volume() {
     assert_eq!(hunters(&mut app), [(hunter, chased.position, chased.velocity)]);
     assert!(app.world().resource::<Flock3dState>().flock.fears().iter().any(|&f| f > 0.0));
     // Moved by the game: the rock moves in the core; despawned: gone.
-    app.world_mut().get_mut::<Position3d>(rock).unwrap().0 = Vec3::new(-100.0, 50.0, 0.0);
+    app.world_mut().get_mut::<Position<Vec3>>(rock).unwrap().0 = Vec3::new(-100.0, 50.0, 0.0);
     app.world_mut().despawn(hunter);
     ticks(&mut app, 1);
     let scene = app.world().resource::<Flock3dState>().flock.scene();
@@ -111,13 +111,13 @@ fn commands_add_and_remove_rock_and_predator_entities() {
 fn invalid_entities_are_refused_once_and_admitted_when_mended() {
     let mut app = app();
     app.world_mut().commands().queue(SpawnSchool3d::new(50));
-    let bad = app.world_mut().spawn((Obstacle3d { radius: f32::NAN }, Position3d(Vec3::ZERO))).id();
+    let bad = app.world_mut().spawn((Obstacle3d { radius: f32::NAN }, Position(Vec3::ZERO))).id();
     let wild = app
         .world_mut()
-        .spawn((Predator3d { max_speed: -5.0, ..default() }, Position3d(Vec3::new(10.0, 0.0, 0.0))))
+        .spawn((Predator3d { max_speed: -5.0, ..default() }, Position(Vec3::new(10.0, 0.0, 0.0))))
         .id();
     // A rock that would fill the tank.
-    let huge = app.world_mut().spawn((Obstacle3d { radius: 5000.0 }, Position3d(Vec3::ZERO))).id();
+    let huge = app.world_mut().spawn((Obstacle3d { radius: 5000.0 }, Position(Vec3::ZERO))).id();
     ticks(&mut app, 5);
     let refusals = app.world().resource::<FlockRefusals>();
     let what: Vec<&Refused> = refusals.recent().map(|r| &r.what).collect();

@@ -35,7 +35,7 @@ use bevy::pbr::{ExtendedMaterial, MaterialExtension};
 use bevy::prelude::*;
 use bevy::render::render_resource::AsBindGroup;
 use bevy::shader::ShaderRef;
-use mirofish_bevy::volume::{Boid3d, FishId, Flock3dState, School3d, Velocity3d};
+use mirofish_bevy::volume::{Boid3d, FishId, Flock3dState, School, Velocity};
 
 /// How fish in a volume look.
 #[derive(Resource, Clone, Debug, PartialEq)]
@@ -234,7 +234,7 @@ fn make_assets(
 /// material, and a stroke starting where its id says.
 fn dress(
     assets: Option<Res<FishAssets3d>>,
-    fish: Query<(Entity, &FishId, Option<&School3d>), (With<Boid3d>, Without<Mesh3d>)>,
+    fish: Query<(Entity, &FishId, Option<&School>), (With<Boid3d>, Without<Mesh3d>)>,
     mut commands: Commands,
 ) {
     let Some(assets) = assets else { return };
@@ -259,7 +259,7 @@ fn dress(
 fn swim(
     time: Res<Time>,
     state: Res<Flock3dState>,
-    mut fish: Query<(&mut Swim3d, &mut MeshTag, &Velocity3d, Option<&School3d>), With<Boid3d>>,
+    mut fish: Query<(&mut Swim3d, &mut MeshTag, &Velocity<Vec3>, Option<&School>), With<Boid3d>>,
 ) {
     let dt = time.delta_secs();
     let params = state.flock.params();

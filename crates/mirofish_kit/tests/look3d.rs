@@ -32,7 +32,7 @@ fn every_fish_gets_the_shared_mesh_and_its_schools_material() {
     assert_eq!(assets.materials.len(), FishLook3d::default().colours.len());
     let fish: Vec<(Handle<Mesh>, Handle<FishMaterial3d>, u16)> = app
         .world_mut()
-        .query_filtered::<(&Mesh3d, &MeshMaterial3d<FishMaterial3d>, Option<&School3d>), With<Boid3d>>()
+        .query_filtered::<(&Mesh3d, &MeshMaterial3d<FishMaterial3d>, Option<&School>), With<Boid3d>>()
         .iter(app.world())
         .map(|(m, mat, s)| (m.0.clone(), mat.0.clone(), s.map_or(0, |s| s.0)))
         .collect();
@@ -74,8 +74,9 @@ fn each_fish_strokes_on_in_its_tag_and_faces_its_heading() {
         app.update();
         let world = app.world_mut();
         let mut this = Vec::new();
-        for (transform, velocity, swim, tag) in
-            world.query_filtered::<(&Transform, &Velocity3d, &Swim3d, &MeshTag), With<Boid3d>>().iter(world)
+        for (transform, velocity, swim, tag) in world
+            .query_filtered::<(&Transform, &Velocity<Vec3>, &Swim3d, &MeshTag), With<Boid3d>>()
+            .iter(world)
         {
             assert!(swim.phase.is_finite() && (0.0..core::f32::consts::TAU).contains(&swim.phase));
             assert_eq!(tag.0 & 0xffff, swim_tag(swim.phase, 1.0) & 0xffff, "the tag carries the phase");

@@ -37,7 +37,7 @@ fn the_overlay_draws_a_volume_and_its_units() {
     #[cfg(feature = "decide")]
     app.add_plugins(mirofish_decide::plugin::DecisionPlugin3d);
     app.world_mut().commands().queue(SpawnSchool3d::new(200));
-    app.world_mut().spawn((Predator3d::default(), Position3d(Vec3::new(100.0, 0.0, 0.0))));
+    app.world_mut().spawn((Predator3d::default(), Position(Vec3::new(100.0, 0.0, 0.0))));
     app.world_mut().flush();
     app.update();
     {

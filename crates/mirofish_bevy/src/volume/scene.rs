@@ -1,5 +1,5 @@
 //! Rocks and predators in a volume as entities: [`Obstacle3d`] and
-//! [`Predator3d`] at a [`Position3d`], as [`Obstacle2d`](crate::Obstacle2d)
+//! [`Predator3d`] at a [`Position`], as [`Obstacle2d`](crate::Obstacle2d)
 //! and [`Predator2d`](crate::Predator2d) are on a plane.
 //!
 //! Between ticks the entities are the truth. At the start of a tick the
@@ -10,7 +10,7 @@
 //! write-back the entities follow: a rock or predator a command added gets
 //! an entity, one a command removed loses its entity, and every predator's
 //! entity takes its new position and velocity. A game moves a rock or a
-//! predator by writing its [`Position3d`], adds one by spawning an entity
+//! predator by writing its [`Position`], adds one by spawning an entity
 //! and takes one away by despawning it; those changes are not commands, so
 //! a recording of a session with them does not replay to its end (the
 //! replay says so), while rocks and predators added and removed by command
@@ -19,12 +19,12 @@
 use bevy::prelude::*;
 use mirofish_sim::{Obstacle, Predator};
 
-use super::{Flock3dState, Position3d, PreviousPosition3d, Velocity3d};
+use super::{Flock3dState, Position, PreviousPosition, Velocity};
 use crate::components::SceneOrder;
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report};
 use crate::scene_entities::SceneForms;
 
-/// A sphere at its [`Position3d`] that fish steer around and never end a
+/// A sphere at its [`Position`] that fish steer around and never end a
 /// tick inside: the entity form of the core's [`Obstacle`] in a volume,
 /// which `VolumeCommand::AddObstacle` carries (the plugin spawns one of
 /// these for it). One that is invalid, covers the tank, or would cover it
@@ -32,20 +32,20 @@ use crate::scene_entities::SceneForms;
 /// lasts, and reported once in [`FlockRefusals`].
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component, Debug, PartialEq)]
-#[require(Position3d, Transform)]
+#[require(Position<Vec3>, Transform)]
 pub struct Obstacle3d {
     /// Radius (world units).
     pub radius: f32,
 }
 
-/// A predator at its [`Position3d`], moving with its [`Velocity3d`]: fish
+/// A predator at its [`Position`], moving with its [`Velocity`]: fish
 /// within `fear_radius` flee. With `chase`, it hunts the nearest fish on
 /// its own. The entity form of the core's [`Predator`] in a volume, which
 /// `VolumeCommand::AddPredator` carries; an invalid one is left out while
 /// it stays invalid and reported once in [`FlockRefusals`].
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component, Debug, PartialEq)]
-#[require(Position3d, Velocity3d, PreviousPosition3d, Transform)]
+#[require(Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Transform)]
 pub struct Predator3d {
     /// Fish closer than this are afraid.
     pub fear_radius: f32,
@@ -87,7 +87,7 @@ impl SceneForms for Vec3 {
     fn spawn_rock(commands: &mut Commands, rock: &Obstacle<Vec3>) -> Entity {
         let at = rock.centre;
         commands
-            .spawn((Obstacle3d { radius: rock.radius }, Position3d(at), Transform::from_translation(at)))
+            .spawn((Obstacle3d { radius: rock.radius }, Position(at), Transform::from_translation(at)))
             .id()
     }
 
@@ -96,18 +96,23 @@ impl SceneForms for Vec3 {
         commands
             .spawn((
                 Predator3d::of(p),
-                Position3d(at),
-                PreviousPosition3d(at),
-                Velocity3d(p.velocity),
+                Position(at),
+                PreviousPosition(at),
+                Velocity(p.velocity),
                 Transform::from_translation(at),
             ))
             .id()
     }
 }
 
-type RockParts = (Entity, &'static Obstacle3d, &'static Position3d, Option<&'static SceneOrder>);
-type HunterParts =
-    (Entity, &'static Predator3d, &'static Position3d, &'static Velocity3d, Option<&'static SceneOrder>);
+type RockParts = (Entity, &'static Obstacle3d, &'static Position<Vec3>, Option<&'static SceneOrder>);
+type HunterParts = (
+    Entity,
+    &'static Predator3d,
+    &'static Position<Vec3>,
+    &'static Velocity<Vec3>,
+    Option<&'static SceneOrder>,
+);
 
 /// Gathers the rock and predator entities into the volume's scene before
 /// the tick (only where they differ from it), reporting each entity
@@ -155,8 +160,8 @@ pub(super) fn sync_scene(world: &mut World, state: &mut Flock3dState, seen_comma
     world.flush();
     for (p, &entity) in state.flock.scene().predators.iter().zip(&state.scene_entities.hunters) {
         let Ok(mut entity) = world.get_entity_mut(entity) else { continue };
-        let before = entity.get::<Position3d>().map_or(p.position, |q| q.0);
-        entity.insert((Position3d(p.position), PreviousPosition3d(before), Velocity3d(p.velocity)));
+        let before = entity.get::<Position<Vec3>>().map_or(p.position, |q| q.0);
+        entity.insert((Position(p.position), PreviousPosition(before), Velocity(p.velocity)));
     }
 }
 
@@ -167,10 +172,13 @@ pub(super) fn follow_scene(
     time: Res<Time<Fixed>>,
     state: Res<Flock3dState>,
     mut rocks: Query<
-        (&Position3d, &mut Transform),
-        (With<Obstacle3d>, Without<Predator3d>, Changed<Position3d>),
+        (&Position<Vec3>, &mut Transform),
+        (With<Obstacle3d>, Without<Predator3d>, Changed<Position<Vec3>>),
     >,
-    mut hunters: Query<(&Position3d, &PreviousPosition3d, &Velocity3d, &mut Transform), With<Predator3d>>,
+    mut hunters: Query<
+        (&Position<Vec3>, &PreviousPosition<Vec3>, &Velocity<Vec3>, &mut Transform),
+        With<Predator3d>,
+    >,
 ) {
     for (p, mut t) in &mut rocks {
         if p.0.is_finite() {
