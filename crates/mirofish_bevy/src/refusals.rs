@@ -27,11 +27,6 @@ pub enum Refused {
     /// [`crate::volume::ReplayVolume3d`] in a volume; the run goes on as it
     /// was).
     Session,
-    /// A fish entity's [`Position<Vec3>`](crate::Position) or
-    /// [`Velocity<Vec3>`](crate::Velocity) as a game wrote it, in a volume: not
-    /// finite, or a position outside the tank (the fish stays where the
-    /// core had it).
-    Fish(Entity),
     /// A command the plane's plugin does not apply (Couzin's zones, which
     /// only the generic engine has).
     Command,

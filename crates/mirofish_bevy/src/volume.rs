@@ -79,7 +79,7 @@ use crate::fish_entities::FishEntities;
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
 pub use crate::recording::Session;
 use crate::recording::compare_checkpoint;
-use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report, report_in};
+use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
 use crate::scene_entities::SceneEntities;
 use crate::schedule::BoidSystems;
 use crate::turn;
@@ -567,10 +567,10 @@ fn fish_entity_gone(gone: On<Remove, Boid3d>, ids: Query<&FishId>, state: Option
 /// Takes out of the core the fish whose entities the game despawned (the
 /// fish that take their ids keep their entities, renumbered), then hands
 /// it each fish whose [`Position`] or [`Velocity`] a game wrote since
-/// the last write-back (a teleport, a net, a current), as on a plane. A
-/// position outside the tank or a value that is not finite is refused
-/// ([`Refused::Fish`]): the fish stays where the core had it, and the
-/// write-back puts its entity back there.
+/// the last write-back (a teleport, a net, a current), taken as written,
+/// as on a plane: a position outside the tank or in a rock is brought in
+/// by this tick's walls and rocks, one that is not finite put in the
+/// tank's middle, a velocity that is not finite stopped.
 fn gather_moved(
     mut state: ResMut<Flock3dState>,
     mut fish: ParamSet<(
@@ -578,7 +578,6 @@ fn gather_moved(
         Query<&mut FishId>,
     )>,
     ticks: SystemChangeTick,
-    (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
 ) {
     let state = &mut *state;
     let mut ids = fish.p1();
@@ -604,11 +603,10 @@ fn gather_moved(
             // over from before a restart).
             let entity = entities[row];
             let Some(id) = state.entities.id_of(entity, ids[row]) else { return };
-            if let Err(error) = state.flock.set(id, positions[row].0, velocities[row].0) {
-                let tick = state.flock.tick();
-                let refusal = FlockRefusal { tick, what: Refused::Fish(entity), error };
-                report(&mut refusals, &mut messages, refusal);
-            }
+            let slot = state.flock.slots()[id as usize] as usize;
+            let inputs = state.flock.inputs_mut(slot..slot + 1);
+            inputs.position[0] = positions[row].0;
+            inputs.velocity[0] = velocities[row].0;
         });
     }
 }
@@ -689,9 +687,10 @@ fn write_back(
             let rows = found.iter().zip(ids).zip(p.iter_mut().zip(prev)).zip(v.iter_mut().zip(s));
             for (((&entity, &id), (position, previous)), (velocity, steer)) in rows {
                 let Some(id) = entities.id_of(entity, id) else { continue };
-                let slot = slots[id as usize];
-                let slot = slot as usize;
-                previous.0 = position.0;
+                let slot = slots[id as usize] as usize;
+                // A position game code made non-finite is not worth
+                // remembering: the repaired one stands in.
+                previous.0 = if position.0.is_finite() { position.0 } else { positions[slot] };
                 position.0 = positions[slot];
                 velocity.0 = velocities[slot];
                 steer.0 = flock.steering_at(slot).unwrap_or_default();

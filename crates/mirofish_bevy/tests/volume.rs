@@ -215,19 +215,22 @@ fn a_game_writing_a_fish_entitys_position_or_velocity_moves_its_fish_in_a_volume
     // write-back is not taken for a game's write.
     let (_, still) = core(&app, 9);
     assert!(still.angle_between(calm) < 0.5, "{calm} -> {still}");
-    // A position outside the tank is refused, and the entity is put back.
-    let (held, _) = core(&app, 7);
+    // Taken as written, as on a plane: a position outside the tank is
+    // brought in by the walls, one that is not finite put in the tank, a
+    // velocity that is not finite stopped; nothing is refused.
+    let tank = *app.world().resource::<Flock3dState>().flock.tank();
     app.world_mut().get_mut::<Position<Vec3>>(moved).unwrap().0 = Vec3::splat(1.0e7);
+    app.world_mut().get_mut::<Position<Vec3>>(turned).unwrap().0 = Vec3::NAN;
+    app.world_mut().get_mut::<Velocity<Vec3>>(turned).unwrap().0 = Vec3::INFINITY;
     app.update();
-    let refusals = app.world().resource::<FlockRefusals>();
-    let last = refusals.recent().last().expect("a refusal");
-    assert_eq!(
-        (last.what.clone(), last.error.field),
-        (mirofish_bevy::prelude::Refused::Fish(moved), "position")
-    );
-    let (now, _) = core(&app, 7);
-    assert!(now.distance(held) < reach, "{held} -> {now}");
-    assert_eq!(app.world().get::<Position<Vec3>>(moved).unwrap().0, now);
+    assert_eq!(app.world().resource::<FlockRefusals>().total(), 0);
+    for (id, entity) in [(7, moved), (8, turned)] {
+        let (p, v) = core(&app, id);
+        assert!(tank.contains(p) && v.is_finite(), "fish {id}: {p}, {v}");
+        assert_eq!(app.world().get::<Position<Vec3>>(entity).unwrap().0, p);
+        let previous = app.world().get::<PreviousPosition<Vec3>>(entity).unwrap().0;
+        assert!(previous.is_finite(), "fish {id} was drawn from {previous}");
+    }
 }
 
 #[test]
