@@ -8,6 +8,7 @@
 //! plane's flock also takes in fish whose entities a game spawned
 //! ([`Swarm::push_fish`]); a volume's fish come only from its core.
 
+use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 use mirofish_sim::Vector;
 use mirofish_sim::space::Swarm;
@@ -89,10 +90,35 @@ impl FishEntities {
         self.arrived.push(entity);
     }
 
-    /// The entities that may have become fish since the last hand-over, in
-    /// the order they did (repeats included), leaving none.
-    pub(crate) fn take_arrivals(&mut self) -> Vec<Entity> {
-        core::mem::take(&mut self.arrived)
+    /// Takes into `flock`, between ticks, under the next ids and in the
+    /// order they arrived, the entities that became whole fish since the
+    /// last hand-over and are not fish already: `fish(entity)` gives an
+    /// arrival's [`FishId`] and `(school, position, velocity, wander
+    /// phase)` as a game wrote them, or `None` if it is not a whole fish
+    /// (any more). Returns each one's new id, for its `FishId`.
+    pub(crate) fn take_in_arrivals<V: Vector>(
+        &mut self,
+        flock: &mut Swarm<V>,
+        mut fish: impl FnMut(Entity) -> Option<(FishId, (u16, V, V, f32))>,
+    ) -> Vec<(Entity, FishId)> {
+        let arrivals = core::mem::take(&mut self.arrived);
+        if arrivals.is_empty() {
+            return Vec::new();
+        }
+        let (mut newcomers, mut handed) = (Vec::new(), Vec::new());
+        let mut seen = EntityHashSet::default();
+        for entity in arrivals {
+            let Some((id, parts)) = fish(entity) else { continue };
+            // Known already (a fish of a command), or a repeat in the list.
+            if self.id_of(entity, id).is_some() || !seen.insert(entity) {
+                continue;
+            }
+            newcomers.push(entity);
+            handed.push(parts);
+        }
+        let ids = flock.push_fish(handed);
+        self.by_id.extend(&newcomers[..ids.len()]);
+        newcomers.into_iter().zip(ids.map(FishId)).collect()
     }
 
     /// Takes the fish whose entities went out of `flock`, between ticks:

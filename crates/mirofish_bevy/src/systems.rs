@@ -5,7 +5,6 @@
 //! [`run_to`](mirofish_sim::space::Swarm::run_to)); the work happens on
 //! its contiguous arrays, not through per-entity lookups.
 
-use bevy::ecs::entity::EntityHashSet;
 use bevy::ecs::system::SystemChangeTick;
 use bevy::prelude::*;
 
@@ -113,7 +112,11 @@ pub(crate) fn gather(
             *numbered = id;
         }
     });
-    let arrivals = take_in_arrivals(state, &fish.p0());
+    let parts = fish.p0();
+    let arrivals = state.entities.take_in_arrivals(&mut state.flock, |entity| {
+        let (_, &id, position, velocity, phase, school) = parts.get(entity).ok()?;
+        Some((id, (school.map_or(0, |s| s.0), position.0, velocity.0, phase.0)))
+    });
     for (entity, id) in arrivals {
         if let Ok(mut numbered) = fish.p1().get_mut(entity) {
             *numbered = id;
@@ -160,37 +163,6 @@ pub(crate) fn gather_leaders(
             let _ = state.flock.set_leader(id, true);
         }
     }
-}
-
-/// Takes into the flock, in the order they arrived, the entities that
-/// became whole fish since the last gather (spawned by a game, or given
-/// back a component the tick needs) and are not fish already, as they
-/// were written. Returns each one's new id, for its [`FishId`].
-fn take_in_arrivals(state: &mut FlockState, fish: &Query<FishParts, InFlock>) -> Vec<(Entity, FishId)> {
-    let arrivals = state.entities.take_arrivals();
-    if arrivals.is_empty() {
-        return Vec::new();
-    }
-    let (mut newcomers, mut handed) = (Vec::new(), Vec::new());
-    let mut seen = EntityHashSet::default();
-    for entity in arrivals {
-        let Ok((entity, &id, position, velocity, phase, school)) = fish.get(entity) else { continue };
-        // Known already (a fish of a command), or a repeat in this list.
-        if state.entities.id_of(entity, id).is_some() || !seen.insert(entity) {
-            continue;
-        }
-        newcomers.push(entity);
-        handed.push((school.map_or(0, |s| s.0), position.0, velocity.0, phase.0));
-    }
-    let ids = state.flock.push_fish(handed);
-    newcomers
-        .into_iter()
-        .zip(ids)
-        .map(|(entity, id)| {
-            state.entities.push(entity);
-            (entity, FishId(id))
-        })
-        .collect()
 }
 
 /// Takes into the flock what a game wrote to the fish since the last

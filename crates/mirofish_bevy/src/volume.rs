@@ -3,8 +3,10 @@
 //! The core's [`Flock3d`] holds the fish and steps them (in parallel,
 //! bit-identical on any number of threads); every fish is also an entity
 //! with a [`Boid3d`] marker, its [`FishId`], a [`Position`] and a
-//! [`Velocity`] written back after each tick (a game that writes either
-//! moves the fish: the next tick starts from it), and a `Transform` that
+//! [`Velocity`] (the plane's components, over `Vec3`) written back after
+//! each tick (a game that writes either moves the fish: the next tick
+//! starts from it; a game that spawns a `Boid3d` adds a fish, and one that
+//! despawns it takes it out, as on a plane), and a `Transform` that
 //! follows them between ticks, turned so that its −Z axis (Bevy's
 //! forward) points along the velocity. Give each fish a look when it
 //! arrives (an observer on `Add<Boid3d>` inserting a mesh and a material:
@@ -91,7 +93,7 @@ pub use scene::{Obstacle3d, Predator3d};
 /// Marks a fish of a school in a volume.
 #[derive(Component, Clone, Copy, Debug, Default, Reflect)]
 #[reflect(Component)]
-#[require(Transform, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Steering<Vec3>)]
+#[require(Transform, FishId, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Steering<Vec3>)]
 pub struct Boid3d;
 
 /// The parameters a [`Flock3dState`] starts from, read when the plugin is
@@ -301,6 +303,7 @@ impl Plugin for MiroFish3dPlugin {
             )
             .add_systems(PostUpdate, (follow, scene::follow_scene).before(TransformSystems::Propagate))
             .add_observer(fish_entity_gone)
+            .add_observer(fish_entity_arrived)
             .register_type::<(Obstacle3d, Predator3d)>()
             .init_resource::<crate::components::SceneArrivals>()
             .add_observer(crate::components::number_arrival::<Obstacle3d>)
@@ -554,29 +557,58 @@ fn sync_fish(world: &mut World) {
     });
 }
 
-/// A fish entity the game despawned (or took the [`Boid3d`] marker from)
-/// takes its fish out of the core at the next tick's start, as a despawn
-/// does on a plane; the plugin's own despawns are of entities it has
-/// already forgotten.
-fn fish_entity_gone(gone: On<Remove, Boid3d>, ids: Query<&FishId>, state: Option<ResMut<Flock3dState>>) {
+/// The components a fish entity in a volume needs: losing one takes its
+/// fish out of the core, and gaining one may make an entity a fish.
+type FishComponents =
+    (Boid3d, FishId, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Steering<Vec3>);
+
+/// Which entities are fish: a [`Boid3d`] with every component the tick
+/// reads or writes.
+type InVolume = (With<Boid3d>, With<PreviousPosition<Vec3>>, With<Steering<Vec3>>);
+
+/// What `gather_moved` reads of a fish.
+type FishParts = (
+    Entity,
+    &'static FishId,
+    Ref<'static, Position<Vec3>>,
+    Ref<'static, Velocity<Vec3>>,
+    Option<&'static School>,
+);
+
+/// A fish entity the game despawned (or took a component the tick needs
+/// from) takes its fish out of the core at the next tick's start, as on a
+/// plane; the plugin's own despawns are of entities it has already
+/// forgotten.
+fn fish_entity_gone(
+    gone: On<Remove, FishComponents>,
+    ids: Query<&FishId>,
+    state: Option<ResMut<Flock3dState>>,
+) {
     if let (Some(mut state), Ok(&id)) = (state, ids.get(gone.entity)) {
         state.entities.went(gone.entity, id);
     }
 }
 
+/// An entity given a component a fish needs (a game spawned a [`Boid3d`],
+/// or put a component back): the next tick takes it in, as on a plane, if
+/// it is a whole fish and not one already.
+fn fish_entity_arrived(arrived: On<Add, FishComponents>, state: Option<ResMut<Flock3dState>>) {
+    if let Some(mut state) = state {
+        state.entities.arrived(arrived.entity);
+    }
+}
+
 /// Takes out of the core the fish whose entities the game despawned (the
-/// fish that take their ids keep their entities, renumbered), then hands
-/// it each fish whose [`Position`] or [`Velocity`] a game wrote since
+/// fish that take their ids keep their entities, renumbered) and into it
+/// those it spawned (under the next ids, in the order they arrived; a
+/// fish without [`School`] joins the first), then hands it each fish whose [`Position`] or [`Velocity`] a game wrote since
 /// the last write-back (a teleport, a net, a current), taken as written,
 /// as on a plane: a position outside the tank or in a rock is brought in
 /// by this tick's walls and rocks, one that is not finite put in the
 /// tank's middle, a velocity that is not finite stopped.
 fn gather_moved(
     mut state: ResMut<Flock3dState>,
-    mut fish: ParamSet<(
-        Query<(Entity, &FishId, Ref<Position<Vec3>>, Ref<Velocity<Vec3>>), With<Boid3d>>,
-        Query<&mut FishId>,
-    )>,
+    mut fish: ParamSet<(Query<FishParts, InVolume>, Query<&mut FishId>)>,
     ticks: SystemChangeTick,
 ) {
     let state = &mut *state;
@@ -586,6 +618,21 @@ fn gather_moved(
             *numbered = id;
         }
     });
+    let parts = fish.p0();
+    let arrivals = state.entities.take_in_arrivals(&mut state.flock, |entity| {
+        let (_, &id, position, velocity, school) = parts.get(entity).ok()?;
+        Some((id, (school.map_or(0, |s| s.0), position.0, velocity.0, 0.0)))
+    });
+    if !arrivals.is_empty() {
+        // Fish no configuration holds: no longer a loaded configuration's
+        // run.
+        state.loaded = None;
+    }
+    for (entity, id) in arrivals {
+        if let Ok(mut numbered) = fish.p1().get_mut(entity) {
+            *numbered = id;
+        }
+    }
     let fish = fish.p0();
     let (written, now) = (state.written, ticks.this_run());
     // Every component read is stored in tables, so the query is dense.
@@ -595,7 +642,7 @@ fn gather_moved(
     };
     // A table's change ticks at a time: a fish nobody wrote costs a look
     // at two ticks.
-    for (entities, ids, positions, velocities) in tables {
+    for (entities, ids, positions, velocities, _) in tables {
         let ticks = [positions.changed_ticks_slice(), velocities.changed_ticks_slice()];
         let (positions, velocities) = (positions.into_inner(), velocities.into_inner());
         for_each_changed(ticks, written, now, |row| {

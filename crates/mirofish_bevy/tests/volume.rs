@@ -261,11 +261,11 @@ fn a_school_spawned_with_leaders_marks_them_and_the_core_knows() {
 /// Every fish of the core has one entity showing it, with its id, school,
 /// position and leader marker, and no other fish entity exists.
 fn assert_entities_match_the_core(app: &mut App) {
-    let entities: Vec<(FishId, School, Position<Vec3>, bool)> = app
+    let entities: Vec<(FishId, u16, Position<Vec3>, bool)> = app
         .world_mut()
-        .query_filtered::<(&FishId, &School, &Position<Vec3>, Has<Leader>), With<Boid3d>>()
+        .query_filtered::<(&FishId, Option<&School>, &Position<Vec3>, Has<Leader>), (With<Boid3d>, With<Steering<Vec3>>)>()
         .iter(app.world())
-        .map(|(id, school, p, leads)| (*id, *school, *p, leads))
+        .map(|(id, school, p, leads)| (*id, school.map_or(0, |s| s.0), *p, leads))
         .collect();
     let state = app.world().resource::<Flock3dState>();
     let flock = &state.flock;
@@ -273,7 +273,7 @@ fn assert_entities_match_the_core(app: &mut App) {
     for (id, school, p, leads) in entities {
         let id = id.get().expect("every fish entity has an id");
         let slot = flock.slots()[id as usize] as usize;
-        assert_eq!(school.0, flock.schools()[slot], "fish {id}");
+        assert_eq!(school, flock.schools()[slot], "fish {id}");
         assert_eq!(p.0, flock.positions()[slot], "fish {id}");
         assert_eq!(leads, flock.leaders()[slot], "fish {id}");
     }
@@ -566,4 +566,49 @@ fn a_replay_that_differs_says_where_and_a_bad_one_is_refused() {
     let state = app.world().resource::<Flock3dState>();
     assert_eq!(state.replay(), &Session::Idle);
     assert!(state.flock.tick() > before, "the volume ran on as it was");
+}
+
+/// A game may spawn fish entities in a volume, as on a plane: the next tick
+/// takes each whole one in under the next id (its `School` or the first),
+/// as written; one that loses a component the tick needs leaves the core,
+/// and rejoins under a new id when it is put back.
+#[test]
+fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
+    let mut app = app();
+    app.world_mut().commands().queue(SpawnSchool3d::new(20).with_params(FlockParams::default()));
+    app.update();
+    let fast = FlockParams { max_speed: 200.0, ..FlockParams::default() };
+    app.world_mut().commands().queue(SpawnSchool3d::new(5).with_params(fast));
+    app.update();
+    let (at, heading) = (Vec3::new(10.0, 20.0, 30.0), Vec3::new(0.0, 0.0, 40.0));
+    let plain = app.world_mut().spawn((Boid3d, Position(at), Velocity(heading))).id();
+    let schooled = app.world_mut().spawn((Boid3d, School(1), Position(-at), Velocity(-heading))).id();
+    let half = app.world_mut().spawn((Position(at), Velocity(heading))).id();
+    app.update();
+    let state = app.world().resource::<Flock3dState>();
+    assert_eq!(state.flock.len(), 27);
+    for (entity, id, school) in [(plain, 25, 0), (schooled, 26, 1)] {
+        assert_eq!(app.world().get::<FishId>(entity).and_then(|id| id.get()), Some(id));
+        assert_eq!(state.entity(id), Some(entity));
+        let slot = state.slot_of(entity, *app.world().get::<FishId>(entity).unwrap()).unwrap();
+        assert_eq!(state.flock.schools()[slot], school);
+    }
+    assert!(state.loaded().is_none());
+    assert_entities_match_the_core(&mut app);
+    // Not a fish until whole.
+    assert!(app.world().resource::<Flock3dState>().entity(27).is_none());
+    app.world_mut().entity_mut(half).insert(Boid3d);
+    app.update();
+    assert_eq!(app.world().get::<FishId>(half).and_then(|id| id.get()), Some(27));
+    // Stripped of a component the tick needs, a fish leaves; put back, it
+    // rejoins.
+    app.world_mut().entity_mut(plain).remove::<Steering<Vec3>>();
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 27);
+    assert_entities_match_the_core(&mut app);
+    app.world_mut().entity_mut(plain).insert(Steering(Vec3::ZERO));
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 28);
+    assert_eq!(app.world().get::<FishId>(plain).and_then(|id| id.get()), Some(27));
+    assert_entities_match_the_core(&mut app);
 }
