@@ -69,7 +69,7 @@ use mirofish_sim::state_hash;
 use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, VolumeRecording};
 use rayon::prelude::*;
 
-use crate::columns::{COLUMN_CHUNK, for_each_changed};
+use crate::columns::{COLUMN_CHUNK, copy_changed, for_each_changed};
 /// A fish's components, the plane's own, over `Vec3`: [`Position`],
 /// [`Velocity`], [`PreviousPosition`], [`Steering`] and [`ExtraSteering`]
 /// hold a `Vec3` in a volume (`Position<Vec3>`), [`FishId`], [`School`]
@@ -572,7 +572,7 @@ type FishParts = (
     &'static FishId,
     Ref<'static, Position<Vec3>>,
     Ref<'static, Velocity<Vec3>>,
-    Option<&'static School>,
+    Option<Ref<'static, School>>,
 );
 
 /// A fish entity the game despawned (or took a component the tick needs
@@ -601,11 +601,13 @@ fn fish_entity_arrived(arrived: On<Add, FishComponents>, state: Option<ResMut<Fl
 /// Takes out of the core the fish whose entities the game despawned (the
 /// fish that take their ids keep their entities, renumbered) and into it
 /// those it spawned (under the next ids, in the order they arrived; a
-/// fish without [`School`] joins the first), then hands it each fish whose [`Position`] or [`Velocity`] a game wrote since
-/// the last write-back (a teleport, a net, a current), taken as written,
-/// as on a plane: a position outside the tank or in a rock is brought in
-/// by this tick's walls and rocks, one that is not finite put in the
-/// tank's middle, a velocity that is not finite stopped.
+/// fish without [`School`] joins the first), then hands it each fish
+/// whose [`Position`], [`Velocity`] or [`School`] a game wrote since the
+/// last write-back (a teleport, a net, a current), taken as written, as on
+/// a plane: a position outside the tank or in a rock is brought in by this
+/// tick's walls and rocks, one that is not finite put in the tank's
+/// middle, a velocity that is not finite stopped, a school beyond the
+/// table counted as its last.
 fn gather_moved(
     mut state: ResMut<Flock3dState>,
     mut fish: ParamSet<(Query<FishParts, InVolume>, Query<&mut FishId>)>,
@@ -642,7 +644,17 @@ fn gather_moved(
     };
     // A table's change ticks at a time: a fish nobody wrote costs a look
     // at two ticks.
-    for (entities, ids, positions, velocities, _) in tables {
+    // A school beyond the table counts as its last.
+    let last = state.flock.params().len().saturating_sub(1) as u16;
+    for (entities, ids, positions, velocities, schools) in tables {
+        if let Some(schools) = schools {
+            copy_changed(schools, written, |row, school| {
+                if let Some(id) = state.entities.id_of(entities[row], ids[row]) {
+                    let slot = state.flock.slots()[id as usize] as usize;
+                    state.flock.inputs_mut(slot..slot + 1).school[0] = school.0.min(last);
+                }
+            });
+        }
         let ticks = [positions.changed_ticks_slice(), velocities.changed_ticks_slice()];
         let (positions, velocities) = (positions.into_inner(), velocities.into_inner());
         for_each_changed(ticks, written, now, |row| {

@@ -571,11 +571,12 @@ fn a_replay_that_differs_says_where_and_a_bad_one_is_refused() {
 /// A game may spawn fish entities in a volume, as on a plane: the next tick
 /// takes each whole one in under the next id (its `School` or the first),
 /// as written; one that loses a component the tick needs leaves the core,
-/// and rejoins under a new id when it is put back.
+/// and rejoins under a new id when it is put back; a `School` written to
+/// a fish moves it to that school.
 #[test]
 fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
     let mut app = app();
-    app.world_mut().commands().queue(SpawnSchool3d::new(20).with_params(FlockParams::default()));
+    app.world_mut().commands().queue(SpawnSchool3d::new(20));
     app.update();
     let fast = FlockParams { max_speed: 200.0, ..FlockParams::default() };
     app.world_mut().commands().queue(SpawnSchool3d::new(5).with_params(fast));
@@ -611,4 +612,14 @@ fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
     assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 28);
     assert_eq!(app.world().get::<FishId>(plain).and_then(|id| id.get()), Some(27));
     assert_entities_match_the_core(&mut app);
+    // A school written to a fish in the core is taken, as on a plane (one
+    // beyond the table counts as the last).
+    let first = app.world().resource::<Flock3dState>().entity(0).unwrap();
+    let second = app.world().resource::<Flock3dState>().entity(1).unwrap();
+    app.world_mut().get_mut::<School>(first).unwrap().0 = 1;
+    app.world_mut().get_mut::<School>(second).unwrap().0 = 9;
+    app.update();
+    let state = app.world().resource::<Flock3dState>();
+    let school = |id: usize| state.flock.schools()[state.flock.slots()[id] as usize];
+    assert_eq!((school(0), school(1), school(2)), (1, 1, 0));
 }

@@ -166,7 +166,8 @@ pub fn mouse_tools(
         if let (true, false, Some(at)) = (buttons.just_pressed(MouseButton::Left), over_ui.0, cursor.0)
             && let Some(slot) = state.flock().nearest_fish(at)
         {
-            inspected.fish = state.entities().get(slot).copied();
+            // None for a fish whose entity went this frame.
+            inspected.fish = state.entities().get(slot).copied().filter(|&e| e != Entity::PLACEHOLDER);
         }
         return;
     }
