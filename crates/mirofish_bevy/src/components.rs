@@ -75,10 +75,19 @@ pub struct Steering<V: Vector = Vec2>(pub V);
 #[reflect(Component, Debug, Default, PartialEq)]
 pub struct ExtraSteering<V: Vector = Vec2>(pub V);
 
-/// Phase (radians) of the fish's own slowly turning wander direction.
+/// Phase (radians) of the fish's own slowly turning wander direction (in
+/// a volume, how far round its own great circle). One a game writes that
+/// is not finite counts as 0.
 #[derive(Reflect, Clone, Copy, Component, Debug, Default, PartialEq, Deref, DerefMut)]
 #[reflect(Component, Debug, Default, PartialEq)]
 pub struct WanderPhase(pub f32);
+
+impl WanderPhase {
+    /// The phase as the core takes it: 0 if it is not finite.
+    pub(crate) fn finite(self) -> f32 {
+        if self.0.is_finite() { self.0 } else { 0.0 }
+    }
+}
 
 /// [`Position`] before the last fixed tick; the rendered `Transform` is
 /// interpolated between the two. A `Vec3` in a volume.

@@ -115,7 +115,7 @@ pub(crate) fn gather(
     let parts = fish.p0();
     let arrivals = state.entities.take_in_arrivals(&mut state.flock, |entity| {
         let (_, &id, position, velocity, phase, school) = parts.get(entity).ok()?;
-        Some((id, (school.map_or(0, |s| s.0), position.0, velocity.0, phase.0)))
+        Some((id, (school.map_or(0, |s| s.0), position.0, velocity.0, phase.finite())))
     });
     for (entity, id) in arrivals {
         if let Ok(mut numbered) = fish.p1().get_mut(entity) {
@@ -200,7 +200,7 @@ fn gather_written(state: &mut FlockState, fish: &Query<FishParts, InFlock>) {
         });
         copy_changed(phases, since, |row, from| {
             if let Some(id) = id_of(row) {
-                inputs.wander_phase[id] = from.0;
+                inputs.wander_phase[id] = from.finite();
             }
         });
         match schools {

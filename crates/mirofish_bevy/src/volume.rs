@@ -75,7 +75,7 @@ use crate::columns::{COLUMN_CHUNK, copy_changed, for_each_changed};
 /// hold a `Vec3` in a volume (`Position<Vec3>`), [`FishId`], [`School`]
 /// and [`Leader`] are the very same.
 pub use crate::components::{
-    ExtraSteering, FishId, Leader, Position, PreviousPosition, School, Steering, Velocity,
+    ExtraSteering, FishId, Leader, Position, PreviousPosition, School, Steering, Velocity, WanderPhase,
 };
 use crate::fish_entities::FishEntities;
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
@@ -93,7 +93,7 @@ pub use scene::{Obstacle3d, Predator3d};
 /// Marks a fish of a school in a volume.
 #[derive(Component, Clone, Copy, Debug, Default, Reflect)]
 #[reflect(Component)]
-#[require(Transform, FishId, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Steering<Vec3>)]
+#[require(Transform, FishId, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Steering<Vec3>, WanderPhase)]
 pub struct Boid3d;
 
 /// The parameters a [`Flock3dState`] starts from, read when the plugin is
@@ -531,6 +531,7 @@ fn sync_fish(world: &mut World) {
                 Position(p),
                 PreviousPosition(p),
                 Velocity(v),
+                WanderPhase(flock.wander_phases()[slot]),
                 Transform::from_translation(p).looking_to(v.normalize_or(Vec3::NEG_Z), Vec3::Y),
             ));
             if flock.leaders()[slot] {
@@ -560,7 +561,7 @@ fn sync_fish(world: &mut World) {
 /// The components a fish entity in a volume needs: losing one takes its
 /// fish out of the core, and gaining one may make an entity a fish.
 type FishComponents =
-    (Boid3d, FishId, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Steering<Vec3>);
+    (Boid3d, FishId, Position<Vec3>, Velocity<Vec3>, WanderPhase, PreviousPosition<Vec3>, Steering<Vec3>);
 
 /// Which entities are fish: a [`Boid3d`] with every component the tick
 /// reads or writes.
@@ -572,6 +573,7 @@ type FishParts = (
     &'static FishId,
     Ref<'static, Position<Vec3>>,
     Ref<'static, Velocity<Vec3>>,
+    Ref<'static, WanderPhase>,
     Option<Ref<'static, School>>,
 );
 
@@ -602,12 +604,12 @@ fn fish_entity_arrived(arrived: On<Add, FishComponents>, state: Option<ResMut<Fl
 /// fish that take their ids keep their entities, renumbered) and into it
 /// those it spawned (under the next ids, in the order they arrived; a
 /// fish without [`School`] joins the first), then hands it each fish
-/// whose [`Position`], [`Velocity`] or [`School`] a game wrote since the
-/// last write-back (a teleport, a net, a current), taken as written, as on
-/// a plane: a position outside the tank or in a rock is brought in by this
-/// tick's walls and rocks, one that is not finite put in the tank's
-/// middle, a velocity that is not finite stopped, a school beyond the
-/// table counted as its last.
+/// whose [`Position`], [`Velocity`], [`WanderPhase`] or [`School`] a game
+/// wrote since the last write-back (a teleport, a net, a current), taken
+/// as written, as on a plane: a position outside the tank or in a rock is
+/// brought in by this tick's walls and rocks, one that is not finite put
+/// in the tank's middle, a velocity that is not finite stopped, a school
+/// beyond the table counted as its last.
 fn gather_moved(
     mut state: ResMut<Flock3dState>,
     mut fish: ParamSet<(Query<FishParts, InVolume>, Query<&mut FishId>)>,
@@ -622,8 +624,8 @@ fn gather_moved(
     });
     let parts = fish.p0();
     let arrivals = state.entities.take_in_arrivals(&mut state.flock, |entity| {
-        let (_, &id, position, velocity, school) = parts.get(entity).ok()?;
-        Some((id, (school.map_or(0, |s| s.0), position.0, velocity.0, 0.0)))
+        let (_, &id, position, velocity, phase, school) = parts.get(entity).ok()?;
+        Some((id, (school.map_or(0, |s| s.0), position.0, velocity.0, phase.finite())))
     });
     if !arrivals.is_empty() {
         // Fish no configuration holds: no longer a loaded configuration's
@@ -646,7 +648,13 @@ fn gather_moved(
     // at two ticks.
     // A school beyond the table counts as its last.
     let last = state.flock.params().len().saturating_sub(1) as u16;
-    for (entities, ids, positions, velocities, schools) in tables {
+    for (entities, ids, positions, velocities, phases, schools) in tables {
+        copy_changed(phases, written, |row, phase| {
+            if let Some(id) = state.entities.id_of(entities[row], ids[row]) {
+                let slot = state.flock.slots()[id as usize] as usize;
+                state.flock.inputs_mut(slot..slot + 1).wander_phase[0] = phase.finite();
+            }
+        });
         if let Some(schools) = schools {
             copy_changed(schools, written, |row, school| {
                 if let Some(id) = state.entities.id_of(entities[row], ids[row]) {
@@ -719,6 +727,7 @@ fn write_back(
             &mut PreviousPosition<Vec3>,
             &mut Velocity<Vec3>,
             &mut Steering<Vec3>,
+            &mut WanderPhase,
         ),
         With<Boid3d>,
     >,
@@ -727,6 +736,7 @@ fn write_back(
     state.written = ticks.this_run();
     let (flock, entities) = (&state.flock, &state.entities);
     let (slots, positions, velocities) = (flock.slots(), flock.positions(), flock.velocities());
+    let phases = flock.wander_phases();
     // Every component read is stored in tables, so the query is dense.
     let Ok(tables) = fish.contiguous_iter_mut() else {
         log::error!("MiroFish: the volume's fish query is not dense; nothing written back");
@@ -734,17 +744,18 @@ fn write_back(
     };
     // A table's columns at a time, in pieces on rayon's pool (the core's):
     // each entity reads its fish's slot, no lookup of an entity per fish.
-    for (found, ids, mut p, mut prev, mut v, mut s) in tables {
+    for (found, ids, mut p, mut prev, mut v, mut s, mut w) in tables {
         let columns = (
             p.par_chunks_mut(COLUMN_CHUNK),
             prev.par_chunks_mut(COLUMN_CHUNK),
             v.par_chunks_mut(COLUMN_CHUNK),
             s.par_chunks_mut(COLUMN_CHUNK),
+            w.par_chunks_mut(COLUMN_CHUNK),
         );
         let rows = (found.par_chunks(COLUMN_CHUNK), ids.par_chunks(COLUMN_CHUNK));
-        rows.into_par_iter().zip(columns.into_par_iter()).for_each(|((found, ids), (p, prev, v, s))| {
-            let rows = found.iter().zip(ids).zip(p.iter_mut().zip(prev)).zip(v.iter_mut().zip(s));
-            for (((&entity, &id), (position, previous)), (velocity, steer)) in rows {
+        rows.into_par_iter().zip(columns.into_par_iter()).for_each(|((found, ids), (p, prev, v, s, w))| {
+            let rows = found.iter().zip(ids).zip(p.iter_mut().zip(prev)).zip(v.iter_mut().zip(s).zip(w));
+            for (((&entity, &id), (position, previous)), ((velocity, steer), phase)) in rows {
                 let Some(id) = entities.id_of(entity, id) else { continue };
                 let slot = slots[id as usize] as usize;
                 // A position game code made non-finite is not worth
@@ -753,6 +764,7 @@ fn write_back(
                 position.0 = positions[slot];
                 velocity.0 = velocities[slot];
                 steer.0 = flock.steering_at(slot).unwrap_or_default();
+                phase.0 = phases[slot];
             }
         });
     }

@@ -228,7 +228,9 @@ fn a_fish_moved_to_nan_by_game_code_is_repaired_and_metrics_stay_finite() {
     let broken = app.world_mut().query_filtered::<Entity, With<Boid>>().iter(app.world()).nth(5).unwrap();
     app.world_mut().get_mut::<Position>(broken).unwrap().0 = Vec2::NAN;
     app.world_mut().get_mut::<Velocity>(broken).unwrap().0 = Vec2::new(f32::NAN, f32::INFINITY);
+    app.world_mut().get_mut::<WanderPhase>(broken).unwrap().0 = f32::NAN;
     run_ticks(&mut app, 40);
+    assert!(app.world().get::<WanderPhase>(broken).unwrap().0.is_finite());
     let tank = app.world().resource::<FlockState>().config().tank;
     let p = app.world().get::<Position>(broken).unwrap().0;
     assert!(p.is_finite() && tank.contains(p), "still broken: {p}");

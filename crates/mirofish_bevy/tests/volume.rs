@@ -622,4 +622,29 @@ fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
     let state = app.world().resource::<Flock3dState>();
     let school = |id: usize| state.flock.schools()[state.flock.slots()[id] as usize];
     assert_eq!((school(0), school(1), school(2)), (1, 1, 0));
+    // So is a wander phase, as on a plane; one that is not a number harms
+    // no one.
+    let third = state.entity(2).unwrap();
+    app.world_mut().get_mut::<WanderPhase>(first).unwrap().0 = 1.25;
+    app.world_mut().get_mut::<WanderPhase>(third).unwrap().0 = f32::NAN;
+    let mut gathered = None;
+    app.add_systems(
+        FixedUpdate,
+        (move |state: Res<Flock3dState>| {
+            gathered.get_or_insert(state.flock.wander_phases()[state.flock.slots()[0] as usize]);
+            assert_eq!(gathered, Some(1.25));
+        })
+        .after(mirofish_bevy::BoidSystems::SpatialIndex)
+        .before(mirofish_bevy::BoidSystems::Forces),
+    );
+    app.update();
+    for _ in 0..10 {
+        app.update();
+    }
+    let state = app.world().resource::<Flock3dState>();
+    assert!(state.flock.positions().iter().chain(state.flock.velocities()).all(|v| v.is_finite()));
+    assert!(state.flock.wander_phases().iter().all(|w| w.is_finite()));
+    // The entity shows the core's phase after each tick.
+    let slot = state.flock.slots()[0] as usize;
+    assert_eq!(app.world().get::<WanderPhase>(first).unwrap().0, state.flock.wander_phases()[slot]);
 }

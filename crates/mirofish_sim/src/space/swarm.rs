@@ -531,9 +531,10 @@ impl<V: Vector> Swarm<V> {
     /// is, as a game wrote it: a position outside the tank or in a rock is
     /// brought in by the next tick's walls and rocks, one that is not
     /// finite put in the tank's middle; a school beyond the table counts as
-    /// the last. The fish start calm, in no group and leading no one. In a
-    /// volume each fish's wander circle is drawn from the seed and its id,
-    /// as [`Swarm::add_fish`] draws it. Returns the ids given: none while a
+    /// the last, a wander phase that is not finite as 0. The fish start
+    /// calm, in no group and leading no one. In a volume each fish's wander
+    /// circle is drawn from the seed and its id, as [`Swarm::add_fish`]
+    /// draws it. Returns the ids given: none while a
     /// tick is under way, and none past [`MAX_FISH`] fish. Remove fish with
     /// [`Swarm::remove_fish`].
     pub fn push_fish(&mut self, fish: impl IntoIterator<Item = (u16, V, V, f32)>) -> core::ops::Range<u32> {
@@ -550,7 +551,7 @@ impl<V: Vector> Swarm<V> {
             columns.id.push(id);
             columns.position.push(position);
             columns.velocity.push(velocity);
-            columns.phase.push(phase);
+            columns.phase.push(if phase.is_finite() { phase } else { 0.0 });
             columns.circle.push(circle_of::<V>(self.seed, id));
             columns.fright.push(0.0);
             columns.school.push(clamp_index(school, last + 1) as u16);
@@ -574,8 +575,8 @@ impl<V: Vector> Swarm<V> {
     /// leader flag and school), to overwrite in place a column at a time
     /// between ticks — from the ECS's component columns, say — keeping
     /// their fear. The values are taken as [`Swarm::push_fish`] takes
-    /// them, save the schools: write only schools below
-    /// [`Swarm::params`]' length. Under [`SlotOrder::Stable`] (the default)
+    /// them, save the schools and wander phases: write only schools below
+    /// [`Swarm::params`]' length, and finite phases. Under [`SlotOrder::Stable`] (the default)
     /// slots are ids.
     ///
     /// # Panics
@@ -2671,6 +2672,7 @@ mod tests {
         copy.run(2);
         assert!(copy.positions().iter().all(|&p| tank.contains(p)), "{:?}", copy.positions());
         assert!(copy.velocities().iter().all(|v| v.is_finite()));
+        assert!(copy.wander_phases().iter().all(|w| w.is_finite()));
         // Pushed after a removal, a fish takes the next id.
         assert_eq!(copy.remove_fish(&[0]), [1]);
         assert_eq!(copy.push_fish([(0, Vec2::ZERO, Vec2::X, 0.0)]), 1..2);
