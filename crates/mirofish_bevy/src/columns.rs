@@ -10,6 +10,14 @@
 //! ticks and copies only the rows a game wrote.
 
 use bevy::ecs::change_detection::{ContiguousRef, MAX_CHANGE_AGE, Tick};
+use bevy::ecs::query::ArchetypeFilter;
+use bevy::prelude::*;
+use mirofish_sim::space::Swarm;
+use mirofish_sim::{SlotOrder, Vector};
+use rayon::prelude::*;
+
+use crate::components::{FishId, Position, PreviousPosition, Steering, Velocity, WanderPhase};
+use crate::fish_entities::FishEntities;
 
 /// Rows per parallel work item when copying a table column: enough to
 /// amortise the hand-off, few enough to share 100k rows among many threads.
@@ -51,4 +59,80 @@ pub(crate) fn for_each_changed<const N: usize>(
             }
         }
     }
+}
+
+/// What [`write_back_fish`] writes of a fish in a space of `V`s, with the
+/// entity and [`FishId`] that find its fish.
+pub(crate) type FishWrite<V> = (
+    Entity,
+    &'static FishId,
+    &'static mut Position<V>,
+    &'static mut PreviousPosition<V>,
+    &'static mut Velocity<V>,
+    &'static mut Steering<V>,
+    &'static mut WanderPhase,
+);
+
+/// Writes the tick's result from `flock` back to the fish entities, in
+/// either space, a table column at a time in pieces on rayon's pool (the
+/// core's): each entity reads its own fish's row by its [`FishId`], no
+/// lookup of an entity per fish, and a piece whose entities show a run of
+/// fish in id order (the usual case, with the fish stored by id) is copied
+/// slice to slice. An entity the core does not know as its fish's
+/// (spawned since the tick began, or with another fish's copied id) is
+/// left alone. Every fish entity is marked changed (the columns are
+/// borrowed whole). `false` if the query is not dense (not expected:
+/// every component it reads is stored in tables).
+pub(crate) fn write_back_fish<V: Vector, F: ArchetypeFilter>(
+    flock: &Swarm<V>,
+    entities: &FishEntities,
+    fish: &mut Query<FishWrite<V>, F>,
+) -> bool {
+    let (slots, positions, velocities) = (flock.slots(), flock.positions(), flock.velocities());
+    let phases = flock.wander_phases();
+    let by_id = flock.slot_order() == SlotOrder::Stable;
+    let Ok(tables) = fish.contiguous_iter_mut() else {
+        return false;
+    };
+    for (found, ids, mut p, mut prev, mut v, mut s, mut w) in tables {
+        let columns = (
+            p.par_chunks_mut(COLUMN_CHUNK),
+            prev.par_chunks_mut(COLUMN_CHUNK),
+            v.par_chunks_mut(COLUMN_CHUNK),
+            s.par_chunks_mut(COLUMN_CHUNK),
+            w.par_chunks_mut(COLUMN_CHUNK),
+        );
+        let rows = (found.par_chunks(COLUMN_CHUNK), ids.par_chunks(COLUMN_CHUNK));
+        rows.into_par_iter().zip(columns.into_par_iter()).for_each(|((found, ids), (p, prev, v, s, w))| {
+            let first = ids.first().and_then(|id| id.get()).unwrap_or(u32::MAX) as usize;
+            let run = first..first.saturating_add(found.len());
+            if by_id && entities.by_id().get(run.clone()) == Some(found) {
+                // Slots are ids: the piece's fish are a run of slots.
+                let (new_p, new_v, new_w) = (&positions[run.clone()], &velocities[run.clone()], &phases[run]);
+                for ((p, prev), new_p) in p.iter_mut().zip(prev).zip(new_p) {
+                    // A position game code made non-finite is not worth
+                    // remembering: the repaired one stands in.
+                    prev.0 = if p.0.is_finite() { p.0 } else { *new_p };
+                    p.0 = *new_p;
+                }
+                v.iter_mut().zip(new_v).for_each(|(v, new_v)| v.0 = *new_v);
+                w.iter_mut().zip(new_w).for_each(|(w, new_w)| w.0 = *new_w);
+                for (k, s) in s.iter_mut().enumerate() {
+                    s.0 = flock.steering_at(first + k).unwrap_or_default();
+                }
+                return;
+            }
+            let fish = found.iter().zip(ids).zip(p.iter_mut().zip(prev)).zip(v.iter_mut().zip(s).zip(w));
+            for (((&entity, &id), (p, prev)), ((v, s), w)) in fish {
+                let Some(id) = entities.id_of(entity, id) else { continue };
+                let slot = slots[id as usize] as usize;
+                prev.0 = if p.0.is_finite() { p.0 } else { positions[slot] };
+                p.0 = positions[slot];
+                v.0 = velocities[slot];
+                s.0 = flock.steering_at(slot).unwrap_or_default();
+                w.0 = phases[slot];
+            }
+        });
+    }
+    true
 }

@@ -4,16 +4,18 @@
 //! names its fish with a [`FishId`]. When a fish's entity goes (despawned
 //! by a game, or stripped of a component the tick needs), its fish leaves
 //! the core at the next hand-over, and the fish with the highest id takes
-//! the freed id ([`Swarm::remove_fish`]), its entity's `FishId` with it. A
-//! plane's flock also takes in fish whose entities a game spawned
-//! ([`Swarm::push_fish`]); a volume's fish come only from its core.
+//! the freed id ([`Swarm::remove_fish`]), its entity's `FishId` with it.
+//! An entity a game spawns as a whole fish joins the core under the next
+//! id ([`Swarm::push_fish`]). Both plugins hand these changes over the
+//! same way, at the start of a tick ([`hand_over`]).
 
 use bevy::ecs::entity::EntityHashSet;
+use bevy::ecs::query::QueryFilter;
 use bevy::prelude::*;
 use mirofish_sim::Vector;
 use mirofish_sim::space::Swarm;
 
-use crate::components::FishId;
+use crate::components::{FishId, Position, School, Velocity, WanderPhase};
 
 /// The entity of each fish by id, and the fish whose entities went since
 /// the last hand-over.
@@ -144,4 +146,52 @@ impl FishEntities {
             }
         }
     }
+}
+
+/// What the hand-over reads of a fish in a space of `V`s.
+pub(crate) type FishParts<V> = (
+    Entity,
+    &'static FishId,
+    Ref<'static, Position<V>>,
+    Ref<'static, Velocity<V>>,
+    Ref<'static, WanderPhase>,
+    Option<Ref<'static, School>>,
+);
+
+/// The fish entities as the hand-over sees them (`F` picks the space's
+/// whole fish), and their ids to renumber. The queries' lifetimes are
+/// their own, as in a system's `ParamSet<(Query<..>, Query<..>)>`.
+pub(crate) type FishQueries<'w, 's, 'qw, 'qs, V, F> =
+    ParamSet<'w, 's, (Query<'qw, 'qs, FishParts<V>, F>, Query<'qw, 'qs, &'static mut FishId>)>;
+
+/// Hands `flock` the fish that came and went since the last tick, between
+/// ticks, in either space: the fish whose entities went leave it (the fish
+/// that take their ids keep their entities, renumbered), then the entities
+/// that became whole fish join it under the next ids, in the order they
+/// arrived, as a game wrote them (a fish without [`School`] joins the
+/// first). Whether any fish joined.
+pub(crate) fn hand_over<V: Vector, F: QueryFilter>(
+    entities: &mut FishEntities,
+    flock: &mut Swarm<V>,
+    fish: &mut FishQueries<'_, '_, '_, '_, V, F>,
+) -> bool {
+    let mut ids = fish.p1();
+    entities.take_out_gone(flock, |entity, id| {
+        if let Ok(mut numbered) = ids.get_mut(entity) {
+            *numbered = id;
+        }
+    });
+    let parts = fish.p0();
+    let arrivals = entities.take_in_arrivals(flock, |entity| {
+        let (_, &id, position, velocity, phase, school) = parts.get(entity).ok()?;
+        Some((id, (school.map_or(0, |s| s.0), position.0, velocity.0, phase.finite())))
+    });
+    let joined = !arrivals.is_empty();
+    let mut ids = fish.p1();
+    for (entity, id) in arrivals {
+        if let Ok(mut numbered) = ids.get_mut(entity) {
+            *numbered = id;
+        }
+    }
+    joined
 }

@@ -10,27 +10,17 @@ use bevy::prelude::*;
 
 use mirofish_sim as sim;
 use mirofish_sim::space::TickStage;
-use rayon::prelude::*;
 
-use crate::columns::{COLUMN_CHUNK, copy_changed};
+use crate::columns::{FishWrite, copy_changed, write_back_fish};
 
 use crate::components::{
     Boid, ExtraSteering, FishGroup, FishId, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
-    SceneOrder, School, Steering, Velocity, WanderPhase,
+    SceneOrder, Steering, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
+use crate::fish_entities::{self, FishParts, FishQueries};
 use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
 use crate::state::FlockState;
-
-/// What `gather` reads of a fish.
-type FishParts = (
-    Entity,
-    &'static FishId,
-    Ref<'static, Position>,
-    Ref<'static, Velocity>,
-    Ref<'static, WanderPhase>,
-    Option<Ref<'static, School>>,
-);
 
 /// What `gather` reads of a rock or predator: its velocity (predators),
 /// and the order it arrived in.
@@ -74,7 +64,7 @@ pub(crate) fn fish_entity_arrived(arrived: On<Add, FishComponents>, state: Optio
 pub(crate) fn gather(
     config: Res<FlockConfig>,
     mut state: ResMut<FlockState>,
-    mut fish: ParamSet<(Query<FishParts, InFlock>, Query<&mut FishId>)>,
+    mut fish: FishQueries<Vec2, InFlock>,
     obstacles: Query<SceneParts<Obstacle2d>, Without<Boid>>,
     predators: Query<SceneParts<Predator2d>, Without<Boid>>,
     (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
@@ -106,22 +96,7 @@ pub(crate) fn gather(
     for refusal in gather_scene(state, &obstacles, &predators) {
         refusals::report(&mut refusals, &mut messages, refusal);
     }
-    let mut ids = fish.p1();
-    state.entities.take_out_gone(&mut state.flock, |entity, id| {
-        if let Ok(mut numbered) = ids.get_mut(entity) {
-            *numbered = id;
-        }
-    });
-    let parts = fish.p0();
-    let arrivals = state.entities.take_in_arrivals(&mut state.flock, |entity| {
-        let (_, &id, position, velocity, phase, school) = parts.get(entity).ok()?;
-        Some((id, (school.map_or(0, |s| s.0), position.0, velocity.0, phase.finite())))
-    });
-    for (entity, id) in arrivals {
-        if let Ok(mut numbered) = fish.p1().get_mut(entity) {
-            *numbered = id;
-        }
-    }
+    fish_entities::hand_over(&mut state.entities, &mut state.flock, &mut fish);
     gather_written(state, &fish.p0());
 }
 
@@ -170,7 +145,7 @@ pub(crate) fn gather_leaders(
 /// touched costs a look at its components' change ticks, not a copy.
 /// Every fish starts the tick unmarked as a leader (`gather_leaders` marks
 /// them again).
-fn gather_written(state: &mut FlockState, fish: &Query<FishParts, InFlock>) {
+fn gather_written(state: &mut FlockState, fish: &Query<FishParts<Vec2>, InFlock>) {
     let (flock, entities, since) = (&mut state.flock, &state.entities, state.written);
     // Every component `FishParts` reads is stored in tables, so the query
     // is always dense.
@@ -320,80 +295,19 @@ pub(crate) fn write_back_predators(
     }
 }
 
-/// Writes the tick's result back to the fish entities, a table column at a
-/// time in pieces on rayon's pool: each entity reads its own fish's row by
-/// its [`FishId`], no lookup of an entity per fish. An entity the tick did
-/// not take in (spawned during it, or with another fish's copied id) is
-/// left alone until the next tick gathers it. Every fish entity is marked
-/// changed (the columns are borrowed whole).
+/// Writes the tick's result back to the fish entities
+/// ([`write_back_fish`], the volume's too): a fish the tick did not take
+/// in (spawned during it, or with another fish's copied id) is left alone
+/// until the next tick gathers it.
 pub(crate) fn write_back(
     mut state: ResMut<FlockState>,
-    mut fish: Query<FishWrite, With<Boid>>,
+    mut fish: Query<FishWrite<Vec2>, With<Boid>>,
     ticks: SystemChangeTick,
 ) {
     // The rows written here carry this run's tick: the next gather takes
     // only rows changed after it.
     state.written = ticks.this_run();
-    let (flock, entities) = (&state.flock, &state.entities);
-    let (positions, velocities, phases) = (flock.positions(), flock.velocities(), flock.wander_phases());
-    // Every component `FishWrite` reads is stored in tables, so the query
-    // is always dense.
-    let Ok(tables) = fish.contiguous_iter_mut() else {
+    if !write_back_fish(&state.flock, &state.entities, &mut fish) {
         log::error!("MiroFish: the fish query is not dense; nothing written back");
-        return;
-    };
-    for (found, ids, mut p, mut prev, mut v, mut s, mut w) in tables {
-        // Borrowing a column mutably (its `DerefMut`) sets every row's
-        // change tick; the rows of entities not written keep their values.
-        let columns = (
-            p.par_chunks_mut(COLUMN_CHUNK),
-            prev.par_chunks_mut(COLUMN_CHUNK),
-            v.par_chunks_mut(COLUMN_CHUNK),
-            s.par_chunks_mut(COLUMN_CHUNK),
-            w.par_chunks_mut(COLUMN_CHUNK),
-        );
-        let rows = (found.par_chunks(COLUMN_CHUNK), ids.par_chunks(COLUMN_CHUNK));
-        rows.into_par_iter().zip(columns.into_par_iter()).for_each(|((found, ids), (p, prev, v, s, w))| {
-            // Slots are ids: the plugin stores its fish by id.
-            let first = ids.first().and_then(|id| id.get()).unwrap_or(u32::MAX) as usize;
-            let run = first..first.saturating_add(found.len());
-            if entities.by_id().get(run.clone()) == Some(found) {
-                // The usual case: the piece's entities show a run of fish
-                // in id order, copied as slices.
-                let (new_p, new_v, new_w) = (&positions[run.clone()], &velocities[run.clone()], &phases[run]);
-                for ((p, prev), new_p) in p.iter_mut().zip(prev).zip(new_p) {
-                    // A position game code made non-finite is not worth
-                    // remembering: the repaired one stands in.
-                    prev.0 = if p.0.is_finite() { p.0 } else { *new_p };
-                    p.0 = *new_p;
-                }
-                v.iter_mut().zip(new_v).for_each(|(v, new_v)| v.0 = *new_v);
-                w.iter_mut().zip(new_w).for_each(|(w, new_w)| w.0 = *new_w);
-                for (k, s) in s.iter_mut().enumerate() {
-                    s.0 = flock.steering_at(first + k).unwrap_or_default();
-                }
-                return;
-            }
-            let fish = found.iter().zip(ids).zip(p.iter_mut().zip(prev)).zip(v.iter_mut().zip(s).zip(w));
-            for (((&entity, &id), (p, prev)), ((v, s), w)) in fish {
-                let Some(slot) = entities.id_of(entity, id).map(|id| id as usize) else { continue };
-                prev.0 = if p.0.is_finite() { p.0 } else { positions[slot] };
-                p.0 = positions[slot];
-                v.0 = velocities[slot];
-                s.0 = flock.steering_at(slot).unwrap_or_default();
-                w.0 = phases[slot];
-            }
-        });
     }
 }
-
-/// What `write_back` reads and writes of a fish.
-type FishWrite = (
-    Entity,
-    &'static FishId,
-    &'static mut Position,
-    &'static mut PreviousPosition,
-    &'static mut Velocity,
-    &'static mut Steering,
-    &'static mut WanderPhase,
-);

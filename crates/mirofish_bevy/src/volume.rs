@@ -69,7 +69,7 @@ use mirofish_sim::state_hash;
 use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, VolumeRecording};
 use rayon::prelude::*;
 
-use crate::columns::{COLUMN_CHUNK, copy_changed, for_each_changed};
+use crate::columns::{COLUMN_CHUNK, FishWrite, copy_changed, for_each_changed, write_back_fish};
 /// A fish's components, the plane's own, over `Vec3`: [`Position`],
 /// [`Velocity`], [`PreviousPosition`], [`Steering`] and [`ExtraSteering`]
 /// hold a `Vec3` in a volume (`Position<Vec3>`), [`FishId`], [`School`]
@@ -77,7 +77,7 @@ use crate::columns::{COLUMN_CHUNK, copy_changed, for_each_changed};
 pub use crate::components::{
     ExtraSteering, FishId, Leader, Position, PreviousPosition, School, Steering, Velocity, WanderPhase,
 };
-use crate::fish_entities::FishEntities;
+use crate::fish_entities::{FishEntities, FishQueries};
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
 pub use crate::recording::Session;
 use crate::recording::compare_checkpoint;
@@ -567,16 +567,6 @@ type FishComponents =
 /// reads or writes.
 type InVolume = (With<Boid3d>, With<PreviousPosition<Vec3>>, With<Steering<Vec3>>);
 
-/// What `gather_moved` reads of a fish.
-type FishParts = (
-    Entity,
-    &'static FishId,
-    Ref<'static, Position<Vec3>>,
-    Ref<'static, Velocity<Vec3>>,
-    Ref<'static, WanderPhase>,
-    Option<Ref<'static, School>>,
-);
-
 /// A fish entity the game despawned (or took a component the tick needs
 /// from) takes its fish out of the core at the next tick's start, as on a
 /// plane; the plugin's own despawns are of entities it has already
@@ -612,30 +602,14 @@ fn fish_entity_arrived(arrived: On<Add, FishComponents>, state: Option<ResMut<Fl
 /// beyond the table counted as its last.
 fn gather_moved(
     mut state: ResMut<Flock3dState>,
-    mut fish: ParamSet<(Query<FishParts, InVolume>, Query<&mut FishId>)>,
+    mut fish: FishQueries<Vec3, InVolume>,
     ticks: SystemChangeTick,
 ) {
     let state = &mut *state;
-    let mut ids = fish.p1();
-    state.entities.take_out_gone(&mut state.flock, |entity, id| {
-        if let Ok(mut numbered) = ids.get_mut(entity) {
-            *numbered = id;
-        }
-    });
-    let parts = fish.p0();
-    let arrivals = state.entities.take_in_arrivals(&mut state.flock, |entity| {
-        let (_, &id, position, velocity, phase, school) = parts.get(entity).ok()?;
-        Some((id, (school.map_or(0, |s| s.0), position.0, velocity.0, phase.finite())))
-    });
-    if !arrivals.is_empty() {
+    if crate::fish_entities::hand_over(&mut state.entities, &mut state.flock, &mut fish) {
         // Fish no configuration holds: no longer a loaded configuration's
         // run.
         state.loaded = None;
-    }
-    for (entity, id) in arrivals {
-        if let Ok(mut numbered) = fish.p1().get_mut(entity) {
-            *numbered = id;
-        }
     }
     let fish = fish.p0();
     let (written, now) = (state.written, ticks.this_run());
@@ -715,58 +689,17 @@ fn stage(stage: TickStage) -> impl FnMut(ResMut<Flock3dState>) {
     move |mut state: ResMut<Flock3dState>| state.flock.run_to(stage)
 }
 
-/// Copies each fish's new position, velocity and steering to its entity,
-/// keeping the old position for drawing between ticks.
+/// Copies each fish's new position, velocity, steering and wander phase
+/// to its entity, keeping the old position for drawing between ticks
+/// ([`write_back_fish`], the plane's too).
 fn write_back(
     mut state: ResMut<Flock3dState>,
-    mut fish: Query<
-        (
-            Entity,
-            &FishId,
-            &mut Position<Vec3>,
-            &mut PreviousPosition<Vec3>,
-            &mut Velocity<Vec3>,
-            &mut Steering<Vec3>,
-            &mut WanderPhase,
-        ),
-        With<Boid3d>,
-    >,
+    mut fish: Query<FishWrite<Vec3>, With<Boid3d>>,
     ticks: SystemChangeTick,
 ) {
     state.written = ticks.this_run();
-    let (flock, entities) = (&state.flock, &state.entities);
-    let (slots, positions, velocities) = (flock.slots(), flock.positions(), flock.velocities());
-    let phases = flock.wander_phases();
-    // Every component read is stored in tables, so the query is dense.
-    let Ok(tables) = fish.contiguous_iter_mut() else {
+    if !write_back_fish(&state.flock, &state.entities, &mut fish) {
         log::error!("MiroFish: the volume's fish query is not dense; nothing written back");
-        return;
-    };
-    // A table's columns at a time, in pieces on rayon's pool (the core's):
-    // each entity reads its fish's slot, no lookup of an entity per fish.
-    for (found, ids, mut p, mut prev, mut v, mut s, mut w) in tables {
-        let columns = (
-            p.par_chunks_mut(COLUMN_CHUNK),
-            prev.par_chunks_mut(COLUMN_CHUNK),
-            v.par_chunks_mut(COLUMN_CHUNK),
-            s.par_chunks_mut(COLUMN_CHUNK),
-            w.par_chunks_mut(COLUMN_CHUNK),
-        );
-        let rows = (found.par_chunks(COLUMN_CHUNK), ids.par_chunks(COLUMN_CHUNK));
-        rows.into_par_iter().zip(columns.into_par_iter()).for_each(|((found, ids), (p, prev, v, s, w))| {
-            let rows = found.iter().zip(ids).zip(p.iter_mut().zip(prev)).zip(v.iter_mut().zip(s).zip(w));
-            for (((&entity, &id), (position, previous)), ((velocity, steer), phase)) in rows {
-                let Some(id) = entities.id_of(entity, id) else { continue };
-                let slot = slots[id as usize] as usize;
-                // A position game code made non-finite is not worth
-                // remembering: the repaired one stands in.
-                previous.0 = if position.0.is_finite() { position.0 } else { positions[slot] };
-                position.0 = positions[slot];
-                velocity.0 = velocities[slot];
-                steer.0 = flock.steering_at(slot).unwrap_or_default();
-                phase.0 = phases[slot];
-            }
-        });
     }
 }
 
