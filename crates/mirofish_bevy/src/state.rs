@@ -7,7 +7,7 @@ use mirofish_sim::{FlockParams, ParamError, Scene, Simulation};
 
 use crate::components::FishId;
 use crate::config::FlockConfig;
-use crate::fish_entities::FishEntities;
+use crate::fish_entities::{FishEntities, FishOwner};
 use crate::scene_entities::SceneEntities;
 
 /// The simulation core's view of the school: it owns the fish (each
@@ -179,6 +179,14 @@ impl FlockState {
     /// changed, if `slot` holds no fish or `extra` is not finite.
     pub fn add_steering(&mut self, slot: usize, extra: Vec2) -> bool {
         u32::try_from(slot).is_ok_and(|id| self.flock.add_steering(id, extra).is_ok())
+    }
+}
+
+impl FishOwner for FlockState {
+    type V = Vec2;
+
+    fn fish(&mut self) -> (&mut Simulation, &mut FishEntities) {
+        (&mut self.flock, &mut self.entities)
     }
 }
 

@@ -35,27 +35,7 @@ type InFlock = (With<Boid>, With<FishId>, With<PreviousPosition>, With<Steering>
 
 /// The components whose loss takes a fish out of the flock, and whose
 /// arrival may make an entity one: [`InFlock`]'s and [`FishParts`]'.
-type FishComponents = (Boid, FishId, Position, Velocity, WanderPhase, PreviousPosition, Steering);
-
-/// An entity that lost a component the tick needs (despawned, or game
-/// code removed it): its fish leaves the flock at the next gather.
-pub(crate) fn fish_entity_gone(
-    gone: On<Remove, FishComponents>,
-    ids: Query<&FishId>,
-    state: Option<ResMut<FlockState>>,
-) {
-    if let (Some(mut state), Ok(&id)) = (state, ids.get(gone.entity)) {
-        state.entities.went(gone.entity, id);
-    }
-}
-
-/// An entity given a component a fish needs (spawned, or one put back):
-/// the next gather takes it in if it is a whole fish and not one already.
-pub(crate) fn fish_entity_arrived(arrived: On<Add, FishComponents>, state: Option<ResMut<FlockState>>) {
-    if let Some(mut state) = state {
-        state.entities.arrived(arrived.entity);
-    }
-}
+pub(crate) type FishComponents = (Boid, FishId, Position, Velocity, WanderPhase, PreviousPosition, Steering);
 
 /// Applies a changed configuration if it is valid, copies every obstacle
 /// and predator into the scene, takes the fish whose entities went out of
@@ -178,15 +158,14 @@ fn gather_written(state: &mut FlockState, fish: &Query<FishParts<Vec2>, InFlock>
                 inputs.wander_phase[id] = from.finite();
             }
         });
-        match schools {
-            Some(schools) => copy_changed(schools, since, |row, from| {
+        // A fish whose `School` was removed is put in the first by an
+        // observer (`school_removed`).
+        if let Some(schools) = schools {
+            copy_changed(schools, since, |row, from| {
                 if let Some(id) = id_of(row) {
                     inputs.school[id] = from.0.min(last);
                 }
-            }),
-            // A fish without a `School` (never given one, or it was
-            // removed) swims in the first.
-            None => (0..entity.len()).filter_map(id_of).for_each(|id| inputs.school[id] = 0),
+            });
         }
     }
 }

@@ -77,7 +77,9 @@ use crate::columns::{COLUMN_CHUNK, FishWrite, copy_changed, for_each_changed, wr
 pub use crate::components::{
     ExtraSteering, FishId, Leader, Position, PreviousPosition, School, Steering, Velocity, WanderPhase,
 };
-use crate::fish_entities::{FishEntities, FishQueries};
+use crate::fish_entities::{
+    FishEntities, FishOwner, FishQueries, fish_entity_arrived, fish_entity_gone, school_removed,
+};
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
 pub use crate::recording::Session;
 use crate::recording::compare_checkpoint;
@@ -164,6 +166,14 @@ pub struct Flock3dState {
     /// When the last write-back ran: a fish's [`Position`] or
     /// [`Velocity`] changed after it was written by a game.
     written: Tick,
+}
+
+impl FishOwner for Flock3dState {
+    type V = Vec3;
+
+    fn fish(&mut self) -> (&mut Flock3d, &mut FishEntities) {
+        (&mut self.flock, &mut self.entities)
+    }
 }
 
 impl Flock3dState {
@@ -302,8 +312,9 @@ impl Plugin for MiroFish3dPlugin {
                 ),
             )
             .add_systems(PostUpdate, (follow, scene::follow_scene).before(TransformSystems::Propagate))
-            .add_observer(fish_entity_gone)
-            .add_observer(fish_entity_arrived)
+            .add_observer(fish_entity_gone::<Flock3dState, FishComponents>)
+            .add_observer(fish_entity_arrived::<Flock3dState, FishComponents>)
+            .add_observer(school_removed::<Flock3dState>)
             .register_type::<(Obstacle3d, Predator3d)>()
             .init_resource::<crate::components::SceneArrivals>()
             .add_observer(crate::components::number_arrival::<Obstacle3d>)
@@ -517,7 +528,7 @@ fn sync_fish(world: &mut World) {
         let len = state.flock.len();
         // Forgotten before they go, so that their fish are not taken out
         // again as despawned by the game.
-        for entity in state.entities.truncate(len).collect::<Vec<_>>() {
+        for entity in state.entities.truncate(len) {
             world.despawn(entity);
         }
         for id in state.entities.len()..len {
@@ -566,29 +577,6 @@ type FishComponents =
 /// Which entities are fish: a [`Boid3d`] with every component the tick
 /// reads or writes.
 type InVolume = (With<Boid3d>, With<PreviousPosition<Vec3>>, With<Steering<Vec3>>);
-
-/// A fish entity the game despawned (or took a component the tick needs
-/// from) takes its fish out of the core at the next tick's start, as on a
-/// plane; the plugin's own despawns are of entities it has already
-/// forgotten.
-fn fish_entity_gone(
-    gone: On<Remove, FishComponents>,
-    ids: Query<&FishId>,
-    state: Option<ResMut<Flock3dState>>,
-) {
-    if let (Some(mut state), Ok(&id)) = (state, ids.get(gone.entity)) {
-        state.entities.went(gone.entity, id);
-    }
-}
-
-/// An entity given a component a fish needs (a game spawned a [`Boid3d`],
-/// or put a component back): the next tick takes it in, as on a plane, if
-/// it is a whole fish and not one already.
-fn fish_entity_arrived(arrived: On<Add, FishComponents>, state: Option<ResMut<Flock3dState>>) {
-    if let Some(mut state) = state {
-        state.entities.arrived(arrived.entity);
-    }
-}
 
 /// Takes out of the core the fish whose entities the game despawned (the
 /// fish that take their ids keep their entities, renumbered) and into it

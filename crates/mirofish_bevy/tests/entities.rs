@@ -156,6 +156,11 @@ fn the_gather_takes_what_a_game_wrote_and_the_core_keeps_the_rest() {
     for (i, &e) in fish.iter().enumerate().filter(|(i, _)| ![10, 20, 30, 40, 50, 60].contains(i)) {
         assert_eq!(of(e), (e, p[i], v[i], w[i], 0), "fish {i}");
     }
+    // A removed `School` puts the fish in the first.
+    app.world_mut().entity_mut(fish[40]).remove::<School>();
+    app.init_resource::<Gathered>().update();
+    let gathered = app.world().resource::<Gathered>();
+    assert_eq!(gathered.0.iter().find(|g| g.0 == fish[40]).expect("gathered").4, 0, "a removed school");
 }
 
 /// The core owns the fish: a fish whose entity a game despawned leaves it

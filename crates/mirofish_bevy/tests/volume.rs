@@ -622,6 +622,11 @@ fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
     let state = app.world().resource::<Flock3dState>();
     let school = |id: usize| state.flock.schools()[state.flock.slots()[id] as usize];
     assert_eq!((school(0), school(1), school(2)), (1, 1, 0));
+    // A removed `School` puts the fish in the first.
+    app.world_mut().entity_mut(second).remove::<School>();
+    app.update();
+    let state = app.world().resource::<Flock3dState>();
+    assert_eq!(state.flock.schools()[state.flock.slots()[1] as usize], 0);
     // So is a wander phase, as on a plane; one that is not a number harms
     // no one.
     let third = state.entity(2).unwrap();
