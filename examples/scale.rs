@@ -278,7 +278,7 @@ fn volume_plugin_tick(n: usize, ticks: usize) -> (f64, f64, f32) {
         app.update();
     }
     let frame = median_frame(&mut app, ticks);
-    let flock = &app.world().resource::<Flock3dState>().flock;
+    let flock = app.world().resource::<Flock3dState>().flock();
     (frame, time_volume_tick(flock, 2, ticks), volume_neighbours(flock))
 }
 

@@ -19,35 +19,44 @@
 //! anything a replay must reproduce.
 
 use bevy::prelude::*;
-use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped};
+use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped, Vector};
 
 use crate::components::{
     Boid, FishGroup, FishId, Leader, Position, PreviousPosition, School, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
+use crate::space::Space;
 use crate::state::FlockState;
 
-/// Commands waiting for their tick, and those already applied.
-#[derive(Resource, Debug, Default)]
-pub struct FlockCommands {
-    queue: CommandQueue,
-    applied: Vec<Stamped>,
+/// Commands waiting for their tick, and those already applied: on a plane
+/// `FlockCommands` (the default), in a volume `FlockCommands<Vec3>`
+/// ([`crate::volume`]), the same commands over the space's vector.
+#[derive(Resource, Debug)]
+pub struct FlockCommands<V: Vector = Vec2> {
+    queue: CommandQueue<FlockCommand<V>>,
+    applied: Vec<Stamped<FlockCommand<V>>>,
     /// The next tick to be simulated, as last seen.
     now: u64,
 }
 
-impl FlockCommands {
+impl<V: Vector> Default for FlockCommands<V> {
+    fn default() -> Self {
+        Self { queue: CommandQueue::default(), applied: Vec::new(), now: 0 }
+    }
+}
+
+impl<V: Vector> FlockCommands<V> {
     /// Queues `command` for the start of `tick` (ticks count from 0 at the
     /// plugin's start; [`FlockCommands::next_tick`] is the earliest).
     /// Refused, and not queued, if it holds an invalid number or the tick
     /// is past.
-    pub fn schedule(&mut self, tick: u64, command: FlockCommand) -> Result<(), CommandError> {
+    pub fn schedule(&mut self, tick: u64, command: FlockCommand<V>) -> Result<(), CommandError> {
         self.queue.schedule(self.now, tick, command)
     }
 
     /// Queues `command` for the next tick. Refused only if it holds an
     /// invalid number (the error names the field).
-    pub fn submit(&mut self, command: FlockCommand) -> Result<(), CommandError> {
+    pub fn submit(&mut self, command: FlockCommand<V>) -> Result<(), CommandError> {
         self.schedule(self.now, command)
     }
 
@@ -57,13 +66,13 @@ impl FlockCommands {
     }
 
     /// Commands waiting.
-    pub fn pending(&self) -> &CommandQueue {
+    pub fn pending(&self) -> &CommandQueue<FlockCommand<V>> {
         &self.queue
     }
 
     /// Every command applied so far, with its tick, in order: the run's
     /// command log.
-    pub fn applied(&self) -> &[Stamped] {
+    pub fn applied(&self) -> &[Stamped<FlockCommand<V>>] {
         &self.applied
     }
 }
@@ -71,14 +80,15 @@ impl FlockCommands {
 /// Hands the commands due this tick to the core, which applies them at
 /// the start of its tick (an exclusive system, right after
 /// [`BoidSystems::Commands`](crate::BoidSystems::Commands)).
-pub(crate) fn hand_over(world: &mut World) {
-    world.resource_scope(|world, mut commands: Mut<FlockCommands>| {
-        let mut state = world.resource_mut::<FlockState>();
-        let now = state.flock.tick();
+pub(crate) fn hand_over<V: Space>(world: &mut World) {
+    world.resource_scope(|world, mut commands: Mut<FlockCommands<V>>| {
+        let mut state = world.resource_mut::<FlockState<V>>();
+        let flock = &mut state.flock;
+        let now = flock.tick();
         commands.now = now;
         for stamped in commands.queue.take_due(now) {
             // Checked as it was queued, for this very tick: not refused.
-            if let Err(error) = state.flock.schedule(now, stamped.command.clone()) {
+            if let Err(error) = flock.schedule(now, stamped.command.clone()) {
                 log::error!("MiroFish: a queued command was not taken: {error}");
             }
             commands.applied.push(stamped);
@@ -178,7 +188,7 @@ fn follow_fish(commands: &mut Commands, state: &mut FlockState) {
 /// after the commands: each of the parameters, tank, zones, goals and
 /// attractor a command changed (a game's own edits to the others stay).
 fn follow_config(config: &mut ResMut<FlockConfig>, state: &mut FlockState) {
-    let (flock, active) = (&state.flock, &mut state.active);
+    let (flock, active) = (&state.flock, &mut state.space.active);
     let (table, scene) = (flock.params(), flock.scene());
     // Each field written only where the core's differs from the one in
     // force, so that a game watching `FlockConfig` sees only real changes.

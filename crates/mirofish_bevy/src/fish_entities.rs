@@ -9,7 +9,6 @@
 //! id ([`Swarm::push_fish`]). Both plugins hand these changes over the
 //! same way, at the start of a tick ([`hand_over`]).
 
-use bevy::ecs::component::Mutable;
 use bevy::ecs::entity::EntityHashSet;
 use bevy::ecs::query::QueryFilter;
 use bevy::prelude::*;
@@ -17,6 +16,8 @@ use mirofish_sim::Vector;
 use mirofish_sim::space::Swarm;
 
 use crate::components::{FishId, Position, School, Velocity, WanderPhase};
+use crate::space::Space;
+use crate::state::FlockState;
 
 /// The entity of each fish by id, and the fish whose entities went since
 /// the last hand-over.
@@ -197,47 +198,42 @@ pub(crate) fn hand_over<V: Vector, F: QueryFilter>(
     joined
 }
 
-/// A plugin's state that owns fish entities: its core and their
-/// bookkeeping, for the observers both plugins share.
-pub(crate) trait FishOwner: Resource + Component<Mutability = Mutable> {
-    /// The space's vector.
-    type V: Vector;
-    /// The core and the entities of its fish.
-    fn fish(&mut self) -> (&mut Swarm<Self::V>, &mut FishEntities);
-}
-
 /// An entity that lost one of the components `B` a fish needs (despawned,
 /// or game code removed it): its fish leaves the core at the next
 /// hand-over.
-pub(crate) fn fish_entity_gone<S: FishOwner, B: Bundle>(
+pub(crate) fn fish_entity_gone<V: Space, B: Bundle>(
     gone: On<Remove, B>,
     ids: Query<&FishId>,
-    state: Option<ResMut<S>>,
+    state: Option<ResMut<FlockState<V>>>,
 ) {
     if let (Some(mut state), Ok(&id)) = (state, ids.get(gone.entity)) {
-        state.fish().1.went(gone.entity, id);
+        state.entities.went(gone.entity, id);
     }
 }
 
 /// An entity given one of the components `B` a fish needs (spawned, or
 /// one put back): the next hand-over takes it in if it is a whole fish and
 /// not one already.
-pub(crate) fn fish_entity_arrived<S: FishOwner, B: Bundle>(arrived: On<Add, B>, state: Option<ResMut<S>>) {
+pub(crate) fn fish_entity_arrived<V: Space, B: Bundle>(
+    arrived: On<Add, B>,
+    state: Option<ResMut<FlockState<V>>>,
+) {
     if let Some(mut state) = state {
-        state.fish().1.arrived(arrived.entity);
+        state.entities.arrived(arrived.entity);
     }
 }
 
 /// A fish whose [`School`] a game removed swims in the first school from
 /// now on (a written `School` is taken by its change tick; a removed one
 /// leaves none to look at).
-pub(crate) fn school_removed<S: FishOwner>(
+pub(crate) fn school_removed<V: Space>(
     removed: On<Remove, School>,
     ids: Query<&FishId>,
-    state: Option<ResMut<S>>,
+    state: Option<ResMut<FlockState<V>>>,
 ) {
     let (Some(mut state), Ok(&id)) = (state, ids.get(removed.entity)) else { return };
-    let (flock, entities) = state.fish();
+    let state = &mut *state;
+    let (flock, entities) = (&mut state.flock, &state.entities);
     if let Some(id) = entities.id_of(removed.entity, id) {
         let slot = flock.slots()[id as usize] as usize;
         flock.inputs_mut(slot..slot + 1).school[0] = 0;

@@ -81,6 +81,7 @@ mod recording;
 mod refusals;
 mod scene_entities;
 mod schedule;
+mod space;
 mod spawn;
 mod state;
 mod systems;
@@ -112,6 +113,7 @@ pub use mirofish_sim::FlockCommand;
 pub use recording::{FlockRecorder, Session};
 pub use refusals::{FlockRefusal, FlockRefusals, Refused};
 pub use schedule::BoidSystems;
+pub use space::Space;
 pub use spawn::SpawnSchool;
 pub use state::FlockState;
 
@@ -222,7 +224,7 @@ impl Plugin for MiroFishPlugin {
             Ok(()) => FlockState::new(requested),
             Err(err) => {
                 let mut state = FlockState::new(FlockConfig { seed: requested.seed, ..default() });
-                state.rejected = Some(err.clone());
+                state.space.rejected = Some(err.clone());
                 refusals::report_in(
                     app.world_mut(),
                     FlockRefusal { tick: 0, what: Refused::Config, error: err },
@@ -239,9 +241,9 @@ impl Plugin for MiroFishPlugin {
             .init_resource::<components::SceneArrivals>()
             .add_observer(components::number_arrival::<Obstacle2d>)
             .add_observer(components::number_arrival::<Predator2d>)
-            .add_observer(fish_entities::fish_entity_gone::<FlockState, systems::FishComponents>)
-            .add_observer(fish_entities::fish_entity_arrived::<FlockState, systems::FishComponents>)
-            .add_observer(fish_entities::school_removed::<FlockState>)
+            .add_observer(fish_entities::fish_entity_gone::<Vec2, systems::FishComponents>)
+            .add_observer(fish_entities::fish_entity_arrived::<Vec2, systems::FishComponents>)
+            .add_observer(fish_entities::school_removed::<Vec2>)
             .register_type::<FlockConfig>()
             .register_type::<FlockMetrics>()
             .register_type::<Boid>()
@@ -262,7 +264,7 @@ impl Plugin for MiroFishPlugin {
                 (
                     // Right after the set, so systems placed in it can
                     // still submit commands for this very tick.
-                    (recording::start_sessions, commands::hand_over)
+                    (recording::start_sessions, commands::hand_over::<Vec2>)
                         .chain()
                         .after(BoidSystems::Commands)
                         .before(BoidSystems::SpatialIndex),

@@ -20,7 +20,7 @@ use crate::components::{SceneOrder, sort_by_arrival};
 use crate::refusals::{FlockRefusal, Refused};
 
 /// How a space's rocks and predators look as entities.
-pub(crate) trait SceneForms: Vector {
+pub trait SceneForms: Vector {
     /// Spawns the entity of `rock`.
     fn spawn_rock(commands: &mut Commands, rock: &Obstacle<Self>) -> Entity;
 

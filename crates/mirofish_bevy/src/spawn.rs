@@ -77,7 +77,7 @@ impl Command for SpawnSchool {
         if let Err(err) = validate_fish("SpawnSchool.count", present.saturating_add(self.count)) {
             let tick = {
                 let mut state = world.resource_mut::<FlockState>();
-                state.refused_spawn = Some(err.clone());
+                state.space.refused_spawn = Some(err.clone());
                 state.flock.tick()
             };
             refusals::report_in(world, FlockRefusal { tick, what: Refused::Spawn, error: err });
@@ -86,11 +86,11 @@ impl Command for SpawnSchool {
         let requested = world.resource::<FlockConfig>().clone();
         let (config, batch) = {
             let mut state = world.resource_mut::<FlockState>();
-            state.spawned_schools += 1;
+            state.space.spawned_schools += 1;
             // An invalid configuration must not place fish at NaN: scatter
             // over the one in force instead.
-            let config = if requested.validate().is_ok() { requested } else { state.active.clone() };
-            (config, state.spawned_schools)
+            let config = if requested.validate().is_ok() { requested } else { state.space.active.clone() };
+            (config, state.space.spawned_schools)
         };
         let table = config.school_table();
         let params = table[usize::from(self.school).min(table.len() - 1)];

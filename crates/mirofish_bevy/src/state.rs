@@ -3,35 +3,61 @@
 
 use bevy::ecs::change_detection::Tick;
 use bevy::prelude::*;
-use mirofish_sim::{FlockParams, ParamError, Scene, Simulation};
+use mirofish_sim::space::Swarm;
+use mirofish_sim::{FlockParams, ParamError, Scene, Simulation, VolumeConfig, VolumeRecording};
 
 use crate::components::FishId;
 use crate::config::FlockConfig;
-use crate::fish_entities::{FishEntities, FishOwner};
+use crate::fish_entities::FishEntities;
+use crate::recording::Session;
 use crate::scene_entities::SceneEntities;
+use crate::space::Space;
 
 /// The simulation core's view of the school: it owns the fish (each
 /// entity names its fish with a [`FishId`]), takes at the start of each
 /// tick the fish a game spawned or despawned and whatever it wrote to the
 /// fish entities since the last tick, and writes its result back to them
-/// at the end.
+/// at the end. One type for both spaces: `FlockState` on a plane (the
+/// default), [`Flock3dState`](crate::volume::Flock3dState)
+/// (`FlockState<Vec3>`) in a volume.
 ///
 /// Read it anywhere: the core's school by slot ([`FlockState::flock`], the
 /// engine that runs every headless school too, with
-/// [`FlockState::entities`] naming each slot's fish), the scene it
+/// [`FlockState::entities`] naming each fish's entity), the scene it
 /// sees, the configuration in force and the latest refusals. Change it
 /// only through the methods below, each documented with the stage of
 /// [`crate::BoidSystems`] where the change is valid; everything else
-/// (fish, config, scene) is changed through entities, [`FlockConfig`] and
-/// [`crate::FlockCommands`].
+/// (fish, config, scene) is changed through entities, the configuration
+/// resource and [`crate::FlockCommands`].
 #[derive(Resource, Debug)]
-pub struct FlockState {
-    /// The core's school, its fish stored by id (slots are ids: the
-    /// plugin never stores them in space order); it also holds the scene,
-    /// the school table and the tank in force.
-    pub(crate) flock: Simulation,
+pub struct FlockState<V: Space = Vec2> {
+    /// The core's school; it also holds the scene, the school table and
+    /// the tank in force. On a plane its slots are its ids (the plugin
+    /// never stores the fish in space order).
+    pub(crate) flock: Swarm<V>,
     /// The entity of each fish, by id.
     pub(crate) entities: FishEntities,
+    /// Whether the tick runs in `FixedUpdate` (so `Transform`s are
+    /// interpolated by the fixed clock's overstep).
+    pub(crate) fixed_schedule: bool,
+    /// The length of every tick, when a recorded session fixes it (else
+    /// the schedule's clock gives it).
+    pub(crate) dt: Option<f32>,
+    /// The entities of the scene's rocks and predators.
+    pub(crate) scene_entities: SceneEntities<V>,
+    /// How many of the core's applied commands the entities have caught
+    /// up with.
+    pub(crate) seen_commands: usize,
+    /// When the last write-back ran: a fish component changed after it was
+    /// written by a game, and the next gather takes it.
+    pub(crate) written: Tick,
+    /// What the state keeps for its space alone.
+    pub(crate) space: V::Parts,
+}
+
+/// What a plane's [`FlockState`] keeps besides the core.
+#[derive(Debug)]
+pub struct PlaneParts {
     /// The configuration in force (the last one that validated).
     pub(crate) active: FlockConfig,
     /// Why the latest [`FlockConfig`] was refused, while it is.
@@ -41,109 +67,93 @@ pub struct FlockState {
     /// Schools spawned so far; mixed into each [`crate::SpawnSchool`]'s seed
     /// so that two spawns do not stack fish on the same points.
     pub(crate) spawned_schools: u64,
-    /// Whether the tick runs in `FixedUpdate` (so `Transform`s are
-    /// interpolated by the fixed clock's overstep).
-    pub(crate) fixed_schedule: bool,
-    /// The length of every tick, when a recorded session fixes it (else
-    /// the schedule's clock gives it).
-    pub(crate) dt: Option<f32>,
-    /// The entities of the scene's rocks and predators.
-    pub(crate) scene_entities: SceneEntities<Vec2>,
-    /// How many of the core's applied commands the entities have caught
-    /// up with.
-    pub(crate) seen_commands: usize,
     /// The scene being gathered (kept, so that a tick reuses its buffers).
     pub(crate) scene: Scene,
-    /// When the last write-back ran: a fish component changed after it was
-    /// written by a game, and the next gather takes it.
-    pub(crate) written: Tick,
 }
 
-impl FlockState {
-    /// A state for `config`, whose seed drives all per-tick noise.
-    pub fn new(config: FlockConfig) -> Self {
+/// What a volume's [`FlockState`] keeps besides the core.
+#[derive(Debug)]
+pub struct VolumeParts {
+    /// The most a fish rolls into a turn (radians); 0: no banking.
+    pub(crate) bank: f32,
+    /// The configuration of the last
+    /// [`LoadVolume3d`](crate::volume::LoadVolume3d), while only commands
+    /// have changed the volume since.
+    pub(crate) loaded: Option<VolumeConfig>,
+    /// The recording being replayed
+    /// ([`ReplayVolume3d`](crate::volume::ReplayVolume3d)) and its first
+    /// checkpoint not yet passed.
+    pub(crate) replaying: Option<(VolumeRecording, usize)>,
+    /// Where the last replay stands: anything but [`Session::Idle`] from a
+    /// replay until the volume starts over, while the ticks keep the
+    /// recording's step.
+    pub(crate) replay: Session,
+}
+
+impl<V: Space> FlockState<V> {
+    /// A state around `flock` (with no fish entities yet).
+    pub(crate) fn around(flock: Swarm<V>, space: V::Parts) -> Self {
         Self {
-            flock: empty_school(&config),
+            flock,
             entities: FishEntities::default(),
-            scene: Scene::default(),
-            active: config,
-            rejected: None,
-            refused_spawn: None,
-            spawned_schools: 0,
             fixed_schedule: true,
             dt: None,
             scene_entities: SceneEntities::default(),
             seen_commands: 0,
             written: Tick::new(0),
+            space,
         }
     }
 
-    /// Starts over at tick 0 with `config` and ticks of `dt` seconds (a
-    /// recorded session), keeping how the plugin was scheduled.
-    pub(crate) fn restart(&mut self, config: FlockConfig, dt: f32) {
-        let (fixed_schedule, records) = (self.fixed_schedule, self.flock.records_rules());
-        *self = Self { fixed_schedule, dt: Some(dt), ..Self::new(config) };
-        self.flock.set_record_rules(records);
-    }
-
-    /// The core's school (positions, velocities, steering, … by slot) as
-    /// the last stage left it: after [`crate::BoidSystems::Writeback`] it
-    /// holds the tick's result, between the stages its work so far.
-    pub fn flock(&self) -> &Simulation {
+    /// The core's school (positions, velocities, steering, … by slot, its
+    /// parameters, tank and scene) as the last stage left it: after
+    /// [`crate::BoidSystems::Writeback`] it holds the tick's result,
+    /// between the stages its work so far. Change it by command
+    /// ([`crate::FlockCommands`]).
+    pub fn flock(&self) -> &Swarm<V> {
         &self.flock
     }
 
-    /// The entity of each fish of [`FlockState::flock`], by id (and slot:
-    /// the plugin stores the fish by id); [`Entity::PLACEHOLDER`] for a
-    /// fish whose entity went since the tick began (the next tick takes
-    /// the fish out).
+    /// Ticks run so far.
+    pub fn tick(&self) -> u64 {
+        self.flock.tick()
+    }
+
+    /// The entity of each fish of [`FlockState::flock`], by id;
+    /// [`Entity::PLACEHOLDER`] for a fish whose entity went since the tick
+    /// began (the next tick takes the fish out).
     pub fn entities(&self) -> &[Entity] {
         self.entities.by_id()
+    }
+
+    /// The entity showing fish `id`, if any.
+    pub fn entity(&self, id: u32) -> Option<Entity> {
+        self.entities.get(id)
     }
 
     /// The slot of `entity` in [`FlockState::flock`], given its
     /// [`FishId`]: `None` for a fish the core has not taken in (just
     /// spawned) or no longer holds (despawned).
     pub fn slot_of(&self, entity: Entity, id: FishId) -> Option<usize> {
-        self.entities.id_of(entity, id).map(|id| id as usize)
+        let id = self.entities.id_of(entity, id)?;
+        self.flock.slots().get(id as usize).map(|&slot| slot as usize)
     }
 
     /// The obstacles, predators, goals, attractor and route the fish see.
-    pub fn scene(&self) -> &Scene {
+    pub fn scene(&self) -> &Scene<V> {
         self.flock.scene()
     }
 
-    /// The configuration in force: the last [`FlockConfig`] that validated.
-    pub fn config(&self) -> &FlockConfig {
-        &self.active
-    }
-
-    /// The parameters of each school in force ([`FlockConfig::school_table`]).
+    /// The parameters of each school in force.
     pub fn schools(&self) -> &[FlockParams] {
         self.flock.params()
     }
 
-    /// Why the latest [`FlockConfig`] was refused, while it is.
-    pub fn rejected(&self) -> Option<&ParamError> {
-        self.rejected.as_ref()
-    }
-
-    /// Why the latest refused [`crate::SpawnSchool`] was refused (it would
-    /// have taken the flock past [`mirofish_sim::MAX_FISH`] fish).
-    pub fn refused_spawn(&self) -> Option<&ParamError> {
-        self.refused_spawn.as_ref()
-    }
-
     /// Keeps (or stops keeping) each rule's force for every fish
-    /// ([`Simulation::samples`](mirofish_sim::space::Swarm::samples)), for metrics and
-    /// debug drawing; off by default (it costs memory traffic every tick).
+    /// ([`Swarm::samples`]), for metrics and debug drawing; off by default
+    /// (it costs memory traffic every tick).
     pub fn set_record_rules(&mut self, record: bool) {
         self.flock.set_record_rules(record);
-    }
-
-    /// Ticks run so far.
-    pub fn tick(&self) -> u64 {
-        self.flock.tick()
     }
 
     /// Moves the fish in `slot` to `position` with `velocity`, within the
@@ -160,15 +170,15 @@ impl FlockState {
     ///
     /// If `slot` holds no fish, a value is not finite, or the position is
     /// outside the tank where no boundary is to come; nothing changes.
-    pub fn set_motion(&mut self, slot: usize, position: Vec2, velocity: Vec2) -> Result<(), ParamError> {
-        if slot >= self.flock.len() {
+    pub fn set_motion(&mut self, slot: usize, position: V, velocity: V) -> Result<(), ParamError> {
+        let Some(&id) = self.flock.ids().get(slot) else {
             return Err(ParamError {
                 field: "slot",
                 value: slot as f32,
                 expected: format!("a slot below the {} fish", self.flock.len()),
             });
-        }
-        self.flock.set(slot as u32, position, velocity)
+        };
+        self.flock.set(id, position, velocity)
     }
 
     /// Adds `extra` (an acceleration) to the steering of the fish in
@@ -177,16 +187,47 @@ impl FlockState {
     /// from the flock's arrays. Valid after [`crate::BoidSystems::Forces`]
     /// and before [`crate::BoidSystems::Integrate`]. `false`, with nothing
     /// changed, if `slot` holds no fish or `extra` is not finite.
-    pub fn add_steering(&mut self, slot: usize, extra: Vec2) -> bool {
-        u32::try_from(slot).is_ok_and(|id| self.flock.add_steering(id, extra).is_ok())
+    pub fn add_steering(&mut self, slot: usize, extra: V) -> bool {
+        let Some(&id) = self.flock.ids().get(slot) else { return false };
+        self.flock.add_steering(id, extra).is_ok()
     }
 }
 
-impl FishOwner for FlockState {
-    type V = Vec2;
+impl FlockState {
+    /// A state for `config`, whose seed drives all per-tick noise.
+    pub fn new(config: FlockConfig) -> Self {
+        let space = PlaneParts {
+            scene: Scene::default(),
+            active: config,
+            rejected: None,
+            refused_spawn: None,
+            spawned_schools: 0,
+        };
+        Self::around(empty_school(&space.active), space)
+    }
 
-    fn fish(&mut self) -> (&mut Simulation, &mut FishEntities) {
-        (&mut self.flock, &mut self.entities)
+    /// Starts over at tick 0 with `config` and ticks of `dt` seconds (a
+    /// recorded session), keeping how the plugin was scheduled.
+    pub(crate) fn restart(&mut self, config: FlockConfig, dt: f32) {
+        let (fixed_schedule, records) = (self.fixed_schedule, self.flock.records_rules());
+        *self = Self { fixed_schedule, dt: Some(dt), ..Self::new(config) };
+        self.flock.set_record_rules(records);
+    }
+
+    /// The configuration in force: the last [`FlockConfig`] that validated.
+    pub fn config(&self) -> &FlockConfig {
+        &self.space.active
+    }
+
+    /// Why the latest [`FlockConfig`] was refused, while it is.
+    pub fn rejected(&self) -> Option<&ParamError> {
+        self.space.rejected.as_ref()
+    }
+
+    /// Why the latest refused [`crate::SpawnSchool`] was refused (it would
+    /// have taken the flock past [`mirofish_sim::MAX_FISH`] fish).
+    pub fn refused_spawn(&self) -> Option<&ParamError> {
+        self.space.refused_spawn.as_ref()
     }
 }
 

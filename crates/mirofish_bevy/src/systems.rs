@@ -51,25 +51,25 @@ pub(crate) fn gather(
 ) {
     let state = &mut *state;
     let tick = state.flock.tick();
-    if config.is_changed() && *config == state.active {
+    if config.is_changed() && *config == state.space.active {
         // Set back to the configuration in force: nothing to apply, and
         // nothing refused any more.
-        state.rejected = None;
+        state.space.rejected = None;
     } else if config.is_changed() {
         match config.validate() {
             Ok(()) => match apply_config(&mut state.flock, &config) {
                 Ok(()) => {
-                    state.active = config.clone();
-                    state.rejected = None;
+                    state.space.active = config.clone();
+                    state.space.rejected = None;
                 }
                 Err(err) => log::error!("MiroFish: a valid configuration was not taken: {err}"),
             },
             Err(err) => {
-                if state.rejected.as_ref() != Some(&err) {
+                if state.space.rejected.as_ref() != Some(&err) {
                     let refusal = FlockRefusal { tick, what: Refused::Config, error: err.clone() };
                     refusals::report(&mut refusals, &mut messages, refusal);
                 }
-                state.rejected = Some(err);
+                state.space.rejected = Some(err);
             }
         }
     }
@@ -197,16 +197,16 @@ fn gather_scene(
     });
     let mut refused = Vec::new();
     let known = &mut state.scene_entities;
-    known.admit(rocks, hunters, &state.active.tank, tick, &mut refused);
+    known.admit(rocks, hunters, &state.space.active.tank, tick, &mut refused);
     // The admitted lists change places with the buffer's (the next gather
     // clears them): no copy.
-    let scene = &mut state.scene;
+    let scene = &mut state.space.scene;
     core::mem::swap(&mut scene.obstacles, &mut known.gather.obstacles);
     core::mem::swap(&mut scene.predators, &mut known.gather.predators);
     // The route and group goals stay as the commands and the route's
     // progress left them; the buffer swapped in takes the old scene's
     // place, so that a tick allocates nothing.
-    let (active, now) = (&state.active, state.flock.scene());
+    let (active, now) = (&state.space.active, state.flock.scene());
     scene.goal = active.goal;
     scene.school_goals.clone_from(&active.school_goals);
     scene.attractor = active.attractor;

@@ -30,7 +30,7 @@
 //!     app.update();
 //! }
 //! let state = app.world().resource::<Flock3dState>();
-//! assert_eq!((state.flock.len(), state.flock.tick()), (500, 30));
+//! assert_eq!((state.flock().len(), state.flock().tick()), (500, 30));
 //! ```
 //!
 //! Each tick runs in the plane's stages, the sets of [`BoidSystems`] in
@@ -49,16 +49,15 @@
 //! system ordered between two sets acts
 //! between those stages; one after the write-back sees the tick's result.
 //!
-//! Change a running volume by command, as on a plane: queue a
-//! [`VolumeCommand`] on the core (`state.flock.submit(command)` on
-//! [`Flock3dState`]) and it applies at the start of the next tick; the
-//! core keeps every command applied, so the configuration it started from
-//! and that list replay the session
+//! Change a running volume by command, as on a plane: submit a
+//! [`VolumeCommand`] to the [`FlockCommands<Vec3>`](FlockCommands)
+//! resource and it applies at the start of the next tick (right after
+//! [`BoidSystems::Commands`]); the core keeps every command applied, so
+//! the configuration it started from and that list replay the session
 //! ([`VolumeRecording`]). Start from a
 //! configuration file with [`LoadVolume3d`]; play a recorded session again
 //! with [`ReplayVolume3d`].
 
-use bevy::ecs::change_detection::Tick;
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::ecs::system::SystemChangeTick;
@@ -70,6 +69,9 @@ use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, V
 use rayon::prelude::*;
 
 use crate::columns::{COLUMN_CHUNK, FishWrite, copy_changed, for_each_changed, write_back_fish};
+/// The commands waiting for their tick and those applied, as on a plane:
+/// `FlockCommands<Vec3>` in a volume.
+pub use crate::commands::FlockCommands;
 /// A fish's components, the plane's own, over `Vec3`: [`Position`],
 /// [`Velocity`], [`PreviousPosition`], [`Steering`] and [`ExtraSteering`]
 /// hold a `Vec3` in a volume (`Position<Vec3>`), [`FishId`], [`School`]
@@ -77,15 +79,15 @@ use crate::columns::{COLUMN_CHUNK, FishWrite, copy_changed, for_each_changed, wr
 pub use crate::components::{
     ExtraSteering, FishId, Leader, Position, PreviousPosition, School, Steering, Velocity, WanderPhase,
 };
-use crate::fish_entities::{
-    FishEntities, FishOwner, FishQueries, fish_entity_arrived, fish_entity_gone, school_removed,
-};
+use crate::fish_entities::{FishQueries, fish_entity_arrived, fish_entity_gone, school_removed};
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
 pub use crate::recording::Session;
 use crate::recording::compare_checkpoint;
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
-use crate::scene_entities::SceneEntities;
 use crate::schedule::BoidSystems;
+/// The core's school and its entities, the plane's over `Vec3`.
+pub use crate::state::FlockState;
+use crate::state::VolumeParts;
 use crate::turn;
 
 mod scene;
@@ -133,63 +135,11 @@ impl Flock3dConfig {
     }
 }
 
-/// The school in the volume: the core's state, the truth between ticks,
-/// and the entity that shows each fish.
-#[derive(Resource, Debug)]
-pub struct Flock3dState {
-    /// The fish, their parameters, tank and scene.
-    pub flock: Flock3d,
-    /// The entity of each fish, by id, and the fish whose entities the
-    /// game despawned (or that stopped being a [`Boid3d`]): taken out of
-    /// the core at the tick's write-back.
-    entities: FishEntities,
-    /// Whether the tick runs in `FixedUpdate` (fish drawn between ticks)
-    /// or once per frame (drawn where the tick left them).
-    fixed_schedule: bool,
-    /// The most a fish rolls into a turn (radians); 0: no banking.
-    bank: f32,
-    /// How many of the core's applied commands the entities have caught
-    /// up with (leader markers).
-    seen_commands: usize,
-    /// The configuration of the last [`LoadVolume3d`], while only commands
-    /// have changed the volume since.
-    loaded: Option<VolumeConfig>,
-    /// The recording being replayed ([`ReplayVolume3d`]) and its first
-    /// checkpoint not yet passed.
-    replaying: Option<(VolumeRecording, usize)>,
-    /// Where the last replay stands: anything but [`Session::Idle`] from a
-    /// [`ReplayVolume3d`] until the volume starts over, while the ticks
-    /// keep the recording's step.
-    replay: Session,
-    /// The entities of the scene's rocks and predators.
-    scene_entities: SceneEntities<Vec3>,
-    /// When the last write-back ran: a fish's [`Position`] or
-    /// [`Velocity`] changed after it was written by a game.
-    written: Tick,
-}
+/// The school in the volume: the plane's [`FlockState`] over `Vec3`. The
+/// core owns the fish; each entity names its fish by [`FishId`].
+pub type Flock3dState = FlockState<Vec3>;
 
-impl FishOwner for Flock3dState {
-    type V = Vec3;
-
-    fn fish(&mut self) -> (&mut Flock3d, &mut FishEntities) {
-        (&mut self.flock, &mut self.entities)
-    }
-}
-
-impl Flock3dState {
-    /// The entity showing fish `id`, if any.
-    pub fn entity(&self, id: u32) -> Option<Entity> {
-        self.entities.get(id)
-    }
-
-    /// The slot of `entity` in [`Flock3dState::flock`], given its
-    /// [`FishId`], as on a plane: `None` for an entity the core does not
-    /// know as that fish's (one the game despawned).
-    pub fn slot_of(&self, entity: Entity, id: FishId) -> Option<usize> {
-        let id = self.entities.id_of(entity, id)?;
-        self.flock.slots().get(id as usize).map(|&slot| slot as usize)
-    }
-
+impl FlockState<Vec3> {
     /// The session since the last [`LoadVolume3d`] as a recording: its
     /// configuration (with the plugin's tick length) and every command
     /// applied since, checked by the start's and the end's state hashes;
@@ -210,7 +160,7 @@ impl Flock3dState {
     /// if only commands have changed it since: whether
     /// [`Flock3dState::recording`] has a session to give.
     pub fn loaded(&self) -> Option<&VolumeConfig> {
-        self.loaded.as_ref()
+        self.space.loaded.as_ref()
     }
 
     /// Where the last [`ReplayVolume3d`] stands: [`Session::Idle`] if there
@@ -218,20 +168,20 @@ impl Flock3dState {
     /// while it runs, then [`Session::Matched`] at its last tick or
     /// [`Session::Diverged`] at the first checkpoint that differs.
     pub fn replay(&self) -> &Session {
-        &self.replay
+        &self.space.replay
     }
 
     /// Compares the replay's checkpoint at this tick, if any, and ends the
     /// replay at its last tick or where it diverged.
     fn check_replay(&mut self) {
-        let Some((recording, next)) = &mut self.replaying else { return };
+        let Some((recording, next)) = &mut self.space.replaying else { return };
         let flock = &self.flock;
         let ticks = recording.ticks;
         if let Some(ended) =
             compare_checkpoint(&recording.checkpoints, ticks, next, flock.tick(), || state_hash(flock))
         {
-            self.replay = ended;
-            self.replaying = None;
+            self.space.replay = ended;
+            self.space.replaying = None;
         }
     }
 }
@@ -285,21 +235,22 @@ impl Plugin for MiroFish3dPlugin {
         app.register_type::<(Boid3d, FishId, School, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Steering<Vec3>)>()
             .register_type::<Flock3dConfig>()
             .insert_resource(Flock3dState {
-                flock,
-                entities: FishEntities::default(),
                 fixed_schedule,
-                bank: self.bank,
-                seen_commands: 0,
-                loaded: None,
-                replaying: None,
-                replay: Session::Idle,
-                scene_entities: SceneEntities::default(),
-                written: Tick::new(0),
+                ..FlockState::around(
+                    flock,
+                    VolumeParts { bank: self.bank, loaded: None, replaying: None, replay: Session::Idle },
+                )
             })
             .register_type::<(ExtraSteering<Vec3>, Leader)>()
+            .init_resource::<FlockCommands<Vec3>>()
             .add_systems(
                 self.schedule,
                 (
+                    // Right after the set, so systems placed in it can
+                    // still submit commands for this very tick.
+                    crate::commands::hand_over::<Vec3>
+                        .after(BoidSystems::Commands)
+                        .before(BoidSystems::SpatialIndex),
                     (set_step, gather_moved, scene::gather_scene, stage(TickStage::SpatialIndex))
                         .chain()
                         .in_set(BoidSystems::SpatialIndex),
@@ -312,9 +263,9 @@ impl Plugin for MiroFish3dPlugin {
                 ),
             )
             .add_systems(PostUpdate, (follow, scene::follow_scene).before(TransformSystems::Propagate))
-            .add_observer(fish_entity_gone::<Flock3dState, FishComponents>)
-            .add_observer(fish_entity_arrived::<Flock3dState, FishComponents>)
-            .add_observer(school_removed::<Flock3dState>)
+            .add_observer(fish_entity_gone::<Vec3, FishComponents>)
+            .add_observer(fish_entity_arrived::<Vec3, FishComponents>)
+            .add_observer(school_removed::<Vec3>)
             .register_type::<(Obstacle3d, Predator3d)>()
             .init_resource::<crate::components::SceneArrivals>()
             .add_observer(crate::components::number_arrival::<Obstacle3d>)
@@ -383,7 +334,7 @@ impl Command for SpawnSchool3d {
             }
         }
         // Fish no configuration holds: no longer a loaded configuration's run.
-        state.loaded = None;
+        state.space.loaded = None;
         for id in first..first.saturating_add(self.leaders.min(self.count) as u32) {
             // Every id in the range was just spawned.
             let _ = state.flock.set_leader(id, true);
@@ -444,15 +395,16 @@ impl Command for ReplayVolume3d {
         if !load(world, "ReplayVolume3d", recording.config.clone()) {
             return;
         }
-        let mut state = world.resource_mut::<Flock3dState>();
+        let mut queue = world.resource_mut::<FlockCommands<Vec3>>();
         for stamped in &recording.commands {
             // Validated with the recording: a refusal here is a bug.
-            if let Err(e) = state.flock.schedule(stamped.tick, stamped.command.clone()) {
+            if let Err(e) = queue.schedule(stamped.tick, stamped.command.clone()) {
                 log::warn!("MiroFish: replayed command refused: {e}");
             }
         }
-        state.replay = Session::Replaying;
-        state.replaying = Some((recording, 0));
+        let mut state = world.resource_mut::<Flock3dState>();
+        state.space.replay = Session::Replaying;
+        state.space.replaying = Some((recording, 0));
         // The start's checkpoint.
         state.check_replay();
     }
@@ -470,7 +422,7 @@ fn load(world: &mut World, command: &str, config: VolumeConfig) -> bool {
     if !start_over(world, command, built, Flock3dConfig { params, tank, seed, zones }) {
         return false;
     }
-    world.resource_mut::<Flock3dState>().loaded = Some(config);
+    world.resource_mut::<Flock3dState>().space.loaded = Some(config);
     sync_fish(world);
     true
 }
@@ -507,10 +459,12 @@ fn start_over(
     state.flock = flock;
     state.seen_commands = 0;
     state.scene_entities.started_over();
-    state.loaded = None;
-    state.replaying = None;
-    state.replay = Session::Idle;
+    state.space.loaded = None;
+    state.space.replaying = None;
+    state.space.replay = Session::Idle;
     world.insert_resource(config);
+    // Commands queued for the old volume's ticks do not carry over.
+    world.insert_resource(FlockCommands::<Vec3>::default());
     // The rocks and predators of the new volume's scene, in place of the
     // old ones (a game's refused entities stay, refused or not).
     world.resource_scope(|world, mut state: Mut<Flock3dState>| scene::sync_scene(world, &mut state, 0, true));
@@ -597,7 +551,7 @@ fn gather_moved(
     if crate::fish_entities::hand_over(&mut state.entities, &mut state.flock, &mut fish) {
         // Fish no configuration holds: no longer a loaded configuration's
         // run.
-        state.loaded = None;
+        state.space.loaded = None;
     }
     let fish = fish.p0();
     let (written, now) = (state.written, ticks.this_run());
@@ -661,7 +615,7 @@ fn set_step(time: Res<Time>, mut state: ResMut<Flock3dState>) {
     // A replayed session keeps its recording's step, after its end too
     // (so that the whole session records as one). A zero or absurd delta
     // (the first frame of a variable schedule) keeps the last valid step.
-    if state.replay == Session::Idle {
+    if state.space.replay == Session::Idle {
         let _ = state.flock.set_dt(time.delta_secs());
     }
 }
@@ -714,7 +668,7 @@ pub fn follow(
 ) {
     let alpha = if state.fixed_schedule { time.overstep_fraction().clamp(0.0, 1.0) } else { 1.0 };
     let half = state.flock.tank().size() * 0.5;
-    let (bank, params) = (state.bank, state.flock.params());
+    let (bank, params) = (state.space.bank, state.flock.params());
     // Every component read is stored in tables, so the query is dense.
     let Ok(tables) = fish.contiguous_iter_mut() else {
         log::error!("MiroFish: the volume's fish query is not dense; no Transform follows");
@@ -801,7 +755,7 @@ impl Command for SetScene3d {
             return;
         }
         // Replaced outside the commands: no longer the loaded session.
-        state.loaded = None;
+        state.space.loaded = None;
         // The new scene's rocks and predators get entities in place of the
         // old ones.
         world.resource_scope(|world, mut state: Mut<Flock3dState>| {

@@ -29,8 +29,8 @@ fn fish_entities_follow_the_core_and_face_their_velocity() {
         app.update();
     }
     let state = app.world().resource::<Flock3dState>();
-    assert_eq!((state.flock.len(), state.flock.params().len()), (400, 2));
-    let flock = &state.flock;
+    assert_eq!((state.flock().len(), state.flock().params().len()), (400, 2));
+    let flock = state.flock();
     let mut schools = [0usize; 2];
     for ((&id, &p), &v) in flock.ids().iter().zip(flock.positions()).zip(flock.velocities()) {
         let entity = state.entity(id).expect("every fish has an entity");
@@ -56,8 +56,8 @@ fn bad_spawns_and_scenes_are_refused_and_change_nothing() {
     let scene = Scene3d { obstacles: vec![covering], ..default() };
     app.world_mut().commands().queue(SetScene3d(scene));
     app.update();
-    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 50);
-    assert!(app.world().resource::<Flock3dState>().flock.scene().obstacles.is_empty());
+    assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 50);
+    assert!(app.world().resource::<Flock3dState>().flock().scene().obstacles.is_empty());
     let refusals: Vec<String> =
         app.world().resource::<FlockRefusals>().recent().map(|r| r.error.field.to_string()).collect();
     assert_eq!(refusals, ["perception_radius", "obstacle.radius"]);
@@ -74,10 +74,10 @@ fn the_zone_model_comes_from_the_config_and_a_bad_one_is_refused() {
         app
     };
     let app = with(Zones::default());
-    assert_eq!(app.world().resource::<Flock3dState>().flock.zones(), Some(&Zones::default()));
+    assert_eq!(app.world().resource::<Flock3dState>().flock().zones(), Some(&Zones::default()));
     let bad = Zones { repulsion: f32::NAN, ..Zones::default() };
     let app = with(bad);
-    assert_eq!(app.world().resource::<Flock3dState>().flock.zones(), None, "the weighted rules stay");
+    assert_eq!(app.world().resource::<Flock3dState>().flock().zones(), None, "the weighted rules stay");
     let refusals = app.world().resource::<FlockRefusals>();
     assert_eq!(refusals.recent().last().map(|r| r.error.field), Some("zones.repulsion"));
 }
@@ -103,8 +103,8 @@ fn each_fish_carries_its_steering_and_banks_into_its_turn() {
         .collect();
     let state = app.world().resource::<Flock3dState>();
     for (v, steering, t, id) in fish {
-        let slot = state.flock.slots()[id as usize] as usize;
-        assert_eq!(Some(steering), state.flock.steering_at(slot), "the core's steering, fish {id}");
+        let slot = state.flock().slots()[id as usize] as usize;
+        assert_eq!(Some(steering), state.flock().steering_at(slot), "the core's steering, fish {id}");
         let heading = v.normalize();
         assert!((t.rotation * Vec3::NEG_Z).dot(heading) > 0.999, "still faces its velocity");
         let upright = Quat::from_rotation_arc(Vec3::NEG_Z, heading);
@@ -137,15 +137,15 @@ fn a_restart_empties_the_volume_for_a_new_configuration_and_a_bad_one_changes_no
     let fish = app.world_mut().query::<&Boid3d>().iter(app.world()).count();
     assert_eq!(fish, 30, "the old fish are gone, the new ones have entities");
     let state = app.world().resource::<Flock3dState>();
-    assert_eq!((state.flock.len(), state.flock.zones()), (30, Some(&zones)));
+    assert_eq!((state.flock().len(), state.flock().zones()), (30, Some(&zones)));
     assert!(state.entity(100).is_none(), "no entity left for a fish that is gone");
-    assert!(state.flock.velocities().iter().all(|v| (v.length() - 50.0).abs() < 1e-3), "the zones' speed");
+    assert!(state.flock().velocities().iter().all(|v| (v.length() - 50.0).abs() < 1e-3), "the zones' speed");
     assert_eq!(app.world().resource::<Flock3dConfig>(), &next);
 
     let bad = Flock3dConfig { zones: Some(Zones { turn_rate: -1.0, ..zones }), ..next };
     app.world_mut().commands().queue(Restart3d(bad));
     app.update();
-    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 30, "refused: nothing changed");
+    assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 30, "refused: nothing changed");
     let refusals = app.world().resource::<FlockRefusals>();
     assert_eq!(refusals.recent().last().map(|r| r.error.field), Some("zones.turn_rate"));
 }
@@ -166,11 +166,11 @@ fn a_games_force_on_an_entity_steers_its_fish_in_a_volume() {
             app.update();
         }
         let state = app.world().resource::<Flock3dState>();
-        let slot = state.flock.slots()[5] as usize;
+        let slot = state.flock().slots()[5] as usize;
         (
-            state.flock.velocities()[slot],
-            state.flock.steering_at(slot).unwrap(),
-            state.flock.velocities().to_vec(),
+            state.flock().velocities()[slot],
+            state.flock().steering_at(slot).unwrap(),
+            state.flock().velocities().to_vec(),
         )
     };
     let (plain, _, _) = run(false);
@@ -191,7 +191,7 @@ fn a_game_writing_a_fish_entitys_position_or_velocity_moves_its_fish_in_a_volume
         app.update();
     }
     let core = |app: &App, id: u32| {
-        let flock = &app.world().resource::<Flock3dState>().flock;
+        let flock = app.world().resource::<Flock3dState>().flock();
         let slot = flock.slots()[id as usize] as usize;
         (flock.positions()[slot], flock.velocities()[slot])
     };
@@ -205,7 +205,7 @@ fn a_game_writing_a_fish_entitys_position_or_velocity_moves_its_fish_in_a_volume
     let (_, calm) = core(&app, 9);
     app.update();
     // One tick from where the game put it.
-    let dt = app.world().resource::<Flock3dState>().flock.dt();
+    let dt = app.world().resource::<Flock3dState>().flock().dt();
     let (after, _) = core(&app, 7);
     let reach = 2.0 * FlockParams::default().max_speed * dt;
     assert!(after.distance(target) < reach, "{after} is not one tick from {target}");
@@ -218,7 +218,7 @@ fn a_game_writing_a_fish_entitys_position_or_velocity_moves_its_fish_in_a_volume
     // Taken as written, as on a plane: a position outside the tank is
     // brought in by the walls, one that is not finite put in the tank, a
     // velocity that is not finite stopped; nothing is refused.
-    let tank = *app.world().resource::<Flock3dState>().flock.tank();
+    let tank = *app.world().resource::<Flock3dState>().flock().tank();
     app.world_mut().get_mut::<Position<Vec3>>(moved).unwrap().0 = Vec3::splat(1.0e7);
     app.world_mut().get_mut::<Position<Vec3>>(turned).unwrap().0 = Vec3::NAN;
     app.world_mut().get_mut::<Velocity<Vec3>>(turned).unwrap().0 = Vec3::INFINITY;
@@ -252,8 +252,14 @@ fn a_school_spawned_with_leaders_marks_them_and_the_core_knows() {
     let expected: Vec<u32> = (50..56).chain(90..93).collect();
     assert_eq!(marked, expected, "the first of each spawn, at most all of them");
     let state = app.world().resource::<Flock3dState>();
-    let mut leading: Vec<u32> =
-        state.flock.ids().iter().zip(state.flock.leaders()).filter(|(_, l)| **l).map(|(id, _)| *id).collect();
+    let mut leading: Vec<u32> = state
+        .flock()
+        .ids()
+        .iter()
+        .zip(state.flock().leaders())
+        .filter(|(_, l)| **l)
+        .map(|(id, _)| *id)
+        .collect();
     leading.sort_unstable();
     assert_eq!(leading, expected);
 }
@@ -268,7 +274,7 @@ fn assert_entities_match_the_core(app: &mut App) {
         .map(|(id, school, p, leads)| (*id, school.map_or(0, |s| s.0), *p, leads))
         .collect();
     let state = app.world().resource::<Flock3dState>();
-    let flock = &state.flock;
+    let flock = state.flock();
     assert_eq!(entities.len(), flock.len());
     for (id, school, p, leads) in entities {
         let id = id.get().expect("every fish entity has an id");
@@ -286,29 +292,28 @@ fn commands_to_the_core_spawn_remove_and_mark_fish_entities() {
     app.world_mut().commands().queue(SpawnSchool3d::new(100).with_leaders(3));
     app.update();
     {
-        let mut state = app.world_mut().resource_mut::<Flock3dState>();
+        let mut queue = app.world_mut().resource_mut::<FlockCommands<Vec3>>();
         let centre = Vec3::new(100.0, 50.0, 0.0);
-        state.flock.submit(VolumeCommand::SpawnFish { school: 0, count: 40, centre, radius: 30.0 }).unwrap();
-        state.flock.submit(VolumeCommand::SetLeaders { fish: vec![0, 120], leads: false }).unwrap();
-        state.flock.submit(VolumeCommand::SetLeaders { fish: vec![110, 7], leads: true }).unwrap();
+        queue.submit(VolumeCommand::SpawnFish { school: 0, count: 40, centre, radius: 30.0 }).unwrap();
+        queue.submit(VolumeCommand::SetLeaders { fish: vec![0, 120], leads: false }).unwrap();
+        queue.submit(VolumeCommand::SetLeaders { fish: vec![110, 7], leads: true }).unwrap();
     }
     for _ in 0..3 {
         app.update();
     }
-    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 140);
+    assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 140);
     assert_entities_match_the_core(&mut app);
     let leaders = app.world_mut().query_filtered::<&FishId, With<Leader>>().iter(app.world()).count();
     assert_eq!(leaders, 4, "1 and 2 from the spawn, 110 and 7 by command");
     app.world_mut()
-        .resource_mut::<Flock3dState>()
-        .flock
+        .resource_mut::<FlockCommands<Vec3>>()
         .submit(VolumeCommand::RemoveFish { count: 60 })
         .unwrap();
     app.update();
-    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 80);
+    assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 80);
     assert_entities_match_the_core(&mut app);
     // The commands are the core's: the session replays from them.
-    assert_eq!(app.world().resource::<Flock3dState>().flock.applied().len(), 4);
+    assert_eq!(app.world().resource::<Flock3dState>().flock().applied().len(), 4);
 }
 
 /// Despawning fish entities takes their fish out of the core at the next
@@ -335,10 +340,10 @@ fn despawned_fish_entities_leave_the_core() {
     }
     let centre = Vec3::new(100.0, 50.0, 0.0);
     let spawn = VolumeCommand::SpawnFish { school: 0, count: 10, centre, radius: 30.0 };
-    app.world_mut().resource_mut::<Flock3dState>().flock.submit(spawn).unwrap();
+    app.world_mut().resource_mut::<FlockCommands<Vec3>>().submit(spawn).unwrap();
     let renumbered = app.world().resource::<Flock3dState>().entity(598).unwrap();
     app.update();
-    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 600 - 51 + 10);
+    assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 600 - 51 + 10);
     assert_entities_match_the_core(&mut app);
     // A fish that was not despawned keeps its entity.
     let id = app.world().entity(kept).get::<FishId>().and_then(|id| id.get()).unwrap();
@@ -348,7 +353,7 @@ fn despawned_fish_entities_leave_the_core() {
     let id = app.world().entity(renumbered).get::<FishId>().and_then(|id| id.get()).unwrap();
     assert!(id < 549, "fish 598 took a freed id, not {id}");
     let lead = VolumeCommand::SetLeaders { fish: vec![id], leads: true };
-    app.world_mut().resource_mut::<Flock3dState>().flock.submit(lead).unwrap();
+    app.world_mut().resource_mut::<FlockCommands<Vec3>>().submit(lead).unwrap();
     app.update();
     assert!(app.world().entity(renumbered).contains::<Leader>());
     for _ in 0..5 {
@@ -359,14 +364,14 @@ fn despawned_fish_entities_leave_the_core() {
     let one = app.world().resource::<Flock3dState>().entity(7).unwrap();
     app.world_mut().entity_mut(one).remove::<Boid3d>();
     app.update();
-    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 558);
+    assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 558);
     assert_entities_match_the_core(&mut app);
     app.world_mut().commands().queue(Restart3d(Flock3dConfig { seed: 3, ..default() }));
     app.world_mut().commands().queue(SpawnSchool3d::new(40));
     for _ in 0..3 {
         app.update();
     }
-    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 40);
+    assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 40);
     assert_entities_match_the_core(&mut app);
 }
 
@@ -385,8 +390,8 @@ fn a_configuration_loads_with_its_schools_and_leaders_and_a_bad_one_changes_noth
     app.update();
     {
         let state = app.world().resource::<Flock3dState>();
-        assert_eq!((state.flock.len(), state.flock.params().len()), (120, 2));
-        assert_eq!(state.flock.scene().obstacles.len(), 1);
+        assert_eq!((state.flock().len(), state.flock().params().len()), (120, 2));
+        assert_eq!(state.flock().scene().obstacles.len(), 1);
         assert_eq!(app.world().resource::<Flock3dConfig>().seed, 3);
     }
     assert_entities_match_the_core(&mut app);
@@ -394,11 +399,11 @@ fn a_configuration_loads_with_its_schools_and_leaders_and_a_bad_one_changes_noth
     let mut alone = config.start().unwrap();
     alone.run(1);
     let state = app.world().resource::<Flock3dState>();
-    assert_eq!(mirofish_sim::state_hash(&state.flock), mirofish_sim::state_hash(&alone));
+    assert_eq!(mirofish_sim::state_hash(state.flock()), mirofish_sim::state_hash(&alone));
     let bad = VolumeConfig { leaders: 500, ..config };
     app.world_mut().commands().queue(LoadVolume3d(bad));
     app.update();
-    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 120);
+    assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 120);
     let refusals = app.world().resource::<FlockRefusals>();
     let last = refusals.recent().last().unwrap();
     assert!(last.error.to_string().contains("leaders"), "{last}");
@@ -414,19 +419,19 @@ fn a_game_system_between_two_sets_runs_between_the_core_stages() {
     app.init_resource::<Seen>().add_systems(
         FixedUpdate,
         (
-            (|state: Res<Flock3dState>, mut seen: ResMut<Seen>| seen.0.push(state.flock.stage()))
+            (|state: Res<Flock3dState>, mut seen: ResMut<Seen>| seen.0.push(state.flock().stage()))
                 .after(BoidSystems::Forces)
                 .before(BoidSystems::Clamp),
             // A net between the move and the walls: fish 0 is put back
             // at the tank's centre, still moving; the walls then hold it.
             (|mut state: ResMut<Flock3dState>, mut seen: ResMut<Seen>| {
-                seen.0.push(state.flock.stage());
-                let centre = (state.flock.tank().min + state.flock.tank().max) * 0.5;
-                state.flock.set(0, centre, Vec3::X).unwrap();
+                seen.0.push(state.flock().stage());
+                let centre = (state.flock().tank().min + state.flock().tank().max) * 0.5;
+                state.set_motion(0, centre, Vec3::X).unwrap();
             })
             .after(BoidSystems::Integrate)
             .before(BoidSystems::Boundary),
-            (|state: Res<Flock3dState>, mut seen: ResMut<Seen>| seen.0.push(state.flock.stage()))
+            (|state: Res<Flock3dState>, mut seen: ResMut<Seen>| seen.0.push(state.flock().stage()))
                 .after(BoidSystems::Writeback),
         ),
     );
@@ -434,7 +439,7 @@ fn a_game_system_between_two_sets_runs_between_the_core_stages() {
     for _ in 0..4 {
         app.update();
     }
-    let ticks = app.world().resource::<Flock3dState>().flock.tick();
+    let ticks = app.world().resource::<Flock3dState>().flock().tick();
     assert!(ticks >= 2);
     let seen = &app.world().resource::<Seen>().0;
     assert_eq!(seen.len() as u64, 3 * ticks, "{seen:?}");
@@ -442,9 +447,9 @@ fn a_game_system_between_two_sets_runs_between_the_core_stages() {
         assert_eq!(tick, [Some(TickStage::Forces), Some(TickStage::Integrate), None]);
     }
     let state = app.world().resource::<Flock3dState>();
-    let slot = state.flock.slots()[0] as usize;
-    let centre = (state.flock.tank().min + state.flock.tank().max) * 0.5;
-    assert_eq!(state.flock.positions()[slot], centre);
+    let slot = state.flock().slots()[0] as usize;
+    let centre = (state.flock().tank().min + state.flock().tank().max) * 0.5;
+    assert_eq!(state.flock().positions()[slot], centre);
 }
 
 /// An app whose volume was loaded from a configuration and changed by one
@@ -460,9 +465,9 @@ fn loaded_session() -> App {
     }));
     for tick in 0..30 {
         if tick == 10 {
-            let mut state = app.world_mut().resource_mut::<Flock3dState>();
+            let mut queue = app.world_mut().resource_mut::<FlockCommands<Vec3>>();
             let predator = Predator::new(Vec3::new(-80.0, 20.0, 0.0), 120.0);
-            state.flock.submit(VolumeCommand::AddPredator(predator)).unwrap();
+            queue.submit(VolumeCommand::AddPredator(predator)).unwrap();
         }
         app.update();
     }
@@ -474,7 +479,7 @@ fn loaded_session() -> App {
 fn recorded_session() -> (mirofish_sim::VolumeRecording, u64) {
     let app = loaded_session();
     let state = app.world().resource::<Flock3dState>();
-    (state.recording().expect("loaded").unwrap(), mirofish_sim::state_hash(&state.flock))
+    (state.recording().expect("loaded").unwrap(), mirofish_sim::state_hash(state.flock()))
 }
 
 #[test]
@@ -484,10 +489,10 @@ fn a_loaded_session_changed_by_commands_replays_to_its_end() {
     let mut app = loaded_session();
     let state = app.world().resource::<Flock3dState>();
     let recording = state.recording().expect("loaded").unwrap();
-    assert_eq!((recording.commands.len(), recording.ticks), (1, state.flock.tick()));
+    assert_eq!((recording.commands.len(), recording.ticks), (1, state.flock().tick()));
     let text = recording.to_text();
     let end = mirofish_sim::VolumeRecording::from_text(&text).unwrap().replay().unwrap();
-    assert_eq!(state_hash(&end), state_hash(&state.flock));
+    assert_eq!(state_hash(&end), state_hash(state.flock()));
     // Fish spawned outside the configuration: no longer its run.
     app.world_mut().commands().queue(SpawnSchool3d::new(5));
     app.update();
@@ -520,13 +525,13 @@ fn a_recorded_session_replays_inside_the_app_to_the_same_bits() {
     }
     headless.run(recording.ticks);
     assert_eq!(state_hash(&headless), end);
-    assert_eq!(state.flock.len(), 120);
-    assert_eq!(state.flock.applied().len(), 1, "the recorded predator was added again");
+    assert_eq!(state.flock().len(), 120);
+    assert_eq!(state.flock().applied().len(), 1, "the recorded predator was added again");
     // Past its end the session went on at the recording's step: the whole
     // of it replays too.
     let whole = state.recording().expect("loaded").unwrap();
     assert!(whole.ticks > recording.ticks);
-    assert_eq!(state_hash(&whole.replay().unwrap()), state_hash(&state.flock));
+    assert_eq!(state_hash(&whole.replay().unwrap()), state_hash(state.flock()));
 }
 
 #[test]
@@ -558,14 +563,14 @@ fn a_replay_that_differs_says_where_and_a_bad_one_is_refused() {
     // not validate.
     let mut bad = recording;
     bad.ticks = 0;
-    let before = app.world().resource::<Flock3dState>().flock.tick();
+    let before = app.world().resource::<Flock3dState>().flock().tick();
     app.world_mut().commands().queue(ReplayVolume3d(bad));
     app.update();
     let refusals = app.world().resource::<FlockRefusals>();
     assert!(refusals.recent().any(|r| r.error.field == "recording"), "{refusals:?}");
     let state = app.world().resource::<Flock3dState>();
     assert_eq!(state.replay(), &Session::Idle);
-    assert!(state.flock.tick() > before, "the volume ran on as it was");
+    assert!(state.flock().tick() > before, "the volume ran on as it was");
 }
 
 /// A game may spawn fish entities in a volume, as on a plane: the next tick
@@ -587,12 +592,12 @@ fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
     let half = app.world_mut().spawn((Position(at), Velocity(heading))).id();
     app.update();
     let state = app.world().resource::<Flock3dState>();
-    assert_eq!(state.flock.len(), 27);
+    assert_eq!(state.flock().len(), 27);
     for (entity, id, school) in [(plain, 25, 0), (schooled, 26, 1)] {
         assert_eq!(app.world().get::<FishId>(entity).and_then(|id| id.get()), Some(id));
         assert_eq!(state.entity(id), Some(entity));
         let slot = state.slot_of(entity, *app.world().get::<FishId>(entity).unwrap()).unwrap();
-        assert_eq!(state.flock.schools()[slot], school);
+        assert_eq!(state.flock().schools()[slot], school);
     }
     assert!(state.loaded().is_none());
     assert_entities_match_the_core(&mut app);
@@ -605,11 +610,11 @@ fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
     // rejoins.
     app.world_mut().entity_mut(plain).remove::<Steering<Vec3>>();
     app.update();
-    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 27);
+    assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 27);
     assert_entities_match_the_core(&mut app);
     app.world_mut().entity_mut(plain).insert(Steering(Vec3::ZERO));
     app.update();
-    assert_eq!(app.world().resource::<Flock3dState>().flock.len(), 28);
+    assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 28);
     assert_eq!(app.world().get::<FishId>(plain).and_then(|id| id.get()), Some(27));
     assert_entities_match_the_core(&mut app);
     // A school written to a fish in the core is taken, as on a plane (one
@@ -620,13 +625,13 @@ fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
     app.world_mut().get_mut::<School>(second).unwrap().0 = 9;
     app.update();
     let state = app.world().resource::<Flock3dState>();
-    let school = |id: usize| state.flock.schools()[state.flock.slots()[id] as usize];
+    let school = |id: usize| state.flock().schools()[state.flock().slots()[id] as usize];
     assert_eq!((school(0), school(1), school(2)), (1, 1, 0));
     // A removed `School` puts the fish in the first.
     app.world_mut().entity_mut(second).remove::<School>();
     app.update();
     let state = app.world().resource::<Flock3dState>();
-    assert_eq!(state.flock.schools()[state.flock.slots()[1] as usize], 0);
+    assert_eq!(state.flock().schools()[state.flock().slots()[1] as usize], 0);
     // So is a wander phase, as on a plane; one that is not a number harms
     // no one.
     let third = state.entity(2).unwrap();
@@ -636,7 +641,7 @@ fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
     app.add_systems(
         FixedUpdate,
         (move |state: Res<Flock3dState>| {
-            gathered.get_or_insert(state.flock.wander_phases()[state.flock.slots()[0] as usize]);
+            gathered.get_or_insert(state.flock().wander_phases()[state.flock().slots()[0] as usize]);
             assert_eq!(gathered, Some(1.25));
         })
         .after(mirofish_bevy::BoidSystems::SpatialIndex)
@@ -647,9 +652,9 @@ fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
         app.update();
     }
     let state = app.world().resource::<Flock3dState>();
-    assert!(state.flock.positions().iter().chain(state.flock.velocities()).all(|v| v.is_finite()));
-    assert!(state.flock.wander_phases().iter().all(|w| w.is_finite()));
+    assert!(state.flock().positions().iter().chain(state.flock().velocities()).all(|v| v.is_finite()));
+    assert!(state.flock().wander_phases().iter().all(|w| w.is_finite()));
     // The entity shows the core's phase after each tick.
-    let slot = state.flock.slots()[0] as usize;
-    assert_eq!(app.world().get::<WanderPhase>(first).unwrap().0, state.flock.wander_phases()[slot]);
+    let slot = state.flock().slots()[0] as usize;
+    assert_eq!(app.world().get::<WanderPhase>(first).unwrap().0, state.flock().wander_phases()[slot]);
 }

@@ -21,8 +21,8 @@ fn app() -> App {
 }
 
 fn ticks(app: &mut App, n: u64) {
-    let target = app.world().resource::<Flock3dState>().flock.tick() + n;
-    while app.world().resource::<Flock3dState>().flock.tick() < target {
+    let target = app.world().resource::<Flock3dState>().flock().tick() + n;
+    while app.world().resource::<Flock3dState>().flock().tick() < target {
         app.update();
     }
 }
@@ -50,22 +50,22 @@ fn a_games_rock_and_predator_entities_act_in_the_volume() {
     let hunter = app.world_mut().spawn((Predator3d::default(), Position(Vec3::new(-300.0, 0.0, 0.0)))).id();
     ticks(&mut app, 60);
     let state = app.world().resource::<Flock3dState>();
-    let scene = state.flock.scene();
+    let scene = state.flock().scene();
     assert_eq!(scene.obstacles, [Obstacle { centre: Vec3::new(200.0, 0.0, 0.0), radius: 80.0 }]);
     assert_eq!(scene.predators.len(), 1);
     // No fish inside the rock; the predator chased and its entity follows.
-    for p in state.flock.positions() {
+    for p in state.flock().positions() {
         assert!(p.distance(Vec3::new(200.0, 0.0, 0.0)) >= 80.0 - 1e-3, "a fish in the rock at {p}");
     }
     let chased = scene.predators[0];
     assert!(chased.position.distance(Vec3::new(-300.0, 0.0, 0.0)) > 1.0, "the predator hunted");
     assert_eq!(hunters(&mut app), [(hunter, chased.position, chased.velocity)]);
-    assert!(app.world().resource::<Flock3dState>().flock.fears().iter().any(|&f| f > 0.0));
+    assert!(app.world().resource::<Flock3dState>().flock().fears().iter().any(|&f| f > 0.0));
     // Moved by the game: the rock moves in the core; despawned: gone.
     app.world_mut().get_mut::<Position<Vec3>>(rock).unwrap().0 = Vec3::new(-100.0, 50.0, 0.0);
     app.world_mut().despawn(hunter);
     ticks(&mut app, 1);
-    let scene = app.world().resource::<Flock3dState>().flock.scene();
+    let scene = app.world().resource::<Flock3dState>().flock().scene();
     assert_eq!(scene.obstacles[0].centre, Vec3::new(-100.0, 50.0, 0.0));
     assert!(scene.predators.is_empty());
     assert_eq!(app.world().get::<Transform>(rock).unwrap().translation, Vec3::new(-100.0, 50.0, 0.0));
@@ -77,7 +77,7 @@ fn commands_add_and_remove_rock_and_predator_entities() {
     app.world_mut().commands().queue(SpawnSchool3d::new(100));
     ticks(&mut app, 2);
     let submit = |app: &mut App, command: VolumeCommand| {
-        app.world_mut().resource_mut::<Flock3dState>().flock.submit(command).unwrap();
+        app.world_mut().resource_mut::<FlockCommands<Vec3>>().submit(command).unwrap();
     };
     let a = Obstacle { centre: Vec3::new(100.0, 0.0, 0.0), radius: 40.0 };
     let b = Obstacle { centre: Vec3::new(-100.0, 0.0, 0.0), radius: 30.0 };
@@ -95,15 +95,15 @@ fn commands_add_and_remove_rock_and_predator_entities() {
     submit(&mut app, VolumeCommand::RemoveObstacle(0));
     ticks(&mut app, 3);
     assert_eq!(rocks(&mut app), [second]);
-    assert_eq!(app.world().resource::<Flock3dState>().flock.scene().obstacles, [b]);
+    assert_eq!(app.world().resource::<Flock3dState>().flock().scene().obstacles, [b]);
     // The predator's entity follows the core as it hunts.
-    let core = app.world().resource::<Flock3dState>().flock.scene().predators[0];
+    let core = app.world().resource::<Flock3dState>().flock().scene().predators[0];
     assert_eq!(hunters(&mut app)[0].1, core.position);
     submit(&mut app, VolumeCommand::ClearPredators);
     submit(&mut app, VolumeCommand::ClearObstacles);
     ticks(&mut app, 1);
     assert!(rocks(&mut app).is_empty() && hunters(&mut app).is_empty());
-    let scene = app.world().resource::<Flock3dState>().flock.scene();
+    let scene = app.world().resource::<Flock3dState>().flock().scene();
     assert!(scene.obstacles.is_empty() && scene.predators.is_empty());
 }
 
@@ -124,13 +124,13 @@ fn invalid_entities_are_refused_once_and_admitted_when_mended() {
     assert_eq!(what.iter().filter(|w| ***w == Refused::Obstacle(bad)).count(), 1, "{what:?}");
     assert_eq!(what.iter().filter(|w| ***w == Refused::Predator(wild)).count(), 1, "{what:?}");
     assert_eq!(what.iter().filter(|w| ***w == Refused::Obstacle(huge)).count(), 1, "{what:?}");
-    let scene = app.world().resource::<Flock3dState>().flock.scene();
+    let scene = app.world().resource::<Flock3dState>().flock().scene();
     assert!(scene.obstacles.is_empty() && scene.predators.is_empty());
-    assert!(app.world().resource::<Flock3dState>().flock.positions().iter().all(|p| p.is_finite()));
+    assert!(app.world().resource::<Flock3dState>().flock().positions().iter().all(|p| p.is_finite()));
     app.world_mut().get_mut::<Obstacle3d>(bad).unwrap().radius = 25.0;
     app.world_mut().get_mut::<Predator3d>(wild).unwrap().max_speed = 150.0;
     ticks(&mut app, 1);
-    let scene = app.world().resource::<Flock3dState>().flock.scene();
+    let scene = app.world().resource::<Flock3dState>().flock().scene();
     assert_eq!((scene.obstacles.len(), scene.predators.len()), (1, 1));
 }
 
@@ -148,13 +148,13 @@ fn a_loaded_or_replaced_scene_brings_its_own_entities() {
     ticks(&mut app, 3);
     assert_eq!(rocks(&mut app).iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(), [(rock.centre, 45.0)]);
     assert_eq!(hunters(&mut app).len(), 1);
-    assert_eq!(app.world().resource::<Flock3dState>().flock.scene().obstacles, [rock]);
+    assert_eq!(app.world().resource::<Flock3dState>().flock().scene().obstacles, [rock]);
     let other = Obstacle { centre: Vec3::new(-150.0, 50.0, 0.0), radius: 20.0 };
     app.world_mut().commands().queue(SetScene3d(Scene3d { obstacles: vec![other], ..default() }));
     ticks(&mut app, 2);
     assert_eq!(rocks(&mut app).iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(), [(other.centre, 20.0)]);
     assert!(hunters(&mut app).is_empty());
-    let scene = app.world().resource::<Flock3dState>().flock.scene();
+    let scene = app.world().resource::<Flock3dState>().flock().scene();
     assert_eq!((scene.obstacles.as_slice(), scene.predators.len()), ([other].as_slice(), 0));
     // The scene was replaced outside the session's commands: it no longer
     // records as the loaded session.
@@ -171,23 +171,20 @@ fn a_session_with_command_rocks_replays_in_the_app() {
         if tick == 5 {
             let rock = Obstacle { centre: Vec3::new(60.0, 0.0, 0.0), radius: 35.0 };
             app.world_mut()
-                .resource_mut::<Flock3dState>()
-                .flock
+                .resource_mut::<FlockCommands<Vec3>>()
                 .submit(VolumeCommand::AddObstacle(rock))
                 .unwrap();
         }
         if tick == 12 {
             let predator = Predator::new(Vec3::new(-80.0, 20.0, 0.0), 120.0);
             app.world_mut()
-                .resource_mut::<Flock3dState>()
-                .flock
+                .resource_mut::<FlockCommands<Vec3>>()
                 .submit(VolumeCommand::AddPredator(predator))
                 .unwrap();
         }
         if tick == 30 {
             app.world_mut()
-                .resource_mut::<Flock3dState>()
-                .flock
+                .resource_mut::<FlockCommands<Vec3>>()
                 .submit(VolumeCommand::RemoveObstacle(0))
                 .unwrap();
         }
@@ -195,7 +192,7 @@ fn a_session_with_command_rocks_replays_in_the_app() {
     }
     let state = app.world().resource::<Flock3dState>();
     let recording = state.recording().expect("loaded").unwrap();
-    let end = state_hash(&state.flock);
+    let end = state_hash(state.flock());
     // The core alone gives the same bits: the entities changed nothing.
     let replayed = recording.replay().unwrap();
     assert_eq!(state_hash(&replayed), end);
@@ -226,11 +223,11 @@ fn a_left_out_rock_adds_no_entity_before_or_after_the_volume_starts_over() {
         app.world_mut().commands().queue(SpawnSchool3d::new(50));
         ticks(app, 1);
         for command in halves.clone() {
-            app.world_mut().resource_mut::<Flock3dState>().flock.submit(command).unwrap();
+            app.world_mut().resource_mut::<FlockCommands<Vec3>>().submit(command).unwrap();
         }
         ticks(app, 2);
         let state = app.world().resource::<Flock3dState>();
-        assert_eq!((state.flock.scene().obstacles.len(), state.flock.left_out().len()), (1, 1));
+        assert_eq!((state.flock().scene().obstacles.len(), state.flock().left_out().len()), (1, 1));
         assert_eq!(rocks(app).len(), 1);
     };
     run(&mut app);

@@ -35,8 +35,7 @@
 //! [`DecisionFailed`], in the tick that noticed it.
 
 use bevy::prelude::*;
-use mirofish_bevy::volume::Flock3dState;
-use mirofish_bevy::{BoidSystems, FlockCommand, FlockCommands, FlockState};
+use mirofish_bevy::{BoidSystems, FlockCommand, FlockCommands, FlockState, Space};
 use mirofish_sim::{Vec2, Vec3, Vector};
 
 use crate::layer::{Adopted, DecisionConfig, DecisionFailure, DecisionLayer};
@@ -101,13 +100,13 @@ pub struct DecisionPlugin;
 impl Plugin for DecisionPlugin {
     fn build(&self, app: &mut App) {
         add_common::<Vec2>(app);
-        app.add_systems(FixedUpdate, plan.in_set(BoidSystems::Commands));
+        app.add_systems(FixedUpdate, plan::<Vec2>.in_set(BoidSystems::Commands));
     }
 }
 
 /// Runs the decision layer on a volume's school, as [`DecisionPlugin`]
 /// does on a plane: [`DecisionSettings`], `Decisions<Vec3>`, the same
-/// messages. Its commands go into the core's queue in
+/// messages. Its commands go into `FlockCommands<Vec3>` in
 /// [`BoidSystems::Commands`], before the tick's first stage, in
 /// `FixedUpdate` (the volume plugin's default schedule).
 pub struct DecisionPlugin3d;
@@ -115,7 +114,7 @@ pub struct DecisionPlugin3d;
 impl Plugin for DecisionPlugin3d {
     fn build(&self, app: &mut App) {
         add_common::<Vec3>(app);
-        app.add_systems(FixedUpdate, plan3d.in_set(BoidSystems::Commands));
+        app.add_systems(FixedUpdate, plan::<Vec3>.in_set(BoidSystems::Commands));
     }
 }
 
@@ -126,43 +125,24 @@ fn add_common<V: Vector>(app: &mut App) {
         .add_message::<DecisionFailed>();
 }
 
-/// Plans the coming tick's decisions on a plane (in
+/// Plans the coming tick's decisions in either space (in
 /// [`BoidSystems::Commands`], so they apply at its start) and writes what
 /// they were.
-fn plan(
+fn plan<V: Space>(
     settings: Res<DecisionSettings>,
-    mut decisions: ResMut<Decisions>,
-    state: Res<FlockState>,
-    mut commands: ResMut<FlockCommands>,
+    mut decisions: ResMut<Decisions<V>>,
+    state: Res<FlockState<V>>,
+    mut commands: ResMut<FlockCommands<V>>,
     messages: (MessageWriter<UnitDecided>, MessageWriter<DecisionFailed>),
 ) {
     let flock = state.flock();
     let planned = run_layer(&settings, &mut decisions, flock.tick(), messages, |layer| {
-        layer.plan(flock, &state.config().tank, state.scene())
+        layer.plan(flock, flock.tank(), flock.scene())
     });
     for command in planned {
         // The layer's commands are valid by construction; one refused
         // (the queue full) is dropped with a warning, as any game input.
         if let Err(e) = commands.submit(command) {
-            log::warn!("decision layer: {e}");
-        }
-    }
-}
-
-/// Plans the coming tick's decisions in a volume (before its first stage,
-/// so they apply at its start) and writes what they were.
-fn plan3d(
-    settings: Res<DecisionSettings>,
-    mut decisions: ResMut<Decisions<Vec3>>,
-    mut state: ResMut<Flock3dState>,
-    messages: (MessageWriter<UnitDecided>, MessageWriter<DecisionFailed>),
-) {
-    let flock = &state.flock;
-    let planned = run_layer(&settings, &mut decisions, flock.tick(), messages, |layer| {
-        layer.plan(flock, flock.tank(), flock.scene())
-    });
-    for command in planned {
-        if let Err(e) = state.flock.submit(command) {
             log::warn!("decision layer: {e}");
         }
     }

@@ -119,7 +119,7 @@ fn a_volume_decides_beside_the_3d_plugin() {
     app.world_mut().resource_mut::<Decisions<Vec3>>().vocabulary =
         Vocabulary::default().with_region("kelp", Vec3::new(0.1, 0.2, 0.9)).unwrap();
     app.world_mut().commands().queue(SpawnSchool3d::new(300));
-    let tick = |app: &App| app.world().resource::<Flock3dState>().flock.tick();
+    let tick = |app: &App| app.world().resource::<Flock3dState>().flock().tick();
     while tick(&app) < 5 {
         app.update();
     }
@@ -132,14 +132,14 @@ fn a_volume_decides_beside_the_3d_plugin() {
     let layer = decisions.layer.as_ref().unwrap();
     assert!(layer.vocabulary().regions().get(Region::named("kelp").unwrap()).is_some());
     assert!(layer.intents().flatten().all(|i| matches!(i, Intent::GoTo { .. })), "the rules tour the volume");
-    let flock = &app.world().resource::<Flock3dState>().flock;
+    let flock = app.world().resource::<Flock3dState>().flock();
     assert!(flock.groups().iter().filter(|&&g| g < 6).count() == 300, "every fish in a unit");
     assert_eq!(flock.scene().group_goals.iter().flatten().count(), 6, "every unit has somewhere to go");
     app.world_mut().resource_mut::<DecisionSettings>().on = false;
     while tick(&app) < 8 {
         app.update();
     }
-    let flock = &app.world().resource::<Flock3dState>().flock;
+    let flock = app.world().resource::<Flock3dState>().flock();
     assert!(app.world().resource::<Decisions<Vec3>>().layer.is_none());
     assert!(
         flock.groups().iter().all(|&g| g == mirofish_sim::NO_GROUP) && flock.scene().group_goals.is_empty()

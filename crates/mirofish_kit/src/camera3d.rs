@@ -104,7 +104,7 @@ fn orbit(
     let shift = if panel.is_some_and(|p| p.show) { PANEL_SHIFT } else { 0.0 };
     #[cfg(not(feature = "panel"))]
     let shift = 0.0;
-    let tank = state.flock.tank();
+    let tank = state.flock().tank();
     let (centre, fit) = ((tank.min + tank.max) * 0.5, tank.size().length().max(1.0) * FIT);
     for (mut camera, mut transform) in &mut cameras {
         if !(camera.distance.is_finite() && camera.distance > 0.0) {

@@ -108,7 +108,7 @@ pub(crate) fn draw_unit_goals3d(
     state: Res<Flock3dState>,
 ) {
     let Some(layer) = decisions.layer.as_ref().filter(|_| overlay.unit_goals) else { return };
-    for (intent, centre, goal) in unit_goals(layer, &state.flock, state.flock.scene()) {
+    for (intent, centre, goal) in unit_goals(layer, state.flock(), state.flock().scene()) {
         let colour = intent_colour(intent);
         gizmos.sphere(Isometry3d::from_translation(centre), 5.0, colour);
         gizmos.line(centre, goal, colour.with_alpha(0.35));

@@ -247,7 +247,8 @@ pub struct Targets<'w> {
     look: Option<ResMut<'w, FishLook>>,
     plane: Option<Res<'w, FlockState>>,
     plane_commands: Option<ResMut<'w, FlockCommands>>,
-    volume: Option<ResMut<'w, Flock3dState>>,
+    volume: Option<Res<'w, Flock3dState>>,
+    volume_commands: Option<ResMut<'w, FlockCommands<Vec3>>>,
     cursor: Option<Res<'w, CursorWorld>>,
     #[cfg(feature = "look3d")]
     ray: Option<Res<'w, crate::tools3d::CursorRay>>,
@@ -276,8 +277,8 @@ impl Targets<'_> {
     }
 
     fn send_volume(&mut self, command: VolumeCommand) {
-        if let Some(state) = &mut self.volume
-            && let Err(e) = state.flock.submit(command)
+        if let Some(commands) = &mut self.volume_commands
+            && let Err(e) = commands.submit(command)
         {
             log::warn!("shortcut: {e}");
         }
@@ -288,7 +289,7 @@ impl Targets<'_> {
     fn cursor3d(&self) -> Option<Vec3> {
         #[cfg(feature = "look3d")]
         if let (Some(ray), Some(state)) = (self.ray.as_ref().and_then(|r| r.0), &self.volume) {
-            let tank = state.flock.tank();
+            let tank = state.flock().tank();
             let floor = crate::tools3d::floor_point(ray, tank)?;
             return Some(Vec3::new(floor.x, (tank.min.y + tank.max.y) * 0.5, floor.z));
         }
@@ -339,7 +340,7 @@ impl Targets<'_> {
                     self.send(waypoint_command(route.as_ref(), at));
                 }
                 if let Some(at) = cursor3d {
-                    let route = self.volume.as_ref().and_then(|s| s.flock.scene().route.clone());
+                    let route = self.volume.as_ref().and_then(|s| s.flock().scene().route.clone());
                     self.send_volume(waypoint_command(route.as_ref(), at));
                 }
             }

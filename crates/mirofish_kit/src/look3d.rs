@@ -262,7 +262,7 @@ fn swim(
     mut fish: Query<(&mut Swim3d, &mut MeshTag, &Velocity<Vec3>, Option<&School>), With<Boid3d>>,
 ) {
     let dt = time.delta_secs();
-    let params = state.flock.params();
+    let params = state.flock().params();
     fish.par_iter_mut().for_each(|(mut swim, mut tag, v, school)| {
         let top = params.get(usize::from(school.map_or(0, |s| s.0))).map_or(1.0, |p| p.max_speed).max(1e-3);
         let pace = if v.0.is_finite() { (v.0.length() / top).min(2.0) } else { 0.0 };

@@ -69,10 +69,10 @@ fn draw_overlay3d(
     // The core keeps each rule's force only while arrows are drawn (the
     // ticks' bits are the same either way).
     let record = overlay.forces || picked.is_some();
-    if state.flock.records_rules() != record {
-        state.bypass_change_detection().flock.set_record_rules(record);
+    if state.flock().records_rules() != record {
+        state.bypass_change_detection().set_record_rules(record);
     }
-    let flock = &state.flock;
+    let flock = state.flock();
     let (tank, scene) = (flock.tank(), flock.scene());
     let centre = (tank.min + tank.max) * 0.5;
     gizmos.cube(Transform::from_translation(centre).with_scale(tank.size()), TANK);
@@ -108,7 +108,7 @@ fn draw_overlay3d(
         return;
     }
     // The first fish by id.
-    for &slot in state.flock.slots().iter().take(overlay.fish) {
+    for &slot in state.flock().slots().iter().take(overlay.fish) {
         draw_fish(&mut gizmos, &state, slot as usize, &overlay);
     }
 }
@@ -118,7 +118,7 @@ fn draw_overlay3d(
 /// school: a debugging aid for a few fish, not the core's grid) and an
 /// arrow per rule.
 fn draw_fish(gizmos: &mut Gizmos, state: &Flock3dState, slot: usize, overlay: &OverlaySettings) {
-    let flock = &state.flock;
+    let flock = state.flock();
     let (positions, school) = (flock.positions(), usize::from(flock.schools()[slot]));
     let p = positions[slot];
     let Some(params) = flock.params().get(school) else { return };

@@ -500,7 +500,7 @@ pub fn volume_inspect_section(
         ui.label("Ctrl + click a fish to follow its neighbours and forces");
         return;
     };
-    let flock = &state.flock;
+    let flock = state.flock();
     let Some((id, slot)) = crate::overlay3d::fish_slot3d(&state, fish, &ids) else {
         ui.label("the inspected fish is gone");
         return;
@@ -729,13 +729,13 @@ impl Default for VolumeSamples {
 /// Samples the volume every [`VolumeSamples::every`] ticks (and starts
 /// over when the volume does).
 fn sample_volume(state: Res<Flock3dState>, mut samples: ResMut<VolumeSamples>) {
-    let tick = state.flock.tick();
+    let tick = state.flock().tick();
     if samples.last.is_some_and(|last| tick < last) {
         samples.log.clear();
         samples.last = None;
     }
     if samples.last.is_none_or(|last| tick >= last + samples.every.max(1)) {
-        samples.log.push(Metrics::from(state.flock.metrics()));
+        samples.log.push(Metrics::from(state.flock().metrics()));
         samples.log.keep_latest(VolumeSamples::KEEP);
         samples.last = Some(tick);
     }
@@ -754,8 +754,8 @@ pub fn volume_stats_section(
             ui.label(value);
             ui.end_row();
         };
-        row("fish", state.flock.len().to_string());
-        row("tick", state.flock.tick().to_string());
+        row("fish", state.flock().len().to_string());
+        row("tick", state.flock().tick().to_string());
         if let Some(m) = samples.rows().last() {
             row("mean neighbours", format!("{:.1}", m.mean_neighbours));
             row("mean speed", format!("{:.1}", m.mean_speed));
@@ -771,8 +771,8 @@ pub fn volume_health_section(
     state: Res<Flock3dState>,
     samples: Res<VolumeSamples>,
 ) {
-    let params = state.flock.params().first().copied().unwrap_or_default();
-    health_ui(ui, &Health::assess(samples.rows(), &params, state.flock.tank()));
+    let params = state.flock().params().first().copied().unwrap_or_default();
+    health_ui(ui, &Health::assess(samples.rows(), &params, state.flock().tank()));
 }
 
 /// A volume's school the panel edits, its walls and a slider for every
@@ -781,9 +781,9 @@ pub fn volume_health_section(
 pub fn volume_school_section(
     InMut(ui): InMut<egui::Ui>,
     mut settings: ResMut<PanelSettings>,
-    mut state: ResMut<Flock3dState>,
+    (state, mut queue): (Res<Flock3dState>, ResMut<FlockCommands<Vec3>>),
 ) {
-    let schools = state.flock.params().len();
+    let schools = state.flock().params().len();
     if schools > 1 {
         ui.horizontal(|ui| {
             ui.label("school");
@@ -793,11 +793,10 @@ pub fn volume_school_section(
         });
     }
     let school = settings.school.min(schools.saturating_sub(1) as u16);
-    let Some(&applied) = state.flock.params().get(usize::from(school)) else { return };
+    let Some(&applied) = state.flock().params().get(usize::from(school)) else { return };
     // The sliders show a change still waiting for its tick, not the value
     // in force, or a drag would jump back between ticks.
-    let before = state
-        .flock
+    let before = queue
         .pending()
         .iter()
         .filter_map(|s| match s.command {
@@ -808,21 +807,21 @@ pub fn volume_school_section(
         .last()
         .unwrap_or(applied);
     let mut params = before;
-    let mut boundary = state.flock.tank().boundary;
+    let mut boundary = state.flock().tank().boundary;
     egui::ComboBox::from_label("walls").selected_text(format!("{boundary:?}")).show_ui(ui, |ui| {
         for mode in [BoundaryMode::SoftMargin, BoundaryMode::Bounce, BoundaryMode::Wrap] {
             ui.selectable_value(&mut boundary, mode, format!("{mode:?}"));
         }
     });
     // Under Couzin's zones the rules' knobs move nothing: say so instead.
-    if state.flock.zones().is_some() {
+    if state.flock().zones().is_some() {
         ui.label("Couzin's zones move these fish: the rules' knobs apply when the zones are off");
     } else {
         knob_sliders(ui, &mut params);
     }
-    let walls_changed = boundary != state.flock.tank().boundary;
+    let walls_changed = boundary != state.flock().tank().boundary;
     let mut send = |command: VolumeCommand| {
-        if let Err(e) = state.flock.submit(command) {
+        if let Err(e) = queue.submit(command) {
             log::warn!("panel: {e}");
         }
     };

@@ -174,7 +174,7 @@ pub fn running_config(config: &FlockConfig, state: &FlockState) -> ExperimentCon
 /// the tick's length, Couzin's zones if they run, and the scene as it
 /// stands (no attract/repel point, no group goals).
 pub fn running_volume_config(state: &Flock3dState, seed: u64) -> VolumeConfig {
-    let flock = &state.flock;
+    let flock = state.flock();
     let params = flock.params();
     let fish = fish_per_school(flock.schools(), params.len());
     let scene = saved_scene(flock.scene());

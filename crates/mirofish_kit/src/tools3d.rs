@@ -26,7 +26,7 @@
 use bevy::input::mouse::AccumulatedMouseMotion;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use mirofish_bevy::volume::{Flock3dState, Obstacle3d, Predator3d};
+use mirofish_bevy::volume::{Flock3dState, FlockCommands, Obstacle3d, Predator3d};
 use mirofish_sim::space::VolumeCommand;
 use mirofish_sim::{Obstacle, Predator, Tank3d};
 
@@ -176,15 +176,15 @@ pub fn mouse_tools3d(
         Res<AccumulatedMouseMotion>,
     ),
     (cursor, over_ui, tools): (Res<CursorRay>, Res<PointerOverUi>, Res<Tool3dSettings>),
-    mut state: ResMut<Flock3dState>,
+    (state, mut queue): (Res<Flock3dState>, ResMut<FlockCommands<Vec3>>),
     mut inspected: ResMut<Inspected>,
     mut press: Local<Press>,
 ) {
     if keys.just_pressed(KeyCode::Escape) {
         inspected.fish = None;
     }
-    let send = |state: &mut Flock3dState, command: VolumeCommand| {
-        if let Err(e) = state.flock.submit(command) {
+    let mut send = |command: VolumeCommand| {
+        if let Err(e) = queue.submit(command) {
             log::warn!("mouse tools: {e}");
         }
     };
@@ -200,20 +200,20 @@ pub fn mouse_tools3d(
     if keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]) {
         if buttons.just_released(MouseButton::Left)
             && let Some(ray) = cursor.0
-            && let Some(slot) = pick_fish(ray, state.flock.positions(), tools.pick_reach)
+            && let Some(slot) = pick_fish(ray, state.flock().positions(), tools.pick_reach)
         {
-            let id = state.flock.ids()[slot];
+            let id = state.flock().ids()[slot];
             inspected.fish = state.entity(id);
         }
         return;
     }
-    let tank = *state.flock.tank();
+    let tank = *state.flock().tank();
     let Some(point) = cursor.0.and_then(|ray| floor_point(ray, &tank)) else { return };
     for button in [MouseButton::Left, MouseButton::Right] {
         if buttons.just_released(button)
             && let Some(command) = click_command(button, point, &tank, &tools)
         {
-            send(&mut state, command);
+            send(command);
         }
     }
 }

@@ -39,7 +39,7 @@ fn drag(app: &mut App, dx: f32, on_panel: bool) {
 #[test]
 fn the_camera_sees_the_tank_turns_with_a_drag_and_zooms_with_the_wheel() {
     let (mut app, camera) = app();
-    let tank = *app.world().resource::<Flock3dState>().flock.tank();
+    let tank = *app.world().resource::<Flock3dState>().flock().tank();
     let centre = (tank.min + tank.max) * 0.5;
     let orbit = *app.world().get::<TankCamera3d>(camera).unwrap();
     assert!(orbit.distance > tank.size().length(), "far enough for the whole tank: {}", orbit.distance);

@@ -41,7 +41,7 @@ fn the_overlay_draws_a_volume_and_its_units() {
     app.world_mut().flush();
     app.update();
     {
-        let mut state = app.world_mut().resource_mut::<Flock3dState>();
+        let mut queue = app.world_mut().resource_mut::<FlockCommands<Vec3>>();
         let route = Route {
             waypoints: vec![Vec3::ZERO, Vec3::new(200.0, 50.0, -30.0)],
             next: 0,
@@ -58,20 +58,20 @@ fn the_overlay_draws_a_volume_and_its_units() {
                 goal: Some(Goal::seek(Vec3::new(300.0, 0.0, 0.0), 1.0)),
             },
         ] {
-            state.flock.submit(command).unwrap();
+            queue.submit(command).unwrap();
         }
     }
     for _ in 0..30 {
         app.update();
     }
     let state = app.world().resource::<Flock3dState>();
-    let scene = state.flock.scene();
+    let scene = state.flock().scene();
     assert!(scene.route.is_some() && scene.attractor.is_some() && scene.school_goals[0].is_some());
     assert_eq!(scene.predators.len(), 1);
-    assert!(state.flock.tick() > 0, "the volume ticked while the overlay drew");
-    assert!(state.flock.records_rules(), "the arrows' forces are kept");
-    let first = state.flock.slots()[0] as usize;
-    let rules = state.flock.sample(first).expect("the first fish's rules").rules;
+    assert!(state.flock().tick() > 0, "the volume ticked while the overlay drew");
+    assert!(state.flock().records_rules(), "the arrows' forces are kept");
+    let first = state.flock().slots()[0] as usize;
+    let rules = state.flock().sample(first).expect("the first fish's rules").rules;
     assert!(rules.separation != Vec3::ZERO || rules.cohesion != Vec3::ZERO || rules.wander != Vec3::ZERO);
     #[cfg(feature = "decide")]
     {
@@ -91,7 +91,7 @@ fn the_rule_forces_are_kept_only_while_their_arrows_are_drawn() {
     for _ in 0..5 {
         app.update();
     }
-    let kept = |app: &App| app.world().resource::<Flock3dState>().flock.sample(0).is_some();
+    let kept = |app: &App| app.world().resource::<Flock3dState>().flock().sample(0).is_some();
     assert!(!kept(&app), "off by default");
     app.world_mut().resource_mut::<OverlaySettings>().forces = true;
     for _ in 0..5 {

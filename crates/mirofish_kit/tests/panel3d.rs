@@ -49,21 +49,21 @@ fn the_panel_shows_a_volume_and_changes_it_by_command() {
     // The plane's sections stay out: one "fish" row, one "school" heading.
     assert_eq!(texts.iter().filter(|t| t.0 == "school").count(), 1);
 
-    let matches = |app: &App| app.world().resource::<Flock3dState>().flock.params()[0].match_speed;
+    let matches = |app: &App| app.world().resource::<Flock3dState>().flock().params()[0].match_speed;
     assert!(!matches(&app));
     let switch = *find(&texts, "alignment matches speed").expect("the switch is drawn");
     frame(&mut app, &ctx, click_at(switch.center()));
-    let tick = app.world().resource::<Flock3dState>().flock.tick();
-    while app.world().resource::<Flock3dState>().flock.tick() <= tick {
+    let tick = app.world().resource::<Flock3dState>().flock().tick();
+    while app.world().resource::<Flock3dState>().flock().tick() <= tick {
         app.update();
     }
     assert!(matches(&app), "the school matches speeds now");
-    let applied = app.world().resource::<Flock3dState>().flock.applied();
+    let applied = app.world().resource::<Flock3dState>().flock().applied();
     assert!(applied.iter().any(|s| matches!(s.command, VolumeCommand::SetSchoolParams { school: 0, .. })));
 
     // Under Couzin's zones the rules' knobs give way to a note.
     let zones = Some(mirofish_sim::space::Zones::default());
-    app.world_mut().resource_mut::<Flock3dState>().flock.submit(VolumeCommand::SetZones(zones)).unwrap();
+    app.world_mut().resource_mut::<FlockCommands<Vec3>>().submit(VolumeCommand::SetZones(zones)).unwrap();
     for _ in 0..3 {
         app.update();
     }

@@ -21,7 +21,7 @@ fn press(app: &mut App, ask: Ask) -> String {
 }
 
 fn submit(app: &mut App, command: VolumeCommand) {
-    app.world_mut().resource_mut::<Flock3dState>().flock.submit(command).unwrap();
+    app.world_mut().resource_mut::<FlockCommands<Vec3>>().submit(command).unwrap();
 }
 
 #[test]
@@ -44,7 +44,7 @@ fn a_volume_session_is_recorded_saved_replayed_and_its_configuration_saved() {
 
     assert_eq!(press(&mut app, Ask::Record), "recording from a fresh start");
     let state = app.world().resource::<Flock3dState>();
-    assert_eq!((state.flock.len(), state.flock.params().len()), (160, 2), "both schools restarted");
+    assert_eq!((state.flock().len(), state.flock().params().len()), (160, 2), "both schools restarted");
     submit(
         &mut app,
         VolumeCommand::AddObstacle(Obstacle { centre: Vec3::new(120.0, 0.0, 0.0), radius: 40.0 }),
@@ -60,7 +60,7 @@ fn a_volume_session_is_recorded_saved_replayed_and_its_configuration_saved() {
     }
     let said = press(&mut app, Ask::Stop);
     assert!(said.contains("ticks saved to"), "{said}");
-    let end = state_hash(&app.world().resource::<Flock3dState>().flock);
+    let end = state_hash(app.world().resource::<Flock3dState>().flock());
     let file = folder.join("session.replay");
     let saved = VolumeRecording::load(&file).unwrap();
     assert_eq!(saved.commands.len(), 3, "{:?}", saved.commands);

@@ -52,12 +52,12 @@ fn markers(app: &mut App) -> Vec<(bool, Vec3, f32)> {
 #[test]
 fn clicks_on_the_floor_place_predators_and_rocks_and_c_clears_them() {
     let mut app = app();
-    let tank = *app.world().resource::<Flock3dState>().flock.tank();
+    let tank = *app.world().resource::<Flock3dState>().flock().tank();
     click(&mut app, MouseButton::Left, (100.0, -40.0), 0.0);
     click(&mut app, MouseButton::Right, (-150.0, 60.0), 2.0);
     // A drag (an orbiting camera) places nothing.
     click(&mut app, MouseButton::Left, (0.0, 0.0), 50.0);
-    let scene = app.world().resource::<Flock3dState>().flock.scene().clone();
+    let scene = app.world().resource::<Flock3dState>().flock().scene().clone();
     assert_eq!(scene.predators.len(), 1, "{scene:?}");
     assert_eq!(scene.obstacles.len(), 1);
     let rock = scene.obstacles[0];
@@ -68,13 +68,13 @@ fn clicks_on_the_floor_place_predators_and_rocks_and_c_clears_them() {
     let drawn = markers(&mut app);
     let fish = app.world_mut().query_filtered::<(), (With<Boid3d>, With<Mesh3d>)>().iter(app.world()).count();
     assert_eq!(drawn.len() - fish, 2, "{drawn:?}");
-    let predator = app.world().resource::<Flock3dState>().flock.scene().predators[0].position;
+    let predator = app.world().resource::<Flock3dState>().flock().scene().predators[0].position;
     // (Drawn between its last two positions: within a tick's travel.)
     assert!(drawn.iter().any(|&(hunts, at, _)| hunts && at.distance(predator) < 5.0), "{drawn:?}");
     assert!(drawn.contains(&(false, rock.centre, rock.radius)), "{drawn:?}");
     // Off the floor's footprint: nothing.
     click(&mut app, MouseButton::Right, (tank.max.x + 10.0, 0.0), 0.0);
-    assert_eq!(app.world().resource::<Flock3dState>().flock.scene().obstacles.len(), 1);
+    assert_eq!(app.world().resource::<Flock3dState>().flock().scene().obstacles.len(), 1);
 
     app.world_mut().resource_mut::<ButtonInput<KeyCode>>().press(KeyCode::KeyC);
     app.update();
@@ -84,7 +84,7 @@ fn clicks_on_the_floor_place_predators_and_rocks_and_c_clears_them() {
     for _ in 0..3 {
         app.update();
     }
-    let scene = app.world().resource::<Flock3dState>().flock.scene().clone();
+    let scene = app.world().resource::<Flock3dState>().flock().scene().clone();
     assert!(scene.predators.is_empty() && scene.obstacles.is_empty());
     let fish = app.world_mut().query_filtered::<(), (With<Boid3d>, With<Mesh3d>)>().iter(app.world()).count();
     assert_eq!(markers(&mut app).len(), fish, "the drawings go with them");
@@ -98,8 +98,8 @@ fn ctrl_click_inspects_the_fish_under_the_cursor_and_esc_lets_it_go() {
     // above.
     let (target, at) = {
         let state = app.world().resource::<Flock3dState>();
-        let slot = state.flock.slots()[7] as usize;
-        (state.entity(7).expect("fish 7's entity"), state.flock.positions()[slot])
+        let slot = state.flock().slots()[7] as usize;
+        (state.entity(7).expect("fish 7's entity"), state.flock().positions()[slot])
     };
     app.world_mut().resource_mut::<CursorRay>().0 = Some(Ray3d::new(at + Vec3::Y * 2.0, Dir3::NEG_Y));
     app.world_mut().resource_mut::<ButtonInput<KeyCode>>().press(KeyCode::ControlLeft);
@@ -111,7 +111,7 @@ fn ctrl_click_inspects_the_fish_under_the_cursor_and_esc_lets_it_go() {
     // Picked before the fish moved on: the release is read this update.
     app.update();
     assert_eq!(app.world().resource::<Inspected>().fish, Some(target));
-    let predators = app.world().resource::<Flock3dState>().flock.scene().predators.len();
+    let predators = app.world().resource::<Flock3dState>().flock().scene().predators.len();
     assert_eq!(predators, 0, "a Ctrl + click places nothing");
     #[cfg(feature = "panel")]
     {
@@ -133,7 +133,7 @@ fn ctrl_click_inspects_the_fish_under_the_cursor_and_esc_lets_it_go() {
 #[test]
 fn w_and_g_put_a_waypoint_and_a_goal_half_way_up_above_the_cursor() {
     let mut app = app();
-    let tank = *app.world().resource::<Flock3dState>().flock.tank();
+    let tank = *app.world().resource::<Flock3dState>().flock().tank();
     app.world_mut().resource_mut::<CursorRay>().0 =
         Some(Ray3d::new(Vec3::new(120.0, 5000.0, -80.0), Dir3::NEG_Y));
     for key in [KeyCode::KeyW, KeyCode::KeyG] {
@@ -147,7 +147,7 @@ fn w_and_g_put_a_waypoint_and_a_goal_half_way_up_above_the_cursor() {
         app.update();
     }
     let at = Vec3::new(120.0, (tank.min.y + tank.max.y) * 0.5, -80.0);
-    let scene = app.world().resource::<Flock3dState>().flock.scene().clone();
+    let scene = app.world().resource::<Flock3dState>().flock().scene().clone();
     assert_eq!(scene.route.expect("a route").waypoints, [at]);
     assert_eq!(scene.school_goals.first().copied().flatten().expect("school 0's goal").target, at);
 }

@@ -298,7 +298,7 @@ fn restart(world: &mut World) {
     config.attractor = None;
     world.insert_resource(config.clone());
     world.insert_resource(FlockState::new(config));
-    world.insert_resource(FlockCommands::default());
+    world.insert_resource(FlockCommands::<Vec2>::default());
     world.resource_mut::<FlockMetrics>().clear();
     let mut commands = world.commands();
     spawn_schools(&mut commands, &settings);

@@ -191,7 +191,7 @@ impl Plugin for Panel3dPlugin {
 fn starts_section(
     InMut(ui): InMut<egui::Ui>,
     mut commands: Commands,
-    mut state: ResMut<Flock3dState>,
+    (state, mut queue): (Res<Flock3dState>, ResMut<FlockCommands<Vec3>>),
     mut panel: ResMut<Panel3d>,
     samples: Res<VolumeSamples>,
 ) {
@@ -210,13 +210,13 @@ fn starts_section(
             }
         }
     });
-    if state.flock.zones().is_some() {
-        zone_sliders(ui, &mut state, &mut panel);
+    if state.flock().zones().is_some() {
+        zone_sliders(ui, &mut queue, &mut panel);
     }
 }
 
 /// Couzin's zones, applied live.
-fn zone_sliders(ui: &mut egui::Ui, state: &mut Flock3dState, panel: &mut Panel3d) {
+fn zone_sliders(ui: &mut egui::Ui, queue: &mut FlockCommands<Vec3>, panel: &mut Panel3d) {
     ui.label(egui::RichText::new("Couzin's zones").strong());
     let mut z = panel.zones;
     let before = z;
@@ -233,7 +233,7 @@ fn zone_sliders(ui: &mut egui::Ui, state: &mut Flock3dState, panel: &mut Panel3d
     ui.add(egui::Slider::new(&mut z.noise, 0.0..=0.5).text("noise"));
     if z != before {
         // A command, so that a saved session replays the change.
-        match state.flock.submit(VolumeCommand::SetZones(Some(z))) {
+        match queue.submit(VolumeCommand::SetZones(Some(z))) {
             Ok(()) => panel.zones = z,
             Err(e) => warn!("zones refused: {e}"),
         }

@@ -195,7 +195,7 @@ fn status(
     if time.elapsed_secs() % 0.5 >= time.delta_secs() {
         return;
     }
-    let m = state.flock.metrics();
+    let m = state.flock().metrics();
     window.title = format!(
         "MiroFish 3D · {} fish · tick {} · polarization {:.2} · milling {:.2} · neighbours {:.1} · \
          nearest {:.1} · drag: orbit, wheel: zoom, click the floor: predator, right click: rock, C: clear",

@@ -122,7 +122,7 @@ fn drive(
     mut progress: ResMut<Progress>,
     mut verdict: ResMut<Verdict>,
     time: Res<Time<Real>>,
-    mut state: ResMut<Flock3dState>,
+    (state, mut queue): (Res<Flock3dState>, ResMut<FlockCommands<Vec3>>),
     mut exit: MessageWriter<AppExit>,
     draws: Res<OpaqueDraws>,
 ) {
@@ -140,13 +140,13 @@ fn drive(
     }
     if progress.dropped_at.is_none() && progress.frames >= 30 {
         if smoke.start == Start::Rules {
-            let tank = *state.flock.tank();
+            let tank = *state.flock().tank();
             // As a click does: a command for the next tick.
             let drop =
                 click_command(MouseButton::Left, Vec3::new(150.0, tank.min.y, 100.0), &tank, &default());
             if let Err(e) = drop
                 .ok_or_else(|| "no predator for a left click".to_owned())
-                .and_then(|drop| state.flock.submit(drop).map_err(|e| e.to_string()))
+                .and_then(|drop| queue.submit(drop).map_err(|e| e.to_string()))
             {
                 return finish(&mut progress, &smoke, &mut exit, Err(e));
             }
@@ -161,7 +161,7 @@ fn drive(
     let line = format!(
         "opaque pass: {} draw commands for {} fish ({sets} multidraw sets, {bins} instanced bins, {single} single meshes)",
         sets + bins + single,
-        state.flock.len()
+        state.flock().len()
     );
     say(&line);
     // The session so far (the start and the dropped predator, both through
@@ -169,7 +169,7 @@ fn drive(
     if let Some(recording) = state.recording() {
         let end = recording.map_err(|e| e.to_string()).and_then(|r| r.replay().map_err(|e| e.to_string()));
         match end {
-            Ok(end) if state_hash(&end) == state_hash(&state.flock) => {
+            Ok(end) if state_hash(&end) == state_hash(state.flock()) => {
                 let line = format!(
                     "the session replays: {} ticks, state hash {:016x}",
                     end.tick(),
