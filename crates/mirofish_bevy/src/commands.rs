@@ -116,12 +116,23 @@ pub(crate) fn follow_commands(
         return;
     }
     follow_fish(&mut commands, state);
+    follow_markers(&mut commands, state, seen);
     let flock = &state.flock;
+    state.scene_entities.follow_commands(&mut commands, flock, seen, false);
+    state.seen_commands = applied;
+    follow_config(&mut config, state);
+}
+
+/// [`Leader`] and [`FishGroup`] on the fish entities where the core's
+/// commands applied since the `seen`th changed them, in either space.
+pub(crate) fn follow_markers<V: Space>(commands: &mut Commands, state: &FlockState<V>, seen: usize) {
+    let (flock, entities) = (&state.flock, &state.entities);
+    let applied = flock.applied();
     let mut groups = false;
-    for stamped in &flock.applied()[seen.min(applied)..] {
+    for stamped in applied.get(seen..).unwrap_or_default() {
         match &stamped.command {
             FlockCommand::SetLeaders { fish, leads } => {
-                for entity in fish.iter().filter_map(|&id| state.entities.get(id)) {
+                for entity in fish.iter().filter_map(|&id| entities.get(id)) {
                     let mut entity = commands.entity(entity);
                     if *leads {
                         entity.try_insert(Leader);
@@ -136,21 +147,19 @@ pub(crate) fn follow_commands(
             _ => {}
         }
     }
-    if groups {
-        for (id, &entity) in state.entities.by_id().iter().enumerate() {
-            if entity == Entity::PLACEHOLDER {
-                continue;
-            }
-            let mut entity = commands.entity(entity);
-            match flock.group_of(id as u32) {
-                Some(group) => entity.try_insert(FishGroup(group)),
-                None => entity.try_remove::<FishGroup>(),
-            };
-        }
+    if !groups {
+        return;
     }
-    state.scene_entities.follow_commands(&mut commands, flock, seen, false);
-    state.seen_commands = applied;
-    follow_config(&mut config, state);
+    for (id, &entity) in entities.by_id().iter().enumerate() {
+        if entity == Entity::PLACEHOLDER {
+            continue;
+        }
+        let mut entity = commands.entity(entity);
+        match flock.group_of(id as u32) {
+            Some(group) => entity.try_insert(FishGroup(group)),
+            None => entity.try_remove::<FishGroup>(),
+        };
+    }
 }
 
 /// An entity for each fish the commands added and none for each they

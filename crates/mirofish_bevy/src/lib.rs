@@ -85,6 +85,7 @@ mod space;
 mod spawn;
 mod state;
 mod systems;
+mod tick;
 mod turn;
 pub mod volume;
 
@@ -94,7 +95,6 @@ use bevy::app::{RunFixedMainLoop, RunFixedMainLoopSystems};
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
-use mirofish_sim::space::TickStage;
 
 #[cfg(feature = "asset")]
 pub use asset::{FlockAsset, FlockAssetError, FlockAssetLoader, FlockAssetPlugin, FlockConfigAsset};
@@ -234,71 +234,29 @@ impl Plugin for MiroFishPlugin {
         };
         state.fixed_schedule = self.schedule == FixedUpdate.intern();
         let schedule = self.schedule;
-        app.insert_resource(state)
-            .init_resource::<FlockCommands>()
-            .init_resource::<FlockMetrics>()
+        tick::add_tick(
+            app,
+            schedule,
+            state,
+            systems::gather,
+            commands::follow_commands,
+            (systems::write_back_predators, metrics::sample_metrics, recording::take_checkpoints).chain(),
+        );
+        app.init_resource::<FlockMetrics>()
             .init_resource::<FlockRecorder>()
-            .init_resource::<components::SceneArrivals>()
-            .add_observer(components::number_arrival::<Obstacle2d>)
-            .add_observer(components::number_arrival::<Predator2d>)
-            .add_observer(fish_entities::fish_entity_gone::<Vec2, systems::FishComponents>)
-            .add_observer(fish_entities::fish_entity_arrived::<Vec2, systems::FishComponents>)
-            .add_observer(fish_entities::school_removed::<Vec2>)
             .register_type::<FlockConfig>()
             .register_type::<FlockMetrics>()
-            .register_type::<Boid>()
-            .register_type::<FishId>()
-            .register_type::<Position>()
-            .register_type::<Velocity>()
-            .register_type::<Steering>()
-            .register_type::<ExtraSteering>()
-            .register_type::<WanderPhase>()
-            .register_type::<PreviousPosition>()
-            .register_type::<Leader>()
-            .register_type::<School>()
-            .register_type::<FishGroup>()
-            .register_type::<Obstacle2d>()
-            .register_type::<Predator2d>()
+            .register_type::<(Boid, FishId, Position, Velocity, Steering, ExtraSteering, WanderPhase)>()
+            .register_type::<(PreviousPosition, Leader, School, FishGroup, Obstacle2d, Predator2d)>()
+            // A recorded session starts (or a replay) before the tick's
+            // commands are handed over.
             .add_systems(
                 schedule,
-                (
-                    // Right after the set, so systems placed in it can
-                    // still submit commands for this very tick.
-                    (recording::start_sessions, commands::hand_over::<Vec2>)
-                        .chain()
-                        .after(BoidSystems::Commands)
-                        .before(BoidSystems::SpatialIndex),
-                    (
-                        systems::gather,
-                        systems::gather_leaders,
-                        systems::gather_groups,
-                        systems::stage(TickStage::SpatialIndex),
-                    )
-                        .chain()
-                        .in_set(BoidSystems::SpatialIndex),
-                    systems::stage(TickStage::Forces).in_set(BoidSystems::Forces),
-                    (systems::add_extra_steering, systems::stage(TickStage::Clamp))
-                        .chain()
-                        .in_set(BoidSystems::Clamp),
-                    (systems::set_step, systems::stage(TickStage::Integrate))
-                        .chain()
-                        .in_set(BoidSystems::Integrate),
-                    systems::stage(TickStage::Boundary).in_set(BoidSystems::Boundary),
-                    systems::stage(TickStage::Predators).in_set(BoidSystems::Predators),
-                    (
-                        commands::follow_commands,
-                        systems::write_back,
-                        systems::write_back_predators,
-                        metrics::sample_metrics,
-                        recording::take_checkpoints,
-                    )
-                        .chain()
-                        .in_set(BoidSystems::Writeback),
-                ),
+                recording::start_sessions
+                    .after(BoidSystems::Commands)
+                    .before(commands::hand_over::<Vec2>)
+                    .before(BoidSystems::SpatialIndex),
             );
-        for pair in BoidSystems::ORDER.windows(2) {
-            app.configure_sets(schedule, pair[1].after(pair[0]));
-        }
         self.cap_catch_up(app);
         if self.interpolate {
             app.add_systems(

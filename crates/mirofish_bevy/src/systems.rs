@@ -9,7 +9,8 @@ use bevy::ecs::system::SystemChangeTick;
 use bevy::prelude::*;
 
 use mirofish_sim as sim;
-use mirofish_sim::space::TickStage;
+use mirofish_sim::FishInputs;
+use mirofish_sim::space::{Swarm, TickStage};
 
 use crate::columns::{FishWrite, copy_changed, write_back_fish};
 
@@ -18,8 +19,9 @@ use crate::components::{
     SceneOrder, Steering, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
-use crate::fish_entities::{self, FishParts, FishQueries};
+use crate::fish_entities::{self, FishEntities, FishParts, FishQueries};
 use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
+use crate::space::Space;
 use crate::state::FlockState;
 
 /// What `gather` reads of a rock or predator: its velocity (predators),
@@ -27,15 +29,18 @@ use crate::state::FlockState;
 type SceneParts<T> =
     (Entity, &'static T, &'static Position, Option<&'static Velocity>, Option<&'static SceneOrder>);
 
-/// Which entities are fish of the flock: a [`Boid`] with every component
-/// the tick reads or writes. A fish that loses one (game code removed it)
-/// leaves the flock whole at the next gather, and rejoins when it is put
-/// back, rather than staying half in: gathered but never written back.
-type InFlock = (With<Boid>, With<FishId>, With<PreviousPosition>, With<Steering>);
+/// Which entities are fish: the space's marker ([`Space::Boid`]) with
+/// every component the tick reads or writes. A fish that loses one (game
+/// code removed it) leaves the core whole at the next tick, and rejoins
+/// when it is put back, rather than staying half in: gathered but never
+/// written back.
+pub(crate) type InSchool<V> =
+    (With<<V as Space>::Boid>, With<FishId>, With<PreviousPosition<V>>, With<Steering<V>>);
 
-/// The components whose loss takes a fish out of the flock, and whose
-/// arrival may make an entity one: [`InFlock`]'s and [`FishParts`]'.
-pub(crate) type FishComponents = (Boid, FishId, Position, Velocity, WanderPhase, PreviousPosition, Steering);
+/// The components whose loss takes a fish out of the core, and whose
+/// arrival may make an entity one: [`InSchool`]'s and [`FishParts`]'.
+pub(crate) type FishComponents<V> =
+    (<V as Space>::Boid, FishId, Position<V>, Velocity<V>, WanderPhase, PreviousPosition<V>, Steering<V>);
 
 /// Applies a changed configuration if it is valid, copies every obstacle
 /// and predator into the scene, takes the fish whose entities went out of
@@ -44,7 +49,7 @@ pub(crate) type FishComponents = (Boid, FishId, Position, Velocity, WanderPhase,
 pub(crate) fn gather(
     config: Res<FlockConfig>,
     mut state: ResMut<FlockState>,
-    mut fish: FishQueries<Vec2, InFlock>,
+    mut fish: FishQueries<Vec2, InSchool<Vec2>>,
     obstacles: Query<SceneParts<Obstacle2d>, Without<Boid>>,
     predators: Query<SceneParts<Predator2d>, Without<Boid>>,
     (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
@@ -90,11 +95,11 @@ pub(crate) fn apply_config(flock: &mut sim::Simulation, config: &FlockConfig) ->
     flock.set_tank(config.tank)
 }
 
-/// Copies each fish's [`FishGroup`] into the flock (after `gather`, whose
-/// ids it reads). Without any `FishGroup` it does nothing but clear.
-pub(crate) fn gather_groups(
-    mut state: ResMut<FlockState>,
-    groups: Query<(Entity, &FishId, &FishGroup), InFlock>,
+/// Copies each fish's [`FishGroup`] into the core (after the gather,
+/// whose ids it reads). Without any `FishGroup` it does nothing but clear.
+pub(crate) fn gather_groups<V: Space>(
+    mut state: ResMut<FlockState<V>>,
+    groups: Query<(Entity, &FishId, &FishGroup), InSchool<V>>,
 ) {
     let state = &mut *state;
     state.flock.clear_groups();
@@ -106,13 +111,16 @@ pub(crate) fn gather_groups(
     }
 }
 
-/// Marks the flock's leaders (after `gather`, which left every fish
-/// unmarked).
-pub(crate) fn gather_leaders(
-    mut state: ResMut<FlockState>,
-    leaders: Query<(Entity, &FishId), (InFlock, With<Leader>)>,
+/// Marks the core's leaders as the [`Leader`] markers say (after the
+/// gather, whose ids it reads): a marker a game removed or added counts
+/// from this tick.
+pub(crate) fn gather_leaders<V: Space>(
+    mut state: ResMut<FlockState<V>>,
+    leaders: Query<(Entity, &FishId), (InSchool<V>, With<Leader>)>,
 ) {
     let state = &mut *state;
+    let len = state.flock.len();
+    state.flock.inputs_mut(0..len).leader.fill(false);
     for (entity, &id) in &leaders {
         if let Some(id) = state.entities.id_of(entity, id) {
             let _ = state.flock.set_leader(id, true);
@@ -120,12 +128,15 @@ pub(crate) fn gather_leaders(
     }
 }
 
-/// Takes into the flock what a game wrote to the fish since the last
-/// write-back: the flock holds the fish between ticks, so a fish nobody
+/// Takes into the core what a game wrote to the fish since the last
+/// write-back: the core holds the fish between ticks, so a fish nobody
 /// touched costs a look at its components' change ticks, not a copy.
-/// Every fish starts the tick unmarked as a leader (`gather_leaders` marks
-/// them again).
-fn gather_written(state: &mut FlockState, fish: &Query<FishParts<Vec2>, InFlock>) {
+/// Taken as written: a position outside the tank or in a rock is brought
+/// in by this tick's walls and rocks, one that is not finite put in the
+/// tank's middle, a velocity that is not finite stopped (the core's
+/// repair), a wander phase that is not finite counted as 0 and a school
+/// beyond the table as its last.
+pub(crate) fn gather_written<V: Space>(state: &mut FlockState<V>, fish: &Query<FishParts<V>, InSchool<V>>) {
     let (flock, entities, since) = (&mut state.flock, &state.entities, state.written);
     // Every component `FishParts` reads is stored in tables, so the query
     // is always dense.
@@ -135,39 +146,47 @@ fn gather_written(state: &mut FlockState, fish: &Query<FishParts<Vec2>, InFlock>
     };
     // A school beyond the table counts as its last.
     let last = flock.params().len().saturating_sub(1) as u16;
-    let len = flock.len();
-    // Slots are ids: the plugin stores its fish by id.
-    let inputs = flock.inputs_mut(0..len);
-    inputs.leader.fill(false);
     for (entity, ids, positions, velocities, phases, schools) in tables {
-        // The id of each row's fish, or `None` for an entity that is not
-        // (or no longer) the fish its `FishId` names.
-        let id_of = |row: usize| entities.id_of(entity[row], ids[row]).map(|id| id as usize);
+        // `inputs_of`: the inputs of each row's fish, or `None` for an
+        // entity that is not (or no longer) the fish its `FishId` names.
         copy_changed(positions, since, |row, from| {
-            if let Some(id) = id_of(row) {
-                inputs.position[id] = from.0;
+            if let Some(fish) = inputs_of(flock, entities, entity[row], ids[row]) {
+                fish.position[0] = from.0;
             }
         });
         copy_changed(velocities, since, |row, from| {
-            if let Some(id) = id_of(row) {
-                inputs.velocity[id] = from.0;
+            if let Some(fish) = inputs_of(flock, entities, entity[row], ids[row]) {
+                fish.velocity[0] = from.0;
             }
         });
         copy_changed(phases, since, |row, from| {
-            if let Some(id) = id_of(row) {
-                inputs.wander_phase[id] = from.finite();
+            if let Some(fish) = inputs_of(flock, entities, entity[row], ids[row]) {
+                fish.wander_phase[0] = from.finite();
             }
         });
         // A fish whose `School` was removed is put in the first by an
         // observer (`school_removed`).
         if let Some(schools) = schools {
             copy_changed(schools, since, |row, from| {
-                if let Some(id) = id_of(row) {
-                    inputs.school[id] = from.0.min(last);
+                if let Some(fish) = inputs_of(flock, entities, entity[row], ids[row]) {
+                    fish.school[0] = from.0.min(last);
                 }
             });
         }
     }
+}
+
+/// The core's inputs of the fish `entity` shows, given its `id`: `None`
+/// for an entity that is not (or no longer) that fish's.
+fn inputs_of<'f, V: Space>(
+    flock: &'f mut Swarm<V>,
+    entities: &FishEntities,
+    entity: Entity,
+    id: FishId,
+) -> Option<FishInputs<'f, V>> {
+    let id = entities.id_of(entity, id)?;
+    let slot = *flock.slots().get(id as usize)? as usize;
+    Some(flock.inputs_mut(slot..slot + 1))
 }
 
 /// Copies obstacles, predators and the configured goal and attractor into
@@ -220,43 +239,6 @@ fn gather_scene(
     refused
 }
 
-/// A system running the core's tick up to `stage` (the stages before it
-/// that have not run yet, then it).
-pub(crate) fn stage(stage: TickStage) -> impl FnMut(ResMut<FlockState>) {
-    move |mut state: ResMut<FlockState>| state.flock.run_to(stage)
-}
-
-/// Before the rules' clamp: every fish's game force handed to the core,
-/// which adds it to the fish's steering and clamps the sum.
-pub(crate) fn add_extra_steering(
-    mut state: ResMut<FlockState>,
-    extras: Query<(Entity, &FishId, &ExtraSteering), With<Boid>>,
-) {
-    for (entity, id, force) in &extras {
-        // A fish not gathered this tick, or in another fish's slot, has
-        // none; a force that is not finite is refused by the core.
-        if let Some(slot) = state.slot_of(entity, *id)
-            && force.0 != Vec2::ZERO
-        {
-            let _ = state.flock.add_steering(slot as u32, force.0);
-        }
-    }
-}
-
-/// The length of this tick: the schedule's `Time` delta (in `FixedUpdate`,
-/// the fixed time step), within the range the core accepts.
-/// A recorded session fixes it to its configuration's.
-fn tick_seconds(state: &FlockState, time: &Time) -> f32 {
-    state.dt.unwrap_or_else(|| time.delta_secs().clamp(1.0e-6, 1.0))
-}
-
-/// Before the integrator: the tick's length from the schedule's clock.
-pub(crate) fn set_step(mut state: ResMut<FlockState>, time: Res<Time>) {
-    let dt = tick_seconds(&state, &time);
-    // Within the core's range by construction.
-    let _ = state.flock.set_dt(dt);
-}
-
 /// Writes the predators' new state back to their entities.
 pub(crate) fn write_back_predators(
     state: Res<FlockState>,
@@ -275,12 +257,12 @@ pub(crate) fn write_back_predators(
 }
 
 /// Writes the tick's result back to the fish entities
-/// ([`write_back_fish`], the volume's too): a fish the tick did not take
-/// in (spawned during it, or with another fish's copied id) is left alone
-/// until the next tick gathers it.
-pub(crate) fn write_back(
-    mut state: ResMut<FlockState>,
-    mut fish: Query<FishWrite<Vec2>, With<Boid>>,
+/// ([`write_back_fish`]): a fish the tick did not take in (spawned during
+/// it, or with another fish's copied id) is left alone until the next tick
+/// gathers it.
+pub(crate) fn write_back<V: Space>(
+    mut state: ResMut<FlockState<V>>,
+    mut fish: Query<FishWrite<V>, With<V::Boid>>,
     ticks: SystemChangeTick,
 ) {
     // The rows written here carry this run's tick: the next gather takes
@@ -289,4 +271,38 @@ pub(crate) fn write_back(
     if !write_back_fish(&state.flock, &state.entities, &mut fish) {
         log::error!("MiroFish: the fish query is not dense; nothing written back");
     }
+}
+
+/// A system running the core's tick up to `stage` (the stages before it
+/// that have not run yet, then it).
+pub(crate) fn stage<V: Space>(stage: TickStage) -> impl FnMut(ResMut<FlockState<V>>) {
+    move |mut state: ResMut<FlockState<V>>| state.flock.run_to(stage)
+}
+
+/// Before the rules' clamp: every fish's game force handed to the core,
+/// which adds it to the fish's steering and clamps the sum.
+pub(crate) fn add_extra_steering<V: Space>(
+    mut state: ResMut<FlockState<V>>,
+    extras: Query<(Entity, &FishId, &ExtraSteering<V>), With<V::Boid>>,
+) {
+    let state = &mut *state;
+    for (entity, &id, force) in &extras {
+        // A fish not taken in this tick, or with another fish's copied id,
+        // has none; a force that is not finite is refused by the core.
+        if let Some(id) = state.entities.id_of(entity, id)
+            && force.0 != V::default()
+        {
+            let _ = state.flock.add_steering(id, force.0);
+        }
+    }
+}
+
+/// Before the tick: its length, from the schedule's clock (in
+/// `FixedUpdate`, the fixed time step) within the range the core accepts,
+/// or the recording's while a recorded session fixes it. Set before the
+/// forces, which read it too.
+pub(crate) fn set_step<V: Space>(mut state: ResMut<FlockState<V>>, time: Res<Time>) {
+    let dt = state.dt.unwrap_or_else(|| time.delta_secs().clamp(1.0e-6, 1.0));
+    // Within the core's range by construction.
+    let _ = state.flock.set_dt(dt);
 }

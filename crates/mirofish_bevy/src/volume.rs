@@ -33,26 +33,26 @@
 //! assert_eq!((state.flock().len(), state.flock().tick()), (500, 30));
 //! ```
 //!
-//! Each tick runs in the plane's stages, the sets of [`BoidSystems`] in
+//! Each tick runs in the plane's stages, the sets of [`BoidSystems`](crate::BoidSystems) in
 //! the plugin's schedule, each running the core's [`TickStage`] of the
-//! same name: [`BoidSystems::SpatialIndex`] takes out of the core the fish
+//! same name: [`BoidSystems::SpatialIndex`](crate::BoidSystems::SpatialIndex) takes out of the core the fish
 //! whose entities the game despawned (the fish with the highest id then
 //! takes the freed id, its entity's [`FishId`] with it), takes in what the
 //! game wrote to the fish, applies the due commands and rebuilds the grid,
-//! [`BoidSystems::Forces`] sums the rules, [`BoidSystems::Clamp`] adds each
+//! [`BoidSystems::Forces`](crate::BoidSystems::Forces) sums the rules, [`BoidSystems::Clamp`](crate::BoidSystems::Clamp) adds each
 //! fish's [`ExtraSteering`] (a game's own forces) and clamps,
-//! [`BoidSystems::Integrate`] moves the fish, [`BoidSystems::Boundary`]
-//! holds them in the tank and out of the rocks, [`BoidSystems::Predators`]
-//! moves the route and the predators, and [`BoidSystems::Writeback`]
+//! [`BoidSystems::Integrate`](crate::BoidSystems::Integrate) moves the fish, [`BoidSystems::Boundary`](crate::BoidSystems::Boundary)
+//! holds them in the tank and out of the rocks, [`BoidSystems::Predators`](crate::BoidSystems::Predators)
+//! moves the route and the predators, and [`BoidSystems::Writeback`](crate::BoidSystems::Writeback)
 //! copies the result to the entities — spawning an entity for each fish a
 //! command added and despawning those of the fish it removed. A game
 //! system ordered between two sets acts
 //! between those stages; one after the write-back sees the tick's result.
 //!
 //! Change a running volume by command, as on a plane: submit a
-//! [`VolumeCommand`] to the [`FlockCommands<Vec3>`](FlockCommands)
+//! [`VolumeCommand`](mirofish_sim::space::VolumeCommand) to the [`FlockCommands<Vec3>`](FlockCommands)
 //! resource and it applies at the start of the next tick (right after
-//! [`BoidSystems::Commands`]); the core keeps every command applied, so
+//! [`BoidSystems::Commands`](crate::BoidSystems::Commands)); the core keeps every command applied, so
 //! the configuration it started from and that list replay the session
 //! ([`VolumeRecording`]). Start from a
 //! configuration file with [`LoadVolume3d`]; play a recorded session again
@@ -60,15 +60,14 @@
 
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
-use bevy::ecs::system::SystemChangeTick;
 use bevy::prelude::*;
 use mirofish_sim::Scene3d;
-use mirofish_sim::space::{Flock3d, TickStage, VolumeCommand, Zones};
+use mirofish_sim::space::{Flock3d, Zones};
 use mirofish_sim::state_hash;
 use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, VolumeRecording};
 use rayon::prelude::*;
 
-use crate::columns::{COLUMN_CHUNK, FishWrite, copy_changed, for_each_changed, write_back_fish};
+use crate::columns::COLUMN_CHUNK;
 /// The commands waiting for their tick and those applied, as on a plane:
 /// `FlockCommands<Vec3>` in a volume.
 pub use crate::commands::FlockCommands;
@@ -77,17 +76,18 @@ pub use crate::commands::FlockCommands;
 /// hold a `Vec3` in a volume (`Position<Vec3>`), [`FishId`], [`School`]
 /// and [`Leader`] are the very same.
 pub use crate::components::{
-    ExtraSteering, FishId, Leader, Position, PreviousPosition, School, Steering, Velocity, WanderPhase,
+    ExtraSteering, FishGroup, FishId, Leader, Position, PreviousPosition, School, Steering, Velocity,
+    WanderPhase,
 };
-use crate::fish_entities::{FishQueries, fish_entity_arrived, fish_entity_gone, school_removed};
+use crate::fish_entities::FishQueries;
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
 pub use crate::recording::Session;
 use crate::recording::compare_checkpoint;
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
-use crate::schedule::BoidSystems;
 /// The core's school and its entities, the plane's over `Vec3`.
 pub use crate::state::FlockState;
 use crate::state::VolumeParts;
+use crate::systems::{InSchool, gather_written};
 use crate::turn;
 
 mod scene;
@@ -231,48 +231,26 @@ impl Plugin for MiroFish3dPlugin {
                 .or_else(|_| Flock3dConfig { seed: config.seed, ..Flock3dConfig::default() }.build())
                 .expect("the defaults are valid")
         });
-        let fixed_schedule = self.schedule == FixedUpdate.intern();
-        app.register_type::<(Boid3d, FishId, School, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Steering<Vec3>)>()
-            .register_type::<Flock3dConfig>()
-            .insert_resource(Flock3dState {
-                fixed_schedule,
-                ..FlockState::around(
-                    flock,
-                    VolumeParts { bank: self.bank, loaded: None, replaying: None, replay: Session::Idle },
-                )
-            })
-            .register_type::<(ExtraSteering<Vec3>, Leader)>()
-            .init_resource::<FlockCommands<Vec3>>()
-            .add_systems(
-                self.schedule,
-                (
-                    // Right after the set, so systems placed in it can
-                    // still submit commands for this very tick.
-                    crate::commands::hand_over::<Vec3>
-                        .after(BoidSystems::Commands)
-                        .before(BoidSystems::SpatialIndex),
-                    (set_step, gather_moved, scene::gather_scene, stage(TickStage::SpatialIndex))
-                        .chain()
-                        .in_set(BoidSystems::SpatialIndex),
-                    stage(TickStage::Forces).in_set(BoidSystems::Forces),
-                    (gather_steering, stage(TickStage::Clamp)).chain().in_set(BoidSystems::Clamp),
-                    stage(TickStage::Integrate).in_set(BoidSystems::Integrate),
-                    stage(TickStage::Boundary).in_set(BoidSystems::Boundary),
-                    stage(TickStage::Predators).in_set(BoidSystems::Predators),
-                    (sync_fish, write_back, check_replay).chain().in_set(BoidSystems::Writeback),
-                ),
+        let state = Flock3dState {
+            fixed_schedule: self.schedule == FixedUpdate.intern(),
+            ..FlockState::around(
+                flock,
+                VolumeParts { bank: self.bank, loaded: None, replaying: None, replay: Session::Idle },
             )
-            .add_systems(PostUpdate, (follow, scene::follow_scene).before(TransformSystems::Propagate))
-            .add_observer(fish_entity_gone::<Vec3, FishComponents>)
-            .add_observer(fish_entity_arrived::<Vec3, FishComponents>)
-            .add_observer(school_removed::<Vec3>)
+        };
+        crate::tick::add_tick(
+            app,
+            self.schedule,
+            state,
+            (gather_moved, scene::gather_scene),
+            sync_fish,
+            check_replay,
+        );
+        app.register_type::<Flock3dConfig>()
+            .register_type::<(Boid3d, FishId, School, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>)>()
+            .register_type::<(Steering<Vec3>, ExtraSteering<Vec3>, WanderPhase, Leader, FishGroup)>()
             .register_type::<(Obstacle3d, Predator3d)>()
-            .init_resource::<crate::components::SceneArrivals>()
-            .add_observer(crate::components::number_arrival::<Obstacle3d>)
-            .add_observer(crate::components::number_arrival::<Predator3d>);
-        for pair in BoidSystems::ORDER.windows(2) {
-            app.configure_sets(self.schedule, pair[1].after(pair[0]));
-        }
+            .add_systems(PostUpdate, (follow, scene::follow_scene).before(TransformSystems::Propagate));
     }
 }
 
@@ -403,6 +381,8 @@ impl Command for ReplayVolume3d {
             }
         }
         let mut state = world.resource_mut::<Flock3dState>();
+        // Every tick at the recording's step, until the volume starts over.
+        state.dt = Some(recording.config.dt);
         state.space.replay = Session::Replaying;
         state.space.replaying = Some((recording, 0));
         // The start's checkpoint.
@@ -462,6 +442,7 @@ fn start_over(
     state.space.loaded = None;
     state.space.replaying = None;
     state.space.replay = Session::Idle;
+    state.dt = None;
     world.insert_resource(config);
     // Commands queued for the old volume's ticks do not carry over.
     world.insert_resource(FlockCommands::<Vec3>::default());
@@ -505,144 +486,31 @@ fn sync_fish(world: &mut World) {
             state.entities.push(entity.id());
         }
         let seen = state.seen_commands;
+        crate::commands::follow_markers(&mut world.commands(), state, seen);
         scene::sync_scene(world, state, seen, false);
-        let applied = state.flock.applied();
-        for stamped in applied.get(state.seen_commands..).unwrap_or_default() {
-            if let VolumeCommand::SetLeaders { fish, leads } = &stamped.command {
-                for entity in fish.iter().filter_map(|&id| state.entities.get(id)) {
-                    let Ok(mut entity) = world.get_entity_mut(entity) else { continue };
-                    if *leads {
-                        entity.insert(Leader);
-                    } else {
-                        entity.remove::<Leader>();
-                    }
-                }
-            }
-        }
-        state.seen_commands = applied.len();
+        state.seen_commands = state.flock.applied().len();
     });
 }
-
-/// The components a fish entity in a volume needs: losing one takes its
-/// fish out of the core, and gaining one may make an entity a fish.
-type FishComponents =
-    (Boid3d, FishId, Position<Vec3>, Velocity<Vec3>, WanderPhase, PreviousPosition<Vec3>, Steering<Vec3>);
-
-/// Which entities are fish: a [`Boid3d`] with every component the tick
-/// reads or writes.
-type InVolume = (With<Boid3d>, With<PreviousPosition<Vec3>>, With<Steering<Vec3>>);
 
 /// Takes out of the core the fish whose entities the game despawned (the
 /// fish that take their ids keep their entities, renumbered) and into it
 /// those it spawned (under the next ids, in the order they arrived; a
-/// fish without [`School`] joins the first), then hands it each fish
-/// whose [`Position`], [`Velocity`], [`WanderPhase`] or [`School`] a game
-/// wrote since the last write-back (a teleport, a net, a current), taken
-/// as written, as on a plane: a position outside the tank or in a rock is
-/// brought in by this tick's walls and rocks, one that is not finite put
-/// in the tank's middle, a velocity that is not finite stopped, a school
-/// beyond the table counted as its last.
-fn gather_moved(
-    mut state: ResMut<Flock3dState>,
-    mut fish: FishQueries<Vec3, InVolume>,
-    ticks: SystemChangeTick,
-) {
+/// fish without [`School`] joins the first), then takes what a game wrote
+/// to the fish since the last write-back, as on a plane
+/// ([`gather_written`]).
+fn gather_moved(mut state: ResMut<Flock3dState>, mut fish: FishQueries<Vec3, InSchool<Vec3>>) {
     let state = &mut *state;
     if crate::fish_entities::hand_over(&mut state.entities, &mut state.flock, &mut fish) {
         // Fish no configuration holds: no longer a loaded configuration's
         // run.
         state.space.loaded = None;
     }
-    let fish = fish.p0();
-    let (written, now) = (state.written, ticks.this_run());
-    // Every component read is stored in tables, so the query is dense.
-    let Ok(tables) = fish.contiguous_iter() else {
-        log::error!("MiroFish: the volume's fish query is not dense; no game writes taken");
-        return;
-    };
-    // A table's change ticks at a time: a fish nobody wrote costs a look
-    // at two ticks.
-    // A school beyond the table counts as its last.
-    let last = state.flock.params().len().saturating_sub(1) as u16;
-    for (entities, ids, positions, velocities, phases, schools) in tables {
-        copy_changed(phases, written, |row, phase| {
-            if let Some(id) = state.entities.id_of(entities[row], ids[row]) {
-                let slot = state.flock.slots()[id as usize] as usize;
-                state.flock.inputs_mut(slot..slot + 1).wander_phase[0] = phase.finite();
-            }
-        });
-        if let Some(schools) = schools {
-            copy_changed(schools, written, |row, school| {
-                if let Some(id) = state.entities.id_of(entities[row], ids[row]) {
-                    let slot = state.flock.slots()[id as usize] as usize;
-                    state.flock.inputs_mut(slot..slot + 1).school[0] = school.0.min(last);
-                }
-            });
-        }
-        let ticks = [positions.changed_ticks_slice(), velocities.changed_ticks_slice()];
-        let (positions, velocities) = (positions.into_inner(), velocities.into_inner());
-        for_each_changed(ticks, written, now, |row| {
-            // Only an entity the core knows as this fish's (not one left
-            // over from before a restart).
-            let entity = entities[row];
-            let Some(id) = state.entities.id_of(entity, ids[row]) else { return };
-            let slot = state.flock.slots()[id as usize] as usize;
-            let inputs = state.flock.inputs_mut(slot..slot + 1);
-            inputs.position[0] = positions[row].0;
-            inputs.velocity[0] = velocities[row].0;
-        });
-    }
-}
-
-/// Hands every fish's [`ExtraSteering`] to the core for this tick.
-fn gather_steering(
-    mut state: ResMut<Flock3dState>,
-    fish: Query<(Entity, &FishId, &ExtraSteering<Vec3>), With<Boid3d>>,
-) {
-    for (entity, &id, extra) in &fish {
-        // The core refuses a force that is not finite.
-        if let Some(id) = state.entities.id_of(entity, id)
-            && extra.0 != Vec3::ZERO
-        {
-            let _ = state.flock.add_steering(id, extra.0);
-        }
-    }
-}
-
-/// The tick's length from the schedule's clock (in [`FixedUpdate`], the
-/// app's fixed step), set before the tick starts.
-fn set_step(time: Res<Time>, mut state: ResMut<Flock3dState>) {
-    // A replayed session keeps its recording's step, after its end too
-    // (so that the whole session records as one). A zero or absurd delta
-    // (the first frame of a variable schedule) keeps the last valid step.
-    if state.space.replay == Session::Idle {
-        let _ = state.flock.set_dt(time.delta_secs());
-    }
+    gather_written(state, &fish.p0());
 }
 
 /// After the write-back: a replay compares its checkpoint at this tick.
 fn check_replay(mut state: ResMut<Flock3dState>) {
     state.check_replay();
-}
-
-/// A system running the core's tick up to `stage` (the stages before it
-/// that have not run yet, then it).
-fn stage(stage: TickStage) -> impl FnMut(ResMut<Flock3dState>) {
-    move |mut state: ResMut<Flock3dState>| state.flock.run_to(stage)
-}
-
-/// Copies each fish's new position, velocity, steering and wander phase
-/// to its entity, keeping the old position for drawing between ticks
-/// ([`write_back_fish`], the plane's too).
-fn write_back(
-    mut state: ResMut<Flock3dState>,
-    mut fish: Query<FishWrite<Vec3>, With<Boid3d>>,
-    ticks: SystemChangeTick,
-) {
-    state.written = ticks.this_run();
-    if !write_back_fish(&state.flock, &state.entities, &mut fish) {
-        log::error!("MiroFish: the volume's fish query is not dense; nothing written back");
-    }
 }
 
 /// Moves each fish's `Transform` between its last two positions by how far

@@ -658,3 +658,47 @@ fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
     let slot = state.flock().slots()[0] as usize;
     assert_eq!(app.world().get::<WanderPhase>(first).unwrap().0, state.flock().wander_phases()[slot]);
 }
+
+/// Groups and leaders in a volume, as on a plane: `FormGroups` gives the
+/// fish their `FishGroup`, `ClearGroups` takes it away, a `FishGroup` a
+/// game gives a fish puts it in that group, and a `Leader` a game inserts
+/// or removes makes the fish lead or stop leading from the next tick.
+#[test]
+fn group_and_leader_markers_follow_the_core_and_the_game() {
+    use mirofish_sim::space::VolumeCommand;
+    let mut app = app();
+    app.world_mut().commands().queue(SpawnSchool3d::new(90));
+    app.update();
+    let form = VolumeCommand::FormGroups { school: None, first: 0, count: 3 };
+    app.world_mut().resource_mut::<FlockCommands<Vec3>>().submit(form).unwrap();
+    app.update();
+    let grouped = |app: &mut App| app.world_mut().query::<&FishGroup>().iter(app.world()).count();
+    assert_eq!(grouped(&mut app), 90, "every fish got its group's marker");
+    {
+        let state = app.world().resource::<Flock3dState>();
+        for (id, &entity) in state.entities().iter().enumerate() {
+            let marker = app.world().get::<FishGroup>(entity).map(|g| g.0);
+            assert_eq!(marker, state.flock().group_of(id as u32), "fish {id}");
+        }
+    }
+    // A game's own group and leader for fish 5, and fish 6 led no more.
+    let (five, six) = {
+        let state = app.world().resource::<Flock3dState>();
+        (state.entity(5).unwrap(), state.entity(6).unwrap())
+    };
+    app.world_mut().entity_mut(five).insert((FishGroup(40), Leader));
+    let lead = VolumeCommand::SetLeaders { fish: vec![6], leads: true };
+    app.world_mut().resource_mut::<FlockCommands<Vec3>>().submit(lead).unwrap();
+    app.update();
+    assert!(app.world().entity(six).contains::<Leader>());
+    app.world_mut().entity_mut(six).remove::<Leader>();
+    app.update();
+    let state = app.world().resource::<Flock3dState>();
+    let leads = |id: u32| state.flock().leaders()[state.flock().slots()[id as usize] as usize];
+    assert_eq!(state.flock().group_of(5), Some(40));
+    assert!(leads(5), "the game's Leader leads");
+    assert!(!leads(6), "a removed Leader leads no more");
+    app.world_mut().resource_mut::<FlockCommands<Vec3>>().submit(VolumeCommand::ClearGroups).unwrap();
+    app.update();
+    assert_eq!(grouped(&mut app), 0);
+}

@@ -1,0 +1,76 @@
+//! One tick in an app, in either space: the systems both plugins schedule
+//! in the sets of [`BoidSystems`], and the observers that keep the core's
+//! fish in line with their entities. Each plugin adds what is its space's
+//! own: how it gathers the scene (and, on a plane, the configuration) and
+//! what follows the write-back.
+
+use bevy::ecs::intern::Interned;
+use bevy::ecs::schedule::ScheduleLabel;
+use bevy::ecs::system::ScheduleSystem;
+use bevy::prelude::*;
+use mirofish_sim::space::TickStage;
+
+use crate::commands::{self, FlockCommands};
+use crate::components::{self, SceneArrivals};
+use crate::fish_entities::{fish_entity_arrived, fish_entity_gone, school_removed};
+use crate::refusals::{FlockRefusal, FlockRefusals};
+use crate::schedule::BoidSystems;
+use crate::space::Space;
+use crate::state::FlockState;
+use crate::systems::{
+    FishComponents, add_extra_steering, gather_groups, gather_leaders, set_step, stage, write_back,
+};
+
+/// Inserts `state` and schedules its tick in `schedule`: the commands
+/// handed over right after [`BoidSystems::Commands`]; in
+/// [`BoidSystems::SpatialIndex`] the tick's step, `gather` (the space's
+/// own: the fish, the scene), the leaders and groups from their markers
+/// and the grid; each of the core's stages in the set of its name (with
+/// [`ExtraSteering`](crate::ExtraSteering) before the clamp); and in
+/// [`BoidSystems::Writeback`] `follow` (the entities follow what the
+/// commands did), the write-back, then `after`.
+pub(crate) fn add_tick<V: Space, M1, M2, M3>(
+    app: &mut App,
+    schedule: Interned<dyn ScheduleLabel>,
+    state: FlockState<V>,
+    gather: impl IntoScheduleConfigs<ScheduleSystem, M1>,
+    follow: impl IntoScheduleConfigs<ScheduleSystem, M2>,
+    after: impl IntoScheduleConfigs<ScheduleSystem, M3>,
+) {
+    app.add_message::<FlockRefusal>()
+        .init_resource::<FlockRefusals>()
+        .insert_resource(state)
+        .init_resource::<FlockCommands<V>>()
+        .init_resource::<SceneArrivals>()
+        .add_observer(components::number_arrival::<V::Rock>)
+        .add_observer(components::number_arrival::<V::Hunter>)
+        .add_observer(fish_entity_gone::<V, FishComponents<V>>)
+        .add_observer(fish_entity_arrived::<V, FishComponents<V>>)
+        .add_observer(school_removed::<V>)
+        .add_systems(
+            schedule,
+            (
+                // Right after the set, so systems placed in it can still
+                // submit commands for this very tick.
+                commands::hand_over::<V>.after(BoidSystems::Commands).before(BoidSystems::SpatialIndex),
+                (
+                    set_step::<V>,
+                    gather,
+                    gather_leaders::<V>,
+                    gather_groups::<V>,
+                    stage::<V>(TickStage::SpatialIndex),
+                )
+                    .chain()
+                    .in_set(BoidSystems::SpatialIndex),
+                stage::<V>(TickStage::Forces).in_set(BoidSystems::Forces),
+                (add_extra_steering::<V>, stage::<V>(TickStage::Clamp)).chain().in_set(BoidSystems::Clamp),
+                stage::<V>(TickStage::Integrate).in_set(BoidSystems::Integrate),
+                stage::<V>(TickStage::Boundary).in_set(BoidSystems::Boundary),
+                stage::<V>(TickStage::Predators).in_set(BoidSystems::Predators),
+                (follow, write_back::<V>, after).chain().in_set(BoidSystems::Writeback),
+            ),
+        );
+    for pair in BoidSystems::ORDER.windows(2) {
+        app.configure_sets(schedule, pair[1].after(pair[0]));
+    }
+}
