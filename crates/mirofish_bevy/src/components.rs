@@ -194,6 +194,24 @@ impl Default for Predator2d {
 }
 
 impl crate::scene_entities::SceneForms for Vec2 {
+    type Rock = Obstacle2d;
+    type Hunter = Predator2d;
+
+    fn rock(rock: &Obstacle2d, centre: Vec2) -> mirofish_sim::Obstacle {
+        mirofish_sim::Obstacle { centre, radius: rock.radius }
+    }
+
+    fn hunter(hunter: &Predator2d, position: Vec2, velocity: Vec2) -> mirofish_sim::Predator {
+        mirofish_sim::Predator {
+            position,
+            velocity,
+            fear_radius: hunter.fear_radius,
+            max_speed: hunter.max_speed,
+            max_force: hunter.max_force,
+            chase: hunter.chase,
+        }
+    }
+
     fn spawn_rock(commands: &mut Commands, rock: &mirofish_sim::Obstacle) -> Entity {
         let at = rock.centre;
         commands

@@ -16,11 +16,27 @@ use mirofish_sim::space::Swarm;
 use mirofish_sim::world::scene::{add_rock, check_room};
 use mirofish_sim::{FlockCommand, Obstacle, ParamError, Predator, TankOf, Vector};
 
-use crate::components::{SceneOrder, sort_by_arrival};
-use crate::refusals::{FlockRefusal, Refused};
+use crate::components::{Position, SceneOrder, Velocity, sort_by_arrival};
+use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report};
+use crate::space::Space;
+use crate::state::FlockState;
 
 /// How a space's rocks and predators look as entities.
 pub trait SceneForms: Vector {
+    /// A rock entity's component ([`Obstacle2d`](crate::Obstacle2d),
+    /// [`Obstacle3d`](crate::volume::Obstacle3d)).
+    type Rock: Component;
+    /// A predator entity's component ([`Predator2d`](crate::Predator2d),
+    /// [`Predator3d`](crate::volume::Predator3d)).
+    type Hunter: Component;
+
+    /// The core's rock that `rock` stands for at `centre`.
+    fn rock(rock: &Self::Rock, centre: Self) -> Obstacle<Self>;
+
+    /// The core's predator that `hunter` stands for at `position`, moving
+    /// at `velocity`.
+    fn hunter(hunter: &Self::Hunter, position: Self, velocity: Self) -> Predator<Self>;
+
     /// Spawns the entity of `rock`.
     fn spawn_rock(commands: &mut Commands, rock: &Obstacle<Self>) -> Entity;
 
@@ -235,4 +251,52 @@ pub(crate) fn admit_rocks<V: Vector>(
 /// Despawns `entity` if it is still there.
 pub(crate) fn despawn(commands: &mut Commands, entity: Entity) {
     commands.entity(entity).try_despawn();
+}
+
+/// What the scene's gather reads of a rock or predator entity: its
+/// component, position, velocity (predators) and order of arrival.
+type SceneParts<T, V> =
+    (Entity, &'static T, &'static Position<V>, Option<&'static Velocity<V>>, Option<&'static SceneOrder>);
+
+/// Gathers the rock and predator entities into the core's scene before
+/// the tick, in the order they arrived, in either space: each valid one,
+/// and each rock that leaves room beside those before it; an entity
+/// refused is reported once while it stays so. The scene is written only
+/// where the entities differ from it (a game moved, added or removed
+/// one): a tick without such changes copies nothing.
+pub(crate) fn gather_scene<V: Space>(
+    mut state: ResMut<FlockState<V>>,
+    rocks: Query<SceneParts<V::Rock, V>, Without<V::Boid>>,
+    hunters: Query<SceneParts<V::Hunter, V>, Without<V::Boid>>,
+    (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
+) {
+    let state = &mut *state;
+    let tick = state.flock.tick();
+    let order = |o: Option<&SceneOrder>| o.copied().unwrap_or_default();
+    let mut refused = Vec::new();
+    state.scene_entities.admit(
+        rocks.iter().map(|(e, rock, p, _, at)| (order(at), e, V::rock(rock, p.0))),
+        hunters.iter().map(|(e, hunter, p, v, at)| {
+            (order(at), e, V::hunter(hunter, p.0, v.map_or(V::default(), |v| v.0)))
+        }),
+        state.flock.tank(),
+        tick,
+        &mut refused,
+    );
+    let (gather, flock) = (&state.scene_entities.gather, &mut state.flock);
+    let scene = flock.scene();
+    if scene.obstacles != gather.obstacles || scene.predators != gather.predators {
+        let edited = flock.edit_scene(|scene| {
+            scene.obstacles.clone_from(&gather.obstacles);
+            scene.predators.clone_from(&gather.predators);
+        });
+        // Admitted one by one above, so not expected; the core keeps its
+        // last scene.
+        if let Err(error) = edited {
+            refused.push(FlockRefusal { tick, what: Refused::Scene, error });
+        }
+    }
+    for refusal in refused {
+        report(&mut refusals, &mut messages, refusal);
+    }
 }

@@ -67,8 +67,6 @@ pub struct PlaneParts {
     /// Schools spawned so far; mixed into each [`crate::SpawnSchool`]'s seed
     /// so that two spawns do not stack fish on the same points.
     pub(crate) spawned_schools: u64,
-    /// The scene being gathered (kept, so that a tick reuses its buffers).
-    pub(crate) scene: Scene,
 }
 
 /// What a volume's [`FlockState`] keeps besides the core.
@@ -196,13 +194,7 @@ impl<V: Space> FlockState<V> {
 impl FlockState {
     /// A state for `config`, whose seed drives all per-tick noise.
     pub fn new(config: FlockConfig) -> Self {
-        let space = PlaneParts {
-            scene: Scene::default(),
-            active: config,
-            rejected: None,
-            refused_spawn: None,
-            spawned_schools: 0,
-        };
+        let space = PlaneParts { active: config, rejected: None, refused_spawn: None, spawned_schools: 0 };
         Self::around(empty_school(&space.active), space)
     }
 

@@ -15,19 +15,14 @@ use mirofish_sim::space::{Swarm, TickStage};
 use crate::columns::{FishWrite, copy_changed, write_back_fish};
 
 use crate::components::{
-    Boid, ExtraSteering, FishGroup, FishId, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
-    SceneOrder, Steering, Velocity, WanderPhase,
+    Boid, ExtraSteering, FishGroup, FishId, Leader, Position, Predator2d, PreviousPosition, Steering,
+    Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::fish_entities::{self, FishEntities, FishParts, FishQueries};
 use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
 use crate::space::Space;
 use crate::state::FlockState;
-
-/// What `gather` reads of a rock or predator: its velocity (predators),
-/// and the order it arrived in.
-type SceneParts<T> =
-    (Entity, &'static T, &'static Position, Option<&'static Velocity>, Option<&'static SceneOrder>);
 
 /// Which entities are fish: the space's marker ([`Space::Boid`]) with
 /// every component the tick reads or writes. A fish that loses one (game
@@ -42,16 +37,14 @@ pub(crate) type InSchool<V> =
 pub(crate) type FishComponents<V> =
     (<V as Space>::Boid, FishId, Position<V>, Velocity<V>, WanderPhase, PreviousPosition<V>, Steering<V>);
 
-/// Applies a changed configuration if it is valid, copies every obstacle
-/// and predator into the scene, takes the fish whose entities went out of
-/// the flock and those a game spawned into it, and takes into the flock's
-/// arrays what a game wrote to the fish since the last write-back.
+/// Applies a changed configuration if it is valid, takes the fish whose
+/// entities went out of the core and those a game spawned into it, and
+/// takes into the core what a game wrote to the fish since the last
+/// write-back.
 pub(crate) fn gather(
     config: Res<FlockConfig>,
     mut state: ResMut<FlockState>,
     mut fish: FishQueries<Vec2, InSchool<Vec2>>,
-    obstacles: Query<SceneParts<Obstacle2d>, Without<Boid>>,
-    predators: Query<SceneParts<Predator2d>, Without<Boid>>,
     (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
 ) {
     let state = &mut *state;
@@ -78,21 +71,24 @@ pub(crate) fn gather(
             }
         }
     }
-    for refusal in gather_scene(state, &obstacles, &predators) {
-        refusals::report(&mut refusals, &mut messages, refusal);
-    }
     fish_entities::hand_over(&mut state.entities, &mut state.flock, &mut fish);
     gather_written(state, &fish.p0());
 }
 
-/// Hands a validated configuration's school table and tank to the core.
-/// The rocks go first (the next gather puts back those that fit the new
-/// tank), so that the old rocks need not fit it.
+/// Hands a validated configuration's school table, tank, goals and
+/// attractor to the core. The rocks go first (the scene's gather puts
+/// back those that fit the new tank), so that the old rocks need not fit
+/// it.
 pub(crate) fn apply_config(flock: &mut sim::Simulation, config: &FlockConfig) -> Result<(), sim::ParamError> {
     flock.set_schools(&config.school_table())?;
     flock.set_zones(config.zones)?;
     flock.edit_scene(|scene| scene.obstacles.clear())?;
-    flock.set_tank(config.tank)
+    flock.set_tank(config.tank)?;
+    flock.edit_scene(|scene| {
+        scene.goal = config.goal;
+        scene.school_goals.clone_from(&config.school_goals);
+        scene.attractor = config.attractor;
+    })
 }
 
 /// Copies each fish's [`FishGroup`] into the core (after the gather,
@@ -187,56 +183,6 @@ fn inputs_of<'f, V: Space>(
     let id = entities.id_of(entity, id)?;
     let slot = *flock.slots().get(id as usize)? as usize;
     Some(flock.inputs_mut(slot..slot + 1))
-}
-
-/// Copies obstacles, predators and the configured goal and attractor into
-/// the scene, leaving out any element that is not valid (an obstacle that
-/// would cover the whole tank included). Returns the refusals to report:
-/// each refused entity once, while it stays invalid.
-fn gather_scene(
-    state: &mut FlockState,
-    obstacles: &Query<SceneParts<Obstacle2d>, Without<Boid>>,
-    predators: &Query<SceneParts<Predator2d>, Without<Boid>>,
-) -> Vec<FlockRefusal> {
-    let tick = state.flock.tick();
-    let order = |o: Option<&SceneOrder>| o.copied().unwrap_or_default();
-    let rocks = obstacles
-        .iter()
-        .map(|(e, o, p, _, at)| (order(at), e, sim::Obstacle { centre: p.0, radius: o.radius }));
-    let hunters = predators.iter().map(|(e, pr, p, v, at)| {
-        let predator = sim::Predator {
-            position: p.0,
-            velocity: v.map_or(Vec2::ZERO, |v| v.0),
-            fear_radius: pr.fear_radius,
-            max_speed: pr.max_speed,
-            max_force: pr.max_force,
-            chase: pr.chase,
-        };
-        (order(at), e, predator)
-    });
-    let mut refused = Vec::new();
-    let known = &mut state.scene_entities;
-    known.admit(rocks, hunters, &state.space.active.tank, tick, &mut refused);
-    // The admitted lists change places with the buffer's (the next gather
-    // clears them): no copy.
-    let scene = &mut state.space.scene;
-    core::mem::swap(&mut scene.obstacles, &mut known.gather.obstacles);
-    core::mem::swap(&mut scene.predators, &mut known.gather.predators);
-    // The route and group goals stay as the commands and the route's
-    // progress left them; the buffer swapped in takes the old scene's
-    // place, so that a tick allocates nothing.
-    let (active, now) = (&state.space.active, state.flock.scene());
-    scene.goal = active.goal;
-    scene.school_goals.clone_from(&active.school_goals);
-    scene.attractor = active.attractor;
-    scene.route.clone_from(&now.route);
-    scene.group_goals.clone_from(&now.group_goals);
-    if let Err(error) = state.flock.swap_scene(scene) {
-        // Every element was admitted above, so not expected; reported as
-        // the volume reports it, and the core keeps its last scene.
-        refused.push(FlockRefusal { tick, what: Refused::Scene, error });
-    }
-    refused
 }
 
 /// Writes the predators' new state back to their entities.

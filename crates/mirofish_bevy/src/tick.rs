@@ -14,6 +14,7 @@ use crate::commands::{self, FlockCommands};
 use crate::components::{self, SceneArrivals};
 use crate::fish_entities::{fish_entity_arrived, fish_entity_gone, school_removed};
 use crate::refusals::{FlockRefusal, FlockRefusals};
+use crate::scene_entities::gather_scene;
 use crate::schedule::BoidSystems;
 use crate::space::Space;
 use crate::state::FlockState;
@@ -24,8 +25,8 @@ use crate::systems::{
 /// Inserts `state` and schedules its tick in `schedule`: the commands
 /// handed over right after [`BoidSystems::Commands`]; in
 /// [`BoidSystems::SpatialIndex`] the tick's step, `gather` (the space's
-/// own: the fish, the scene), the leaders and groups from their markers
-/// and the grid; each of the core's stages in the set of its name (with
+/// own: the fish, and on a plane the configuration), the rocks and
+/// predators, the leaders and groups from their markers and the grid; each of the core's stages in the set of its name (with
 /// [`ExtraSteering`](crate::ExtraSteering) before the clamp); and in
 /// [`BoidSystems::Writeback`] `follow` (the entities follow what the
 /// commands did), the write-back, then `after`.
@@ -56,6 +57,7 @@ pub(crate) fn add_tick<V: Space, M1, M2, M3>(
                 (
                     set_step::<V>,
                     gather,
+                    gather_scene::<V>,
                     gather_leaders::<V>,
                     gather_groups::<V>,
                     stage::<V>(TickStage::SpatialIndex),

@@ -34,7 +34,7 @@
 //! ```
 //!
 //! Each tick runs in the plane's stages, the sets of [`BoidSystems`](crate::BoidSystems) in
-//! the plugin's schedule, each running the core's [`TickStage`] of the
+//! the plugin's schedule, each running the core's [`TickStage`](mirofish_sim::space::TickStage) of the
 //! same name: [`BoidSystems::SpatialIndex`](crate::BoidSystems::SpatialIndex) takes out of the core the fish
 //! whose entities the game despawned (the fish with the highest id then
 //! takes the freed id, its entity's [`FishId`] with it), takes in what the
@@ -238,14 +238,7 @@ impl Plugin for MiroFish3dPlugin {
                 VolumeParts { bank: self.bank, loaded: None, replaying: None, replay: Session::Idle },
             )
         };
-        crate::tick::add_tick(
-            app,
-            self.schedule,
-            state,
-            (gather_moved, scene::gather_scene),
-            sync_fish,
-            check_replay,
-        );
+        crate::tick::add_tick(app, self.schedule, state, gather_moved, sync_fish, check_replay);
         app.register_type::<Flock3dConfig>()
             .register_type::<(Boid3d, FishId, School, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>)>()
             .register_type::<(Steering<Vec3>, ExtraSteering<Vec3>, WanderPhase, Leader, FishGroup)>()

@@ -5,7 +5,7 @@
 //! Between ticks the entities are the truth. At the start of a tick the
 //! plugin gathers them, in the order they arrived, into the volume's scene
 //! (each valid one, and each rock that leaves room beside those before it;
-//! one refused is reported once in [`FlockRefusals`] and left out while it
+//! one refused is reported once in [`FlockRefusals`](crate::FlockRefusals) and left out while it
 //! stays so). The tick's commands then act on that scene, and at its
 //! write-back the entities follow: a rock or predator a command added gets
 //! an entity, one a command removed loses its entity, and every predator's
@@ -20,8 +20,6 @@ use bevy::prelude::*;
 use mirofish_sim::{Obstacle, Predator};
 
 use super::{Flock3dState, Position, PreviousPosition, Velocity};
-use crate::components::SceneOrder;
-use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report};
 use crate::scene_entities::SceneForms;
 
 /// A sphere at its [`Position`] that fish steer around and never end a
@@ -29,7 +27,7 @@ use crate::scene_entities::SceneForms;
 /// which `VolumeCommand::AddObstacle` carries (the plugin spawns one of
 /// these for it). One that is invalid, covers the tank, or would cover it
 /// together with the rocks that came before it is left out while that
-/// lasts, and reported once in [`FlockRefusals`].
+/// lasts, and reported once in [`FlockRefusals`](crate::FlockRefusals).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component, Debug, PartialEq)]
 #[require(Position<Vec3>, Transform)]
@@ -42,7 +40,7 @@ pub struct Obstacle3d {
 /// within `fear_radius` flee. With `chase`, it hunts the nearest fish on
 /// its own. The entity form of the core's [`Predator`] in a volume, which
 /// `VolumeCommand::AddPredator` carries; an invalid one is left out while
-/// it stays invalid and reported once in [`FlockRefusals`].
+/// it stays invalid and reported once in [`FlockRefusals`](crate::FlockRefusals).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
 #[reflect(Component, Debug, PartialEq)]
 #[require(Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Transform)]
@@ -84,6 +82,17 @@ impl Predator3d {
 }
 
 impl SceneForms for Vec3 {
+    type Rock = Obstacle3d;
+    type Hunter = Predator3d;
+
+    fn rock(rock: &Obstacle3d, centre: Vec3) -> Obstacle<Vec3> {
+        Obstacle { centre, radius: rock.radius }
+    }
+
+    fn hunter(hunter: &Predator3d, position: Vec3, velocity: Vec3) -> Predator<Vec3> {
+        hunter.at(position, velocity)
+    }
+
     fn spawn_rock(commands: &mut Commands, rock: &Obstacle<Vec3>) -> Entity {
         let at = rock.centre;
         commands
@@ -102,53 +111,6 @@ impl SceneForms for Vec3 {
                 Transform::from_translation(at),
             ))
             .id()
-    }
-}
-
-type RockParts = (Entity, &'static Obstacle3d, &'static Position<Vec3>, Option<&'static SceneOrder>);
-type HunterParts = (
-    Entity,
-    &'static Predator3d,
-    &'static Position<Vec3>,
-    &'static Velocity<Vec3>,
-    Option<&'static SceneOrder>,
-);
-
-/// Gathers the rock and predator entities into the volume's scene before
-/// the tick (only where they differ from it), reporting each entity
-/// refused once.
-pub(super) fn gather_scene(
-    mut state: ResMut<Flock3dState>,
-    rocks: Query<RockParts>,
-    hunters: Query<HunterParts>,
-    (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
-) {
-    let state = &mut *state;
-    let tick = state.flock.tick();
-    let order = |o: Option<&SceneOrder>| o.copied().unwrap_or_default();
-    let mut refused = Vec::new();
-    state.scene_entities.admit(
-        rocks.iter().map(|(e, o, p, at)| (order(at), e, Obstacle { centre: p.0, radius: o.radius })),
-        hunters.iter().map(|(e, h, p, v, at)| (order(at), e, h.at(p.0, v.0))),
-        state.flock.tank(),
-        tick,
-        &mut refused,
-    );
-    for refusal in refused {
-        report(&mut refusals, &mut messages, refusal);
-    }
-    let (gather, flock) = (&state.scene_entities.gather, &mut state.flock);
-    let scene = flock.scene();
-    // Written only where the entities differ from the core's scene: a run
-    // without such changes keeps its bits and costs no copy.
-    if scene.obstacles != gather.obstacles || scene.predators != gather.predators {
-        let mut scene = scene.clone();
-        scene.obstacles.clone_from(&gather.obstacles);
-        scene.predators.clone_from(&gather.predators);
-        // Admitted one by one above: the whole holds.
-        if let Err(error) = flock.set_scene(scene) {
-            report(&mut refusals, &mut messages, FlockRefusal { tick, what: Refused::Scene, error });
-        }
     }
 }
 
