@@ -22,7 +22,7 @@ use bevy::prelude::*;
 use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped, Vector};
 
 use crate::components::{
-    Boid, FishGroup, FishId, Leader, Position, PreviousPosition, School, Velocity, WanderPhase,
+    FishGroup, FishId, Leader, Position, PreviousPosition, School, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::space::Space;
@@ -110,17 +110,28 @@ pub(crate) fn follow_commands(
     mut config: ResMut<FlockConfig>,
     mut commands: Commands,
 ) {
-    let state = &mut *state;
+    if follow_core(&mut commands, &mut state) {
+        follow_config(&mut config, &mut state);
+    }
+}
+
+/// In either space, brings the entities in line with what the core's
+/// commands did since the entities last caught up: an entity for each
+/// fish a command added (with its id, in the core's order), none for a
+/// fish it removed, [`Leader`] and [`FishGroup`] where they changed, an
+/// entity for each rock and predator added and none for one removed.
+/// Whether any command applied (`false`, with nothing to do, when none
+/// did and no fish was added or removed).
+pub(crate) fn follow_core<V: Space>(commands: &mut Commands, state: &mut FlockState<V>) -> bool {
     let (seen, applied) = (state.seen_commands, state.flock.applied().len());
     if seen == applied && state.entities.len() == state.flock.len() {
-        return;
+        return false;
     }
-    follow_fish(&mut commands, state);
-    follow_markers(&mut commands, state, seen);
-    let flock = &state.flock;
-    state.scene_entities.follow_commands(&mut commands, flock, seen, false);
+    follow_fish(commands, state);
+    follow_markers(commands, state, seen);
+    state.scene_entities.follow_commands(commands, &state.flock, seen, false);
     state.seen_commands = applied;
-    follow_config(&mut config, state);
+    true
 }
 
 /// [`Leader`] and [`FishGroup`] on the fish entities where the core's
@@ -164,7 +175,7 @@ pub(crate) fn follow_markers<V: Space>(commands: &mut Commands, state: &FlockSta
 
 /// An entity for each fish the commands added and none for each they
 /// removed: the core appends and removes at the end of its ids.
-fn follow_fish(commands: &mut Commands, state: &mut FlockState) {
+fn follow_fish<V: Space>(commands: &mut Commands, state: &mut FlockState<V>) {
     let (flock, entities) = (&state.flock, &mut state.entities);
     let len = flock.len();
     // Forgotten before they go, so that their fish are not taken out again
@@ -172,21 +183,20 @@ fn follow_fish(commands: &mut Commands, state: &mut FlockState) {
     for entity in entities.truncate(len) {
         commands.entity(entity).try_despawn();
     }
-    let (p, v, phase) = (flock.positions(), flock.velocities(), flock.wander_phases());
-    let (schools, leaders) = (flock.schools(), flock.leaders());
-    // Slots are ids: the plugin stores its fish by id.
-    for slot in entities.len()..len {
+    for id in entities.len()..len {
+        let slot = flock.slots()[id] as usize;
+        let (p, v) = (flock.positions()[slot], flock.velocities()[slot]);
         let mut fish = commands.spawn((
-            Boid,
-            FishId(slot as u32),
-            School(schools[slot]),
-            Position(p[slot]),
-            PreviousPosition(p[slot]),
-            Velocity(v[slot]),
-            WanderPhase(phase[slot]),
-            Transform::from_translation(p[slot].extend(0.0)),
+            V::Boid::default(),
+            FishId(id as u32),
+            School(flock.schools()[slot]),
+            Position(p),
+            PreviousPosition(p),
+            Velocity(v),
+            WanderPhase(flock.wander_phases()[slot]),
+            V::fish_transform(p, v),
         ));
-        if leaders[slot] {
+        if flock.leaders()[slot] {
             fish.insert(Leader);
         }
         entities.push(fish.id());

@@ -197,6 +197,11 @@ impl crate::scene_entities::SceneForms for Vec2 {
     type Rock = Obstacle2d;
     type Hunter = Predator2d;
 
+    fn fish_transform(position: Vec2, velocity: Vec2) -> Transform {
+        let turn = crate::turn::plane(velocity).unwrap_or_default();
+        Transform::from_translation(position.extend(0.0)).with_rotation(turn)
+    }
+
     fn rock(rock: &Obstacle2d, centre: Vec2) -> mirofish_sim::Obstacle {
         mirofish_sim::Obstacle { centre, radius: rock.radius }
     }

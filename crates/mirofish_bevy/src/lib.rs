@@ -89,8 +89,6 @@ mod tick;
 mod turn;
 pub mod volume;
 
-use core::time::Duration;
-
 use bevy::app::{RunFixedMainLoop, RunFixedMainLoopSystems};
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
@@ -211,13 +209,7 @@ impl MiroFishPlugin {
 
 impl Plugin for MiroFishPlugin {
     fn build(&self, app: &mut App) {
-        if let Some(hz) = self.tick_rate {
-            assert!(
-                hz.is_finite() && (1.0..=10_000.0).contains(&hz),
-                "MiroFishPlugin: tick_rate must be between 1 and 10000 Hz, got {hz}"
-            );
-            app.insert_resource(Time::<Fixed>::from_hz(hz));
-        }
+        self.clocks().build(app, "MiroFishPlugin");
         let requested = app.world_mut().get_resource_or_insert_with(FlockConfig::default).clone();
         app.add_message::<FlockRefusal>().init_resource::<FlockRefusals>();
         let mut state = match requested.validate() {
@@ -240,7 +232,8 @@ impl Plugin for MiroFishPlugin {
             state,
             systems::gather,
             commands::follow_commands,
-            (systems::write_back_predators, metrics::sample_metrics, recording::take_checkpoints).chain(),
+            (systems::write_back_predators::<Vec2>, metrics::sample_metrics, recording::take_checkpoints)
+                .chain(),
         );
         app.init_resource::<FlockMetrics>()
             .init_resource::<FlockRecorder>()
@@ -257,7 +250,6 @@ impl Plugin for MiroFishPlugin {
                     .before(commands::hand_over::<Vec2>)
                     .before(BoidSystems::SpatialIndex),
             );
-        self.cap_catch_up(app);
         if self.interpolate {
             app.add_systems(
                 RunFixedMainLoop,
@@ -267,31 +259,13 @@ impl Plugin for MiroFishPlugin {
     }
 
     fn finish(&self, app: &mut App) {
-        // Again here: TimePlugin may be added after this plugin, and
-        // `finish` runs once every plugin is built (`App::run` calls it).
-        if let Some(hz) = self.tick_rate
-            && let Some(mut fixed) = app.world_mut().get_resource_mut::<Time<Fixed>>()
-        {
-            fixed.set_timestep_hz(hz);
-        }
-        self.cap_catch_up(app);
+        self.clocks().finish(app);
     }
 }
 
 impl MiroFishPlugin {
-    /// Limits `Time<Virtual>`'s maximum delta to [`MiroFishPlugin::max_catch_up`]
-    /// fixed steps, if asked.
-    fn cap_catch_up(&self, app: &mut App) {
-        let Some(ticks) = self.max_catch_up else { return };
-        let tick = match self.tick_rate {
-            Some(hz) => Duration::from_secs_f64(1.0 / hz),
-            None => app
-                .world()
-                .get_resource::<Time<Fixed>>()
-                .map_or(Duration::from_secs_f64(1.0 / 64.0), Time::timestep),
-        };
-        if let Some(mut virtual_time) = app.world_mut().get_resource_mut::<Time<Virtual>>() {
-            virtual_time.set_max_delta(tick * ticks);
-        }
+    /// The clocks the plugin was asked to set.
+    fn clocks(&self) -> tick::Clocks {
+        tick::Clocks { tick_rate: self.tick_rate, max_catch_up: self.max_catch_up }
     }
 }

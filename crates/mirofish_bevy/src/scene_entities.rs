@@ -21,7 +21,7 @@ use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report};
 use crate::space::Space;
 use crate::state::FlockState;
 
-/// How a space's rocks and predators look as entities.
+/// How a space's fish, rocks and predators look as entities.
 pub trait SceneForms: Vector {
     /// A rock entity's component ([`Obstacle2d`](crate::Obstacle2d),
     /// [`Obstacle3d`](crate::volume::Obstacle3d)).
@@ -29,6 +29,10 @@ pub trait SceneForms: Vector {
     /// A predator entity's component ([`Predator2d`](crate::Predator2d),
     /// [`Predator3d`](crate::volume::Predator3d)).
     type Hunter: Component;
+
+    /// A fish's `Transform` at `position`, turned along `velocity`, as it
+    /// is spawned.
+    fn fish_transform(position: Self, velocity: Self) -> Transform;
 
     /// The core's rock that `rock` stands for at `centre`.
     fn rock(rock: &Self::Rock, centre: Self) -> Obstacle<Self>;

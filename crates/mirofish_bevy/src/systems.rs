@@ -15,8 +15,7 @@ use mirofish_sim::space::{Swarm, TickStage};
 use crate::columns::{FishWrite, copy_changed, write_back_fish};
 
 use crate::components::{
-    Boid, ExtraSteering, FishGroup, FishId, Leader, Position, Predator2d, PreviousPosition, Steering,
-    Velocity, WanderPhase,
+    ExtraSteering, FishGroup, FishId, Leader, Position, PreviousPosition, Steering, Velocity, WanderPhase,
 };
 use crate::config::FlockConfig;
 use crate::fish_entities::{self, FishEntities, FishParts, FishQueries};
@@ -186,11 +185,11 @@ fn inputs_of<'f, V: Space>(
 }
 
 /// Writes the predators' new state back to their entities.
-pub(crate) fn write_back_predators(
-    state: Res<FlockState>,
+pub(crate) fn write_back_predators<V: Space>(
+    state: Res<FlockState<V>>,
     mut predators: Query<
-        (&mut Position, &mut PreviousPosition, &mut Velocity),
-        (With<Predator2d>, Without<Boid>),
+        (&mut Position<V>, &mut PreviousPosition<V>, &mut Velocity<V>),
+        (With<V::Hunter>, Without<V::Boid>),
     >,
 ) {
     for (predator, &entity) in state.flock.scene().predators.iter().zip(&state.scene_entities.hunters) {

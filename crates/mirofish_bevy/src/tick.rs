@@ -4,6 +4,8 @@
 //! own: how it gathers the scene (and, on a plane, the configuration) and
 //! what follows the write-back.
 
+use core::time::Duration;
+
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::ecs::system::ScheduleSystem;
@@ -74,5 +76,62 @@ pub(crate) fn add_tick<V: Space, M1, M2, M3>(
         );
     for pair in BoidSystems::ORDER.windows(2) {
         app.configure_sets(schedule, pair[1].after(pair[0]));
+    }
+}
+
+/// The app's clocks as a plugin was asked to set them: the fixed rate,
+/// and a cap on the catch-up after a slow frame. Left alone when `None`.
+pub(crate) struct Clocks {
+    /// Fixed ticks per second to set on `Time<Fixed>`.
+    pub tick_rate: Option<f64>,
+    /// Most ticks run in one frame after a slow one, set as
+    /// `Time<Virtual>`'s maximum delta.
+    pub max_catch_up: Option<u32>,
+}
+
+impl Clocks {
+    /// Sets the clocks, as far as they exist yet.
+    ///
+    /// # Panics
+    ///
+    /// If the tick rate asked for is not between 1 and 10 000 Hz (a
+    /// mistake in the program, not in its input); `plugin` names the
+    /// plugin in the message.
+    pub fn build(&self, app: &mut App, plugin: &str) {
+        if let Some(hz) = self.tick_rate {
+            assert!(
+                hz.is_finite() && (1.0..=10_000.0).contains(&hz),
+                "{plugin}: tick_rate must be between 1 and 10000 Hz, got {hz}"
+            );
+            app.insert_resource(Time::<Fixed>::from_hz(hz));
+        }
+        self.cap_catch_up(app);
+    }
+
+    /// Sets them again once every plugin is built: `TimePlugin` may be
+    /// added after the plugin (`App::run` calls `finish` then).
+    pub fn finish(&self, app: &mut App) {
+        if let Some(hz) = self.tick_rate
+            && let Some(mut fixed) = app.world_mut().get_resource_mut::<Time<Fixed>>()
+        {
+            fixed.set_timestep_hz(hz);
+        }
+        self.cap_catch_up(app);
+    }
+
+    /// Limits `Time<Virtual>`'s maximum delta to `max_catch_up` fixed
+    /// steps, if asked.
+    fn cap_catch_up(&self, app: &mut App) {
+        let Some(ticks) = self.max_catch_up else { return };
+        let tick = match self.tick_rate {
+            Some(hz) => Duration::from_secs_f64(1.0 / hz),
+            None => app
+                .world()
+                .get_resource::<Time<Fixed>>()
+                .map_or(Duration::from_secs_f64(1.0 / 64.0), Time::timestep),
+        };
+        if let Some(mut virtual_time) = app.world_mut().get_resource_mut::<Time<Virtual>>() {
+            virtual_time.set_max_delta(tick * ticks);
+        }
     }
 }

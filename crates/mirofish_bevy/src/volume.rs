@@ -188,9 +188,29 @@ impl FlockState<Vec3> {
 
 /// Adds schools in a volume: [`Flock3dState`] from [`Flock3dConfig`], a
 /// tick per run of its schedule, and `Transform`s that follow the fish.
+/// The same plugin as the plane's [`MiroFishPlugin`](crate::MiroFishPlugin)
+/// over `Vec3`, with the same settings: the app's clocks are left alone
+/// unless asked ([`MiroFish3dPlugin::with_tick_rate`],
+/// [`MiroFish3dPlugin::with_max_catch_up`]).
+///
+/// # Panics
+///
+/// If the tick rate asked for is not between 1 and 10 000 Hz: a mistake in
+/// the program, not in its input.
+#[derive(Clone, Debug, PartialEq)]
 pub struct MiroFish3dPlugin {
     /// The schedule the tick runs in (default [`FixedUpdate`]).
     pub schedule: Interned<dyn ScheduleLabel>,
+    /// Fixed ticks per second to set on `Time<Fixed>`; `None` (the
+    /// default) leaves the app's fixed clock as it is.
+    pub tick_rate: Option<f64>,
+    /// Most ticks run in one frame after a slow one, set as
+    /// `Time<Virtual>`'s maximum delta; `None` (the default) leaves it as
+    /// it is.
+    pub max_catch_up: Option<u32>,
+    /// Whether the fish's `Transform`s follow them between ticks (default
+    /// on; turn it off to drive `Transform` yourself).
+    pub interpolate: bool,
     /// The most a fish's `Transform` rolls into a turn (radians, 0 to
     /// π/2; default 0: fish stay upright). A fish steering sideways at its
     /// full `max_force` rolls this far towards the side it turns to.
@@ -207,7 +227,32 @@ impl MiroFish3dPlugin {
     /// The plugin with its tick in `schedule`, leaving the app's clocks
     /// alone.
     pub fn new(schedule: impl ScheduleLabel) -> Self {
-        Self { schedule: schedule.intern(), bank: 0.0 }
+        Self {
+            schedule: schedule.intern(),
+            tick_rate: None,
+            max_catch_up: None,
+            interpolate: true,
+            bank: 0.0,
+        }
+    }
+
+    /// Sets `Time<Fixed>` to `hz` ticks per second.
+    pub fn with_tick_rate(mut self, hz: f64) -> Self {
+        self.tick_rate = Some(hz);
+        self
+    }
+
+    /// Limits the catch-up after a slow frame to `ticks` ticks (at least 1),
+    /// through `Time<Virtual>`'s maximum delta.
+    pub fn with_max_catch_up(mut self, ticks: u32) -> Self {
+        self.max_catch_up = Some(ticks.max(1));
+        self
+    }
+
+    /// Without the `Transform`s following the fish.
+    pub fn without_interpolation(mut self) -> Self {
+        self.interpolate = false;
+        self
     }
 
     /// Fish roll into their turns, at most `max_roll` radians (clamped to
@@ -216,10 +261,16 @@ impl MiroFish3dPlugin {
         self.bank = if max_roll.is_nan() { 0.0 } else { max_roll.clamp(0.0, core::f32::consts::FRAC_PI_2) };
         self
     }
+
+    /// The clocks the plugin was asked to set.
+    fn clocks(&self) -> crate::tick::Clocks {
+        crate::tick::Clocks { tick_rate: self.tick_rate, max_catch_up: self.max_catch_up }
+    }
 }
 
 impl Plugin for MiroFish3dPlugin {
     fn build(&self, app: &mut App) {
+        self.clocks().build(app, "MiroFish3dPlugin");
         app.add_message::<FlockRefusal>().init_resource::<FlockRefusals>();
         let config = app.world_mut().get_resource_or_init::<Flock3dConfig>().clone();
         let flock = config.build().unwrap_or_else(|error| {
@@ -238,12 +289,25 @@ impl Plugin for MiroFish3dPlugin {
                 VolumeParts { bank: self.bank, loaded: None, replaying: None, replay: Session::Idle },
             )
         };
-        crate::tick::add_tick(app, self.schedule, state, gather_moved, sync_fish, check_replay);
+        crate::tick::add_tick(
+            app,
+            self.schedule,
+            state,
+            gather_moved,
+            follow_commands,
+            (crate::systems::write_back_predators::<Vec3>, check_replay).chain(),
+        );
         app.register_type::<Flock3dConfig>()
             .register_type::<(Boid3d, FishId, School, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>)>()
             .register_type::<(Steering<Vec3>, ExtraSteering<Vec3>, WanderPhase, Leader, FishGroup)>()
-            .register_type::<(Obstacle3d, Predator3d)>()
-            .add_systems(PostUpdate, (follow, scene::follow_scene).before(TransformSystems::Propagate));
+            .register_type::<(Obstacle3d, Predator3d)>();
+        if self.interpolate {
+            app.add_systems(PostUpdate, (follow, scene::follow_scene).before(TransformSystems::Propagate));
+        }
+    }
+
+    fn finish(&self, app: &mut App) {
+        self.clocks().finish(app);
     }
 }
 
@@ -445,44 +509,22 @@ fn start_over(
     true
 }
 
-/// Brings the fish entities in line with the core: an entity for each fish
-/// without one (a spawn, a command's spawn, a load), none for a fish a
-/// command removed, no fish for an entity the game despawned, and the
-/// [`Leader`] marker where a command changed who leads. Cheap when
-/// nothing changed.
+/// Brings the entities in line with the core now, outside the tick (a
+/// spawn, a load): an entity for each fish without one, none for a fish a
+/// command removed, the markers and the rock and predator entities as the
+/// commands left them ([`follow_core`](crate::commands::follow_core)).
+/// Cheap when nothing changed.
 fn sync_fish(world: &mut World) {
     world.resource_scope(|world, mut state: Mut<Flock3dState>| {
-        let state = &mut *state;
-        let len = state.flock.len();
-        // Forgotten before they go, so that their fish are not taken out
-        // again as despawned by the game.
-        for entity in state.entities.truncate(len) {
-            world.despawn(entity);
-        }
-        for id in state.entities.len()..len {
-            let flock = &state.flock;
-            let slot = flock.slots()[id] as usize;
-            let (p, v) = (flock.positions()[slot], flock.velocities()[slot]);
-            let mut entity = world.spawn((
-                Boid3d,
-                FishId(id as u32),
-                School(flock.schools()[slot]),
-                Position(p),
-                PreviousPosition(p),
-                Velocity(v),
-                WanderPhase(flock.wander_phases()[slot]),
-                Transform::from_translation(p).looking_to(v.normalize_or(Vec3::NEG_Z), Vec3::Y),
-            ));
-            if flock.leaders()[slot] {
-                entity.insert(Leader);
-            }
-            state.entities.push(entity.id());
-        }
-        let seen = state.seen_commands;
-        crate::commands::follow_markers(&mut world.commands(), state, seen);
-        scene::sync_scene(world, state, seen, false);
-        state.seen_commands = state.flock.applied().len();
+        crate::commands::follow_core(&mut world.commands(), &mut state);
+        world.flush();
     });
+}
+
+/// At the write-back, the entities follow what the tick's commands did,
+/// as on a plane ([`follow_core`](crate::commands::follow_core)).
+fn follow_commands(mut state: ResMut<Flock3dState>, mut commands: Commands) {
+    crate::commands::follow_core(&mut commands, &mut state);
 }
 
 /// Takes out of the core the fish whose entities the game despawned (the

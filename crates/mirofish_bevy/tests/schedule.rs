@@ -121,3 +121,35 @@ fn the_tick_runs_in_the_schedule_it_is_given() {
     assert_eq!(state.flock().tick(), 5);
     assert!(state.flock().positions().iter().all(|p| p.is_finite()));
 }
+
+/// The volume's plugin sets the clocks as the plane's does, and runs its
+/// sets in the same order without ambiguity.
+#[test]
+fn a_volume_sets_the_clocks_and_runs_the_same_sets() {
+    use mirofish_bevy::volume::{Flock3dState, MiroFish3dPlugin, SpawnSchool3d};
+    let mut app = App::new();
+    app.add_plugins(MiroFish3dPlugin::default().with_tick_rate(50.0).with_max_catch_up(3))
+        .add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>());
+    app.finish();
+    let tick = app.world().resource::<Time<Fixed>>().timestep();
+    assert_eq!(tick, core::time::Duration::from_millis(20));
+    assert_eq!(app.world().resource::<Time<Virtual>>().max_delta(), tick * 3);
+    app.edit_schedule(FixedUpdate, |schedule| {
+        schedule.set_build_settings(bevy::ecs::schedule::ScheduleBuildSettings {
+            ambiguity_detection: bevy::ecs::schedule::LogLevel::Error,
+            ..default()
+        });
+    });
+    app.insert_resource(TimeUpdateStrategy::FixedTimesteps(1)).init_resource::<Trace>();
+    for set in BoidSystems::ORDER {
+        app.add_systems(FixedUpdate, (move |mut t: ResMut<Trace>| t.0.push(set)).in_set(set));
+    }
+    app.world_mut().commands().queue(SpawnSchool3d::new(50));
+    for _ in 0..4 {
+        app.update();
+    }
+    let expected: Vec<BoidSystems> =
+        BoidSystems::ORDER.iter().copied().cycle().take(3 * BoidSystems::ORDER.len()).collect();
+    assert_eq!(app.world().resource::<Flock3dState>().tick(), 3);
+    assert_eq!(app.world().resource::<Trace>().0, expected);
+}

@@ -85,6 +85,10 @@ impl SceneForms for Vec3 {
     type Rock = Obstacle3d;
     type Hunter = Predator3d;
 
+    fn fish_transform(position: Vec3, velocity: Vec3) -> Transform {
+        Transform::from_translation(position).looking_to(velocity.normalize_or(Vec3::NEG_Z), Vec3::Y)
+    }
+
     fn rock(rock: &Obstacle3d, centre: Vec3) -> Obstacle<Vec3> {
         Obstacle { centre, radius: rock.radius }
     }
