@@ -10,11 +10,11 @@
 //! the fish, the configuration and the scene entities are gathered, in a
 //! fixed order (by tick, then by submission); they are noted in
 //! [`FlockCommands::applied`]. At the tick's write-back the entities and
-//! [`FlockConfig`] follow what the commands did: fish, rocks and predators
+//! [`FlockConfig`](crate::FlockConfig) follow what the commands did: fish, rocks and predators
 //! get entities or lose them, leaders and groups their markers. The same
 //! seed, spawns and command log therefore give the same states bit for bit.
 //!
-//! Direct changes to entities and to [`FlockConfig`] still work, but they
+//! Direct changes to entities and to [`FlockConfig`](crate::FlockConfig) still work, but they
 //! happen whenever the game's systems run, outside the log: use commands for
 //! anything a replay must reproduce.
 
@@ -24,7 +24,7 @@ use mirofish_sim::{CommandError, CommandQueue, FlockCommand, Stamped, Vector};
 use crate::components::{
     FishGroup, FishId, Leader, Position, PreviousPosition, School, Velocity, WanderPhase,
 };
-use crate::config::FlockConfig;
+use crate::config::FlockConfigOf;
 use crate::space::Space;
 use crate::state::FlockState;
 
@@ -98,16 +98,16 @@ pub(crate) fn hand_over<V: Space>(world: &mut World) {
     });
 }
 
-/// At the write-back, brings the entities and [`FlockConfig`] in line with
+/// At the write-back, brings the entities and [`FlockConfig`](crate::FlockConfig) in line with
 /// what the core's commands did this tick: an entity for each fish a
 /// command added (with its id, in the core's order), none for a
 /// fish it removed, [`Leader`] and [`FishGroup`] where they changed, an
 /// entity for each rock and predator added and none for one removed, and
 /// the configuration's parameters, tank, zones and goals as the core holds
 /// them. Cheap when no command applied.
-pub(crate) fn follow_commands(
-    mut state: ResMut<FlockState>,
-    mut config: ResMut<FlockConfig>,
+pub(crate) fn follow_commands<V: Space>(
+    mut state: ResMut<FlockState<V>>,
+    mut config: ResMut<FlockConfigOf<V>>,
     mut commands: Commands,
 ) {
     if follow_core(&mut commands, &mut state) {
@@ -203,11 +203,11 @@ fn follow_fish<V: Space>(commands: &mut Commands, state: &mut FlockState<V>) {
     }
 }
 
-/// [`FlockConfig`] (and the configuration in force) as the core holds it
+/// [`FlockConfig`](crate::FlockConfig) (and the configuration in force) as the core holds it
 /// after the commands: each of the parameters, tank, zones, goals and
 /// attractor a command changed (a game's own edits to the others stay).
-fn follow_config(config: &mut ResMut<FlockConfig>, state: &mut FlockState) {
-    let (flock, active) = (&state.flock, &mut state.space.active);
+fn follow_config<V: Space>(config: &mut ResMut<FlockConfigOf<V>>, state: &mut FlockState<V>) {
+    let (flock, active) = (&state.flock, &mut state.active);
     let (table, scene) = (flock.params(), flock.scene());
     // Each field written only where the core's differs from the one in
     // force, so that a game watching `FlockConfig` sees only real changes.

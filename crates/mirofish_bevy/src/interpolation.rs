@@ -29,7 +29,7 @@ pub fn interpolate_transforms(
 ) {
     // Outside a fixed-step schedule a tick runs every frame: draw its result.
     let alpha = if state.fixed_schedule { time.overstep_fraction().clamp(0.0, 1.0) } else { 1.0 };
-    let half = state.space.active.tank.size() * 0.5;
+    let half = state.active.tank.size() * 0.5;
     // A column at a time: at 100k fish an item per fish cost several times
     // the arithmetic. Every component read is stored in tables, so the
     // query is always dense.

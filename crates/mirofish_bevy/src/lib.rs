@@ -101,7 +101,7 @@ pub use components::{
     Boid, ExtraSteering, FishGroup, FishId, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
     School, Steering, Velocity, WanderPhase,
 };
-pub use config::{FlockConfig, SCHOOL_PALETTE};
+pub use config::{FlockConfig, FlockConfigOf, SCHOOL_PALETTE};
 pub use interpolation::interpolate_transforms;
 pub use metrics::FlockMetrics;
 pub use mirofish_sim;
@@ -210,31 +210,12 @@ impl MiroFishPlugin {
 impl Plugin for MiroFishPlugin {
     fn build(&self, app: &mut App) {
         self.clocks().build(app, "MiroFishPlugin");
-        let requested = app.world_mut().get_resource_or_insert_with(FlockConfig::default).clone();
-        app.add_message::<FlockRefusal>().init_resource::<FlockRefusals>();
-        let mut state = match requested.validate() {
-            Ok(()) => FlockState::new(requested),
-            Err(err) => {
-                let mut state = FlockState::new(FlockConfig { seed: requested.seed, ..default() });
-                state.space.rejected = Some(err.clone());
-                refusals::report_in(
-                    app.world_mut(),
-                    FlockRefusal { tick: 0, what: Refused::Config, error: err },
-                );
-                state
-            }
+        let state = FlockState {
+            fixed_schedule: self.schedule == FixedUpdate.intern(),
+            ..tick::state_for::<Vec2>(app)
         };
-        state.fixed_schedule = self.schedule == FixedUpdate.intern();
         let schedule = self.schedule;
-        tick::add_tick(
-            app,
-            schedule,
-            state,
-            systems::gather,
-            commands::follow_commands,
-            (systems::write_back_predators::<Vec2>, metrics::sample_metrics, recording::take_checkpoints)
-                .chain(),
-        );
+        tick::add_tick(app, schedule, state, (metrics::sample_metrics, recording::take_checkpoints).chain());
         app.init_resource::<FlockMetrics>()
             .init_resource::<FlockRecorder>()
             .register_type::<FlockConfig>()

@@ -8,8 +8,8 @@ use bevy::prelude::*;
 
 use crate::components::Boid;
 use crate::scene_entities::SceneForms;
-use crate::state::PlaneParts;
 use crate::state::VolumeParts;
+use crate::state::{PlaneParts, SpaceParts};
 use crate::volume::Boid3d;
 
 /// A space a school swims in: the plane (`Vec2`) or the volume (`Vec3`).
@@ -21,7 +21,7 @@ pub trait Space: SceneForms {
     /// volume (each requires its space's components).
     type Boid: Component + Default + Debug;
     /// What [`crate::FlockState`] keeps for this space alone.
-    type Parts: Debug + Send + Sync + 'static;
+    type Parts: SpaceParts;
 }
 
 impl Space for Vec2 {

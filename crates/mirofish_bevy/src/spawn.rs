@@ -89,7 +89,7 @@ impl Command for SpawnSchool {
             state.space.spawned_schools += 1;
             // An invalid configuration must not place fish at NaN: scatter
             // over the one in force instead.
-            let config = if requested.validate().is_ok() { requested } else { state.space.active.clone() };
+            let config = if requested.validate().is_ok() { requested } else { state.active.clone() };
             (config, state.space.spawned_schools)
         };
         let table = config.school_table();

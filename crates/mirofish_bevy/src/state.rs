@@ -4,10 +4,10 @@
 use bevy::ecs::change_detection::Tick;
 use bevy::prelude::*;
 use mirofish_sim::space::Swarm;
-use mirofish_sim::{FlockParams, ParamError, Scene, Simulation, VolumeConfig, VolumeRecording};
+use mirofish_sim::{FlockParams, ParamError, Scene, VolumeConfig, VolumeRecording};
 
 use crate::components::FishId;
-use crate::config::FlockConfig;
+use crate::config::{FlockConfig, FlockConfigOf};
 use crate::fish_entities::FishEntities;
 use crate::recording::Session;
 use crate::scene_entities::SceneEntities;
@@ -51,17 +51,34 @@ pub struct FlockState<V: Space = Vec2> {
     /// When the last write-back ran: a fish component changed after it was
     /// written by a game, and the next gather takes it.
     pub(crate) written: Tick,
+    /// The configuration in force (the last one that validated).
+    pub(crate) active: FlockConfigOf<V>,
+    /// Why the latest configuration was refused, while it is.
+    pub(crate) rejected: Option<ParamError>,
     /// What the state keeps for its space alone.
     pub(crate) space: V::Parts,
 }
 
+/// What a space's [`FlockState`] keeps besides the core, and what it does
+/// when the school changes outside the commands.
+pub trait SpaceParts: core::fmt::Debug + Default + Send + Sync + 'static {
+    /// The school was changed outside the commands (a configuration
+    /// written, fish spawned or despawned as entities).
+    fn changed_outside_commands(&mut self) {}
+}
+
+impl SpaceParts for PlaneParts {}
+
+impl SpaceParts for VolumeParts {
+    fn changed_outside_commands(&mut self) {
+        // No longer a loaded configuration's run.
+        self.loaded = None;
+    }
+}
+
 /// What a plane's [`FlockState`] keeps besides the core.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct PlaneParts {
-    /// The configuration in force (the last one that validated).
-    pub(crate) active: FlockConfig,
-    /// Why the latest [`FlockConfig`] was refused, while it is.
-    pub(crate) rejected: Option<ParamError>,
     /// Why the latest refused [`crate::SpawnSchool`] was refused.
     pub(crate) refused_spawn: Option<ParamError>,
     /// Schools spawned so far; mixed into each [`crate::SpawnSchool`]'s seed
@@ -70,7 +87,7 @@ pub struct PlaneParts {
 }
 
 /// What a volume's [`FlockState`] keeps besides the core.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct VolumeParts {
     /// The most a fish rolls into a turn (radians); 0: no banking.
     pub(crate) bank: f32,
@@ -89,17 +106,27 @@ pub struct VolumeParts {
 }
 
 impl<V: Space> FlockState<V> {
-    /// A state around `flock` (with no fish entities yet).
-    pub(crate) fn around(flock: Swarm<V>, space: V::Parts) -> Self {
+    /// A state for `config` (or, if it is not valid, the defaults with its
+    /// seed), whose seed drives all per-tick noise.
+    pub fn new(config: FlockConfigOf<V>) -> Self {
+        let (flock, config) = match config.build() {
+            Ok(flock) => (flock, config),
+            Err(_) => {
+                let defaults = FlockConfigOf { seed: config.seed, ..FlockConfigOf::default() };
+                (defaults.build().expect("the default configuration is valid"), defaults)
+            }
+        };
         Self {
             flock,
+            active: config,
+            rejected: None,
             entities: FishEntities::default(),
             fixed_schedule: true,
             dt: None,
             scene_entities: SceneEntities::default(),
             seen_commands: 0,
             written: Tick::new(0),
-            space,
+            space: V::Parts::default(),
         }
     }
 
@@ -140,6 +167,22 @@ impl<V: Space> FlockState<V> {
     /// The obstacles, predators, goals, attractor and route the fish see.
     pub fn scene(&self) -> &Scene<V> {
         self.flock.scene()
+    }
+
+    /// The school was changed outside the commands.
+    pub(crate) fn changed_outside_commands(&mut self) {
+        self.space.changed_outside_commands();
+    }
+
+    /// The configuration in force: the last [`FlockConfig`] that
+    /// validated, with what commands changed since.
+    pub fn config(&self) -> &FlockConfigOf<V> {
+        &self.active
+    }
+
+    /// Why the latest [`FlockConfig`] was refused, while it is.
+    pub fn rejected(&self) -> Option<&ParamError> {
+        self.rejected.as_ref()
     }
 
     /// The parameters of each school in force.
@@ -192,12 +235,6 @@ impl<V: Space> FlockState<V> {
 }
 
 impl FlockState {
-    /// A state for `config`, whose seed drives all per-tick noise.
-    pub fn new(config: FlockConfig) -> Self {
-        let space = PlaneParts { active: config, rejected: None, refused_spawn: None, spawned_schools: 0 };
-        Self::around(empty_school(&space.active), space)
-    }
-
     /// Starts over at tick 0 with `config` and ticks of `dt` seconds (a
     /// recorded session), keeping how the plugin was scheduled.
     pub(crate) fn restart(&mut self, config: FlockConfig, dt: f32) {
@@ -206,31 +243,9 @@ impl FlockState {
         self.flock.set_record_rules(records);
     }
 
-    /// The configuration in force: the last [`FlockConfig`] that validated.
-    pub fn config(&self) -> &FlockConfig {
-        &self.space.active
-    }
-
-    /// Why the latest [`FlockConfig`] was refused, while it is.
-    pub fn rejected(&self) -> Option<&ParamError> {
-        self.space.rejected.as_ref()
-    }
-
     /// Why the latest refused [`crate::SpawnSchool`] was refused (it would
     /// have taken the flock past [`mirofish_sim::MAX_FISH`] fish).
     pub fn refused_spawn(&self) -> Option<&ParamError> {
         self.space.refused_spawn.as_ref()
     }
-}
-
-/// An empty school for `config` (valid, or the defaults with its seed).
-fn empty_school(config: &FlockConfig) -> Simulation {
-    let build = |config: &FlockConfig| -> Result<Simulation, ParamError> {
-        let mut school = Simulation::new(config.params, config.tank, 0, config.seed)?;
-        crate::systems::apply_config(&mut school, config)?;
-        Ok(school)
-    };
-    build(config)
-        .or_else(|_| build(&FlockConfig { seed: config.seed, ..FlockConfig::default() }))
-        .expect("the default configuration is valid")
 }

@@ -8,7 +8,6 @@
 use bevy::ecs::system::SystemChangeTick;
 use bevy::prelude::*;
 
-use mirofish_sim as sim;
 use mirofish_sim::FishInputs;
 use mirofish_sim::space::{Swarm, TickStage};
 
@@ -17,7 +16,7 @@ use crate::columns::{FishWrite, copy_changed, write_back_fish};
 use crate::components::{
     ExtraSteering, FishGroup, FishId, Leader, Position, PreviousPosition, Steering, Velocity, WanderPhase,
 };
-use crate::config::FlockConfig;
+use crate::config::FlockConfigOf;
 use crate::fish_entities::{self, FishEntities, FishParts, FishQueries};
 use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
 use crate::space::Space;
@@ -36,58 +35,56 @@ pub(crate) type InSchool<V> =
 pub(crate) type FishComponents<V> =
     (<V as Space>::Boid, FishId, Position<V>, Velocity<V>, WanderPhase, PreviousPosition<V>, Steering<V>);
 
-/// Applies a changed configuration if it is valid, takes the fish whose
-/// entities went out of the core and those a game spawned into it, and
-/// takes into the core what a game wrote to the fish since the last
-/// write-back.
-pub(crate) fn gather(
-    config: Res<FlockConfig>,
-    mut state: ResMut<FlockState>,
-    mut fish: FishQueries<Vec2, InSchool<Vec2>>,
-    (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
-) {
+/// Takes the fish whose entities went out of the core and those a game
+/// spawned into it (the fish that take freed ids keep their entities,
+/// renumbered; the new ones join under the next ids, in the order they
+/// arrived, in the first school unless they carry a [`School`]), then
+/// what a game wrote to the fish since the last write-back, in either
+/// space.
+pub(crate) fn gather_fish<V: Space>(mut state: ResMut<FlockState<V>>, mut fish: FishQueries<V, InSchool<V>>) {
     let state = &mut *state;
-    let tick = state.flock.tick();
-    if config.is_changed() && *config == state.space.active {
-        // Set back to the configuration in force: nothing to apply, and
-        // nothing refused any more.
-        state.space.rejected = None;
-    } else if config.is_changed() {
-        match config.validate() {
-            Ok(()) => match apply_config(&mut state.flock, &config) {
-                Ok(()) => {
-                    state.space.active = config.clone();
-                    state.space.rejected = None;
-                }
-                Err(err) => log::error!("MiroFish: a valid configuration was not taken: {err}"),
-            },
-            Err(err) => {
-                if state.space.rejected.as_ref() != Some(&err) {
-                    let refusal = FlockRefusal { tick, what: Refused::Config, error: err.clone() };
-                    refusals::report(&mut refusals, &mut messages, refusal);
-                }
-                state.space.rejected = Some(err);
-            }
-        }
+    if fish_entities::hand_over(&mut state.entities, &mut state.flock, &mut fish) {
+        state.changed_outside_commands();
     }
-    fish_entities::hand_over(&mut state.entities, &mut state.flock, &mut fish);
     gather_written(state, &fish.p0());
 }
 
-/// Hands a validated configuration's school table, tank, goals and
-/// attractor to the core. The rocks go first (the scene's gather puts
-/// back those that fit the new tank), so that the old rocks need not fit
-/// it.
-pub(crate) fn apply_config(flock: &mut sim::Simulation, config: &FlockConfig) -> Result<(), sim::ParamError> {
-    flock.set_schools(&config.school_table())?;
-    flock.set_zones(config.zones)?;
-    flock.edit_scene(|scene| scene.obstacles.clear())?;
-    flock.set_tank(config.tank)?;
-    flock.edit_scene(|scene| {
-        scene.goal = config.goal;
-        scene.school_goals.clone_from(&config.school_goals);
-        scene.attractor = config.attractor;
-    })
+/// Applies a changed configuration if it is valid, in either space; one
+/// that is not is reported once and kept in
+/// [`FlockState::rejected`](crate::FlockState::rejected) while it stays so.
+pub(crate) fn gather_config<V: Space>(
+    config: Res<FlockConfigOf<V>>,
+    mut state: ResMut<FlockState<V>>,
+    (mut refusals, mut messages): (ResMut<FlockRefusals>, MessageWriter<FlockRefusal>),
+) {
+    if !config.is_changed() {
+        return;
+    }
+    let state = &mut *state;
+    if *config == state.active {
+        // Set back to the configuration in force: nothing to apply, and
+        // nothing refused any more.
+        state.rejected = None;
+        return;
+    }
+    match config.validate() {
+        Ok(()) => match config.apply(&mut state.flock) {
+            Ok(()) => {
+                state.active = config.clone();
+                state.rejected = None;
+                state.changed_outside_commands();
+            }
+            Err(err) => log::error!("MiroFish: a valid configuration was not taken: {err}"),
+        },
+        Err(err) => {
+            if state.rejected.as_ref() != Some(&err) {
+                let tick = state.flock.tick();
+                let refusal = FlockRefusal { tick, what: Refused::Config, error: err.clone() };
+                refusals::report(&mut refusals, &mut messages, refusal);
+            }
+            state.rejected = Some(err);
+        }
+    }
 }
 
 /// Copies each fish's [`FishGroup`] into the core (after the gather,

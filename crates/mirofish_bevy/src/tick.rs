@@ -1,8 +1,9 @@
 //! One tick in an app, in either space: the systems both plugins schedule
 //! in the sets of [`BoidSystems`], and the observers that keep the core's
 //! fish in line with their entities. Each plugin adds what is its space's
-//! own: how it gathers the scene (and, on a plane, the configuration) and
-//! what follows the write-back.
+//! own: what follows the write-back (a plane's metrics and recorded
+//! sessions, a volume's replay), how `Transform`s follow the fish, and its
+//! commands that start a school over.
 
 use core::time::Duration;
 
@@ -14,31 +15,32 @@ use mirofish_sim::space::TickStage;
 
 use crate::commands::{self, FlockCommands};
 use crate::components::{self, SceneArrivals};
+use crate::config::FlockConfigOf;
 use crate::fish_entities::{fish_entity_arrived, fish_entity_gone, school_removed};
-use crate::refusals::{FlockRefusal, FlockRefusals};
+use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
 use crate::scene_entities::gather_scene;
 use crate::schedule::BoidSystems;
 use crate::space::Space;
 use crate::state::FlockState;
 use crate::systems::{
-    FishComponents, add_extra_steering, gather_groups, gather_leaders, set_step, stage, write_back,
+    FishComponents, add_extra_steering, gather_config, gather_fish, gather_groups, gather_leaders, set_step,
+    stage, write_back, write_back_predators,
 };
 
 /// Inserts `state` and schedules its tick in `schedule`: the commands
 /// handed over right after [`BoidSystems::Commands`]; in
-/// [`BoidSystems::SpatialIndex`] the tick's step, `gather` (the space's
-/// own: the fish, and on a plane the configuration), the rocks and
-/// predators, the leaders and groups from their markers and the grid; each of the core's stages in the set of its name (with
+/// [`BoidSystems::SpatialIndex`] the tick's step, a changed
+/// configuration, the fish a game spawned, despawned or wrote, the rocks
+/// and predators, the leaders and groups from their markers and the grid; each of the core's stages in the set of its name (with
 /// [`ExtraSteering`](crate::ExtraSteering) before the clamp); and in
-/// [`BoidSystems::Writeback`] `follow` (the entities follow what the
-/// commands did), the write-back, then `after`.
-pub(crate) fn add_tick<V: Space, M1, M2, M3>(
+/// [`BoidSystems::Writeback`] the entities following what the commands
+/// did, the write-back of the fish and the predators, then `after` (the
+/// space's own).
+pub(crate) fn add_tick<V: Space, M>(
     app: &mut App,
     schedule: Interned<dyn ScheduleLabel>,
     state: FlockState<V>,
-    gather: impl IntoScheduleConfigs<ScheduleSystem, M1>,
-    follow: impl IntoScheduleConfigs<ScheduleSystem, M2>,
-    after: impl IntoScheduleConfigs<ScheduleSystem, M3>,
+    after: impl IntoScheduleConfigs<ScheduleSystem, M>,
 ) {
     app.add_message::<FlockRefusal>()
         .init_resource::<FlockRefusals>()
@@ -58,7 +60,8 @@ pub(crate) fn add_tick<V: Space, M1, M2, M3>(
                 commands::hand_over::<V>.after(BoidSystems::Commands).before(BoidSystems::SpatialIndex),
                 (
                     set_step::<V>,
-                    gather,
+                    gather_config::<V>,
+                    gather_fish::<V>,
                     gather_scene::<V>,
                     gather_leaders::<V>,
                     gather_groups::<V>,
@@ -71,7 +74,9 @@ pub(crate) fn add_tick<V: Space, M1, M2, M3>(
                 stage::<V>(TickStage::Integrate).in_set(BoidSystems::Integrate),
                 stage::<V>(TickStage::Boundary).in_set(BoidSystems::Boundary),
                 stage::<V>(TickStage::Predators).in_set(BoidSystems::Predators),
-                (follow, write_back::<V>, after).chain().in_set(BoidSystems::Writeback),
+                (commands::follow_commands::<V>, write_back::<V>, write_back_predators::<V>, after)
+                    .chain()
+                    .in_set(BoidSystems::Writeback),
             ),
         );
     for pair in BoidSystems::ORDER.windows(2) {
@@ -132,6 +137,24 @@ impl Clocks {
         };
         if let Some(mut virtual_time) = app.world_mut().get_resource_mut::<Time<Virtual>>() {
             virtual_time.set_max_delta(tick * ticks);
+        }
+    }
+}
+
+/// The state a plugin starts with: from the app's configuration resource
+/// (inserted with the defaults if the app has none), or, if it is refused,
+/// from the defaults with its seed, the error reported and kept in
+/// [`FlockState::rejected`].
+pub(crate) fn state_for<V: Space>(app: &mut App) -> FlockState<V> {
+    app.add_message::<FlockRefusal>().init_resource::<FlockRefusals>();
+    let requested = app.world_mut().get_resource_or_insert_with(FlockConfigOf::<V>::default).clone();
+    match requested.validate() {
+        Ok(()) => FlockState::new(requested),
+        Err(error) => {
+            let mut state = FlockState::new(FlockConfigOf { seed: requested.seed, ..default() });
+            state.rejected = Some(error.clone());
+            report_in(app.world_mut(), FlockRefusal { tick: 0, what: Refused::Config, error });
+            state
         }
     }
 }

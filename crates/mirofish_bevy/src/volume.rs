@@ -62,9 +62,9 @@ use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 use mirofish_sim::Scene3d;
-use mirofish_sim::space::{Flock3d, Zones};
+use mirofish_sim::space::Flock3d;
 use mirofish_sim::state_hash;
-use mirofish_sim::{ConfigError, FlockParams, ParamError, Tank3d, VolumeConfig, VolumeRecording};
+use mirofish_sim::{ConfigError, FlockParams, ParamError, VolumeConfig, VolumeRecording};
 use rayon::prelude::*;
 
 use crate::columns::COLUMN_CHUNK;
@@ -79,15 +79,13 @@ pub use crate::components::{
     ExtraSteering, FishGroup, FishId, Leader, Position, PreviousPosition, School, Steering, Velocity,
     WanderPhase,
 };
-use crate::fish_entities::FishQueries;
+/// The core's school and its entities, the plane's over `Vec3`.
+pub use crate::config::FlockConfigOf;
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
 pub use crate::recording::Session;
 use crate::recording::compare_checkpoint;
-use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
-/// The core's school and its entities, the plane's over `Vec3`.
+use crate::refusals::{FlockRefusal, Refused, report_in};
 pub use crate::state::FlockState;
-use crate::state::VolumeParts;
-use crate::systems::{InSchool, gather_written};
 use crate::turn;
 
 mod scene;
@@ -100,40 +98,11 @@ pub use scene::{Obstacle3d, Predator3d};
 #[require(Transform, FishId, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>, Steering<Vec3>, WanderPhase)]
 pub struct Boid3d;
 
-/// The parameters a [`Flock3dState`] starts from, read when the plugin is
-/// added (insert it before, or keep the default).
-#[derive(Resource, Clone, Debug, PartialEq, Reflect)]
-#[reflect(Resource)]
-pub struct Flock3dConfig {
-    /// The first school's parameters.
-    pub params: FlockParams,
-    /// The box the fish live in.
-    #[reflect(ignore)]
-    pub tank: Tank3d,
-    /// The seed of every random draw.
-    pub seed: u64,
-    /// Couzin's zone model (constant speed, bounded turning, three zones)
-    /// instead of the weighted rules, if set; see
-    /// [`Flock3d::set_zones`](mirofish_sim::space::Swarm::set_zones).
-    #[reflect(ignore)]
-    pub zones: Option<Zones>,
-}
-
-impl Default for Flock3dConfig {
-    fn default() -> Self {
-        Self { params: FlockParams::default(), tank: Tank3d::default(), seed: 1, zones: None }
-    }
-}
-
-impl Flock3dConfig {
-    /// An empty volume with these parameters, tank, seed and zones; the
-    /// error names the first bad field.
-    pub fn build(&self) -> Result<Flock3d, ParamError> {
-        let mut flock = Flock3d::new(self.params, self.tank, 0, self.seed)?;
-        flock.set_zones(self.zones)?;
-        Ok(flock)
-    }
-}
+/// The volume's configuration: the plane's configuration ([`FlockConfigOf`]) over `Vec3`
+/// (every school's parameters, the box, the seed, the zones, the goals and
+/// the attractor), read when the plugin is added and followed as it
+/// changes, as on a plane.
+pub type Flock3dConfig = FlockConfigOf<Vec3>;
 
 /// The school in the volume: the plane's [`FlockState`] over `Vec3`. The
 /// core owns the fish; each entity names its fish by [`FishId`].
@@ -271,32 +240,12 @@ impl MiroFish3dPlugin {
 impl Plugin for MiroFish3dPlugin {
     fn build(&self, app: &mut App) {
         self.clocks().build(app, "MiroFish3dPlugin");
-        app.add_message::<FlockRefusal>().init_resource::<FlockRefusals>();
-        let config = app.world_mut().get_resource_or_init::<Flock3dConfig>().clone();
-        let flock = config.build().unwrap_or_else(|error| {
-            report_in(app.world_mut(), FlockRefusal { tick: 0, what: Refused::Config, error });
-            // Without what was refused: the weighted rules if only the zones
-            // were bad, else the defaults.
-            Flock3dConfig { zones: None, ..config.clone() }
-                .build()
-                .or_else(|_| Flock3dConfig { seed: config.seed, ..Flock3dConfig::default() }.build())
-                .expect("the defaults are valid")
-        });
-        let state = Flock3dState {
+        let mut state = Flock3dState {
             fixed_schedule: self.schedule == FixedUpdate.intern(),
-            ..FlockState::around(
-                flock,
-                VolumeParts { bank: self.bank, loaded: None, replaying: None, replay: Session::Idle },
-            )
+            ..crate::tick::state_for::<Vec3>(app)
         };
-        crate::tick::add_tick(
-            app,
-            self.schedule,
-            state,
-            gather_moved,
-            follow_commands,
-            (crate::systems::write_back_predators::<Vec3>, check_replay).chain(),
-        );
+        state.space.bank = self.bank;
+        crate::tick::add_tick(app, self.schedule, state, check_replay);
         app.register_type::<Flock3dConfig>()
             .register_type::<(Boid3d, FishId, School, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>)>()
             .register_type::<(Steering<Vec3>, ExtraSteering<Vec3>, WanderPhase, Leader, FishGroup)>()
@@ -455,8 +404,7 @@ fn load(world: &mut World, command: &str, config: VolumeConfig) -> bool {
         ConfigError::Invalid { error, .. } => error.clone(),
         other => ParamError { field: "config", value: f32::NAN, expected: other.to_string() },
     });
-    let (params, tank, seed, zones) = (config.params, config.tank, config.seed, config.zones);
-    if !start_over(world, command, built, Flock3dConfig { params, tank, seed, zones }) {
+    if !start_over(world, command, built, Flock3dConfig::from(&config)) {
         return false;
     }
     world.resource_mut::<Flock3dState>().space.loaded = Some(config);
@@ -500,6 +448,10 @@ fn start_over(
     state.space.replaying = None;
     state.space.replay = Session::Idle;
     state.dt = None;
+    // The configuration in force and the resource agree: the next tick
+    // finds nothing to apply.
+    state.active = config.clone();
+    state.rejected = None;
     world.insert_resource(config);
     // Commands queued for the old volume's ticks do not carry over.
     world.insert_resource(FlockCommands::<Vec3>::default());
@@ -519,28 +471,6 @@ fn sync_fish(world: &mut World) {
         crate::commands::follow_core(&mut world.commands(), &mut state);
         world.flush();
     });
-}
-
-/// At the write-back, the entities follow what the tick's commands did,
-/// as on a plane ([`follow_core`](crate::commands::follow_core)).
-fn follow_commands(mut state: ResMut<Flock3dState>, mut commands: Commands) {
-    crate::commands::follow_core(&mut commands, &mut state);
-}
-
-/// Takes out of the core the fish whose entities the game despawned (the
-/// fish that take their ids keep their entities, renumbered) and into it
-/// those it spawned (under the next ids, in the order they arrived; a
-/// fish without [`School`] joins the first), then takes what a game wrote
-/// to the fish since the last write-back, as on a plane
-/// ([`gather_written`]).
-fn gather_moved(mut state: ResMut<Flock3dState>, mut fish: FishQueries<Vec3, InSchool<Vec3>>) {
-    let state = &mut *state;
-    if crate::fish_entities::hand_over(&mut state.entities, &mut state.flock, &mut fish) {
-        // Fish no configuration holds: no longer a loaded configuration's
-        // run.
-        state.space.loaded = None;
-    }
-    gather_written(state, &fish.p0());
 }
 
 /// After the write-back: a replay compares its checkpoint at this tick.

@@ -702,3 +702,32 @@ fn group_and_leader_markers_follow_the_core_and_the_game() {
     app.update();
     assert_eq!(grouped(&mut app), 0);
 }
+
+/// `Flock3dConfig` is followed as a plane's `FlockConfig` is: an edit
+/// takes effect at the next tick, a bad one is refused (reported once,
+/// kept in `rejected`) while the last valid one stays, and a command that
+/// changes the parameters is written back to it.
+#[test]
+fn the_volume_configuration_is_followed_both_ways() {
+    use mirofish_sim::space::VolumeCommand;
+    let mut app = app();
+    app.world_mut().commands().queue(SpawnSchool3d::new(60));
+    app.update();
+    app.world_mut().resource_mut::<Flock3dConfig>().params.max_speed = 40.0;
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().schools()[0].max_speed, 40.0);
+    app.world_mut().resource_mut::<Flock3dConfig>().params.perception_radius = f32::NAN;
+    app.update();
+    app.update();
+    let state = app.world().resource::<Flock3dState>();
+    assert_eq!(state.rejected().map(|e| e.field), Some("perception_radius"));
+    assert_eq!(state.config().params.max_speed, 40.0, "the last valid configuration stays");
+    assert_eq!(app.world().resource::<FlockRefusals>().total(), 1, "reported once");
+    let params = FlockParams { max_speed: 90.0, ..FlockParams::default() };
+    app.world_mut().resource_mut::<FlockCommands<Vec3>>().submit(VolumeCommand::SetParams(params)).unwrap();
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dConfig>().params, params, "the command is written back");
+    // Written back whole: the next tick finds the configuration in force.
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dState>().rejected(), None);
+}
