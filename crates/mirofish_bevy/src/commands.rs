@@ -203,10 +203,11 @@ fn follow_fish<V: Space>(commands: &mut Commands, state: &mut FlockState<V>) {
     }
 }
 
-/// [`FlockConfig`](crate::FlockConfig) (and the configuration in force) as the core holds it
-/// after the commands: each of the parameters, tank, zones, goals and
-/// attractor a command changed (a game's own edits to the others stay).
-fn follow_config<V: Space>(config: &mut ResMut<FlockConfigOf<V>>, state: &mut FlockState<V>) {
+/// [`FlockConfig`](crate::FlockConfig) (and the configuration in force)
+/// as the core holds it after the commands (or a spawn that added a
+/// school): each of the parameters, tank, zones, goals and attractor that
+/// changed (a game's own edits to the others stay).
+pub(crate) fn follow_config<V: Space>(config: &mut FlockConfigOf<V>, state: &mut FlockState<V>) {
     let (flock, active) = (&state.flock, &mut state.active);
     let (table, scene) = (flock.params(), flock.scene());
     // Each field written only where the core's differs from the one in

@@ -323,6 +323,11 @@ impl Command for SpawnSchool3d {
             // Every id in the range was just spawned.
             let _ = state.flock.set_leader(id, true);
         }
+        // A new school is in the configuration from now on, in force and
+        // in the resource, so that the next edit of it keeps the school.
+        world.resource_scope(|world, mut config: Mut<Flock3dConfig>| {
+            crate::commands::follow_config(&mut config, &mut world.resource_mut::<Flock3dState>());
+        });
         // Their entities, now rather than after the next tick.
         sync_fish(world);
     }

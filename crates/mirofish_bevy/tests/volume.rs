@@ -730,4 +730,14 @@ fn the_volume_configuration_is_followed_both_ways() {
     // Written back whole: the next tick finds the configuration in force.
     app.update();
     assert_eq!(app.world().resource::<Flock3dState>().rejected(), None);
+    // A school a spawn adds is in the configuration: a later edit keeps it.
+    let slow = FlockParams { max_speed: 30.0, ..FlockParams::default() };
+    app.world_mut().commands().queue(SpawnSchool3d::new(20).with_params(slow));
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dConfig>().schools, [slow]);
+    app.world_mut().resource_mut::<Flock3dConfig>().params.max_speed = 70.0;
+    app.update();
+    let speeds: Vec<f32> =
+        app.world().resource::<Flock3dState>().schools().iter().map(|p| p.max_speed).collect();
+    assert_eq!(speeds, [70.0, 30.0]);
 }
