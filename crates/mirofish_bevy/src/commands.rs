@@ -207,7 +207,12 @@ fn follow_fish<V: Space>(commands: &mut Commands, state: &mut FlockState<V>) {
 /// as the core holds it after the commands (or a spawn that added a
 /// school): each of the parameters, tank, zones, goals and attractor that
 /// changed (a game's own edits to the others stay).
-pub(crate) fn follow_config<V: Space>(config: &mut FlockConfigOf<V>, state: &mut FlockState<V>) {
+pub(crate) fn follow_config<V: Space>(
+    // Through `DerefMut` (`ResMut`, `Mut`), so that only a field written
+    // marks the resource changed.
+    config: &mut impl core::ops::DerefMut<Target = FlockConfigOf<V>>,
+    state: &mut FlockState<V>,
+) {
     let (flock, active) = (&state.flock, &mut state.active);
     let (table, scene) = (flock.params(), flock.scene());
     // Each field written only where the core's differs from the one in

@@ -215,9 +215,8 @@ impl Plugin for MiroFishPlugin {
             ..tick::state_for::<Vec2>(app)
         };
         let schedule = self.schedule;
-        tick::add_tick(app, schedule, state, (metrics::sample_metrics, recording::take_checkpoints).chain());
-        app.init_resource::<FlockMetrics>()
-            .init_resource::<FlockRecorder>()
+        tick::add_tick(app, schedule, state, recording::take_checkpoints);
+        app.init_resource::<FlockRecorder>()
             .register_type::<FlockConfig>()
             .register_type::<FlockMetrics>()
             .register_type::<(Boid, FishId, Position, Velocity, Steering, ExtraSteering, WanderPhase)>()

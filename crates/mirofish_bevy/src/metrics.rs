@@ -5,9 +5,10 @@ use bevy::prelude::*;
 use mirofish_sim::MetricsLog;
 use mirofish_sim::observe::metrics::{DEFAULT_EVERY, Metrics};
 
+use crate::space::Space;
 use crate::state::FlockState;
 
-/// The sampled metrics of the running school.
+/// The sampled metrics of the running school, in either space.
 ///
 /// Sampled after the tick's write-back whenever the tick count is a
 /// multiple of [`FlockMetrics::every`]; the history keeps the latest
@@ -67,8 +68,12 @@ impl FlockMetrics {
 
 /// Samples the flock when due; keeps the flock's rule recording in step
 /// with [`FlockMetrics::rule_forces`].
-pub(crate) fn sample_metrics(mut metrics: ResMut<FlockMetrics>, mut state: ResMut<FlockState>) {
+pub(crate) fn sample_metrics<V: Space>(mut metrics: ResMut<FlockMetrics>, mut state: ResMut<FlockState<V>>) {
     let metrics = &mut *metrics;
+    if metrics.log.latest().is_some_and(|last| last.tick > state.flock.tick()) {
+        // The school started over: its history is another run's.
+        metrics.log.clear();
+    }
     if metrics.rule_forces && !state.flock.records_rules() {
         state.flock.set_record_rules(true);
     }

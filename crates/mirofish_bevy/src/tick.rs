@@ -17,6 +17,7 @@ use crate::commands::{self, FlockCommands};
 use crate::components::{self, SceneArrivals};
 use crate::config::FlockConfigOf;
 use crate::fish_entities::{fish_entity_arrived, fish_entity_gone, school_removed};
+use crate::metrics::{FlockMetrics, sample_metrics};
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
 use crate::scene_entities::gather_scene;
 use crate::schedule::BoidSystems;
@@ -34,8 +35,8 @@ use crate::systems::{
 /// and predators, the leaders and groups from their markers and the grid; each of the core's stages in the set of its name (with
 /// [`ExtraSteering`](crate::ExtraSteering) before the clamp); and in
 /// [`BoidSystems::Writeback`] the entities following what the commands
-/// did, the write-back of the fish and the predators, then `after` (the
-/// space's own).
+/// did, the write-back of the fish and the predators, the metrics, then
+/// `after` (the space's own).
 pub(crate) fn add_tick<V: Space, M>(
     app: &mut App,
     schedule: Interned<dyn ScheduleLabel>,
@@ -46,6 +47,7 @@ pub(crate) fn add_tick<V: Space, M>(
         .init_resource::<FlockRefusals>()
         .insert_resource(state)
         .init_resource::<FlockCommands<V>>()
+        .init_resource::<FlockMetrics>()
         .init_resource::<SceneArrivals>()
         .add_observer(components::number_arrival::<V::Rock>)
         .add_observer(components::number_arrival::<V::Hunter>)
@@ -74,7 +76,13 @@ pub(crate) fn add_tick<V: Space, M>(
                 stage::<V>(TickStage::Integrate).in_set(BoidSystems::Integrate),
                 stage::<V>(TickStage::Boundary).in_set(BoidSystems::Boundary),
                 stage::<V>(TickStage::Predators).in_set(BoidSystems::Predators),
-                (commands::follow_commands::<V>, write_back::<V>, write_back_predators::<V>, after)
+                (
+                    commands::follow_commands::<V>,
+                    write_back::<V>,
+                    write_back_predators::<V>,
+                    sample_metrics::<V>,
+                    after,
+                )
                     .chain()
                     .in_set(BoidSystems::Writeback),
             ),

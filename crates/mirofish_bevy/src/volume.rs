@@ -247,6 +247,7 @@ impl Plugin for MiroFish3dPlugin {
         state.space.bank = self.bank;
         crate::tick::add_tick(app, self.schedule, state, check_replay);
         app.register_type::<Flock3dConfig>()
+            .register_type::<crate::FlockMetrics>()
             .register_type::<(Boid3d, FishId, School, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>)>()
             .register_type::<(Steering<Vec3>, ExtraSteering<Vec3>, WanderPhase, Leader, FishGroup)>()
             .register_type::<(Obstacle3d, Predator3d)>();

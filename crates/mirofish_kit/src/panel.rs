@@ -49,10 +49,10 @@ use bevy_egui::{EguiContext, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiCont
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::volume::Flock3dState;
-use mirofish_bevy::{FishId, FlockCommands, FlockMetrics, Session};
+use mirofish_bevy::{FishId, FlockCommands, FlockConfigOf, FlockMetrics, Session, Space};
 use mirofish_sim::control::tuning::KNOBS;
 use mirofish_sim::observe::health::{Health, Mark};
-use mirofish_sim::observe::metrics::{COLUMNS, Metrics, MetricsLog};
+use mirofish_sim::observe::metrics::{COLUMNS, Metrics};
 use mirofish_sim::space::VolumeCommand;
 use mirofish_sim::step::command::FlockCommand;
 use mirofish_sim::{Preset, observe};
@@ -187,9 +187,7 @@ impl Plugin for TuningPanelPlugin {
         app.init_resource::<PanelSettings>()
             .init_resource::<PanelSections>()
             .init_resource::<PointerOverUi>()
-            .init_resource::<VolumeSamples>()
-            .add_systems(EguiPrimaryContextPass, draw_panel)
-            .add_systems(Update, sample_volume.run_if(resource_exists::<Flock3dState>));
+            .add_systems(EguiPrimaryContextPass, draw_panel);
         // A plane's sections where its plugin runs, a volume's where its
         // plugin does.
         let plane = |w: &World| w.contains_resource::<FlockState>();
@@ -199,8 +197,8 @@ impl Plugin for TuningPanelPlugin {
         add_section(app, "run", order::RUN, true, crate::run::run_section, |w| {
             w.contains_resource::<crate::run::RunControls>()
         });
-        add_section(app, "health", order::HEALTH, true, health_section, plane);
-        add_section(app, "health", order::HEALTH, true, volume_health_section, volume);
+        add_section(app, "health", order::HEALTH, true, health_section::<Vec2>, plane);
+        add_section(app, "health", order::HEALTH, true, health_section::<Vec3>, volume);
         add_section(app, "school", order::SCHOOL, true, school_section, plane);
         add_section(app, "school", order::SCHOOL, true, volume_school_section, volume);
         add_section(app, "view", order::VIEW, false, view_section, |w| {
@@ -229,8 +227,9 @@ impl Plugin for TuningPanelPlugin {
         add_section(app, "record & replay", order::RECORD, true, volume_record_section, |w| {
             w.contains_resource::<RecorderControls>() && w.contains_resource::<Flock3dState>()
         });
-        add_section(app, "metrics", order::METRICS, false, metrics_section, plane);
-        add_section(app, "metrics", order::METRICS, false, volume_metrics_section, volume);
+        add_section(app, "metrics", order::METRICS, false, metrics_section, |w| {
+            w.contains_resource::<FlockMetrics>()
+        });
         add_section(app, "keys", order::KEYS, false, crate::keys::keys_section, |w| {
             w.contains_resource::<crate::keys::Shortcuts>() || w.contains_resource::<ToolSettings>()
         });
@@ -298,8 +297,13 @@ pub fn stats_section(InMut(ui): InMut<egui::Ui>, state: Res<FlockState>) {
 }
 
 /// Each measure of the latest metrics sample with a green (natural),
-/// yellow-green (acceptable), amber or red mark, and the diagnosis.
-pub fn health_section(InMut(ui): InMut<egui::Ui>, metrics: Res<FlockMetrics>, config: Res<FlockConfig>) {
+/// yellow-green (acceptable), amber or red mark, and the diagnosis, on a
+/// plane (`health_section::<Vec2>`) or in a volume (`::<Vec3>`).
+pub fn health_section<V: Space>(
+    InMut(ui): InMut<egui::Ui>,
+    metrics: Res<FlockMetrics>,
+    config: Res<FlockConfigOf<V>>,
+) {
     health_ui(ui, &Health::assess(metrics.log().rows(), &config.params, &config.tank));
 }
 
@@ -697,56 +701,12 @@ fn plot_rows(ui: &mut egui::Ui, rows: &[Metrics], fixed: Option<&Time<Fixed>>) {
     ui.label("time axis in seconds of simulation");
 }
 
-/// A volume's school measured about ten times a second of simulated time
-/// (a pass over the fish each), for the panel's sections in a volume: the
-/// latest samples as the plane's metric rows ([`Metrics::from`]).
-#[derive(Resource, Debug)]
-pub struct VolumeSamples {
-    /// Ticks between two samples.
-    pub every: u64,
-    /// The samples, oldest first (at most [`VolumeSamples::KEEP`]).
-    log: MetricsLog,
-    /// The volume's tick at the last sample.
-    last: Option<u64>,
-}
-
-impl VolumeSamples {
-    /// Samples kept: two minutes at ten a second.
-    pub const KEEP: usize = 1200;
-
-    /// The samples, oldest first.
-    pub fn rows(&self) -> &[Metrics] {
-        self.log.rows()
-    }
-}
-
-impl Default for VolumeSamples {
-    fn default() -> Self {
-        Self { every: 6, log: MetricsLog::new(6), last: None }
-    }
-}
-
-/// Samples the volume every [`VolumeSamples::every`] ticks (and starts
-/// over when the volume does).
-fn sample_volume(state: Res<Flock3dState>, mut samples: ResMut<VolumeSamples>) {
-    let tick = state.flock().tick();
-    if samples.last.is_some_and(|last| tick < last) {
-        samples.log.clear();
-        samples.last = None;
-    }
-    if samples.last.is_none_or(|last| tick >= last + samples.every.max(1)) {
-        samples.log.push(Metrics::from(state.flock().metrics()));
-        samples.log.keep_latest(VolumeSamples::KEEP);
-        samples.last = Some(tick);
-    }
-}
-
 /// A volume's numbers: fish, tick, neighbours, speed, polarization and
 /// milling (of the latest sample).
 pub fn volume_stats_section(
     InMut(ui): InMut<egui::Ui>,
     state: Res<Flock3dState>,
-    samples: Res<VolumeSamples>,
+    metrics: Res<FlockMetrics>,
 ) {
     egui::Grid::new("mirofish volume stats").num_columns(2).show(ui, |ui| {
         let mut row = |name: &str, value: String| {
@@ -756,23 +716,13 @@ pub fn volume_stats_section(
         };
         row("fish", state.flock().len().to_string());
         row("tick", state.flock().tick().to_string());
-        if let Some(m) = samples.rows().last() {
+        if let Some(m) = metrics.latest() {
             row("mean neighbours", format!("{:.1}", m.mean_neighbours));
             row("mean speed", format!("{:.1}", m.mean_speed));
             row("polarization", format!("{:.2}", m.polarization));
             row("milling", format!("{:.2}", m.milling));
         }
     });
-}
-
-/// A volume's health: the marks and diagnosis of its latest samples.
-pub fn volume_health_section(
-    InMut(ui): InMut<egui::Ui>,
-    state: Res<Flock3dState>,
-    samples: Res<VolumeSamples>,
-) {
-    let params = state.flock().params().first().copied().unwrap_or_default();
-    health_ui(ui, &Health::assess(samples.rows(), &params, state.flock().tank()));
 }
 
 /// A volume's school the panel edits, its walls and a slider for every
@@ -831,15 +781,6 @@ pub fn volume_school_section(
     if params != before {
         send(VolumeCommand::SetSchoolParams { school, params });
     }
-}
-
-/// A volume's order and spacing over simulated time, from its samples.
-pub fn volume_metrics_section(
-    InMut(ui): InMut<egui::Ui>,
-    samples: Res<VolumeSamples>,
-    fixed: Option<Res<Time<Fixed>>>,
-) {
-    plot_rows(ui, samples.rows(), fixed.as_deref());
 }
 
 /// A Bevy colour as egui's.

@@ -9,7 +9,6 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 use mirofish_bevy::volume::*;
 use mirofish_kit::TuningPanelPlugin;
-use mirofish_kit::panel::VolumeSamples;
 use mirofish_sim::space::VolumeCommand;
 
 mod common;
@@ -17,7 +16,7 @@ use common::panel::{click_at, find, frame};
 
 fn app() -> App {
     let mut app = common::volume_app();
-    app.add_plugins(TuningPanelPlugin);
+    app.insert_resource(mirofish_bevy::FlockMetrics::new(6)).add_plugins(TuningPanelPlugin);
     #[cfg(feature = "decide")]
     app.add_plugins(mirofish_decide::plugin::DecisionPlugin3d);
     app.world_mut().commands().queue(SpawnSchool3d::new(150));
@@ -31,7 +30,10 @@ fn app() -> App {
 #[test]
 fn the_panel_shows_a_volume_and_changes_it_by_command() {
     let mut app = app();
-    assert!(app.world().resource::<VolumeSamples>().rows().len() >= 2, "the volume is sampled");
+    assert!(
+        app.world().resource::<mirofish_bevy::FlockMetrics>().log().rows().len() >= 2,
+        "the volume is sampled"
+    );
     let ctx = egui::Context::default();
     let texts = frame(&mut app, &ctx, Vec::new());
     let mut wanted =

@@ -67,6 +67,8 @@ impl Plugin for Aquarium3dPlugin {
         app.insert_resource(ClearColor(Color::srgb(0.02, 0.07, 0.12)))
             .insert_resource(GlobalAmbientLight { brightness: 150.0, ..default() })
             .insert_resource(config.clone())
+            // About ten samples a second, for the panel's plots and state.
+            .insert_resource(mirofish_bevy::FlockMetrics::new(6))
             .insert_resource(Panel3d::new(config, self.fish))
             .insert_resource(FishLook3d { colours: SCHOOL_COLOURS.to_vec(), ..default() })
             .add_plugins((MiroFish3dPlugin::default().with_banking(0.6), Panel3dPlugin, FishLook3dPlugin))

@@ -11,8 +11,9 @@
 //! parallel at a width that turned a swarm into a torus.
 
 use bevy::prelude::*;
+use mirofish_bevy::FlockMetrics;
 use mirofish_bevy::volume::*;
-use mirofish_kit::panel::{PanelAppExt, PanelSettings, VolumeSamples, egui, order};
+use mirofish_kit::panel::{PanelAppExt, PanelSettings, egui, order};
 use mirofish_kit::{RecorderControls, RecorderPlugin, TuningPanelPlugin};
 use mirofish_sim::control::volume::Ball;
 use mirofish_sim::space::{CollectiveState, VolumeCommand, Zones};
@@ -193,9 +194,9 @@ fn starts_section(
     mut commands: Commands,
     (state, mut queue): (Res<Flock3dState>, ResMut<FlockCommands<Vec3>>),
     mut panel: ResMut<Panel3d>,
-    samples: Res<VolumeSamples>,
+    metrics: Res<FlockMetrics>,
 ) {
-    if let Some(m) = samples.rows().last() {
+    if let Some(m) = metrics.latest() {
         let seen = CollectiveState::classify(f64::from(m.polarization), f64::from(m.milling));
         ui.label(format!("state: {}", seen.name()));
     }
