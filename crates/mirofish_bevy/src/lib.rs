@@ -77,6 +77,7 @@ mod config;
 mod fish_entities;
 pub mod interpolation;
 mod metrics;
+mod plugin;
 mod recording;
 mod refusals;
 mod scene_entities;
@@ -90,8 +91,6 @@ mod turn;
 pub mod volume;
 
 use bevy::app::{RunFixedMainLoop, RunFixedMainLoopSystems};
-use bevy::ecs::intern::Interned;
-use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 
 #[cfg(feature = "asset")]
@@ -108,6 +107,7 @@ pub use mirofish_sim;
 /// A change to the running school, stamped with the tick it applies at
 /// (named apart from Bevy's own `Command` trait).
 pub use mirofish_sim::FlockCommand;
+pub use plugin::{MiroFishPlugin, MiroFishPluginOf};
 pub use recording::{FlockRecorder, Session};
 pub use refusals::{FlockRefusal, FlockRefusals, Refused};
 pub use schedule::BoidSystems;
@@ -133,87 +133,10 @@ pub mod prelude {
 /// ([`MiroFishPlugin::with_max_catch_up`]).
 pub const MAX_CATCH_UP_TICKS: u32 = 3;
 
-/// Adds the fish-school simulation to an app.
-///
-/// Inserts a default [`FlockConfig`] unless the app already has one and
-/// schedules the [`BoidSystems`] sets in its schedule ([`FixedUpdate`]
-/// unless [`MiroFishPlugin::new`] names another). Works headless
-/// (`MinimalPlugins`, no window).
-///
-/// The app's clocks are left alone unless the game asks: each tick lasts
-/// the schedule's `Time` delta (in [`FixedUpdate`], the app's fixed time
-/// step: Bevy's default is 64 Hz). [`MiroFishPlugin::with_tick_rate`] sets
-/// `Time<Fixed>` to a rate of its own (the examples use 60 Hz, the rate the
-/// presets were tuned at), and [`MiroFishPlugin::with_max_catch_up`] limits
-/// `Time<Virtual>`'s largest step, so that a slow frame is followed by at
-/// most that many ticks instead of a burst.
-///
-/// An invalid [`FlockConfig`] inserted before the plugin is refused like any
-/// later one: the defaults (with its seed) are used, and the error is kept
-/// in [`FlockState::rejected`] and reported (see [`FlockRefusals`]).
-///
-/// # Panics
-///
-/// If the tick rate asked for is not between 1 and 10 000 Hz: a mistake in
-/// the program, not in its input.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MiroFishPlugin {
-    /// The schedule the tick runs in (default [`FixedUpdate`]). Outside
-    /// a fixed-step schedule each tick lasts the frame's delta, so runs
-    /// are no longer reproducible, and `Transform`s are placed at the tick's
-    /// positions instead of being interpolated.
-    pub schedule: Interned<dyn ScheduleLabel>,
-    /// Fixed ticks per second to set on `Time<Fixed>`; `None` (the
-    /// default) leaves the app's fixed clock as it is.
-    pub tick_rate: Option<f64>,
-    /// Most ticks run in one frame after a slow one, set as
-    /// `Time<Virtual>`'s maximum delta; `None` (the default) leaves it as
-    /// it is.
-    pub max_catch_up: Option<u32>,
-    /// Whether to interpolate `Transform`s between ticks (default on; turn
-    /// it off to drive `Transform` yourself).
-    pub interpolate: bool,
-}
-
-impl Default for MiroFishPlugin {
-    fn default() -> Self {
-        Self::new(FixedUpdate)
-    }
-}
-
-impl MiroFishPlugin {
-    /// The plugin with its tick in `schedule`, leaving the app's clocks alone.
-    pub fn new(schedule: impl ScheduleLabel) -> Self {
-        Self { schedule: schedule.intern(), tick_rate: None, max_catch_up: None, interpolate: true }
-    }
-
-    /// Sets `Time<Fixed>` to `hz` ticks per second.
-    pub fn with_tick_rate(mut self, hz: f64) -> Self {
-        self.tick_rate = Some(hz);
-        self
-    }
-
-    /// Limits the catch-up after a slow frame to `ticks` ticks (at least 1),
-    /// through `Time<Virtual>`'s maximum delta.
-    pub fn with_max_catch_up(mut self, ticks: u32) -> Self {
-        self.max_catch_up = Some(ticks.max(1));
-        self
-    }
-
-    /// Without `Transform` interpolation.
-    pub fn without_interpolation(mut self) -> Self {
-        self.interpolate = false;
-        self
-    }
-}
-
-impl Plugin for MiroFishPlugin {
+impl Plugin for MiroFishPluginOf<Vec2> {
     fn build(&self, app: &mut App) {
         self.clocks().build(app, "MiroFishPlugin");
-        let state = FlockState {
-            fixed_schedule: self.schedule == FixedUpdate.intern(),
-            ..tick::state_for::<Vec2>(app)
-        };
+        let state = FlockState { fixed_schedule: self.runs_fixed(), ..tick::state_for::<Vec2>(app) };
         let schedule = self.schedule;
         tick::add_tick(app, schedule, state, recording::take_checkpoints);
         app.init_resource::<FlockRecorder>()
@@ -240,12 +163,5 @@ impl Plugin for MiroFishPlugin {
 
     fn finish(&self, app: &mut App) {
         self.clocks().finish(app);
-    }
-}
-
-impl MiroFishPlugin {
-    /// The clocks the plugin was asked to set.
-    fn clocks(&self) -> tick::Clocks {
-        tick::Clocks { tick_rate: self.tick_rate, max_catch_up: self.max_catch_up }
     }
 }

@@ -58,8 +58,6 @@
 //! configuration file with [`LoadVolume3d`]; play a recorded session again
 //! with [`ReplayVolume3d`].
 
-use bevy::ecs::intern::Interned;
-use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 use mirofish_sim::Scene3d;
 use mirofish_sim::space::Flock3d;
@@ -81,6 +79,8 @@ pub use crate::components::{
 };
 /// The core's school and its entities, the plane's over `Vec3`.
 pub use crate::config::FlockConfigOf;
+/// The plugin, the plane's over `Vec3`.
+pub use crate::plugin::MiroFishPluginOf;
 /// How a replay stands ([`Flock3dState::replay`]), as on a plane.
 pub use crate::recording::Session;
 use crate::recording::compare_checkpoint;
@@ -155,95 +155,27 @@ impl FlockState<Vec3> {
     }
 }
 
-/// Adds schools in a volume: [`Flock3dState`] from [`Flock3dConfig`], a
-/// tick per run of its schedule, and `Transform`s that follow the fish.
-/// The same plugin as the plane's [`MiroFishPlugin`](crate::MiroFishPlugin)
-/// over `Vec3`, with the same settings: the app's clocks are left alone
-/// unless asked ([`MiroFish3dPlugin::with_tick_rate`],
-/// [`MiroFish3dPlugin::with_max_catch_up`]).
-///
-/// # Panics
-///
-/// If the tick rate asked for is not between 1 and 10 000 Hz: a mistake in
-/// the program, not in its input.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MiroFish3dPlugin {
-    /// The schedule the tick runs in (default [`FixedUpdate`]).
-    pub schedule: Interned<dyn ScheduleLabel>,
-    /// Fixed ticks per second to set on `Time<Fixed>`; `None` (the
-    /// default) leaves the app's fixed clock as it is.
-    pub tick_rate: Option<f64>,
-    /// Most ticks run in one frame after a slow one, set as
-    /// `Time<Virtual>`'s maximum delta; `None` (the default) leaves it as
-    /// it is.
-    pub max_catch_up: Option<u32>,
-    /// Whether the fish's `Transform`s follow them between ticks (default
-    /// on; turn it off to drive `Transform` yourself).
-    pub interpolate: bool,
-    /// The most a fish's `Transform` rolls into a turn (radians, 0 to
-    /// π/2; default 0: fish stay upright). A fish steering sideways at its
-    /// full `max_force` rolls this far towards the side it turns to.
-    pub bank: f32,
-}
+/// Adds schools in a volume: the plugin ([`MiroFishPluginOf`]) over
+/// `Vec3`, with [`Flock3dState`] from [`Flock3dConfig`], a tick per run of
+/// its schedule, and `Transform`s that follow the fish (turned along
+/// their velocity, rolled into their turns with
+/// [`MiroFishPluginOf::with_banking`]).
+pub type MiroFish3dPlugin = MiroFishPluginOf<Vec3>;
 
-impl Default for MiroFish3dPlugin {
-    fn default() -> Self {
-        Self::new(FixedUpdate)
-    }
-}
-
-impl MiroFish3dPlugin {
-    /// The plugin with its tick in `schedule`, leaving the app's clocks
-    /// alone.
-    pub fn new(schedule: impl ScheduleLabel) -> Self {
-        Self {
-            schedule: schedule.intern(),
-            tick_rate: None,
-            max_catch_up: None,
-            interpolate: true,
-            bank: 0.0,
-        }
-    }
-
-    /// Sets `Time<Fixed>` to `hz` ticks per second.
-    pub fn with_tick_rate(mut self, hz: f64) -> Self {
-        self.tick_rate = Some(hz);
-        self
-    }
-
-    /// Limits the catch-up after a slow frame to `ticks` ticks (at least 1),
-    /// through `Time<Virtual>`'s maximum delta.
-    pub fn with_max_catch_up(mut self, ticks: u32) -> Self {
-        self.max_catch_up = Some(ticks.max(1));
-        self
-    }
-
-    /// Without the `Transform`s following the fish.
-    pub fn without_interpolation(mut self) -> Self {
-        self.interpolate = false;
-        self
-    }
-
+impl MiroFishPluginOf<Vec3> {
     /// Fish roll into their turns, at most `max_roll` radians (clamped to
     /// 0–π/2; not a number: none).
     pub fn with_banking(mut self, max_roll: f32) -> Self {
         self.bank = if max_roll.is_nan() { 0.0 } else { max_roll.clamp(0.0, core::f32::consts::FRAC_PI_2) };
         self
     }
-
-    /// The clocks the plugin was asked to set.
-    fn clocks(&self) -> crate::tick::Clocks {
-        crate::tick::Clocks { tick_rate: self.tick_rate, max_catch_up: self.max_catch_up }
-    }
 }
 
-impl Plugin for MiroFish3dPlugin {
+impl Plugin for MiroFishPluginOf<Vec3> {
     fn build(&self, app: &mut App) {
         self.clocks().build(app, "MiroFish3dPlugin");
-        let mut state = Flock3dState {
-            fixed_schedule: self.schedule == FixedUpdate.intern(),
-            ..crate::tick::state_for::<Vec3>(app)
-        };
+        let mut state =
+            Flock3dState { fixed_schedule: self.runs_fixed(), ..crate::tick::state_for::<Vec3>(app) };
         state.space.bank = self.bank;
         crate::tick::add_tick(app, self.schedule, state, check_replay);
         app.register_type::<Flock3dConfig>()
