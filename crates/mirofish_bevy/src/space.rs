@@ -8,8 +8,7 @@ use bevy::prelude::*;
 
 use crate::components::Boid;
 use crate::scene_entities::SceneForms;
-use crate::state::VolumeParts;
-use crate::state::{PlaneParts, SpaceParts};
+use crate::state::{PlaneParts, SpaceParts, VolumeParts};
 use crate::volume::Boid3d;
 
 /// A space a school swims in: the plane (`Vec2`) or the volume (`Vec3`).

@@ -1,9 +1,9 @@
 //! One tick in an app, in either space: the systems both plugins schedule
 //! in the sets of [`BoidSystems`], and the observers that keep the core's
 //! fish in line with their entities. Each plugin adds what is its space's
-//! own: what follows the write-back (a plane's metrics and recorded
-//! sessions, a volume's replay), how `Transform`s follow the fish, and its
-//! commands that start a school over.
+//! own: what follows the write-back (a plane's recorded sessions, a
+//! volume's replay), how `Transform`s follow the fish, and its commands
+//! that start a school over.
 
 use core::time::Duration;
 
@@ -32,7 +32,8 @@ use crate::systems::{
 /// handed over right after [`BoidSystems::Commands`]; in
 /// [`BoidSystems::SpatialIndex`] the tick's step, a changed
 /// configuration, the fish a game spawned, despawned or wrote, the rocks
-/// and predators, the leaders and groups from their markers and the grid; each of the core's stages in the set of its name (with
+/// and predators, the leaders and groups from their markers and the
+/// grid; each of the core's stages in the set of its name (with
 /// [`ExtraSteering`](crate::ExtraSteering) before the clamp); and in
 /// [`BoidSystems::Writeback`] the entities following what the commands
 /// did, the write-back of the fish and the predators, the metrics, then
