@@ -10,7 +10,6 @@ use mirofish_bevy::{
     FishId, FlockCommand, FlockCommands, FlockConfigOf, FlockMetrics, FlockState, Leader, MiroFishPluginOf,
     Position, Space, Velocity,
 };
-use mirofish_sim::Vector;
 
 /// A headless app with the plugin of the space `V`, one tick per update.
 fn app<V: Space>() -> App
