@@ -199,8 +199,11 @@ impl Plugin for MiroFishPluginOf<Vec3> {
 pub struct SpawnSchool3d {
     /// How many fish.
     pub count: usize,
-    /// Parameters of a new school; `None` joins school 0.
+    /// Parameters of a new school; `None` joins [`SpawnSchool3d::school`].
     pub params: Option<FlockParams>,
+    /// Which school they join without `params` (see [`School`]; one
+    /// beyond the table counts as its last), as on a plane.
+    pub school: u16,
     /// Seed of their scattering (mixed with the count of fish so far).
     pub seed: u64,
     /// How many of them lead (the first spawned): they steer for the
@@ -212,12 +215,19 @@ pub struct SpawnSchool3d {
 impl SpawnSchool3d {
     /// `count` fish joining the first school.
     pub fn new(count: usize) -> Self {
-        Self { count, params: None, seed: 0, leaders: 0 }
+        Self { count, params: None, school: 0, seed: 0, leaders: 0 }
     }
 
     /// The first `leaders` of them lead (at most all of them).
     pub fn with_leaders(mut self, leaders: usize) -> Self {
         self.leaders = leaders;
+        self
+    }
+
+    /// The same fish, in school `school`, as a plane's
+    /// [`SpawnSchool::in_school`](crate::SpawnSchool::in_school).
+    pub fn in_school(mut self, school: u16) -> Self {
+        self.school = school;
         self
     }
 
@@ -240,7 +250,10 @@ impl Command for SpawnSchool3d {
         let first = state.flock.len() as u32;
         let added = match self.params {
             Some(params) => state.flock.add_school(params, self.count, seed).map(drop),
-            None => state.flock.spawn_school(0, self.count, seed).map(drop),
+            None => {
+                let last = state.flock.params().len().saturating_sub(1) as u16;
+                state.flock.spawn_school(self.school.min(last), self.count, seed).map(drop)
+            }
         };
         match added {
             Ok(()) => {}

@@ -740,4 +740,10 @@ fn the_volume_configuration_is_followed_both_ways() {
     let speeds: Vec<f32> =
         app.world().resource::<Flock3dState>().schools().iter().map(|p| p.max_speed).collect();
     assert_eq!(speeds, [70.0, 30.0]);
+    // More fish join that school, as on a plane.
+    app.world_mut().commands().queue(SpawnSchool3d::new(5).in_school(1));
+    app.update();
+    let in_second = app.world_mut().query::<&School>().iter(app.world()).filter(|s| s.0 == 1).count();
+    let state = app.world().resource::<Flock3dState>();
+    assert_eq!((state.flock().schools().iter().filter(|&&s| s == 1).count(), in_second), (25, 25));
 }
