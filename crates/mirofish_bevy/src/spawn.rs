@@ -1,6 +1,7 @@
 //! Spawning a whole school with one command.
 
 use bevy::prelude::*;
+use mirofish_sim::FlockParams;
 use mirofish_sim::rules::noise::mix64;
 use mirofish_sim::world::params::validate_fish;
 use mirofish_sim::world::spawn::scatter_heading;
@@ -39,12 +40,16 @@ pub struct SpawnSchool {
     pub heading: Option<f32>,
     /// How many of them lead (get [`Leader`]): the first ones placed.
     pub leaders: usize,
+    /// Parameters of a new school the fish form (appended to
+    /// [`FlockConfig::schools`], in force from the next tick), in place of
+    /// joining `school`; `None`: they join `school`.
+    pub params: Option<FlockParams>,
 }
 
 impl SpawnSchool {
     /// A school of `count` fish, in school 0, heading every way.
     pub fn new(count: usize) -> Self {
-        Self { count, school: 0, heading: None, leaders: 0 }
+        Self { count, school: 0, heading: None, leaders: 0, params: None }
     }
 
     /// The same fish, the first `leaders` of them leading (see
@@ -60,6 +65,16 @@ impl SpawnSchool {
         self
     }
 
+    /// The same fish, forming a new school with `params`, as
+    /// [`SpawnSchool3d::with_params`](crate::volume::SpawnSchool3d::with_params)
+    /// does in a volume: the parameters are appended to the configuration's
+    /// schools (while the configuration in the resource is refused, the
+    /// fish swim in its last school in force until it is mended).
+    pub fn with_params(mut self, params: FlockParams) -> Self {
+        self.params = Some(params);
+        self
+    }
+
     /// The same fish, all starting along `heading` (radians) give or take
     /// an eighth of a turn: a school that starts out schooled. A heading
     /// that is not finite counts as none.
@@ -72,7 +87,7 @@ impl SpawnSchool {
 impl Command for SpawnSchool {
     type Out = ();
 
-    fn apply(self, world: &mut World) {
+    fn apply(mut self, world: &mut World) {
         let present = world.query_filtered::<(), With<Boid>>().iter(world).count();
         if let Err(err) = validate_fish("SpawnSchool.count", present.saturating_add(self.count)) {
             let tick = {
@@ -82,6 +97,13 @@ impl Command for SpawnSchool {
             };
             refusals::report_in(world, FlockRefusal { tick, what: Refused::Spawn, error: err });
             return;
+        }
+        if let Some(params) = self.params {
+            // A new school: its parameters join the configuration, which the
+            // next tick applies before it takes the new fish in.
+            let mut config = world.resource_mut::<FlockConfig>();
+            config.schools.push(params);
+            self.school = config.schools.len() as u16;
         }
         let requested = world.resource::<FlockConfig>().clone();
         let (config, batch) = {
@@ -93,7 +115,7 @@ impl Command for SpawnSchool {
             (config, state.space.spawned_schools)
         };
         let table = config.school_table();
-        let params = table[usize::from(self.school).min(table.len() - 1)];
+        let params = self.params.unwrap_or(table[usize::from(self.school).min(table.len() - 1)]);
         let seed = mix64(config.seed ^ mix64(batch));
         let starts = scatter_heading(self.count, &config.tank, &params, seed, self.heading);
         let school = School(self.school);

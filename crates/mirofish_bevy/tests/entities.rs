@@ -286,3 +286,25 @@ fn a_spawn_past_the_fish_limit_is_refused_without_a_panic() {
     assert!(err.to_string().contains(&mirofish_sim::MAX_FISH.to_string()), "{err}");
     assert_eq!(state.flock().len(), 20);
 }
+
+/// `SpawnSchool::with_params` forms a new school, as in a volume: its
+/// parameters join the configuration and are in force when its fish are
+/// taken in, and its fish carry its number.
+#[test]
+fn a_spawn_with_parameters_forms_a_new_school() {
+    let mut app = headless_app(config(6), 1);
+    spawn(&mut app, 40);
+    run_ticks(&mut app, 1);
+    let slow = FlockParams { max_speed: 25.0, ..FlockParams::default() };
+    app.world_mut().commands().queue(SpawnSchool::new(15).with_params(slow));
+    run_ticks(&mut app, 2);
+    assert_eq!(app.world().resource::<FlockConfig>().schools, [slow]);
+    let state = app.world().resource::<FlockState>();
+    assert_eq!(
+        state.schools().iter().map(|p| p.max_speed).collect::<Vec<_>>(),
+        [FlockParams::default().max_speed, 25.0]
+    );
+    assert_eq!(state.flock().schools().iter().filter(|&&s| s == 1).count(), 15);
+    let second = app.world_mut().query::<&School>().iter(app.world()).filter(|s| s.0 == 1).count();
+    assert_eq!(second, 15);
+}
