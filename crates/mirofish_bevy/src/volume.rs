@@ -33,30 +33,42 @@
 //! assert_eq!((state.flock().len(), state.flock().tick()), (500, 30));
 //! ```
 //!
-//! Each tick runs in the plane's stages, the sets of [`BoidSystems`](crate::BoidSystems) in
-//! the plugin's schedule, each running the core's [`TickStage`](mirofish_sim::space::TickStage) of the
-//! same name: [`BoidSystems::SpatialIndex`](crate::BoidSystems::SpatialIndex) takes out of the core the fish
+//! Each tick runs in the plane's stages, the sets of [`BoidSystems`] in
+//! the plugin's schedule, each running the core's [`TickStage`] of the
+//! same name: [`BoidSystems::SpatialIndex`] takes out of the core the fish
 //! whose entities the game despawned (the fish with the highest id then
 //! takes the freed id, its entity's [`FishId`] with it), takes in what the
 //! game wrote to the fish, applies the due commands and rebuilds the grid,
-//! [`BoidSystems::Forces`](crate::BoidSystems::Forces) sums the rules, [`BoidSystems::Clamp`](crate::BoidSystems::Clamp) adds each
+//! [`BoidSystems::Forces`] sums the rules, [`BoidSystems::Clamp`] adds each
 //! fish's [`ExtraSteering`] (a game's own forces) and clamps,
-//! [`BoidSystems::Integrate`](crate::BoidSystems::Integrate) moves the fish, [`BoidSystems::Boundary`](crate::BoidSystems::Boundary)
-//! holds them in the tank and out of the rocks, [`BoidSystems::Predators`](crate::BoidSystems::Predators)
-//! moves the route and the predators, and [`BoidSystems::Writeback`](crate::BoidSystems::Writeback)
+//! [`BoidSystems::Integrate`] moves the fish, [`BoidSystems::Boundary`]
+//! holds them in the tank and out of the rocks, [`BoidSystems::Predators`]
+//! moves the route and the predators, and [`BoidSystems::Writeback`]
 //! copies the result to the entities — spawning an entity for each fish a
 //! command added and despawning those of the fish it removed. A game
-//! system ordered between two sets acts
-//! between those stages; one after the write-back sees the tick's result.
+//! system ordered between two sets acts between those stages; one after
+//! the write-back sees the tick's result.
 //!
 //! Change a running volume by command, as on a plane: submit a
-//! [`VolumeCommand`](mirofish_sim::space::VolumeCommand) to the [`FlockCommands<Vec3>`](FlockCommands)
+//! [`VolumeCommand`] to the [`FlockCommands<Vec3>`](FlockCommands)
 //! resource and it applies at the start of the next tick (right after
-//! [`BoidSystems::Commands`](crate::BoidSystems::Commands)); the core keeps every command applied, so
+//! [`BoidSystems::Commands`]); the core keeps every command applied, so
 //! the configuration it started from and that list replay the session
-//! ([`VolumeRecording`]). Start from a
-//! configuration file with [`LoadVolume3d`]; play a recorded session again
-//! with [`ReplayVolume3d`].
+//! ([`VolumeRecording`]). Start from a configuration file with
+//! [`LoadVolume3d`]; play a recorded session again with
+//! [`ReplayVolume3d`].
+//!
+//! [`BoidSystems`]: crate::BoidSystems
+//! [`BoidSystems::Commands`]: crate::BoidSystems::Commands
+//! [`BoidSystems::SpatialIndex`]: crate::BoidSystems::SpatialIndex
+//! [`BoidSystems::Forces`]: crate::BoidSystems::Forces
+//! [`BoidSystems::Clamp`]: crate::BoidSystems::Clamp
+//! [`BoidSystems::Integrate`]: crate::BoidSystems::Integrate
+//! [`BoidSystems::Boundary`]: crate::BoidSystems::Boundary
+//! [`BoidSystems::Predators`]: crate::BoidSystems::Predators
+//! [`BoidSystems::Writeback`]: crate::BoidSystems::Writeback
+//! [`TickStage`]: mirofish_sim::space::TickStage
+//! [`VolumeCommand`]: mirofish_sim::space::VolumeCommand
 
 use bevy::prelude::*;
 use mirofish_sim::Scene3d;
