@@ -12,8 +12,8 @@
 use bevy::ecs::entity::EntityHashSet;
 use bevy::ecs::query::QueryFilter;
 use bevy::prelude::*;
-use mirofish_sim::Vector;
 use mirofish_sim::space::Swarm;
+use mirofish_sim::{FishInputs, Vector};
 
 use crate::components::{FishId, Position, School, Velocity, WanderPhase};
 use crate::space::Space;
@@ -92,6 +92,19 @@ impl FishEntities {
     /// next hand-over if it has all a fish needs and is not one already).
     pub(crate) fn arrived(&mut self, entity: Entity) {
         self.arrived.push(entity);
+    }
+
+    /// The core's inputs of the fish `entity` shows, given its `id`:
+    /// `None` for an entity that is not (or no longer) that fish's.
+    pub(crate) fn inputs_of<'f, V: Vector>(
+        &self,
+        flock: &'f mut Swarm<V>,
+        entity: Entity,
+        id: FishId,
+    ) -> Option<FishInputs<'f, V>> {
+        let id = self.id_of(entity, id)?;
+        let slot = *flock.slots().get(id as usize)? as usize;
+        Some(flock.inputs_mut(slot..slot + 1))
     }
 
     /// Takes into `flock`, between ticks, under the next ids and in the
@@ -233,9 +246,7 @@ pub(crate) fn school_removed<V: Space>(
 ) {
     let (Some(mut state), Ok(&id)) = (state, ids.get(removed.entity)) else { return };
     let state = &mut *state;
-    let (flock, entities) = (&mut state.flock, &state.entities);
-    if let Some(id) = entities.id_of(removed.entity, id) {
-        let slot = flock.slots()[id as usize] as usize;
-        flock.inputs_mut(slot..slot + 1).school[0] = 0;
+    if let Some(fish) = state.entities.inputs_of(&mut state.flock, removed.entity, id) {
+        fish.school[0] = 0;
     }
 }

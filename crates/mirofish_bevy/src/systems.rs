@@ -8,8 +8,7 @@
 use bevy::ecs::system::SystemChangeTick;
 use bevy::prelude::*;
 
-use mirofish_sim::FishInputs;
-use mirofish_sim::space::{Swarm, TickStage};
+use mirofish_sim::space::TickStage;
 
 use crate::columns::{FishWrite, copy_changed, write_back_fish};
 
@@ -17,7 +16,7 @@ use crate::components::{
     ExtraSteering, FishGroup, FishId, Leader, Position, PreviousPosition, Steering, Velocity, WanderPhase,
 };
 use crate::config::FlockConfigOf;
-use crate::fish_entities::{self, FishEntities, FishParts, FishQueries};
+use crate::fish_entities::{self, FishParts, FishQueries};
 use crate::refusals::{self, FlockRefusal, FlockRefusals, Refused};
 use crate::space::Space;
 use crate::state::FlockState;
@@ -139,20 +138,21 @@ pub(crate) fn gather_written<V: Space>(state: &mut FlockState<V>, fish: &Query<F
     // A school beyond the table counts as its last.
     let last = flock.params().len().saturating_sub(1) as u16;
     for (entity, ids, positions, velocities, phases, schools) in tables {
-        // `inputs_of`: the inputs of each row's fish, or `None` for an
-        // entity that is not (or no longer) the fish its `FishId` names.
+        // `FishEntities::inputs_of`: the inputs of each row's fish, or
+        // `None` for an entity that is not (or no longer) the fish its
+        // `FishId` names.
         copy_changed(positions, since, |row, from| {
-            if let Some(fish) = inputs_of(flock, entities, entity[row], ids[row]) {
+            if let Some(fish) = entities.inputs_of(flock, entity[row], ids[row]) {
                 fish.position[0] = from.0;
             }
         });
         copy_changed(velocities, since, |row, from| {
-            if let Some(fish) = inputs_of(flock, entities, entity[row], ids[row]) {
+            if let Some(fish) = entities.inputs_of(flock, entity[row], ids[row]) {
                 fish.velocity[0] = from.0;
             }
         });
         copy_changed(phases, since, |row, from| {
-            if let Some(fish) = inputs_of(flock, entities, entity[row], ids[row]) {
+            if let Some(fish) = entities.inputs_of(flock, entity[row], ids[row]) {
                 fish.wander_phase[0] = from.finite();
             }
         });
@@ -160,25 +160,12 @@ pub(crate) fn gather_written<V: Space>(state: &mut FlockState<V>, fish: &Query<F
         // observer (`school_removed`).
         if let Some(schools) = schools {
             copy_changed(schools, since, |row, from| {
-                if let Some(fish) = inputs_of(flock, entities, entity[row], ids[row]) {
+                if let Some(fish) = entities.inputs_of(flock, entity[row], ids[row]) {
                     fish.school[0] = from.0.min(last);
                 }
             });
         }
     }
-}
-
-/// The core's inputs of the fish `entity` shows, given its `id`: `None`
-/// for an entity that is not (or no longer) that fish's.
-fn inputs_of<'f, V: Space>(
-    flock: &'f mut Swarm<V>,
-    entities: &FishEntities,
-    entity: Entity,
-    id: FishId,
-) -> Option<FishInputs<'f, V>> {
-    let id = entities.id_of(entity, id)?;
-    let slot = *flock.slots().get(id as usize)? as usize;
-    Some(flock.inputs_mut(slot..slot + 1))
 }
 
 /// Writes the predators' new state back to their entities.

@@ -420,7 +420,7 @@ fn start_over(
     world.insert_resource(FlockCommands::<Vec3>::default());
     // The rocks and predators of the new volume's scene, in place of the
     // old ones (a game's refused entities stay, refused or not).
-    world.resource_scope(|world, mut state: Mut<Flock3dState>| scene::sync_scene(world, &mut state, 0, true));
+    world.resource_scope(|world, mut state: Mut<Flock3dState>| scene::respawn_scene(world, &mut state, 0));
     true
 }
 
@@ -556,7 +556,7 @@ impl Command for SetScene3d {
         // old ones.
         world.resource_scope(|world, mut state: Mut<Flock3dState>| {
             let seen = state.seen_commands;
-            scene::sync_scene(world, &mut state, seen, true);
+            scene::respawn_scene(world, &mut state, seen);
         });
     }
 }

@@ -118,17 +118,13 @@ impl SceneForms for Vec3 {
     }
 }
 
-/// Brings the rock and predator entities in line with the scene after the
-/// tick's commands (see [`SceneEntities::follow_commands`]) and writes each
-/// predator's new position and velocity to its entity.
-pub(super) fn sync_scene(world: &mut World, state: &mut Flock3dState, seen_commands: usize, rebuild: bool) {
-    state.scene_entities.follow_commands(&mut world.commands(), &state.flock, seen_commands, rebuild);
+/// Spawns the rock and predator entities of a scene that replaced the
+/// last one (a restart, a load, [`SetScene3d`](super::SetScene3d)), in
+/// place of the old ones ([`SceneEntities::follow_commands`]); each is
+/// spawned where the scene has it, so nothing more is written.
+pub(super) fn respawn_scene(world: &mut World, state: &mut Flock3dState, seen_commands: usize) {
+    state.scene_entities.follow_commands(&mut world.commands(), &state.flock, seen_commands, true);
     world.flush();
-    for (p, &entity) in state.flock.scene().predators.iter().zip(&state.scene_entities.hunters) {
-        let Ok(mut entity) = world.get_entity_mut(entity) else { continue };
-        let before = entity.get::<Position<Vec3>>().map_or(p.position, |q| q.0);
-        entity.insert((Position(p.position), PreviousPosition(before), Velocity(p.velocity)));
-    }
 }
 
 /// Places each rock's and predator's `Transform`: a rock where it is, a
