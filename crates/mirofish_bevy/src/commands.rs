@@ -134,6 +134,16 @@ pub(crate) fn follow_core<V: Space>(commands: &mut Commands, state: &mut FlockSt
     true
 }
 
+/// Brings the entities in line with the core now, outside the tick (a
+/// spawn, a start from a configuration): [`follow_core`] with its
+/// commands applied at once. Cheap when nothing changed.
+pub(crate) fn sync_entities<V: Space>(world: &mut World) {
+    world.resource_scope(|world, mut state: Mut<FlockState<V>>| {
+        follow_core(&mut world.commands(), &mut state);
+        world.flush();
+    });
+}
+
 /// [`Leader`] and [`FishGroup`] on the fish entities where the core's
 /// commands applied since the `seen`th changed them, in either space.
 pub(crate) fn follow_markers<V: Space>(commands: &mut Commands, state: &FlockState<V>, seen: usize) {

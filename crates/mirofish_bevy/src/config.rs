@@ -84,8 +84,8 @@ impl<V: Space> From<&RunConfig<V>> for FlockConfigOf<V> {
     /// The plugin's part of a configuration file: every school's
     /// parameters and colour, the tank, the seed, the zones, the goals and
     /// the attractor (fish, rocks, predators and the route are entities
-    /// and commands: see `FlockAssetPlugin`, with the `asset` feature, and
-    /// [`LoadVolume3d`](crate::volume::LoadVolume3d)).
+    /// and commands: [`LoadConfig`](crate::LoadConfig) starts the whole
+    /// file).
     fn from(config: &RunConfig<V>) -> Self {
         Self {
             params: config.params,

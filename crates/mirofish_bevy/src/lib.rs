@@ -84,6 +84,7 @@ mod scene_entities;
 mod schedule;
 mod space;
 mod spawn;
+mod start;
 mod state;
 mod systems;
 mod tick;
@@ -108,11 +109,12 @@ pub use mirofish_sim;
 /// (named apart from Bevy's own `Command` trait).
 pub use mirofish_sim::FlockCommand;
 pub use plugin::{MiroFishPlugin, MiroFishPluginOf};
-pub use recording::{FlockRecorder, Session};
+pub use recording::{FlockRecorder, FlockRecorderOf, Session};
 pub use refusals::{FlockRefusal, FlockRefusals, Refused};
 pub use schedule::BoidSystems;
 pub use space::Space;
 pub use spawn::SpawnSchool;
+pub use start::{LoadConfig, Restart};
 pub use state::FlockState;
 
 /// The types a game needs, in one `use`.
@@ -120,8 +122,8 @@ pub mod prelude {
     pub use crate::FlockCommand;
     pub use crate::{
         Boid, BoidSystems, ExtraSteering, FishId, FlockCommands, FlockConfig, FlockMetrics, FlockRecorder,
-        FlockRefusal, FlockRefusals, FlockState, Leader, MiroFishPlugin, Obstacle2d, Position, Predator2d,
-        PreviousPosition, Refused, School, SpawnSchool, Steering, Velocity, WanderPhase,
+        FlockRefusal, FlockRefusals, FlockState, Leader, LoadConfig, MiroFishPlugin, Obstacle2d, Position,
+        Predator2d, PreviousPosition, Refused, Restart, School, SpawnSchool, Steering, Velocity, WanderPhase,
     };
     pub use mirofish_sim::{
         Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Obstacle, Predator, Route, Tank,
@@ -138,21 +140,11 @@ impl Plugin for MiroFishPluginOf<Vec2> {
         self.clocks().build(app, "MiroFishPlugin");
         let state = FlockState { fixed_schedule: self.runs_fixed(), ..tick::state_for::<Vec2>(app) };
         let schedule = self.schedule;
-        tick::add_tick(app, schedule, state, recording::take_checkpoints);
-        app.init_resource::<FlockRecorder>()
-            .register_type::<FlockConfig>()
+        tick::add_tick(app, schedule, state);
+        app.register_type::<FlockConfig>()
             .register_type::<FlockMetrics>()
             .register_type::<(Boid, FishId, Position, Velocity, Steering, ExtraSteering, WanderPhase)>()
-            .register_type::<(PreviousPosition, Leader, School, FishGroup, Obstacle2d, Predator2d)>()
-            // A recorded session starts (or a replay) before the tick's
-            // commands are handed over.
-            .add_systems(
-                schedule,
-                recording::start_sessions
-                    .after(BoidSystems::Commands)
-                    .before(commands::hand_over::<Vec2>)
-                    .before(BoidSystems::SpatialIndex),
-            );
+            .register_type::<(PreviousPosition, Leader, School, FishGroup, Obstacle2d, Predator2d)>();
         if self.interpolate {
             app.add_systems(
                 RunFixedMainLoop,

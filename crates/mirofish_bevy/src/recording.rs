@@ -4,16 +4,23 @@
 //! or by the core alone (`Recording::replay`, what `mirofish-lab replay`
 //! runs), to the same bits.
 //!
-//! A session starts from an [`ExperimentConfig`]: the plugin clears its
-//! fish, rocks, predators, queued commands and metrics and lays the start
-//! out exactly as the core's `Simulation::from_config` does (the same fish
-//! in the same order, the same scene), with the configuration's time step
-//! for every tick. From
-//! then on every change that should be part of the session goes through
-//! [`crate::FlockCommands`] — the mouse tools of the aquarium do — and is
-//! noted with its tick. Changes made around the commands (writing
-//! components, [`crate::FlockConfig`] or [`crate::ExtraSteering`]) are not
-//! in the recording, and a replay will not reproduce them.
+//! One recorder for both spaces: [`FlockRecorder`] on a plane,
+//! [`Flock3dRecorder`](crate::volume::Flock3dRecorder) in a volume, each a
+//! [`FlockRecorderOf`] over the space's vector, with the space's
+//! configuration ([`ExperimentConfig`], [`VolumeConfig`]) and recording
+//! ([`Recording`], [`VolumeRecording`]).
+//!
+//! A session starts from a configuration: the plugin clears its fish,
+//! rocks, predators, queued commands and metrics and lays the start out
+//! exactly as the core's `Swarm::from_config` does (it is that very run,
+//! with an entity for each fish), with the configuration's time step for
+//! every tick. From then on every change that should be part of the
+//! session goes through [`crate::FlockCommands`] — the mouse tools of the
+//! aquarium do — and is noted with its tick. Changes made around the
+//! commands (writing components, [`crate::FlockConfig`] or
+//! [`crate::ExtraSteering`]) are not in the recording, and a replay will
+//! not reproduce them; [`FlockRecorderOf::changed_outside_commands`] says
+//! whether the school was changed that way since the session started.
 //!
 //! ```
 //! use bevy::app::ScheduleRunnerPlugin;
@@ -39,19 +46,21 @@
 //! // The core alone runs it again, to the same bits.
 //! assert!(recording.replay().is_ok());
 //! ```
+//!
+//! [`ExperimentConfig`]: mirofish_sim::ExperimentConfig
+//! [`VolumeConfig`]: mirofish_sim::VolumeConfig
+//! [`Recording`]: mirofish_sim::Recording
+//! [`VolumeRecording`]: mirofish_sim::VolumeRecording
 
 use bevy::prelude::*;
-use mirofish_sim::control::replay::Checkpoint;
+use mirofish_sim::control::replay::{Checkpoint, RecordingOf, Scenario};
 use mirofish_sim::observe::state_hash;
-use mirofish_sim::{ExperimentConfig, Recording, Simulation};
+use mirofish_sim::{FlockCommand, ParamError, RunConfig, Stamped};
 
 use crate::commands::FlockCommands;
-use crate::components::{
-    Boid, Leader, Obstacle2d, Position, Predator2d, PreviousPosition, School, Velocity, WanderPhase,
-};
-use crate::config::FlockConfig;
 use crate::refusals::{self, FlockRefusal, Refused};
-use crate::scene_entities::SceneForms;
+use crate::space::Space;
+use crate::start;
 use crate::state::FlockState;
 
 /// Where the session stands.
@@ -60,7 +69,7 @@ pub enum Session {
     /// No session: the plugin runs as usual.
     #[default]
     Idle,
-    /// Recording since the start asked for (see [`FlockRecorder::record`]).
+    /// Recording since the start asked for (see [`FlockRecorderOf::record`]).
     Recording,
     /// Replaying a recording, its checkpoints compared as the ticks pass.
     Replaying,
@@ -81,42 +90,80 @@ pub enum Session {
     },
 }
 
-/// Records and replays sessions of the running app. Ask with
-/// [`FlockRecorder::record`] or [`FlockRecorder::replay`]; the plugin
-/// starts the session at the beginning of the next tick. Read
-/// [`FlockRecorder::session`] for where it stands.
-#[derive(Resource, Debug, Default)]
-pub struct FlockRecorder {
+/// Records and replays sessions of the running app, in either space.
+/// Ask with [`FlockRecorderOf::record`] or [`FlockRecorderOf::replay`];
+/// the plugin starts the session at the beginning of the next tick (right
+/// after [`crate::BoidSystems::Commands`]). Read
+/// [`FlockRecorderOf::session`] for where it stands. Starting the school
+/// over by other means (a [`crate::Restart`], a [`crate::LoadConfig`])
+/// ends the session.
+#[derive(Resource, Debug)]
+pub struct FlockRecorderOf<V: Space> {
     session: Session,
-    /// A start asked for and not yet made: the configuration, the
-    /// checkpoint interval and, for a replay, the recording.
-    request: Option<(ExperimentConfig, u64, Option<Recording>)>,
+    /// A start asked for and not yet made, or why it was refused.
+    request: Option<Result<Request<V>, ParamError>>,
     /// The configuration the session started from.
-    config: Option<ExperimentConfig>,
+    config: Option<RunConfig<V>>,
     every: u64,
     checkpoints: Vec<Checkpoint>,
     /// The recording being replayed.
-    replaying: Option<Recording>,
-    /// Its first checkpoint not yet passed.
+    replaying: Option<Replaying>,
+    /// The state's count of changes outside the commands when the session
+    /// started.
+    outside_commands: u64,
+}
+
+/// Records and replays sessions on a plane: [`FlockRecorderOf`] over
+/// `Vec2`.
+pub type FlockRecorder = FlockRecorderOf<Vec2>;
+
+/// A session asked for.
+#[derive(Debug)]
+struct Request<V: Space> {
+    /// Its start.
+    config: RunConfig<V>,
+    /// Ticks between two checkpoints of a recording.
+    every: u64,
+    /// A replay's commands, queued at their ticks.
+    commands: Vec<Stamped<FlockCommand<V>>>,
+    /// A replay's checkpoints.
+    replay: Option<Replaying>,
+}
+
+/// What a replay compares as it runs.
+#[derive(Debug)]
+struct Replaying {
+    /// The recording's checkpoints, by tick.
+    checkpoints: Vec<Checkpoint>,
+    /// The recording's last tick.
+    ticks: u64,
+    /// The first checkpoint not yet passed.
     next: usize,
 }
 
-impl FlockRecorder {
+impl<V: Space> Default for FlockRecorderOf<V> {
+    fn default() -> Self {
+        Self {
+            session: Session::Idle,
+            request: None,
+            config: None,
+            every: 1,
+            checkpoints: Vec::new(),
+            replaying: None,
+            outside_commands: 0,
+        }
+    }
+}
+
+impl<V: Space> FlockRecorderOf<V> {
     /// Starts recording at the next tick, from `start`, with a state hash
     /// every `checkpoint_every` ticks (at least 1). What the app held
-    /// before (fish, rocks, predators, queued commands) is cleared.
-    pub fn record(&mut self, start: ExperimentConfig, checkpoint_every: u64) {
-        self.request = Some((start, checkpoint_every.max(1), None));
-    }
-
-    /// Starts replaying `recording` at the next tick: its start laid out
-    /// again, its commands queued at their ticks, its checkpoints compared.
-    /// A recording that does not validate ([`Recording::validate`]: one
-    /// with no checkpoint at its last tick among them) is refused with a
-    /// [`FlockRefusal`] and the running session goes on.
-    pub fn replay(&mut self, recording: Recording) {
-        let every = recording.checkpoints.get(1).map_or(1, |c| c.tick.max(1));
-        self.request = Some((recording.config.clone(), every, Some(recording)));
+    /// before (fish, rocks, predators, queued commands) is cleared. A
+    /// start that does not validate is refused with a [`FlockRefusal`] and
+    /// the running session goes on.
+    pub fn record(&mut self, start: RunConfig<V>, checkpoint_every: u64) {
+        let every = checkpoint_every.max(1);
+        self.request = Some(Ok(Request { config: start, every, commands: Vec::new(), replay: None }));
     }
 
     /// Where the session stands.
@@ -127,6 +174,49 @@ impl FlockRecorder {
     /// Whether a start is asked for and not yet made.
     pub fn is_starting(&self) -> bool {
         self.request.is_some()
+    }
+
+    /// Whether the school was changed outside the commands since the
+    /// running session started ([`FlockState::changes_outside_commands`]):
+    /// a configuration written, fish spawned or despawned as entities. A
+    /// recording of such a session does not replay to its end (its
+    /// checkpoints say where it parts). `false` with no session running.
+    pub fn changed_outside_commands(&self, state: &FlockState<V>) -> bool {
+        matches!(self.session, Session::Recording | Session::Replaying)
+            && state.changes_outside_commands() != self.outside_commands
+    }
+
+    /// Ends the session, whatever it is, and forgets a start asked for.
+    pub(crate) fn end(&mut self) {
+        *self = Self::default();
+    }
+}
+
+impl<V: Space> FlockRecorderOf<V>
+where
+    RunConfig<V>: Scenario<Command = FlockCommand<V>>,
+{
+    /// Starts replaying `recording` at the next tick: its start laid out
+    /// again, its commands queued at their ticks, its checkpoints compared,
+    /// every tick at the recording's step (and after its end too, until
+    /// the school starts over). A recording that does not validate
+    /// ([`RecordingOf::validate`]: one with no checkpoint at its last
+    /// tick among them) is refused with a [`FlockRefusal`] at that tick and
+    /// the running session goes on.
+    pub fn replay(&mut self, recording: RecordingOf<RunConfig<V>>) {
+        if let Err(e) = recording.validate() {
+            self.request = Some(Err(ParamError {
+                field: "recording",
+                value: f32::NAN,
+                expected: format!("a valid recording ({e})"),
+            }));
+            return;
+        }
+        let every = recording.checkpoints.get(1).map_or(1, |c| c.tick.max(1));
+        let replay = Replaying { checkpoints: recording.checkpoints, ticks: recording.ticks, next: 0 };
+        let request =
+            Request { config: recording.config, every, commands: recording.commands, replay: Some(replay) };
+        self.request = Some(Ok(request));
     }
 
     /// Ends a recording and returns it — the start, every command `commands`
@@ -147,156 +237,107 @@ impl FlockRecorder {
     ///     }
     /// }
     /// ```
-    pub fn stop(&mut self, state: &FlockState, commands: &FlockCommands) -> Option<Recording> {
-        let session = core::mem::take(&mut self.session);
-        self.replaying = None;
-        self.request = None;
-        let config = self.config.take()?;
-        if session != Session::Recording {
+    pub fn stop(
+        &mut self,
+        state: &FlockState<V>,
+        commands: &FlockCommands<V>,
+    ) -> Option<RecordingOf<RunConfig<V>>> {
+        let recording = self.recording(state, commands);
+        self.end();
+        recording
+    }
+
+    /// The session so far as a recording, as [`FlockRecorderOf::stop`]
+    /// gives it, while it goes on. `None` if nothing is being recorded.
+    pub fn recording(
+        &self,
+        state: &FlockState<V>,
+        commands: &FlockCommands<V>,
+    ) -> Option<RecordingOf<RunConfig<V>>> {
+        if self.session != Session::Recording {
             return None;
         }
-        let mut checkpoints = core::mem::take(&mut self.checkpoints);
+        let config = self.config.clone()?;
+        let mut checkpoints = self.checkpoints.clone();
         let ticks = state.tick();
         if checkpoints.last().is_none_or(|c| c.tick != ticks) {
             checkpoints.push(Checkpoint { tick: ticks, hash: state_hash(state.flock()) });
         }
         let commands = commands.applied().iter().filter(|c| c.tick < ticks).cloned().collect();
-        Some(Recording { config, commands, checkpoints, ticks })
+        Some(RecordingOf { config, commands, checkpoints, ticks })
     }
 }
 
 /// Starts an asked-for session (an exclusive system, run before the tick's
-/// commands are applied).
-pub(crate) fn start_sessions(world: &mut World) {
-    let Some((config, every, replaying)) = world.resource_mut::<FlockRecorder>().request.take() else {
+/// commands are handed over).
+pub(crate) fn start_sessions<V: Space>(world: &mut World) {
+    let Some(request) = world.resource_mut::<FlockRecorderOf<V>>().request.take() else {
         return;
     };
-    let tick = world.resource::<FlockState>().tick();
+    let tick = world.resource::<FlockState<V>>().tick();
     // A recording that does not validate (out-of-order or missing
-    // checkpoints, a bad command, more ticks than it can verify) is refused
-    // before anything of the running session is touched, as in a volume.
-    if let Some(Err(e)) = replaying.as_ref().map(Recording::validate) {
-        let error = mirofish_sim::ParamError {
-            field: "recording",
-            value: f32::NAN,
-            expected: format!("a valid recording ({e})"),
-        };
-        refusals::report_in(world, FlockRefusal { tick, what: Refused::Session, error });
-        return;
-    }
-    let sim = match Simulation::from_config(&config) {
-        Ok(sim) => sim,
-        Err(err) => {
-            let error = match err {
-                mirofish_sim::ConfigError::Invalid { error, .. } => error,
-                other => mirofish_sim::ParamError {
-                    field: "recording",
-                    value: f32::NAN,
-                    expected: format!("a valid start ({other})"),
-                },
-            };
+    // checkpoints, a bad command, more ticks than it can verify) was
+    // refused before anything of the running session is touched.
+    let request = match request {
+        Ok(request) => request,
+        Err(error) => {
             refusals::report_in(world, FlockRefusal { tick, what: Refused::Session, error });
             return;
         }
     };
-    // Everything of the old run goes, highest entity first (so that the
-    // new fish get the freed entities in increasing order).
-    let mut old: Vec<Entity> = world
-        .query_filtered::<Entity, Or<(With<Boid>, With<Predator2d>, With<Obstacle2d>)>>()
-        .iter(world)
-        .collect();
-    old.sort_unstable_by(|a, b| b.cmp(a));
-    for entity in old {
-        world.despawn(entity);
+    let dt = request.config.dt;
+    if !start::load(world, "FlockRecorder", &request.config, Refused::Session, Some(dt)) {
+        return;
     }
-    // The file's colours where it names them, the game's elsewhere.
-    let colours = world.resource::<FlockConfig>().colours_with(&config);
-    let flock_config = FlockConfig { colours, ..FlockConfig::from(&config) };
-    world.insert_resource(flock_config.clone());
-    {
-        let mut state = world.resource_mut::<FlockState>();
-        state.restart(flock_config, config.dt);
-        let route = config.scene.route.clone();
-        // Checked with the configuration.
-        let _ = state.flock.edit_scene(|scene| scene.route = route);
-    }
-    *world.resource_mut::<FlockCommands>() = FlockCommands::default();
-    // The old run's samples would read as this one's (its ticks count from
-    // 0 again).
-    if let Some(mut metrics) = world.get_resource_mut::<crate::FlockMetrics>() {
-        metrics.clear();
-    }
-    // The fish, one at a time in the core's order: every fish carries its
-    // `School`, so that the fish of one kind share a table in that order.
-    let (p, v, phase) = (sim.positions(), sim.velocities(), sim.wander_phases());
-    let (schools, leaders) = (sim.schools(), sim.leaders());
-    for slot in 0..sim.len() {
-        let fish = (
-            Boid,
-            Position(p[slot]),
-            PreviousPosition(p[slot]),
-            Velocity(v[slot]),
-            WanderPhase(phase[slot]),
-            School(schools.get(slot).copied().unwrap_or(0)),
-            Transform::from_translation(p[slot].extend(0.0)),
-        );
-        if leaders.get(slot).copied().unwrap_or(false) {
-            world.spawn((fish, Leader));
-        } else {
-            world.spawn(fish);
+    let mut queue = world.resource_mut::<FlockCommands<V>>();
+    for stamped in request.commands {
+        // Validated with the recording: a refusal here is a bug.
+        if let Err(e) = queue.schedule(stamped.tick, stamped.command) {
+            log::warn!("MiroFish: replayed command refused: {e}");
         }
     }
-    // The rocks and predators in the scene's order, as the commands add
-    // them.
-    let mut commands = world.commands();
-    for o in &config.scene.obstacles {
-        Vec2::spawn_rock(&mut commands, o);
-    }
-    for p in &config.scene.predators {
-        Vec2::spawn_hunter(&mut commands, p);
-    }
-    world.flush();
-    if let Some(recording) = &replaying {
-        let mut queue = world.resource_mut::<FlockCommands>();
-        for stamped in &recording.commands {
-            // Validated with the recording: a refusal here is a bug.
-            if let Err(e) = queue.schedule(stamped.tick, stamped.command.clone()) {
-                log::warn!("MiroFish: replayed command refused: {e}");
-            }
-        }
-    }
-    let first = Checkpoint { tick: 0, hash: state_hash(&sim) };
-    let mut recorder = world.resource_mut::<FlockRecorder>();
-    recorder.session = if replaying.is_some() { Session::Replaying } else { Session::Recording };
-    recorder.config = Some(config);
-    recorder.every = every;
+    let state = world.resource::<FlockState<V>>();
+    let (first, outside) =
+        (Checkpoint { tick: 0, hash: state_hash(state.flock()) }, state.changes_outside_commands());
+    let mut recorder = world.resource_mut::<FlockRecorderOf<V>>();
+    recorder.session = if request.replay.is_some() { Session::Replaying } else { Session::Recording };
+    recorder.config = Some(request.config);
+    recorder.every = request.every;
     recorder.checkpoints = vec![first];
-    recorder.replaying = replaying;
-    recorder.next = 0;
+    recorder.replaying = request.replay;
+    recorder.outside_commands = outside;
+    // A replay compares its start too.
+    recorder.check_replay(0, || first.hash);
 }
 
 /// After the write-back: a checkpoint when one is due; a replay compares
 /// it, and ends at its last tick.
-pub(crate) fn take_checkpoints(state: Res<FlockState>, mut recorder: ResMut<FlockRecorder>) {
-    if !matches!(recorder.session, Session::Recording | Session::Replaying) {
-        return;
-    }
+pub(crate) fn take_checkpoints<V: Space>(
+    state: Res<FlockState<V>>,
+    mut recorder: ResMut<FlockRecorderOf<V>>,
+) {
     let tick = state.tick();
-    if recorder.session == Session::Recording {
-        if tick.is_multiple_of(recorder.every) {
+    match recorder.session {
+        Session::Recording if tick.is_multiple_of(recorder.every) => {
             recorder.checkpoints.push(Checkpoint { tick, hash: state_hash(state.flock()) });
         }
-        return;
+        Session::Replaying => recorder.check_replay(tick, || state_hash(state.flock())),
+        _ => {}
     }
-    let Some(recording) = recorder.replaying.as_ref() else { return };
-    let mut next = recorder.next;
-    let ended = compare_checkpoint(&recording.checkpoints, recording.ticks, &mut next, tick, || {
-        state_hash(state.flock())
-    });
-    recorder.next = next;
-    if let Some(ended) = ended {
-        recorder.session = ended;
-        recorder.replaying = None;
+}
+
+impl<V: Space> FlockRecorderOf<V> {
+    /// A replay at `tick`: compares the recording's checkpoint at this
+    /// tick, if it has one (`hash` gives the state's), and ends the replay
+    /// at a checkpoint that differs ([`Session::Diverged`]) or at its last
+    /// tick ([`Session::Matched`]).
+    fn check_replay(&mut self, tick: u64, hash: impl FnOnce() -> u64) {
+        let Some(replaying) = self.replaying.as_mut() else { return };
+        let Replaying { checkpoints, ticks, next } = replaying;
+        if let Some(ended) = compare_checkpoint(checkpoints, *ticks, next, tick, hash) {
+            self.session = ended;
+            self.replaying = None;
+        }
     }
 }
 
@@ -305,7 +346,7 @@ pub(crate) fn take_checkpoints(state: Res<FlockState>, mut recorder: ResMut<Floc
 /// — [`Session::Diverged`] at a checkpoint that differs,
 /// [`Session::Matched`] at `last`, its last tick — or `None` while it goes
 /// on. `next` is the first checkpoint not yet passed.
-pub(crate) fn compare_checkpoint(
+fn compare_checkpoint(
     checkpoints: &[Checkpoint],
     last: u64,
     next: &mut usize,

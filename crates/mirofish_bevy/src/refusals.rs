@@ -10,7 +10,9 @@ use mirofish_sim::ParamError;
 /// What was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refused {
-    /// A [`crate::FlockConfig`] (the last valid one stays in force).
+    /// A [`crate::FlockConfig`] (the last valid one stays in force), or a
+    /// start from one ([`crate::LoadConfig`], [`crate::Restart`]: the run
+    /// goes on as it was).
     Config,
     /// A [`crate::SpawnSchool`] (nothing was spawned).
     Spawn,
@@ -23,9 +25,8 @@ pub enum Refused {
     File(String),
     /// A [`crate::volume::SetScene3d`] (the scene in force stays).
     Scene,
-    /// A recorded session's start ([`crate::FlockRecorder`], or
-    /// [`crate::volume::ReplayVolume3d`] in a volume; the run goes on as it
-    /// was).
+    /// A recorded session's start or replay ([`crate::FlockRecorderOf`];
+    /// the run goes on as it was).
     Session,
     /// A command the plane's plugin does not apply (Couzin's zones, which
     /// only the generic engine has).

@@ -198,6 +198,20 @@ impl<V: SceneForms> SceneEntities<V> {
     }
 }
 
+/// Spawns the rock and predator entities of a scene that replaced the
+/// last one (a start from a configuration, a volume's
+/// [`SetScene3d`](crate::volume::SetScene3d)), in place of the old ones
+/// ([`SceneEntities::follow_commands`], the core's commands seen up to
+/// `seen_commands`); each is spawned where the scene has it, so nothing
+/// more is written.
+pub(crate) fn respawn_scene<V: Space>(world: &mut World, seen_commands: usize) {
+    world.resource_scope(|world, mut state: Mut<FlockState<V>>| {
+        let state = &mut *state;
+        state.scene_entities.follow_commands(&mut world.commands(), &state.flock, seen_commands, true);
+        world.flush();
+    });
+}
+
 /// Whether a rock or predator entity, checked with `result`, joins the
 /// scene: with `Ok` it does (and is no longer refused); with `Err` it does
 /// not, and its refusal goes into `refused` only the first time, while it

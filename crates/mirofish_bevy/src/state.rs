@@ -4,12 +4,11 @@
 use bevy::ecs::change_detection::Tick;
 use bevy::prelude::*;
 use mirofish_sim::space::Swarm;
-use mirofish_sim::{FlockParams, ParamError, Scene, VolumeConfig, VolumeRecording};
+use mirofish_sim::{FlockParams, ParamError, Scene};
 
 use crate::components::FishId;
-use crate::config::{FlockConfig, FlockConfigOf};
+use crate::config::FlockConfigOf;
 use crate::fish_entities::FishEntities;
-use crate::recording::Session;
 use crate::scene_entities::SceneEntities;
 use crate::space::Space;
 
@@ -55,24 +54,30 @@ pub struct FlockState<V: Space = Vec2> {
     pub(crate) active: FlockConfigOf<V>,
     /// Why the latest configuration was refused, while it is.
     pub(crate) rejected: Option<ParamError>,
+    /// How many times the school was changed outside the commands (see
+    /// [`FlockState::changes_outside_commands`]).
+    pub(crate) outside_commands: u64,
     /// What the state keeps for its space alone.
     pub(crate) space: V::Parts,
 }
 
-/// What a space's [`FlockState`] keeps besides the core, and what it does
-/// when the school changes outside the commands.
+/// What a space's [`FlockState`] keeps besides the core, and what of it
+/// a start from a configuration renews.
 pub trait SpaceParts: core::fmt::Debug + Default + Send + Sync + 'static {
-    /// The school was changed outside the commands (a configuration
-    /// written, fish spawned or despawned as entities).
-    fn changed_outside_commands(&mut self) {}
+    /// The school starts over from a configuration: what belonged to the
+    /// old run goes, what the plugin was built with stays.
+    fn started_over(&mut self);
 }
 
-impl SpaceParts for PlaneParts {}
+impl SpaceParts for PlaneParts {
+    fn started_over(&mut self) {
+        *self = Self::default();
+    }
+}
 
 impl SpaceParts for VolumeParts {
-    fn changed_outside_commands(&mut self) {
-        // No longer a loaded configuration's run.
-        self.loaded = None;
+    fn started_over(&mut self) {
+        // Banking is the plugin's setting, not the run's.
     }
 }
 
@@ -91,18 +96,6 @@ pub struct PlaneParts {
 pub struct VolumeParts {
     /// The most a fish rolls into a turn (radians); 0: no banking.
     pub(crate) bank: f32,
-    /// The configuration of the last
-    /// [`LoadVolume3d`](crate::volume::LoadVolume3d), while only commands
-    /// have changed the volume since.
-    pub(crate) loaded: Option<VolumeConfig>,
-    /// The recording being replayed
-    /// ([`ReplayVolume3d`](crate::volume::ReplayVolume3d)) and its first
-    /// checkpoint not yet passed.
-    pub(crate) replaying: Option<(VolumeRecording, usize)>,
-    /// Where the last replay stands: anything but [`Session::Idle`] from a
-    /// replay until the volume starts over, while the ticks keep the
-    /// recording's step.
-    pub(crate) replay: Session,
 }
 
 impl<V: Space> FlockState<V> {
@@ -126,6 +119,7 @@ impl<V: Space> FlockState<V> {
             scene_entities: SceneEntities::default(),
             seen_commands: 0,
             written: Tick::new(0),
+            outside_commands: 0,
             space: V::Parts::default(),
         }
     }
@@ -171,16 +165,28 @@ impl<V: Space> FlockState<V> {
 
     /// The school was changed outside the commands.
     pub(crate) fn changed_outside_commands(&mut self) {
-        self.space.changed_outside_commands();
+        self.outside_commands += 1;
     }
 
-    /// The configuration in force: the last [`FlockConfig`] that
+    /// How many times the school was changed outside the commands since
+    /// the plugin was added: a configuration written, fish spawned or
+    /// despawned as entities, a volume's school spawned or scene replaced.
+    /// A recorded session holds only commands, so one during which this
+    /// count grew will not replay to its end
+    /// ([`FlockRecorderOf::changed_outside_commands`](crate::FlockRecorderOf::changed_outside_commands)).
+    /// A fish moved by hand or pushed by [`crate::ExtraSteering`] is not
+    /// counted (the replay's checkpoints find it).
+    pub fn changes_outside_commands(&self) -> u64 {
+        self.outside_commands
+    }
+
+    /// The configuration in force: the last [`crate::FlockConfig`] that
     /// validated, with what commands changed since.
     pub fn config(&self) -> &FlockConfigOf<V> {
         &self.active
     }
 
-    /// Why the latest [`FlockConfig`] was refused, while it is.
+    /// Why the latest [`crate::FlockConfig`] was refused, while it is.
     pub fn rejected(&self) -> Option<&ParamError> {
         self.rejected.as_ref()
     }
@@ -235,14 +241,6 @@ impl<V: Space> FlockState<V> {
 }
 
 impl FlockState {
-    /// Starts over at tick 0 with `config` and ticks of `dt` seconds (a
-    /// recorded session), keeping how the plugin was scheduled.
-    pub(crate) fn restart(&mut self, config: FlockConfig, dt: f32) {
-        let (fixed_schedule, records) = (self.fixed_schedule, self.flock.records_rules());
-        *self = Self { fixed_schedule, dt: Some(dt), ..Self::new(config) };
-        self.flock.set_record_rules(records);
-    }
-
     /// Why the latest refused [`crate::SpawnSchool`] was refused (it would
     /// have taken the flock past [`mirofish_sim::MAX_FISH`] fish).
     pub fn refused_spawn(&self) -> Option<&ParamError> {

@@ -1,15 +1,13 @@
 //! One tick in an app, in either space: the systems both plugins schedule
 //! in the sets of [`BoidSystems`], and the observers that keep the core's
-//! fish in line with their entities. Each plugin adds what is its space's
-//! own: what follows the write-back (a plane's recorded sessions, a
-//! volume's replay), how `Transform`s follow the fish, and its commands
-//! that start a school over.
+//! fish in line with their entities, with the recorded sessions' start
+//! and checkpoints. Each plugin adds what is its space's own: how
+//! `Transform`s follow the fish, and a volume's banking.
 
 use core::time::Duration;
 
 use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
-use bevy::ecs::system::ScheduleSystem;
 use bevy::prelude::*;
 use mirofish_sim::space::TickStage;
 
@@ -18,6 +16,7 @@ use crate::components::{self, SceneArrivals};
 use crate::config::FlockConfigOf;
 use crate::fish_entities::{fish_entity_arrived, fish_entity_gone, school_removed};
 use crate::metrics::{FlockMetrics, sample_metrics};
+use crate::recording::{FlockRecorderOf, start_sessions, take_checkpoints};
 use crate::refusals::{FlockRefusal, FlockRefusals, Refused, report_in};
 use crate::scene_entities::gather_scene;
 use crate::schedule::BoidSystems;
@@ -37,17 +36,14 @@ use crate::systems::{
 /// [`ExtraSteering`](crate::ExtraSteering) before the clamp); and in
 /// [`BoidSystems::Writeback`] the entities following what the commands
 /// did, the write-back of the fish and the predators, the metrics, then
-/// `after` (the space's own).
-pub(crate) fn add_tick<V: Space, M>(
-    app: &mut App,
-    schedule: Interned<dyn ScheduleLabel>,
-    state: FlockState<V>,
-    after: impl IntoScheduleConfigs<ScheduleSystem, M>,
-) {
+/// a recorded session's checkpoint. A recorded session asked for starts
+/// before the commands are handed over.
+pub(crate) fn add_tick<V: Space>(app: &mut App, schedule: Interned<dyn ScheduleLabel>, state: FlockState<V>) {
     app.add_message::<FlockRefusal>()
         .init_resource::<FlockRefusals>()
         .insert_resource(state)
         .init_resource::<FlockCommands<V>>()
+        .init_resource::<FlockRecorderOf<V>>()
         .init_resource::<FlockMetrics>()
         .init_resource::<SceneArrivals>()
         .add_observer(components::number_arrival::<V::Rock>)
@@ -58,6 +54,12 @@ pub(crate) fn add_tick<V: Space, M>(
         .add_systems(
             schedule,
             (
+                // A recorded session starts (or a replay) before the
+                // tick's commands are handed over.
+                start_sessions::<V>
+                    .after(BoidSystems::Commands)
+                    .before(commands::hand_over::<V>)
+                    .before(BoidSystems::SpatialIndex),
                 // Right after the set, so systems placed in it can still
                 // submit commands for this very tick.
                 commands::hand_over::<V>.after(BoidSystems::Commands).before(BoidSystems::SpatialIndex),
@@ -82,7 +84,7 @@ pub(crate) fn add_tick<V: Space, M>(
                     write_back::<V>,
                     write_back_predators::<V>,
                     sample_metrics::<V>,
-                    after,
+                    take_checkpoints::<V>,
                 )
                     .chain()
                     .in_set(BoidSystems::Writeback),

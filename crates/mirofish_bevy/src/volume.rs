@@ -55,8 +55,8 @@
 //! [`BoidSystems::Commands`]); the core keeps every command applied, so
 //! the configuration it started from and that list replay the session
 //! ([`VolumeRecording`]). Start from a configuration file with
-//! [`LoadVolume3d`]; play a recorded session again with
-//! [`ReplayVolume3d`].
+//! [`LoadConfig`]; record a session and play it again with the
+//! [`Flock3dRecorder`], as on a plane.
 //!
 //! [`BoidSystems`]: crate::BoidSystems
 //! [`BoidSystems::Commands`]: crate::BoidSystems::Commands
@@ -69,12 +69,12 @@
 //! [`BoidSystems::Writeback`]: crate::BoidSystems::Writeback
 //! [`TickStage`]: mirofish_sim::space::TickStage
 //! [`VolumeCommand`]: mirofish_sim::space::VolumeCommand
+//! [`Flock3d`]: mirofish_sim::space::Flock3d
+//! [`VolumeRecording`]: mirofish_sim::VolumeRecording
 
 use bevy::prelude::*;
+use mirofish_sim::FlockParams;
 use mirofish_sim::Scene3d;
-use mirofish_sim::space::Flock3d;
-use mirofish_sim::state_hash;
-use mirofish_sim::{ConfigError, FlockParams, ParamError, VolumeConfig, VolumeRecording};
 use rayon::prelude::*;
 
 use crate::columns::COLUMN_CHUNK;
@@ -93,10 +93,14 @@ pub use crate::components::{
 pub use crate::config::FlockConfigOf;
 /// The plugin, the plane's over `Vec3`.
 pub use crate::plugin::MiroFishPluginOf;
-/// How a replay stands ([`Flock3dState::replay`]), as on a plane.
+/// The recorder, the plane's over `Vec3`.
+pub use crate::recording::FlockRecorderOf;
+/// How a recorded session stands ([`FlockRecorderOf::session`]), as on a
+/// plane.
 pub use crate::recording::Session;
-use crate::recording::compare_checkpoint;
 use crate::refusals::{FlockRefusal, Refused, report_in};
+/// Starting over from a configuration, as on a plane.
+pub use crate::start::{LoadConfig, Restart};
 pub use crate::state::FlockState;
 use crate::turn;
 
@@ -120,52 +124,11 @@ pub type Flock3dConfig = FlockConfigOf<Vec3>;
 /// core owns the fish; each entity names its fish by [`FishId`].
 pub type Flock3dState = FlockState<Vec3>;
 
-impl FlockState<Vec3> {
-    /// The session since the last [`LoadVolume3d`] as a recording: its
-    /// configuration (with the plugin's tick length) and every command
-    /// applied since, checked by the start's and the end's state hashes;
-    /// save it and `mirofish-lab replay` runs it again. `None` if the
-    /// volume was not loaded from a configuration or was restarted,
-    /// spawned into or given a new scene ([`SetScene3d`]) since. A game's
-    /// forces ([`ExtraSteering`]), fish moved by hand and rock or
-    /// predator entities it spawned, moved or despawned ([`Obstacle3d`],
-    /// [`Predator3d`]) are not commands: a session with them does not
-    /// replay to its end, and the replay says so.
-    pub fn recording(&self) -> Option<Result<VolumeRecording, ConfigError>> {
-        let loaded = self.loaded()?;
-        let config = VolumeConfig { dt: self.flock.dt(), ..loaded.clone() };
-        Some(VolumeRecording::of_run(config, &self.flock))
-    }
-
-    /// The configuration the volume was last loaded from ([`LoadVolume3d`]),
-    /// if only commands have changed it since: whether
-    /// [`Flock3dState::recording`] has a session to give.
-    pub fn loaded(&self) -> Option<&VolumeConfig> {
-        self.space.loaded.as_ref()
-    }
-
-    /// Where the last [`ReplayVolume3d`] stands: [`Session::Idle`] if there
-    /// was none since the volume last started over, [`Session::Replaying`]
-    /// while it runs, then [`Session::Matched`] at its last tick or
-    /// [`Session::Diverged`] at the first checkpoint that differs.
-    pub fn replay(&self) -> &Session {
-        &self.space.replay
-    }
-
-    /// Compares the replay's checkpoint at this tick, if any, and ends the
-    /// replay at its last tick or where it diverged.
-    fn check_replay(&mut self) {
-        let Some((recording, next)) = &mut self.space.replaying else { return };
-        let flock = &self.flock;
-        let ticks = recording.ticks;
-        if let Some(ended) =
-            compare_checkpoint(&recording.checkpoints, ticks, next, flock.tick(), || state_hash(flock))
-        {
-            self.space.replay = ended;
-            self.space.replaying = None;
-        }
-    }
-}
+/// Records and replays sessions in a volume: the plane's recorder
+/// ([`FlockRecorderOf`]) over `Vec3`, with
+/// [`VolumeConfig`](mirofish_sim::VolumeConfig) starts and
+/// [`VolumeRecording`](mirofish_sim::VolumeRecording)s.
+pub type Flock3dRecorder = FlockRecorderOf<Vec3>;
 
 /// Adds schools in a volume: the plugin ([`MiroFishPluginOf`]) over
 /// `Vec3`, with [`Flock3dState`] from [`Flock3dConfig`], a tick per run of
@@ -189,7 +152,7 @@ impl Plugin for MiroFishPluginOf<Vec3> {
         let mut state =
             Flock3dState { fixed_schedule: self.runs_fixed(), ..crate::tick::state_for::<Vec3>(app) };
         state.space.bank = self.bank;
-        crate::tick::add_tick(app, self.schedule, state, check_replay);
+        crate::tick::add_tick(app, self.schedule, state);
         app.register_type::<Flock3dConfig>()
             .register_type::<crate::FlockMetrics>()
             .register_type::<(Boid3d, FishId, School, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>)>()
@@ -275,8 +238,8 @@ impl Command for SpawnSchool3d {
                 return;
             }
         }
-        // Fish no configuration holds: no longer a loaded configuration's run.
-        state.space.loaded = None;
+        // Fish no configuration or command holds.
+        state.changed_outside_commands();
         for id in first..first.saturating_add(self.leaders.min(self.count) as u32) {
             // Every id in the range was just spawned.
             let _ = state.flock.set_leader(id, true);
@@ -287,158 +250,8 @@ impl Command for SpawnSchool3d {
             crate::commands::follow_config(&mut config, &mut world.resource_mut::<Flock3dState>());
         });
         // Their entities, now rather than after the next tick.
-        sync_fish(world);
+        crate::commands::sync_entities::<Vec3>(world);
     }
-}
-
-/// Starts the volume over from a [`VolumeConfig`] (a configuration file's
-/// contents: schools, leaders, tank, zones, scene): every fish
-/// entity is despawned and the volume and its entities are built from it;
-/// [`Flock3dConfig`] takes its parameters, tank, seed and zones. A tick
-/// lasts the plugin's schedule's step, not the configuration's `dt`. A bad
-/// configuration is refused with a [`FlockRefusal`] and changes nothing.
-/// A command.
-#[derive(Clone, Debug)]
-pub struct LoadVolume3d(pub VolumeConfig);
-
-impl Command for LoadVolume3d {
-    type Out = ();
-
-    fn apply(self, world: &mut World) {
-        load(world, "LoadVolume3d", self.0);
-    }
-}
-
-/// Plays a recorded session again in the app — one that
-/// [`Flock3dState::recording`] gave, the 3D aquarium saved or `mirofish-lab
-/// volume` wrote: the volume starts over from its configuration (as with
-/// [`LoadVolume3d`]), its commands are queued at their ticks, and every
-/// tick lasts the recording's `dt` whatever the schedule's step, so that it
-/// runs to the same bits (and goes on at that step after its end, until the
-/// volume starts over). Its checkpoints are compared as the ticks pass
-/// ([`Flock3dState::replay`]); anything else that changes the volume
-/// meanwhile (another command, a game's force, a fish moved by hand) makes
-/// it diverge, and starting over ends it. A recording that does not
-/// validate is refused with a [`FlockRefusal`] and changes nothing. A
-/// command.
-#[derive(Clone, Debug)]
-pub struct ReplayVolume3d(pub VolumeRecording);
-
-impl Command for ReplayVolume3d {
-    type Out = ();
-
-    fn apply(self, world: &mut World) {
-        let recording = self.0;
-        if let Err(e) = recording.validate() {
-            let tick = world.get_resource::<Flock3dState>().map_or(0, |s| s.flock.tick());
-            let error = ParamError {
-                field: "recording",
-                value: f32::NAN,
-                expected: format!("a valid recording ({e})"),
-            };
-            report_in(world, FlockRefusal { tick, what: Refused::Session, error });
-            return;
-        }
-        if !load(world, "ReplayVolume3d", recording.config.clone()) {
-            return;
-        }
-        let mut queue = world.resource_mut::<FlockCommands<Vec3>>();
-        for stamped in &recording.commands {
-            // Validated with the recording: a refusal here is a bug.
-            if let Err(e) = queue.schedule(stamped.tick, stamped.command.clone()) {
-                log::warn!("MiroFish: replayed command refused: {e}");
-            }
-        }
-        let mut state = world.resource_mut::<Flock3dState>();
-        // Every tick at the recording's step, until the volume starts over.
-        state.dt = Some(recording.config.dt);
-        state.space.replay = Session::Replaying;
-        state.space.replaying = Some((recording, 0));
-        // The start's checkpoint.
-        state.check_replay();
-    }
-}
-
-/// Starts the volume over from `config` (its entities too) and notes it
-/// as the session's start; or, if it was refused, a [`FlockRefusal`] and
-/// nothing changed. Whether it started over.
-fn load(world: &mut World, command: &str, config: VolumeConfig) -> bool {
-    let built = config.start().map_err(|e| match e.root() {
-        ConfigError::Invalid { error, .. } => error.clone(),
-        other => ParamError { field: "config", value: f32::NAN, expected: other.to_string() },
-    });
-    if !start_over(world, command, built, Flock3dConfig::from(&config)) {
-        return false;
-    }
-    world.resource_mut::<Flock3dState>().space.loaded = Some(config);
-    sync_fish(world);
-    true
-}
-
-/// Starts the volume over with `built` (from `config`): every fish entity
-/// despawned and the volume replaced; or, if it was refused, a
-/// [`FlockRefusal`] and nothing changed. Whether it started over.
-fn start_over(
-    world: &mut World,
-    command: &str,
-    built: Result<Flock3d, ParamError>,
-    config: Flock3dConfig,
-) -> bool {
-    let Some(tick) = world.get_resource::<Flock3dState>().map(|s| s.flock.tick()) else {
-        log::warn!("MiroFish: {command} before MiroFish3dPlugin was added; nothing changed");
-        return false;
-    };
-    let flock = match built {
-        Ok(flock) => flock,
-        Err(error) => {
-            report_in(world, FlockRefusal { tick, what: Refused::Config, error });
-            return false;
-        }
-    };
-    // The entities are forgotten before they go, so that their fish are
-    // not taken out of the new volume as despawned by the game.
-    let mut state = world.resource_mut::<Flock3dState>();
-    state.entities.clear();
-    let fish: Vec<Entity> = world.query_filtered::<Entity, With<Boid3d>>().iter(world).collect();
-    for entity in fish {
-        world.despawn(entity);
-    }
-    let mut state = world.resource_mut::<Flock3dState>();
-    state.flock = flock;
-    state.seen_commands = 0;
-    state.scene_entities.started_over();
-    state.space.loaded = None;
-    state.space.replaying = None;
-    state.space.replay = Session::Idle;
-    state.dt = None;
-    // The configuration in force and the resource agree: the next tick
-    // finds nothing to apply.
-    state.active = config.clone();
-    state.rejected = None;
-    world.insert_resource(config);
-    // Commands queued for the old volume's ticks do not carry over.
-    world.insert_resource(FlockCommands::<Vec3>::default());
-    // The rocks and predators of the new volume's scene, in place of the
-    // old ones (a game's refused entities stay, refused or not).
-    world.resource_scope(|world, mut state: Mut<Flock3dState>| scene::respawn_scene(world, &mut state, 0));
-    true
-}
-
-/// Brings the entities in line with the core now, outside the tick (a
-/// spawn, a load): an entity for each fish without one, none for a fish a
-/// command removed, the markers and the rock and predator entities as the
-/// commands left them ([`follow_core`](crate::commands::follow_core)).
-/// Cheap when nothing changed.
-fn sync_fish(world: &mut World) {
-    world.resource_scope(|world, mut state: Mut<Flock3dState>| {
-        crate::commands::follow_core(&mut world.commands(), &mut state);
-        world.flush();
-    });
-}
-
-/// After the write-back: a replay compares its checkpoint at this tick.
-fn check_replay(mut state: ResMut<Flock3dState>) {
-    state.check_replay();
 }
 
 /// Moves each fish's `Transform` between its last two positions by how far
@@ -518,23 +331,6 @@ fn banked(upright: Quat, steering: Vec3, max_force: f32, bank: f32) -> Quat {
     Quat::from_axis_angle(heading, side * bank) * upright
 }
 
-/// Starts the volume over from a configuration: every fish entity is
-/// despawned and [`Flock3dState`] holds an empty volume built from it (and
-/// the resource [`Flock3dConfig`] becomes it). Spawn schools after it with
-/// [`SpawnSchool3d`]. A bad configuration is refused with a
-/// [`FlockRefusal`] and changes nothing. A command.
-#[derive(Clone, Debug)]
-pub struct Restart3d(pub Flock3dConfig);
-
-impl Command for Restart3d {
-    type Out = ();
-
-    fn apply(self, world: &mut World) {
-        let built = self.0.build();
-        start_over(world, "Restart3d", built, self.0);
-    }
-}
-
 /// Replaces what shares the volume (rocks, predators, goals), refusing it
 /// with a [`FlockRefusal`] if an element is invalid. A command.
 #[derive(Clone, Debug)]
@@ -550,13 +346,11 @@ impl Command for SetScene3d {
             report_in(world, FlockRefusal { tick, what: Refused::Scene, error });
             return;
         }
-        // Replaced outside the commands: no longer the loaded session.
-        state.space.loaded = None;
+        // Replaced outside the commands.
+        state.changed_outside_commands();
         // The new scene's rocks and predators get entities in place of the
         // old ones.
-        world.resource_scope(|world, mut state: Mut<Flock3dState>| {
-            let seen = state.seen_commands;
-            scene::respawn_scene(world, &mut state, seen);
-        });
+        let seen = state.seen_commands;
+        crate::scene_entities::respawn_scene::<Vec3>(world, seen);
     }
 }

@@ -129,7 +129,7 @@ fn a_restart_empties_the_volume_for_a_new_configuration_and_a_bad_one_changes_no
     }
     let zones = Zones { speed: 50.0, ..Zones::default() };
     let next = Flock3dConfig { seed: 3, zones: Some(zones), ..default() };
-    app.world_mut().commands().queue(Restart3d(next.clone()));
+    app.world_mut().commands().queue(Restart(next.clone()));
     app.world_mut().commands().queue(SpawnSchool3d::new(30));
     for _ in 0..=3 {
         app.update();
@@ -143,7 +143,7 @@ fn a_restart_empties_the_volume_for_a_new_configuration_and_a_bad_one_changes_no
     assert_eq!(app.world().resource::<Flock3dConfig>(), &next);
 
     let bad = Flock3dConfig { zones: Some(Zones { turn_rate: -1.0, ..zones }), ..next };
-    app.world_mut().commands().queue(Restart3d(bad));
+    app.world_mut().commands().queue(Restart(bad));
     app.update();
     assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 30, "refused: nothing changed");
     let refusals = app.world().resource::<FlockRefusals>();
@@ -366,7 +366,7 @@ fn despawned_fish_entities_leave_the_core() {
     app.update();
     assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 558);
     assert_entities_match_the_core(&mut app);
-    app.world_mut().commands().queue(Restart3d(Flock3dConfig { seed: 3, ..default() }));
+    app.world_mut().commands().queue(Restart(Flock3dConfig { seed: 3, ..default() }));
     app.world_mut().commands().queue(SpawnSchool3d::new(40));
     for _ in 0..3 {
         app.update();
@@ -386,7 +386,7 @@ fn a_configuration_loads_with_its_schools_and_leaders_and_a_bad_one_changes_noth
     let mut config = VolumeConfig { fish: 90, leaders: 5, seed: 3, dt, ..VolumeConfig::default() };
     config.schools.push(VolumeSchool { fish: 30, leaders: 1, ..VolumeSchool::default() });
     config.scene.obstacles.push(Obstacle { centre: Vec3::ZERO, radius: 50.0 });
-    app.world_mut().commands().queue(LoadVolume3d(config.clone()));
+    app.world_mut().commands().queue(LoadConfig(config.clone()));
     app.update();
     {
         let state = app.world().resource::<Flock3dState>();
@@ -401,7 +401,7 @@ fn a_configuration_loads_with_its_schools_and_leaders_and_a_bad_one_changes_noth
     let state = app.world().resource::<Flock3dState>();
     assert_eq!(mirofish_sim::state_hash(state.flock()), mirofish_sim::state_hash(&alone));
     let bad = VolumeConfig { leaders: 500, ..config };
-    app.world_mut().commands().queue(LoadVolume3d(bad));
+    app.world_mut().commands().queue(LoadConfig(bad));
     app.update();
     assert_eq!(app.world().resource::<Flock3dState>().flock().len(), 120);
     let refusals = app.world().resource::<FlockRefusals>();
@@ -452,17 +452,14 @@ fn a_game_system_between_two_sets_runs_between_the_core_stages() {
     assert_eq!(state.flock().positions()[slot], centre);
 }
 
-/// An app whose volume was loaded from a configuration and changed by one
-/// command (a predator added at tick 10) in 30 ticks.
+/// An app recording a session in its volume, from a configuration,
+/// changed by one command (a predator added at tick 10) in 30 ticks.
 fn loaded_session() -> App {
     use mirofish_sim::space::VolumeCommand;
     use mirofish_sim::{Predator, VolumeConfig};
     let mut app = app();
-    app.world_mut().commands().queue(LoadVolume3d(VolumeConfig {
-        fish: 120,
-        seed: 5,
-        ..VolumeConfig::default()
-    }));
+    let start = VolumeConfig { fish: 120, seed: 5, ..VolumeConfig::default() };
+    app.world_mut().resource_mut::<Flock3dRecorder>().record(start, 10);
     for tick in 0..30 {
         if tick == 10 {
             let mut queue = app.world_mut().resource_mut::<FlockCommands<Vec3>>();
@@ -477,26 +474,46 @@ fn loaded_session() -> App {
 /// A session recorded in one app ([`loaded_session`]) and the state hash
 /// at its end.
 fn recorded_session() -> (mirofish_sim::VolumeRecording, u64) {
-    let app = loaded_session();
-    let state = app.world().resource::<Flock3dState>();
-    (state.recording().expect("loaded").unwrap(), mirofish_sim::state_hash(state.flock()))
+    stop(&mut loaded_session())
+}
+
+/// Stops the app's recording: the recording and the state hash at its end.
+fn stop(app: &mut App) -> (mirofish_sim::VolumeRecording, u64) {
+    app.world_mut().resource_scope(|world, mut recorder: Mut<Flock3dRecorder>| {
+        let state = world.resource::<Flock3dState>();
+        let recording = recorder.stop(state, world.resource()).expect("recording");
+        (recording, mirofish_sim::state_hash(state.flock()))
+    })
 }
 
 #[test]
 fn a_loaded_session_changed_by_commands_replays_to_its_end() {
     use mirofish_sim::state_hash;
-    assert!(app().world().resource::<Flock3dState>().recording().is_none(), "not loaded");
+    let mut idle = app();
+    assert!(stop_idle(&mut idle).is_none(), "nothing recorded");
     let mut app = loaded_session();
     let state = app.world().resource::<Flock3dState>();
-    let recording = state.recording().expect("loaded").unwrap();
-    assert_eq!((recording.commands.len(), recording.ticks), (1, state.flock().tick()));
+    let ticks = state.flock().tick();
+    assert!(!app.world().resource::<Flock3dRecorder>().changed_outside_commands(state));
+    let (recording, end) = stop(&mut app);
+    assert_eq!((recording.commands.len(), recording.ticks), (1, ticks));
     let text = recording.to_text();
-    let end = mirofish_sim::VolumeRecording::from_text(&text).unwrap().replay().unwrap();
-    assert_eq!(state_hash(&end), state_hash(state.flock()));
-    // Fish spawned outside the configuration: no longer its run.
+    let replayed = mirofish_sim::VolumeRecording::from_text(&text).unwrap().replay().unwrap();
+    assert_eq!(state_hash(&replayed), end);
+    // Fish spawned outside the configuration: the session is no longer
+    // the commands' alone.
+    let mut app = loaded_session();
     app.world_mut().commands().queue(SpawnSchool3d::new(5));
     app.update();
-    assert!(app.world().resource::<Flock3dState>().recording().is_none());
+    let state = app.world().resource::<Flock3dState>();
+    assert!(app.world().resource::<Flock3dRecorder>().changed_outside_commands(state));
+}
+
+/// Stops an app's recorder that records nothing.
+fn stop_idle(app: &mut App) -> Option<mirofish_sim::VolumeRecording> {
+    app.world_mut().resource_scope(|world, mut recorder: Mut<Flock3dRecorder>| {
+        recorder.stop(world.resource(), world.resource())
+    })
 }
 
 #[test]
@@ -508,15 +525,16 @@ fn a_recorded_session_replays_inside_the_app_to_the_same_bits() {
     app.insert_resource(Time::<Fixed>::from_hz(20.0));
     app.world_mut().commands().queue(SpawnSchool3d::new(40));
     app.update();
-    assert_eq!(app.world().resource::<Flock3dState>().replay(), &Session::Idle);
-    app.world_mut().commands().queue(ReplayVolume3d(recording.clone()));
+    assert_eq!(app.world().resource::<Flock3dRecorder>().session(), &Session::Idle);
+    app.world_mut().resource_mut::<Flock3dRecorder>().replay(recording.clone());
     app.update();
-    assert_eq!(app.world().resource::<Flock3dState>().replay(), &Session::Replaying);
+    assert_eq!(app.world().resource::<Flock3dRecorder>().session(), &Session::Replaying);
     for _ in 0..40 {
         app.update();
     }
     let state = app.world().resource::<Flock3dState>();
-    assert_eq!(state.replay(), &Session::Matched { ticks: recording.ticks });
+    let session = app.world().resource::<Flock3dRecorder>().session();
+    assert_eq!(session, &Session::Matched { ticks: recording.ticks });
     // The app went on past the recording's end: replay it headless to
     // compare the end itself.
     let mut headless = recording.config.start().unwrap();
@@ -527,11 +545,9 @@ fn a_recorded_session_replays_inside_the_app_to_the_same_bits() {
     assert_eq!(state_hash(&headless), end);
     assert_eq!(state.flock().len(), 120);
     assert_eq!(state.flock().applied().len(), 1, "the recorded predator was added again");
-    // Past its end the session went on at the recording's step: the whole
-    // of it replays too.
-    let whole = state.recording().expect("loaded").unwrap();
-    assert!(whole.ticks > recording.ticks);
-    assert_eq!(state_hash(&whole.replay().unwrap()), state_hash(state.flock()));
+    // Past its end the volume went on at the recording's step.
+    assert!(state.flock().tick() > recording.ticks);
+    assert_eq!(state.flock().dt(), recording.config.dt);
 }
 
 #[test]
@@ -542,11 +558,11 @@ fn a_replay_that_differs_says_where_and_a_bad_one_is_refused() {
     last.hash ^= 1;
     let (tick, expected) = (last.tick, last.hash);
     let mut app = app();
-    app.world_mut().commands().queue(ReplayVolume3d(tampered));
+    app.world_mut().resource_mut::<Flock3dRecorder>().replay(tampered);
     for _ in 0..40 {
         app.update();
     }
-    match app.world().resource::<Flock3dState>().replay() {
+    match app.world().resource::<Flock3dRecorder>().session() {
         Session::Diverged { tick: at, expected: wanted, found } => {
             assert_eq!((*at, *wanted), (tick, expected));
             assert_eq!(*found, expected ^ 1);
@@ -554,22 +570,23 @@ fn a_replay_that_differs_says_where_and_a_bad_one_is_refused() {
         other => panic!("expected a divergence, got {other:?}"),
     }
     // Starting over ends a replay.
-    app.world_mut().commands().queue(ReplayVolume3d(recording.clone()));
+    app.world_mut().resource_mut::<Flock3dRecorder>().replay(recording.clone());
     app.update();
-    app.world_mut().commands().queue(Restart3d(Flock3dConfig::default()));
+    assert_eq!(app.world().resource::<Flock3dRecorder>().session(), &Session::Replaying);
+    app.world_mut().commands().queue(Restart(Flock3dConfig::default()));
     app.update();
-    assert_eq!(app.world().resource::<Flock3dState>().replay(), &Session::Idle);
+    assert_eq!(app.world().resource::<Flock3dRecorder>().session(), &Session::Idle);
     // A recording that ends before its own commands and checkpoints does
     // not validate.
     let mut bad = recording;
     bad.ticks = 0;
     let before = app.world().resource::<Flock3dState>().flock().tick();
-    app.world_mut().commands().queue(ReplayVolume3d(bad));
+    app.world_mut().resource_mut::<Flock3dRecorder>().replay(bad);
     app.update();
     let refusals = app.world().resource::<FlockRefusals>();
     assert!(refusals.recent().any(|r| r.error.field == "recording"), "{refusals:?}");
     let state = app.world().resource::<Flock3dState>();
-    assert_eq!(state.replay(), &Session::Idle);
+    assert_eq!(app.world().resource::<Flock3dRecorder>().session(), &Session::Idle);
     assert!(state.flock().tick() > before, "the volume ran on as it was");
 }
 
@@ -586,6 +603,7 @@ fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
     let fast = FlockParams { max_speed: 200.0, ..FlockParams::default() };
     app.world_mut().commands().queue(SpawnSchool3d::new(5).with_params(fast));
     app.update();
+    let outside = app.world().resource::<Flock3dState>().changes_outside_commands();
     let (at, heading) = (Vec3::new(10.0, 20.0, 30.0), Vec3::new(0.0, 0.0, 40.0));
     let plain = app.world_mut().spawn((Boid3d, Position(at), Velocity(heading))).id();
     let schooled = app.world_mut().spawn((Boid3d, School(1), Position(-at), Velocity(-heading))).id();
@@ -599,7 +617,7 @@ fn fish_a_game_spawns_join_the_core_under_the_next_ids() {
         let slot = state.slot_of(entity, *app.world().get::<FishId>(entity).unwrap()).unwrap();
         assert_eq!(state.flock().schools()[slot], school);
     }
-    assert!(state.loaded().is_none());
+    assert!(state.changes_outside_commands() > outside, "the fish came outside the commands");
     assert_entities_match_the_core(&mut app);
     // Not a fish until whole.
     assert!(app.world().resource::<Flock3dState>().entity(27).is_none());

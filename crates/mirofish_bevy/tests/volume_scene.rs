@@ -140,11 +140,9 @@ fn a_loaded_or_replaced_scene_brings_its_own_entities() {
     let rock = Obstacle { centre: Vec3::new(150.0, -50.0, 20.0), radius: 45.0 };
     let scene =
         Scene3d { obstacles: vec![rock], predators: vec![Predator::new(Vec3::ZERO, 80.0)], ..default() };
-    app.world_mut().commands().queue(LoadVolume3d(VolumeConfig {
-        fish: 80,
-        scene: scene.clone(),
-        ..default()
-    }));
+    // Recorded, to see the replaced scene break the session below.
+    let start = VolumeConfig { fish: 80, scene: scene.clone(), ..default() };
+    app.world_mut().resource_mut::<Flock3dRecorder>().record(start, 10);
     ticks(&mut app, 3);
     assert_eq!(rocks(&mut app).iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(), [(rock.centre, 45.0)]);
     assert_eq!(hunters(&mut app).len(), 1);
@@ -156,17 +154,23 @@ fn a_loaded_or_replaced_scene_brings_its_own_entities() {
     assert!(hunters(&mut app).is_empty());
     let scene = app.world().resource::<Flock3dState>().flock().scene();
     assert_eq!((scene.obstacles.as_slice(), scene.predators.len()), ([other].as_slice(), 0));
-    // The scene was replaced outside the session's commands: it no longer
-    // records as the loaded session.
+    // The scene was replaced outside the session's commands: a recording
+    // of the session would not replay.
     let state = app.world().resource::<Flock3dState>();
-    assert!(state.recording().is_none(), "a replaced scene is no longer the loaded session");
+    let recorder = app.world().resource::<Flock3dRecorder>();
+    assert_eq!(recorder.session(), &Session::Recording);
+    assert!(
+        recorder.changed_outside_commands(state),
+        "a replaced scene is not one of the session's commands"
+    );
 }
 
 #[test]
 fn a_session_with_command_rocks_replays_in_the_app() {
     use mirofish_sim::state_hash;
     let mut app = app();
-    app.world_mut().commands().queue(LoadVolume3d(VolumeConfig { fish: 100, seed: 3, ..default() }));
+    let start = VolumeConfig { fish: 100, seed: 3, ..default() };
+    app.world_mut().resource_mut::<Flock3dRecorder>().record(start, 10);
     for tick in 0..40 {
         if tick == 5 {
             let rock = Obstacle { centre: Vec3::new(60.0, 0.0, 0.0), radius: 35.0 };
@@ -190,16 +194,20 @@ fn a_session_with_command_rocks_replays_in_the_app() {
         }
         app.update();
     }
-    let state = app.world().resource::<Flock3dState>();
-    let recording = state.recording().expect("loaded").unwrap();
-    let end = state_hash(state.flock());
+    let world = app.world_mut();
+    let recording = world.resource_scope(|world, mut recorder: Mut<Flock3dRecorder>| {
+        let state = world.resource::<Flock3dState>();
+        assert!(!recorder.changed_outside_commands(state));
+        recorder.stop(state, world.resource()).expect("recording")
+    });
+    let end = state_hash(app.world().resource::<Flock3dState>().flock());
     // The core alone gives the same bits: the entities changed nothing.
     let replayed = recording.replay().unwrap();
     assert_eq!(state_hash(&replayed), end);
     let mut again = self::app();
-    again.world_mut().commands().queue(ReplayVolume3d(recording.clone()));
+    again.world_mut().resource_mut::<Flock3dRecorder>().replay(recording.clone());
     ticks(&mut again, recording.ticks + 1);
-    let session = again.world().resource::<Flock3dState>().replay().clone();
+    let session = again.world().resource::<Flock3dRecorder>().session().clone();
     assert!(matches!(session, mirofish_bevy::Session::Matched { .. }), "{session:?}");
 }
 
@@ -232,7 +240,7 @@ fn a_left_out_rock_adds_no_entity_before_or_after_the_volume_starts_over() {
     };
     run(&mut app);
     assert_eq!(app.world().resource::<RocksSpawned>().0, 1);
-    app.world_mut().commands().queue(Restart3d(Flock3dConfig { seed: 4, ..default() }));
+    app.world_mut().commands().queue(Restart(Flock3dConfig { seed: 4, ..default() }));
     run(&mut app);
     assert_eq!(app.world().resource::<RocksSpawned>().0, 2, "one rock entity for each run");
 }

@@ -49,7 +49,7 @@ use bevy_egui::{EguiContext, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiCont
 use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::volume::Flock3dState;
-use mirofish_bevy::{FishId, FlockCommands, FlockConfigOf, FlockMetrics, Session, Space};
+use mirofish_bevy::{FishId, FlockCommands, FlockConfigOf, FlockMetrics, FlockRecorderOf, Session, Space};
 use mirofish_sim::control::tuning::KNOBS;
 use mirofish_sim::observe::health::{Health, Mark};
 use mirofish_sim::observe::metrics::{COLUMNS, Metrics};
@@ -221,10 +221,10 @@ impl Plugin for TuningPanelPlugin {
         add_section(app, "tools", order::TOOLS, false, tools_section, |w| {
             w.contains_resource::<ToolSettings>()
         });
-        add_section(app, "record & replay", order::RECORD, true, record_section, |w| {
+        add_section(app, "record & replay", order::RECORD, true, record_section::<Vec2>, |w| {
             w.contains_resource::<RecorderControls>() && w.contains_resource::<FlockState>()
         });
-        add_section(app, "record & replay", order::RECORD, true, volume_record_section, |w| {
+        add_section(app, "record & replay", order::RECORD, true, record_section::<Vec3>, |w| {
             w.contains_resource::<RecorderControls>() && w.contains_resource::<Flock3dState>()
         });
         add_section(app, "metrics", order::METRICS, false, metrics_section, |w| {
@@ -595,68 +595,36 @@ pub fn tools_section(
     }
 }
 
-/// The recorder's buttons ([`RecorderControls`]): record (restarting the
-/// school), stop (and save), replay the last recording, save the running
-/// configuration; how the session stands and what the last press did.
-pub fn record_section(
+/// The recorder's buttons, in either space: record (restarting from the
+/// start configuration), stop (and save), replay the last recording, save
+/// the running configuration; how the session stands and what the last
+/// press did.
+pub fn record_section<V: Space>(
     InMut(ui): InMut<egui::Ui>,
     controls: Option<ResMut<RecorderControls>>,
-    recorder: Res<FlockRecorder>,
+    recorder: Res<FlockRecorderOf<V>>,
 ) {
     let Some(mut controls) = controls else { return };
     ui.label(session_words(recorder.session()));
+    // Which space's last recording the replay button plays.
+    let has_last = match V::DIM {
+        2 => controls.last.is_some(),
+        _ => controls.last_volume.is_some(),
+    };
     ui.horizontal(|ui| {
         let busy = matches!(recorder.session(), Session::Recording | Session::Replaying);
         if ui.add_enabled(!busy, egui::Button::new("● record")).on_hover_text("restarts the school").clicked()
         {
             controls.asked = Some(Ask::Record);
         }
-        if ui.add_enabled(busy, egui::Button::new("■ stop")).clicked() {
-            controls.asked = Some(Ask::Stop);
-        }
-        if ui.add_enabled(!busy && controls.last.is_some(), egui::Button::new("▶ replay")).clicked() {
-            controls.asked = Some(Ask::Replay);
-        }
-        if ui.button("save config").clicked() {
-            controls.asked = Some(Ask::SaveConfig);
-        }
-    });
-    if !controls.message.is_empty() {
-        ui.label(&controls.message);
-    }
-}
-
-/// The recorder's buttons in a volume: record (loading the start), save
-/// the session since then, replay the last one, save the running
-/// configuration; how the session stands and what the last press did.
-pub fn volume_record_section(
-    InMut(ui): InMut<egui::Ui>,
-    controls: Option<ResMut<RecorderControls>>,
-    state: Res<Flock3dState>,
-) {
-    let Some(mut controls) = controls else { return };
-    let replaying = matches!(state.replay(), Session::Replaying);
-    let recording = state.loaded().is_some() && !replaying;
-    ui.label(if recording { session_words(&Session::Recording) } else { session_words(state.replay()) });
-    ui.horizontal(|ui| {
         if ui
-            .add_enabled(!replaying, egui::Button::new("● record"))
-            .on_hover_text("restarts the volume")
-            .clicked()
-        {
-            controls.asked = Some(Ask::Record);
-        }
-        if ui
-            .add_enabled(recording, egui::Button::new("■ save"))
-            .on_hover_text("the session so far")
+            .add_enabled(busy, egui::Button::new("■ stop"))
+            .on_hover_text("ends the session and saves it")
             .clicked()
         {
             controls.asked = Some(Ask::Stop);
         }
-        if ui
-            .add_enabled(!replaying && controls.last_volume.is_some(), egui::Button::new("▶ replay"))
-            .clicked()
-        {
+        if ui.add_enabled(!busy && has_last, egui::Button::new("▶ replay")).clicked() {
             controls.asked = Some(Ask::Replay);
         }
         if ui.button("save config").clicked() {

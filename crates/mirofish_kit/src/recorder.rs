@@ -33,20 +33,23 @@
 //! the buttons.
 //!
 //! In a volume ([`MiroFish3dPlugin`](mirofish_bevy::volume::MiroFish3dPlugin))
-//! the same buttons work over the volume plugin's session: record loads the
-//! start ([`SessionConfigs::volume_start`], by default the running volume)
-//! with [`LoadVolume3d`], stop saves [`Flock3dState::recording`] (the
-//! session since that load: the volume runs on), replay plays the last one
-//! with [`ReplayVolume3d`], and save config writes the running volume's
-//! configuration.
+//! the same buttons work the same way over the volume's recorder
+//! ([`Flock3dRecorder`]): record restarts from
+//! [`SessionConfigs::volume_start`] (by default the running volume), stop
+//! saves the session, replay plays the last one
+//! ([`RecorderControls::last_volume`]), and save config writes the running
+//! volume's configuration.
+//!
+//! [`Flock3dRecorder`]: mirofish_bevy::volume::Flock3dRecorder
 
 use std::path::PathBuf;
 
 use bevy::prelude::*;
 use mirofish_bevy::prelude::*;
-use mirofish_bevy::volume::{Flock3dConfig, Flock3dState, LoadVolume3d, ReplayVolume3d};
-use mirofish_bevy::{FlockCommands, Session};
-use mirofish_sim::{ExperimentConfig, Recording, SchoolConfig, VolumeConfig, VolumeRecording};
+use mirofish_bevy::volume::{Flock3dConfig, Flock3dState};
+use mirofish_bevy::{FlockCommands, FlockRecorderOf, Session, Space};
+use mirofish_sim::control::replay::{RecordingOf, Scenario};
+use mirofish_sim::{ExperimentConfig, Recording, RunConfig, SchoolConfig, VolumeConfig, VolumeRecording};
 
 /// A session button.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,82 +220,94 @@ fn saved_scene<V: mirofish_sim::Vector>(scene: &mirofish_sim::Scene<V>) -> mirof
 
 /// Carries out the button pressed ([`RecorderControls::asked`]), in
 /// `Update` (order a game's systems after it to see what it did): over
-/// the plane plugin's recorder, or where only a volume runs, over the
-/// volume plugin's session.
+/// the plane's recorder ([`FlockRecorder`]), or where only a volume runs,
+/// the volume's ([`Flock3dRecorder`]).
+///
+/// [`Flock3dRecorder`]: mirofish_bevy::volume::Flock3dRecorder
 pub fn act(world: &mut World) {
     let Some(asked) = world.resource_mut::<RecorderControls>().asked.take() else { return };
     let configs = *world.resource::<SessionConfigs>();
-    let controls = world.resource::<RecorderControls>();
-    let folder = controls.folder.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_default();
-    let (recording_file, config_file) =
-        (folder.join(&controls.recording_file), folder.join(&controls.config_file));
-    let every = controls.checkpoint_every;
     let volume = world.contains_resource::<Flock3dState>() && !world.contains_resource::<FlockState>();
-    let saved = |ticks: u64, result: Result<(), mirofish_sim::ReplayError>| match result {
-        Ok(()) => format!("{ticks} ticks saved to {}", recording_file.display()),
-        Err(e) => format!("{ticks} ticks recorded, not saved: {e}"),
-    };
     let message = match (asked, volume) {
-        (Ask::Record, false) => {
-            let start = (configs.start)(world);
-            world.resource_mut::<FlockRecorder>().record(start, every);
-            "recording from a fresh start".to_owned()
-        }
-        (Ask::Record, true) => {
-            LoadVolume3d((configs.volume_start)(world)).apply(world);
-            match world.resource::<Flock3dState>().loaded() {
-                Some(_) => "recording from a fresh start".to_owned(),
-                None => "not recording: the start was refused (see the refusals)".to_owned(),
-            }
-        }
-        (Ask::Stop, false) => {
-            let stopped = world.resource_scope(|world, mut recorder: Mut<FlockRecorder>| {
-                recorder.stop(world.resource::<FlockState>(), world.resource::<FlockCommands>())
-            });
-            match stopped {
-                Some(recording) => {
-                    let said = saved(recording.ticks, recording.save(&recording_file));
-                    world.resource_mut::<RecorderControls>().last = Some(recording);
-                    said
-                }
-                None => "replay stopped".to_owned(),
-            }
-        }
-        (Ask::Stop, true) => match world.resource::<Flock3dState>().recording() {
-            Some(Ok(recording)) => {
-                let said = saved(recording.ticks, recording.save(&recording_file));
-                world.resource_mut::<RecorderControls>().last_volume = Some(recording);
-                said
-            }
-            Some(Err(e)) => format!("not recorded: {e}"),
-            None => "nothing recorded: press record first".to_owned(),
-        },
-        (Ask::Replay, false) => match world.resource::<RecorderControls>().last.clone() {
-            Some(recording) => {
-                world.resource_mut::<FlockRecorder>().replay(recording);
-                "replaying the last recording".to_owned()
-            }
-            None => "nothing recorded yet".to_owned(),
-        },
-        (Ask::Replay, true) => match world.resource::<RecorderControls>().last_volume.clone() {
-            Some(recording) => {
-                ReplayVolume3d(recording).apply(world);
-                "replaying the last recording".to_owned()
-            }
-            None => "nothing recorded yet".to_owned(),
-        },
         (Ask::SaveConfig, _) => {
-            let result = match volume {
-                true => (configs.volume_running)(world).save(&config_file),
-                false => (configs.running)(world).save(&config_file),
+            let file = folder(world.resource::<RecorderControls>())
+                .join(&world.resource::<RecorderControls>().config_file);
+            let saved = match volume {
+                true => (configs.volume_running)(world).save(&file),
+                false => (configs.running)(world).save(&file),
             };
-            match result {
-                Ok(()) => format!("configuration saved to {}", config_file.display()),
+            match saved {
+                Ok(()) => format!("configuration saved to {}", file.display()),
                 Err(e) => format!("configuration not saved: {e}"),
             }
         }
+        (Ask::Record, true) => record::<Vec3>(world, configs.volume_start),
+        (Ask::Record, false) => record::<Vec2>(world, configs.start),
+        (Ask::Stop, true) => stop::<Vec3>(world, |c| &mut c.last_volume),
+        (Ask::Stop, false) => stop::<Vec2>(world, |c| &mut c.last),
+        (Ask::Replay, true) => replay::<Vec3>(world, |c| &mut c.last_volume),
+        (Ask::Replay, false) => replay::<Vec2>(world, |c| &mut c.last),
     };
     world.resource_mut::<RecorderControls>().message = message;
+}
+
+/// Where the files go: the controls' folder, or the working folder.
+fn folder(controls: &RecorderControls) -> PathBuf {
+    controls.folder.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_default()
+}
+
+/// Restarts from what `start` reads and records, in `V`'s space.
+fn record<V: Space>(world: &mut World, start: fn(&World) -> RunConfig<V>) -> String {
+    let start = start(world);
+    let every = world.resource::<RecorderControls>().checkpoint_every;
+    world.resource_mut::<FlockRecorderOf<V>>().record(start, every);
+    "recording from a fresh start".to_owned()
+}
+
+/// The last recording of a space, kept in the controls.
+type Last<V> = fn(&mut RecorderControls) -> &mut Option<RecordingOf<RunConfig<V>>>;
+
+/// Stops `V`'s recorder, saves what it recorded and keeps it as `last`.
+fn stop<V: Space>(world: &mut World, last: Last<V>) -> String
+where
+    RunConfig<V>: Scenario<Command = FlockCommand<V>>,
+{
+    let (stopped, was) = world.resource_scope(|world, mut recorder: Mut<FlockRecorderOf<V>>| {
+        let (state, was) = (world.resource::<FlockState<V>>(), recorder.session().clone());
+        let outside = recorder.changed_outside_commands(state);
+        (recorder.stop(state, world.resource::<FlockCommands<V>>()).map(|r| (r, outside)), was)
+    });
+    let Some((recording, outside)) = stopped else {
+        return match was {
+            Session::Idle => "nothing recorded: press record first".to_owned(),
+            _ => "replay stopped".to_owned(),
+        };
+    };
+    let controls = world.resource::<RecorderControls>();
+    let file = folder(controls).join(&controls.recording_file);
+    let mut said = match recording.save(&file) {
+        Ok(()) => format!("{} ticks saved to {}", recording.ticks, file.display()),
+        Err(e) => format!("{} ticks recorded, not saved: {e}", recording.ticks),
+    };
+    if outside {
+        said.push_str(" (the school was changed outside the commands: it will not replay to its end)");
+    }
+    *last(&mut world.resource_mut::<RecorderControls>()) = Some(recording);
+    said
+}
+
+/// Replays `last` with `V`'s recorder.
+fn replay<V: Space>(world: &mut World, last: Last<V>) -> String
+where
+    RunConfig<V>: Scenario<Command = FlockCommand<V>>,
+{
+    match last(&mut world.resource_mut::<RecorderControls>()).clone() {
+        Some(recording) => {
+            world.resource_mut::<FlockRecorderOf<V>>().replay(recording);
+            "replaying the last recording".to_owned()
+        }
+        None => "nothing recorded yet".to_owned(),
+    }
 }
 
 /// How the session stands, in words.

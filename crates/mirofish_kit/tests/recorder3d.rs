@@ -1,4 +1,4 @@
-//! The kit's recorder in a volume, without a window: record loads the
+//! The kit's recorder in a volume, without a window: record restarts the
 //! running volume afresh, the session's commands (a rock, a predator, a
 //! second school's parameters) are in what stop saves, the core alone
 //! replays the file to the same bits, replay reproduces it in the app, and
@@ -43,6 +43,9 @@ fn a_volume_session_is_recorded_saved_replayed_and_its_configuration_saved() {
     assert!(press(&mut app, Ask::Replay).contains("nothing recorded"));
 
     assert_eq!(press(&mut app, Ask::Record), "recording from a fresh start");
+    // The start is made at the next tick.
+    app.update();
+    assert_eq!(app.world().resource::<Flock3dRecorder>().session(), &Session::Recording);
     let state = app.world().resource::<Flock3dState>();
     assert_eq!((state.flock().len(), state.flock().params().len()), (160, 2), "both schools restarted");
     submit(
@@ -70,7 +73,7 @@ fn a_volume_session_is_recorded_saved_replayed_and_its_configuration_saved() {
     for _ in 0..(saved.ticks + 5) {
         app.update();
     }
-    let session = app.world().resource::<Flock3dState>().replay().clone();
+    let session = app.world().resource::<Flock3dRecorder>().session().clone();
     assert!(matches!(session, Session::Matched { .. }), "{session:?}");
 
     let said = press(&mut app, Ask::SaveConfig);

@@ -118,15 +118,6 @@ impl SceneForms for Vec3 {
     }
 }
 
-/// Spawns the rock and predator entities of a scene that replaced the
-/// last one (a restart, a load, [`SetScene3d`](super::SetScene3d)), in
-/// place of the old ones ([`SceneEntities::follow_commands`]); each is
-/// spawned where the scene has it, so nothing more is written.
-pub(super) fn respawn_scene(world: &mut World, state: &mut Flock3dState, seen_commands: usize) {
-    state.scene_entities.follow_commands(&mut world.commands(), &state.flock, seen_commands, true);
-    world.flush();
-}
-
 /// Places each rock's and predator's `Transform`: a rock where it is, a
 /// predator between its last two positions by how far the fixed clock has
 /// run into the next tick, turned along its velocity.

@@ -282,24 +282,11 @@ fn restart(world: &mut World) {
     }
     world.resource_mut::<RunControls>().restart = false;
     let settings = world.resource::<AquariumSettings>().clone();
-    // A reset ends a recording or replay: it is not a command.
-    world.resource_scope(|world, mut recorder: Mut<FlockRecorder>| {
-        let _ = recorder.stop(world.resource(), world.resource());
-    });
-    let doomed: Vec<Entity> = world
-        .query_filtered::<Entity, Or<(With<Boid>, With<Predator2d>, With<Obstacle2d>)>>()
-        .iter(world)
-        .collect();
-    for e in doomed {
-        world.despawn(e);
-    }
     let mut config = world.resource::<FlockConfig>().clone();
     config.seed = settings.seed;
     config.attractor = None;
-    world.insert_resource(config.clone());
-    world.insert_resource(FlockState::new(config));
-    world.insert_resource(FlockCommands::<Vec2>::default());
-    world.resource_mut::<FlockMetrics>().clear();
+    // It ends a recording or replay too: a reset is not a command.
+    Restart(config).apply(world);
     let mut commands = world.commands();
     spawn_schools(&mut commands, &settings);
     world.flush();

@@ -27,8 +27,8 @@ use mirofish_kit::{DebugOverlay3dPlugin, RunControlsPlugin, ShortcutsPlugin};
 use mirofish_sim::{FlockParams, Tank3d, VolumeConfig, VolumeRecording};
 
 pub use panel::{
-    COUZIN_FISH, Panel3d, Panel3dPlugin, Start, aquarium_zones, floor_rocks, quick_school, restart,
-    rules_start, start_config,
+    COUZIN_FISH, Panel3d, Panel3dPlugin, Start, aquarium_zones, floor_rocks, quick_school, record_from,
+    restart, rules_start, start_config,
 };
 pub use smoke::{Smoke3d, judge_picture};
 
@@ -82,10 +82,14 @@ impl Plugin for Aquarium3dPlugin {
             .add_plugins((RunControlsPlugin, ShortcutsPlugin))
             .add_systems(
                 Startup,
-                (move |mut commands: Commands, panel: Res<Panel3d>| match (&replay, &scene) {
-                    (Some(recording), _) => commands.queue(ReplayVolume3d(recording.clone())),
-                    (None, Some(scene)) => commands.queue(LoadVolume3d(scene.clone())),
-                    (None, None) => restart(&mut commands, &panel, start),
+                (move |mut commands: Commands,
+                       panel: Res<Panel3d>,
+                       mut recorder: ResMut<Flock3dRecorder>| {
+                    match (&replay, &scene) {
+                        (Some(recording), _) => recorder.replay(recording.clone()),
+                        (None, Some(scene)) => record_from(&mut commands, scene.clone()),
+                        (None, None) => restart(&mut commands, &panel, start),
+                    }
                 })
                 .after(scene::setup),
             );

@@ -5,7 +5,8 @@
 //! the zone model's sliders.
 //!
 //! Couzin's states show best with a few hundred fish started in a ball, as
-//! in the paper: a preset restarts the volume that way ([`LoadVolume3d`]);
+//! in the paper: a preset restarts the volume that way, recording the
+//! session from there ([`restart`]);
 //! the orientation zone's slider then walks the school between the states
 //! live, and back — where a school coming down from parallel stays
 //! parallel at a width that turned a swarm into a torus.
@@ -105,9 +106,20 @@ pub fn quick_school() -> FlockParams {
     FlockParams { max_speed: 150.0, perception_radius: 50.0, ..FlockParams::default() }
 }
 
-/// Starts the volume over as `start` asks ([`start_config`]).
+/// Starts the volume over as `start` asks ([`start_config`]), recording
+/// the session from there (the panel's stop saves it).
 pub fn restart(commands: &mut Commands, panel: &Panel3d, start: Start) {
-    commands.queue(LoadVolume3d(start_config(panel, start)));
+    record_from(commands, start_config(panel, start));
+}
+
+/// Starts the volume over from `config` at the next tick and records the
+/// session from there, with the checkpoints the recorder's controls ask
+/// for.
+pub fn record_from(commands: &mut Commands, config: VolumeConfig) {
+    commands.queue(move |world: &mut World| {
+        let every = world.get_resource::<RecorderControls>().map_or(60, |c| c.checkpoint_every);
+        world.resource_mut::<Flock3dRecorder>().record(config, every);
+    });
 }
 
 /// The configuration a start loads: [`rules_start`], or [`COUZIN_FISH`]

@@ -122,7 +122,7 @@ fn drive(
     mut progress: ResMut<Progress>,
     mut verdict: ResMut<Verdict>,
     time: Res<Time<Real>>,
-    (state, mut queue): (Res<Flock3dState>, ResMut<FlockCommands<Vec3>>),
+    (state, mut queue, recorder): (Res<Flock3dState>, ResMut<FlockCommands<Vec3>>, Res<Flock3dRecorder>),
     mut exit: MessageWriter<AppExit>,
     draws: Res<OpaqueDraws>,
 ) {
@@ -166,8 +166,8 @@ fn drive(
     say(&line);
     // The session so far (the start and the dropped predator, both through
     // the core) replays headless to the state on screen.
-    if let Some(recording) = state.recording() {
-        let end = recording.map_err(|e| e.to_string()).and_then(|r| r.replay().map_err(|e| e.to_string()));
+    if let Some(recording) = recorder.recording(&state, &queue) {
+        let end = recording.replay().map_err(|e| e.to_string());
         match end {
             Ok(end) if state_hash(&end) == state_hash(state.flock()) => {
                 let line = format!(
