@@ -104,7 +104,9 @@ pub struct FlockRecorderOf<V: Space> {
     request: Option<Result<Request<V>, ParamError>>,
     /// The configuration the session started from.
     config: Option<RunConfig<V>>,
+    /// Ticks between two checkpoints of a recording.
     every: u64,
+    /// A recording's checkpoints so far.
     checkpoints: Vec<Checkpoint>,
     /// The recording being replayed.
     replaying: Option<Replaying>,

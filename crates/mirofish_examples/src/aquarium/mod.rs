@@ -282,7 +282,13 @@ fn restart(world: &mut World) {
     }
     world.resource_mut::<RunControls>().restart = false;
     let settings = world.resource::<AquariumSettings>().clone();
-    let mut config = world.resource::<FlockConfig>().clone();
+    // The configuration as edited, or the one in force while an edit is
+    // refused: a restart is never refused, and never adds to the school.
+    let edited = world.resource::<FlockConfig>();
+    let mut config = match edited.validate() {
+        Ok(()) => edited.clone(),
+        Err(_) => world.resource::<FlockState>().config().clone(),
+    };
     config.seed = settings.seed;
     config.attractor = None;
     // It ends a recording or replay too: a reset is not a command.
