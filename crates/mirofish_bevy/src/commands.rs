@@ -110,7 +110,7 @@ pub(crate) fn follow_commands<V: Space>(
     mut config: ResMut<FlockConfigOf<V>>,
     mut commands: Commands,
 ) {
-    if follow_core(&mut commands, &mut state) {
+    if follow_core(&mut commands, &mut state, None) {
         follow_config(&mut config, &mut state);
     }
 }
@@ -121,13 +121,18 @@ pub(crate) fn follow_commands<V: Space>(
 /// fish it removed, [`Leader`] and [`FishGroup`] where they changed, an
 /// entity for each rock and predator added and none for one removed.
 /// Whether any command applied (`false`, with nothing to do, when none
-/// did and no fish was added or removed).
-pub(crate) fn follow_core<V: Space>(commands: &mut Commands, state: &mut FlockState<V>) -> bool {
+/// did and no fish was added or removed). The new fish's entities carry
+/// `school` where one is given, else their school in the core.
+pub(crate) fn follow_core<V: Space>(
+    commands: &mut Commands,
+    state: &mut FlockState<V>,
+    school: Option<u16>,
+) -> bool {
     let (seen, applied) = (state.seen_commands, state.flock.applied().len());
     if seen == applied && state.entities.len() == state.flock.len() {
         return false;
     }
-    follow_fish(commands, state);
+    follow_fish(commands, state, school);
     follow_markers(commands, state, seen);
     state.scene_entities.follow_commands(commands, &state.flock, seen, false);
     state.seen_commands = applied;
@@ -137,9 +142,9 @@ pub(crate) fn follow_core<V: Space>(commands: &mut Commands, state: &mut FlockSt
 /// Brings the entities in line with the core now, outside the tick (a
 /// spawn, a start from a configuration): [`follow_core`] with its
 /// commands applied at once. Cheap when nothing changed.
-pub(crate) fn sync_entities<V: Space>(world: &mut World) {
+pub(crate) fn sync_entities<V: Space>(world: &mut World, school: Option<u16>) {
     world.resource_scope(|world, mut state: Mut<FlockState<V>>| {
-        follow_core(&mut world.commands(), &mut state);
+        follow_core(&mut world.commands(), &mut state, school);
         world.flush();
     });
 }
@@ -184,8 +189,9 @@ pub(crate) fn follow_markers<V: Space>(commands: &mut Commands, state: &FlockSta
 }
 
 /// An entity for each fish the commands added and none for each they
-/// removed: the core appends and removes at the end of its ids.
-fn follow_fish<V: Space>(commands: &mut Commands, state: &mut FlockState<V>) {
+/// removed: the core appends and removes at the end of its ids. The new
+/// ones carry `school` where one is given.
+fn follow_fish<V: Space>(commands: &mut Commands, state: &mut FlockState<V>, school: Option<u16>) {
     let (flock, entities) = (&state.flock, &mut state.entities);
     let len = flock.len();
     // Forgotten before they go, so that their fish are not taken out again
@@ -199,7 +205,7 @@ fn follow_fish<V: Space>(commands: &mut Commands, state: &mut FlockState<V>) {
         let mut fish = commands.spawn((
             V::Boid::default(),
             FishId(id as u32),
-            School(flock.schools()[slot]),
+            School(school.unwrap_or(flock.schools()[slot])),
             Position(p),
             PreviousPosition(p),
             Velocity(v),

@@ -113,7 +113,7 @@ pub use recording::{FlockRecorder, FlockRecorderOf, Session};
 pub use refusals::{FlockRefusal, FlockRefusals, Refused};
 pub use schedule::BoidSystems;
 pub use space::Space;
-pub use spawn::SpawnSchool;
+pub use spawn::{SpawnSchool, SpawnSchoolOf};
 pub use start::{LoadConfig, Restart};
 pub use state::FlockState;
 
@@ -123,7 +123,8 @@ pub mod prelude {
     pub use crate::{
         Boid, BoidSystems, ExtraSteering, FishId, FlockCommands, FlockConfig, FlockMetrics, FlockRecorder,
         FlockRefusal, FlockRefusals, FlockState, Leader, LoadConfig, MiroFishPlugin, Obstacle2d, Position,
-        Predator2d, PreviousPosition, Refused, Restart, School, SpawnSchool, Steering, Velocity, WanderPhase,
+        Predator2d, PreviousPosition, Refused, Restart, School, SpawnSchool, SpawnSchoolOf, Steering,
+        Velocity, WanderPhase,
     };
     pub use mirofish_sim::{
         Attractor, BoundaryMode, FlockParams, Goal, GoalMode, Obstacle, Predator, Route, Tank,

@@ -8,7 +8,7 @@ use bevy::prelude::*;
 
 use crate::components::Boid;
 use crate::scene_entities::SceneForms;
-use crate::state::{PlaneParts, SpaceParts, VolumeParts};
+use crate::state::{SpaceParts, VolumeParts};
 use crate::volume::Boid3d;
 
 /// A space a school swims in: the plane (`Vec2`) or the volume (`Vec3`).
@@ -25,7 +25,7 @@ pub trait Space: SceneForms {
 
 impl Space for Vec2 {
     type Boid = Boid;
-    type Parts = PlaneParts;
+    type Parts = ();
 }
 
 impl Space for Vec3 {

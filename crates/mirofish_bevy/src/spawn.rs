@@ -1,19 +1,23 @@
-//! Spawning a whole school with one command.
+//! Spawning a whole school with one command, in either space.
+
+use core::marker::PhantomData;
 
 use bevy::prelude::*;
 use mirofish_sim::FlockParams;
 use mirofish_sim::rules::noise::mix64;
 use mirofish_sim::world::params::validate_fish;
-use mirofish_sim::world::spawn::scatter_heading;
 
-use crate::components::{Boid, Leader, Position, PreviousPosition, School, Velocity, WanderPhase};
-use crate::config::FlockConfig;
+use crate::config::FlockConfigOf;
 use crate::refusals::{self, FlockRefusal, Refused};
+use crate::space::Space;
 use crate::state::FlockState;
 
-/// A command that spawns `count` fish scattered over the tank with random
-/// headings, deterministically from [`FlockConfig::seed`] (and how many
-/// schools were spawned before, so two spawns differ).
+/// A command that adds `count` fish to the school, scattered over the tank
+/// with random headings, deterministically from the configuration's seed,
+/// how many schools were spawned before (so two spawns differ) and
+/// [`SpawnSchoolOf::seed`]. One command for both spaces:
+/// [`SpawnSchool`] on a plane, [`SpawnSchool3d`](crate::volume::SpawnSchool3d)
+/// in a volume.
 ///
 /// ```no_run
 /// # use bevy::prelude::*;
@@ -23,37 +27,52 @@ use crate::state::FlockState;
 /// }
 /// ```
 ///
-/// A spawn that would take the flock past [`mirofish_sim::MAX_FISH`] fish
-/// spawns none: it is refused, reported (see [`crate::FlockRefusals`]) and
-/// the error is kept in [`FlockState::refused_spawn`].
+/// The core takes the fish in at once and each gets its entity (with its
+/// [`FishId`](crate::FishId)) before the command returns. A spawn that
+/// would take the school past [`mirofish_sim::MAX_FISH`] fish, or whose
+/// new school's parameters are invalid, spawns none: it is refused,
+/// reported (see [`crate::FlockRefusals`]) and the error is kept in
+/// [`FlockState::refused_spawn`]. Fish spawned so are not one of the
+/// session's commands: see [`FlockState::changes_outside_commands`].
 ///
 /// To give the fish a look, observe their arrival:
 /// `app.add_observer(|add: On<Add, Boid>, mut commands: Commands| { ... })`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SpawnSchool {
+pub struct SpawnSchoolOf<V: Space> {
     /// How many fish.
     pub count: usize,
-    /// Which school they join (see [`School`]).
+    /// Which school they join (see [`School`](crate::School); one beyond the table swims
+    /// as its last, its fish keeping this number).
     pub school: u16,
-    /// The direction they start heading (radians, counter-clockwise from
-    /// +x, give or take an eighth of a turn); `None`: every way.
+    /// The direction they start heading on a plane (radians,
+    /// counter-clockwise from +x, give or take an eighth of a turn);
+    /// `None`, or in a volume: every way.
     pub heading: Option<f32>,
-    /// How many of them lead (get [`Leader`]): the first ones placed.
+    /// How many of them lead (get [`Leader`](crate::Leader)): the first ones
+    /// placed.
     pub leaders: usize,
     /// Parameters of a new school the fish form (appended to
-    /// [`FlockConfig::schools`], in force from the next tick), in place of
-    /// joining `school`; `None`: they join `school`.
+    /// [`FlockConfigOf::schools`], in force at once), in place of joining
+    /// `school`; `None`: they join `school`.
     pub params: Option<FlockParams>,
+    /// Mixed into the seed of their scattering: two otherwise equal
+    /// spawns with different seeds place their fish differently.
+    pub seed: u64,
+    /// The space the school swims in.
+    pub space: PhantomData<V>,
 }
 
-impl SpawnSchool {
+/// [`SpawnSchoolOf`] on a plane.
+pub type SpawnSchool = SpawnSchoolOf<Vec2>;
+
+impl<V: Space> SpawnSchoolOf<V> {
     /// A school of `count` fish, in school 0, heading every way.
     pub fn new(count: usize) -> Self {
-        Self { count, school: 0, heading: None, leaders: 0, params: None }
+        Self { count, school: 0, heading: None, leaders: 0, params: None, seed: 0, space: PhantomData }
     }
 
     /// The same fish, the first `leaders` of them leading (see
-    /// [`Leader`]; at most all of them).
+    /// [`Leader`](crate::Leader); at most all of them).
     pub fn with_leaders(mut self, leaders: usize) -> Self {
         self.leaders = leaders;
         self
@@ -65,77 +84,84 @@ impl SpawnSchool {
         self
     }
 
-    /// The same fish, forming a new school with `params`, as
-    /// [`SpawnSchool3d::with_params`](crate::volume::SpawnSchool3d::with_params)
-    /// does in a volume: the parameters are appended to the configuration's
-    /// schools (while the configuration in the resource is refused, the
-    /// fish swim in its last school in force until it is mended).
+    /// The same fish, forming a new school with `params`: the parameters
+    /// are appended to the school table, in the core at once and in
+    /// [`FlockConfigOf::schools`].
     pub fn with_params(mut self, params: FlockParams) -> Self {
         self.params = Some(params);
         self
     }
 
     /// The same fish, all starting along `heading` (radians) give or take
-    /// an eighth of a turn: a school that starts out schooled. A heading
-    /// that is not finite counts as none.
+    /// an eighth of a turn: a school that starts out schooled. A plane's
+    /// heading; in a volume, and where it is not finite, the fish head
+    /// every way.
     pub fn heading(mut self, heading: f32) -> Self {
         self.heading = Some(heading);
         self
     }
+
+    /// The same fish, their scattering mixed with `seed`.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
 }
 
-impl Command for SpawnSchool {
+impl<V: Space> Command for SpawnSchoolOf<V> {
     type Out = ();
 
-    fn apply(mut self, world: &mut World) {
-        let present = world.query_filtered::<(), With<Boid>>().iter(world).count();
-        if let Err(err) = validate_fish("SpawnSchool.count", present.saturating_add(self.count)) {
-            let tick = {
-                let mut state = world.resource_mut::<FlockState>();
-                state.space.refused_spawn = Some(err.clone());
-                state.flock.tick()
-            };
-            refusals::report_in(world, FlockRefusal { tick, what: Refused::Spawn, error: err });
+    fn apply(self, world: &mut World) {
+        if !world.contains_resource::<FlockState<V>>() {
+            log::warn!("MiroFish: a SpawnSchool before the plugin of its space was added; nothing spawned");
             return;
         }
-        if let Some(params) = self.params {
-            // A new school: its parameters join the configuration, which the
-            // next tick applies before it takes the new fish in.
-            let mut config = world.resource_mut::<FlockConfig>();
-            config.schools.push(params);
-            self.school = config.schools.len() as u16;
-        }
-        let requested = world.resource::<FlockConfig>().clone();
-        let (config, batch) = {
-            let mut state = world.resource_mut::<FlockState>();
-            state.space.spawned_schools += 1;
-            // An invalid configuration must not place fish at NaN: scatter
-            // over the one in force instead.
-            let config = if requested.validate().is_ok() { requested } else { state.active.clone() };
-            (config, state.space.spawned_schools)
+        // Fish a game spawned that the next tick takes in count too.
+        let present = world.query_filtered::<(), With<V::Boid>>().iter(world).count();
+        let mut state = world.resource_mut::<FlockState<V>>();
+        let present = present.max(state.flock.len());
+        let spawned = validate_fish("SpawnSchool.count", present.saturating_add(self.count))
+            .and_then(|()| state.spawn_school(&self));
+        let first = match spawned {
+            Ok(first) => first,
+            Err(error) => {
+                state.refused_spawn = Some(error.clone());
+                let tick = state.flock.tick();
+                refusals::report_in(world, FlockRefusal { tick, what: Refused::Spawn, error });
+                return;
+            }
         };
-        let table = config.school_table();
-        let params = self.params.unwrap_or(table[usize::from(self.school).min(table.len() - 1)]);
-        let seed = mix64(config.seed ^ mix64(batch));
-        let starts = scatter_heading(self.count, &config.tank, &params, seed, self.heading);
-        let school = School(self.school);
-        let leaders = self.leaders.min(starts.len());
-        let led: Vec<Entity> = world
-            .spawn_batch(starts.into_iter().map(|f| {
-                (
-                    Boid,
-                    Position(f.position),
-                    PreviousPosition(f.position),
-                    Velocity(f.velocity),
-                    WanderPhase(f.wander_phase),
-                    Transform::from_translation(f.position.extend(0.0)),
-                    school,
-                )
-            }))
-            .take(leaders)
-            .collect();
-        for fish in led {
-            world.entity_mut(fish).insert(Leader);
+        // Fish no configuration or command holds.
+        state.changed_outside_commands();
+        for id in first..first.saturating_add(self.leaders.min(self.count) as u32) {
+            // Every id in the range was just spawned.
+            let _ = state.flock.set_leader(id, true);
         }
+        // A new school is in the configuration from now on, in force and
+        // in the resource, so that the next edit of it keeps the school.
+        world.resource_scope(|world, mut config: Mut<FlockConfigOf<V>>| {
+            crate::commands::follow_config(&mut config, &mut world.resource_mut::<FlockState<V>>());
+        });
+        // Their entities, now rather than after the next tick. A school
+        // beyond the table swims as its last, but its fish keep the number
+        // asked for (a look may tell them apart), as fish a game spawns
+        // with that `School` do.
+        let label = self.params.is_none().then_some(self.school);
+        crate::commands::sync_entities::<V>(world, label);
+    }
+}
+
+impl<V: Space> FlockState<V> {
+    /// Adds the fish of `spawn` to the core, forming its new school first
+    /// if it has one; the id of the first.
+    fn spawn_school(&mut self, spawn: &SpawnSchoolOf<V>) -> Result<u32, mirofish_sim::ParamError> {
+        self.spawned_schools += 1;
+        let seed = mix64(self.active.seed ^ mix64(self.spawned_schools)) ^ spawn.seed;
+        let school = match spawn.params {
+            // No fish yet: the count was checked, so the spawn below fits.
+            Some(params) => self.flock.add_school(params, 0, seed)?,
+            None => spawn.school.min(self.flock.params().len().saturating_sub(1) as u16),
+        };
+        self.flock.spawn_school_heading(school, spawn.count, seed, spawn.heading)
     }
 }

@@ -152,6 +152,8 @@ pub(crate) fn start_over<V: Space>(
     state.seen_commands = 0;
     state.scene_entities.started_over();
     state.space.started_over();
+    state.spawned_schools = 0;
+    state.refused_spawn = None;
     state.dt = dt;
     // The configuration in force and the resource agree: the next tick
     // finds nothing to apply.
@@ -168,6 +170,6 @@ pub(crate) fn start_over<V: Space>(
     // The rocks and predators of the new scene, in place of the old ones
     // (a game's refused entities stay, refused or not), then the fish.
     respawn_scene::<V>(world, 0);
-    sync_entities::<V>(world);
+    sync_entities::<V>(world, None);
     true
 }

@@ -57,6 +57,12 @@ pub struct FlockState<V: Space = Vec2> {
     /// How many times the school was changed outside the commands (see
     /// [`FlockState::changes_outside_commands`]).
     pub(crate) outside_commands: u64,
+    /// Why the latest refused [`crate::SpawnSchoolOf`] was refused.
+    pub(crate) refused_spawn: Option<ParamError>,
+    /// Schools spawned since the start; mixed into each
+    /// [`crate::SpawnSchoolOf`]'s seed so that two spawns do not stack
+    /// fish on the same points.
+    pub(crate) spawned_schools: u64,
     /// What the state keeps for its space alone.
     pub(crate) space: V::Parts,
 }
@@ -69,26 +75,15 @@ pub trait SpaceParts: core::fmt::Debug + Default + Send + Sync + 'static {
     fn started_over(&mut self);
 }
 
-impl SpaceParts for PlaneParts {
-    fn started_over(&mut self) {
-        *self = Self::default();
-    }
+/// A plane keeps nothing of its own.
+impl SpaceParts for () {
+    fn started_over(&mut self) {}
 }
 
 impl SpaceParts for VolumeParts {
     fn started_over(&mut self) {
         // Banking is the plugin's setting, not the run's.
     }
-}
-
-/// What a plane's [`FlockState`] keeps besides the core.
-#[derive(Debug, Default)]
-pub struct PlaneParts {
-    /// Why the latest refused [`crate::SpawnSchool`] was refused.
-    pub(crate) refused_spawn: Option<ParamError>,
-    /// Schools spawned so far; mixed into each [`crate::SpawnSchool`]'s seed
-    /// so that two spawns do not stack fish on the same points.
-    pub(crate) spawned_schools: u64,
 }
 
 /// What a volume's [`FlockState`] keeps besides the core.
@@ -120,6 +115,8 @@ impl<V: Space> FlockState<V> {
             seen_commands: 0,
             written: Tick::new(0),
             outside_commands: 0,
+            refused_spawn: None,
+            spawned_schools: 0,
             space: V::Parts::default(),
         }
     }
@@ -163,6 +160,13 @@ impl<V: Space> FlockState<V> {
         self.flock.scene()
     }
 
+    /// Why the latest refused [`crate::SpawnSchoolOf`] was refused (it
+    /// would have taken the school past [`mirofish_sim::MAX_FISH`] fish, or
+    /// its new school's parameters were invalid).
+    pub fn refused_spawn(&self) -> Option<&ParamError> {
+        self.refused_spawn.as_ref()
+    }
+
     /// The school was changed outside the commands.
     pub(crate) fn changed_outside_commands(&mut self) {
         self.outside_commands += 1;
@@ -170,7 +174,8 @@ impl<V: Space> FlockState<V> {
 
     /// How many times the school was changed outside the commands since
     /// the plugin was added: a configuration written, fish spawned or
-    /// despawned as entities, a volume's school spawned or scene replaced.
+    /// despawned as entities, a school spawned ([`crate::SpawnSchoolOf`]),
+    /// a volume's scene replaced.
     /// A recorded session holds only commands, so one during which this
     /// count grew will not replay to its end
     /// ([`FlockRecorderOf::changed_outside_commands`](crate::FlockRecorderOf::changed_outside_commands)).
@@ -237,13 +242,5 @@ impl<V: Space> FlockState<V> {
     pub fn add_steering(&mut self, slot: usize, extra: V) -> bool {
         let Some(&id) = self.flock.ids().get(slot) else { return false };
         self.flock.add_steering(id, extra).is_ok()
-    }
-}
-
-impl FlockState {
-    /// Why the latest refused [`crate::SpawnSchool`] was refused (it would
-    /// have taken the flock past [`mirofish_sim::MAX_FISH`] fish).
-    pub fn refused_spawn(&self) -> Option<&ParamError> {
-        self.space.refused_spawn.as_ref()
     }
 }

@@ -73,7 +73,6 @@
 //! [`VolumeRecording`]: mirofish_sim::VolumeRecording
 
 use bevy::prelude::*;
-use mirofish_sim::FlockParams;
 use mirofish_sim::Scene3d;
 use rayon::prelude::*;
 
@@ -168,91 +167,9 @@ impl Plugin for MiroFishPluginOf<Vec3> {
     }
 }
 
-/// Adds a school to the volume: `count` fish, with their own parameters
-/// (a new school) or joining the first. A command: queue it on `Commands`.
-#[derive(Clone, Debug)]
-pub struct SpawnSchool3d {
-    /// How many fish.
-    pub count: usize,
-    /// Parameters of a new school; `None` joins [`SpawnSchool3d::school`].
-    pub params: Option<FlockParams>,
-    /// Which school they join without `params` (see [`School`]; one
-    /// beyond the table counts as its last), as on a plane.
-    pub school: u16,
-    /// Seed of their scattering (mixed with the count of fish so far).
-    pub seed: u64,
-    /// How many of them lead (the first spawned): they steer for the
-    /// route's waypoint ([`Scene3d::route`]) and their neighbours
-    /// count them `leader_weight` times. Their entities carry [`Leader`].
-    pub leaders: usize,
-}
-
-impl SpawnSchool3d {
-    /// `count` fish joining the first school.
-    pub fn new(count: usize) -> Self {
-        Self { count, params: None, school: 0, seed: 0, leaders: 0 }
-    }
-
-    /// The first `leaders` of them lead (at most all of them).
-    pub fn with_leaders(mut self, leaders: usize) -> Self {
-        self.leaders = leaders;
-        self
-    }
-
-    /// The same fish, in school `school`, as a plane's
-    /// [`SpawnSchool::in_school`](crate::SpawnSchool::in_school).
-    pub fn in_school(mut self, school: u16) -> Self {
-        self.school = school;
-        self
-    }
-
-    /// The fish form a new school with `params`.
-    pub fn with_params(mut self, params: FlockParams) -> Self {
-        self.params = Some(params);
-        self
-    }
-}
-
-impl Command for SpawnSchool3d {
-    type Out = ();
-
-    fn apply(self, world: &mut World) {
-        let Some(mut state) = world.get_resource_mut::<Flock3dState>() else {
-            log::warn!("MiroFish: SpawnSchool3d before MiroFish3dPlugin was added; nothing spawned");
-            return;
-        };
-        let seed = self.seed ^ (state.flock.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let first = state.flock.len() as u32;
-        let added = match self.params {
-            Some(params) => state.flock.add_school(params, self.count, seed).map(drop),
-            None => {
-                let last = state.flock.params().len().saturating_sub(1) as u16;
-                state.flock.spawn_school(self.school.min(last), self.count, seed).map(drop)
-            }
-        };
-        match added {
-            Ok(()) => {}
-            Err(error) => {
-                let tick = state.flock.tick();
-                report_in(world, FlockRefusal { tick, what: Refused::Spawn, error });
-                return;
-            }
-        }
-        // Fish no configuration or command holds.
-        state.changed_outside_commands();
-        for id in first..first.saturating_add(self.leaders.min(self.count) as u32) {
-            // Every id in the range was just spawned.
-            let _ = state.flock.set_leader(id, true);
-        }
-        // A new school is in the configuration from now on, in force and
-        // in the resource, so that the next edit of it keeps the school.
-        world.resource_scope(|world, mut config: Mut<Flock3dConfig>| {
-            crate::commands::follow_config(&mut config, &mut world.resource_mut::<Flock3dState>());
-        });
-        // Their entities, now rather than after the next tick.
-        crate::commands::sync_entities::<Vec3>(world);
-    }
-}
+/// [`SpawnSchoolOf`](crate::SpawnSchoolOf) in a volume: the plane's
+/// command over `Vec3`.
+pub type SpawnSchool3d = crate::SpawnSchoolOf<Vec3>;
 
 /// Moves each fish's `Transform` between its last two positions by how far
 /// the fixed clock has run into the next tick, turned along its velocity

@@ -6,9 +6,10 @@
 use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use mirofish_bevy::mirofish_sim::FlockParams;
 use mirofish_bevy::{
     FishId, FlockCommand, FlockCommands, FlockConfigOf, FlockMetrics, FlockState, Leader, MiroFishPluginOf,
-    Position, Space, Velocity,
+    Position, Refused, School, Space, SpawnSchoolOf, Velocity,
 };
 
 /// A headless app with the plugin of the space `V`, one tick per update.
@@ -90,4 +91,55 @@ fn the_same_game_code_runs_a_plane() {
 #[test]
 fn the_same_game_code_runs_a_volume() {
     the_same_game_code::<Vec3>();
+}
+
+/// One spawn command over the space: the fish are in the core, with their
+/// entities, as soon as the command is applied; a new school joins the
+/// configuration; a spawn past the limit is refused, the same way.
+fn the_same_spawn<V: Space>()
+where
+    MiroFishPluginOf<V>: Plugin,
+{
+    let mut app = app::<V>();
+    app.world_mut().commands().queue(SpawnSchoolOf::<V>::new(40).with_leaders(4));
+    let slow = FlockParams { max_speed: 30.0, ..FlockParams::default() };
+    app.world_mut().commands().queue(SpawnSchoolOf::<V>::new(10).with_params(slow));
+    // School 5 is beyond the table: its fish swim as the last school but
+    // keep their number.
+    app.world_mut().commands().queue(SpawnSchoolOf::<V>::new(5).in_school(5));
+    app.world_mut().flush();
+    {
+        let state = app.world().resource::<FlockState<V>>();
+        assert_eq!((state.flock().len(), state.tick()), (55, 0));
+        assert_eq!(state.flock().leaders().iter().filter(|&&l| l).count(), 4);
+        assert_eq!(&state.flock().schools()[40..], &[[1; 10].as_slice(), &[1; 5]].concat());
+    }
+    assert_eq!(fish::<V>(&mut app), 55);
+    assert_eq!(app.world().resource::<FlockConfigOf<V>>().schools, [slow]);
+    let mut schools = app.world_mut().query::<&School>();
+    let fifth = schools.iter(app.world()).filter(|s| s.0 == 5).count();
+    assert_eq!(fifth, 5);
+    let leaders = app.world_mut().query::<&Leader>().iter(app.world()).count();
+    assert_eq!(leaders, 4);
+    // Two equal spawns land on different points.
+    let positions = app.world().resource::<FlockState<V>>().flock().positions().to_vec();
+    assert_ne!(positions[0], positions[40]);
+    // Past the limit: nothing spawned, the refusal kept and reported.
+    app.world_mut().commands().queue(SpawnSchoolOf::<V>::new(usize::MAX));
+    app.update();
+    let state = app.world().resource::<FlockState<V>>();
+    assert_eq!(state.flock().len(), 55);
+    assert_eq!(state.refused_spawn().map(|e| e.field), Some("SpawnSchool.count"));
+    let refusals = app.world().resource::<mirofish_bevy::FlockRefusals>();
+    assert!(refusals.recent().last().is_some_and(|r| r.what == Refused::Spawn), "{refusals:?}");
+}
+
+#[test]
+fn the_same_spawn_on_a_plane() {
+    the_same_spawn::<Vec2>();
+}
+
+#[test]
+fn the_same_spawn_in_a_volume() {
+    the_same_spawn::<Vec3>();
 }

@@ -391,6 +391,26 @@ impl<V: Vector> Swarm<V> {
         self.spawn_school_in(school, count, seed, None, None)
     }
 
+    /// [`Swarm::spawn_school`], the fish heading along `heading` (radians,
+    /// counter-clockwise from +x) give or take an eighth of a turn on a
+    /// plane: a school that starts out schooled. The same positions and
+    /// speeds as without a heading; in a volume, and where it is `None` or
+    /// not finite, they head every way
+    /// ([`scatter_in`](crate::world::spawn::scatter_in)).
+    ///
+    /// # Errors
+    ///
+    /// As [`Swarm::spawn_school`].
+    pub fn spawn_school_heading(
+        &mut self,
+        school: u16,
+        count: usize,
+        seed: u64,
+        heading: Option<f32>,
+    ) -> Result<u32, ParamError> {
+        self.spawn_school_in(school, count, seed, heading, None)
+    }
+
     /// Adds `count` fish to an existing `school`, spread uniformly over the
     /// ball of `radius` about `centre` (a point inside the tank; the ball
     /// clipped to the tank, the fish pushed out of the rocks), heading every
