@@ -91,9 +91,6 @@ mod tick;
 mod turn;
 pub mod volume;
 
-use bevy::app::{RunFixedMainLoop, RunFixedMainLoopSystems};
-use bevy::prelude::*;
-
 #[cfg(feature = "asset")]
 pub use asset::{FlockAsset, FlockAssetError, FlockAssetLoader, FlockAssetPlugin, FlockConfigAsset};
 pub use commands::FlockCommands;
@@ -135,26 +132,3 @@ pub mod prelude {
 /// the game asks the plugin to limit them
 /// ([`MiroFishPlugin::with_max_catch_up`]).
 pub const MAX_CATCH_UP_TICKS: u32 = 3;
-
-impl Plugin for MiroFishPluginOf<Vec2> {
-    fn build(&self, app: &mut App) {
-        self.clocks().build(app, "MiroFishPlugin");
-        let state = FlockState { fixed_schedule: self.runs_fixed(), ..tick::state_for::<Vec2>(app) };
-        let schedule = self.schedule;
-        tick::add_tick(app, schedule, state);
-        app.register_type::<FlockConfig>()
-            .register_type::<FlockMetrics>()
-            .register_type::<(Boid, FishId, Position, Velocity, Steering, ExtraSteering, WanderPhase)>()
-            .register_type::<(PreviousPosition, Leader, School, FishGroup, Obstacle2d, Predator2d)>();
-        if self.interpolate {
-            app.add_systems(
-                RunFixedMainLoop,
-                interpolate_transforms.in_set(RunFixedMainLoopSystems::AfterFixedMainLoop),
-            );
-        }
-    }
-
-    fn finish(&self, app: &mut App) {
-        self.clocks().finish(app);
-    }
-}

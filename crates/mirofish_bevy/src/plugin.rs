@@ -8,8 +8,10 @@ use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
 
+use crate::interpolation::interpolate_transforms;
 use crate::space::Space;
-use crate::tick::Clocks;
+use crate::state::FlockState;
+use crate::tick::{self, Clocks};
 
 /// Adds the fish-school simulation to an app, on a plane
 /// ([`MiroFishPlugin`]) or in a volume
@@ -116,5 +118,26 @@ impl<V: Space> MiroFishPluginOf<V> {
     /// The clocks the plugin was asked to set.
     pub(crate) fn clocks(&self) -> Clocks {
         Clocks { tick_rate: self.tick_rate, max_catch_up: self.max_catch_up }
+    }
+}
+
+impl<V: Space> Plugin for MiroFishPluginOf<V> {
+    fn build(&self, app: &mut App) {
+        self.clocks().build(app, V::PLUGIN);
+        // A plane's fish turn flat.
+        let bank = if V::DIM == 3 { self.bank } else { 0.0 };
+        let state = FlockState { fixed_schedule: self.runs_fixed(), bank, ..tick::state_for::<V>(app) };
+        tick::add_tick(app, self.schedule, state);
+        V::register_types(app);
+        if self.interpolate {
+            app.add_systems(
+                RunFixedMainLoop,
+                interpolate_transforms::<V>.in_set(RunFixedMainLoopSystems::AfterFixedMainLoop),
+            );
+        }
+    }
+
+    fn finish(&self, app: &mut App) {
+        self.clocks().finish(app);
     }
 }

@@ -6,29 +6,90 @@ use core::fmt::Debug;
 
 use bevy::prelude::*;
 
-use crate::components::Boid;
+use crate::components::{
+    Boid, ExtraSteering, FishGroup, FishId, Leader, Obstacle2d, Position, Predator2d, PreviousPosition,
+    School, Steering, Velocity, WanderPhase,
+};
+use crate::config::FlockConfigOf;
+use crate::metrics::FlockMetrics;
 use crate::scene_entities::SceneForms;
-use crate::state::{SpaceParts, VolumeParts};
-use crate::volume::Boid3d;
+use crate::turn;
+use crate::volume::{Boid3d, Obstacle3d, Predator3d};
 
 /// A space a school swims in: the plane (`Vec2`) or the volume (`Vec3`).
-/// [`crate::FlockState`], [`crate::FlockCommands`] and the fish's
-/// components are generic over it; what differs is named here. Implemented
-/// for `Vec2` and `Vec3` only.
+/// [`crate::FlockState`], [`crate::FlockCommands`], the plugin and the
+/// fish's components are generic over it; what differs is named here.
+/// Implemented for `Vec2` and `Vec3` only.
 pub trait Space: SceneForms {
     /// The marker of a fish entity: [`Boid`] on a plane, [`Boid3d`] in a
     /// volume (each requires its space's components).
     type Boid: Component + Default + Debug;
-    /// What [`crate::FlockState`] keeps for this space alone.
-    type Parts: SpaceParts;
+    /// The plugin's name, in what it logs.
+    const PLUGIN: &'static str;
+
+    /// Registers the space's components and resources for reflection.
+    fn register_types(app: &mut App);
+
+    /// Moves `transform` to `at`: on a plane x and y only, leaving z (the
+    /// game's layering) as it is.
+    fn place(transform: &mut Transform, at: Self);
+
+    /// The turn that points a fish's model along `heading`: a sprite's +X
+    /// on a plane, a model's −Z (Bevy's forward) without roll in a volume.
+    /// `None` for a zero or non-finite heading (the fish keeps its last
+    /// turn).
+    fn turn(heading: Self) -> Option<Quat>;
+
+    /// `upright` (a fish turned along its heading) rolled into the turn
+    /// `steering` makes, by `bank` radians at `max_force` sideways; a
+    /// plane's fish turn flat.
+    fn roll(upright: Quat, steering: Self, max_force: f32, bank: f32) -> Quat;
 }
 
 impl Space for Vec2 {
     type Boid = Boid;
-    type Parts = ();
+    const PLUGIN: &'static str = "MiroFishPlugin";
+
+    fn register_types(app: &mut App) {
+        app.register_type::<(FlockConfigOf<Vec2>, FlockMetrics)>()
+            .register_type::<(Boid, FishId, Position, Velocity, Steering, ExtraSteering, WanderPhase)>()
+            .register_type::<(PreviousPosition, Leader, School, FishGroup, Obstacle2d, Predator2d)>();
+    }
+
+    fn place(transform: &mut Transform, at: Vec2) {
+        transform.translation.x = at.x;
+        transform.translation.y = at.y;
+    }
+
+    fn turn(heading: Vec2) -> Option<Quat> {
+        turn::plane(heading)
+    }
+
+    fn roll(upright: Quat, _: Vec2, _: f32, _: f32) -> Quat {
+        upright
+    }
 }
 
 impl Space for Vec3 {
     type Boid = Boid3d;
-    type Parts = VolumeParts;
+    const PLUGIN: &'static str = "MiroFish3dPlugin";
+
+    fn register_types(app: &mut App) {
+        app.register_type::<(FlockConfigOf<Vec3>, FlockMetrics)>()
+            .register_type::<(Boid3d, FishId, School, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>)>()
+            .register_type::<(Steering<Vec3>, ExtraSteering<Vec3>, WanderPhase, Leader, FishGroup)>()
+            .register_type::<(Obstacle3d, Predator3d)>();
+    }
+
+    fn place(transform: &mut Transform, at: Vec3) {
+        transform.translation = at;
+    }
+
+    fn turn(heading: Vec3) -> Option<Quat> {
+        turn::volume(heading)
+    }
+
+    fn roll(upright: Quat, steering: Vec3, max_force: f32, bank: f32) -> Quat {
+        turn::banked(upright, steering, max_force, bank)
+    }
 }

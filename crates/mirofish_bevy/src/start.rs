@@ -36,7 +36,7 @@ use crate::recording::FlockRecorderOf;
 use crate::refusals::{FlockRefusal, Refused, report_in};
 use crate::scene_entities::respawn_scene;
 use crate::space::Space;
-use crate::state::{FlockState, SpaceParts};
+use crate::state::FlockState;
 
 /// Starts the school over from a configuration file's contents (an
 /// [`ExperimentConfig`](mirofish_sim::ExperimentConfig) on a plane, a
@@ -151,7 +151,6 @@ pub(crate) fn start_over<V: Space>(
     state.flock = flock;
     state.seen_commands = 0;
     state.scene_entities.started_over();
-    state.space.started_over();
     state.spawned_schools = 0;
     state.refused_spawn = None;
     state.dt = dt;

@@ -63,33 +63,8 @@ pub struct FlockState<V: Space = Vec2> {
     /// [`crate::SpawnSchoolOf`]'s seed so that two spawns do not stack
     /// fish on the same points.
     pub(crate) spawned_schools: u64,
-    /// What the state keeps for its space alone.
-    pub(crate) space: V::Parts,
-}
-
-/// What a space's [`FlockState`] keeps besides the core, and what of it
-/// a start from a configuration renews.
-pub trait SpaceParts: core::fmt::Debug + Default + Send + Sync + 'static {
-    /// The school starts over from a configuration: what belonged to the
-    /// old run goes, what the plugin was built with stays.
-    fn started_over(&mut self);
-}
-
-/// A plane keeps nothing of its own.
-impl SpaceParts for () {
-    fn started_over(&mut self) {}
-}
-
-impl SpaceParts for VolumeParts {
-    fn started_over(&mut self) {
-        // Banking is the plugin's setting, not the run's.
-    }
-}
-
-/// What a volume's [`FlockState`] keeps besides the core.
-#[derive(Debug, Default)]
-pub struct VolumeParts {
-    /// The most a fish rolls into a turn (radians); 0: no banking.
+    /// The most a fish's `Transform` rolls into a turn (radians; 0: no
+    /// banking, always so on a plane).
     pub(crate) bank: f32,
 }
 
@@ -117,7 +92,7 @@ impl<V: Space> FlockState<V> {
             outside_commands: 0,
             refused_spawn: None,
             spawned_schools: 0,
-            space: V::Parts::default(),
+            bank: 0.0,
         }
     }
 

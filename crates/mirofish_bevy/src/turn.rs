@@ -43,6 +43,24 @@ pub(crate) fn volume(heading: Vec3) -> Option<Quat> {
     })
 }
 
+/// `upright` (a fish turned along its heading without roll) rolled about
+/// the heading towards the side `steering` pulls to: by `bank` radians at
+/// `max_force` sideways, less below it.
+pub(crate) fn banked(upright: Quat, steering: Vec3, max_force: f32, bank: f32) -> Quat {
+    if bank <= 0.0 || max_force <= 0.0 {
+        return upright;
+    }
+    let heading = upright * Vec3::NEG_Z;
+    let right = upright * Vec3::X;
+    let side = (steering.dot(right) / max_force).clamp(-1.0, 1.0);
+    if !side.is_finite() {
+        return upright;
+    }
+    // A positive turn about the heading carries the fish's up towards its
+    // right: into a turn to the right.
+    Quat::from_axis_angle(heading, side * bank) * upright
+}
+
 /// `len` if it is a length a heading can be normalised by.
 #[inline]
 fn finite_length(len: f32) -> Option<f32> {

@@ -74,9 +74,7 @@
 
 use bevy::prelude::*;
 use mirofish_sim::Scene3d;
-use rayon::prelude::*;
 
-use crate::columns::COLUMN_CHUNK;
 /// The commands waiting for their tick and those applied, as on a plane:
 /// `FlockCommands<Vec3>` in a volume.
 pub use crate::commands::FlockCommands;
@@ -101,7 +99,6 @@ use crate::refusals::{FlockRefusal, Refused, report_in};
 /// Starting over from a configuration, as on a plane.
 pub use crate::start::{LoadConfig, Restart};
 pub use crate::state::FlockState;
-use crate::turn;
 
 mod scene;
 
@@ -145,108 +142,9 @@ impl MiroFishPluginOf<Vec3> {
     }
 }
 
-impl Plugin for MiroFishPluginOf<Vec3> {
-    fn build(&self, app: &mut App) {
-        self.clocks().build(app, "MiroFish3dPlugin");
-        let mut state =
-            Flock3dState { fixed_schedule: self.runs_fixed(), ..crate::tick::state_for::<Vec3>(app) };
-        state.space.bank = self.bank;
-        crate::tick::add_tick(app, self.schedule, state);
-        app.register_type::<Flock3dConfig>()
-            .register_type::<crate::FlockMetrics>()
-            .register_type::<(Boid3d, FishId, School, Position<Vec3>, Velocity<Vec3>, PreviousPosition<Vec3>)>()
-            .register_type::<(Steering<Vec3>, ExtraSteering<Vec3>, WanderPhase, Leader, FishGroup)>()
-            .register_type::<(Obstacle3d, Predator3d)>();
-        if self.interpolate {
-            app.add_systems(PostUpdate, (follow, scene::follow_scene).before(TransformSystems::Propagate));
-        }
-    }
-
-    fn finish(&self, app: &mut App) {
-        self.clocks().finish(app);
-    }
-}
-
 /// [`SpawnSchoolOf`](crate::SpawnSchoolOf) in a volume: the plane's
 /// command over `Vec3`.
 pub type SpawnSchool3d = crate::SpawnSchoolOf<Vec3>;
-
-/// Moves each fish's `Transform` between its last two positions by how far
-/// the fixed clock has run into the next tick, turned along its velocity
-/// and, with banking, rolled into its turn. Runs in `PostUpdate`, before
-/// transforms propagate: a system ordered after it (and before
-/// `TransformSystems::Propagate`) can add to a fish's pose, e.g. a swimming
-/// motion.
-pub fn follow(
-    time: Res<Time<Fixed>>,
-    state: Res<Flock3dState>,
-    mut fish: Query<
-        (
-            &Position<Vec3>,
-            &PreviousPosition<Vec3>,
-            &Velocity<Vec3>,
-            &Steering<Vec3>,
-            Option<&School>,
-            &mut Transform,
-        ),
-        With<Boid3d>,
-    >,
-) {
-    let alpha = if state.fixed_schedule { time.overstep_fraction().clamp(0.0, 1.0) } else { 1.0 };
-    let half = state.flock.tank().size() * 0.5;
-    let (bank, params) = (state.space.bank, state.flock.params());
-    // Every component read is stored in tables, so the query is dense.
-    let Ok(tables) = fish.contiguous_iter_mut() else {
-        log::error!("MiroFish: the volume's fish query is not dense; no Transform follows");
-        return;
-    };
-    // A table's columns at a time, in pieces on rayon's pool: Bevy's
-    // compute pool has a single thread on a 2-core machine.
-    for (p, prev, v, steer, schools, mut t) in tables {
-        let rows = (p.par_chunks(COLUMN_CHUNK), prev.par_chunks(COLUMN_CHUNK), v.par_chunks(COLUMN_CHUNK));
-        let rows = (rows.into_par_iter(), steer.par_chunks(COLUMN_CHUNK)).into_par_iter();
-        t.par_chunks_mut(COLUMN_CHUNK).enumerate().zip(rows).for_each(
-            |((piece, t), ((p, prev, v), steer))| {
-                let schools = schools.map(|s| &s[piece * COLUMN_CHUNK..][..t.len()]);
-                for (row, (((p, prev), (v, steer)), t)) in
-                    p.iter().zip(prev).zip(v.iter().zip(steer)).zip(t).enumerate()
-                {
-                    let jump = (p.0 - prev.0).abs();
-                    // A fish that wrapped round the tank is drawn where it is.
-                    let wrapped = !(jump.x <= half.x && jump.y <= half.y && jump.z <= half.z);
-                    let at = if wrapped { p.0 } else { prev.0.lerp(p.0, alpha) };
-                    if !at.is_finite() {
-                        continue;
-                    }
-                    t.translation = at;
-                    if let Some(upright) = turn::volume(v.0) {
-                        let school = schools.map_or(0, |s| usize::from(s[row].0));
-                        let max_force = params.get(school).map_or(0.0, |p| p.max_force);
-                        t.rotation = banked(upright, steer.0, max_force, bank);
-                    }
-                }
-            },
-        );
-    }
-}
-
-/// `upright` (a fish turned along its heading without roll) rolled about
-/// the heading towards the side `steering` pulls to: by `bank` radians at
-/// `max_force` sideways, less below it.
-fn banked(upright: Quat, steering: Vec3, max_force: f32, bank: f32) -> Quat {
-    if bank <= 0.0 || max_force <= 0.0 {
-        return upright;
-    }
-    let heading = upright * Vec3::NEG_Z;
-    let right = upright * Vec3::X;
-    let side = (steering.dot(right) / max_force).clamp(-1.0, 1.0);
-    if !side.is_finite() {
-        return upright;
-    }
-    // A positive turn about the heading carries the fish's up towards its
-    // right: into a turn to the right.
-    Quat::from_axis_angle(heading, side * bank) * upright
-}
 
 /// Replaces what shares the volume (rocks, predators, goals), refusing it
 /// with a [`FlockRefusal`] if an element is invalid. A command.

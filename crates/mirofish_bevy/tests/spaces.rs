@@ -6,10 +6,10 @@
 use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use mirofish_bevy::mirofish_sim::FlockParams;
+use mirofish_bevy::mirofish_sim::{FlockParams, Obstacle, Predator};
 use mirofish_bevy::{
     FishId, FlockCommand, FlockCommands, FlockConfigOf, FlockMetrics, FlockState, Leader, MiroFishPluginOf,
-    Position, Refused, School, Space, SpawnSchoolOf, Velocity,
+    Position, PreviousPosition, Refused, School, Space, SpawnSchoolOf, Velocity,
 };
 
 /// A headless app with the plugin of the space `V`, one tick per update.
@@ -142,4 +142,72 @@ fn the_same_spawn_on_a_plane() {
 #[test]
 fn the_same_spawn_in_a_volume() {
     the_same_spawn::<Vec3>();
+}
+
+/// Whether `entity` is drawn between its last two positions (a plane's
+/// on x and y).
+fn drawn_between<V: Space>(world: &World, entity: Entity) -> bool {
+    let p = world.get::<Position<V>>(entity).unwrap().0;
+    let prev = world.get::<PreviousPosition<V>>(entity).unwrap().0;
+    let at = world.get::<Transform>(entity).unwrap().translation;
+    (0..V::DIM).all(|i| {
+        let (lo, hi) = (p.axis(i).min(prev.axis(i)), p.axis(i).max(prev.axis(i)));
+        (lo - 1e-3..=hi + 1e-3).contains(&at[i])
+    })
+}
+
+/// One `Transform` follower over the space: fish and a predator are
+/// drawn between their last two positions, a rock where it is. A plane's
+/// fish stay flat even when the plugin is asked to bank.
+fn the_same_follower<V: Space>()
+where
+    MiroFishPluginOf<V>: Plugin,
+{
+    let mut app = App::new();
+    let mut plugin = MiroFishPluginOf::<V>::default().with_tick_rate(60.0);
+    plugin.bank = 0.8;
+    app.add_plugins(MinimalPlugins.build().disable::<ScheduleRunnerPlugin>())
+        .insert_resource(FlockConfigOf::<V> { seed: 5, ..default() })
+        .add_plugins(plugin)
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app.world_mut().commands().queue(SpawnSchoolOf::<V>::new(200));
+    let tank = app.world().resource::<FlockConfigOf<V>>().tank;
+    let centre = (tank.min + tank.max) * 0.5;
+    let rock_at = centre + V::X * 200.0;
+    {
+        let mut queue = app.world_mut().resource_mut::<FlockCommands<V>>();
+        let hunter = Predator { velocity: V::X * 50.0, ..Predator::new(centre, 80.0) };
+        queue.submit(FlockCommand::AddPredator(hunter)).unwrap();
+        queue.submit(FlockCommand::AddObstacle(Obstacle { centre: rock_at, radius: 20.0 })).unwrap();
+    }
+    for _ in 0..10 {
+        app.update();
+    }
+    let world = app.world_mut();
+    let hunter = world.query_filtered::<Entity, With<V::Hunter>>().single(world).unwrap();
+    let rock = world.query_filtered::<Entity, With<V::Rock>>().single(world).unwrap();
+    let fish: Vec<(Entity, Transform)> = world
+        .query_filtered::<(Entity, &Transform), With<V::Boid>>()
+        .iter(world)
+        .map(|(e, t)| (e, *t))
+        .collect();
+    assert!(drawn_between::<V>(world, hunter), "the predator is drawn off its path");
+    let rock_drawn = world.get::<Transform>(rock).unwrap().translation.to_array();
+    assert!((0..V::DIM).all(|i| rock_drawn[i] == rock_at.axis(i)), "{rock_drawn:?}");
+    assert_eq!(fish.len(), 200);
+    for (entity, transform) in &fish {
+        assert!(drawn_between::<V>(world, *entity), "a fish is drawn off its path");
+        let r = transform.rotation;
+        assert!(V::DIM == 3 || (r.x == 0.0 && r.y == 0.0), "a plane's fish rolled: {r:?}");
+    }
+}
+
+#[test]
+fn the_same_follower_on_a_plane() {
+    the_same_follower::<Vec2>();
+}
+
+#[test]
+fn the_same_follower_in_a_volume() {
+    the_same_follower::<Vec3>();
 }

@@ -19,7 +19,7 @@
 use bevy::prelude::*;
 use mirofish_sim::{Obstacle, Predator};
 
-use super::{Flock3dState, Position, PreviousPosition, Velocity};
+use super::{Position, PreviousPosition, Velocity};
 use crate::scene_entities::SceneForms;
 
 /// A sphere at its [`Position`] that fish steer around and never end a
@@ -115,38 +115,5 @@ impl SceneForms for Vec3 {
                 Transform::from_translation(at),
             ))
             .id()
-    }
-}
-
-/// Places each rock's and predator's `Transform`: a rock where it is, a
-/// predator between its last two positions by how far the fixed clock has
-/// run into the next tick, turned along its velocity.
-pub(super) fn follow_scene(
-    time: Res<Time<Fixed>>,
-    state: Res<Flock3dState>,
-    mut rocks: Query<
-        (&Position<Vec3>, &mut Transform),
-        (With<Obstacle3d>, Without<Predator3d>, Changed<Position<Vec3>>),
-    >,
-    mut hunters: Query<
-        (&Position<Vec3>, &PreviousPosition<Vec3>, &Velocity<Vec3>, &mut Transform),
-        With<Predator3d>,
-    >,
-) {
-    for (p, mut t) in &mut rocks {
-        if p.0.is_finite() {
-            t.translation = p.0;
-        }
-    }
-    let alpha = if state.fixed_schedule { time.overstep_fraction().clamp(0.0, 1.0) } else { 1.0 };
-    for (p, prev, v, mut t) in &mut hunters {
-        let at = prev.0.lerp(p.0, alpha);
-        if !at.is_finite() {
-            continue;
-        }
-        t.translation = at;
-        if let Some(heading) = v.0.try_normalize() {
-            t.rotation = Quat::from_rotation_arc(Vec3::NEG_Z, heading);
-        }
     }
 }
