@@ -106,7 +106,8 @@ pub(crate) fn load<V: Space>(
     // The file's colours where it names them, the game's elsewhere.
     let colours = world.get_resource::<FlockConfigOf<V>>().map(|c| c.colours_with(config));
     let from_file = FlockConfigOf::from(config);
-    let resource = FlockConfigOf { colours: colours.unwrap_or(from_file.colours.clone()), ..from_file };
+    let resource =
+        FlockConfigOf { colours: colours.unwrap_or_else(|| from_file.colours.clone()), ..from_file };
     start_over(world, command, built, resource, what, dt)
 }
 

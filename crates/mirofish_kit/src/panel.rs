@@ -50,6 +50,8 @@ use egui_plot::{Legend, Line, Plot, PlotPoints};
 use mirofish_bevy::prelude::*;
 use mirofish_bevy::volume::Flock3dState;
 use mirofish_bevy::{FishId, FlockCommands, FlockConfigOf, FlockMetrics, FlockRecorderOf, Session, Space};
+use mirofish_sim::RunConfig;
+use mirofish_sim::control::replay::Scenario;
 use mirofish_sim::control::tuning::KNOBS;
 use mirofish_sim::observe::health::{Health, Mark};
 use mirofish_sim::observe::metrics::{COLUMNS, Metrics};
@@ -603,14 +605,14 @@ pub fn record_section<V: Space>(
     InMut(ui): InMut<egui::Ui>,
     controls: Option<ResMut<RecorderControls>>,
     recorder: Res<FlockRecorderOf<V>>,
-) {
+) where
+    RunConfig<V>: Scenario,
+{
     let Some(mut controls) = controls else { return };
     ui.label(session_words(recorder.session()));
-    // Which space's last recording the replay button plays.
-    let has_last = match V::DIM {
-        2 => controls.last.is_some(),
-        _ => controls.last_volume.is_some(),
-    };
+    // The space's last recording, which the replay button plays (looked
+    // at, not changed).
+    let has_last = controls.bypass_change_detection().last_of::<V>().is_some();
     ui.horizontal(|ui| {
         let busy = matches!(recorder.session(), Session::Recording | Session::Replaying);
         if ui.add_enabled(!busy, egui::Button::new("● record")).on_hover_text("restarts the school").clicked()

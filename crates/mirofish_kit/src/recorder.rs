@@ -42,6 +42,7 @@
 //!
 //! [`Flock3dRecorder`]: mirofish_bevy::volume::Flock3dRecorder
 
+use std::any::Any;
 use std::path::PathBuf;
 
 use bevy::prelude::*;
@@ -84,6 +85,18 @@ pub struct RecorderControls {
     pub config_file: String,
     /// Ticks between two checkpoints (state hashes) of a recording.
     pub checkpoint_every: u64,
+}
+
+impl RecorderControls {
+    /// The last recording of `V`'s space: [`RecorderControls::last`] on
+    /// a plane, [`RecorderControls::last_volume`] in a volume.
+    pub fn last_of<V: Space>(&mut self) -> &mut Option<RecordingOf<RunConfig<V>>>
+    where
+        RunConfig<V>: Scenario,
+    {
+        let kept: &mut dyn Any = if V::DIM == 2 { &mut self.last } else { &mut self.last_volume };
+        kept.downcast_mut().expect("a space is a plane or a volume")
+    }
 }
 
 impl Default for RecorderControls {
@@ -243,10 +256,10 @@ pub fn act(world: &mut World) {
         }
         (Ask::Record, true) => record::<Vec3>(world, configs.volume_start),
         (Ask::Record, false) => record::<Vec2>(world, configs.start),
-        (Ask::Stop, true) => stop::<Vec3>(world, |c| &mut c.last_volume),
-        (Ask::Stop, false) => stop::<Vec2>(world, |c| &mut c.last),
-        (Ask::Replay, true) => replay::<Vec3>(world, |c| &mut c.last_volume),
-        (Ask::Replay, false) => replay::<Vec2>(world, |c| &mut c.last),
+        (Ask::Stop, true) => stop::<Vec3>(world),
+        (Ask::Stop, false) => stop::<Vec2>(world),
+        (Ask::Replay, true) => replay::<Vec3>(world),
+        (Ask::Replay, false) => replay::<Vec2>(world),
     };
     world.resource_mut::<RecorderControls>().message = message;
 }
@@ -264,11 +277,9 @@ fn record<V: Space>(world: &mut World, start: fn(&World) -> RunConfig<V>) -> Str
     "recording from a fresh start".to_owned()
 }
 
-/// The last recording of a space, kept in the controls.
-type Last<V> = fn(&mut RecorderControls) -> &mut Option<RecordingOf<RunConfig<V>>>;
-
-/// Stops `V`'s recorder, saves what it recorded and keeps it as `last`.
-fn stop<V: Space>(world: &mut World, last: Last<V>) -> String
+/// Stops `V`'s recorder, saves what it recorded and keeps it as the
+/// space's last recording.
+fn stop<V: Space>(world: &mut World) -> String
 where
     RunConfig<V>: Scenario<Command = FlockCommand<V>>,
 {
@@ -292,16 +303,16 @@ where
     if outside {
         said.push_str(" (the school was changed outside the commands: it will not replay to its end)");
     }
-    *last(&mut world.resource_mut::<RecorderControls>()) = Some(recording);
+    *world.resource_mut::<RecorderControls>().last_of::<V>() = Some(recording);
     said
 }
 
-/// Replays `last` with `V`'s recorder.
-fn replay<V: Space>(world: &mut World, last: Last<V>) -> String
+/// Replays the space's last recording with `V`'s recorder.
+fn replay<V: Space>(world: &mut World) -> String
 where
     RunConfig<V>: Scenario<Command = FlockCommand<V>>,
 {
-    match last(&mut world.resource_mut::<RecorderControls>()).clone() {
+    match world.resource_mut::<RecorderControls>().last_of::<V>().clone() {
         Some(recording) => {
             world.resource_mut::<FlockRecorderOf<V>>().replay(recording);
             "replaying the last recording".to_owned()
