@@ -132,6 +132,17 @@ where
     assert_eq!(state.refused_spawn().map(|e| e.field), Some("SpawnSchool.count"));
     let refusals = app.world().resource::<mirofish_bevy::FlockRefusals>();
     assert!(refusals.recent().last().is_some_and(|r| r.what == Refused::Spawn), "{refusals:?}");
+    // A new school with invalid parameters: refused, the table untouched.
+    let bad = FlockParams { max_speed: f32::NAN, ..FlockParams::default() };
+    app.world_mut().commands().queue(SpawnSchoolOf::<V>::new(5).with_params(bad));
+    // A heading that is not finite counts as none.
+    app.world_mut().commands().queue(SpawnSchoolOf::<V>::new(5).heading(f32::INFINITY));
+    app.update();
+    let state = app.world().resource::<FlockState<V>>();
+    assert_eq!((state.flock().len(), state.schools().len()), (60, 2));
+    assert_eq!(state.refused_spawn().map(|e| e.field), Some("max_speed"));
+    assert!(state.flock().positions().iter().chain(state.flock().velocities()).all(|v| v.is_finite()));
+    assert_eq!(app.world().resource::<FlockConfigOf<V>>().schools, [slow]);
 }
 
 #[test]
