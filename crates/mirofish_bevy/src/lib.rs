@@ -67,6 +67,8 @@
 //! force pass reads only the previous tick, each fish's neighbours are
 //! summed in an order fixed by the state alone, and noise is a pure function
 //! of `(seed, tick, fish)`.
+//!
+//! [`FixedUpdate`]: bevy::app::FixedUpdate
 
 #[cfg(feature = "asset")]
 mod asset;

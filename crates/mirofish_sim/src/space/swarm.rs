@@ -395,8 +395,7 @@ impl<V: Vector> Swarm<V> {
     /// counter-clockwise from +x) give or take an eighth of a turn on a
     /// plane: a school that starts out schooled. The same positions and
     /// speeds as without a heading; in a volume, and where it is `None` or
-    /// not finite, they head every way
-    /// ([`scatter_in`](crate::world::spawn::scatter_in)).
+    /// not finite, they head every way ([`scatter_in`]).
     ///
     /// # Errors
     ///
