@@ -53,25 +53,36 @@ pub fn interpolate_transforms<V: Space>(
         return;
     };
     for (p, prev, v, steer, schools, mut t) in tables {
-        let rows = (p.par_chunks(COLUMN_CHUNK), prev.par_chunks(COLUMN_CHUNK), v.par_chunks(COLUMN_CHUNK));
-        let rows = (rows.into_par_iter(), steer.par_chunks(COLUMN_CHUNK)).into_par_iter();
+        let rows =
+            p.par_chunks(COLUMN_CHUNK).zip(prev.par_chunks(COLUMN_CHUNK)).zip(v.par_chunks(COLUMN_CHUNK));
+        if bank <= 0.0 {
+            // Upright fish (a plane's always): the steering and the school
+            // are not read.
+            t.par_chunks_mut(COLUMN_CHUNK).zip(rows).for_each(|(t, ((p, prev), v))| {
+                for (((p, prev), v), t) in p.iter().zip(prev).zip(v).zip(t) {
+                    let Some(at) = between(prev.0, p.0, alpha, half) else { continue };
+                    V::place(t, at);
+                    if let Some(turn) = V::turn(v.0) {
+                        t.rotation = turn;
+                    }
+                }
+            });
+            continue;
+        }
+        let rows = rows.zip(steer.par_chunks(COLUMN_CHUNK));
         t.par_chunks_mut(COLUMN_CHUNK).enumerate().zip(rows).for_each(
-            |((piece, t), ((p, prev, v), steer))| {
+            |((piece, t), (((p, prev), v), steer))| {
                 let schools = schools.map(|s| &s[piece * COLUMN_CHUNK..][..t.len()]);
-                for (row, (((p, prev), (v, steer)), t)) in
-                    p.iter().zip(prev).zip(v.iter().zip(steer)).zip(t).enumerate()
+                for (row, ((((p, prev), v), steer), t)) in
+                    p.iter().zip(prev).zip(v).zip(steer).zip(t).enumerate()
                 {
                     let Some(at) = between(prev.0, p.0, alpha, half) else { continue };
                     V::place(t, at);
-                    let Some(upright) = V::turn(v.0) else { continue };
-                    t.rotation = match bank > 0.0 {
-                        true => {
-                            let school = schools.map_or(0, |s| usize::from(s[row].0));
-                            let max_force = params.get(school).map_or(0.0, |p| p.max_force);
-                            V::roll(upright, steer.0, max_force, bank)
-                        }
-                        false => upright,
-                    };
+                    if let Some(upright) = V::turn(v.0) {
+                        let school = schools.map_or(0, |s| usize::from(s[row].0));
+                        let max_force = params.get(school).map_or(0.0, |p| p.max_force);
+                        t.rotation = V::roll(upright, steer.0, max_force, bank);
+                    }
                 }
             },
         );
@@ -99,9 +110,8 @@ pub fn interpolate_transforms<V: Space>(
 /// tick repairs it, and until then it is drawn where it was).
 #[inline]
 fn between<V: Space>(prev: V, now: V, alpha: f32, half: V) -> Option<V> {
-    let jump = (now - prev).abs();
     // A NaN jump counts as a wrap.
-    let wrapped = !(0..V::DIM).all(|axis| jump.axis(axis) <= half.axis(axis));
+    let wrapped = !V::within((now - prev).abs(), half);
     let at = if wrapped { now } else { prev + (now - prev) * alpha };
     at.is_finite().then_some(at)
 }

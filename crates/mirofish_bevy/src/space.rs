@@ -34,6 +34,10 @@ pub trait Space: SceneForms {
     /// game's layering) as it is.
     fn place(transform: &mut Transform, at: Self);
 
+    /// Whether every axis of `jump` is at most `half`'s (`false` where
+    /// either is NaN).
+    fn within(jump: Self, half: Self) -> bool;
+
     /// The turn that points a fish's model along `heading`: a sprite's +X
     /// on a plane, a model's −Z (Bevy's forward) without roll in a volume.
     /// `None` for a zero or non-finite heading (the fish keeps its last
@@ -56,11 +60,18 @@ impl Space for Vec2 {
             .register_type::<(PreviousPosition, Leader, School, FishGroup, Obstacle2d, Predator2d)>();
     }
 
+    #[inline]
     fn place(transform: &mut Transform, at: Vec2) {
         transform.translation.x = at.x;
         transform.translation.y = at.y;
     }
 
+    #[inline]
+    fn within(jump: Vec2, half: Vec2) -> bool {
+        jump.cmple(half).all()
+    }
+
+    #[inline]
     fn turn(heading: Vec2) -> Option<Quat> {
         turn::plane(heading)
     }
@@ -81,10 +92,17 @@ impl Space for Vec3 {
             .register_type::<(Obstacle3d, Predator3d)>();
     }
 
+    #[inline]
     fn place(transform: &mut Transform, at: Vec3) {
         transform.translation = at;
     }
 
+    #[inline]
+    fn within(jump: Vec3, half: Vec3) -> bool {
+        jump.cmple(half).all()
+    }
+
+    #[inline]
     fn turn(heading: Vec3) -> Option<Quat> {
         turn::volume(heading)
     }
